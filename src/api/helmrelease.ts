@@ -1,0 +1,162 @@
+import { Type, type Static } from '@sinclair/typebox';
+import {
+  celRules,
+  DNS_LABEL_PATTERN,
+  Duration,
+  FreeFormObject,
+  StringEnum,
+} from './schema-helpers.js';
+import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
+
+/**
+ * The HelmRelease API: one TypeBox source gives the TypeScript types (Static<>) and the CRD's
+ * OpenAPI schema (src/api/crd.ts), so the two cannot drift. Field names follow Flux's
+ * HelmRelease v2 where the concept is the same.
+ */
+
+export const ChartRef = Type.Object(
+  {
+    repository: Type.String({
+      pattern: '^(https?|oci)://[^\\s]+$',
+      maxLength: 2048,
+      description: 'Chart repository: an http(s) Helm repository or an oci:// registry path.',
+    }),
+    name: Type.String({
+      pattern: '^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$',
+      maxLength: 250,
+      description: 'Chart name in the repository.',
+    }),
+    version: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        pattern: '^[^\\s]+( [^\\s]+)*$',
+        description: 'An exact chart version (1.2.3) or a semver range (2.x, ^2.1). Default: the newest.',
+      }),
+    ),
+  },
+  {
+    description: 'Where the chart comes from.',
+    ...celRules({
+      // helm resolves ranges for OCI by listing tags; helmcrew decides sync without helm, so it needs the exact tag.
+      rule: "!self.repository.startsWith('oci://') || (has(self.version) && self.version.matches('^v?[0-9]+[.][0-9]+[.][0-9]+([-+][0-9A-Za-z.+-]+)?$'))",
+      message: 'an oci:// chart needs an exact version (like 1.2.3), not a range',
+      fieldPath: '.version',
+    }),
+  },
+);
+
+export const ValuesReference = Type.Object({
+  kind: StringEnum(['ConfigMap', 'Secret'] as const, { description: 'Kind of the object holding the values.' }),
+  name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }),
+  valuesKey: Type.Optional(
+    Type.String({ pattern: '^[-._a-zA-Z0-9]+$', maxLength: 253, description: 'Data key holding YAML values. Default: values.yaml.' }),
+  ),
+  optional: Type.Optional(Type.Boolean({ description: 'Missing object or key is not an error.' })),
+});
+
+export const InstallSpec = Type.Object({
+  createNamespace: Type.Optional(Type.Boolean({ description: 'Create the target namespace when missing.' })),
+});
+
+export const HelmReleaseSpec = Type.Object(
+  {
+    chart: ChartRef,
+    releaseName: Type.Optional(
+      Type.String({
+        pattern: DNS_LABEL_PATTERN,
+        maxLength: 53,
+        description: 'Helm release name. Default: metadata.name. Immutable.',
+        ...celRules({ rule: 'self == oldSelf', message: 'releaseName is immutable; create a new HelmRelease instead' }),
+      }),
+    ),
+    targetNamespace: Type.Optional(
+      Type.String({
+        pattern: DNS_LABEL_PATTERN,
+        maxLength: 63,
+        description: 'Namespace the release is installed in. Default: metadata.namespace. Immutable.',
+        ...celRules({ rule: 'self == oldSelf', message: 'targetNamespace is immutable; create a new HelmRelease instead' }),
+      }),
+    ),
+    values: Type.Optional(FreeFormObject({ description: 'Helm values, merged over valuesFrom.' })),
+    valuesFrom: Type.Optional(Type.Array(ValuesReference, { maxItems: 32 })),
+    interval: Type.Optional(Duration({ description: 'How often the release is checked against the cluster. Default: 10m.' })),
+    timeout: Type.Optional(Duration({ description: 'Time allowed for one helm operation. Default: 5m.' })),
+    suspend: Type.Optional(Type.Boolean({ description: 'Stop every action for this release; it stays installed.' })),
+    serviceAccountName: Type.Optional(
+      Type.String({
+        pattern: DNS_LABEL_PATTERN,
+        maxLength: 253,
+        description: 'Run helm impersonating this ServiceAccount of the HelmRelease namespace.',
+      }),
+    ),
+    install: Type.Optional(InstallSpec),
+    maxHistory: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Revisions helm keeps. Default: 10; 0 = unlimited.' })),
+  },
+  { description: 'The desired state of a Helm release.' },
+);
+
+export const Condition = Type.Object({
+  type: Type.String({ maxLength: 316 }),
+  status: StringEnum(['True', 'False', 'Unknown'] as const),
+  reason: Type.String({ maxLength: 1024 }),
+  message: Type.String({ maxLength: 32768 }),
+  lastTransitionTime: Type.String({ format: 'date-time' }),
+  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+export const HistoryEntry = Type.Object({
+  revision: Type.Integer(),
+  chartName: Type.String(),
+  chartVersion: Type.String(),
+  appVersion: Type.Optional(Type.String()),
+  valuesDigest: Type.String(),
+  status: Type.String(),
+  deployedAt: Type.Optional(Type.String()),
+});
+
+export const HelmReleaseStatus = Type.Object({
+  observedGeneration: Type.Optional(Type.Integer()),
+  conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
+  history: Type.Optional(Type.Array(HistoryEntry, { maxItems: 20, description: 'Newest first.' })),
+  lastAttemptedGeneration: Type.Optional(Type.Integer()),
+  lastAttemptedChartVersion: Type.Optional(Type.String()),
+  lastAttemptedValuesDigest: Type.Optional(Type.String()),
+  lastAttemptedAction: Type.Optional(Type.String()),
+  lastAttemptedAt: Type.Optional(Type.String()),
+  lastAttemptFailed: Type.Optional(Type.Boolean()),
+  lastReconciledAt: Type.Optional(Type.String({ description: 'When the release was last checked, successful or not.' })),
+  failures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed helm operations since the last success.' })),
+  releaseName: Type.Optional(Type.String({ description: 'The release this object manages, as installed.' })),
+  releaseNamespace: Type.Optional(Type.String()),
+});
+
+export type ChartRef = Static<typeof ChartRef>;
+export type ValuesReference = Static<typeof ValuesReference>;
+export type HelmReleaseSpec = Static<typeof HelmReleaseSpec>;
+export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
+export type Condition = Static<typeof Condition>;
+export type HistoryEntry = Static<typeof HistoryEntry>;
+
+export interface ObjectMeta {
+  name: string;
+  namespace: string;
+  generation?: number;
+  resourceVersion?: string;
+  uid?: string;
+  deletionTimestamp?: string;
+  finalizers?: string[];
+  creationTimestamp?: string;
+  annotations?: Record<string, string>;
+  labels?: Record<string, string>;
+}
+
+export interface HelmRelease {
+  apiVersion: `${typeof API_GROUP}/${typeof API_VERSION}`;
+  kind: typeof HELMRELEASE_KIND;
+  metadata: ObjectMeta;
+  spec: HelmReleaseSpec;
+  status?: HelmReleaseStatus;
+}
+
+export const HELMRELEASE_API_VERSION = `${API_GROUP}/${API_VERSION}` as const;

@@ -1,0 +1,75 @@
+/**
+ * One vocabulary for condition types, reasons, Kubernetes Event reasons, notifications and
+ * metric labels. Everything that names "what happened" imports it from here.
+ */
+
+export const API_GROUP = 'helmcrew.dev';
+export const API_VERSION = 'v1alpha1';
+export const HELMRELEASE_KIND = 'HelmRelease';
+export const HELMRELEASE_PLURAL = 'helmreleases';
+export const FINALIZER = 'helmcrew.dev/finalizer';
+export const FIELD_MANAGER = 'helmcrew-controller';
+
+export const ConditionType = {
+  Ready: 'Ready',
+  Reconciling: 'Reconciling',
+  Stalled: 'Stalled',
+  Released: 'Released',
+} as const;
+export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
+
+/** Event names of DESIGN.md; also used as condition reasons. */
+export const ReleaseEvent = {
+  InstallSucceeded: 'InstallSucceeded',
+  InstallFailed: 'InstallFailed',
+  UpgradeSucceeded: 'UpgradeSucceeded',
+  UpgradeFailed: 'UpgradeFailed',
+  TestSucceeded: 'TestSucceeded',
+  TestFailed: 'TestFailed',
+  RollbackSucceeded: 'RollbackSucceeded',
+  RollbackFailed: 'RollbackFailed',
+  UninstallSucceeded: 'UninstallSucceeded',
+  UninstallFailed: 'UninstallFailed',
+  DriftDetected: 'DriftDetected',
+  DriftCorrected: 'DriftCorrected',
+  DependencyNotReady: 'DependencyNotReady',
+  ChartPullFailed: 'ChartPullFailed',
+  ValuesInvalid: 'ValuesInvalid',
+  Stalled: 'Stalled',
+  Suspended: 'Suspended',
+  Resumed: 'Resumed',
+} as const;
+export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
+
+/** Reasons that are states rather than happenings. */
+export const StateReason = {
+  InSync: 'InSync',
+  Progressing: 'Progressing',
+  Installing: 'Installing',
+  Upgrading: 'Upgrading',
+  Uninstalling: 'Uninstalling',
+  ReleaseLocked: 'ReleaseLocked',
+  Suspended: 'Suspended',
+} as const;
+export type StateReason = (typeof StateReason)[keyof typeof StateReason];
+
+export type Reason = ReleaseEvent | StateReason;
+
+export type Severity = 'info' | 'error';
+
+const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
+  ReleaseEvent.InstallFailed,
+  ReleaseEvent.UpgradeFailed,
+  ReleaseEvent.TestFailed,
+  ReleaseEvent.RollbackFailed,
+  ReleaseEvent.UninstallFailed,
+  ReleaseEvent.DriftDetected,
+  ReleaseEvent.DependencyNotReady,
+  ReleaseEvent.ChartPullFailed,
+  ReleaseEvent.ValuesInvalid,
+  ReleaseEvent.Stalled,
+]);
+
+export function severityOf(event: ReleaseEvent): Severity {
+  return ERROR_EVENTS.has(event) ? 'error' : 'info';
+}

@@ -1,0 +1,18 @@
+import { readControllerConfig } from '../../config.js';
+import { startController } from '../../controller/controller.js';
+import { createLogger } from '../../log.js';
+
+export async function controllerCommand(): Promise<number> {
+  const config = readControllerConfig();
+  const log = createLogger('controller');
+  const controller = await startController(config, log);
+  await new Promise<void>((resolve) => {
+    const shutdown = (signal: string) => {
+      log.info({ signal }, 'stopping: letting in-flight reconciles finish');
+      controller.stop().finally(resolve);
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+  });
+  return 0;
+}

@@ -1,0 +1,30 @@
+import { createLogger } from '../../log.js';
+import { devDown, devUp, formatShellExports, readDevEnvironment } from '../../dev/environment.js';
+
+export async function devCommand(args: string[]): Promise<number> {
+  const log = createLogger('dev');
+  const stateDir = undefined; // HELMCREW_STATE_DIR or <repo>/.helmcrew/dev
+  switch (args[0]) {
+    case 'up': {
+      const env = await devUp({ stateDir, log });
+      process.stdout.write(formatShellExports(env));
+      console.error(`\nenvironment up; use it with:  eval "$(npx helmcrew dev env)"`);
+      return 0;
+    }
+    case 'down':
+      await devDown({ stateDir, log });
+      return 0;
+    case 'env': {
+      const env = await readDevEnvironment(stateDir);
+      if (!env) {
+        console.error('helmcrew: no local environment is up; run `npx helmcrew dev up`');
+        return 1;
+      }
+      process.stdout.write(formatShellExports(env));
+      return 0;
+    }
+    default:
+      console.error('usage: helmcrew dev up|down|env');
+      return 2;
+  }
+}

@@ -1,0 +1,52 @@
+import { ConfigError } from '../config.js';
+import { crdsCommand } from './commands/crds.js';
+import { controllerCommand } from './commands/controller.js';
+import { demoCommand } from './commands/demo.js';
+import { devCommand } from './commands/dev.js';
+
+const USAGE = `helmcrew — keeps Helm releases as declared
+
+usage:
+  helmcrew controller          run the reconcile loop (replicas share the Redis queue)
+  helmcrew run                 everything in one process (today: the controller)
+  helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository
+  helmcrew demo                the unicorn story on the local environment
+  helmcrew crds print|write|apply
+                               the HelmRelease CRD: to stdout, to helm/, or to the cluster
+
+configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL`;
+
+type Command = (args: string[]) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  controller: controllerCommand,
+  run: controllerCommand,
+  dev: devCommand,
+  demo: demoCommand,
+  crds: crdsCommand,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    console.log(USAGE);
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    console.error(`helmcrew: unknown command "${name}"\n\n${USAGE}`);
+    return 2;
+  }
+  return command(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ConfigError) console.error(`helmcrew: ${error.message}`);
+    else console.error(`helmcrew: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    process.exitCode = error instanceof ConfigError ? 2 : 1;
+  },
+);

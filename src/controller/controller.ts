@@ -1,0 +1,78 @@
+import { mkdir } from 'node:fs/promises';
+import type { ControllerConfig } from '../config.js';
+import { createLogger, type Logger } from '../log.js';
+import { RepositoryIndexCache } from './charts/repository-index.js';
+import { startHealthServer } from './health-server.js';
+import { HelmClient } from './helm/helm-client.js';
+import { HelmRunner } from './helm/helm-runner.js';
+import { ReleaseStorage } from './helm/release-storage.js';
+import { loadKubeConfig, makeKubeClients } from './kube/client.js';
+import { KubeEventRecorder } from './kube/event-recorder.js';
+import { HelmReleaseApi } from './kube/helmrelease-api.js';
+import { connectRedis, redactRedisUrl } from './queue/redis.js';
+import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
+import type { ReconcileContext } from './reconcile/context.js';
+import { reconcileRelease } from './reconcile/reconciler.js';
+import { InformerSupervisor } from './watch/informer-supervisor.js';
+import { startResync } from './watch/resync.js';
+
+export interface RunningController {
+  ready: () => boolean;
+  stop: () => Promise<void>;
+}
+
+/** Wires watch → queue → workers → helm. Any number of these share one Redis queue. */
+export async function startController(config: ControllerConfig, log: Logger = createLogger('controller')): Promise<RunningController> {
+  const kubeConfig = loadKubeConfig(config.kubeconfig);
+  const kube = makeKubeClients(kubeConfig);
+  const api = new HelmReleaseApi(kube);
+  await mkdir(config.workDir, { recursive: true, mode: 0o700 });
+  const helmEnv = {
+    HELM_CACHE_HOME: `${config.workDir}/helm/cache`,
+    HELM_CONFIG_HOME: `${config.workDir}/helm/config`,
+    HELM_DATA_HOME: `${config.workDir}/helm/data`,
+    ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
+  };
+  const ctx: ReconcileContext = {
+    kube,
+    api,
+    storage: new ReleaseStorage(kube),
+    helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
+    charts: new RepositoryIndexCache(),
+    events: new KubeEventRecorder(kube, log),
+    log,
+    now: () => new Date(),
+  };
+
+  const connection = connectRedis(config.redisUrl);
+  const queue = new ReconcileQueue(connection, config.queuePrefix);
+  const enqueue = (key: string, reason: string) => {
+    queue.enqueue(key, reason).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not enqueue'));
+  };
+  const worker = startReconcileWorker({
+    connection,
+    prefix: config.queuePrefix,
+    concurrency: config.concurrency,
+    log,
+    reconcile: async (namespace, name) => (await reconcileRelease(ctx, namespace, name)).action,
+  });
+
+  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log });
+  await informers.start();
+  const stopResync = startResync({ list: () => informers.list(), onKey: enqueue, tickMs: config.resyncTickMs });
+  const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
+  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency }, 'controller started');
+
+  return {
+    ready: () => informers.ready,
+    stop: async () => {
+      stopResync();
+      health?.close();
+      await informers.stop();
+      // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
+      await worker.close();
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import type { HelmRunner } from './helm-runner.js';
+
+/** What an install or upgrade needs; decided by the reconciler, spelled as helm flags here. */
+export interface ReleaseRequest {
+  /** "namespace/name" of the HelmRelease, for logs. */
+  key: string;
+  releaseName: string;
+  namespace: string;
+  chartPath: string;
+  values: Record<string, unknown>;
+  timeoutSeconds: number;
+  createNamespace: boolean;
+  maxHistory: number;
+  description: string;
+  /** ServiceAccount to impersonate, "namespace:name". */
+  impersonate?: { namespace: string; name: string };
+}
+
+export interface ChartRequest {
+  key: string;
+  repository: string;
+  name: string;
+  version: string;
+  timeoutSeconds: number;
+}
+
+/**
+ * The helm CLI, one method per operation. Helm 4 flag spellings live here and nowhere else.
+ * Values go through a private temporary file, never argv (argv is visible to every process).
+ */
+export class HelmClient {
+  constructor(
+    private readonly runner: HelmRunner,
+    private readonly workDir: string,
+  ) {}
+
+  /** Downloads a chart archive once per repository, name and exact version; returns its path. */
+  async pullChart(chart: ChartRequest): Promise<string> {
+    const repoDir = join(this.workDir, 'charts', createHash('sha256').update(chart.repository).digest('hex').slice(0, 16));
+    const archive = join(repoDir, `${chart.name}-${chart.version}.tgz`);
+    if (existsSync(archive)) return archive;
+    await mkdir(repoDir, { recursive: true });
+    // Pull into a private folder first, so a half-written file never looks like a cached chart.
+    const staging = await mkdtemp(join(repoDir, '.pull-'));
+    try {
+      const oci = chart.repository.startsWith('oci://');
+      const ref = oci ? `${chart.repository.replace(/\/+$/, '')}/${chart.name}` : chart.name;
+      const args = ['pull', ref, '--version', chart.version, '--destination', staging];
+      if (!oci) args.push('--repo', chart.repository);
+      await this.runner.run(args, { step: 'pull', release: chart.key, timeoutMs: chart.timeoutSeconds * 1000 });
+      const [file] = (await readdir(staging)).filter((f) => f.endsWith('.tgz'));
+      if (!file) throw new Error(`helm pull wrote no chart archive for ${chart.name} ${chart.version}`);
+      await rename(join(staging, file), archive);
+      return archive;
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  }
+
+  async install(req: ReleaseRequest): Promise<void> {
+    await this.withValuesFile(req.values, async (valuesFile) => {
+      const args = ['install', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req, valuesFile)];
+      if (req.createNamespace) args.push('--create-namespace');
+      await this.runner.run(args, { step: 'install', release: req.key, timeoutMs: this.killAfterMs(req) });
+    });
+  }
+
+  async upgrade(req: ReleaseRequest): Promise<void> {
+    await this.withValuesFile(req.values, async (valuesFile) => {
+      // --reset-values: the HelmRelease is the whole truth; values not declared there are dropped.
+      const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req, valuesFile), '--reset-values'];
+      await this.runner.run(args, { step: 'upgrade', release: req.key, timeoutMs: this.killAfterMs(req) });
+    });
+  }
+
+  async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
+    const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
+    args.push(...impersonationFlags(req.impersonate));
+    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000 });
+  }
+
+  private commonReleaseFlags(req: ReleaseRequest, valuesFile: string): string[] {
+    return [
+      '--namespace', req.namespace,
+      '--values', valuesFile,
+      '--wait=watcher',
+      '--timeout', `${req.timeoutSeconds}s`,
+      '--max-history', String(req.maxHistory),
+      '--description', req.description,
+      ...impersonationFlags(req.impersonate),
+    ];
+  }
+
+  /** helm's own --timeout should end it; this is the backstop for a hung process. */
+  private killAfterMs(req: ReleaseRequest): number {
+    return (req.timeoutSeconds + 60) * 1000;
+  }
+
+  private async withValuesFile<T>(values: Record<string, unknown>, fn: (path: string) => Promise<T>): Promise<T> {
+    await mkdir(this.workDir, { recursive: true });
+    const dir = await mkdtemp(join(this.workDir, 'values-'));
+    const file = join(dir, 'values.yaml');
+    try {
+      await writeFile(file, stringify(values), { mode: 0o600 });
+      return await fn(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function impersonationFlags(sa: ReleaseRequest['impersonate']): string[] {
+  return sa ? ['--kube-as-user', `system:serviceaccount:${sa.namespace}:${sa.name}`] : [];
+}

@@ -1,0 +1,30 @@
+/** Which step of a release operation failed; callers decide by this, never by message text. */
+export type HelmStep = 'pull' | 'install' | 'upgrade' | 'uninstall' | 'rollback' | 'test' | 'other';
+
+const STDERR_EXCERPT = 2000;
+
+/** A helm process that failed: exit code, the end of its stderr, and whether it timed out. */
+export class HelmError extends Error {
+  readonly step: HelmStep;
+  readonly exitCode: number | undefined;
+  readonly stderrExcerpt: string;
+  readonly timedOut: boolean;
+
+  constructor(opts: { step: HelmStep; exitCode: number | undefined; stderr: string; timedOut: boolean }) {
+    const excerpt = summarizeStderr(opts.stderr);
+    super(opts.timedOut ? `helm ${opts.step} timed out: ${excerpt}` : `helm ${opts.step} failed: ${excerpt}`);
+    this.name = 'HelmError';
+    this.step = opts.step;
+    this.exitCode = opts.exitCode;
+    this.stderrExcerpt = excerpt;
+    this.timedOut = opts.timedOut;
+  }
+}
+
+/** helm prints warnings before its error; keep the `Error:` lines when there are any, else the tail. */
+export function summarizeStderr(stderr: string): string {
+  const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean);
+  const errorLines = lines.filter((line) => line.startsWith('Error:'));
+  const chosen = (errorLines.length > 0 ? errorLines : lines).join(' ');
+  return chosen.length > STDERR_EXCERPT ? `…${chosen.slice(-STDERR_EXCERPT)}` : chosen || '(no output)';
+}

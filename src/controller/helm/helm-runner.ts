@@ -1,0 +1,51 @@
+import { execa } from 'execa';
+import type { Logger } from '../../log.js';
+import { HelmError, type HelmStep } from './helm-error.js';
+
+export interface HelmRunOptions {
+  step: HelmStep;
+  /** Release key for logs ("namespace/name"). */
+  release: string;
+  /** Kills helm after this long; helm's own --timeout should fire first. */
+  timeoutMs: number;
+}
+
+/**
+ * Starts the helm binary with an argument array (never a shell) and turns failures into
+ * HelmError. The only place in helmcrew that spawns helm.
+ */
+export class HelmRunner {
+  constructor(
+    private readonly helmBin: string,
+    private readonly env: Record<string, string>,
+    private readonly log: Logger,
+  ) {}
+
+  async run(args: string[], opts: HelmRunOptions): Promise<string> {
+    const started = Date.now();
+    const result = await execa(this.helmBin, args, {
+      env: this.env,
+      extendEnv: true,
+      reject: false,
+      timeout: opts.timeoutMs,
+      killSignal: 'SIGTERM',
+      forceKillAfterDelay: 10_000,
+      stdin: 'ignore',
+    });
+    const durationMs = Date.now() - started;
+    // Only the subcommand is logged: arguments may name values files but never contain values.
+    const logFields = { release: opts.release, action: opts.step, helm: args[0], durationMs };
+    if (result.failed) {
+      const error = new HelmError({
+        step: opts.step,
+        exitCode: result.exitCode,
+        stderr: String(result.stderr ?? ''),
+        timedOut: result.timedOut,
+      });
+      this.log.warn({ ...logFields, exitCode: result.exitCode, timedOut: result.timedOut, error: error.stderrExcerpt }, 'helm failed');
+      throw error;
+    }
+    this.log.info(logFields, 'helm finished');
+    return String(result.stdout ?? '');
+  }
+}

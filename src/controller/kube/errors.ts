@@ -1,0 +1,27 @@
+import { ApiException } from '@kubernetes/client-node';
+
+/** HTTP status of a Kubernetes API failure, or undefined for anything else (network, bugs). */
+export function apiStatusCode(error: unknown): number | undefined {
+  return error instanceof ApiException ? error.code : undefined;
+}
+
+export const isNotFound = (error: unknown): boolean => apiStatusCode(error) === 404;
+export const isConflict = (error: unknown): boolean => apiStatusCode(error) === 409;
+
+/** The API server's own message ("spec.interval: Invalid value: ...") when it sent one. */
+export function apiErrorMessage(error: unknown): string {
+  if (error instanceof ApiException) {
+    const body = typeof error.body === 'string' ? safeParse(error.body) : error.body;
+    const message = (body as { message?: unknown } | undefined)?.message;
+    return typeof message === 'string' ? message : `HTTP ${error.code}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

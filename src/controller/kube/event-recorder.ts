@@ -1,0 +1,46 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { severityOf, type ReleaseEvent } from '../../api/vocabulary.js';
+import type { Logger } from '../../log.js';
+import type { KubeClients } from './client.js';
+
+/** What the reconciler tells the world; Kubernetes Events now, the notify queue later. */
+export interface ReleaseEventSink {
+  record(release: HelmRelease, event: ReleaseEvent, message: string): Promise<void>;
+}
+
+const MAX_EVENT_MESSAGE = 1024;
+
+/** Kubernetes Events on the HelmRelease (`kubectl describe` shows them). Failure to record is logged, never fatal. */
+export class KubeEventRecorder implements ReleaseEventSink {
+  constructor(
+    private readonly kube: KubeClients,
+    private readonly log: Logger,
+    private readonly component = 'helmcrew-controller',
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  async record(release: HelmRelease, event: ReleaseEvent, message: string): Promise<void> {
+    const { namespace, name, uid, resourceVersion } = release.metadata;
+    const time = this.now();
+    try {
+      await this.kube.core.createNamespacedEvent({
+        namespace,
+        body: {
+          metadata: { generateName: `${name}.`, namespace },
+          involvedObject: { apiVersion: release.apiVersion, kind: release.kind, name, namespace, uid, resourceVersion },
+          reason: event,
+          message: message.slice(0, MAX_EVENT_MESSAGE),
+          type: severityOf(event) === 'error' ? 'Warning' : 'Normal',
+          source: { component: this.component },
+          firstTimestamp: time,
+          lastTimestamp: time,
+          count: 1,
+          reportingComponent: this.component,
+          reportingInstance: process.env.HOSTNAME ?? 'local',
+        },
+      });
+    } catch (error) {
+      this.log.warn({ release: `${namespace}/${name}`, event, err: error }, 'could not record Kubernetes Event');
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import type { HelmRelease, HelmReleaseStatus } from '../../api/helmrelease.js';
+import { API_GROUP, API_VERSION, FIELD_MANAGER, FINALIZER, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
+import { jsonPatch, mergePatch, type KubeClients } from './client.js';
+import { isNotFound } from './errors.js';
+
+/** Reads and writes HelmRelease objects; the only code that knows their REST coordinates. */
+export class HelmReleaseApi {
+  constructor(private readonly kube: KubeClients) {}
+
+  private coordinates(namespace: string) {
+    return { group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace };
+  }
+
+  async get(namespace: string, name: string): Promise<HelmRelease | undefined> {
+    try {
+      return (await this.kube.custom.getNamespacedCustomObject({ ...this.coordinates(namespace), name })) as HelmRelease;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async list(namespace?: string): Promise<{ items: HelmRelease[]; metadata?: { resourceVersion?: string } }> {
+    const coords = { group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL };
+    const list = namespace
+      ? await this.kube.custom.listNamespacedCustomObject({ ...coords, namespace })
+      : await this.kube.custom.listClusterCustomObject(coords);
+    return list as { items: HelmRelease[]; metadata?: { resourceVersion?: string } };
+  }
+
+  /** Merge-patches status; the controller is the only writer of status, one worker per release. */
+  async patchStatus(release: HelmRelease, status: HelmReleaseStatus): Promise<void> {
+    await this.kube.custom.patchNamespacedCustomObjectStatus(
+      {
+        ...this.coordinates(release.metadata.namespace),
+        name: release.metadata.name,
+        body: { status },
+        fieldManager: FIELD_MANAGER,
+      },
+      mergePatch,
+    );
+  }
+
+  /**
+   * Adds the finalizer with a JSON patch that tests the current list first, so a concurrent
+   * writer makes it fail (and the job retry) instead of being overwritten.
+   */
+  async addFinalizer(release: HelmRelease): Promise<void> {
+    const current = release.metadata.finalizers;
+    const ops = current
+      ? [
+          { op: 'test', path: '/metadata/finalizers', value: current },
+          { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER },
+        ]
+      : [{ op: 'add', path: '/metadata/finalizers', value: [FINALIZER] }];
+    await this.kube.custom.patchNamespacedCustomObject(
+      { ...this.coordinates(release.metadata.namespace), name: release.metadata.name, body: ops, fieldManager: FIELD_MANAGER },
+      jsonPatch,
+    );
+  }
+
+  async removeFinalizer(release: HelmRelease): Promise<void> {
+    const current = release.metadata.finalizers ?? [];
+    const index = current.indexOf(FINALIZER);
+    if (index < 0) return;
+    const ops = [
+      { op: 'test', path: `/metadata/finalizers/${index}`, value: FINALIZER },
+      { op: 'remove', path: `/metadata/finalizers/${index}` },
+    ];
+    try {
+      await this.kube.custom.patchNamespacedCustomObject(
+        { ...this.coordinates(release.metadata.namespace), name: release.metadata.name, body: ops, fieldManager: FIELD_MANAGER },
+        jsonPatch,
+      );
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+    }
+  }
+}

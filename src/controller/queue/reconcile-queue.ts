@@ -1,0 +1,80 @@
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from '../../log.js';
+import { RECONCILE_ATTEMPTS, retryDelayMs } from './retry-policy.js';
+
+export const RECONCILE_QUEUE = 'reconcile';
+
+export interface ReconcileJob {
+  /** "namespace/name" of a HelmRelease: the job carries the key only; the worker re-reads. */
+  key: string;
+  /** Why it was queued (add, update, resync…), for logs. */
+  reason: string;
+}
+
+/**
+ * Deduplicated by release key with keepLastIfActive: at most one job per release is active and
+ * at most one waits behind it. So two workers never work on one release at once (across
+ * processes), and a change that arrives mid-reconcile is reconciled right afterwards.
+ */
+export class ReconcileQueue {
+  private readonly queue: Queue<ReconcileJob>;
+
+  constructor(connection: Redis, prefix: string) {
+    this.queue = new Queue<ReconcileJob>(RECONCILE_QUEUE, { connection, prefix });
+  }
+
+  async enqueue(key: string, reason: string): Promise<void> {
+    await this.queue.add('reconcile', { key, reason }, {
+      deduplication: { id: key, keepLastIfActive: true },
+      attempts: RECONCILE_ATTEMPTS,
+      backoff: { type: 'reconcile' },
+      removeOnComplete: true,
+      removeOnFail: { age: 24 * 3600, count: 1000 },
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+
+  get raw(): Queue<ReconcileJob> {
+    return this.queue;
+  }
+}
+
+export function parseReleaseKey(key: string): { namespace: string; name: string } {
+  const [namespace, name, ...rest] = key.split('/');
+  if (!namespace || !name || rest.length > 0) throw new UnrecoverableError(`malformed release key "${key}"`);
+  return { namespace, name };
+}
+
+export function startReconcileWorker(opts: {
+  connection: Redis;
+  prefix: string;
+  concurrency: number;
+  log: Logger;
+  reconcile: (namespace: string, name: string) => Promise<string>;
+}): Worker<ReconcileJob> {
+  const worker = new Worker<ReconcileJob>(
+    RECONCILE_QUEUE,
+    async (job: Job<ReconcileJob>) => {
+      const { namespace, name } = parseReleaseKey(job.data.key);
+      const started = Date.now();
+      const action = await opts.reconcile(namespace, name);
+      opts.log.info({ release: job.data.key, action, reason: job.data.reason, attempt: job.attemptsMade + 1, durationMs: Date.now() - started }, 'reconciled');
+      return action;
+    },
+    {
+      connection: opts.connection,
+      prefix: opts.prefix,
+      concurrency: opts.concurrency,
+      settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
+    },
+  );
+  worker.on('failed', (job, error) => {
+    opts.log.warn({ release: job?.data.key, attempt: job?.attemptsMade, error: error.message }, 'reconcile failed; will retry while attempts remain');
+  });
+  worker.on('error', (error) => opts.log.error({ err: error }, 'reconcile worker error'));
+  return worker;
+}

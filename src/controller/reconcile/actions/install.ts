@@ -1,0 +1,41 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { HelmError } from '../../helm/helm-error.js';
+import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
+import type { ReconcileContext } from '../context.js';
+import type { DesiredRelease } from '../release-state.js';
+import type { ReleaseTarget } from '../release-target.js';
+import { pullChart, releaseRequest } from './shared.js';
+
+/**
+ * Installs the release. `reinstall` first removes a release whose only revisions failed, since
+ * helm can neither install over it nor upgrade it.
+ */
+export async function installRelease(
+  ctx: ReconcileContext,
+  release: HelmRelease,
+  target: ReleaseTarget,
+  desired: DesiredRelease,
+  mode: 'install' | 'reinstall',
+): Promise<void> {
+  const chartPath = await pullChart(ctx, release, target, desired);
+  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, mode, ctx.now()));
+  try {
+    if (mode === 'reinstall') {
+      await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.timeoutSeconds, impersonate: target.impersonate });
+    }
+    await ctx.helm.install(releaseRequest(release, target, desired, chartPath));
+  } catch (error) {
+    if (!(error instanceof HelmError)) throw error;
+    const history = await ctx.storage.history(target.namespace, target.releaseName);
+    const message = `Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`;
+    await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.InstallFailed, message, history, ctx.now()));
+    await ctx.events.record(release, ReleaseEvent.InstallFailed, message);
+    return;
+  }
+  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const revision = history.deployed?.revision ?? history.latest?.revision;
+  const message = `Installed ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName} revision ${revision}`;
+  await ctx.api.patchStatus(release, succeededStatus(release, ReleaseEvent.InstallSucceeded, message, history, ctx.now()));
+  await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message);
+}

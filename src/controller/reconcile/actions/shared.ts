@@ -1,0 +1,46 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import type { ReleaseRequest } from '../../helm/helm-client.js';
+import { HelmError } from '../../helm/helm-error.js';
+import { retryingStatus } from '../../status/release-status.js';
+import { RetryLaterError, type ReconcileContext } from '../context.js';
+import type { DesiredRelease } from '../release-state.js';
+import type { ReleaseTarget } from '../release-target.js';
+
+/** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
+export async function pullChart(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): Promise<string> {
+  try {
+    return await ctx.helm.pullChart({
+      key: target.key,
+      repository: release.spec.chart.repository,
+      name: desired.chartName,
+      version: desired.chartVersion,
+      timeoutSeconds: Math.min(target.timeoutSeconds, 120),
+    });
+  } catch (error) {
+    if (!(error instanceof HelmError)) throw error;
+    const message = `Could not fetch chart ${desired.chartName}@${desired.chartVersion} from ${release.spec.chart.repository}: ${error.stderrExcerpt}`;
+    await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, message);
+    throw new RetryLaterError(message);
+  }
+}
+
+export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease, event: ReleaseEvent, message: string): Promise<void> {
+  await ctx.api.patchStatus(release, retryingStatus(release, event, message, ctx.now()));
+  await ctx.events.record(release, event, message);
+}
+
+export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, chartPath: string): ReleaseRequest {
+  return {
+    key: target.key,
+    releaseName: target.releaseName,
+    namespace: target.namespace,
+    chartPath,
+    values: desired.values,
+    timeoutSeconds: target.timeoutSeconds,
+    createNamespace: target.createNamespace,
+    maxHistory: target.maxHistory,
+    description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
+    impersonate: target.impersonate,
+  };
+}

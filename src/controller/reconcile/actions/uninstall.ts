@@ -1,0 +1,30 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { HelmError } from '../../helm/helm-error.js';
+import { uninstallingStatus } from '../../status/release-status.js';
+import { RetryLaterError, type ReconcileContext } from '../context.js';
+import type { ReleaseTarget } from '../release-target.js';
+
+/**
+ * Uninstalls the release of a HelmRelease being deleted, then lets the object go. On failure the
+ * finalizer stays and the queue retries: deleting must not leave an orphaned release silently.
+ */
+export async function uninstallRelease(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget): Promise<void> {
+  await ctx.api.patchStatus(release, uninstallingStatus(release, ctx.now())).catch(() => undefined);
+  try {
+    await ctx.helm.uninstall({
+      key: target.key,
+      releaseName: target.releaseName,
+      namespace: target.namespace,
+      timeoutSeconds: target.timeoutSeconds,
+      impersonate: target.impersonate,
+    });
+  } catch (error) {
+    if (!(error instanceof HelmError)) throw error;
+    const message = `Helm uninstall of ${target.namespace}/${target.releaseName} failed: ${error.stderrExcerpt}`;
+    await ctx.events.record(release, ReleaseEvent.UninstallFailed, message);
+    throw new RetryLaterError(message);
+  }
+  await ctx.events.record(release, ReleaseEvent.UninstallSucceeded, `Uninstalled ${target.namespace}/${target.releaseName}`);
+  await ctx.api.removeFinalizer(release);
+}

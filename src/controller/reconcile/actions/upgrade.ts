@@ -1,0 +1,37 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { HelmError } from '../../helm/helm-error.js';
+import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
+import type { ReconcileContext } from '../context.js';
+import type { DesiredRelease } from '../release-state.js';
+import type { ReleaseTarget } from '../release-target.js';
+import { pullChart, releaseRequest } from './shared.js';
+
+/** Upgrades a deployed release to the desired chart and values. */
+export async function upgradeRelease(
+  ctx: ReconcileContext,
+  release: HelmRelease,
+  target: ReleaseTarget,
+  desired: DesiredRelease,
+  why: string,
+): Promise<void> {
+  const chartPath = await pullChart(ctx, release, target, desired);
+  ctx.log.info({ release: target.key, action: 'upgrade', why }, 'upgrading');
+  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, 'upgrade', ctx.now()));
+  try {
+    await ctx.helm.upgrade(releaseRequest(release, target, desired, chartPath));
+  } catch (error) {
+    if (!(error instanceof HelmError)) throw error;
+    // Record what Helm really wrote (a failed revision), even though the action failed.
+    const history = await ctx.storage.history(target.namespace, target.releaseName);
+    const stillDeployed = history.deployed ? `; revision ${history.deployed.revision} (${history.deployed.chartVersion}) is still deployed` : '';
+    const message = `Helm upgrade to ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}${stillDeployed}`;
+    await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.UpgradeFailed, message, history, ctx.now()));
+    await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message);
+    return;
+  }
+  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const message = `Upgraded to ${desired.chartName}@${desired.chartVersion}, revision ${history.deployed?.revision} (${why})`;
+  await ctx.api.patchStatus(release, succeededStatus(release, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now()));
+  await ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message);
+}

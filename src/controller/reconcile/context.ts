@@ -1,0 +1,24 @@
+import type { Logger } from '../../log.js';
+import type { RepositoryIndexCache } from '../charts/repository-index.js';
+import type { HelmClient } from '../helm/helm-client.js';
+import type { ReleaseStorage } from '../helm/release-storage.js';
+import type { KubeClients } from '../kube/client.js';
+import type { ReleaseEventSink } from '../kube/event-recorder.js';
+import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
+
+/** Everything a reconcile touches, injected so tests can drive it and the clock. */
+export interface ReconcileContext {
+  kube: KubeClients;
+  api: HelmReleaseApi;
+  storage: ReleaseStorage;
+  helm: HelmClient;
+  charts: RepositoryIndexCache;
+  events: ReleaseEventSink;
+  log: Logger;
+  now: () => Date;
+}
+
+/** Thrown to have the queue try again later with backoff: the cause may clear up by itself. */
+export class RetryLaterError extends Error {
+  override name = 'RetryLaterError';
+}

@@ -1,0 +1,109 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { ReleaseEvent } from '../../api/vocabulary.js';
+import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
+import { installRelease } from './actions/install.js';
+import { reportRetrying } from './actions/shared.js';
+import { uninstallRelease } from './actions/uninstall.js';
+import { upgradeRelease } from './actions/upgrade.js';
+import { RetryLaterError, type ReconcileContext } from './context.js';
+import { resolveDesiredRelease } from './desired-release.js';
+import {
+  assertNever,
+  determineLifecycle,
+  determineReleaseState,
+  nextAction,
+  nextLifecycleAction,
+  type NextAction,
+} from './release-state.js';
+import { releaseTarget } from './release-target.js';
+
+export interface ReconcileResult {
+  key: string;
+  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable';
+}
+
+/**
+ * One level-based pass over one HelmRelease: re-read everything, decide, act. Safe to run any
+ * number of times; the queue guarantees one pass per release at a time.
+ */
+export async function reconcileRelease(ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult> {
+  const key = `${namespace}/${name}`;
+  const release = await ctx.api.get(namespace, name);
+  if (!release) return { key, action: 'gone' };
+  const target = releaseTarget(release);
+  const history = await ctx.storage.history(target.namespace, target.releaseName);
+
+  const lifecycle = nextLifecycleAction(determineLifecycle(release, history));
+  if (lifecycle === 'add-finalizer') {
+    await ctx.api.addFinalizer(release);
+    // Metadata changes do not requeue (only generation does), so carry on in this pass.
+    return reconcileRelease(ctx, namespace, name);
+  }
+  if (lifecycle !== 'continue') {
+    await actOnLifecycle(ctx, release, lifecycle);
+    return { key, action: lifecycle };
+  }
+
+  const resolved = await resolveDesiredRelease(ctx, release);
+  if (!resolved.ok) {
+    if (resolved.problem === 'values') {
+      // Wrong values do not fix themselves by retrying fast; the periodic check looks again.
+      await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.ValuesInvalid, resolved.message, history, ctx.now()));
+      await ctx.events.record(release, ReleaseEvent.ValuesInvalid, resolved.message);
+      return { key, action: 'values-invalid' };
+    }
+    await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, resolved.message);
+    throw new RetryLaterError(resolved.message);
+  }
+  const { desired } = resolved;
+  const state = determineReleaseState(release, desired, history);
+  const action = nextAction(state);
+  ctx.log.debug({ release: key, state: state.kind, action }, 'decided');
+
+  switch (action) {
+    case 'install':
+    case 'reinstall':
+      await installRelease(ctx, release, target, desired, action);
+      break;
+    case 'upgrade':
+      await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync');
+      break;
+    case 'wait-for-lock': {
+      const message = `Release ${target.namespace}/${target.releaseName} is ${history.latest?.status} (revision ${history.latest?.revision}); another helm operation holds it`;
+      await ctx.api.patchStatus(release, lockedStatus(release, message, ctx.now()));
+      throw new RetryLaterError(message);
+    }
+    case 'report-failure':
+      await ctx.api.patchStatus(release, checkedStatus(ctx.now()));
+      break;
+    case 'report-ready':
+      await ctx.api.patchStatus(release, inSyncStatus(release, desired, history, ctx.now()));
+      break;
+    case 'uninstall':
+    case 'add-finalizer':
+    case 'remove-finalizer':
+    case 'report-suspended':
+    case 'nothing':
+      throw new Error(`action ${action} is not a release-state action`);
+    default:
+      assertNever(action);
+  }
+  return { key, action };
+}
+
+async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, action: NextAction): Promise<void> {
+  const target = releaseTarget(release);
+  switch (action) {
+    case 'uninstall':
+      await uninstallRelease(ctx, release, target);
+      return;
+    case 'remove-finalizer':
+      await ctx.api.removeFinalizer(release);
+      return;
+    case 'report-suspended':
+    case 'nothing':
+      return;
+    default:
+      throw new Error(`action ${action} is not a lifecycle action`);
+  }
+}

@@ -1,0 +1,144 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { FINALIZER } from '../../api/vocabulary.js';
+import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import { canonicalJson } from './values.js';
+
+/**
+ * Decide, then act: these functions look at the HelmRelease and Helm's stored release and name
+ * the state and the next action. No I/O here; the reconciler does what they say.
+ */
+
+/** What the HelmRelease asks for, fully resolved (exact chart version, composed values). */
+export interface DesiredRelease {
+  chartName: string;
+  chartVersion: string;
+  values: Record<string, unknown>;
+  valuesDigest: string;
+}
+
+export type LifecycleState =
+  | { kind: 'deleting-installed'; release: StoredRelease }
+  | { kind: 'deleting-suspended' }
+  | { kind: 'deleting-not-installed' }
+  | { kind: 'deleted' }
+  | { kind: 'needs-finalizer' }
+  | { kind: 'suspended' }
+  | { kind: 'active' };
+
+/** Deletion, finalizer and suspension come before anything that needs the chart or values. */
+export function determineLifecycle(release: HelmRelease, history: ReleaseHistory): LifecycleState {
+  const hasFinalizer = release.metadata.finalizers?.includes(FINALIZER) ?? false;
+  if (release.metadata.deletionTimestamp) {
+    if (!hasFinalizer) return { kind: 'deleted' };
+    if (release.spec.suspend) return { kind: 'deleting-suspended' };
+    const installed = history.latest && history.latest.status !== 'uninstalled' ? history.latest : undefined;
+    return installed ? { kind: 'deleting-installed', release: installed } : { kind: 'deleting-not-installed' };
+  }
+  if (!hasFinalizer) return { kind: 'needs-finalizer' };
+  if (release.spec.suspend) return { kind: 'suspended' };
+  return { kind: 'active' };
+}
+
+export type ReleaseState =
+  | { kind: 'not-installed' }
+  | { kind: 'failed-install'; release: StoredRelease }
+  | { kind: 'locked'; release: StoredRelease }
+  | { kind: 'out-of-sync'; deployed: StoredRelease; why: string }
+  | { kind: 'failed-unchanged'; message: string }
+  | { kind: 'in-sync'; deployed: StoredRelease };
+
+export function determineReleaseState(release: HelmRelease, desired: DesiredRelease, history: ReleaseHistory): ReleaseState {
+  const { latest, deployed } = history;
+  if (latest?.status.startsWith('pending-')) return { kind: 'locked', release: latest };
+  // In sync only when the newest revision is the deployed one: after a failed upgrade the
+  // cluster may hold half of it, so going back to the deployed spec re-applies it.
+  if (deployed && deployed === latest && isSameRelease(deployed, desired)) return { kind: 'in-sync', deployed };
+  if (lastAttemptFailedForThis(release, desired)) {
+    return { kind: 'failed-unchanged', message: release.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? 'the last attempt failed' };
+  }
+  if (!latest || latest.status === 'uninstalled') return { kind: 'not-installed' };
+  if (!deployed) return { kind: 'failed-install', release: latest };
+  return { kind: 'out-of-sync', deployed, why: describeDifference(deployed, desired, latest) };
+}
+
+export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): boolean {
+  return (
+    stored.chartName === desired.chartName &&
+    stored.chartVersion === desired.chartVersion &&
+    canonicalJson(stored.config) === canonicalJson(desired.values)
+  );
+}
+
+/** A failed attempt is not repeated for the same generation, chart and values; a change retries. */
+export function lastAttemptFailedForThis(release: HelmRelease, desired: DesiredRelease): boolean {
+  const status = release.status;
+  return (
+    status?.lastAttemptFailed === true &&
+    status.lastAttemptedGeneration === release.metadata.generation &&
+    status.lastAttemptedChartVersion === desired.chartVersion &&
+    status.lastAttemptedValuesDigest === desired.valuesDigest
+  );
+}
+
+function describeDifference(stored: StoredRelease, desired: DesiredRelease, latest?: StoredRelease): string {
+  if (latest && latest !== stored && isSameRelease(stored, desired)) return `revision ${latest.revision} ${latest.status}; re-applying revision ${stored.revision}'s chart and values`;
+  if (stored.chartName !== desired.chartName) return `chart ${stored.chartName} → ${desired.chartName}`;
+  if (stored.chartVersion !== desired.chartVersion) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
+  return 'values changed';
+}
+
+export type NextAction =
+  | 'install'
+  | 'reinstall'
+  | 'upgrade'
+  | 'uninstall'
+  | 'add-finalizer'
+  | 'remove-finalizer'
+  | 'wait-for-lock'
+  | 'report-suspended'
+  | 'report-failure'
+  | 'report-ready'
+  | 'nothing';
+
+export function nextLifecycleAction(state: LifecycleState): NextAction | 'continue' {
+  switch (state.kind) {
+    case 'deleting-installed':
+      return 'uninstall';
+    case 'deleting-suspended':
+    case 'deleting-not-installed':
+      return 'remove-finalizer';
+    case 'deleted':
+      return 'nothing';
+    case 'needs-finalizer':
+      return 'add-finalizer';
+    case 'suspended':
+      return 'report-suspended';
+    case 'active':
+      return 'continue';
+    default:
+      return assertNever(state);
+  }
+}
+
+export function nextAction(state: ReleaseState): NextAction {
+  switch (state.kind) {
+    case 'not-installed':
+      return 'install';
+    case 'failed-install':
+      return 'reinstall';
+    case 'locked':
+      return 'wait-for-lock';
+    case 'out-of-sync':
+      return 'upgrade';
+    case 'failed-unchanged':
+      return 'report-failure';
+    case 'in-sync':
+      return 'report-ready';
+    default:
+      return assertNever(state);
+  }
+}
+
+export function assertNever(value: never): never {
+  throw new Error(`unexpected state: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,61 @@
+import { parse } from 'yaml';
+import type { HelmRelease, ValuesReference } from '../../api/helmrelease.js';
+import type { KubeClients } from '../kube/client.js';
+import { isNotFound } from '../kube/errors.js';
+import { isPlainObject, mergeValues } from './values.js';
+
+/** Values that cannot be assembled: a missing source, a missing key, or YAML that is not a map. */
+export class ValuesError extends Error {
+  override name = 'ValuesError';
+}
+
+const DEFAULT_VALUES_KEY = 'values.yaml';
+
+/**
+ * valuesFrom in order, then spec.values on top. Secret contents are never put in messages:
+ * errors name the object and key only.
+ */
+export async function composeValues(kube: KubeClients, release: HelmRelease): Promise<Record<string, unknown>> {
+  let values: Record<string, unknown> = {};
+  for (const ref of release.spec.valuesFrom ?? []) {
+    const text = await readValuesSource(kube, release.metadata.namespace, ref);
+    if (text === undefined) continue;
+    values = mergeValues(values, parseValuesText(text, ref));
+  }
+  return mergeValues(values, release.spec.values ?? {});
+}
+
+export function parseValuesText(text: string, ref: ValuesReference): Record<string, unknown> {
+  const where = `${ref.kind}/${ref.name} key ${ref.valuesKey ?? DEFAULT_VALUES_KEY}`;
+  let parsed: unknown;
+  try {
+    parsed = parse(text);
+  } catch (error) {
+    const detail = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
+    throw new ValuesError(`${where} is not valid YAML${detail ? ` (line ${detail})` : ''}`);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (!isPlainObject(parsed)) throw new ValuesError(`${where} must hold a YAML map of values`);
+  return parsed;
+}
+
+async function readValuesSource(kube: KubeClients, namespace: string, ref: ValuesReference): Promise<string | undefined> {
+  const key = ref.valuesKey ?? DEFAULT_VALUES_KEY;
+  const missing = (what: string) => {
+    if (ref.optional) return undefined;
+    throw new ValuesError(`${what} (set optional: true to allow this)`);
+  };
+  try {
+    if (ref.kind === 'ConfigMap') {
+      const cm = await kube.core.readNamespacedConfigMap({ namespace, name: ref.name });
+      const text = cm.data?.[key];
+      return text ?? missing(`ConfigMap ${namespace}/${ref.name} has no key ${key}`);
+    }
+    const secret = await kube.core.readNamespacedSecret({ namespace, name: ref.name });
+    const encoded = secret.data?.[key];
+    return encoded !== undefined ? Buffer.from(encoded, 'base64').toString('utf8') : missing(`Secret ${namespace}/${ref.name} has no key ${key}`);
+  } catch (error) {
+    if (isNotFound(error)) return missing(`${ref.kind} ${namespace}/${ref.name} not found`);
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+import type { HelmRelease, HelmReleaseStatus, HistoryEntry } from '../../api/helmrelease.js';
+import { ConditionType, StateReason, type ReleaseEvent } from '../../api/vocabulary.js';
+import type { ReleaseHistory } from '../helm/release-storage.js';
+import type { DesiredRelease } from '../reconcile/release-state.js';
+import type { ReleaseTarget } from '../reconcile/release-target.js';
+import { valuesDigest } from '../reconcile/values.js';
+import { findCondition, removeCondition, setCondition } from './conditions.js';
+
+/**
+ * Pure builders of the status the reconciler writes at each step. Ready summarizes; Reconciling
+ * and Stalled follow kstatus (abnormal-true), so they are removed when things are normal.
+ */
+
+const HISTORY_LENGTH = 10;
+
+export function historyFromStorage(history: ReleaseHistory): HistoryEntry[] {
+  return history.releases.slice(0, HISTORY_LENGTH).map((r) => ({
+    revision: r.revision,
+    chartName: r.chartName,
+    chartVersion: r.chartVersion,
+    ...(r.appVersion ? { appVersion: r.appVersion } : {}),
+    valuesDigest: valuesDigest(r.config),
+    status: r.status,
+    ...(r.lastDeployed ? { deployedAt: r.lastDeployed } : {}),
+  }));
+}
+
+/** Recorded before helm starts, so a crash mid-operation leaves a trace of what was attempted. */
+export function attemptStartedStatus(
+  release: HelmRelease,
+  target: ReleaseTarget,
+  desired: DesiredRelease,
+  action: 'install' | 'upgrade' | 'reinstall',
+  now: Date,
+): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  const reason = action === 'upgrade' ? StateReason.Upgrading : StateReason.Installing;
+  const message = `${action === 'upgrade' ? 'Upgrading' : 'Installing'} ${desired.chartName}@${desired.chartVersion}`;
+  let conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason, message }, now, gen);
+  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Progressing, message }, now, gen);
+  return {
+    conditions,
+    lastAttemptedGeneration: gen,
+    lastAttemptedChartVersion: desired.chartVersion,
+    lastAttemptedValuesDigest: desired.valuesDigest,
+    lastAttemptedAction: action,
+    lastAttemptedAt: now.toISOString(),
+    lastAttemptFailed: false,
+    releaseName: target.releaseName,
+    releaseNamespace: target.namespace,
+  };
+}
+
+export function succeededStatus(release: HelmRelease, event: ReleaseEvent, message: string, history: ReleaseHistory, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
+  conditions = removeCondition(conditions, ConditionType.Stalled);
+  conditions = setCondition(conditions, { type: ConditionType.Released, status: 'True', reason: event, message }, now, gen);
+  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'True', reason: event, message }, now, gen);
+  return { conditions, observedGeneration: gen, history: historyFromStorage(history), failures: 0, lastAttemptFailed: false, lastReconciledAt: now.toISOString() };
+}
+
+/** A helm operation failed; it is not repeated until the spec (or its values) change. */
+export function failedStatus(release: HelmRelease, event: ReleaseEvent, message: string, history: ReleaseHistory, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
+  conditions = setCondition(conditions, { type: ConditionType.Released, status: 'False', reason: event, message }, now, gen);
+  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', reason: event, message }, now, gen);
+  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: event, message }, now, gen);
+  return {
+    conditions,
+    observedGeneration: gen,
+    history: historyFromStorage(history),
+    failures: (release.status?.failures ?? 0) + 1,
+    lastAttemptFailed: true,
+    lastReconciledAt: now.toISOString(),
+  };
+}
+
+/** Something that may clear up by itself (chart repository down, values source missing): retried. */
+export function retryingStatus(release: HelmRelease, event: ReleaseEvent, message: string, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  let conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: event, message: `${message}; retrying` }, now, gen);
+  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: event, message }, now, gen);
+  return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
+}
+
+/** Nothing to do: keep the Ready reason of the last success, record the check. */
+export function inSyncStatus(release: HelmRelease, desired: DesiredRelease, history: ReleaseHistory, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  const deployed = history.deployed;
+  const message = `${desired.chartName}@${desired.chartVersion} revision ${deployed?.revision ?? '?'} is deployed`;
+  const ready = findCondition(release.status?.conditions, ConditionType.Ready);
+  const keepReason = ready?.status === 'True';
+  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
+  conditions = removeCondition(conditions, ConditionType.Stalled);
+  conditions = setCondition(
+    conditions,
+    { type: ConditionType.Ready, status: 'True', reason: keepReason ? (ready.reason as ReleaseEvent) : StateReason.InSync, message: keepReason ? ready.message : message },
+    now,
+    gen,
+  );
+  if (!findCondition(conditions, ConditionType.Released)) {
+    conditions = setCondition(conditions, { type: ConditionType.Released, status: 'True', reason: StateReason.InSync, message }, now, gen);
+  }
+  return { conditions, observedGeneration: gen, history: historyFromStorage(history), lastAttemptFailed: false, lastReconciledAt: now.toISOString() };
+}
+
+export function lockedStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  const conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.ReleaseLocked, message }, now, gen);
+  return { conditions, lastReconciledAt: now.toISOString() };
+}
+
+export function uninstallingStatus(release: HelmRelease, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  const conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Uninstalling, message: 'Uninstalling the release' }, now, gen);
+  return { conditions };
+}
+
+export function checkedStatus(now: Date): HelmReleaseStatus {
+  return { lastReconciledAt: now.toISOString() };
+}

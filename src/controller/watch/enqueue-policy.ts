@@ -1,0 +1,42 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { parseDuration } from '../../api/duration.js';
+import { DEFAULT_INTERVAL } from '../reconcile/release-target.js';
+
+/** Annotation a person (or the bot) sets to ask for a reconcile now, like Flux's reconcile.fluxcd.io/requestedAt. */
+export const REQUESTED_AT_ANNOTATION = 'helmcrew.dev/requestedAt';
+
+/** The parts of an object whose change means "reconcile"; status-only updates are not among them. */
+export interface SeenState {
+  generation?: number;
+  deleting: boolean;
+  requestedAt?: string;
+}
+
+export function seenState(release: HelmRelease): SeenState {
+  return {
+    generation: release.metadata.generation,
+    deleting: !!release.metadata.deletionTimestamp,
+    requestedAt: release.metadata.annotations?.[REQUESTED_AT_ANNOTATION],
+  };
+}
+
+/** Pure: does this update need a reconcile? Our own status writes must not loop back. */
+export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: SeenState): boolean {
+  if (!previous) return true;
+  return previous.generation !== next.generation || previous.deleting !== next.deleting || previous.requestedAt !== next.requestedAt;
+}
+
+/** Pure: is this release due for its periodic check (drift, range resolution, retries)? */
+export function dueForResync(release: HelmRelease, now: number): boolean {
+  if (release.metadata.deletionTimestamp) return true;
+  if (release.spec?.suspend) return false;
+  const last = release.status?.lastReconciledAt;
+  if (!last) return true;
+  let intervalMs: number;
+  try {
+    intervalMs = parseDuration(release.spec?.interval ?? DEFAULT_INTERVAL);
+  } catch {
+    return false;
+  }
+  return now - Date.parse(last) >= intervalMs;
+}

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
+import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { apiErrorMessage, apiStatusCode } from '../../src/controller/kube/errors.js';
+import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { deleteNamespace, freshNamespace, startTestController, testEnv, type TestController } from '../support/fixtures.js';
+
+/** Issue 2, shown 5: the API server refuses malformed objects; the controller reports bad charts and values. */
+describe('bad input', () => {
+  const { env, kubeConfig } = testEnv();
+  const kube = makeKubeClients(kubeConfig);
+  const api = new HelmReleaseApi(kube);
+  let namespace: string;
+  let ctl: TestController;
+
+  beforeAll(async () => {
+    namespace = await freshNamespace(kubeConfig, 'bad');
+    ctl = await startTestController([namespace]);
+  });
+  afterAll(async () => {
+    await ctl?.stop();
+    await deleteNamespace(kubeConfig, namespace);
+  });
+
+  const chart = () => ({ repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' });
+  const create = (name: string, spec: unknown) =>
+    kube.custom.createNamespacedCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: HELMRELEASE_PLURAL,
+      namespace,
+      body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'HelmRelease', metadata: { name, namespace }, ...(spec === undefined ? {} : { spec }) },
+    });
+
+  it.each([
+    { name: 'no-spec', spec: undefined, want: /spec: Required value/ },
+    { name: 'no-chart', spec: { interval: '5m' }, want: /spec.chart: Required value/ },
+    { name: 'no-chart-name', spec: { chart: { repository: 'https://charts.example.test' } }, want: /spec.chart.name: Required value/ },
+    { name: 'ftp-repo', spec: { chart: { repository: 'ftp://charts.example.test', name: 'unicorn' } }, want: /spec.chart.repository: Invalid value.*should match/ },
+    { name: 'bad-interval', spec: { chart: chart(), interval: 'ten minutes' }, want: /spec.interval: Invalid value: "ten minutes"/ },
+    { name: 'bad-timeout', spec: { chart: chart(), timeout: '5 min' }, want: /spec.timeout: Invalid value/ },
+    { name: 'upper-release', spec: { chart: chart(), releaseName: 'Unicorn' }, want: /spec.releaseName: Invalid value: "Unicorn"/ },
+    { name: 'long-release', spec: { chart: chart(), releaseName: 'u'.repeat(54) }, want: /spec.releaseName: Too long/ },
+    { name: 'values-string', spec: { chart: chart(), values: 'color=pink' }, want: /spec.values: Invalid value: "string": spec.values in body must be of type object/ },
+    { name: 'values-from-kind', spec: { chart: chart(), valuesFrom: [{ kind: 'Deployment', name: 'x' }] }, want: /spec.valuesFrom\[0\].kind: Unsupported value: "Deployment"/ },
+    { name: 'negative-history', spec: { chart: chart(), maxHistory: -1 }, want: /spec.maxHistory: Invalid value: -1/ },
+    { name: 'suspend-yes', spec: { chart: chart(), suspend: 'yes' }, want: /spec.suspend: Invalid value: "string"/ },
+    { name: 'oci-range', spec: { chart: { repository: 'oci://registry.example.test/charts', name: 'unicorn', version: '2.x' } }, want: /an oci:\/\/ chart needs an exact version/ },
+    { name: 'n'.repeat(54), spec: { chart: chart() }, want: /longer than the 53 characters a Helm release name allows/ },
+  ])('$name is refused: $want', async ({ name, spec, want }) => {
+    const error = await create(name, spec).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error, 'the API server accepted a malformed HelmRelease').toBeDefined();
+    expect(apiStatusCode(error)).toBe(422);
+    expect(apiErrorMessage(error)).toMatch(want);
+  });
+
+  it('releaseName cannot change after creation', async () => {
+    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'fixed-name', { chart: chart(), releaseName: 'first', suspend: true }));
+    const error = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'fixed-name', { chart: chart(), releaseName: 'second', suspend: true })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(apiErrorMessage(error)).toMatch(/releaseName is immutable/);
+  });
+
+  it('a chart version that does not exist → Ready=False ChartPullFailed, while another release installs', async () => {
+    const missingGen = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'missing', { chart: { ...chart(), version: '9.9.9' } }));
+    const wrongChartGen = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'nochart', { chart: { ...chart(), name: 'narwhal', version: '2.x' } }));
+    const goodGen = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'healthy', { chart: chart() }));
+
+    const good = await waitForReconciled(kubeConfig, namespace, 'healthy', goodGen);
+    expect(good.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+
+    for (const [name, generation, want] of [
+      ['missing', missingGen, /9\.9\.9/],
+      ['nochart', wrongChartGen, /narwhal/],
+    ] as const) {
+      const deadline = Date.now() + 30_000;
+      let ready;
+      while (Date.now() < deadline) {
+        const release = await api.get(namespace, name);
+        ready = release?.status?.conditions?.find((c) => c.type === 'Ready');
+        if (ready?.reason === 'ChartPullFailed' && ready.observedGeneration === generation) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(ready).toMatchObject({ status: 'False', reason: 'ChartPullFailed' });
+      expect(ready?.message).toMatch(want);
+    }
+  });
+
+  it('values from a ConfigMap that does not exist → Ready=False ValuesInvalid naming it', async () => {
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'novalues', { chart: chart(), valuesFrom: [{ kind: 'ConfigMap', name: 'unicorn-values' }] }),
+    );
+    const release = await waitForReconciled(kubeConfig, namespace, 'novalues', generation);
+    expect(release.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ValuesInvalid',
+      message: expect.stringMatching(/ConfigMap .*\/unicorn-values not found/),
+    });
+    expect(ctl.controller.ready()).toBe(true);
+  });
+});

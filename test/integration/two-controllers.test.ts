@@ -1,0 +1,93 @@
+import { execa, type ResultPromise } from 'execa';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
+
+/** Issue 2, shown 4: two controller processes on one queue. */
+describe('two controller processes sharing one queue', () => {
+  const { env, kubeConfig } = testEnv();
+  const kube = makeKubeClients(kubeConfig);
+  const api = new HelmReleaseApi(kube);
+  const storage = new ReleaseStorage(kube);
+  let namespace: string;
+  let helm: HelmShim;
+  const processes: ResultPromise[] = [];
+
+  beforeAll(async () => {
+    namespace = await freshNamespace(kubeConfig, 'pair');
+    const dir = await mkdtemp(join(tmpdir(), 'helmcrew-pair-'));
+    helm = await createHelmShim(dir, env.helmBin);
+    const prefix = uniqueName('hc-pair');
+    for (const replica of ['a', 'b']) {
+      const child = execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'controller'], {
+        env: {
+          KUBECONFIG: env.kubeconfig,
+          REDIS_URL: env.redisUrl,
+          HELM_BIN: helm.bin,
+          WATCH_NAMESPACES: namespace,
+          HELMCREW_QUEUE_PREFIX: prefix,
+          HELMCREW_WORK_DIR: join(dir, `work-${replica}`),
+          HELMCREW_RESYNC_TICK_MS: '500',
+          LOG_LEVEL: 'info',
+        },
+        stdout: 'ignore',
+        stderr: { file: join(dir, `controller-${replica}.log`) },
+        reject: false,
+      });
+      processes.push(child);
+    }
+  });
+  afterAll(async () => {
+    for (const child of processes) child.kill('SIGTERM');
+    await Promise.all(processes);
+    await deleteNamespace(kubeConfig, namespace);
+  });
+
+  const declare = (version: string, values: Record<string, unknown> = {}) =>
+    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'shared', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, values, interval: '2s' }));
+
+  it('each change is reconciled once, by one of them', async () => {
+    let generation = await declare('1.0.0');
+    await waitForReconciled(kubeConfig, namespace, 'shared', generation);
+    generation = await declare('2.0.0');
+    await waitForReconciled(kubeConfig, namespace, 'shared', generation);
+    // let both replicas' periodic checks run a few times
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect(await helm.count('install')).toBe(1);
+    expect(await helm.count('upgrade')).toBe(1);
+    expect((await storage.history(namespace, 'shared')).releases.map((r) => r.revision)).toEqual([2, 1]);
+  });
+
+  it('a spec change made during an in-flight upgrade is applied afterwards', async () => {
+    await helm.setUpgradeDelay(6);
+    const upgradesBefore = await helm.count('upgrade');
+    await declare('3.0.0');
+    // wait until the upgrade to 3.0.0 is in flight
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const release = await api.get(namespace, 'shared');
+      const reconciling = release?.status?.conditions?.find((c) => c.type === 'Reconciling');
+      if (reconciling?.status === 'True' && release?.status?.lastAttemptedChartVersion === '3.0.0') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await helm.count('upgrade')).toBe(upgradesBefore + 1);
+    const generation = await declare('3.0.0', { message: 'changed mid-upgrade' });
+    await helm.setUpgradeDelay(0);
+
+    const release = await waitForReconciled(kubeConfig, namespace, 'shared', generation);
+    expect(release.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    const history = await storage.history(namespace, 'shared');
+    expect(history.deployed).toMatchObject({ chartVersion: '3.0.0', config: { message: 'changed mid-upgrade' } });
+    expect(await helm.count('upgrade')).toBe(upgradesBefore + 2);
+    // never two helm operations on one release at once: helm would have refused with "another operation is in progress"
+    expect(history.releases.every((r) => r.status !== 'failed')).toBe(true);
+  });
+});

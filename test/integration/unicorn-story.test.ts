@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { applyHelmRelease, deploymentAvailable, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
+import { deleteNamespace, freshNamespace, startTestController, testEnv, type TestController } from '../support/fixtures.js';
+
+/** Issue 2, shown 1: pink → blue → green → broken, on the real API server, Redis and helm. */
+describe('the unicorn story', () => {
+  const { env, kubeConfig } = testEnv();
+  const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
+  let namespace: string;
+  let ctl: TestController;
+
+  beforeAll(async () => {
+    namespace = await freshNamespace(kubeConfig, 'story');
+    ctl = await startTestController([namespace]);
+  });
+  afterAll(async () => {
+    await ctl?.stop();
+    await deleteNamespace(kubeConfig, namespace);
+  });
+
+  const declare = (version: string) =>
+    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' }));
+
+  it.each([
+    { version: '1.0.0', color: 'pink', revision: 1, reason: 'InstallSucceeded' },
+    { version: '2.0.0', color: 'blue', revision: 2, reason: 'UpgradeSucceeded' },
+    { version: '3.0.0', color: 'green', revision: 3, reason: 'UpgradeSucceeded' },
+  ])('$version: Ready, revision $revision, the page serves $color', async ({ version, color, revision, reason }) => {
+    const generation = await declare(version);
+    const release = await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
+    const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready).toMatchObject({ status: 'True', reason });
+    expect(release.status?.history?.[0]).toMatchObject({ revision, chartVersion: version, status: 'deployed' });
+    const history = await storage.history(namespace, 'unicorn');
+    expect(history.deployed).toMatchObject({ revision, chartVersion: version });
+    expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe(color);
+    expect(await deploymentAvailable(kubeConfig, namespace, 'unicorn')).toBe(true);
+  });
+
+  it('the broken version: Ready=False with helm’s error, revision 3 still deployed', async () => {
+    const generation = await declare('4.0.0');
+    const release = await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
+    const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready).toMatchObject({ status: 'False', reason: 'UpgradeFailed' });
+    // helm's own words, as the API server gave them to it
+    expect(ready?.message).toMatch(/80800/);
+    expect(ready?.message).toMatch(/revision 3 \(3\.0\.0\) is still deployed/);
+    expect(release.status?.conditions?.find((c) => c.type === 'Stalled')?.status).toBe('True');
+    const history = await storage.history(namespace, 'unicorn');
+    expect(history.deployed).toMatchObject({ revision: 3, chartVersion: '3.0.0' });
+    expect(history.latest).toMatchObject({ revision: 4, status: 'failed' });
+  });
+
+  it('a failed upgrade is not repeated by itself; declaring green again re-applies it once', async () => {
+    const upgradesAfterFailure = await ctl.helm.count('upgrade');
+    // periodic checks (interval 1s) come and go: the failed spec is not retried
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(await ctl.helm.count('upgrade')).toBe(upgradesAfterFailure);
+
+    const generation = await declare('3.0.0');
+    const release = await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
+    expect(release.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'UpgradeSucceeded' });
+    expect(await ctl.helm.count('upgrade')).toBe(upgradesAfterFailure + 1);
+    const history = await storage.history(namespace, 'unicorn');
+    expect(history.deployed).toMatchObject({ revision: 5, chartVersion: '3.0.0' });
+    expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');
+  });
+});

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { inject } from 'vitest';
+import { readControllerConfig } from '../../src/config.js';
+import { startController, type RunningController } from '../../src/controller/controller.js';
+import { loadKubeConfig } from '../../src/controller/kube/client.js';
+import { ensureNamespace } from '../../src/dev/releases.js';
+import { createLogger } from '../../src/log.js';
+import { createHelmShim, type HelmShim } from './helm-shim.js';
+
+export function testEnv() {
+  const env = inject('devEnv');
+  return { env, kubeConfig: loadKubeConfig(env.kubeconfig) };
+}
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}-${randomBytes(3).toString('hex')}`;
+}
+
+/** A fresh namespace per test, so tests never see each other's releases. */
+export async function freshNamespace(kc: KubeConfig, prefix = 'hc'): Promise<string> {
+  const name = uniqueName(prefix);
+  await ensureNamespace(kc, name);
+  return name;
+}
+
+export async function deleteNamespace(kc: KubeConfig, name: string): Promise<void> {
+  await kc.makeApiClient(CoreV1Api).deleteNamespace({ name }).catch(() => undefined);
+}
+
+export interface TestController {
+  controller: RunningController;
+  helm: HelmShim;
+  prefix: string;
+  stop: () => Promise<void>;
+}
+
+/** An in-process controller on the real environment: its own Redis prefix, watching one namespace, helm counted. */
+export async function startTestController(namespaces: string[], extraEnv: Record<string, string> = {}): Promise<TestController> {
+  const { env } = testEnv();
+  const dir = await mkdtemp(join(tmpdir(), 'helmcrew-ctl-'));
+  const helm = await createHelmShim(dir, env.helmBin);
+  const prefix = uniqueName('hc-test');
+  const config = readControllerConfig({
+    KUBECONFIG: env.kubeconfig,
+    REDIS_URL: env.redisUrl,
+    HELM_BIN: helm.bin,
+    WATCH_NAMESPACES: namespaces.join(','),
+    HELMCREW_QUEUE_PREFIX: prefix,
+    HELMCREW_WORK_DIR: join(dir, 'work'),
+    HELMCREW_RESYNC_TICK_MS: '500',
+    ...extraEnv,
+  });
+  const controller = await startController(config, createLogger('controller', process.env.LOG_LEVEL ?? 'warn'));
+  return { controller, helm, prefix, stop: () => controller.stop() };
+}

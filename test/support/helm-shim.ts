@@ -1,0 +1,42 @@
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/**
+ * A helm wrapper for tests: records every invocation (so a test can count helm processes) and
+ * can hold `helm upgrade` for a while (so a test can change the spec mid-upgrade), then runs the
+ * real helm binary with the same arguments.
+ */
+export interface HelmShim {
+  bin: string;
+  invocations(): Promise<string[][]>;
+  count(subcommand: string): Promise<number>;
+  setUpgradeDelay(seconds: number): Promise<void>;
+}
+
+export async function createHelmShim(dir: string, realHelm: string): Promise<HelmShim> {
+  const bin = join(dir, 'helm');
+  const log = join(dir, 'invocations.log');
+  const delayFile = join(dir, 'upgrade-delay');
+  await writeFile(log, '');
+  await writeFile(delayFile, '0');
+  await writeFile(
+    bin,
+    `#!/usr/bin/env bash
+printf '%s\\n' "$(printf '%s\\x1f' "$@")" >> ${JSON.stringify(log)}
+if [[ "$1" == upgrade ]]; then sleep "$(cat ${JSON.stringify(delayFile)})"; fi
+exec ${JSON.stringify(realHelm)} "$@"
+`,
+  );
+  await chmod(bin, 0o755);
+  const invocations = async () =>
+    (await readFile(log, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\x1f').filter(Boolean));
+  return {
+    bin,
+    invocations,
+    count: async (subcommand) => (await invocations()).filter((args) => args[0] === subcommand).length,
+    setUpgradeDelay: (seconds) => writeFile(delayFile, String(seconds)),
+  };
+}

@@ -1,0 +1,118 @@
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { parseDuration } from '../../src/api/duration.js';
+import { ConfigError, readControllerConfig } from '../../src/config.js';
+import { pickChartVersion, ChartNotFoundError } from '../../src/controller/charts/repository-index.js';
+import { summarizeStderr } from '../../src/controller/helm/helm-error.js';
+import { decodeReleaseRecord } from '../../src/controller/helm/release-storage.js';
+import { retryDelayMs } from '../../src/controller/queue/retry-policy.js';
+import { canonicalJson, mergeValues } from '../../src/controller/reconcile/values.js';
+import { parseValuesText } from '../../src/controller/reconcile/values-from.js';
+import { setCondition } from '../../src/controller/status/conditions.js';
+import { dueForResync, shouldEnqueueOnUpdate } from '../../src/controller/watch/enqueue-policy.js';
+
+describe('parseDuration', () => {
+  it.each([
+    ['30s', 30_000], ['5m', 300_000], ['1h30m', 5_400_000], ['1.5h', 5_400_000], ['250ms', 250],
+  ])('%s → %i ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
+  it.each(['', '5', 'ten minutes', '5m garbage', '-1s'])('refuses %j', (text) => expect(() => parseDuration(text)).toThrow(/not a duration/));
+});
+
+describe('mergeValues and canonicalJson', () => {
+  it('merges maps, replaces lists and scalars, like helm', () => {
+    expect(mergeValues({ a: { b: 1, c: [1, 2] }, d: 'x' }, { a: { c: [3] }, d: { e: 1 } })).toEqual({ a: { b: 1, c: [3] }, d: { e: 1 } });
+  });
+  it('is independent of key order', () => {
+    expect(canonicalJson({ b: 1, a: { d: 2, c: 3 } })).toBe(canonicalJson({ a: { c: 3, d: 2 }, b: 1 }));
+  });
+});
+
+describe('parseValuesText', () => {
+  const ref = { kind: 'ConfigMap' as const, name: 'v' };
+  it('reads a YAML map', () => expect(parseValuesText('color: pink\n', ref)).toEqual({ color: 'pink' }));
+  it('treats an empty document as no values', () => expect(parseValuesText('', ref)).toEqual({}));
+  it('names the source of broken YAML, not its content', () => expect(() => parseValuesText('color: [pink\n', ref)).toThrow(/ConfigMap\/v key values.yaml is not valid YAML/));
+  it('refuses a list', () => expect(() => parseValuesText('- a\n', ref)).toThrow(/must hold a YAML map/));
+});
+
+describe('pickChartVersion', () => {
+  const index = 'apiVersion: v1\nentries:\n  unicorn:\n    - version: 1.0.0\n    - version: 2.0.0\n    - version: 2.1.0\n    - version: 3.0.0\n';
+  it.each([
+    [undefined, '3.0.0'], ['2.x', '2.1.0'], ['^1.0.0', '1.0.0'], ['2.0.0', '2.0.0'],
+  ])('%s → %s', (constraint, want) => expect(pickChartVersion(index, 'unicorn', constraint)).toBe(want));
+  it.each([
+    ['unicorn', '9.9.9', /has no version 9.9.9/], ['unicorn', '7.x', /no version matching 7.x/], ['narwhal', undefined, /not in the repository index/],
+  ])('%s %s is ChartNotFound', (chart, constraint, want) => {
+    expect(() => pickChartVersion(index, chart, constraint)).toThrow(ChartNotFoundError);
+    expect(() => pickChartVersion(index, chart, constraint)).toThrow(want);
+  });
+});
+
+describe('decodeReleaseRecord', () => {
+  it('reads what helm stores: base64 of base64 of gzip of JSON', () => {
+    const payload = { name: 'unicorn', namespace: 'web', version: 3, config: { color: 'green' }, info: { status: 'deployed', last_deployed: '2026-11-22T00:00:00Z' }, chart: { metadata: { name: 'unicorn', version: '3.0.0', appVersion: '3.0.0' } } };
+    const helmText = gzipSync(Buffer.from(JSON.stringify(payload))).toString('base64');
+    const secretData = Buffer.from(helmText).toString('base64');
+    expect(decodeReleaseRecord(secretData)).toMatchObject({ revision: 3, status: 'deployed', chartVersion: '3.0.0', config: { color: 'green' } });
+  });
+});
+
+describe('summarizeStderr', () => {
+  it('keeps the Error: lines and drops warnings', () => {
+    expect(summarizeStderr('WARNING: kubeconfig is group-readable\nError: UPGRADE FAILED: port out of range\n')).toBe('Error: UPGRADE FAILED: port out of range');
+  });
+  it('says so when helm printed nothing', () => expect(summarizeStderr('')).toBe('(no output)'));
+});
+
+describe('setCondition', () => {
+  const t0 = new Date('2026-11-22T00:00:00Z');
+  const t1 = new Date('2026-11-22T01:00:00Z');
+  it('keeps lastTransitionTime when the status stays the same', () => {
+    const first = setCondition([], { type: 'Ready', status: 'True', reason: 'InstallSucceeded', message: 'a' }, t0, 1);
+    const second = setCondition(first, { type: 'Ready', status: 'True', reason: 'UpgradeSucceeded', message: 'b' }, t1, 2);
+    expect(second).toEqual([{ type: 'Ready', status: 'True', reason: 'UpgradeSucceeded', message: 'b', lastTransitionTime: t0.toISOString(), observedGeneration: 2 }]);
+    const third = setCondition(second, { type: 'Ready', status: 'False', reason: 'UpgradeFailed', message: 'c' }, t1, 3);
+    expect(third[0]?.lastTransitionTime).toBe(t1.toISOString());
+  });
+});
+
+describe('watch policy', () => {
+  it.each([
+    { name: 'first sight', prev: undefined, next: { generation: 1, deleting: false }, want: true },
+    { name: 'status-only update', prev: { generation: 1, deleting: false }, next: { generation: 1, deleting: false }, want: false },
+    { name: 'spec change', prev: { generation: 1, deleting: false }, next: { generation: 2, deleting: false }, want: true },
+    { name: 'deletion', prev: { generation: 1, deleting: false }, next: { generation: 1, deleting: true }, want: true },
+    { name: 'reconcile requested', prev: { generation: 1, deleting: false }, next: { generation: 1, deleting: false, requestedAt: 'now' }, want: true },
+  ])('$name → enqueue $want', ({ prev, next, want }) => expect(shouldEnqueueOnUpdate(prev, next)).toBe(want));
+
+  const base = { apiVersion: 'helmcrew.dev/v1alpha1' as const, kind: 'HelmRelease' as const, metadata: { name: 'u', namespace: 'n' } };
+  const now = Date.parse('2026-11-22T00:10:00Z');
+  it.each([
+    { name: 'never checked', spec: {}, status: undefined, want: true },
+    { name: 'checked 10m ago, interval 10m', spec: {}, status: { lastReconciledAt: '2026-11-22T00:00:00Z' }, want: true },
+    { name: 'checked 1m ago', spec: {}, status: { lastReconciledAt: '2026-11-22T00:09:00Z' }, want: false },
+    { name: 'suspended', spec: { suspend: true }, status: undefined, want: false },
+  ])('$name → due $want', ({ spec, status, want }) => {
+    expect(dueForResync({ ...base, spec: { chart: { repository: 'https://x.test', name: 'u' }, ...spec }, status }, now)).toBe(want);
+  });
+});
+
+describe('retryDelayMs', () => {
+  it('doubles from a second up to a minute', () => {
+    expect([1, 2, 3, 4, 7, 8, 20].map((n) => retryDelayMs(n))).toEqual([1000, 2000, 4000, 8000, 60_000, 60_000, 60_000]);
+  });
+});
+
+describe('readControllerConfig', () => {
+  it.each([
+    [{}, /REDIS_URL is not set/],
+    [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL must start with redis:\/\//],
+    [{ REDIS_URL: 'redis://x', HELMCREW_CONCURRENCY: 'lots' }, /HELMCREW_CONCURRENCY must be a positive whole number, got "lots"/],
+  ])('%j → %s', (env, want) => {
+    expect(() => readControllerConfig(env)).toThrow(ConfigError);
+    expect(() => readControllerConfig(env)).toThrow(want);
+  });
+  it('never echoes the Redis password', () => {
+    expect(() => readControllerConfig({ REDIS_URL: 'http://user:s3cret@host' })).toThrow(/^(?!.*s3cret)/);
+  });
+});

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { HelmRelease } from '../../src/api/helmrelease.js';
+import { FINALIZER } from '../../src/api/vocabulary.js';
+import { summarizeHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
+import {
+  determineLifecycle,
+  determineReleaseState,
+  nextAction,
+  nextLifecycleAction,
+  type DesiredRelease,
+} from '../../src/controller/reconcile/release-state.js';
+import { valuesDigest } from '../../src/controller/reconcile/values.js';
+
+const release = (over: { spec?: Partial<HelmRelease['spec']>; meta?: Partial<HelmRelease['metadata']>; status?: HelmRelease['status'] } = {}): HelmRelease => ({
+  apiVersion: 'helmcrew.dev/v1alpha1',
+  kind: 'HelmRelease',
+  metadata: { name: 'unicorn', namespace: 'web', generation: 3, finalizers: [FINALIZER], ...over.meta },
+  spec: { chart: { repository: 'https://charts.example.test', name: 'unicorn', version: '2.0.0' }, ...over.spec },
+  status: over.status,
+});
+
+const stored = (revision: number, status: StoredRelease['status'], chartVersion = '2.0.0', config: Record<string, unknown> = { color: 'blue' }): StoredRelease => ({
+  name: 'unicorn', namespace: 'web', revision, status, chartName: 'unicorn', chartVersion, config,
+});
+
+const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '2.0.0', values: { color: 'blue' }, valuesDigest: valuesDigest({ color: 'blue' }) };
+const failedAttempt = { lastAttemptFailed: true, lastAttemptedGeneration: 3, lastAttemptedChartVersion: '2.0.0', lastAttemptedValuesDigest: desired.valuesDigest };
+
+describe('determineReleaseState → nextAction', () => {
+  it.each([
+    { name: 'nothing stored', given: { history: [] }, want: ['not-installed', 'install'] },
+    { name: 'only an uninstalled record', given: { history: [stored(1, 'uninstalled')] }, want: ['not-installed', 'install'] },
+    { name: 'deployed and equal', given: { history: [stored(2, 'deployed'), stored(1, 'superseded')] }, want: ['in-sync', 'report-ready'] },
+    { name: 'values key order differs', given: { history: [stored(1, 'deployed', '2.0.0', { color: 'blue' })] }, want: ['in-sync', 'report-ready'] },
+    { name: 'new chart version', given: { history: [stored(1, 'deployed', '1.0.0')] }, want: ['out-of-sync', 'upgrade'] },
+    { name: 'values changed', given: { history: [stored(1, 'deployed', '2.0.0', { color: 'pink' })] }, want: ['out-of-sync', 'upgrade'] },
+    { name: 'helm interrupted mid-upgrade', given: { history: [stored(2, 'pending-upgrade'), stored(1, 'deployed')] }, want: ['locked', 'wait-for-lock'] },
+    { name: 'first install failed', given: { history: [stored(1, 'failed')] }, want: ['failed-install', 'reinstall'] },
+    { name: 'latest failed, deployed equals desired: re-apply', given: { history: [stored(3, 'failed', '4.0.0'), stored(2, 'deployed')] }, want: ['out-of-sync', 'upgrade'] },
+    { name: 'same failed attempt again', given: { history: [stored(2, 'failed'), stored(1, 'deployed', '1.0.0')], status: failedAttempt }, want: ['failed-unchanged', 'report-failure'] },
+    { name: 'failed attempt, then a new generation', given: { history: [stored(2, 'failed'), stored(1, 'deployed', '1.0.0')], status: { ...failedAttempt, lastAttemptedGeneration: 2 } }, want: ['out-of-sync', 'upgrade'] },
+  ])('$name → $want', ({ given, want }) => {
+    const state = determineReleaseState(release({ status: given.status }), desired, summarizeHistory(given.history));
+    expect([state.kind, nextAction(state)]).toEqual(want);
+  });
+});
+
+describe('determineLifecycle → nextLifecycleAction', () => {
+  const deleting = { deletionTimestamp: '2026-11-22T00:00:00Z' };
+  it.each([
+    { name: 'new object', given: release({ meta: { finalizers: undefined } }), history: [], want: 'add-finalizer' },
+    { name: 'active', given: release(), history: [], want: 'continue' },
+    { name: 'suspended', given: release({ spec: { suspend: true } }), history: [], want: 'report-suspended' },
+    { name: 'deleting, installed', given: release({ meta: deleting }), history: [stored(1, 'deployed')], want: 'uninstall' },
+    { name: 'deleting, failed install still stored', given: release({ meta: deleting }), history: [stored(1, 'failed')], want: 'uninstall' },
+    { name: 'deleting, nothing installed', given: release({ meta: deleting }), history: [], want: 'remove-finalizer' },
+    { name: 'deleting while suspended keeps the release', given: release({ meta: deleting, spec: { suspend: true } }), history: [stored(1, 'deployed')], want: 'remove-finalizer' },
+    { name: 'deleting, our finalizer already gone', given: release({ meta: { ...deleting, finalizers: ['other'] } }), history: [stored(1, 'deployed')], want: 'nothing' },
+  ])('$name → $want', ({ given, history, want }) => {
+    expect(nextLifecycleAction(determineLifecycle(given, summarizeHistory(history)))).toBe(want);
+  });
+});

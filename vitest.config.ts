@@ -1,0 +1,26 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * unit: pure decisions, no servers. integration: one real environment per run (Kubernetes,
+ * Redis, helm, chart repository), shared by all files; files run one at a time on a 2-core
+ * machine so timing-sensitive tests (in-flight upgrades) are not starved.
+ */
+export default defineConfig({
+  test: {
+    fileParallelism: false,
+    reporters: ['default'],
+    projects: [
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
+          globalSetup: ['test/support/global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 900_000,
+        },
+      },
+    ],
+  },
+});
