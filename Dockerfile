@@ -1,0 +1,28 @@
+# helmcrew: the controller (and later notify and bot) in one image, with a pinned helm.
+# Build: docker build -t helmcrew:0.1.0 .
+
+FROM golang:1.26-bookworm AS helm
+ARG HELM_VERSION=v4.2.4
+RUN CGO_ENABLED=0 GOBIN=/out go install -trimpath \
+      -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=${HELM_VERSION}" \
+      helm.sh/helm/v4/cmd/helm@${HELM_VERSION}
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-fund --no-audit
+COPY tsconfig.json ./
+COPY src ./src
+RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm
+COPY --from=helm /out/helm /usr/local/bin/helm
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+USER 10001
+ENTRYPOINT ["node", "/app/bin/helmcrew.js"]
+CMD ["run"]
