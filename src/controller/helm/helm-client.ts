@@ -74,6 +74,8 @@ export class HelmClient {
     await this.withValuesFile(req.values, async (valuesFile) => {
       // --reset-values: the HelmRelease is the whole truth; values not declared there are dropped.
       const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req, valuesFile), '--reset-values'];
+      // helm 4 spells it --history-max, and only upgrade prunes old revisions.
+      args.push('--history-max', String(req.maxHistory));
       await this.runner.run(args, { step: 'upgrade', release: req.key, timeoutMs: this.killAfterMs(req) });
     });
   }
@@ -90,7 +92,6 @@ export class HelmClient {
       '--values', valuesFile,
       '--wait=watcher',
       '--timeout', `${req.timeoutSeconds}s`,
-      '--max-history', String(req.maxHistory),
       '--description', req.description,
       ...impersonationFlags(req.impersonate),
     ];
