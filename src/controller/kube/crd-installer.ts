@@ -1,20 +1,13 @@
-import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { helmReleaseCrd } from '../../api/crd.js';
-import { isNotFound } from './errors.js';
+import { serverSideApply } from './server-side-apply.js';
 
-/** Creates or updates the HelmRelease CRD and waits until the API server serves it. */
+/** Creates or updates the HelmRelease CRD (server-side apply) and waits until it is served. */
 export async function applyHelmReleaseCrd(config: KubeConfig, timeoutMs = 30_000): Promise<void> {
+  const crd = helmReleaseCrd() as { metadata: { name: string } };
+  const name = crd.metadata.name;
+  await serverSideApply(config, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`, crd);
   const api = config.makeApiClient(ApiextensionsV1Api);
-  const crd = helmReleaseCrd() as unknown as V1CustomResourceDefinition;
-  const name = crd.metadata!.name!;
-  try {
-    const existing = await api.readCustomResourceDefinition({ name });
-    crd.metadata!.resourceVersion = existing.metadata?.resourceVersion;
-    await api.replaceCustomResourceDefinition({ name, body: crd });
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-    await api.createCustomResourceDefinition({ body: crd });
-  }
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const current = await api.readCustomResourceDefinition({ name });
