@@ -1,0 +1,99 @@
+// A tiny static file server for the local chart repository: `chart-server <dir> <port>`.
+// Serves the regular files directly inside <dir> (index.yaml, *.tgz) on 127.0.0.1 and answers
+// 404 to everything else, including any path that tries to leave <dir>.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.yaml': 'application/yaml',
+  '.yml': 'application/yaml',
+  '.tgz': 'application/gzip',
+  '.gz': 'application/gzip',
+  '.prov': 'text/plain; charset=utf-8',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Only a plain file name: no slashes, no dot files (so no `.` or `..`), nothing encoded away. */
+const FILE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._+-]*$/;
+
+function log(line: string): void {
+  process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+function send(res: ServerResponse, status: number, body: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** The file in `root` that `rawUrl` names, or undefined when it names none. */
+export function fileFor(root: string, rawUrl: string): string | undefined {
+  // The raw request target, not a URL-normalised one: `/../x` must not turn into `/x`.
+  const path = rawUrl.split('?')[0] ?? '';
+  if (!path.startsWith('/')) return undefined;
+  let name: string;
+  try {
+    name = decodeURIComponent(path.slice(1));
+  } catch {
+    return undefined;
+  }
+  if (!FILE_NAME.test(name)) return undefined;
+  return join(root, name);
+}
+
+export function createChartServer(root: string) {
+  const dir = resolve(root);
+  return createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    res.on('finish', () => log(`${req.method} ${req.url} ${res.statusCode}`));
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('allow', 'GET, HEAD');
+      return send(res, 405, 'method not allowed\n');
+    }
+    const file = fileFor(dir, req.url ?? '');
+    const info = file === undefined ? undefined : await stat(file).catch(() => undefined);
+    if (file === undefined || info === undefined || !info.isFile()) return send(res, 404, 'not found\n');
+    res.writeHead(200, {
+      'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+      'content-length': info.size,
+      'last-modified': info.mtime.toUTCString(),
+      'cache-control': 'no-cache',
+    });
+    if (req.method === 'HEAD') return res.end();
+    createReadStream(file)
+      .on('error', (err) => {
+        log(`read ${file}: ${err.message}`);
+        res.destroy(err);
+      })
+      .pipe(res);
+  });
+}
+
+function main(argv: string[]): void {
+  const [dir, portArg] = argv;
+  const port = Number(portArg);
+  if (!dir || !Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write('usage: chart-server <dir> <port>\n');
+    process.exit(2);
+  }
+  const server = createChartServer(dir);
+  server.on('error', (err) => {
+    log(`server error: ${err.message}`);
+    process.exit(1);
+  });
+  server.listen(port, '127.0.0.1', () => log(`serving ${resolve(dir)} on http://127.0.0.1:${port} (pid ${process.pid})`));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      log(`${signal}: stopping`);
+      server.close(() => process.exit(0));
+      setTimeout(() => process.exit(0), 2_000).unref();
+    });
+  }
+}
+
+// Run as a program (node chart-server.js / node --import tsx chart-server.ts), not when imported.
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2));
+}
