@@ -1,0 +1,195 @@
+// `helmcrew dev up | down | env`: one local environment per state dir (a real control plane with
+// fake nodes, redis and the chart repository), recorded in <state>/env.json so that a later
+// command finds it, re-uses it, or stops exactly the processes it started.
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../log.js';
+import { certPaths, ensureCerts, type CertPaths } from './certs.js';
+import { startChartRepo } from './chart-repo.js';
+import { startControlPlane } from './control-plane.js';
+import { createFakeNodes, startKwok } from './kwok.js';
+import { resolveStateDir, statePaths } from './paths.js';
+import { isAlive, recordProcess, stopProcess, type ProcessRecord, type StartedProcess } from './processes.js';
+import { pingRedis, startRedis } from './redis.js';
+import { ensureToolchain } from './toolchain.js';
+import { httpGet } from './wait.js';
+
+export interface DevEnvironment {
+  stateDir: string;
+  kubeconfig: string;
+  redisUrl: string;
+  chartRepoUrl: string;
+  helmBin: string;
+  kubectlBin: string;
+  processes: ProcessRecord[];
+}
+
+/** What env.json holds: written while starting too, so an interrupted `up` can be taken down. */
+interface EnvFile extends Partial<DevEnvironment> {
+  status: 'starting' | 'up';
+  processes: ProcessRecord[];
+  apiserverUrl?: string;
+}
+
+export interface DevOptions {
+  /** Defaults to HELMCREW_STATE_DIR, then <repo>/.helmcrew/dev. */
+  stateDir?: string;
+  log: Logger;
+}
+
+async function readEnvFile(stateDir: string): Promise<EnvFile | undefined> {
+  try {
+    return JSON.parse(await readFile(statePaths(stateDir).envFile, 'utf8')) as EnvFile;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+async function writeEnvFile(stateDir: string, file: EnvFile): Promise<void> {
+  const path = statePaths(stateDir).envFile;
+  await writeFile(`${path}.tmp`, `${JSON.stringify(file, null, 2)}\n`);
+  await rename(`${path}.tmp`, path); // never a half-written file for a concurrent reader
+}
+
+function toEnvironment(file: EnvFile): DevEnvironment {
+  const { stateDir, kubeconfig, redisUrl, chartRepoUrl, helmBin, kubectlBin, processes } = file;
+  return { stateDir: stateDir!, kubeconfig: kubeconfig!, redisUrl: redisUrl!, chartRepoUrl: chartRepoUrl!, helmBin: helmBin!, kubectlBin: kubectlBin!, processes };
+}
+
+/** The environment recorded in `stateDir` once fully up; undefined if none (or still starting). */
+export async function readDevEnvironment(stateDir?: string): Promise<DevEnvironment | undefined> {
+  const file = await readEnvFile(resolveStateDir(stateDir));
+  return file?.status === 'up' ? toEnvironment(file) : undefined;
+}
+
+/** Every recorded process runs, the apiserver is ready and redis answers. Takes milliseconds. */
+async function isHealthy(file: EnvFile, certs: CertPaths): Promise<boolean> {
+  if (file.status !== 'up' || !file.processes.every(isAlive)) return false;
+  try {
+    const tls = await Promise.all([certs.caCert, certs.adminCert, certs.adminKey].map((f) => readFile(f)));
+    const readyz = await httpGet(`${file.apiserverUrl}/readyz`, { ca: tls[0], cert: tls[1], key: tls[2] });
+    const port = Number(new URL(file.redisUrl!).port);
+    return readyz.status === 200 && (await pingRedis(port));
+  } catch {
+    return false;
+  }
+}
+
+/** Stop order: clients first, then the apiserver, then etcd, so none waits on a dead backend. */
+function stopWave(name: string): number {
+  return name === 'etcd' ? 2 : name === 'kube-apiserver' ? 1 : 0;
+}
+
+async function stopAll(stateDir: string, processes: ProcessRecord[], log: Logger): Promise<void> {
+  for (const wave of [0, 1, 2]) {
+    await Promise.all(
+      processes
+        .filter((p) => stopWave(p.name) === wave)
+        .map(async (p) => {
+          if (isAlive(p)) log.info({ process: p.name, pid: p.pid }, 'stopping');
+          await stopProcess(p);
+          await rm(join(statePaths(stateDir).pids, `${p.name}.pid`), { force: true });
+        }),
+    );
+  }
+}
+
+/**
+ * Brings the environment up, or returns the one already running in this state dir. Warm (toolchain
+ * built) it takes seconds; cold, the toolchain build comes first and takes many minutes.
+ */
+export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
+  const { log } = opts;
+  const stateDir = resolveStateDir(opts.stateDir);
+  const paths = statePaths(stateDir);
+  const certDir = paths.certs;
+  const existing = await readEnvFile(stateDir);
+  if (existing) {
+    if (await isHealthy(existing, certPaths(certDir))) {
+      log.info({ stateDir }, 'dev environment already up');
+      return toEnvironment(existing);
+    }
+    log.info({ stateDir }, 'previous dev environment is not fully running; replacing it');
+    await stopAll(stateDir, existing.processes, log);
+  }
+
+  const started = Date.now();
+  const bins = await ensureToolchain(log);
+  await mkdir(stateDir, { recursive: true });
+  const file: EnvFile = { status: 'starting', stateDir, helmBin: bins.helm, kubectlBin: bins.kubectl, processes: [] };
+  await writeEnvFile(stateDir, file);
+  // Each start is recorded at once; the writes are chained so they land in order.
+  let saving = Promise.resolve();
+  const track = (rec: ProcessRecord) => {
+    file.processes.push({ name: rec.name, pid: rec.pid, ...(rec.startTime ? { startTime: rec.startTime } : {}) });
+    saving = saving.then(() => writeEnvFile(stateDir, file));
+  };
+  const onStarted = (proc: StartedProcess) => track(proc);
+
+  try {
+    const certs = await ensureCerts(certDir, log);
+    // Independent parts in parallel; allSettled so that on failure every branch has finished
+    // starting what it starts before we stop it all.
+    const results = await Promise.allSettled([
+      (async () => {
+        const cp = await startControlPlane({ stateDir, bins, certs, log, onStarted });
+        file.apiserverUrl = cp.apiserverUrl;
+        file.kubeconfig = cp.kubeconfig;
+        const kwok = await startKwok({ stateDir, bins, certs, kubeconfig: cp.kubeconfig, log, onStarted });
+        await createFakeNodes({ kubeconfig: cp.kubeconfig, log, watch: [kwok] });
+      })(),
+      (async () => {
+        file.redisUrl = (await startRedis({ stateDir, log, onStarted })).url;
+      })(),
+      (async () => {
+        const repo = await startChartRepo({ stateDir, helmBin: bins.helm, log });
+        track(recordProcess('chart-repo', repo.pid));
+        file.chartRepoUrl = repo.url;
+      })(),
+    ]);
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
+    file.status = 'up';
+    await saving;
+    await writeEnvFile(stateDir, file);
+  } catch (err) {
+    log.error({ err: (err as Error).message }, 'dev environment failed to start; stopping what started');
+    await saving.catch(() => {});
+    await stopAll(stateDir, file.processes, log);
+    await rm(paths.envFile, { force: true });
+    throw err;
+  }
+  log.info({ stateDir, seconds: (Date.now() - started) / 1000 }, 'dev environment up');
+  return toEnvironment(file);
+}
+
+/** Stops the processes recorded in <state>/env.json (only those) and forgets the environment. */
+export async function devDown(opts: DevOptions): Promise<void> {
+  const stateDir = resolveStateDir(opts.stateDir);
+  const file = await readEnvFile(stateDir);
+  if (!file) {
+    opts.log.info({ stateDir }, 'no dev environment recorded; nothing to stop');
+    return;
+  }
+  await stopAll(stateDir, file.processes, opts.log);
+  await rm(statePaths(stateDir).envFile, { force: true });
+  opts.log.info({ stateDir }, 'dev environment down');
+}
+
+/** Single quotes for the shell: safe for any path. */
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** `export NAME=value` lines for `eval "$(helmcrew dev env)"`. */
+export function formatShellExports(env: DevEnvironment): string {
+  const vars: [string, string][] = [
+    ['KUBECONFIG', env.kubeconfig],
+    ['REDIS_URL', env.redisUrl],
+    ['CHART_REPO_URL', env.chartRepoUrl],
+    ['HELM_BIN', env.helmBin],
+    ['KUBECTL_BIN', env.kubectlBin],
+  ];
+  return vars.map(([k, v]) => `export ${k}=${shellQuote(v)}`).join('\n') + '\n';
+}

@@ -1,0 +1,62 @@
+// Where the local environment keeps things: the toolchain cache (shared by every checkout on the
+// machine, keyed by version) and the state dir (one per environment: certs, logs, data, pids).
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Pinned versions; scripts/build-toolchain.sh has the same defaults and toolchain.ts passes these
+// to it explicitly, so the two can never build one version and look for another.
+export const K8S_VERSION = 'v1.35.4';
+export const ETCD_VERSION = 'v3.6.16';
+export const KWOK_VERSION = 'v0.8.0';
+export const HELM_VERSION = 'v4.2.4';
+
+/** The checkout this file lives in: src/dev/ and dist/dev/ are both two levels below it. */
+export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HELMCREW_CACHE || join(homedir(), '.cache', 'helmcrew');
+}
+
+export interface ToolchainPaths {
+  kubeApiserver: string;
+  kubeControllerManager: string;
+  kubeScheduler: string;
+  kubectl: string;
+  etcd: string;
+  kwok: string;
+  helm: string;
+}
+
+export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
+  const bin = join(cache, 'bin');
+  const k8s = join(bin, `k8s-${K8S_VERSION}`);
+  return {
+    kubeApiserver: join(k8s, 'kube-apiserver'),
+    kubeControllerManager: join(k8s, 'kube-controller-manager'),
+    kubeScheduler: join(k8s, 'kube-scheduler'),
+    kubectl: join(k8s, 'kubectl'),
+    etcd: join(bin, `etcd-${ETCD_VERSION}`, 'etcd'),
+    kwok: join(bin, `kwok-${KWOK_VERSION}`, 'kwok'),
+    helm: join(bin, `helm-${HELM_VERSION}`, 'helm'),
+  };
+}
+
+/** Option first, then HELMCREW_STATE_DIR, then `<repo>/.helmcrew/dev` (git-ignored). */
+export function resolveStateDir(option?: string, env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(option || env.HELMCREW_STATE_DIR || join(REPO_ROOT, '.helmcrew', 'dev'));
+}
+
+/** Fixed layout inside one state dir. */
+export function statePaths(stateDir: string) {
+  return {
+    envFile: join(stateDir, 'env.json'),
+    kubeconfig: join(stateDir, 'kubeconfig'),
+    certs: join(stateDir, 'certs'),
+    logs: join(stateDir, 'logs'),
+    pids: join(stateDir, 'pids'),
+    etcdData: join(stateDir, 'etcd'),
+    kwokConfig: join(stateDir, 'kwok.yaml'),
+    redisDir: join(stateDir, 'redis'),
+  };
+}

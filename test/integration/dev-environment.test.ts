@@ -1,0 +1,154 @@
+// The local environment end to end: a real control plane with fake nodes, redis and the chart
+// repository come up in a temporary state dir, do their jobs, and are gone after `down`.
+// Cold (toolchain not yet built) the first step compiles Kubernetes from Go modules: many minutes.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/log.js';
+import { devDown, devUp, formatShellExports, readDevEnvironment, type DevEnvironment } from '../../src/dev/environment.js';
+
+const log = createLogger('dev-environment-test', process.env.LOG_LEVEL ?? 'warn');
+
+/** Polls until `check` returns a value other than undefined, or fails after `ms`. */
+async function eventually<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + ms;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await sleep(250);
+  }
+}
+
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('dev environment', () => {
+  let stateDir: string;
+  let env: DevEnvironment;
+  let kc: KubeConfig;
+
+  beforeAll(async () => {
+    stateDir = await mkdtemp(join(tmpdir(), 'helmcrew-dev-test-'));
+    const started = Date.now();
+    env = await devUp({ stateDir, log });
+    log.warn({ seconds: (Date.now() - started) / 1000 }, 'devUp finished');
+    kc = new KubeConfig();
+    kc.loadFromFile(env.kubeconfig);
+  }, 60 * 60_000); // a cold machine builds the toolchain first
+
+  afterAll(async () => {
+    if (stateDir) {
+      await devDown({ stateDir, log }); // idempotent: a no-op when the last test already took it down
+      await rm(stateDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('records the environment and prints shell exports', async () => {
+    expect(await readDevEnvironment(stateDir)).toEqual(env);
+    const exports = formatShellExports(env);
+    for (const name of ['KUBECONFIG', 'REDIS_URL', 'CHART_REPO_URL', 'HELM_BIN', 'KUBECTL_BIN']) {
+      expect(exports).toMatch(new RegExp(`^export ${name}='[^']+'$`, 'm'));
+    }
+    expect(env.redisUrl).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
+    expect(env.processes.map((p) => p.name)).toEqual(
+      expect.arrayContaining(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'redis', 'chart-repo']),
+    );
+  });
+
+  it('has an API server that answers with the admin kubeconfig', async () => {
+    const core = kc.makeApiClient(CoreV1Api);
+    const namespaces = await core.listNamespace();
+    expect(namespaces.items.map((n) => n.metadata?.name)).toEqual(expect.arrayContaining(['default', 'kube-system']));
+  }, 30_000);
+
+  it('has two fake nodes that are Ready', async () => {
+    const core = kc.makeApiClient(CoreV1Api);
+    const nodes = await core.listNode({ labelSelector: 'type=kwok' });
+    expect(nodes.items).toHaveLength(2);
+    for (const node of nodes.items) {
+      const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+      expect(ready?.status, node.metadata?.name).toBe('True');
+    }
+  }, 30_000);
+
+  it('schedules a Deployment onto the fake nodes and makes it available', async () => {
+    const apps = kc.makeApiClient(AppsV1Api);
+    const core = kc.makeApiClient(CoreV1Api);
+    const labels = { app: 'dev-env-probe' };
+    await apps.createNamespacedDeployment({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'dev-env-probe', labels },
+        spec: {
+          replicas: 3,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            // Nothing is pulled or run: kwok only plays the kubelet.
+            spec: { containers: [{ name: 'app', image: 'helmcrew/fake:1' }] },
+          },
+        },
+      },
+    });
+    await eventually('Deployment available', 90_000, async () => {
+      const d = await apps.readNamespacedDeployment({ name: 'dev-env-probe', namespace: 'default' });
+      const available = d.status?.conditions?.find((c) => c.type === 'Available')?.status === 'True';
+      return available && d.status?.readyReplicas === 3 ? d : undefined;
+    });
+    const pods = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=dev-env-probe' });
+    expect(pods.items).toHaveLength(3);
+    for (const pod of pods.items) {
+      expect(pod.spec?.nodeName).toMatch(/^kwok-node-\d$/);
+      expect(pod.status?.phase).toBe('Running');
+    }
+  }, 120_000);
+
+  it('has a redis that answers PING', async () => {
+    const redis = new Redis(env.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      await redis.connect();
+      expect(await redis.ping()).toBe('PONG');
+    } finally {
+      redis.disconnect();
+    }
+  }, 30_000);
+
+  it('serves the chart repository index', async () => {
+    const res = await fetch(`${env.chartRepoUrl}/index.yaml`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('apiVersion');
+  }, 30_000);
+
+  it('returns the running environment at once on a second up', async () => {
+    const started = Date.now();
+    const again = await devUp({ stateDir, log });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(again).toEqual(env);
+  }, 30_000);
+
+  it('stops every process on down and forgets the environment', async () => {
+    const pids = env.processes.map((p) => p.pid);
+    expect(pids.every(pidExists)).toBe(true);
+    await devDown({ stateDir, log });
+    // The processes are children of this test process until it reaps them; give that a moment.
+    await eventually('all pids gone', 10_000, async () => (pids.some(pidExists) ? undefined : true));
+    expect(await readDevEnvironment(stateDir)).toBeUndefined();
+    await expect(readFile(join(stateDir, 'env.json'))).rejects.toThrow();
+  }, 60_000);
+});
