@@ -52,6 +52,10 @@ export async function tellUnicornStory(opts: StoryOptions): Promise<StoryStep[]>
     say(`  helm:       revision ${step.deployedRevision ?? '-'} deployed, chart ${step.deployedVersion ?? '-'}`);
     const available = await deploymentAvailable(kc, namespace, 'unicorn');
     say(`  page:       the unicorn is ${step.color ?? '(no page)'}; Deployment ${available ? 'available' : 'not available'}`);
+    if (meta.broken && step.color !== chartVersions.find((v) => v.version === step.deployedVersion)?.color) {
+      say(`  note:       helm still calls revision ${step.deployedRevision} deployed, but the failed upgrade half-applied:`);
+      say(`              the page changed before the Deployment was refused. Declaring a good version again repairs it.`);
+    }
   }
   return steps;
 }

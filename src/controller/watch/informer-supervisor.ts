@@ -2,6 +2,7 @@ import { makeInformer, type Informer, type KubeConfig, type KubernetesObject, ty
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
 import type { Logger } from '../../log.js';
+import { apiErrorMessage } from '../kube/errors.js';
 import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
 import { releaseKey } from '../reconcile/release-target.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
@@ -112,7 +113,7 @@ export class InformerSupervisor {
     const attempt = (this.failures.get(scope) ?? 0) + 1;
     this.failures.set(scope, attempt);
     const delay = retryDelayMs(attempt, 1000, 30_000);
-    this.opts.log.warn({ scope: scope || 'all namespaces', attempt, delayMs: delay, error: String((error as Error)?.message ?? error) }, 'informer failed; restarting');
+    this.opts.log.warn({ scope: scope || 'all namespaces', attempt, delayMs: delay, error: apiErrorMessage(error) }, 'informer failed; restarting');
     setTimeout(() => void this.restart(scope), delay).unref();
   }
 

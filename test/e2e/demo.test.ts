@@ -1,0 +1,25 @@
+import { execa } from 'execa';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+import { testEnv } from '../support/fixtures.js';
+
+/** The README's demo command, run as a person runs it, on the test run's environment. */
+describe('helmcrew demo', () => {
+  it('tells the unicorn story: pink, blue, green, broken, green again', async () => {
+    const { env } = testEnv();
+    const result = await execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'demo'], {
+      env: { HELMCREW_STATE_DIR: env.stateDir, LOG_LEVEL: 'error' },
+      reject: false,
+      timeout: 300_000,
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const pages = [...result.stdout.matchAll(/page: +the unicorn is (\w+)/g)].map((m) => m[1]);
+    const ready = [...result.stdout.matchAll(/controller: Ready=(\w+) \((\w+)\)/g)].map((m) => `${m[1]} ${m[2]}`);
+    expect(pages).toEqual(['pink', 'blue', 'green', 'gold', 'green']);
+    expect(ready[3]).toBe('False UpgradeFailed');
+    expect(ready.filter((r) => r.startsWith('True'))).toHaveLength(4);
+    expect(result.stdout).toMatch(/containerPort: Invalid value: 80800/);
+    expect(result.stdout).toMatch(/kubectl get helmreleases[\s\S]*unicorn +True/);
+  });
+});
