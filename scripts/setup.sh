@@ -21,7 +21,8 @@ fi
 
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then
   say "installing npm packages"
-  npm ci --no-fund --no-audit
+  # npm ci refuses this lock file (npm 11 records optional platform packages unevenly); install honours it too.
+  npm install --no-fund --no-audit
 fi
 
 command -v go >/dev/null || { say "Go is needed to build the local Kubernetes control plane and helm"; exit 1; }
