@@ -102,8 +102,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     `--etcd-servers=${etcdUrl}`,
     '--bind-address=127.0.0.1',
     `--secure-port=${apiPort}`,
-    // Endpoints may not hold loopback addresses, so the `kubernetes` Service gets no endpoints
-    // reconciled (nothing runs in pods here anyway); see the report of this module.
+    // Advertised on loopback: without this the apiserver advertises the host's default-route
+    // address (where it does not listen) and fails to start on a host without one. Endpoints may
+    // not hold loopback addresses, so no reconciler: the `kubernetes` Service (10.0.0.1) exists
+    // without endpoints, which nothing here needs (no pod really runs).
     '--advertise-address=127.0.0.1',
     '--endpoint-reconciler-type=none',
     `--tls-cert-file=${certs.serverCert}`,

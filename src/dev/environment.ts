@@ -63,6 +63,11 @@ export async function readDevEnvironment(stateDir?: string): Promise<DevEnvironm
   return file?.status === 'up' ? toEnvironment(file) : undefined;
 }
 
+/** True while every process of `env` still runs (cheap: no network). */
+export function isDevEnvironmentAlive(env: DevEnvironment): boolean {
+  return env.processes.every(isAlive);
+}
+
 /** Every recorded process runs, the apiserver is ready and redis answers. Takes milliseconds. */
 async function isHealthy(file: EnvFile, certs: CertPaths): Promise<boolean> {
   if (file.status !== 'up' || !file.processes.every(isAlive)) return false;

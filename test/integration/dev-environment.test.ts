@@ -119,6 +119,21 @@ describe('dev environment', () => {
     }
   }, 120_000);
 
+  it('runs a bare run-to-completion pod (a Helm test hook) to Succeeded', async () => {
+    const core = kc.makeApiClient(CoreV1Api);
+    await core.createNamespacedPod({
+      namespace: 'default',
+      body: {
+        metadata: { name: 'dev-env-hook', annotations: { 'helm.sh/hook': 'test' } },
+        spec: { restartPolicy: 'Never', containers: [{ name: 'test', image: 'helmcrew/fake:1' }] },
+      },
+    });
+    await eventually('pod Succeeded', 60_000, async () => {
+      const pod = await core.readNamespacedPod({ name: 'dev-env-hook', namespace: 'default' });
+      return pod.status?.phase === 'Succeeded' ? pod : undefined;
+    });
+  }, 90_000);
+
   it('has a redis that answers PING', async () => {
     const redis = new Redis(env.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
     try {

@@ -1,5 +1,5 @@
 import { createLogger } from '../../log.js';
-import { devDown, devUp, formatShellExports, readDevEnvironment } from '../../dev/environment.js';
+import { devDown, devUp, formatShellExports, isDevEnvironmentAlive, readDevEnvironment } from '../../dev/environment.js';
 
 export async function devCommand(args: string[]): Promise<number> {
   const log = createLogger('dev');
@@ -18,6 +18,10 @@ export async function devCommand(args: string[]): Promise<number> {
       const env = await readDevEnvironment(stateDir);
       if (!env) {
         console.error('helmcrew: no local environment is up; run `npx helmcrew dev up`');
+        return 1;
+      }
+      if (!isDevEnvironmentAlive(env)) {
+        console.error('helmcrew: the local environment was started but some of its processes have died; run `npx helmcrew dev up` to restart it');
         return 1;
       }
       process.stdout.write(formatShellExports(env));
