@@ -38,6 +38,8 @@ export const ReleaseEvent = {
   Stalled: 'Stalled',
   Suspended: 'Suspended',
   Resumed: 'Resumed',
+  /** A release left pending-* by a helm process that died was marked failed so work can go on. */
+  ReleaseUnlocked: 'ReleaseUnlocked',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
 
@@ -68,6 +70,7 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.ChartPullFailed,
   ReleaseEvent.ValuesInvalid,
   ReleaseEvent.Stalled,
+  ReleaseEvent.ReleaseUnlocked,
 ]);
 
 export function severityOf(event: ReleaseEvent): Severity {

@@ -24,6 +24,8 @@ const stored = (revision: number, status: StoredRelease['status'], chartVersion 
 });
 
 const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '2.0.0', values: { color: 'blue' }, valuesDigest: valuesDigest({ color: 'blue' }) };
+const clock = { now: new Date('2026-11-22T12:00:00Z'), timeoutSeconds: 300 };
+const pendingSince = (iso: string) => ({ ...stored(2, 'pending-upgrade'), lastDeployed: iso });
 const failedAttempt = { lastAttemptFailed: true, lastAttemptedGeneration: 3, lastAttemptedChartVersion: '2.0.0', lastAttemptedValuesDigest: desired.valuesDigest };
 
 describe('determineReleaseState → nextAction', () => {
@@ -34,13 +36,15 @@ describe('determineReleaseState → nextAction', () => {
     { name: 'values key order differs', given: { history: [stored(1, 'deployed', '2.0.0', { color: 'blue' })] }, want: ['in-sync', 'report-ready'] },
     { name: 'new chart version', given: { history: [stored(1, 'deployed', '1.0.0')] }, want: ['out-of-sync', 'upgrade'] },
     { name: 'values changed', given: { history: [stored(1, 'deployed', '2.0.0', { color: 'pink' })] }, want: ['out-of-sync', 'upgrade'] },
-    { name: 'helm interrupted mid-upgrade', given: { history: [stored(2, 'pending-upgrade'), stored(1, 'deployed')] }, want: ['locked', 'wait-for-lock'] },
+    { name: 'helm upgrading for 1 minute (timeout 5m)', given: { history: [pendingSince('2026-11-22T11:59:00Z'), stored(1, 'deployed')] }, want: ['locked', 'wait-for-lock'] },
+    { name: 'pending for 6 minutes: its helm is gone', given: { history: [pendingSince('2026-11-22T11:54:00Z'), stored(1, 'deployed')] }, want: ['stale-lock', 'unlock'] },
+    { name: 'pending with no start time', given: { history: [stored(2, 'pending-install')] }, want: ['stale-lock', 'unlock'] },
     { name: 'first install failed', given: { history: [stored(1, 'failed')] }, want: ['failed-install', 'reinstall'] },
     { name: 'latest failed, deployed equals desired: re-apply', given: { history: [stored(3, 'failed', '4.0.0'), stored(2, 'deployed')] }, want: ['out-of-sync', 'upgrade'] },
     { name: 'same failed attempt again', given: { history: [stored(2, 'failed'), stored(1, 'deployed', '1.0.0')], status: failedAttempt }, want: ['failed-unchanged', 'report-failure'] },
     { name: 'failed attempt, then a new generation', given: { history: [stored(2, 'failed'), stored(1, 'deployed', '1.0.0')], status: { ...failedAttempt, lastAttemptedGeneration: 2 } }, want: ['out-of-sync', 'upgrade'] },
   ])('$name → $want', ({ given, want }) => {
-    const state = determineReleaseState(release({ status: given.status }), desired, summarizeHistory(given.history));
+    const state = determineReleaseState(release({ status: given.status }), desired, summarizeHistory(given.history), clock);
     expect([state.kind, nextAction(state)]).toEqual(want);
   });
 });

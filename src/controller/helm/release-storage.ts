@@ -1,5 +1,5 @@
-import { gunzipSync } from 'node:zlib';
 import type { KubeClients } from '../kube/client.js';
+import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from './release-record.js';
 
 /**
  * Reads Helm's own release records (Secrets `sh.helm.release.v1.<name>.v<revision>`) through the
@@ -31,22 +31,9 @@ export interface StoredRelease {
   description?: string;
 }
 
-interface HelmReleasePayload {
-  name: string;
-  namespace: string;
-  version: number;
-  config?: Record<string, unknown> | null;
-  info?: { status?: string; last_deployed?: string; description?: string };
-  chart?: { metadata?: { name?: string; version?: string; appVersion?: string } };
-}
-
-/** Decodes one release record: base64 (Secret data) of base64 of gzip of JSON. */
+/** Decodes one release record into what decisions need. */
 export function decodeReleaseRecord(secretData: string): StoredRelease {
-  const helmEncoded = Buffer.from(secretData, 'base64').toString('utf8');
-  let bytes = Buffer.from(helmEncoded, 'base64');
-  // Helm gzips records; the magic bytes say whether this one is.
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) bytes = gunzipSync(bytes);
-  const payload = JSON.parse(bytes.toString('utf8')) as HelmReleasePayload;
+  const payload = decodeReleasePayload(secretData);
   return {
     name: payload.name,
     namespace: payload.namespace,
@@ -89,5 +76,25 @@ export class ReleaseStorage {
       releases.push(decodeReleaseRecord(data));
     }
     return summarizeHistory(releases);
+  }
+
+  /**
+   * Marks one stored revision failed, as Flux's unlock does: the only write helmcrew makes to
+   * Helm's storage, for a record left pending-* by a helm process that no longer runs.
+   * The resourceVersion makes it fail rather than overwrite a concurrent change.
+   */
+  async markFailed(namespace: string, releaseName: string, revision: number, description: string, now: Date): Promise<void> {
+    const name = releaseSecretName(releaseName, revision);
+    const secret = await this.kube.core.readNamespacedSecret({ namespace, name });
+    const data = secret.data?.release;
+    if (!data) throw new Error(`release record ${namespace}/${name} has no release data`);
+    const payload = decodeReleasePayload(data);
+    payload.info = { ...payload.info, status: 'failed', description };
+    secret.data = { ...secret.data, release: encodeReleasePayload(payload) };
+    secret.metadata = {
+      ...secret.metadata,
+      labels: { ...secret.metadata?.labels, status: 'failed', modifiedAt: String(Math.floor(now.getTime() / 1000)) },
+    };
+    await this.kube.core.replaceNamespacedSecret({ namespace, name, body: secret });
   }
 }

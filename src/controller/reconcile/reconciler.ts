@@ -56,7 +56,7 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
     throw new RetryLaterError(resolved.message);
   }
   const { desired } = resolved;
-  const state = determineReleaseState(release, desired, history);
+  const state = determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds });
   const action = nextAction(state);
   ctx.log.debug({ release: key, state: state.kind, action }, 'decided');
 
@@ -72,6 +72,15 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
       const message = `Release ${target.namespace}/${target.releaseName} is ${history.latest?.status} (revision ${history.latest?.revision}); another helm operation holds it`;
       await ctx.api.patchStatus(release, lockedStatus(release, message, ctx.now()));
       throw new RetryLaterError(message);
+    }
+    case 'unlock': {
+      const pending = history.latest!;
+      const message = `Revision ${pending.revision} was left ${pending.status} by a helm process that is gone; marked it failed to go on`;
+      await ctx.storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
+      await ctx.events.record(release, ReleaseEvent.ReleaseUnlocked, message);
+      ctx.log.warn({ release: key, action: 'unlock', revision: pending.revision, status: pending.status }, 'unlocked a stale pending release');
+      // Storage changed under us: decide again from what is there now.
+      return reconcileRelease(ctx, namespace, name);
     }
     case 'report-failure':
       await ctx.api.patchStatus(release, checkedStatus(ctx.now()));

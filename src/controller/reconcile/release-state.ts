@@ -43,13 +43,24 @@ export type ReleaseState =
   | { kind: 'not-installed' }
   | { kind: 'failed-install'; release: StoredRelease }
   | { kind: 'locked'; release: StoredRelease }
+  | { kind: 'stale-lock'; release: StoredRelease }
   | { kind: 'out-of-sync'; deployed: StoredRelease; why: string }
   | { kind: 'failed-unchanged'; message: string }
   | { kind: 'in-sync'; deployed: StoredRelease };
 
-export function determineReleaseState(release: HelmRelease, desired: DesiredRelease, history: ReleaseHistory): ReleaseState {
+/** How long past its own timeout a pending operation may run before its holder counts as gone. */
+export const LOCK_GRACE_MS = 10_000;
+
+export interface Clock {
+  now: Date;
+  timeoutSeconds: number;
+}
+
+export function determineReleaseState(release: HelmRelease, desired: DesiredRelease, history: ReleaseHistory, clock: Clock): ReleaseState {
   const { latest, deployed } = history;
-  if (latest?.status.startsWith('pending-')) return { kind: 'locked', release: latest };
+  if (latest?.status.startsWith('pending-')) {
+    return isStaleLock(latest, clock) ? { kind: 'stale-lock', release: latest } : { kind: 'locked', release: latest };
+  }
   // In sync only when the newest revision is the deployed one: after a failed upgrade the
   // cluster may hold half of it, so going back to the deployed spec re-applies it.
   if (deployed && deployed === latest && isSameRelease(deployed, desired)) return { kind: 'in-sync', deployed };
@@ -59,6 +70,17 @@ export function determineReleaseState(release: HelmRelease, desired: DesiredRele
   if (!latest || latest.status === 'uninstalled') return { kind: 'not-installed' };
   if (!deployed) return { kind: 'failed-install', release: latest };
   return { kind: 'out-of-sync', deployed, why: describeDifference(deployed, desired, latest) };
+}
+
+/**
+ * The queue never runs two reconciles of one release, so a pending record seen here was left by
+ * a helm process that died (or by a person). It is taken as abandoned once it is older than the
+ * release's timeout plus a grace period, since helm's own --timeout would have ended it by then.
+ */
+export function isStaleLock(pending: StoredRelease, clock: Clock): boolean {
+  const started = pending.lastDeployed ? Date.parse(pending.lastDeployed) : NaN;
+  if (Number.isNaN(started)) return true;
+  return clock.now.getTime() - started > clock.timeoutSeconds * 1000 + LOCK_GRACE_MS;
 }
 
 export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): boolean {
@@ -95,6 +117,7 @@ export type NextAction =
   | 'add-finalizer'
   | 'remove-finalizer'
   | 'wait-for-lock'
+  | 'unlock'
   | 'report-suspended'
   | 'report-failure'
   | 'report-ready'
@@ -128,6 +151,8 @@ export function nextAction(state: ReleaseState): NextAction {
       return 'reinstall';
     case 'locked':
       return 'wait-for-lock';
+    case 'stale-lock':
+      return 'unlock';
     case 'out-of-sync':
       return 'upgrade';
     case 'failed-unchanged':
