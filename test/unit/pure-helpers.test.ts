@@ -61,6 +61,11 @@ describe('summarizeStderr', () => {
   it('keeps the Error: lines and drops warnings', () => {
     expect(summarizeStderr('WARNING: kubeconfig is group-readable\nError: UPGRADE FAILED: port out of range\n')).toBe('Error: UPGRADE FAILED: port out of range');
   });
+  it('keeps the details helm prints after the Error: line', () => {
+    expect(summarizeStderr("Error: INSTALLATION FAILED: values don't meet the specifications:\nunicorn:\n- at '/color': does not match pattern\n")).toBe(
+      "Error: INSTALLATION FAILED: values don't meet the specifications: unicorn: - at '/color': does not match pattern",
+    );
+  });
   it('says so when helm printed nothing', () => expect(summarizeStderr('')).toBe('(no output)'));
 });
 

@@ -21,10 +21,13 @@ export class HelmError extends Error {
   }
 }
 
-/** helm prints warnings before its error; keep the `Error:` lines when there are any, else the tail. */
+/**
+ * helm prints warnings before its error and details after it (a schema error lists the failing
+ * fields on the next lines): keep everything from the first `Error:` line on.
+ */
 export function summarizeStderr(stderr: string): string {
   const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean);
-  const errorLines = lines.filter((line) => line.startsWith('Error:'));
-  const chosen = (errorLines.length > 0 ? errorLines : lines).join(' ');
+  const firstError = lines.findIndex((line) => line.startsWith('Error:'));
+  const chosen = (firstError >= 0 ? lines.slice(firstError) : lines).join(' ');
   return chosen.length > STDERR_EXCERPT ? `…${chosen.slice(-STDERR_EXCERPT)}` : chosen || '(no output)';
 }

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
+import { deleteNamespace, freshNamespace, startTestController, testEnv, type TestController } from '../support/fixtures.js';
+
+/** Values from ConfigMaps and Secrets, values the chart refuses, and helm run as a ServiceAccount (real RBAC). */
+describe('values and identity', () => {
+  const { env, kubeConfig } = testEnv();
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
+  let namespace: string;
+  let ctl: TestController;
+
+  beforeAll(async () => {
+    namespace = await freshNamespace(kubeConfig, 'vals');
+    ctl = await startTestController([namespace]);
+  });
+  afterAll(async () => {
+    await ctl?.stop();
+    await deleteNamespace(kubeConfig, namespace);
+  });
+
+  const chart = { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' };
+  const readyOf = (release: Awaited<ReturnType<typeof waitForReconciled>>) => release.status?.conditions?.find((c) => c.type === 'Ready');
+
+  it('merges valuesFrom in order, then spec.values, and helm gets exactly that', async () => {
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'base' }, data: { 'values.yaml': 'color: purple\nmessage: from the configmap\n' } } });
+    await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'override' }, stringData: { custom: 'message: from the secret\n' } } });
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'layered', {
+        chart,
+        valuesFrom: [
+          { kind: 'ConfigMap', name: 'base' },
+          { kind: 'Secret', name: 'override', valuesKey: 'custom' },
+          { kind: 'ConfigMap', name: 'not-there', optional: true },
+        ],
+        values: { replicaCount: 2 },
+      }),
+    );
+    const release = await waitForReconciled(kubeConfig, namespace, 'layered', generation);
+    expect(readyOf(release)?.status).toBe('True');
+    expect((await storage.history(namespace, 'layered')).deployed?.config).toEqual({ color: 'purple', message: 'from the secret', replicaCount: 2 });
+    expect(await servedColor(kubeConfig, namespace, 'layered')).toBe('purple');
+  });
+
+  it('values the chart’s schema refuses → Ready=False InstallFailed with helm’s reason', async () => {
+    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'badvalues', { chart, values: { color: 'Hot Pink!' } }));
+    const release = await waitForReconciled(kubeConfig, namespace, 'badvalues', generation);
+    expect(readyOf(release)).toMatchObject({ status: 'False', reason: 'InstallFailed' });
+    expect(readyOf(release)?.message).toMatch(/schema/i);
+    expect(readyOf(release)?.message).toMatch(/color/);
+  });
+
+  it('serviceAccountName: helm acts with that account’s rights, no more', async () => {
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'deployer' } } });
+    const spec = { chart, serviceAccountName: 'deployer' };
+    let generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'scoped', spec));
+    let release = await waitForReconciled(kubeConfig, namespace, 'scoped', generation);
+    expect(readyOf(release)).toMatchObject({ status: 'False', reason: 'InstallFailed' });
+    expect(readyOf(release)?.message).toMatch(/forbidden/i);
+    expect(readyOf(release)?.message).toMatch(/system:serviceaccount:[a-z0-9-]+:deployer/);
+
+    await kubeConfig.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: 'deployer-admin' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
+        subjects: [{ kind: 'ServiceAccount', name: 'deployer', namespace }],
+      },
+    });
+    // a change retries a failed install (here: the message)
+    generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'scoped', { ...spec, values: { message: 'granted' } }));
+    release = await waitForReconciled(kubeConfig, namespace, 'scoped', generation);
+    expect(readyOf(release)).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
+  });
+});
