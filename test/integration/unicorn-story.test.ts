@@ -1,3 +1,5 @@
+import { execa } from 'execa';
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
@@ -53,6 +55,18 @@ describe('the unicorn story', () => {
     expect(history.latest).toMatchObject({ revision: 4, status: 'failed' });
   });
 
+  it('reads as a person reads it: kubectl wait, kubectl get columns, Events', async () => {
+    const kubectl = (...args: string[]) => execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, '-n', namespace, ...args], { reject: false });
+    const waited = await kubectl('wait', '--for=condition=Stalled', 'helmrelease/unicorn', '--timeout=10s');
+    expect(waited.exitCode, waited.stderr).toBe(0);
+    const table = await kubectl('get', 'helmreleases');
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+STATUS\s+CHART\s+VERSION\s+REVISION\s+AGE$/);
+    expect(table.stdout).toMatch(/unicorn\s+False\s+Helm upgrade to unicorn@4\.0\.0 failed/);
+    const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
+    const seen = events.items.map((e) => `${e.type} ${e.reason}`);
+    expect(seen).toEqual(expect.arrayContaining(['Normal InstallSucceeded', 'Normal UpgradeSucceeded', 'Warning UpgradeFailed']));
+  });
+
   it('a failed upgrade is not repeated by itself; declaring green again re-applies it once', async () => {
     const upgradesAfterFailure = await ctl.helm.count('upgrade');
     // periodic checks (interval 1s) come and go: the failed spec is not retried
@@ -66,5 +80,7 @@ describe('the unicorn story', () => {
     const history = await storage.history(namespace, 'unicorn');
     expect(history.deployed).toMatchObject({ revision: 5, chartVersion: '3.0.0' });
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');
+    const waited = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, '-n', namespace, 'wait', '--for=condition=Ready', 'helmrelease/unicorn', '--timeout=10s'], { reject: false });
+    expect(waited.exitCode, waited.stderr).toBe(0);
   });
 });
