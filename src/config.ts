@@ -16,6 +16,8 @@ export interface ControllerConfig {
   namespaces: string[];
   workDir: string;
   resyncTickMs: number;
+  /** Relist when the watch has been silent this long (a stalled connection looks like a quiet cluster). */
+  watchSilenceMs: number;
   healthPort?: number;
 }
 
@@ -33,6 +35,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     namespaces: (env.WATCH_NAMESPACES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     workDir: env.HELMCREW_WORK_DIR || `${env.TMPDIR || '/tmp'}/helmcrew`,
     resyncTickMs: positiveInt(env, 'HELMCREW_RESYNC_TICK_MS', 5000),
+    watchSilenceMs: positiveInt(env, 'HELMCREW_WATCH_SILENCE_MS', 5 * 60_000),
     healthPort: env.HEALTH_PORT ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
   };
 }

@@ -57,7 +57,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     reconcile: async (namespace, name) => (await reconcileRelease(ctx, namespace, name)).action,
   });
 
-  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log });
+  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log, silenceMs: config.watchSilenceMs });
   await informers.start();
   const stopResync = startResync({ list: () => informers.list(), onKey: enqueue, tickMs: config.resyncTickMs });
   const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;

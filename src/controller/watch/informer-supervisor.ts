@@ -34,6 +34,7 @@ export class InformerSupervisor {
   private readonly seen = new Map<string, SeenState>();
   private readonly synced = new Set<string>();
   private readonly failures = new Map<string, number>();
+  private readonly restartPending = new Set<string>();
   private lastHeard: number;
   private watchdog?: NodeJS.Timeout;
   private stopped = false;
@@ -46,10 +47,9 @@ export class InformerSupervisor {
 
   async start(): Promise<void> {
     const scopes = this.opts.namespaces.length > 0 ? this.opts.namespaces : [''];
-    for (const scope of scopes) this.informers.set(scope, this.makeInformer(scope));
-    await Promise.all([...this.informers.entries()].map(([scope, informer]) => this.startOne(scope, informer)));
+    await Promise.all(scopes.map((scope) => this.startFresh(scope)));
     const silenceMs = this.opts.silenceMs ?? 5 * 60_000;
-    this.watchdog = setInterval(() => void this.checkSilence(silenceMs), Math.min(silenceMs, 30_000));
+    this.watchdog = setInterval(() => void this.checkSilence(silenceMs), Math.max(250, Math.min(silenceMs / 2, 30_000)));
     this.watchdog.unref();
   }
 
@@ -71,19 +71,21 @@ export class InformerSupervisor {
   private makeInformer(scope: string): HelmReleaseInformer {
     const base = `/apis/${API_GROUP}/${API_VERSION}`;
     const path = scope ? `${base}/namespaces/${scope}/${HELMRELEASE_PLURAL}` : `${base}/${HELMRELEASE_PLURAL}`;
-    const informer = makeInformer<KubernetesObject>(this.opts.kubeConfig, path, async () => {
+    const informer: HelmReleaseInformer = makeInformer<KubernetesObject>(this.opts.kubeConfig, path, async () => {
       const list = await this.opts.api.list(scope || undefined);
       return list as never;
     });
+    // Each (re)start gets a fresh informer; events from a replaced one (its own abort on stop,
+    // say) are ignored, so a restart cannot trigger another restart.
+    const current = () => this.informers.get(scope) === informer && !this.stopped;
     // Handlers only enqueue: an exception here would become an unhandled rejection.
-    informer.on('add', (obj) => this.observe(asRelease(obj), 'add'));
-    informer.on('update', (obj) => this.observe(asRelease(obj), 'update'));
-    informer.on('delete', (obj) => this.seen.delete(releaseKey(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '')));
+    informer.on('add', (obj) => current() && this.observe(asRelease(obj), 'add'));
+    informer.on('update', (obj) => current() && this.observe(asRelease(obj), 'update'));
+    informer.on('delete', (obj) => current() && this.seen.delete(releaseKey(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '')));
     informer.on('connect', () => {
-      this.lastHeard = this.now();
-      this.failures.set(scope, 0);
+      if (current()) this.lastHeard = this.now();
     });
-    informer.on('error', (error) => this.restartLater(scope, error));
+    informer.on('error', (error) => current() && this.restartLater(scope, error));
     return informer;
   }
 
@@ -96,44 +98,46 @@ export class InformerSupervisor {
     if (enqueue) this.opts.onKey(key, reason);
   }
 
-  private async startOne(scope: string, informer: HelmReleaseInformer): Promise<void> {
+  /**
+   * Replaces the scope's informer with a new one and starts it. Its first list reports every
+   * object as added, so everything is reconciled once after an outage: level-based and cheap,
+   * since a release in sync starts no helm.
+   */
+  private async startFresh(scope: string): Promise<void> {
+    const previous = this.informers.get(scope);
+    const informer = this.makeInformer(scope);
+    this.informers.set(scope, informer);
+    await previous?.stop().catch(() => undefined);
+    if (this.stopped) return;
     try {
       await informer.start();
     } catch (error) {
-      this.restartLater(scope, error);
+      if (this.informers.get(scope) === informer) this.restartLater(scope, error);
       return;
     }
+    this.failures.set(scope, 0);
     this.synced.add(scope);
     this.lastHeard = this.now();
     this.opts.log.info({ scope: scope || 'all namespaces', objects: informer.list().length }, 'informer synced');
   }
 
   private restartLater(scope: string, error: unknown): void {
-    if (this.stopped) return;
+    if (this.stopped || this.restartPending.has(scope)) return;
+    this.restartPending.add(scope);
     const attempt = (this.failures.get(scope) ?? 0) + 1;
     this.failures.set(scope, attempt);
     const delay = retryDelayMs(attempt, 1000, 30_000);
     this.opts.log.warn({ scope: scope || 'all namespaces', attempt, delayMs: delay, error: apiErrorMessage(error) }, 'informer failed; restarting');
-    setTimeout(() => void this.restart(scope), delay).unref();
-  }
-
-  private async restart(scope: string): Promise<void> {
-    const informer = this.informers.get(scope);
-    if (!informer || this.stopped) return;
-    await informer.stop().catch(() => undefined);
-    try {
-      await informer.start();
-      this.synced.add(scope);
-      this.lastHeard = this.now();
-    } catch (error) {
-      this.restartLater(scope, error);
-    }
+    setTimeout(() => {
+      this.restartPending.delete(scope);
+      void this.startFresh(scope);
+    }, delay).unref();
   }
 
   private async checkSilence(silenceMs: number): Promise<void> {
     if (this.stopped || this.now() - this.lastHeard < silenceMs) return;
     this.opts.log.info({ silentForMs: this.now() - this.lastHeard }, 'no watch activity for a while; relisting');
     this.lastHeard = this.now();
-    await Promise.all([...this.informers.keys()].map((scope) => this.restart(scope)));
+    await Promise.all([...this.informers.keys()].map((scope) => this.startFresh(scope)));
   }
 }
