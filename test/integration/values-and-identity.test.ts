@@ -76,4 +76,18 @@ describe('values and identity', () => {
     release = await waitForReconciled(kubeConfig, namespace, 'scoped', generation);
     expect(readyOf(release)).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
   });
+
+  it('a first install that failed is uninstalled and installed again once the spec is fixed', async () => {
+    let generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'second-try', { chart: { ...chart, version: '4.0.0' } }));
+    let release = await waitForReconciled(kubeConfig, namespace, 'second-try', generation);
+    expect(readyOf(release)).toMatchObject({ status: 'False', reason: 'InstallFailed' });
+    expect((await storage.history(namespace, 'second-try')).latest?.status).toBe('failed');
+
+    const before = (await ctl.helm.invocations()).length;
+    generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'second-try', { chart: { ...chart, version: '3.0.0' } }));
+    release = await waitForReconciled(kubeConfig, namespace, 'second-try', generation);
+    expect(readyOf(release)).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
+    expect((await ctl.helm.invocations()).slice(before).map((args) => args[0])).toEqual(['pull', 'uninstall', 'install']);
+    expect((await storage.history(namespace, 'second-try')).deployed).toMatchObject({ revision: 1, chartVersion: '3.0.0' });
+  });
 });
