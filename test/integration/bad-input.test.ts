@@ -1,27 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { apiErrorMessage, apiStatusCode } from '../../src/controller/kube/errors.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, startTestController, testEnv, type TestController } from '../support/fixtures.js';
+import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /** Issue 2, shown 5: the API server refuses malformed objects; the controller reports bad charts and values. */
 describe('bad input', () => {
   const { env, kubeConfig } = testEnv();
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
-  let namespace: string;
-  let ctl: TestController;
-
-  beforeAll(async () => {
-    namespace = await freshNamespace(kubeConfig, 'bad');
-    ctl = await startTestController([namespace]);
-  });
-  afterAll(async () => {
-    await ctl?.stop();
-    await deleteNamespace(kubeConfig, namespace);
-  });
+  const { namespace, ctl } = namespaceWithController('bad');
 
   const chart = () => ({ repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' });
   const create = (name: string, spec: unknown) =>

@@ -1,11 +1,11 @@
 import { execa } from 'execa';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, startTestController, testEnv, type TestController } from '../support/fixtures.js';
+import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';
 
 /** A helm process killed mid-upgrade leaves the release pending-upgrade; helmcrew recovers it once its holder is surely gone. */
@@ -14,17 +14,7 @@ describe('a release left pending by a helm process that died', () => {
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const storage = new ReleaseStorage(kube);
-  let namespace: string;
-  let ctl: TestController;
-
-  beforeAll(async () => {
-    namespace = await freshNamespace(kubeConfig, 'crash');
-    ctl = await startTestController([namespace]);
-  });
-  afterAll(async () => {
-    await ctl?.stop();
-    await deleteNamespace(kubeConfig, namespace);
-  });
+  const { namespace, ctl } = namespaceWithController('crash');
 
   const declare = (version: string) =>
     applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'phoenix', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '3s' }));
@@ -42,7 +32,7 @@ describe('a release left pending by a helm process that died', () => {
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stderr).toMatch(/another operation \(install\/upgrade\/rollback\) is in progress/);
 
-    ctl = await startTestController([namespace]);
+    await ctl.start();
     const generation = await declare('2.0.0');
 
     // Fresh lock (timeout 3s + 10s grace): the controller waits and starts no helm.

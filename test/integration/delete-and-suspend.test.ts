@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { API_GROUP, API_VERSION, FINALIZER, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, startTestController, testEnv, type TestController } from '../support/fixtures.js';
+import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /** Issue 2, shown 3: deleting uninstalls; suspended then deleted keeps the release. */
 describe('deleting and suspending', () => {
@@ -12,17 +12,7 @@ describe('deleting and suspending', () => {
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const storage = new ReleaseStorage(kube);
-  let namespace: string;
-  let ctl: TestController;
-
-  beforeAll(async () => {
-    namespace = await freshNamespace(kubeConfig, 'del');
-    ctl = await startTestController([namespace]);
-  });
-  afterAll(async () => {
-    await ctl?.stop();
-    await deleteNamespace(kubeConfig, namespace);
-  });
+  const { namespace, ctl } = namespaceWithController('del');
 
   const install = async (name: string) => {
     const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }));

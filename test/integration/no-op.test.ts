@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, startTestController, testEnv, type TestController } from '../support/fixtures.js';
+import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /** Issue 2, shown 2: when nothing changed, no helm process starts. */
 describe('a release in sync', () => {
   const { env, kubeConfig } = testEnv();
   const api = new HelmReleaseApi(makeKubeClients(kubeConfig));
-  let namespace: string;
-  let ctl: TestController;
-
-  beforeAll(async () => {
-    namespace = await freshNamespace(kubeConfig, 'noop');
-    ctl = await startTestController([namespace]);
-  });
-  afterAll(async () => {
-    await ctl?.stop();
-    await deleteNamespace(kubeConfig, namespace);
-  });
+  const { namespace, ctl } = namespaceWithController('noop');
 
   it('re-applying the same spec and periodic checks start no helm process', async () => {
     const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '2.0.0' }, interval: '1s', values: { replicaCount: 2, message: 'steady' } };

@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, startTestController, testEnv, type TestController } from '../support/fixtures.js';
+import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /** Values from ConfigMaps and Secrets, values the chart refuses, and helm run as a ServiceAccount (real RBAC). */
 describe('values and identity', () => {
   const { env, kubeConfig } = testEnv();
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
-  let namespace: string;
-  let ctl: TestController;
-
-  beforeAll(async () => {
-    namespace = await freshNamespace(kubeConfig, 'vals');
-    ctl = await startTestController([namespace]);
-  });
-  afterAll(async () => {
-    await ctl?.stop();
-    await deleteNamespace(kubeConfig, namespace);
-  });
+  const { namespace, ctl } = namespaceWithController('vals');
 
   const chart = { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' };
   const readyOf = (release: Awaited<ReturnType<typeof waitForReconciled>>) => release.status?.conditions?.find((c) => c.type === 'Ready');

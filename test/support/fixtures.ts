@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { readControllerConfig } from '../../src/config.js';
 import { startController, type RunningController } from '../../src/controller/controller.js';
 import { loadKubeConfig } from '../../src/controller/kube/client.js';
@@ -56,4 +56,49 @@ export async function startTestController(namespaces: string[], extraEnv: Record
   });
   const controller = await startController(config, createLogger('controller', process.env.LOG_LEVEL ?? 'warn'));
   return { controller, helm, prefix, stop: () => controller.stop() };
+}
+
+/** A running controller for one test file; stop() and start() let a test restart it. */
+export interface ControllerHandle {
+  readonly helm: HelmShim;
+  readonly controller: RunningController;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The usual shape of an integration test file: a fresh namespace and an in-process controller
+ * watching only it, set up before the file's tests and removed after them.
+ */
+export function namespaceWithController(prefix: string, extraEnv: Record<string, string> = {}): { namespace: string; ctl: ControllerHandle } {
+  const namespace = uniqueName(prefix);
+  let current: TestController | undefined;
+  const running = () => {
+    if (!current) throw new Error('the test controller is not running');
+    return current;
+  };
+  const ctl: ControllerHandle = {
+    get helm() {
+      return running().helm;
+    },
+    get controller() {
+      return running().controller;
+    },
+    async start() {
+      current = await startTestController([namespace], extraEnv);
+    },
+    async stop() {
+      await current?.stop();
+      current = undefined;
+    },
+  };
+  beforeAll(async () => {
+    await ensureNamespace(testEnv().kubeConfig, namespace);
+    await ctl.start();
+  });
+  afterAll(async () => {
+    await ctl.stop();
+    await deleteNamespace(testEnv().kubeConfig, namespace);
+  });
+  return { namespace, ctl };
 }
