@@ -114,15 +114,34 @@ build_go_install() { # name version module-path
   say "$name $version built"
 }
 
+# kwok's own Stage definitions ship inside its Go module; keep a copy beside the binary so a
+# cleaned module cache does not take them away. helmcrew reads them from there at start-up.
+install_kwok_stages() {
+  local out="$BIN/kwok-$KWOK_VERSION/stages"
+  if [[ -f "$out/pod-ready.yaml" && -f "$out/node-initialize.yaml" ]]; then return; fi
+  local dir
+  dir=$(go mod download -json "sigs.k8s.io/kwok@$KWOK_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",*$/\1/p')
+  [[ -d "$dir" ]] || { echo "kwok module not found in the Go module cache" >&2; exit 1; }
+  mkdir -p "$out"
+  cp "$dir/kustomize/stage/node/fast/node-initialize.yaml" \
+     "$dir/kustomize/stage/node/heartbeat-with-lease/node-heartbeat-with-lease.yaml" \
+     "$dir/kustomize/stage/pod/fast/pod-ready.yaml" \
+     "$dir/kustomize/stage/pod/fast/pod-complete.yaml" \
+     "$dir/kustomize/stage/pod/fast/pod-delete.yaml" "$out/"
+  chmod 644 "$out"/*.yaml
+  say "kwok stages copied to $out"
+}
+
 what="${1:-all}"
 case "$what" in
   kubernetes) build_kubernetes ;;
   etcd) build_etcd ;;
-  kwok) build_go_install kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok ;;
+  kwok) build_go_install kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok; install_kwok_stages ;;
   helm) build_go_install helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION" ;;
   all)
     build_go_install helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION"
     build_go_install kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok
+    install_kwok_stages
     build_etcd
     build_kubernetes
     ;;

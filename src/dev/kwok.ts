@@ -28,7 +28,7 @@ export interface KwokOptions {
 
 export async function startKwok(opts: KwokOptions): Promise<StartedProcess> {
   const { kwokConfig } = statePaths(opts.stateDir);
-  await writeFile(kwokConfig, kwokStagesYaml());
+  await writeFile(kwokConfig, await kwokStagesYaml(opts.bins.kwok));
   const port = await freePort();
   opts.log.info({ port }, 'starting kwok');
   const proc = await startDetached({

@@ -2,9 +2,10 @@
 // scripts/build-toolchain.sh (Go modules, no downloads of release binaries); this only decides
 // whether to run it and shows its progress.
 import { access, constants } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import type { Logger } from '../log.js';
+import { UPSTREAM_STAGE_FILES } from './kwok-stages.js';
 import {
   cacheDir,
   ETCD_VERSION,
@@ -29,7 +30,10 @@ export async function missingBinaries(paths: ToolchainPaths): Promise<string[]> 
   const checks = await Promise.all(
     Object.values(paths).map(async (p) => ((await isExecutable(p)) ? undefined : p)),
   );
-  return checks.filter((p): p is string => p !== undefined);
+  // kwok's stage files are installed beside its binary by the same script.
+  const stages = join(dirname(paths.kwok), 'stages', UPSTREAM_STAGE_FILES[0]);
+  const stagesMissing = await access(stages).then(() => undefined, () => stages);
+  return [...checks, stagesMissing].filter((p): p is string => p !== undefined);
 }
 
 /**
