@@ -120,7 +120,9 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
   }
 
   const started = Date.now();
-  const bins = await ensureToolchain(log);
+  const built = await ensureToolchain(log);
+  // HELM_BIN points the environment (chart packaging, exports) at another helm build.
+  const bins = process.env.HELM_BIN ? { ...built, helm: process.env.HELM_BIN } : built;
   await mkdir(stateDir, { recursive: true });
   const file: EnvFile = { status: 'starting', stateDir, helmBin: bins.helm, kubectlBin: bins.kubectl, processes: [] };
   await writeEnvFile(stateDir, file);
