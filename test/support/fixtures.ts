@@ -61,6 +61,8 @@ export async function startTestController(namespaces: string[], extraEnv: Record
 /** A running controller for one test file; stop() and start() let a test restart it. */
 export interface ControllerHandle {
   readonly helm: HelmShim;
+  /** The controller's Redis key prefix (its queue lives under it). */
+  readonly prefix: string;
   readonly controller: RunningController;
   start(): Promise<void>;
   stop(): Promise<void>;
@@ -83,6 +85,9 @@ export function namespaceWithController(prefix: string, extraEnv: Record<string,
     },
     get controller() {
       return running().controller;
+    },
+    get prefix() {
+      return running().prefix;
     },
     async start() {
       current = await startTestController([namespace], extraEnv);

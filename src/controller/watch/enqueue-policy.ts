@@ -26,10 +26,15 @@ export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: See
   return previous.generation !== next.generation || previous.deleting !== next.deleting || previous.requestedAt !== next.requestedAt;
 }
 
-/** Pure: is this release due for its periodic check (drift, range resolution, retries)? */
+/**
+ * Pure: is this release due for its periodic check (drift, range resolution, retries)? A spec
+ * the controller has not finished with is always due: Redis holds work, not truth, so a job lost
+ * with a wiped or failed-over Redis is made again from what the API server says.
+ */
 export function dueForResync(release: HelmRelease, now: number): boolean {
   if (release.metadata.deletionTimestamp) return true;
   if (release.spec?.suspend) return false;
+  if (release.status?.observedGeneration !== release.metadata.generation) return true;
   const last = release.status?.lastReconciledAt;
   if (!last) return true;
   let intervalMs: number;
