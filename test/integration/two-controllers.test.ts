@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { freePorts } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
@@ -20,13 +21,15 @@ describe('two controller processes sharing one queue', () => {
   let namespace: string;
   let helm: HelmShim;
   const processes: ResultPromise[] = [];
+  let healthPorts: number[] = [];
 
   beforeAll(async () => {
     namespace = await freshNamespace(kubeConfig, 'pair');
     const dir = await mkdtemp(join(tmpdir(), 'helmcrew-pair-'));
     helm = await createHelmShim(dir, env.helmBin);
     const prefix = uniqueName('hc-pair');
-    for (const replica of ['a', 'b']) {
+    healthPorts = await freePorts(2);
+    for (const [index, replica] of ['a', 'b'].entries()) {
       const child = execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'controller'], {
         env: {
           KUBECONFIG: env.kubeconfig,
@@ -36,6 +39,7 @@ describe('two controller processes sharing one queue', () => {
           HELMCREW_QUEUE_PREFIX: prefix,
           HELMCREW_WORK_DIR: join(dir, `work-${replica}`),
           HELMCREW_RESYNC_TICK_MS: '500',
+          HEALTH_PORT: String(healthPorts[index]),
           LOG_LEVEL: 'info',
         },
         stdout: 'ignore',
@@ -53,6 +57,19 @@ describe('two controller processes sharing one queue', () => {
 
   const declare = (version: string, values: Record<string, unknown> = {}) =>
     applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'shared', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, values, interval: '2s' }));
+
+  it('both report ready once their informers have synced', async () => {
+    for (const port of healthPorts) {
+      const deadline = Date.now() + 30_000;
+      let status = 0;
+      while (Date.now() < deadline && status !== 200) {
+        status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+        if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    }
+  });
 
   it('each change is reconciled once, by one of them', async () => {
     let generation = await declare('1.0.0');
