@@ -87,15 +87,14 @@ describe('two controller processes sharing one queue', () => {
     await helm.setUpgradeDelay(6);
     const upgradesBefore = await helm.count('upgrade');
     await declare('3.0.0');
-    // wait until the upgrade to 3.0.0 is in flight
+    // wait until helm upgrade to 3.0.0 has started (the wrapper holds it for 6 s)
     const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      const release = await api.get(namespace, 'shared');
-      const reconciling = release?.status?.conditions?.find((c) => c.type === 'Reconciling');
-      if (reconciling?.status === 'True' && release?.status?.lastAttemptedChartVersion === '3.0.0') break;
+    while (Date.now() < deadline && (await helm.count('upgrade')) === upgradesBefore) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await helm.count('upgrade')).toBe(upgradesBefore + 1);
+    const inFlight = await api.get(namespace, 'shared');
+    expect(inFlight?.status?.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({ status: 'True', reason: 'Upgrading' });
     const generation = await declare('3.0.0', { message: 'changed mid-upgrade' });
     await helm.setUpgradeDelay(0);
 

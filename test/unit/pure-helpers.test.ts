@@ -92,11 +92,18 @@ describe('watch policy', () => {
 
   const base = { apiVersion: 'helmcrew.dev/v1alpha1' as const, kind: 'HelmRelease' as const, metadata: { name: 'u', namespace: 'n', generation: 2 } };
   const now = Date.parse('2026-11-22T00:10:00Z');
+  const upgrading = {
+    observedGeneration: 1,
+    lastAttemptedGeneration: 2,
+    conditions: [{ type: 'Reconciling', status: 'True' as const, reason: 'Upgrading', message: '', lastTransitionTime: '2026-11-22T00:00:00Z' }],
+  };
   it.each([
     { name: 'never checked', spec: {}, status: undefined, want: true },
     { name: 'checked 10m ago, interval 10m', spec: {}, status: { observedGeneration: 2, lastReconciledAt: '2026-11-22T00:00:00Z' }, want: true },
     { name: 'checked 1m ago', spec: {}, status: { observedGeneration: 2, lastReconciledAt: '2026-11-22T00:09:00Z' }, want: false },
     { name: 'checked 1m ago, but a newer generation is not done', spec: {}, status: { observedGeneration: 1, lastReconciledAt: '2026-11-22T00:09:00Z' }, want: true },
+    { name: 'upgrade for it started 1m ago (timeout 5m)', spec: {}, status: { ...upgrading, lastAttemptedAt: '2026-11-22T00:09:00Z' }, want: false },
+    { name: 'upgrade for it started 7m ago: its worker is gone', spec: {}, status: { ...upgrading, lastAttemptedAt: '2026-11-22T00:03:00Z' }, want: true },
     { name: 'suspended', spec: { suspend: true }, status: undefined, want: false },
   ])('$name → due $want', ({ spec, status, want }) => {
     expect(dueForResync({ ...base, spec: { chart: { repository: 'https://x.test', name: 'u' }, ...spec }, status }, now)).toBe(want);

@@ -34,6 +34,9 @@ export interface ChartRequest {
  * Values go through a private temporary file, never argv (argv is visible to every process).
  */
 export class HelmClient {
+  /** Pulls in progress, so concurrent workers needing the same chart share one helm pull. */
+  private readonly pulling = new Map<string, Promise<string>>();
+
   constructor(
     private readonly runner: HelmRunner,
     private readonly workDir: string,
@@ -41,6 +44,15 @@ export class HelmClient {
 
   /** Downloads a chart archive once per repository, name and exact version; returns its path. */
   async pullChart(chart: ChartRequest): Promise<string> {
+    const id = `${chart.repository}|${chart.name}|${chart.version}`;
+    const running = this.pulling.get(id);
+    if (running) return running;
+    const pull = this.pullOnce(chart).finally(() => this.pulling.delete(id));
+    this.pulling.set(id, pull);
+    return pull;
+  }
+
+  private async pullOnce(chart: ChartRequest): Promise<string> {
     const repoDir = join(this.workDir, 'charts', createHash('sha256').update(chart.repository).digest('hex').slice(0, 16));
     const archive = join(repoDir, `${chart.name}-${chart.version}.tgz`);
     if (existsSync(archive)) return archive;

@@ -1,6 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { parseDuration } from '../../api/duration.js';
-import { DEFAULT_INTERVAL } from '../reconcile/release-target.js';
+import { DEFAULT_INTERVAL, DEFAULT_TIMEOUT } from '../reconcile/release-target.js';
 
 /** Annotation a person (or the bot) sets to ask for a reconcile now, like Flux's reconcile.fluxcd.io/requestedAt. */
 export const REQUESTED_AT_ANNOTATION = 'helmcrew.dev/requestedAt';
@@ -34,7 +34,7 @@ export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: See
 export function dueForResync(release: HelmRelease, now: number): boolean {
   if (release.metadata.deletionTimestamp) return true;
   if (release.spec?.suspend) return false;
-  if (release.status?.observedGeneration !== release.metadata.generation) return true;
+  if (release.status?.observedGeneration !== release.metadata.generation) return !inFlight(release, now);
   const last = release.status?.lastReconciledAt;
   if (!last) return true;
   let intervalMs: number;
@@ -44,4 +44,23 @@ export function dueForResync(release: HelmRelease, now: number): boolean {
     return false;
   }
   return now - Date.parse(last) >= intervalMs;
+}
+
+/**
+ * A helm operation for this very generation started recently enough that it may still be
+ * running: enqueuing it again would only add a redundant pass after it. One older than its
+ * timeout (plus a minute) has lost its worker and is due again.
+ */
+export function inFlight(release: HelmRelease, now: number): boolean {
+  const status = release.status;
+  if (!status) return false;
+  const reconciling = status.conditions?.find((c) => c.type === 'Reconciling');
+  if (reconciling?.status !== 'True' || status.lastAttemptedGeneration !== release.metadata.generation || !status.lastAttemptedAt) return false;
+  let timeoutMs: number;
+  try {
+    timeoutMs = parseDuration(release.spec?.timeout ?? DEFAULT_TIMEOUT);
+  } catch {
+    return false;
+  }
+  return now - Date.parse(status.lastAttemptedAt) < timeoutMs + 60_000;
 }

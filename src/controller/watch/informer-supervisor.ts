@@ -71,13 +71,16 @@ export class InformerSupervisor {
   private makeInformer(scope: string): HelmReleaseInformer {
     const base = `/apis/${API_GROUP}/${API_VERSION}`;
     const path = scope ? `${base}/namespaces/${scope}/${HELMRELEASE_PLURAL}` : `${base}/${HELMRELEASE_PLURAL}`;
-    const informer: HelmReleaseInformer = makeInformer<KubernetesObject>(this.opts.kubeConfig, path, async () => {
-      const list = await this.opts.api.list(scope || undefined);
-      return list as never;
-    });
     // Each (re)start gets a fresh informer; events from a replaced one (its own abort on stop,
     // say) are ignored, so a restart cannot trigger another restart.
     const current = () => this.informers.get(scope) === informer && !this.stopped;
+    const informer: HelmReleaseInformer = makeInformer<KubernetesObject>(this.opts.kubeConfig, path, async () => {
+      const list = await this.opts.api.list(scope || undefined);
+      // Synced means a list succeeded: client-node's start() resolves (and 'connect' fires)
+      // even when the list fails, so neither can tell.
+      if (current()) this.listed(scope, list.items.length);
+      return list as never;
+    });
     // Handlers only enqueue: an exception here would become an unhandled rejection.
     informer.on('add', (obj) => current() && this.observe(asRelease(obj), 'add'));
     informer.on('update', (obj) => current() && this.observe(asRelease(obj), 'update'));
@@ -113,12 +116,14 @@ export class InformerSupervisor {
       await informer.start();
     } catch (error) {
       if (this.informers.get(scope) === informer) this.restartLater(scope, error);
-      return;
     }
+  }
+
+  private listed(scope: string, objects: number): void {
     this.failures.set(scope, 0);
-    this.synced.add(scope);
     this.lastHeard = this.now();
-    this.opts.log.info({ scope: scope || 'all namespaces', objects: informer.list().length }, 'informer synced');
+    if (!this.synced.has(scope)) this.opts.log.info({ scope: scope || 'all namespaces', objects }, 'informer synced');
+    this.synced.add(scope);
   }
 
   private restartLater(scope: string, error: unknown): void {
