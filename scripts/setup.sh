@@ -10,6 +10,7 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 missing=()
 command -v redis-server >/dev/null || [[ -x /usr/bin/redis-server ]] || missing+=(redis-server)
 command -v openssl >/dev/null || missing+=(openssl)
+command -v ss >/dev/null || missing+=(iproute2)
 if ((${#missing[@]})); then
   say "installing Debian packages: ${missing[*]}"
   if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
