@@ -2,6 +2,7 @@ import { makeInformer, type Informer, type KubeConfig, type KubernetesObject, ty
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
 import type { Logger } from '../../log.js';
+import { resetConnections } from '../kube/client.js';
 import { apiErrorMessage } from '../kube/errors.js';
 import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
 import { releaseKey } from '../reconcile/release-target.js';
@@ -141,8 +142,9 @@ export class InformerSupervisor {
 
   private async checkSilence(silenceMs: number): Promise<void> {
     if (this.stopped || this.now() - this.lastHeard < silenceMs) return;
-    this.opts.log.info({ silentForMs: this.now() - this.lastHeard }, 'no watch activity for a while; relisting');
+    this.opts.log.info({ silentForMs: this.now() - this.lastHeard }, 'no watch activity for a while; relisting on new connections');
     this.lastHeard = this.now();
+    resetConnections(this.opts.kubeConfig);
     await Promise.all([...this.informers.keys()].map((scope) => this.startFresh(scope)));
   }
 }
