@@ -8,7 +8,9 @@ demo: setup
 	node bin/helmcrew.js demo
 
 test: setup typecheck
-	npx vitest run
+	@mkdir -p .helmcrew
+	npx vitest run --reporter=default --reporter=json --outputFile.json=.helmcrew/test-results.json; \
+	  status=$$?; node scripts/print-test-summary.mjs .helmcrew/test-results.json; exit $$status
 
 test-unit:
 	npx vitest run --project unit
