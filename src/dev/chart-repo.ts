@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import { freePort } from './free-port.js';
 import { REPO_ROOT } from './paths.js';
 import { brokenContainerPort, chartName, chartVersions, type UnicornVersion } from './unicorn-versions.js';
+import { pidAlive } from './processes.js';
 
 /** The chart source every version is made from. */
 export const chartSourceDir = join(REPO_ROOT, 'charts', chartName);
@@ -89,14 +90,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function answers(url: string): Promise<boolean> {
   try {
@@ -146,7 +139,7 @@ async function startServer(chartsDir: string, logPath: string, log: Logger): Pro
       log.info({ url, pid, log: logPath }, 'chart repository ready');
       return { url, pid };
     }
-    if (exited !== undefined || !isAlive(pid)) {
+    if (exited !== undefined || !pidAlive(pid)) {
       throw new Error(`chart-server exited (${exited ?? 'gone'}) before serving ${url}; last lines of ${logPath}:\n${await tail(logPath)}`);
     }
     await sleep(100);

@@ -50,6 +50,11 @@ export function recordProcess(name: string, pid: number): ProcessRecord {
   return startTime ? { name, pid, startTime } : { name, pid };
 }
 
+/** True while a process with this pid runs (not a zombie). */
+export function pidAlive(pid: number): boolean {
+  return isAlive({ name: String(pid), pid });
+}
+
 /** True while the recorded process runs: same pid, same start time, not a zombie. */
 export function isAlive(rec: ProcessRecord): boolean {
   try {

@@ -10,6 +10,7 @@ import { createLogger } from '../../src/log.js';
 import { startChartRepo } from '../../src/dev/chart-repo.js';
 import { toolchainPaths } from '../../src/dev/paths.js';
 import { brokenContainerPort, chartVersions } from '../../src/dev/unicorn-versions.js';
+import { pidAlive } from '../../src/dev/processes.js';
 
 const helmBin = toolchainPaths().helm;
 
@@ -26,14 +27,6 @@ function rawGet(url: string, path: string): Promise<number> {
   });
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('local chart repository', () => {
   let dir: string;
@@ -67,8 +60,8 @@ describe('local chart repository', () => {
   afterAll(async () => {
     if (repo) {
       process.kill(repo.pid, 'SIGTERM');
-      for (let i = 0; i < 50 && isAlive(repo.pid); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(isAlive(repo.pid)).toBe(false);
+      for (let i = 0; i < 50 && pidAlive(repo.pid); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(pidAlive(repo.pid)).toBe(false);
     }
     if (dir) await rm(dir, { recursive: true, force: true });
   });
@@ -92,7 +85,7 @@ describe('local chart repository', () => {
 
   it('runs detached from this process', () => {
     expect(repo!.pid).not.toBe(process.pid);
-    expect(isAlive(repo!.pid)).toBe(true);
+    expect(pidAlive(repo!.pid)).toBe(true);
   });
 
   it('lets helm show the chart through the repo URL', async () => {

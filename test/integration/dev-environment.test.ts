@@ -10,6 +10,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { devDown, devUp, formatShellExports, readDevEnvironment, type DevEnvironment } from '../../src/dev/environment.js';
+import { pidAlive } from '../../src/dev/processes.js';
 
 const log = createLogger('dev-environment-test', process.env.LOG_LEVEL ?? 'warn');
 
@@ -29,14 +30,6 @@ async function eventually<T>(what: string, ms: number, check: () => Promise<T | 
   }
 }
 
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('dev environment', () => {
   let stateDir: string;
@@ -159,10 +152,10 @@ describe('dev environment', () => {
 
   it('stops every process on down and forgets the environment', async () => {
     const pids = env.processes.map((p) => p.pid);
-    expect(pids.every(pidExists)).toBe(true);
+    expect(pids.every(pidAlive)).toBe(true);
     await devDown({ stateDir, log });
     // The processes are children of this test process until it reaps them; give that a moment.
-    await eventually('all pids gone', 10_000, async () => (pids.some(pidExists) ? undefined : true));
+    await eventually('all pids gone', 10_000, async () => (pids.some(pidAlive) ? undefined : true));
     expect(await readDevEnvironment(stateDir)).toBeUndefined();
     await expect(readFile(join(stateDir, 'env.json'))).rejects.toThrow();
   }, 60_000);
