@@ -3,7 +3,7 @@ import { valid } from 'semver';
 import { ChartNotFoundError } from '../charts/repository-index.js';
 import type { ReconcileContext } from './context.js';
 import type { DesiredRelease } from './release-state.js';
-import { composeValues } from './values-from.js';
+import { composeValues, ValuesError } from './values-from.js';
 import { valuesDigest } from './values.js';
 
 export type DesiredOutcome =
@@ -19,7 +19,7 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
   try {
     values = await composeValues(ctx.kube, release);
   } catch (error) {
-    if ((error as Error).name === 'ValuesError') return { ok: false, problem: 'values', message: (error as Error).message };
+    if (error instanceof ValuesError) return { ok: false, problem: 'values', message: error.message };
     throw error;
   }
   const { repository, name, version } = release.spec.chart;

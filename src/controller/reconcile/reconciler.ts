@@ -15,7 +15,7 @@ import {
   nextLifecycleAction,
   type NextAction,
 } from './release-state.js';
-import { releaseTarget } from './release-target.js';
+import { releaseTarget, type ReleaseTarget } from './release-target.js';
 
 export interface ReconcileResult {
   key: string;
@@ -40,7 +40,7 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
     return reconcileRelease(ctx, namespace, name);
   }
   if (lifecycle !== 'continue') {
-    await actOnLifecycle(ctx, release, lifecycle);
+    await actOnLifecycle(ctx, release, target, lifecycle);
     return { key, action: lifecycle };
   }
 
@@ -100,8 +100,7 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
   return { key, action };
 }
 
-async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, action: NextAction): Promise<void> {
-  const target = releaseTarget(release);
+async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, action: NextAction): Promise<void> {
   switch (action) {
     case 'uninstall':
       await uninstallRelease(ctx, release, target);
