@@ -1,0 +1,76 @@
+import type { ReleaseEvent, Severity } from '../api/vocabulary.js';
+
+/**
+ * The contract between the controller (which publishes), the notify router (which routes and
+ * delivers) and the providers (Slack, webhooks). One typed notification per happening.
+ */
+export interface ReleaseNotification {
+  /** Unique per notification; delivery is idempotent on it. */
+  id: string;
+  /**
+   * Groups the notifications of one release operation (an upgrade from start to outcome), so a
+   * provider updates one message in place: `${uid}:${generation}:${action}`-like, stable per attempt.
+   */
+  operationId: string;
+  event: ReleaseEvent;
+  severity: Severity;
+  release: {
+    /** The HelmRelease object. */
+    namespace: string;
+    name: string;
+    /** The Helm release it manages. */
+    releaseName: string;
+    targetNamespace: string;
+    chart: string;
+    labels: Record<string, string>;
+  };
+  fromVersion?: string;
+  toVersion?: string;
+  revision?: number;
+  /** Who or what caused it: "spec change (generation 4)", "periodic check", "slack:U0123 rollback". */
+  cause: string;
+  /** Human summary, already redacted of Secret values (the same text as the Kubernetes Event). */
+  message: string;
+  /** helm's error excerpt for failures, already redacted. */
+  errorExcerpt?: string;
+  /** ISO time it happened. */
+  at: string;
+}
+
+/** Where a Team is told; one per channel kind. */
+export type ChannelRef =
+  | { kind: 'slack'; channel: string }
+  | { kind: 'webhook'; url: string; secretRef: { namespace?: string; name: string; key?: string } };
+
+/** A delivery that can never succeed by retrying (bad token, unknown channel). */
+export class PermanentDeliveryError extends Error {
+  override name = 'PermanentDeliveryError';
+  constructor(
+    /** Stable code, e.g. Slack's `channel_not_found`, `invalid_auth`, `not_in_channel`, or `http_404`. */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A delivery that may succeed later (network error, 5xx, 429 with Retry-After). */
+export class RetryableDeliveryError extends Error {
+  override name = 'RetryableDeliveryError';
+  constructor(
+    message: string,
+    /** Server-requested wait (Retry-After), in ms. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A provider delivers one notification to one channel. It may keep per-operation state (a Slack
+ * message reference) through the `references` store, which survives restarts and a wiped Redis.
+ */
+export interface NotificationProvider<C extends ChannelRef = ChannelRef> {
+  readonly kind: C['kind'];
+  deliver(notification: ReleaseNotification, channel: C, team: string): Promise<void>;
+}
