@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 /** Helm's coalescing rule: maps merge key by key, anything else (lists too) is replaced. */
 export function mergeValues(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base };
@@ -22,8 +20,4 @@ export function canonicalJson(value: unknown): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
-}
-
-export function valuesDigest(values: Record<string, unknown>): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(values)).digest('hex')}`;
 }
