@@ -42,9 +42,9 @@ describe('Secret values stay secret', () => {
     const release = await waitForReconciled(kubeConfig, namespace, name, generation);
     const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({ status: 'False', reason });
+    expect(JSON.stringify(release.status)).not.toContain(secret);
     expect(ready?.message).toMatch(about); // still says what is wrong
     expect(ready?.message).toContain('[redacted]');
-    expect(JSON.stringify(release.status)).not.toContain(secret);
 
     const events = await eventsOf(name);
     expect(events.map((e) => e.reason)).toContain(reason);
