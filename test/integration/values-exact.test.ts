@@ -47,6 +47,12 @@ describe('values reach helm exactly as declared', () => {
       spec: { chart: chart(), valuesFrom: [{ kind: 'ConfigMap', name: 'helm-yaml' }] },
       want: fromHelmYaml,
     },
+    {
+      // a key JavaScript treats specially: assigned plainly, it would set a prototype and vanish
+      name: 'proto-key',
+      spec: { chart: chart(), values: JSON.parse('{"extra":{"__proto__":{"kept":"yes"},"constructor":"c"}}') as Record<string, unknown> },
+      want: JSON.parse('{"extra":{"__proto__":{"kept":"yes"},"constructor":"c"}}') as Record<string, unknown>,
+    },
     { name: 'v-prefixed', spec: { chart: chart('v1.1.0') }, want: {}, chartVersion: 'v1.1.0' },
     { name: 'build-metadata', spec: { chart: chart('1.0.0+build.1') }, want: {}, chartVersion: '1.0.0+build.1' },
   ];

@@ -50,6 +50,8 @@ describe('parseHelmYaml reads values as helm does', () => {
     { text: 'b1: &b1 {x: 1}\nb2: &b2 {x: 2, z: 9}\na:\n  <<: [*b1, *b2]\n  q: 3', want: { b1: { x: 1 }, b2: { x: 2, z: 9 }, a: { x: 1, z: 9, q: 3 } } },
   ])('$text', ({ text, want }) => expect(parseHelmYaml(text)).toEqual(want));
 
+  it('keeps a "__proto__" key as a key', () => expect(Object.keys(parseHelmYaml('__proto__: {a: 1}') as object)).toEqual(['__proto__']));
+
   it.each(['a: .inf', 'a: -.Inf', 'a: .nan', '~: 1', 'null: x', '? [a]\n: 1'])('refuses %j as helm does', (text) => expect(() => parseHelmYaml(text)).toThrow());
 
   it('a valuesFrom document that helm refuses is a ValuesError naming the source', () => {

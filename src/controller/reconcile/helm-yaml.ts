@@ -1,5 +1,5 @@
 import { parseDocument, type ScalarTag, type Tags } from 'yaml';
-import { isPlainObject } from './values.js';
+import { isPlainObject, setOwn } from './values.js';
 
 /**
  * YAML read the way helm reads a values file (go-yaml v2 through sigs.k8s.io/yaml, then JSON):
@@ -60,7 +60,7 @@ function toHelmValue(value: unknown, path: string): unknown {
     for (const [key, inner] of value) {
       if (key === null || key === undefined || typeof key === 'object') throw new HelmYamlError(`a map key at ${path || 'the top'} is not a string, number or boolean`);
       const name = String(key);
-      out[name] = toHelmValue(inner, `${path}.${name}`);
+      setOwn(out, name, toHelmValue(inner, `${path}.${name}`));
     }
     return out;
   }
