@@ -37,7 +37,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     HELM_DATA_HOME: `${config.workDir}/helm/data`,
     ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
   };
-  const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace()));
+  const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const ctx: ReconcileContext = {
     kube,
     api,

@@ -8,9 +8,9 @@ export const DIGEST_KEY_SECRET = 'helmcrew-values-digest-key';
 const KEY_FIELD = 'key';
 const SERVICE_ACCOUNT_NAMESPACE_FILE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
 
-/** HELMCREW_NAMESPACE, else the pod's own namespace in a cluster, else "default" (local runs). */
-export function controllerNamespace(env: Record<string, string | undefined> = process.env): string {
-  if (env.HELMCREW_NAMESPACE) return env.HELMCREW_NAMESPACE;
+/** The configured namespace (HELMCREW_NAMESPACE), else the pod's own in a cluster, else "default" (local runs). */
+export function controllerNamespace(configured: string | undefined): string {
+  if (configured) return configured;
   try {
     return readFileSync(SERVICE_ACCOUNT_NAMESPACE_FILE, 'utf8').trim() || 'default';
   } catch {
