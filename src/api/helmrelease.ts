@@ -125,7 +125,7 @@ export const HelmReleaseStatus = Type.Object({
   lastAttemptedAction: Type.Optional(Type.String()),
   lastAttemptedAt: Type.Optional(Type.String()),
   lastAttemptFailed: Type.Optional(Type.Boolean()),
-  lastReconciledAt: Type.Optional(Type.String({ description: 'When the release was last checked, successful or not.' })),
+  lastReconciledAt: Type.Optional(Type.String({ description: 'When a check last changed this status. A check that finds nothing changed writes nothing, so this does not move at rest.' })),
   failures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed helm operations since the last success.' })),
   releaseName: Type.Optional(Type.String({ description: 'The release this object manages, as installed.' })),
   releaseNamespace: Type.Optional(Type.String()),

@@ -10,6 +10,7 @@ import { loadKubeConfig, makeKubeClients } from './kube/client.js';
 import { controllerNamespace, getOrCreateDigestKey } from './kube/digest-key.js';
 import { KubeEventRecorder } from './kube/event-recorder.js';
 import { HelmReleaseApi } from './kube/helmrelease-api.js';
+import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import type { ReconcileContext } from './reconcile/context.js';
@@ -52,20 +53,35 @@ export async function startController(config: ControllerConfig, log: Logger = cr
 
   const connection = connectRedis(config.redisUrl);
   const queue = new ReconcileQueue(connection, config.queuePrefix);
+  const ledger = new CheckLedger(connection, config.queuePrefix);
   const enqueue = (key: string, reason: string) => {
     queue.enqueue(key, reason).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not enqueue'));
   };
+  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log, silenceMs: config.watchSilenceMs });
+  ctx.cache = informers;
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
     log,
-    reconcile: async (namespace, name) => (await reconcileRelease(ctx, namespace, name)).action,
+    reconcile: async (namespace, name) => {
+      const { key, action } = await reconcileRelease(ctx, namespace, name);
+      // Bookkeeping only: if Redis hiccups here, the release is merely due again sooner.
+      await (action === 'gone' ? ledger.forget(key) : ledger.checked(key, Date.now())).catch((error: Error) =>
+        log.warn({ release: key, error: error.message }, 'could not record the check'),
+      );
+      return action;
+    },
   });
 
-  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log, silenceMs: config.watchSilenceMs });
   await informers.start();
-  const stopResync = startResync({ list: () => informers.list(), onKey: enqueue, tickMs: config.resyncTickMs });
+  const stopResync = startResync({
+    list: () => informers.list(),
+    lastChecked: () => ledger.all(),
+    onKey: enqueue,
+    onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
+    tickMs: config.resyncTickMs,
+  });
   const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
   log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency }, 'controller started');
 

@@ -3,8 +3,8 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /**
@@ -15,7 +15,6 @@ describe('values reach helm exactly as declared', () => {
   const { env, kubeConfig } = testEnv();
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
-  const api = new HelmReleaseApi(makeKubeClients(kubeConfig));
   const { namespace, ctl } = namespaceWithController('exact');
   const chart = (version = '1.0.0') => ({ repository: env.chartRepoUrl, name: 'unicorn', version });
 
@@ -72,16 +71,9 @@ describe('values reach helm exactly as declared', () => {
 
   it('once Ready, repeated checks start no helm and create no revision', async () => {
     const helmRunsBefore = (await ctl.helm.invocations()).length;
-    // Several periodic checks (interval 1s, resync tick 500 ms) of every release.
-    const checks = new Map<string, Set<string>>(table.map((row) => [row.name, new Set<string>()]));
-    const deadline = Date.now() + 60_000;
-    while ([...checks.values()].some((seen) => seen.size < 4) && Date.now() < deadline) {
-      for (const row of table) {
-        const at = (await api.get(namespace, row.name))?.status?.lastReconciledAt;
-        if (at) checks.get(row.name)!.add(at);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    // Several periodic checks (interval 1s, resync tick 500 ms) of every release, seen in the
+    // check ledger (a quiet check writes nothing to the API server).
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, table.map((row) => `${namespace}/${row.name}`), 4, 60_000);
     for (const [name, seen] of checks) expect({ name, enoughChecks: seen.size >= 4 }).toEqual({ name, enoughChecks: true });
     expect((await ctl.helm.invocations()).slice(helmRunsBefore).map((args) => args[0])).toEqual([]);
     expect(await ctl.helm.count('upgrade')).toBe(0);

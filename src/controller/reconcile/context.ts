@@ -5,6 +5,7 @@ import type { ReleaseStorage } from '../helm/release-storage.js';
 import type { KubeClients } from '../kube/client.js';
 import type { ReleaseEventSink } from '../kube/event-recorder.js';
 import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
+import type { ReleaseCache } from './cached-read.js';
 import type { ValuesDigester } from './values-digest.js';
 
 /** Everything a reconcile touches, injected so tests can drive it and the clock. */
@@ -19,6 +20,8 @@ export interface ReconcileContext {
   events: ReleaseEventSink;
   log: Logger;
   now: () => Date;
+  /** The informer's copies of HelmReleases: a settled one is checked without a GET. */
+  cache?: ReleaseCache;
 }
 
 /** Thrown to have the queue try again later with backoff: the cause may clear up by itself. */

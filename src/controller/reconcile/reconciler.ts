@@ -1,10 +1,13 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
+import type { HelmReleaseStatus } from '../../api/helmrelease.js';
 import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
+import { statusPatchChangesNothing } from '../status/status-patch.js';
 import { installRelease } from './actions/install.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
+import { FreshReadNeeded, looksSettled, readOnlyContext } from './cached-read.js';
 import { RetryLaterError, type ReconcileContext } from './context.js';
 import { resolveDesiredRelease } from './desired-release.js';
 import {
@@ -19,7 +22,8 @@ import { releaseTarget, type ReleaseTarget } from './release-target.js';
 
 export interface ReconcileResult {
   key: string;
-  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable';
+  /** 'unchanged': in sync and the status already says so; nothing was written. */
+  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'unchanged';
 }
 
 /**
@@ -27,9 +31,24 @@ export interface ReconcileResult {
  * number of times; the queue guarantees one pass per release at a time.
  */
 export async function reconcileRelease(ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult> {
-  const key = `${namespace}/${name}`;
+  // The steady state: a settled release decided from the informer's copy, no GET. If the pass
+  // would write anything or start helm, it is redone from a fresh read (cached-read.ts).
+  const cached = ctx.cache?.get(namespace, name);
+  if (cached && looksSettled(cached)) {
+    try {
+      return await reconcileFrom(readOnlyContext(ctx), cached);
+    } catch (error) {
+      if (!(error instanceof FreshReadNeeded)) throw error;
+    }
+  }
   const release = await ctx.api.get(namespace, name);
-  if (!release) return { key, action: 'gone' };
+  if (!release) return { key: `${namespace}/${name}`, action: 'gone' };
+  return reconcileFrom(ctx, release);
+}
+
+async function reconcileFrom(ctx: ReconcileContext, release: HelmRelease): Promise<ReconcileResult> {
+  const { namespace, name } = release.metadata;
+  const key = `${namespace}/${name}`;
   const target = releaseTarget(release);
   const history = await ctx.storage.history(target.namespace, target.releaseName);
 
@@ -70,7 +89,7 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
       break;
     case 'wait-for-lock': {
       const message = `Release ${target.namespace}/${target.releaseName} is ${history.latest?.status} (revision ${history.latest?.revision}); another helm operation holds it`;
-      await ctx.api.patchStatus(release, lockedStatus(release, message, ctx.now()));
+      await writeStatusIfChanged(ctx, release, lockedStatus(release, message, ctx.now()));
       throw new RetryLaterError(message);
     }
     case 'unlock': {
@@ -83,10 +102,10 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
       return reconcileRelease(ctx, namespace, name);
     }
     case 'report-failure':
-      await ctx.api.patchStatus(release, checkedStatus(ctx.now()));
+      await writeStatusIfChanged(ctx, release, checkedStatus(ctx.now()));
       break;
     case 'report-ready':
-      await ctx.api.patchStatus(release, inSyncStatus(release, desired, history, ctx.now()));
+      if (!(await writeStatusIfChanged(ctx, release, inSyncStatus(release, desired, history, ctx.now())))) return { key, action: 'unchanged' };
       break;
     case 'uninstall':
     case 'add-finalizer':
@@ -98,6 +117,13 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
       assertNever(action);
   }
   return { key, action };
+}
+
+/** A check that finds nothing new writes nothing: only a patch that changes more than bookkeeping is sent. */
+async function writeStatusIfChanged(ctx: ReconcileContext, release: HelmRelease, status: HelmReleaseStatus): Promise<boolean> {
+  if (statusPatchChangesNothing(release.status, status)) return false;
+  await ctx.api.patchStatus(release, status);
+  return true;
 }
 
 async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, action: NextAction): Promise<void> {

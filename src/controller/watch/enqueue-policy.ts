@@ -27,23 +27,26 @@ export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: See
 }
 
 /**
- * Pure: is this release due for its periodic check (drift, range resolution, retries)? A spec
+ * Pure: is this release due for its periodic check (drift, range resolution, retries), given when
+ * it was last checked (the check ledger; status.lastReconciledAt for the last written one)? A spec
  * the controller has not finished with is always due: Redis holds work, not truth, so a job lost
  * with a wiped or failed-over Redis is made again from what the API server says.
  */
-export function dueForResync(release: HelmRelease, now: number): boolean {
+export function dueForResync(release: HelmRelease, now: number, lastCheckedMs?: number): boolean {
   if (release.metadata.deletionTimestamp) return true;
   if (release.spec?.suspend) return false;
   if (release.status?.observedGeneration !== release.metadata.generation) return !inFlight(release, now);
-  const last = release.status?.lastReconciledAt;
-  if (!last) return true;
+  // A quiet check is not written to status, only to the check ledger: the later of the two counts.
+  const written = release.status?.lastReconciledAt ? Date.parse(release.status.lastReconciledAt) : NaN;
+  const last = Math.max(Number.isNaN(written) ? -Infinity : written, lastCheckedMs ?? -Infinity);
+  if (last === -Infinity) return true;
   let intervalMs: number;
   try {
     intervalMs = parseDuration(release.spec?.interval ?? DEFAULT_INTERVAL);
   } catch {
     return false;
   }
-  return now - Date.parse(last) >= intervalMs;
+  return now - last >= intervalMs;
 }
 
 /**

@@ -63,6 +63,13 @@ export class InformerSupervisor {
     return [...this.informers.values()].flatMap((informer) => informer.list().map(asRelease));
   }
 
+  /** The informer's copy of one HelmRelease (it may lag the server by a watch event). */
+  get(namespace: string, name: string): HelmRelease | undefined {
+    const informer = this.informers.get(this.opts.namespaces.length > 0 ? namespace : '');
+    const obj = informer?.get(name, namespace);
+    return obj ? asRelease(obj) : undefined;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.watchdog) clearInterval(this.watchdog);

@@ -4,20 +4,36 @@ import { dueForResync } from './enqueue-policy.js';
 
 /**
  * Periodic resync: every tick, enqueue the releases whose interval has passed since they were
- * last checked. Every replica ticks; the queue's deduplication makes that one reconcile.
+ * last checked (the check ledger in Redis, shared by all replicas). Every replica ticks; the
+ * queue's deduplication makes that one reconcile. A tick that cannot read the ledger is skipped:
+ * enqueuing would fail the same way.
  */
 export function startResync(opts: {
   list: () => HelmRelease[];
+  lastChecked: () => Promise<Map<string, number>>;
   onKey: (key: string, reason: string) => void;
+  onError?: (error: Error) => void;
   tickMs: number;
   now?: () => number;
 }): () => void {
   const now = opts.now ?? Date.now;
-  const timer = setInterval(() => {
-    for (const release of opts.list()) {
-      if (dueForResync(release, now())) opts.onKey(releaseKey(release.metadata.namespace, release.metadata.name), 'resync');
+  let ticking = false;
+  const tick = async () => {
+    if (ticking) return;
+    ticking = true;
+    try {
+      const checked = await opts.lastChecked();
+      for (const release of opts.list()) {
+        const key = releaseKey(release.metadata.namespace, release.metadata.name);
+        if (dueForResync(release, now(), checked.get(key))) opts.onKey(key, 'resync');
+      }
+    } catch (error) {
+      opts.onError?.(error as Error);
+    } finally {
+      ticking = false;
     }
-  }, opts.tickMs);
+  };
+  const timer = setInterval(() => void tick(), opts.tickMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -1,0 +1,33 @@
+import type { Condition, HelmReleaseStatus } from '../../api/helmrelease.js';
+import { canonicalJson } from '../reconcile/values.js';
+
+/**
+ * Fields that record when a pass ran rather than what it found. A patch that would change only
+ * these is not worth a write: at 1000 releases and a 1-minute interval that would be ~17 writes a
+ * second to the API server (and as many watch events to every client) for nothing.
+ */
+const BOOKKEEPING_FIELDS: ReadonlySet<string> = new Set<keyof HelmReleaseStatus>(['lastReconciledAt']);
+
+/**
+ * Pure: would merge-patching `patch` onto `current` change anything but bookkeeping? Conditions
+ * are compared as a set keyed by type (the list is replaced as a whole by a merge patch, and its
+ * order carries no meaning); every field of each condition counts, so a new observedGeneration,
+ * reason, message or transition time is a change and is written (kstatus reads them).
+ */
+export function statusPatchChangesNothing(current: HelmReleaseStatus | undefined, patch: HelmReleaseStatus): boolean {
+  const before = (current ?? {}) as Record<string, unknown>;
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined || BOOKKEEPING_FIELDS.has(field)) continue;
+    if (field === 'conditions') {
+      if (!sameConditions(current?.conditions, value as Condition[])) return false;
+    } else if (canonicalJson(before[field]) !== canonicalJson(value)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function sameConditions(a: Condition[] | undefined, b: Condition[]): boolean {
+  const byType = (list: Condition[]) => canonicalJson([...list].sort((x, y) => x.type.localeCompare(y.type)));
+  return byType(a ?? []) === byType(b);
+}

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import type { Condition, HelmRelease, HelmReleaseStatus } from '../../src/api/helmrelease.js';
+import { FINALIZER } from '../../src/api/vocabulary.js';
+import type { ReleaseHistory, StoredRelease } from '../../src/controller/helm/release-storage.js';
+import { FreshReadNeeded, looksSettled, readOnlyContext } from '../../src/controller/reconcile/cached-read.js';
+import type { ReconcileContext } from '../../src/controller/reconcile/context.js';
+import type { DesiredRelease } from '../../src/controller/reconcile/release-state.js';
+import { checkedStatus, inSyncStatus } from '../../src/controller/status/release-status.js';
+import { statusPatchChangesNothing } from '../../src/controller/status/status-patch.js';
+import { dueForResync } from '../../src/controller/watch/enqueue-policy.js';
+
+const T0 = '2026-11-22T00:00:00.000Z';
+const ready = (over: Partial<Condition> = {}): Condition => ({ type: 'Ready', status: 'True', reason: 'UpgradeSucceeded', message: 'ok', lastTransitionTime: T0, observedGeneration: 2, ...over });
+const released: Condition = { type: 'Released', status: 'True', reason: 'UpgradeSucceeded', message: 'ok', lastTransitionTime: T0, observedGeneration: 2 };
+const reconciling: Condition = { type: 'Reconciling', status: 'True', reason: 'Upgrading', message: 'Upgrading unicorn@2.0.0', lastTransitionTime: T0, observedGeneration: 2 };
+const historyEntry = { revision: 2, chartName: 'unicorn', chartVersion: '2.0.0', valuesDigest: 'd', status: 'deployed', deployedAt: T0 };
+const settledStatus: HelmReleaseStatus = { observedGeneration: 2, conditions: [released, ready()], history: [historyEntry], lastAttemptFailed: false, lastReconciledAt: T0 };
+
+describe('statusPatchChangesNothing', () => {
+  it.each([
+    { name: 'only lastReconciledAt moves', current: settledStatus, patch: { lastReconciledAt: '2026-11-22T01:00:00Z' }, want: true },
+    { name: 'same fields, conditions in another order', current: settledStatus, patch: { observedGeneration: 2, conditions: [ready(), released], history: [historyEntry], lastAttemptFailed: false, lastReconciledAt: 'later' }, want: true },
+    { name: 'a new observedGeneration', current: settledStatus, patch: { observedGeneration: 3, lastReconciledAt: 'later' }, want: false },
+    { name: 'a condition observes a new generation', current: settledStatus, patch: { conditions: [released, ready({ observedGeneration: 3 })] }, want: false },
+    { name: 'a condition changes reason', current: settledStatus, patch: { conditions: [released, ready({ reason: 'InSync' })] }, want: false },
+    { name: 'a condition changes message', current: settledStatus, patch: { conditions: [released, ready({ message: 'other' })] }, want: false },
+    { name: 'a condition changes transition time', current: settledStatus, patch: { conditions: [released, ready({ lastTransitionTime: '2026-11-22T02:00:00Z' })] }, want: false },
+    { name: 'a condition is removed (Reconciling done)', current: { ...settledStatus, conditions: [released, ready(), reconciling] }, patch: { conditions: [released, ready()] }, want: false },
+    { name: 'a condition is added', current: settledStatus, patch: { conditions: [released, ready(), reconciling] }, want: false },
+    { name: 'history gains a revision', current: settledStatus, patch: { history: [{ ...historyEntry, revision: 3 }, historyEntry] }, want: false },
+    { name: 'a field not there before', current: settledStatus, patch: { failures: 0 }, want: false },
+    { name: 'no status yet', current: undefined, patch: { observedGeneration: 1 }, want: false },
+    { name: 'no status yet, bookkeeping only', current: undefined, patch: { lastReconciledAt: T0 }, want: true },
+  ])('$name → no-op $want', ({ current, patch, want }) => {
+    expect(statusPatchChangesNothing(current as HelmReleaseStatus | undefined, patch as HelmReleaseStatus)).toBe(want);
+  });
+
+  // The builders the reconciler uses for a periodic check produce a no-op on a settled release.
+  const release: HelmRelease = {
+    apiVersion: 'helmcrew.dev/v1alpha1',
+    kind: 'HelmRelease',
+    metadata: { name: 'u', namespace: 'n', generation: 2, finalizers: [FINALIZER] },
+    spec: { chart: { repository: 'https://x.test', name: 'unicorn', version: '2.0.0' } },
+    status: settledStatus,
+  };
+  const stored: StoredRelease = { name: 'u', namespace: 'n', revision: 2, status: 'deployed', chartName: 'unicorn', chartVersion: '2.0.0', config: {}, lastDeployed: T0, valuesDigest: 'd' };
+  const history: ReleaseHistory = { releases: [stored], latest: stored, deployed: stored };
+  const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '2.0.0', values: {}, valuesDigest: 'd', secrets: [] as never };
+  it('inSyncStatus on a settled release an hour later is a no-op', () => {
+    expect(statusPatchChangesNothing(release.status, inSyncStatus(release, desired, history, new Date('2026-11-22T01:00:00Z')))).toBe(true);
+  });
+  it('inSyncStatus after a new generation is written', () => {
+    const bumped = { ...release, metadata: { ...release.metadata, generation: 3 } };
+    expect(statusPatchChangesNothing(bumped.status, inSyncStatus(bumped, desired, history, new Date('2026-11-22T01:00:00Z')))).toBe(false);
+  });
+  it('inSyncStatus when the stored history changed is written', () => {
+    const older: StoredRelease = { ...stored, revision: 1, status: 'superseded' };
+    const longer: ReleaseHistory = { ...history, releases: [stored, older] };
+    expect(statusPatchChangesNothing(release.status, inSyncStatus(release, desired, longer, new Date('2026-11-22T01:00:00Z')))).toBe(false);
+  });
+  it('checkedStatus alone is a no-op', () => expect(statusPatchChangesNothing(settledStatus, checkedStatus(new Date()))).toBe(true));
+});
+
+describe('looksSettled', () => {
+  const base: HelmRelease = {
+    apiVersion: 'helmcrew.dev/v1alpha1',
+    kind: 'HelmRelease',
+    metadata: { name: 'u', namespace: 'n', generation: 2, finalizers: [FINALIZER] },
+    spec: { chart: { repository: 'https://x.test', name: 'unicorn' } },
+    status: settledStatus,
+  };
+  it.each([
+    { name: 'reconciled and Ready', release: base, want: true },
+    { name: 'spec changed (generation ahead)', release: { ...base, metadata: { ...base.metadata, generation: 3 } }, want: false },
+    { name: 'no status', release: { ...base, status: undefined }, want: false },
+    { name: 'no finalizer yet', release: { ...base, metadata: { ...base.metadata, finalizers: [] } }, want: false },
+    { name: 'being deleted', release: { ...base, metadata: { ...base.metadata, deletionTimestamp: T0 } }, want: false },
+    { name: 'suspended', release: { ...base, spec: { ...base.spec, suspend: true } }, want: false },
+    { name: 'Ready False', release: { ...base, status: { ...settledStatus, conditions: [ready({ status: 'False' })] } }, want: false },
+    { name: 'Ready for an older generation', release: { ...base, status: { ...settledStatus, conditions: [ready({ observedGeneration: 1 })] } }, want: false },
+    { name: 'Reconciling True', release: { ...base, status: { ...settledStatus, conditions: [ready(), reconciling] } }, want: false },
+  ])('$name → $want', ({ release, want }) => expect(looksSettled(release as HelmRelease)).toBe(want));
+});
+
+describe('readOnlyContext', () => {
+  const calls: string[] = [];
+  const rec = (name: string) => async () => {
+    calls.push(name);
+    return name;
+  };
+  const ctx = {
+    api: { get: rec('api.get'), list: rec('api.list'), patchStatus: rec('api.patchStatus'), addFinalizer: rec('api.addFinalizer') },
+    storage: { history: rec('storage.history'), markFailed: rec('storage.markFailed') },
+    helm: { upgrade: rec('helm.upgrade'), pullChart: rec('helm.pullChart') },
+    events: { record: rec('events.record') },
+    charts: { resolve: rec('charts.resolve') },
+  } as unknown as ReconcileContext;
+  const guarded = readOnlyContext(ctx) as unknown as Record<string, Record<string, () => Promise<string>>>;
+
+  it.each([['api', 'get'], ['api', 'list'], ['storage', 'history'], ['charts', 'resolve']])('lets %s.%s through', async (field, method) => {
+    await expect(guarded[field]![method]!()).resolves.toBe(`${field}.${method}`);
+  });
+  it.each([['api', 'patchStatus'], ['api', 'addFinalizer'], ['storage', 'markFailed'], ['helm', 'upgrade'], ['helm', 'pullChart'], ['events', 'record']])(
+    'stops %s.%s before it runs',
+    (field, method) => {
+      const before = calls.length;
+      expect(() => guarded[field]![method]!()).toThrow(FreshReadNeeded);
+      expect(calls.length).toBe(before);
+    },
+  );
+});
+
+describe('dueForResync with the check ledger', () => {
+  const now = Date.parse('2026-11-22T00:10:00Z');
+  const release = (status: HelmReleaseStatus | undefined): HelmRelease => ({
+    apiVersion: 'helmcrew.dev/v1alpha1',
+    kind: 'HelmRelease',
+    metadata: { name: 'u', namespace: 'n', generation: 2 },
+    spec: { chart: { repository: 'https://x.test', name: 'u' }, interval: '5m' },
+    status,
+  });
+  it.each([
+    { name: 'written 10m ago, quietly checked 1m ago', status: { observedGeneration: 2, lastReconciledAt: T0 }, checked: '2026-11-22T00:09:00Z', want: false },
+    { name: 'written 10m ago, quietly checked 6m ago', status: { observedGeneration: 2, lastReconciledAt: T0 }, checked: '2026-11-22T00:04:00Z', want: true },
+    { name: 'written 1m ago, ledger older (another replica)', status: { observedGeneration: 2, lastReconciledAt: '2026-11-22T00:09:00Z' }, checked: T0, want: false },
+    { name: 'never written, checked 1m ago', status: { observedGeneration: 2 }, checked: '2026-11-22T00:09:00Z', want: false },
+    { name: 'written 10m ago, not in the ledger (Redis wiped)', status: { observedGeneration: 2, lastReconciledAt: T0 }, checked: undefined, want: true },
+    { name: 'checked 1m ago, but a newer generation is not done', status: { observedGeneration: 1, lastReconciledAt: T0 }, checked: '2026-11-22T00:09:00Z', want: true },
+  ])('$name → due $want', ({ status, checked, want }) => {
+    expect(dueForResync(release(status), now, checked ? Date.parse(checked) : undefined)).toBe(want);
+  });
+});
