@@ -36,6 +36,9 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     HELM_CACHE_HOME: `${config.workDir}/helm/cache`,
     HELM_CONFIG_HOME: `${config.workDir}/helm/config`,
     HELM_DATA_HOME: `${config.workDir}/helm/data`,
+    // client-go's discovery and OpenAPI cache, shared by every helm process (default ~/.kube/cache,
+    // which in the image is not writable, so each helm fetched them again).
+    KUBECACHEDIR: `${config.workDir}/kube/cache`,
     ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
   };
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
