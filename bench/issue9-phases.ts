@@ -1,0 +1,177 @@
+// The measured phases of bench/issue9.ts: helmcrew (a controller child process) and the floor
+// (`helm upgrade --install` driven by `xargs -P<c>`), each over N releases in a fresh namespace.
+import { spawn } from 'node:child_process';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { HelmReleaseSpec } from '../src/api/helmrelease.js';
+import { makeKubeClients } from '../src/controller/kube/client.js';
+import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
+import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
+import { diffCounts, readApiRequests, summarizeRequests, type RequestSummary } from './api-metrics.js';
+import { countBy, cpuSeconds, mapLimit, startSampler, summarizeLog, type BenchEnv, type CountingHelm, type LogSummary, type SampleStats } from './support.js';
+
+export interface Burst {
+  what: 'install' | 'upgrade';
+  wallMs: number;
+  done: number;
+  timedOut: boolean;
+  helm: Record<string, number>;
+  requests: RequestSummary;
+  /** The bench's own requests inside `requests`: applies (GET + PUT/POST each) and readiness LISTs. */
+  benchRequests: number;
+  sampled: SampleStats;
+  cpuS: { ctl?: number; apiserver?: number };
+  log?: LogSummary;
+}
+
+export interface Rest {
+  seconds: number;
+  helm: Record<string, number>;
+  requests: RequestSummary;
+  reconciled: Record<string, number>;
+  ctlCpuS: number;
+  apiserverCpuS: number;
+  sampled: SampleStats;
+}
+
+export const names = (n: number) => Array.from({ length: n }, (_, i) => `r${String(i + 1).padStart(4, '0')}`);
+
+export function spec(chartRepoUrl: string, version: string, interval: string, extra: Record<string, unknown> = {}): HelmReleaseSpec {
+  return { chart: { repository: chartRepoUrl, name: 'unicorn', version }, interval, values: { replicaCount: 0, ...extra } };
+}
+
+function apiRequests(be: BenchEnv) {
+  return readApiRequests(be.env.kubectlBin, be.env.kubeconfig);
+}
+
+/** Applies N specs, then polls (one LIST per tick) until each is Ready for its generation. */
+export async function helmcrewBurst(
+  be: BenchEnv,
+  ctx: { namespace: string; pid: number; helm: CountingHelm; logFile: string },
+  what: 'install' | 'upgrade',
+  releaseNames: string[],
+  makeSpec: () => HelmReleaseSpec,
+  timeoutMs: number,
+): Promise<Burst> {
+  const api = new HelmReleaseApi(makeKubeClients(be.kubeConfig));
+  const helmBefore = (await ctx.helm.invocations()).length;
+  const logFrom = (await stat(ctx.logFile)).size;
+  const before = apiRequests(be);
+  const cpu0 = { ctl: cpuSeconds(ctx.pid) ?? 0, apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0 };
+  const sampler = startSampler(ctx.pid);
+  const t0 = Date.now();
+  const generations = new Map<string, number>();
+  await mapLimit(releaseNames, 8, async (name) => {
+    generations.set(name, await applyHelmRelease(be.kubeConfig, helmReleaseObject(ctx.namespace, name, makeSpec())));
+  });
+  const pollMs = Math.max(250, releaseNames.length);
+  let polls = 0;
+  let doneAt = 0;
+  const done = new Set<string>();
+  const deadline = t0 + timeoutMs;
+  while (done.size < generations.size && Date.now() < deadline) {
+    const { items } = await api.list(ctx.namespace);
+    polls++;
+    for (const r of items) {
+      const gen = generations.get(r.metadata.name);
+      const ready = r.status?.conditions?.find((c) => c.type === 'Ready');
+      const reconciling = r.status?.conditions?.find((c) => c.type === 'Reconciling');
+      if (gen !== undefined && ready?.status === 'True' && ready.observedGeneration === gen && r.status?.observedGeneration === gen && reconciling?.status !== 'True') done.add(r.metadata.name);
+    }
+    doneAt = Date.now();
+    if (done.size < generations.size) await sleep(pollMs);
+  }
+  const wallMs = doneAt - t0;
+  await sleep(300);
+  const sampled = sampler.stop();
+  const requests = summarizeRequests(diffCounts(before, apiRequests(be)));
+  return {
+    what,
+    wallMs,
+    done: done.size,
+    timedOut: done.size < generations.size,
+    helm: countBy((await ctx.helm.invocations()).slice(helmBefore)),
+    requests,
+    benchRequests: 2 * releaseNames.length + polls + 1,
+    sampled,
+    cpuS: { ctl: (cpuSeconds(ctx.pid) ?? 0) - cpu0.ctl, apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) - cpu0.apiserver : undefined },
+    log: await summarizeLog(ctx.logFile, logFrom),
+  };
+}
+
+/** Times from just before the apply to the start of the `helm upgrade` it causes (the wrapper logs each start). */
+export async function specChangeToHelmStartMs(be: BenchEnv, ctx: { namespace: string; helmLog: string }, name: string, makeSpec: () => HelmReleaseSpec): Promise<number> {
+  const linesBefore = (await readFile(ctx.helmLog, 'utf8')).split('\n').filter(Boolean).length;
+  const t0 = Date.now();
+  await applyHelmRelease(be.kubeConfig, helmReleaseObject(ctx.namespace, name, makeSpec()));
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const lines = (await readFile(ctx.helmLog, 'utf8')).split('\n').filter(Boolean).slice(linesBefore);
+    const upgrade = lines.find((line) => line.split(' ')[1] === 'upgrade');
+    if (upgrade) return Number(upgrade.split(' ')[0]) * 1000 - t0;
+    await sleep(20);
+  }
+  return NaN;
+}
+
+/** At rest: nothing applied; counts what the controller does over `seconds`. */
+export async function helmcrewRest(be: BenchEnv, ctx: { pid: number; helm: CountingHelm; logFile: string }, seconds: number): Promise<Rest> {
+  const helmBefore = (await ctx.helm.invocations()).length;
+  const logFrom = (await stat(ctx.logFile)).size;
+  const before = apiRequests(be);
+  const cpu0 = { ctl: cpuSeconds(ctx.pid) ?? 0, apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0 };
+  const sampler = startSampler(ctx.pid, 1000);
+  await sleep(seconds * 1000);
+  const sampled = sampler.stop();
+  const requests = summarizeRequests(diffCounts(before, apiRequests(be)));
+  const log = await summarizeLog(ctx.logFile, logFrom);
+  return {
+    seconds,
+    helm: countBy((await ctx.helm.invocations()).slice(helmBefore)),
+    requests,
+    reconciled: log.reconciled,
+    ctlCpuS: (cpuSeconds(ctx.pid) ?? 0) - cpu0.ctl,
+    apiserverCpuS: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) - cpu0.apiserver : 0,
+    sampled,
+  };
+}
+
+/**
+ * The floor: `xargs -P<c> -n1 helm upgrade --install <name> <chart.tgz> … --wait=watcher`, the
+ * names on stdin, through the same counting wrapper. Sampled as the xargs process tree.
+ */
+export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: CountingHelm; dir: string; chartTgz: string; concurrency: number }, what: 'install' | 'upgrade', releaseNames: string[]): Promise<Burst> {
+  const helmBefore = (await opts.helm.invocations()).length;
+  const before = apiRequests(be);
+  const apiserver0 = be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0;
+  const list = join(opts.dir, `names-${what}.txt`);
+  await writeFile(list, `${releaseNames.join('\n')}\n`);
+  const t0 = Date.now();
+  const child = spawn(
+    'xargs',
+    ['-a', list, `-P${opts.concurrency}`, '-n1', '-I{}', opts.helm.bin, 'upgrade', '--install', '{}', opts.chartTgz, '--namespace', opts.namespace, '--set', 'replicaCount=0', '--wait=watcher', '--timeout', '300s', '--history-max', '10'],
+    { env: { ...process.env, KUBECONFIG: be.env.kubeconfig, HELM_CACHE_HOME: join(opts.dir, 'cache'), HELM_CONFIG_HOME: join(opts.dir, 'config'), HELM_DATA_HOME: join(opts.dir, 'data') }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => {
+    if (stderr.length < 4000) stderr += chunk.toString('utf8');
+  });
+  const sampler = startSampler(child.pid!);
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const wallMs = Date.now() - t0;
+  const sampled = sampler.stop();
+  if (code !== 0) throw new Error(`floor ${what}: xargs exited ${code}: ${stderr.slice(0, 1000)}`);
+  const requests = summarizeRequests(diffCounts(before, apiRequests(be)));
+  return {
+    what,
+    wallMs,
+    done: releaseNames.length,
+    timedOut: false,
+    helm: countBy((await opts.helm.invocations()).slice(helmBefore)),
+    requests,
+    benchRequests: 0,
+    sampled,
+    cpuS: { apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) - apiserver0 : undefined },
+  };
+}

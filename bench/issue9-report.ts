@@ -1,0 +1,79 @@
+// Markdown for bench/issue9.ts: one table per N, the steady state, and the ratios of one run.
+import { parseDuration } from '../src/api/duration.js';
+import type { Burst, Rest } from './issue9-phases.js';
+import { fmtMiB, fmtRatio, fmtS, median } from './support.js';
+
+export interface SizeResult {
+  n: number;
+  floor?: Burst[];
+  helmcrew: { bursts: Burst[]; latencies: number[]; rest?: Rest; idleRssKb: number; hwmKb?: number; startupMs: number };
+}
+
+interface Meta {
+  facts: string;
+  code: string;
+  concurrency: number;
+  interval: string;
+  nodeOptions: string;
+  restSeconds: number;
+}
+
+const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+const per = (x: number, n: number) => (x / n).toFixed(2);
+
+export function report(meta: Meta, results: SizeResult[]): string {
+  const out: string[] = [];
+  out.push(`## issue9: N = ${results.map((r) => r.n).join(', ')}, concurrency ${meta.concurrency}`, '', '```', meta.facts, `code:        ${meta.code}`, `controller:  compiled by tsc, NODE_OPTIONS=${JSON.stringify(meta.nodeOptions)}, interval ${meta.interval}`, '```', '');
+  out.push('| N | phase | helmcrew wall | floor wall | ratio | helm procs / release (helmcrew, floor) | API reads / writes per release, helmcrew (bench\'s own) | floor | ctl peak RSS | ctl+helm tree peak (VmRSS / RssAnon) | floor tree peak (VmRSS / RssAnon) | ctl CPU s |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    for (const b of r.helmcrew.bursts) {
+      const f = r.floor?.find((x) => x.what === b.what);
+      const ratio = f && !b.timedOut ? fmtRatio(b.wallMs / f.wallMs) : 'n/a';
+      out.push(
+        `| ${r.n} | ${b.what} | ${fmtS(b.wallMs)}${b.timedOut ? ` (timed out, ${b.done} done)` : ''} | ${f ? fmtS(f.wallMs) : '—'} | ${ratio} | ${per(total(b.helm), r.n)} ${JSON.stringify(b.helm)}, ${f ? per(total(f.helm), r.n) : '—'} | ${per(b.requests.reads, r.n)} / ${per(b.requests.writes, r.n)} (${b.benchRequests}) | ${f ? `${per(f.requests.reads, r.n)} / ${per(f.requests.writes, r.n)}` : '—'} | ${fmtMiB(b.sampled.peakRssKb)} | ${fmtMiB(b.sampled.peakTreeRssKb)} / ${fmtMiB(b.sampled.peakTreeAnonKb)} | ${f ? `${fmtMiB(f.sampled.peakTreeRssKb)} / ${fmtMiB(f.sampled.peakTreeAnonKb)}` : '—'} | ${b.cpuS.ctl?.toFixed(1) ?? '—'} |`,
+      );
+    }
+  }
+  out.push('');
+  out.push('| N | controller start-up | idle RSS (after start) | lifetime peak RSS (VmHWM) | single spec change → `helm upgrade` starts (3 tries, median) |');
+  out.push('|---|---|---|---|---|');
+  for (const r of results) {
+    const h = r.helmcrew;
+    const lat = h.latencies.length ? `${h.latencies.map((ms) => `${ms.toFixed(0)} ms`).join(', ')} (median ${median(h.latencies).toFixed(0)} ms)` : '—';
+    out.push(`| ${r.n} | ${fmtS(h.startupMs)} | ${fmtMiB(h.idleRssKb)} | ${h.hwmKb ? fmtMiB(h.hwmKb) : 'n/a'} | ${lat} |`);
+  }
+  out.push('');
+  const intervalS = parseDuration(meta.interval) / 1000;
+  out.push(`Steady state: ${meta.restSeconds} s at rest, every release in sync, interval ${meta.interval} (${(meta.restSeconds / intervalS).toFixed(1)} intervals):`, '');
+  out.push('| N | HelmRelease writes (status) | helm processes | checks done (reconciled by action) | full resyncs done | ctl CPU s total / per full resync | kube-apiserver CPU s total / per full resync | API reads / writes, all clients | ctl RSS peak at rest | top requests |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const rest = r.helmcrew.rest;
+    if (!rest) continue;
+    const checks = total(rest.reconciled);
+    const resyncs = checks / r.n;
+    const perResync = (cpu: number) => (resyncs > 0 ? (cpu / resyncs).toFixed(2) : 'n/a');
+    out.push(
+      `| ${r.n} | ${rest.requests.helmReleaseWrites} (${rest.requests.helmReleaseStatusWrites}) | ${total(rest.helm)} | ${checks} ${JSON.stringify(rest.reconciled)} | ${resyncs.toFixed(2)} | ${rest.ctlCpuS.toFixed(2)} / ${perResync(rest.ctlCpuS)} | ${rest.apiserverCpuS.toFixed(2)} / ${perResync(rest.apiserverCpuS)} | ${rest.requests.reads} / ${rest.requests.writes} | ${fmtMiB(rest.sampled.peakRssKb)} | ${rest.requests.top.slice(0, 6).join('; ')} |`,
+    );
+  }
+  out.push('');
+  out.push('Largest request rows per burst (all clients, including the control plane\'s own controllers and the bench):', '');
+  for (const r of results) {
+    for (const b of r.helmcrew.bursts) out.push(`- N=${r.n} helmcrew ${b.what}: ${b.requests.top.join('; ')}`);
+    for (const b of r.floor ?? []) out.push(`- N=${r.n} floor ${b.what}: ${b.requests.top.join('; ')}`);
+  }
+  out.push('');
+  out.push('Controller log per burst (reconciled actions; warnings; per-reconcile and per-helm median/p90/max ms):', '');
+  for (const r of results) {
+    for (const b of r.helmcrew.bursts) {
+      if (!b.log) continue;
+      const rec = Object.entries(b.log.reconcileMs).map(([k, q]) => `${k} n=${q.n} ${q.median}/${q.p90}/${q.max}`).join('; ');
+      const helm = Object.entries(b.log.helmMs).map(([k, q]) => `${k} n=${q.n} ${q.median}/${q.p90}/${q.max}`).join('; ');
+      out.push(`- N=${r.n} ${b.what}: reconciled ${JSON.stringify(b.log.reconciled)}; levels ${JSON.stringify(b.log.byLevel)}; reconcile ${rec}; helm ${helm}`);
+      for (const p of b.log.problems.slice(0, 5)) out.push(`  - ${p.level} ×${p.count} "${p.msg}": ${p.example.slice(0, 300)}`);
+    }
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,177 @@
+// Issue 9's benchmark: for each N, N releases of the unicorn chart (a ConfigMap, a Deployment and
+// a Service; replicaCount 0) installed and then all upgraded (1.0.0 → 2.0.0) by helmcrew — a
+// compiled controller child process at concurrency c, started as the image starts it — and, in
+// the same run and environment, by the floor: `helm upgrade --install` driven by `xargs -P<c>`.
+// Then, for helmcrew: the time from a single spec change (N releases present) to the start of its
+// `helm upgrade`, and the steady state: R seconds at rest with every release in sync and a short
+// interval, counting HelmRelease writes, helm processes, API requests and CPU per full resync.
+// API requests are the API server's own counter (every client; the bench's own are reported).
+//
+//   npx tsx bench/issue9.ts [--releases 100[,500,1000]] [--concurrency 4] [--interval 1m]
+//                           [--rest-seconds 150] [--skip floor,upgrade,latency,rest]
+//                           [--ref <git ref> (compile that commit's src/ instead of the checkout)]
+//                           [--node-options "--max-semi-space-size=1"] [--max-seconds 1500]
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseDuration } from '../src/api/duration.js';
+import { REPO_ROOT } from '../src/dev/paths.js';
+import { floorBurst, helmcrewBurst, helmcrewRest, names, spec, specChangeToHelmStartMs, type Burst, type Rest } from './issue9-phases.js';
+import { report, type SizeResult } from './issue9-report.js';
+import {
+  argValue,
+  buildCompiled,
+  createCountingHelm,
+  createNamespace,
+  currentCommit,
+  deleteNamespaceFully,
+  formatFacts,
+  intArg,
+  intListArg,
+  loadavgString,
+  machineFacts,
+  peakRssOfLifetimeKb,
+  randomSuffix,
+  runBench,
+  say,
+  spawnController,
+  startBenchEnv,
+  fmtS,
+  fmtMiB,
+  type BenchEnv,
+  type Cleanup,
+} from './support.js';
+
+const sizes = intListArg('releases', [100]);
+const concurrency = intArg('concurrency', 4);
+const interval = argValue('interval') ?? '1m';
+const restSeconds = intArg('rest-seconds', 150);
+const skip = new Set((argValue('skip') ?? '').split(',').filter(Boolean));
+const ref = argValue('ref');
+/** What the image sets (Dockerfile ENV NODE_OPTIONS); `--node-options ""` for none. */
+const nodeOptions = argValue('node-options') ?? '--max-semi-space-size=1';
+const maxSeconds = intArg('max-seconds', 1500);
+const phaseTimeoutMs = intArg('phase-timeout', 1200) * 1000;
+
+/** Compiles `ref`'s src/ (git archive into the bench dir, never the checkout) for a before/after run. */
+async function buildRef(dir: string, gitRef: string): Promise<string[]> {
+  const tree = join(dir, 'tree');
+  await mkdir(tree, { recursive: true });
+  execFileSync('bash', ['-c', `git -C ${JSON.stringify(REPO_ROOT)} archive ${JSON.stringify(gitRef)} src tsconfig.json | tar -x -C ${JSON.stringify(tree)}`]);
+  await symlink(join(REPO_ROOT, 'node_modules'), join(tree, 'node_modules'));
+  execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(tree, 'tsconfig.json'), '--outDir', join(dir, 'dist'), '--sourceMap', 'false'], { stdio: 'inherit' });
+  await writeFile(join(dir, 'package.json'), '{"type":"module"}\n');
+  await symlink(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
+  return [join(dir, 'dist', 'cli', 'main.js'), 'controller'];
+}
+
+async function pullCharts(be: BenchEnv): Promise<Record<string, string>> {
+  const dir = join(be.dir, 'charts');
+  const out: Record<string, string> = {};
+  for (const version of ['1.0.0', '2.0.0']) {
+    execFileSync(be.env.helmBin, ['pull', 'unicorn', '--repo', be.env.chartRepoUrl, '--version', version, '--destination', dir], { env: { ...process.env, HELM_CACHE_HOME: join(dir, '.cache') } });
+    out[version] = join(dir, `unicorn-${version}.tgz`);
+  }
+  return out;
+}
+
+async function runHelmcrew(be: BenchEnv, entry: string[], n: number, cleanup: Cleanup): Promise<SizeResult['helmcrew']> {
+  const dir = await mkdtemp(join(be.dir, `helmcrew-n${n}-`));
+  const helm = await createCountingHelm(dir, be.env.helmBin);
+  const namespace = await createNamespace(be.kubeConfig, `bench-i9-n${n}`);
+  const forgetNs = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 600_000)));
+  const ctl = await spawnController({
+    env: be.env,
+    entry,
+    helmBin: helm.bin,
+    namespace,
+    prefix: `bench-i9-${randomSuffix()}`,
+    concurrency,
+    workDir: join(dir, 'work'),
+    logFile: join(dir, 'controller.log'),
+    extraEnv: { NODE_OPTIONS: nodeOptions, HELMCREW_NAMESPACE: 'default' },
+  });
+  const forgetCtl = cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
+  say(`helmcrew N=${n}: controller pid ${ctl.pid} up in ${fmtS(ctl.startupMs)}; namespace ${namespace}; log ${ctl.logFile}`);
+  await sleep(2000);
+  const idleRssKb = startSamplerOnce(ctl.pid);
+  const c = { namespace, pid: ctl.pid, helm, logFile: ctl.logFile };
+  const all = names(n);
+  const bursts: Burst[] = [];
+  bursts.push(await helmcrewBurst(be, c, 'install', all, () => spec(be.env.chartRepoUrl, '1.0.0', interval), phaseTimeoutMs));
+  say(`  install: ${bursts[0]!.done}/${n} in ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; ctl peak ${fmtMiB(bursts[0]!.sampled.peakRssKb)}`);
+  if (!skip.has('upgrade')) {
+    bursts.push(await helmcrewBurst(be, c, 'upgrade', all, () => spec(be.env.chartRepoUrl, '2.0.0', interval), phaseTimeoutMs));
+    say(`  upgrade: ${bursts[1]!.done}/${n} in ${fmtS(bursts[1]!.wallMs)}; helm ${JSON.stringify(bursts[1]!.helm)}; ctl peak ${fmtMiB(bursts[1]!.sampled.peakRssKb)}`);
+  }
+  const version = skip.has('upgrade') ? '1.0.0' : '2.0.0';
+  const latencies: number[] = [];
+  if (!skip.has('latency')) {
+    for (const [i, name] of [all[0]!, all[Math.floor(n / 2)]!, all[n - 1]!].entries()) {
+      await sleep(3000);
+      latencies.push(await specChangeToHelmStartMs(be, { namespace, helmLog: join(dir, 'helm-invocations.log') }, name, () => spec(be.env.chartRepoUrl, version, interval, { note: `change-${i}` })));
+    }
+    say(`  single change → helm upgrade start: ${latencies.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`);
+  }
+  let rest: Rest | undefined;
+  if (!skip.has('rest')) {
+    await sleep(5000);
+    rest = await helmcrewRest(be, c, restSeconds);
+    say(`  rest ${restSeconds}s: HelmRelease writes ${rest.requests.helmReleaseWrites}; helm ${JSON.stringify(rest.helm)}; reconciled ${JSON.stringify(rest.reconciled)}; ctl CPU ${rest.ctlCpuS.toFixed(2)} s`);
+  }
+  const hwmKb = peakRssOfLifetimeKb(ctl.pid);
+  await ctl.stop();
+  forgetCtl();
+  const deleteMs = await deleteNamespaceFully(be.kubeConfig, namespace, 600_000);
+  forgetNs();
+  say(`  namespace deleted in ${fmtS(deleteMs)}`);
+  return { bursts, latencies, rest, idleRssKb, hwmKb, startupMs: ctl.startupMs };
+}
+
+function startSamplerOnce(pid: number): number {
+  try {
+    return Number(/^VmRSS:\s+(\d+)/m.exec(execFileSync('cat', [`/proc/${pid}/status`], { encoding: 'utf8' }))?.[1] ?? NaN);
+  } catch {
+    return NaN;
+  }
+}
+
+async function runFloor(be: BenchEnv, charts: Record<string, string>, n: number, cleanup: Cleanup): Promise<Burst[]> {
+  const dir = await mkdtemp(join(be.dir, `floor-n${n}-`));
+  const helm = await createCountingHelm(dir, be.env.helmBin);
+  const namespace = await createNamespace(be.kubeConfig, `bench-i9-floor-n${n}`);
+  const forgetNs = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 600_000)));
+  const bursts: Burst[] = [];
+  const opts = { namespace, helm, dir, concurrency };
+  bursts.push(await floorBurst(be, { ...opts, chartTgz: charts['1.0.0']! }, 'install', names(n)));
+  say(`floor N=${n} install: ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; tree peak ${fmtMiB(bursts[0]!.sampled.peakTreeRssKb)}`);
+  if (!skip.has('upgrade')) {
+    bursts.push(await floorBurst(be, { ...opts, chartTgz: charts['2.0.0']! }, 'upgrade', names(n)));
+    say(`floor N=${n} upgrade: ${fmtS(bursts[1]!.wallMs)}; helm ${JSON.stringify(bursts[1]!.helm)}`);
+  }
+  await deleteNamespaceFully(be.kubeConfig, namespace, 600_000);
+  forgetNs();
+  return bursts;
+}
+
+await runBench('issue9', maxSeconds, async (cleanup) => {
+  const loadBefore = loadavgString();
+  say(`issue9: N=${sizes.join(',')}, concurrency ${concurrency}, interval ${interval}, rest ${restSeconds}s, skip [${[...skip].join(',')}], ref ${ref ?? 'checkout'}; load ${loadBefore}`);
+  parseDuration(interval);
+  const be = await startBenchEnv(cleanup);
+  const entry = ref ? await buildRef(join(be.dir, 'build-ref'), ref) : await buildCompiled(join(be.dir, 'build'));
+  const code = ref ? `${execFileSync('git', ['-C', REPO_ROOT, 'rev-parse', '--short', ref], { encoding: 'utf8' }).trim()} (--ref ${ref})` : currentCommit();
+  const charts = await pullCharts(be);
+  const facts = { ...machineFacts(be.env.helmBin), loadavg: loadBefore };
+  const results: SizeResult[] = [];
+  for (const n of sizes) {
+    // Floor first: the controller's namespace delete (N uninstall-free finalizer strips) then
+    // does not overlap the floor's bursts.
+    const floor = skip.has('floor') ? undefined : await runFloor(be, charts, n, cleanup);
+    const helmcrew = await runHelmcrew(be, entry, n, cleanup);
+    results.push({ n, floor, helmcrew });
+  }
+  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end`, code, concurrency, interval, nodeOptions, restSeconds }, results);
+  process.stdout.write(`${text}\n`);
+});
