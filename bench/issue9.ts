@@ -60,6 +60,7 @@ async function buildRef(dir: string, gitRef: string): Promise<string[]> {
   await mkdir(tree, { recursive: true });
   execFileSync('bash', ['-c', `git -C ${JSON.stringify(REPO_ROOT)} archive ${JSON.stringify(gitRef)} src tsconfig.json | tar -x -C ${JSON.stringify(tree)}`]);
   await symlink(join(REPO_ROOT, 'node_modules'), join(tree, 'node_modules'));
+  await writeFile(join(tree, 'package.json'), '{"type":"module"}\n');
   execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(tree, 'tsconfig.json'), '--outDir', join(dir, 'dist'), '--sourceMap', 'false'], { stdio: 'inherit' });
   await writeFile(join(dir, 'package.json'), '{"type":"module"}\n');
   await symlink(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
