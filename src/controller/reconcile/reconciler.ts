@@ -1,6 +1,8 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
-import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
+import { ReleaseStorage, type ReleaseHistory } from '../helm/release-storage.js';
+import { apiErrorMessage, isForbidden } from '../kube/errors.js';
+import { checkedStatus, failedStatus, inSyncStatus, lockedStatus, refusedStatus } from '../status/release-status.js';
 import { installRelease } from './actions/install.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
@@ -15,29 +17,45 @@ import {
   nextLifecycleAction,
   type NextAction,
 } from './release-state.js';
+import { describeOwner, type Ownership } from './ownership.js';
 import { releaseTarget, type ReleaseTarget } from './release-target.js';
+import { checkTenancy, serviceAccountUser } from './tenancy.js';
 
 export interface ReconcileResult {
   key: string;
-  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable';
+  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'refused';
 }
 
 /**
  * One level-based pass over one HelmRelease: re-read everything, decide, act. Safe to run any
  * number of times; the queue guarantees one pass per release at a time.
  */
-export async function reconcileRelease(ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult> {
+export async function reconcileRelease(controllerCtx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `${namespace}/${name}`;
-  const release = await ctx.api.get(namespace, name);
+  const release = await controllerCtx.api.get(namespace, name);
   if (!release) return { key, action: 'gone' };
-  const target = releaseTarget(release);
-  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const target = releaseTarget(release, controllerCtx.tenancy);
+  const ctx = actingAs(controllerCtx, target);
 
-  const lifecycle = nextLifecycleAction(determineLifecycle(release, history));
+  const tenancy = checkTenancy(release, target, ctx.tenancy);
+  if (!tenancy.allowed) {
+    // Nothing is read or run in a namespace the operator keeps this HelmRelease out of.
+    if (release.metadata.deletionTimestamp) await ctx.api.removeFinalizer(release);
+    else await reportRefused(ctx, release, ReleaseEvent.TargetNamespaceRefused, tenancy.message);
+    return { key, action: 'refused' };
+  }
+  const history = await readHistory(ctx, release, target);
+  if (!history) return { key, action: 'refused' };
+
+  const lifecycleState = determineLifecycle(release, history);
+  const lifecycle = nextLifecycleAction(lifecycleState);
   if (lifecycle === 'add-finalizer') {
     await ctx.api.addFinalizer(release);
     // Metadata changes do not requeue (only generation does), so carry on in this pass.
-    return reconcileRelease(ctx, namespace, name);
+    return reconcileRelease(controllerCtx, namespace, name);
+  }
+  if (lifecycleState.kind === 'not-ours' || lifecycleState.kind === 'deleting-not-ours') {
+    await reportNotOurs(ctx, release, target, lifecycleState.ownership);
   }
   if (lifecycle !== 'continue') {
     await actOnLifecycle(ctx, release, target, lifecycle);
@@ -80,7 +98,7 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
       await ctx.events.record(release, ReleaseEvent.ReleaseUnlocked, message);
       ctx.log.warn({ release: key, action: 'unlock', revision: pending.revision, status: pending.status }, 'unlocked a stale pending release');
       // Storage changed under us: decide again from what is there now.
-      return reconcileRelease(ctx, namespace, name);
+      return reconcileRelease(controllerCtx, namespace, name);
     }
     case 'report-failure':
       await ctx.api.patchStatus(release, checkedStatus(ctx.now()));
@@ -92,6 +110,7 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
     case 'add-finalizer':
     case 'remove-finalizer':
     case 'report-suspended':
+    case 'report-not-ours':
     case 'nothing':
       throw new Error(`action ${action} is not a release-state action`);
     default:
@@ -109,9 +128,57 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
       await ctx.api.removeFinalizer(release);
       return;
     case 'report-suspended':
+    case 'report-not-ours':
     case 'nothing':
       return;
     default:
       throw new Error(`action ${action} is not a lifecycle action`);
   }
+}
+
+/**
+ * The pass as the HelmRelease's identity: values sources and release records are read with the
+ * ServiceAccount's rights when it acts as one, as helm is run. Status and Events of the
+ * HelmRelease itself stay the controller's.
+ */
+function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContext {
+  if (!target.impersonate) return ctx;
+  const kube = ctx.identities.forUser(serviceAccountUser(target.impersonate));
+  return { ...ctx, kube, storage: new ReleaseStorage(kube) };
+}
+
+/** Helm's records for the target, or undefined (status written) when the identity may not read them. */
+async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget): Promise<ReleaseHistory | undefined> {
+  try {
+    return await ctx.storage.history(target.namespace, target.releaseName);
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+    const message = `Cannot read the Helm release records of ${target.namespace}/${target.releaseName}: ${apiErrorMessage(error)}`;
+    // Never installed by this object, nothing to uninstall: deleting need not wait for rights.
+    if (release.metadata.deletionTimestamp && !release.status?.releaseName) {
+      await ctx.api.removeFinalizer(release);
+      return undefined;
+    }
+    await reportRetrying(ctx, release, ReleaseEvent.AccessDenied, message);
+    throw new RetryLaterError(message);
+  }
+}
+
+async function reportRefused(ctx: ReconcileContext, release: HelmRelease, reason: ReleaseEvent, message: string): Promise<void> {
+  const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
+  await ctx.api.patchStatus(release, refusedStatus(release, reason, message, ctx.now()));
+  // One Event when it starts, not one per periodic check.
+  if (ready?.reason !== reason || ready.message !== message) await ctx.events.record(release, reason, message);
+}
+
+async function reportNotOurs(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, ownership: Ownership): Promise<void> {
+  const where = `Helm release ${target.namespace}/${target.releaseName}`;
+  const message = release.metadata.deletionTimestamp
+    ? `${where} ${describeOwner(ownership)}; deleting this HelmRelease leaves it installed`
+    : `${where} ${describeOwner(ownership)}; helmcrew will not upgrade, unlock or uninstall it. Choose another releaseName or targetNamespace`;
+  if (release.metadata.deletionTimestamp) {
+    await ctx.events.record(release, ReleaseEvent.ReleaseOwnedByOther, message);
+    return;
+  }
+  await reportRefused(ctx, release, ReleaseEvent.ReleaseOwnedByOther, message);
 }

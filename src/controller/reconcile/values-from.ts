@@ -1,7 +1,7 @@
 import { parse } from 'yaml';
 import type { HelmRelease, ValuesReference } from '../../api/helmrelease.js';
 import type { KubeClients } from '../kube/client.js';
-import { isNotFound } from '../kube/errors.js';
+import { apiErrorMessage, isForbidden, isNotFound } from '../kube/errors.js';
 import { isPlainObject, mergeValues } from './values.js';
 
 /** Values that cannot be assembled: a missing source, a missing key, or YAML that is not a map. */
@@ -56,6 +56,9 @@ async function readValuesSource(kube: KubeClients, namespace: string, ref: Value
     return encoded !== undefined ? Buffer.from(encoded, 'base64').toString('utf8') : missing(`Secret ${namespace}/${ref.name} has no key ${key}`);
   } catch (error) {
     if (isNotFound(error)) return missing(`${ref.kind} ${namespace}/${ref.name} not found`);
+    // Read as the HelmRelease's ServiceAccount when it has one; the API server's message names
+    // the user and the object, never its contents.
+    if (isForbidden(error)) throw new ValuesError(`${ref.kind} ${namespace}/${ref.name} may not be read: ${apiErrorMessage(error)}`);
     throw error;
   }
 }

@@ -5,6 +5,7 @@ import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
+import { releaseLabels } from '../ownership.js';
 import type { ReleaseTarget } from '../release-target.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
@@ -41,6 +42,7 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
     createNamespace: target.createNamespace,
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
+    labels: releaseLabels(release, target.timeoutSeconds),
     impersonate: target.impersonate,
   };
 }
