@@ -159,8 +159,9 @@ async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: 
       await ctx.api.removeFinalizer(release);
       return undefined;
     }
-    await reportRetrying(ctx, release, ReleaseEvent.AccessDenied, message);
-    throw new RetryLaterError(message);
+    // Like wrong values, missing rights do not come back by retrying fast; the periodic check looks again.
+    await reportRefused(ctx, release, ReleaseEvent.AccessDenied, message);
+    return undefined;
   }
 }
 
