@@ -3,7 +3,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
@@ -67,24 +67,47 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     expect(answer.stdout.trim()).toBe(want);
   });
 
-  it('with exactly these rights the controller unlocks a release left pending by a helm process that died', async () => {
-    const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, timeout: '3s' };
-    // Installed by a controller with full rights (as helm would be by an impersonated tenant)...
+  /** A kubeconfig that authenticates as the chart's ServiceAccount with a real token (TokenRequest). */
+  const controllerKubeconfig = async (): Promise<string> => {
+    const token = await kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
+      namespace,
+      name: releaseName,
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
+    const admin = parse(await readFile(env.kubeconfig, 'utf8')) as { users: Array<{ name: string; user: Record<string, unknown> }> };
+    for (const u of admin.users) admin.users.splice(admin.users.indexOf(u), 1, { name: u.name, user: { token: token.status!.token } });
+    const path = join(await mkdtemp(join(tmpdir(), 'helmcrew-rbac-')), 'kubeconfig');
+    await writeFile(path, stringify(admin), { mode: 0o600 });
+    return path;
+  };
+
+  it('the controller’s token impersonates a tenant ServiceAccount, but no user or group', async () => {
+    const kc = await controllerKubeconfig();
+    const asTenant = await execa(env.kubectlBin, ['--kubeconfig', kc, 'auth', 'can-i', 'create', 'deployments.apps', '-n', namespace, `--as=system:serviceaccount:${namespace}:tenant`], { reject: false });
+    expect(asTenant.stdout.trim()).toBe('no'); // allowed to ask as the tenant; the tenant has no rights yet
+    const asAdmin = await execa(env.kubectlBin, ['--kubeconfig', kc, 'get', 'secrets', '-n', namespace, '--as=admin', '--as-group=system:masters'], { reject: false });
+    expect(asAdmin.exitCode).not.toBe(0);
+    expect(asAdmin.stderr).toMatch(/cannot impersonate/);
+  });
+
+  it('with exactly these rights the controller unlocks a release left pending, and installs for a tenant as its ServiceAccount', async () => {
+    const chart = { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' };
+    // Installed by a controller with full rights...
     const installer = await startTestController([namespace]);
     try {
-      await waitForReconciled(kubeConfig, namespace, 'stuck', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'stuck', spec)));
+      await waitForReconciled(kubeConfig, namespace, 'stuck', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'stuck', { chart, timeout: '3s' })));
     } finally {
       await installer.stop();
     }
     const pending = await leavePendingUpgrade(kubeConfig, namespace, 'stuck', 1, new Date(Date.now() - 60 * 60_000));
+    await kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'tenant' } } });
+    await kubeConfig.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
+      namespace,
+      body: { metadata: { name: 'tenant-admin' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' }, subjects: [{ kind: 'ServiceAccount', name: 'tenant', namespace }] },
+    });
 
-    // ...then a controller whose every request is made as the chart's ServiceAccount.
-    const dir = await mkdtemp(join(tmpdir(), 'helmcrew-rbac-'));
-    const limited = parse(await readFile(env.kubeconfig, 'utf8')) as { users: Array<{ user: Record<string, unknown> }> };
-    for (const u of limited.users) u.user.as = controllerUser;
-    const limitedKubeconfig = join(dir, 'kubeconfig');
-    await writeFile(limitedKubeconfig, stringify(limited), { mode: 0o600 });
-    const controller = await startTestController([namespace], { KUBECONFIG: limitedKubeconfig });
+    // ...then a controller that authenticates as the chart's ServiceAccount, nothing more.
+    const controller = await startTestController([namespace], { KUBECONFIG: await controllerKubeconfig() });
     try {
       const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
       const deadline = Date.now() + 60_000;
@@ -97,6 +120,10 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
       expect(status).toBe('failed');
       const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=stuck' });
       expect(events.items.map((e) => e.reason)).toContain('ReleaseUnlocked');
+
+      const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'tenant-app', { chart, serviceAccountName: 'tenant' }));
+      const release = await waitForReconciled(kubeConfig, namespace, 'tenant-app', generation);
+      expect(release.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
     } finally {
       await controller.stop();
     }
