@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { ConfigError, readControllerConfig } from '../../src/config.js';
+import { KubeConfig } from '@kubernetes/client-node';
 import { summarizeHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
+import { impersonatingConfig } from '../../src/controller/kube/identity.js';
 import {
   determineOwnership,
   labelValueFor,
@@ -108,5 +110,31 @@ describe('determineOwnership', () => {
     [undefined, undefined],
   ])('recorded timeout of %j → %s', (labels, want) => {
     expect(recordedTimeoutSeconds(record(labels))).toBe(want);
+  });
+});
+
+describe('impersonatingConfig', () => {
+  const base = () => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: 'local', server: 'https://127.0.0.1:6443', skipTLSVerify: false }],
+      users: [{ name: 'admin', token: 'controller-token' }, { name: 'other', token: 'x' }],
+      contexts: [{ name: 'ctx', cluster: 'local', user: 'admin' }],
+      currentContext: 'ctx',
+    });
+    return kc;
+  };
+
+  it('sends Impersonate-User as the ServiceAccount, with the controller\'s own credentials, and leaves the original alone', async () => {
+    const original = base();
+    const copy = impersonatingConfig(original, 'system:serviceaccount:team-a:deployer');
+    const headersOf = async (kc: KubeConfig) => {
+      const opts: { headers?: Record<string, string> } = {};
+      await kc.applyToHTTPSOptions(opts as never);
+      return opts.headers ?? {};
+    };
+    expect(await headersOf(copy)).toMatchObject({ 'Impersonate-User': 'system:serviceaccount:team-a:deployer', Authorization: 'Bearer controller-token' });
+    const asController = { headers: await headersOf(original) };
+    expect(asController.headers).not.toHaveProperty('Impersonate-User');
   });
 });
