@@ -6,6 +6,7 @@ import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { ESCALATION_CHART, startEscalationRepo, type EscalationRepo } from '../support/escalation-chart.js';
 import { deleteNamespace, freshNamespace, namespaceWithController, testEnv } from '../support/fixtures.js';
+import { leavePendingUpgrade } from '../support/pending-release.js';
 import { waitForReadyReason } from '../support/wait-condition.js';
 
 /**
@@ -98,5 +99,15 @@ describe('tenancy lock-down (default ServiceAccount, no cross-namespace targets)
     const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({ status: 'False', reason: 'AccessDenied' });
     expect(ready?.message).toMatch(new RegExp(`Cannot read the Helm release records of ${namespace}/blind: .*system:serviceaccount:${namespace}:nobody`));
+  });
+
+  it('unlocking is done as the identity too: one that may read but not update release records → AccessDenied, the record untouched', async () => {
+    await waitForReconciled(kubeConfig, namespace, 'frozen', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'frozen', { chart, timeout: '3s' })));
+    const pending = await leavePendingUpgrade(kubeConfig, namespace, 'frozen', 1, new Date(Date.now() - 60 * 60_000));
+    await serviceAccountWithRole('reader', [{ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list'] }]);
+    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'frozen', { chart, timeout: '3s', serviceAccountName: 'reader' }));
+    const denied = await waitForReadyReason(kubeConfig, namespace, 'frozen', 'AccessDenied');
+    expect(denied.ready.message).toMatch(new RegExp(`Revision ${pending} of ${namespace}/frozen is stale pending-upgrade but may not be unlocked: .*system:serviceaccount:${namespace}:reader`));
+    expect((await storage.history(namespace, 'frozen')).latest).toMatchObject({ revision: pending, status: 'pending-upgrade' });
   });
 });

@@ -94,7 +94,14 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
     case 'unlock': {
       const pending = history.latest!;
       const message = `Revision ${pending.revision} was left ${pending.status} by a helm process that is gone; marked it failed to go on`;
-      await ctx.storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
+      try {
+        await ctx.storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
+      } catch (error) {
+        if (!isForbidden(error)) throw error;
+        const denied = `Revision ${pending.revision} of ${target.namespace}/${target.releaseName} is stale ${pending.status} but may not be unlocked: ${apiErrorMessage(error)}`;
+        await reportRefused(ctx, release, ReleaseEvent.AccessDenied, denied);
+        return { key, action: 'refused' };
+      }
       await ctx.events.record(release, ReleaseEvent.ReleaseUnlocked, message);
       ctx.log.warn({ release: key, action: 'unlock', revision: pending.revision, status: pending.status }, 'unlocked a stale pending release');
       // Storage changed under us: decide again from what is there now.
