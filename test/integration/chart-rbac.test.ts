@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { readControllerConfig } from '../../src/config.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
@@ -40,6 +41,13 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
   afterAll(async () => {
     if (rbacYaml) await kubectl(['delete', '-n', namespace, '--ignore-not-found', '-f', '-'], rbacYaml);
     if (namespace) await deleteNamespace(kubeConfig, namespace);
+  });
+
+  it('tenancy values reach the controller as the settings it parses', async () => {
+    const rendered = await execa(env.helmBin, ['template', releaseName, join(REPO_ROOT, 'helm/helmcrew'), '--set', 'redis.url=redis://redis:6379', '--set', 'tenancy.defaultServiceAccount=helm-deployer', '--set', 'tenancy.allowCrossNamespaceTargets=false']);
+    const deployment = parseAllDocuments(rendered.stdout).map((d) => d.toJSON() as { kind?: string; spec?: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } } }).find((d) => d?.kind === 'Deployment');
+    const vars = Object.fromEntries(deployment!.spec!.template.spec.containers[0]!.env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
+    expect(readControllerConfig(vars).tenancy).toEqual({ defaultServiceAccount: 'helm-deployer', allowCrossNamespaceTargets: false });
   });
 
   it.each([
