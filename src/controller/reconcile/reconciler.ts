@@ -2,8 +2,9 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import { ReleaseStorage, type ReleaseHistory } from '../helm/release-storage.js';
 import { apiErrorMessage, isForbidden } from '../kube/errors.js';
-import { checkedStatus, failedStatus, inSyncStatus, lockedStatus, refusedStatus } from '../status/release-status.js';
+import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
 import { installRelease } from './actions/install.js';
+import { reportNotOurs, reportRefused } from './actions/refuse.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
@@ -17,7 +18,6 @@ import {
   nextLifecycleAction,
   type NextAction,
 } from './release-state.js';
-import { describeOwner, type Ownership } from './ownership.js';
 import { releaseTarget, type ReleaseTarget } from './release-target.js';
 import { checkTenancy, serviceAccountUser } from './tenancy.js';
 
@@ -170,23 +170,4 @@ async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: 
     await reportRefused(ctx, release, ReleaseEvent.AccessDenied, message);
     return undefined;
   }
-}
-
-async function reportRefused(ctx: ReconcileContext, release: HelmRelease, reason: ReleaseEvent, message: string): Promise<void> {
-  const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
-  await ctx.api.patchStatus(release, refusedStatus(release, reason, message, ctx.now()));
-  // One Event when it starts, not one per periodic check.
-  if (ready?.reason !== reason || ready.message !== message) await ctx.events.record(release, reason, message);
-}
-
-async function reportNotOurs(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, ownership: Ownership): Promise<void> {
-  const where = `Helm release ${target.namespace}/${target.releaseName}`;
-  const message = release.metadata.deletionTimestamp
-    ? `${where} ${describeOwner(ownership)}; deleting this HelmRelease leaves it installed`
-    : `${where} ${describeOwner(ownership)}; helmcrew will not upgrade, unlock or uninstall it. Choose another releaseName or targetNamespace`;
-  if (release.metadata.deletionTimestamp) {
-    await ctx.events.record(release, ReleaseEvent.ReleaseOwnedByOther, message);
-    return;
-  }
-  await reportRefused(ctx, release, ReleaseEvent.ReleaseOwnedByOther, message);
 }
