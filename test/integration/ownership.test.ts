@@ -8,6 +8,7 @@ import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { leavePendingUpgrade } from '../support/pending-release.js';
 import { waitForGone, waitForReadyReason } from '../support/wait-condition.js';
 
 /** Issue 5: a Helm release belongs to the HelmRelease that installed it, and to no other. */
@@ -86,6 +87,25 @@ describe('release ownership', () => {
     await waitForGone(kubeConfig, namespace, 'handmade');
     expect((await storage.history(namespace, 'handmade')).deployed).toMatchObject({ revision: 1, chartVersion: '1.0.0' });
     expect(await ctl.helm.count('uninstall')).toBe(0);
+  });
+
+  it('a pending record is judged by the timeout its holder recorded, not by the observer’s timeout: 1s', async () => {
+    await waitForReconciled(kubeConfig, namespace, 'patient', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'patient', { chart: chart(), timeout: '1s' })));
+    // As a helm still running with --timeout 10m would leave it: started 20 s ago, holder's timeout 600 s.
+    const pending = await leavePendingUpgrade(kubeConfig, namespace, 'patient', 1, new Date(Date.now() - 20_000), { 'helmcrew.dev/timeout-seconds': '600' });
+    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'patient', { chart: chart('2.0.0'), timeout: '1s' }));
+    // The observer's 1s + 10s grace has long passed; the holder's 600s has not.
+    const deadline = Date.now() + 20_000;
+    let reconciling;
+    while (Date.now() < deadline) {
+      reconciling = (await api.get(namespace, 'patient'))?.status?.conditions?.find((c) => c.type === 'Reconciling');
+      if (reconciling?.reason === 'ReleaseLocked') break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(reconciling).toMatchObject({ status: 'True', reason: 'ReleaseLocked' });
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // more checks (resync every 0.5 s, retries with backoff)
+    expect((await storage.history(namespace, 'patient')).latest).toMatchObject({ revision: pending, status: 'pending-upgrade' });
+    expect(await eventReasons('patient')).not.toContain('ReleaseUnlocked');
   });
 
   it.each([
