@@ -20,6 +20,8 @@ export interface ControllerConfig {
   watchSilenceMs: number;
   healthPort?: number;
   tenancy: TenancyPolicy;
+  /** Where the controller keeps its own objects (the values digest key); default: the pod's namespace. */
+  controllerNamespace?: string;
 }
 
 /** Operator lock-down for shared clusters (README "Security"). */
@@ -53,6 +55,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
       defaultServiceAccount: serviceAccountName(env, 'HELMCREW_DEFAULT_SERVICE_ACCOUNT'),
       allowCrossNamespaceTargets: boolean(env, 'HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS', true),
     },
+    controllerNamespace: env.HELMCREW_NAMESPACE || undefined,
   };
 }
 

@@ -32,8 +32,8 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     controllerUser = `system:serviceaccount:${namespace}:${releaseName}`;
     const rendered = await execa(env.helmBin, ['template', releaseName, join(REPO_ROOT, 'helm/helmcrew'), '--namespace', namespace, '--set', 'redis.url=redis://redis:6379', '--set', 'rbac.clusterAdmin=false']);
     const docs = parseAllDocuments(rendered.stdout).map((d) => d.toJSON() as { kind?: string } | null);
-    const rbacDocs = docs.filter((d) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding'].includes(d?.kind ?? ''));
-    expect(rbacDocs.map((d) => d!.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'ServiceAccount']);
+    const rbacDocs = docs.filter((d) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(d?.kind ?? ''));
+    expect(rbacDocs.map((d) => d!.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ServiceAccount']);
     rbacYaml = rbacDocs.map((d) => stringify(d)).join('---\n');
     const applied = await kubectl(['apply', '-n', namespace, '-f', '-'], rbacYaml);
     expect(applied.exitCode, applied.stderr).toBe(0);
@@ -61,6 +61,7 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     { ask: ['list', 'secrets', '-n', 'default'], want: 'yes' },
     { ask: ['delete', 'secrets', '-n', 'default'], want: 'no' },
     { ask: ['create', 'secrets', '-n', 'default'], want: 'no' },
+    { ask: ['delete', 'secrets/helmcrew-values-digest-key'], want: 'no' },
     { ask: ['get', 'configmaps', '-n', 'default'], want: 'yes' },
     { ask: ['update', 'configmaps', '-n', 'default'], want: 'no' },
     { ask: ['patch', 'helmreleases.helmcrew.dev', '--subresource=status', '-n', 'default'], want: 'yes' },
@@ -115,7 +116,8 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     });
 
     // ...then a controller that authenticates as the chart's ServiceAccount, nothing more.
-    const controller = await startTestController([namespace], { KUBECONFIG: await controllerKubeconfig() });
+    // HELMCREW_NAMESPACE: the chart's Role lets it create its values digest key only in its own namespace.
+    const controller = await startTestController([namespace], { KUBECONFIG: await controllerKubeconfig(), HELMCREW_NAMESPACE: namespace });
     try {
       const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
       const deadline = Date.now() + 60_000;

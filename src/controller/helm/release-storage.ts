@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
+import { ValuesDigester } from '../reconcile/values-digest.js';
 import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from './release-record.js';
 
 /**
@@ -31,6 +33,8 @@ export interface StoredRelease {
   description?: string;
   /** The record Secret's labels: Helm's own and those given with --labels (ownership, timeout). */
   labels?: Record<string, string>;
+  /** Keyed digest of `config`, set when read through ReleaseStorage (never a plain hash). */
+  valuesDigest?: string;
 }
 
 /** Decodes one release record into what decisions need. */
@@ -69,7 +73,11 @@ export function summarizeHistory(releases: StoredRelease[]): ReleaseHistory {
  * own, or those of the identity a HelmRelease acts as (src/controller/kube/identity.ts).
  */
 export class ReleaseStorage {
-  constructor(private readonly kube: KubeClients) {}
+  /** Readers that only look at history need no shared key; the controller passes its own. */
+  constructor(
+    private readonly kube: KubeClients,
+    private readonly digester = new ValuesDigester(randomBytes(32)),
+  ) {}
 
   async history(namespace: string, releaseName: string): Promise<ReleaseHistory> {
     const list = await this.kube.core.listNamespacedSecret({
@@ -80,7 +88,8 @@ export class ReleaseStorage {
     for (const secret of list.items) {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;
-      releases.push(decodeReleaseRecord(data, secret.metadata?.labels));
+      const record = decodeReleaseRecord(data, secret.metadata?.labels);
+      releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
     }
     return summarizeHistory(releases);
   }

@@ -7,6 +7,7 @@ import type { KubeClients } from '../kube/client.js';
 import type { IdentityClients } from '../kube/identity.js';
 import type { ReleaseEventSink } from '../kube/event-recorder.js';
 import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
+import type { ValuesDigester } from './values-digest.js';
 
 /** Everything a reconcile touches, injected so tests can drive it and the clock. */
 export interface ReconcileContext {
@@ -18,6 +19,8 @@ export interface ReconcileContext {
   tenancy: TenancyPolicy;
   helm: HelmClient;
   charts: RepositoryIndexCache;
+  /** Keyed values digest shared by all replicas. */
+  digester: ValuesDigester;
   events: ReleaseEventSink;
   log: Logger;
   now: () => Date;

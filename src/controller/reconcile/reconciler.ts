@@ -151,7 +151,7 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
 function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContext {
   if (!target.impersonate) return ctx;
   const kube = ctx.identities.forUser(serviceAccountUser(target.impersonate));
-  return { ...ctx, kube, storage: new ReleaseStorage(kube) };
+  return { ...ctx, kube, storage: new ReleaseStorage(kube, ctx.digester) };
 }
 
 /** Helm's records for the target, or undefined (status written) when the identity may not read them. */

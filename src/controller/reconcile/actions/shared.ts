@@ -4,6 +4,7 @@ import type { ReleaseRequest } from '../../helm/helm-client.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
+import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../release-state.js';
 import { releaseLabels } from '../ownership.js';
 import type { ReleaseTarget } from '../release-target.js';
@@ -44,5 +45,6 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
     labels: releaseLabels(release, target.timeoutSeconds),
     impersonate: target.impersonate,
+    redact: (text) => redactSecrets(text, desired.secrets),
   };
 }
