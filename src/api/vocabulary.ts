@@ -40,6 +40,12 @@ export const ReleaseEvent = {
   Resumed: 'Resumed',
   /** A release left pending-* by a helm process that died was marked failed so work can go on. */
   ReleaseUnlocked: 'ReleaseUnlocked',
+  /** A reconcile failed in a way nothing else names (a bug, an API error): retried with backoff. */
+  ReconcileError: 'ReconcileError',
+  /** A Helm release record is corrupt or larger than the controller will decode. */
+  ReleaseRecordInvalid: 'ReleaseRecordInvalid',
+  /** The chart repository's host is not allowed (operator allow-list, link-local addresses). */
+  RepositoryNotAllowed: 'RepositoryNotAllowed',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
 
@@ -71,6 +77,9 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.ValuesInvalid,
   ReleaseEvent.Stalled,
   ReleaseEvent.ReleaseUnlocked,
+  ReleaseEvent.ReconcileError,
+  ReleaseEvent.ReleaseRecordInvalid,
+  ReleaseEvent.RepositoryNotAllowed,
 ]);
 
 export function severityOf(event: ReleaseEvent): Severity {

@@ -12,7 +12,7 @@ import { HelmReleaseApi } from './kube/helmrelease-api.js';
 import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import type { ReconcileContext } from './reconcile/context.js';
-import { reconcileRelease } from './reconcile/reconciler.js';
+import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
 
@@ -54,7 +54,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
     log,
-    reconcile: async (namespace, name) => (await reconcileRelease(ctx, namespace, name)).action,
+    reconcile: async (namespace, name) => (await reconcileReportingErrors(ctx, namespace, name)).action,
   });
 
   const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log, silenceMs: config.watchSilenceMs });

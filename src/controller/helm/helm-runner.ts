@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { clampTimerMs } from '../../api/duration.js';
 import type { Logger } from '../../log.js';
 import { HelmError, type HelmStep } from './helm-error.js';
 
@@ -27,7 +28,8 @@ export class HelmRunner {
       env: this.env,
       extendEnv: true,
       reject: false,
-      timeout: opts.timeoutMs,
+      // execa arms a Node timer: past 2^31-1 ms it would fire at once and kill helm.
+      timeout: clampTimerMs(opts.timeoutMs),
       killSignal: 'SIGTERM',
       forceKillAfterDelay: 10_000,
       stdin: 'ignore',

@@ -1,5 +1,5 @@
 import type { KubeClients } from '../kube/client.js';
-import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from './release-record.js';
+import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, releaseSecretName, type ReleaseRecordLimits } from './release-record.js';
 
 /**
  * Reads Helm's own release records (Secrets `sh.helm.release.v1.<name>.v<revision>`) through the
@@ -32,8 +32,8 @@ export interface StoredRelease {
 }
 
 /** Decodes one release record into what decisions need. */
-export function decodeReleaseRecord(secretData: string): StoredRelease {
-  const payload = decodeReleasePayload(secretData);
+export function decodeReleaseRecord(secretData: string, record?: string, limits?: ReleaseRecordLimits): StoredRelease {
+  const payload = decodeReleasePayload(secretData, record, limits);
   return {
     name: payload.name,
     namespace: payload.namespace,
@@ -62,7 +62,10 @@ export function summarizeHistory(releases: StoredRelease[]): ReleaseHistory {
 }
 
 export class ReleaseStorage {
-  constructor(private readonly kube: KubeClients) {}
+  constructor(
+    private readonly kube: KubeClients,
+    private readonly limits: ReleaseRecordLimits = DEFAULT_RECORD_LIMITS,
+  ) {}
 
   async history(namespace: string, releaseName: string): Promise<ReleaseHistory> {
     const list = await this.kube.core.listNamespacedSecret({
@@ -73,7 +76,8 @@ export class ReleaseStorage {
     for (const secret of list.items) {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;
-      releases.push(decodeReleaseRecord(data));
+      // One at a time, keeping only the summary: a large record is garbage soon after.
+      releases.push(decodeReleaseRecord(data, `${namespace}/${secret.metadata?.name}`, this.limits));
     }
     return summarizeHistory(releases);
   }
@@ -88,7 +92,7 @@ export class ReleaseStorage {
     const secret = await this.kube.core.readNamespacedSecret({ namespace, name });
     const data = secret.data?.release;
     if (!data) throw new Error(`release record ${namespace}/${name} has no release data`);
-    const payload = decodeReleasePayload(data);
+    const payload = decodeReleasePayload(data, `${namespace}/${name}`, this.limits);
     payload.info = { ...payload.info, status: 'failed', description };
     secret.data = { ...secret.data, release: encodeReleasePayload(payload) };
     secret.metadata = {
