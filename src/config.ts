@@ -1,3 +1,5 @@
+import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, HostPolicyError, parseHostPolicy, type HostPolicy } from './controller/charts/host-policy.js';
+
 /**
  * Configuration from the environment. A bad value stops start-up with one line naming the
  * variable; secrets are never echoed.
@@ -19,6 +21,14 @@ export interface ControllerConfig {
   /** Relist when the watch has been silent this long (a stalled connection looks like a quiet cluster). */
   watchSilenceMs: number;
   healthPort?: number;
+  /** Chart repository hosts the controller may contact (see host-policy.ts for the syntax). */
+  allowedRepositoryHosts: HostPolicy;
+  /** Largest repository index downloaded, in bytes. */
+  maxIndexBytes: number;
+  /** Memory all cached repository version lists may take together, in bytes. */
+  indexCacheBytes: number;
+  /** Largest inflated Helm release record decoded, in bytes. */
+  maxReleaseRecordBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -37,7 +47,22 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     resyncTickMs: positiveInt(env, 'HELMCREW_RESYNC_TICK_MS', 5000),
     watchSilenceMs: positiveInt(env, 'HELMCREW_WATCH_SILENCE_MS', 5 * 60_000),
     healthPort: env.HEALTH_PORT ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
+    allowedRepositoryHosts: hostPolicy(env, 'HELMCREW_ALLOWED_REPOSITORY_HOSTS'),
+    maxIndexBytes: positiveInt(env, 'HELMCREW_MAX_INDEX_BYTES', 20 * MiB),
+    indexCacheBytes: positiveInt(env, 'HELMCREW_INDEX_CACHE_BYTES', 64 * MiB),
+    maxReleaseRecordBytes: positiveInt(env, 'HELMCREW_MAX_RELEASE_RECORD_BYTES', 32 * MiB),
   };
+}
+
+const MiB = 1024 * 1024;
+
+function hostPolicy(env: Env, name: string): HostPolicy {
+  try {
+    return parseHostPolicy(env[name] || DEFAULT_ALLOWED_REPOSITORY_HOSTS);
+  } catch (error) {
+    if (error instanceof HostPolicyError) throw new ConfigError(`${name}: ${error.message}`);
+    throw error;
+  }
 }
 
 function required(env: Env, name: string): string {

@@ -5,6 +5,7 @@ import { RepositoryIndexCache } from './charts/repository-index.js';
 import { startHealthServer } from './health-server.js';
 import { HelmClient } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
+import { DEFAULT_RECORD_LIMITS } from './helm/release-record.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { loadKubeConfig, makeKubeClients } from './kube/client.js';
 import { KubeEventRecorder } from './kube/event-recorder.js';
@@ -36,9 +37,9 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   const ctx: ReconcileContext = {
     kube,
     api,
-    storage: new ReleaseStorage(kube),
+    storage: new ReleaseStorage(kube, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
     helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
-    charts: new RepositoryIndexCache(),
+    charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     events: new KubeEventRecorder(kube, log),
     log,
     now: () => new Date(),

@@ -1,6 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { valid } from 'semver';
-import { ChartNotFoundError } from '../charts/repository-index.js';
+import { ChartNotFoundError, RepositoryNotAllowedError } from '../charts/repository-errors.js';
 import type { ReconcileContext } from './context.js';
 import type { DesiredRelease } from './release-state.js';
 import { composeValues, ValuesError } from './values-from.js';
@@ -9,7 +9,7 @@ import { valuesDigest } from './values.js';
 
 export type DesiredOutcome =
   | { ok: true; desired: DesiredRelease }
-  | { ok: false; problem: 'values' | 'chart'; message: string };
+  | { ok: false; problem: 'values' | 'chart' | 'repository'; message: string };
 
 /**
  * Resolves what the HelmRelease asks for: the exact chart version (an exact version is taken as
@@ -30,15 +30,20 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
   }
   const { repository, name, version } = release.spec.chart;
   let chartVersion: string;
-  if (version && valid(version)) {
-    chartVersion = valid(version)!;
-  } else {
-    try {
+  try {
+    if (repository.startsWith('oci://')) {
+      // helm fetches OCI charts itself; the host policy is checked first. The schema requires an exact version.
+      await ctx.charts.checkHost(repository);
+      chartVersion = valid(version ?? '') ?? version ?? '';
+    } else {
+      // Even an exact version is looked up in the index: the fetch goes through the host policy
+      // and size limit, and helm pull only runs for a repository that answered.
       chartVersion = await ctx.charts.resolve(repository, name, version);
-    } catch (error) {
-      if (error instanceof ChartNotFoundError) return { ok: false, problem: 'chart', message: error.message };
-      throw error;
     }
+  } catch (error) {
+    if (error instanceof RepositoryNotAllowedError) return { ok: false, problem: 'repository', message: error.message };
+    if (error instanceof ChartNotFoundError) return { ok: false, problem: 'chart', message: error.message };
+    throw error;
   }
   return { ok: true, desired: { chartName: name, chartVersion, values, valuesDigest: valuesDigest(values) } };
 }

@@ -19,7 +19,7 @@ import { releaseTarget, type ReleaseTarget } from './release-target.js';
 
 export interface ReconcileResult {
   key: string;
-  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable';
+  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'repository-refused';
 }
 
 /**
@@ -51,6 +51,12 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
       await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.ValuesInvalid, resolved.message, history, ctx.now()));
       await ctx.events.record(release, ReleaseEvent.ValuesInvalid, resolved.message);
       return { key, action: 'values-invalid' };
+    }
+    if (resolved.problem === 'repository') {
+      // An operator policy: retrying cannot help until the spec or the policy changes.
+      await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.RepositoryNotAllowed, resolved.message, history, ctx.now()));
+      await ctx.events.record(release, ReleaseEvent.RepositoryNotAllowed, resolved.message);
+      return { key, action: 'repository-refused' };
     }
     await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, resolved.message);
     throw new RetryLaterError(resolved.message);
