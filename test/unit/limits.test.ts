@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { clampDuration, clampTimerMs, MAX_TIMER_MS, parseDuration } from '../../src/api/duration.js';
 import { ReleaseEvent } from '../../src/api/vocabulary.js';
+import { describeHelmOutcome, helmTimedOut } from '../../src/controller/helm/helm-error.js';
 import { decodeReleasePayload, ReleaseRecordError } from '../../src/controller/helm/release-record.js';
 import { releaseTarget } from '../../src/controller/reconcile/release-target.js';
 import { unexpectedErrorMessage, unexpectedErrorReason } from '../../src/controller/reconcile/unexpected-error.js';
@@ -94,4 +95,19 @@ describe('unexpected errors', () => {
     expect(unexpectedErrorReason(given)).toBe(reason);
     expect(unexpectedErrorMessage(given)).toMatch(message);
   });
+});
+
+describe('helm timeouts', () => {
+  it.each([
+    { name: 'killed by the deadline', given: { killed: true, durationMs: 10, timeoutSeconds: 300 }, want: true },
+    { name: 'failed after its own --timeout', given: { killed: false, durationMs: 3100, timeoutSeconds: 3 }, want: true },
+    { name: 'failed quickly', given: { killed: false, durationMs: 900, timeoutSeconds: 3 }, want: false },
+    { name: 'no timeout known', given: { killed: false, durationMs: 900_000 }, want: false },
+  ])('helmTimedOut: $name → $want', ({ given, want }) => expect(helmTimedOut(given)).toBe(want));
+
+  it.each([
+    { name: 'timeout, no output', given: { step: 'install' as const, timedOut: true, timeoutSeconds: 3, excerpt: '(no output)' }, want: "timed out after 3s waiting for the release's resources to become ready (spec.timeout)" },
+    { name: 'timeout with words', given: { step: 'uninstall' as const, timedOut: true, timeoutSeconds: 60, excerpt: 'Error: context deadline exceeded' }, want: "timed out after 60s waiting for the release's resources to be deleted (spec.timeout); helm said: Error: context deadline exceeded" },
+    { name: 'plain failure', given: { step: 'upgrade' as const, timedOut: false, excerpt: 'Error: boom' }, want: 'failed: Error: boom' },
+  ])('describeHelmOutcome: $name', ({ given, want }) => expect(describeHelmOutcome(given)).toBe(want));
 });

@@ -78,7 +78,7 @@ export class HelmClient {
     await this.withValuesFile(req.values, async (valuesFile) => {
       const args = ['install', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req, valuesFile)];
       if (req.createNamespace) args.push('--create-namespace');
-      await this.runner.run(args, { step: 'install', release: req.key, timeoutMs: this.killAfterMs(req) });
+      await this.runner.run(args, { step: 'install', release: req.key, timeoutMs: this.killAfterMs(req), helmTimeoutSeconds: req.timeoutSeconds });
     });
   }
 
@@ -88,14 +88,14 @@ export class HelmClient {
       const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req, valuesFile), '--reset-values'];
       // helm 4 spells it --history-max, and only upgrade prunes old revisions.
       args.push('--history-max', String(req.maxHistory));
-      await this.runner.run(args, { step: 'upgrade', release: req.key, timeoutMs: this.killAfterMs(req) });
+      await this.runner.run(args, { step: 'upgrade', release: req.key, timeoutMs: this.killAfterMs(req), helmTimeoutSeconds: req.timeoutSeconds });
     });
   }
 
   async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
     args.push(...impersonationFlags(req.impersonate));
-    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000 });
+    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000, helmTimeoutSeconds: req.timeoutSeconds });
   }
 
   private commonReleaseFlags(req: ReleaseRequest, valuesFile: string): string[] {

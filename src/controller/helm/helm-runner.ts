@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { clampTimerMs } from '../../api/duration.js';
 import type { Logger } from '../../log.js';
-import { HelmError, type HelmStep } from './helm-error.js';
+import { HelmError, helmTimedOut, type HelmStep } from './helm-error.js';
 
 export interface HelmRunOptions {
   step: HelmStep;
@@ -9,6 +9,8 @@ export interface HelmRunOptions {
   release: string;
   /** Kills helm after this long; helm's own --timeout should fire first. */
   timeoutMs: number;
+  /** helm's own --timeout, when the command has one: a failure after it counts as a timeout. */
+  helmTimeoutSeconds?: number;
 }
 
 /**
@@ -38,13 +40,15 @@ export class HelmRunner {
     // Only the subcommand is logged: arguments may name values files but never contain values.
     const logFields = { release: opts.release, action: opts.step, helm: args[0], durationMs };
     if (result.failed) {
+      const timedOut = helmTimedOut({ killed: result.timedOut, durationMs, timeoutSeconds: opts.helmTimeoutSeconds });
       const error = new HelmError({
         step: opts.step,
         exitCode: result.exitCode,
         stderr: String(result.stderr ?? ''),
-        timedOut: result.timedOut,
+        timedOut,
+        timeoutSeconds: opts.helmTimeoutSeconds ?? (result.timedOut ? Math.round(opts.timeoutMs / 1000) : undefined),
       });
-      this.log.warn({ ...logFields, exitCode: result.exitCode, timedOut: result.timedOut, error: error.stderrExcerpt }, 'helm failed');
+      this.log.warn({ ...logFields, exitCode: result.exitCode, timedOut, error: error.stderrExcerpt }, 'helm failed');
       throw error;
     }
     this.log.info(logFields, 'helm finished');

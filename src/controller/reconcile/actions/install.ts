@@ -28,7 +28,7 @@ export async function installRelease(
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const history = await ctx.storage.history(target.namespace, target.releaseName);
-    const message = `Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`;
+    const message = `Helm install of ${desired.chartName}@${desired.chartVersion} ${error.outcome}`;
     await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.InstallFailed, message, history, ctx.now()));
     await ctx.events.record(release, ReleaseEvent.InstallFailed, message);
     return;

@@ -25,7 +25,7 @@ export async function upgradeRelease(
     // Record what Helm really wrote (a failed revision), even though the action failed.
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     const stillDeployed = history.deployed ? `; revision ${history.deployed.revision} (${history.deployed.chartVersion}) is still deployed` : '';
-    const message = `Helm upgrade to ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}${stillDeployed}`;
+    const message = `Helm upgrade to ${desired.chartName}@${desired.chartVersion} ${error.outcome}${stillDeployed}`;
     await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.UpgradeFailed, message, history, ctx.now()));
     await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message);
     return;
