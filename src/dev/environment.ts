@@ -142,6 +142,8 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
   if (existing) {
     if (await isHealthy(existing, certPaths(certDir))) {
       log.info({ stateDir }, 'dev environment already up');
+      // Cheap and idempotent: an environment from before the CRD changed gets the current one.
+      await applyHelmReleaseCrd(loadKubeConfig(existing.kubeconfig));
       return toEnvironment(existing);
     }
     log.info({ stateDir }, 'previous dev environment is not fully running; replacing it');
