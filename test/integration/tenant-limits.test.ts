@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { createGzip } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -61,6 +62,7 @@ describe('tenant limits', () => {
     } finally {
       clearInterval(sampler);
     }
+    console.error(`RSS of the test process (controller in-process): ${baseline >> 20} MiB before, ${peak >> 20} MiB peak`);
     // Inflating it whole would take 400 MiB for the buffer and as much again for its text.
     // Generous: the decoder stops at 32 MiB, everything else the process does shares the margin.
     expect((peak - baseline) / (1024 * 1024), `RSS grew from ${baseline >> 20} MiB to ${peak >> 20} MiB`).toBeLessThan(250);
@@ -101,6 +103,20 @@ describe('tenant limits', () => {
     const ready = await waitForReadyReason(kubeConfig, namespace, 'metadata', 'RepositoryNotAllowed');
     expect(ready.status).toBe('False');
     expect(ready.message).toMatch(/repository http:\/\/169.254.169.254\/latest is not allowed: 169.254.169.254 resolves to the link-local address/);
+  });
+
+  it('an index whose chart URL points at a link-local address is refused before helm pulls it', async () => {
+    const index = 'apiVersion: v1\nentries:\n  unicorn:\n  - name: unicorn\n    version: 1.0.0\n    urls: [http://169.254.169.254/latest/unicorn-1.0.0.tgz]\n';
+    const server = createHttpServer((_req, res) => res.writeHead(200, { 'content-type': 'application/yaml' }).end(index));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const repository = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'redirected', { chart: { repository, name: 'unicorn', version: '1.0.0' } }));
+      const ready = await waitForReadyReason(kubeConfig, namespace, 'redirected', 'RepositoryNotAllowed');
+      expect(ready.message).toBe(`repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`);
+    } finally {
+      server.close();
+    }
   });
 
   it('an open port and a closed port give the same status: the controller is no port scanner', async () => {

@@ -39,13 +39,16 @@ describe('decideRepositoryHost', () => {
 
 describe('parseIndex (worker thread)', () => {
   it('keeps only each chart\'s versions', async () => {
-    const yaml = 'apiVersion: v1\nentries:\n  a:\n  - version: 1.0.0\n    description: long text\n    urls: [a-1.0.0.tgz]\n  - version: 2.0.0\n  b: []\n';
+    const yaml = 'apiVersion: v1\nentries:\n  a:\n  - version: 1.0.0\n    description: long text\n    urls: [a-1.0.0.tgz]\n  - version: 2.0.0\n    urls: ["https://dl.example.com/a-2.0.0.tgz", "http://169.254.169.254/x.tgz", "https://dl.example.com/b.tgz"]\n  b: []\n';
     const versions = await parseIndex(Buffer.from(yaml), 'repo');
-    expect([...versions]).toEqual([['a', ['1.0.0', '2.0.0']], ['b', []]]);
+    expect([...versions]).toEqual([
+      ['a', { versions: ['1.0.0', '2.0.0'], hosts: ['dl.example.com', '169.254.169.254'] }],
+      ['b', { versions: [], hosts: [] }],
+    ]);
     expect(estimateBytes(versions)).toBeLessThan(1000);
   });
   it('reads a JSON index', async () => {
-    expect([...(await parseIndex(Buffer.from('{"entries":{"a":[{"version":"1.2.3"}]}}'), 'repo'))]).toEqual([['a', ['1.2.3']]]);
+    expect([...(await parseIndex(Buffer.from('{"entries":{"a":[{"version":"1.2.3"}]}}'), 'repo'))]).toEqual([['a', { versions: ['1.2.3'], hosts: [] }]]);
   });
   it('names the repository of broken YAML', async () => {
     await expect(parseIndex(Buffer.from('entries: [\n'), 'http://repo.test')).rejects.toThrow(/index of http:\/\/repo.test is not valid YAML/);

@@ -2,8 +2,11 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { ChartNotFoundError } from './repository-errors.js';
 
-/** Chart name → the version strings the index lists for it: all a version pick needs. */
-export type ChartVersions = Map<string, string[]>;
+/**
+ * Chart name → the version strings the index lists for it, and the hosts of its absolute
+ * download URLs (helm fetches those, so the host policy must see them): all a pick needs.
+ */
+export type ChartVersions = Map<string, { versions: string[]; hosts: string[] }>;
 
 const yamlPath = createRequire(import.meta.url).resolve('yaml');
 
@@ -32,11 +35,19 @@ if (entries && typeof entries === 'object') {
   for (const [name, list] of Object.entries(entries)) {
     if (!Array.isArray(list)) continue;
     const versions = [];
+    const hosts = new Set();
     for (const entry of list) {
-      const v = entry && typeof entry === 'object' ? entry.version : undefined;
+      if (!entry || typeof entry !== 'object') continue;
+      const v = entry.version;
       if (typeof v === 'string' || typeof v === 'number') versions.push(String(v));
+      for (const url of Array.isArray(entry.urls) ? entry.urls : []) {
+        if (typeof url !== 'string' || !/^[a-z][a-z0-9+.-]*:/i.test(url)) continue;
+        try {
+          hosts.add(new URL(url).hostname.replace(/^\[|\]$/g, ''));
+        } catch {}
+      }
     }
-    out.push([name, versions]);
+    out.push([name, { versions, hosts: [...hosts] }]);
   }
 }
 if (index !== undefined) parentPort.postMessage({ entries: out });
@@ -69,7 +80,7 @@ function parseInWorker(body: Buffer, repository: string, limits: ParseLimits): P
       resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: 32 },
     });
     let answered = false;
-    worker.once('message', (message: { invalid?: true; entries?: Array<[string, string[]]> }) => {
+    worker.once('message', (message: { invalid?: true; entries?: Array<[string, { versions: string[]; hosts: string[] }]> }) => {
       answered = true;
       if (message.invalid) reject(new ChartNotFoundError(`the repository index of ${repository} is not valid YAML`));
       else resolve(new Map(message.entries));

@@ -32,9 +32,9 @@ export function pickChartVersion(listed: readonly string[] | undefined, chart: s
 /** Pure: roughly what a version list costs in memory (UTF-16 strings plus object overhead). */
 export function estimateBytes(versions: ChartVersions): number {
   let bytes = 64;
-  for (const [name, list] of versions) {
-    bytes += 64 + name.length * 2;
-    for (const v of list) bytes += 40 + v.length * 2;
+  for (const [name, { versions: list, hosts }] of versions) {
+    bytes += 96 + name.length * 2;
+    for (const v of [...list, ...hosts]) bytes += 40 + v.length * 2;
   }
   return bytes;
 }
@@ -76,8 +76,11 @@ export class RepositoryIndexCache {
   }
 
   async resolve(repository: string, chart: string, constraint: string | undefined): Promise<string> {
-    const versions = await this.versions(repository);
-    return pickChartVersion(versions.get(chart), chart, constraint);
+    const listed = (await this.versions(repository)).get(chart);
+    const picked = pickChartVersion(listed?.versions, chart, constraint);
+    // helm downloads the archive from the entry's URL, which may name any host: check those too.
+    for (const host of listed?.hosts ?? []) await checkRepositoryHost(this.options.policy, repository, host);
+    return picked;
   }
 
   /** Applies the host policy to a repository helm will contact itself (oci://). */
