@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, readControllerConfig } from '../../src/config.js';
 import { decideRepositoryHost, parseHostPolicy } from '../../src/controller/charts/host-policy.js';
 import { parseIndex } from '../../src/controller/charts/index-parser.js';
+import { ByteBoundedLru } from '../../src/controller/charts/byte-lru.js';
 import { estimateBytes } from '../../src/controller/charts/repository-index.js';
 
 describe('decideRepositoryHost', () => {
@@ -57,5 +58,44 @@ describe('parseIndex (worker thread)', () => {
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
     for (let i = 1; i < 12; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
     await expect(parseIndex(Buffer.from(bomb.join('\n')), 'repo')).rejects.toThrow(/repo/);
+  });
+});
+
+describe('ByteBoundedLru', () => {
+  const clock = () => {
+    let t = 0;
+    return { now: () => t, advance: (ms: number) => (t += ms) };
+  };
+
+  it('drops the least recently used once the bytes are over budget', () => {
+    const c = clock();
+    const lru = new ByteBoundedLru<string>(100, c.now);
+    lru.set('a', 'A', 40, 1000);
+    lru.set('b', 'B', 40, 1000);
+    expect(lru.get('a')).toBe('A'); // a is now the most recent
+    lru.set('c', 'C', 40, 1000); // 120 > 100: b goes
+    expect([lru.get('a'), lru.get('b'), lru.get('c')]).toEqual(['A', undefined, 'C']);
+    expect(lru.bytes).toBe(80);
+  });
+
+  it('expires entries after their time to live', () => {
+    const c = clock();
+    const lru = new ByteBoundedLru<string>(100, c.now);
+    lru.set('a', 'A', 10, 1000);
+    c.advance(999);
+    expect(lru.get('a')).toBe('A');
+    c.advance(1);
+    expect(lru.get('a')).toBeUndefined();
+    expect(lru.bytes).toBe(0);
+  });
+
+  it('never keeps an entry larger than the whole budget, and replacing frees the old bytes', () => {
+    const lru = new ByteBoundedLru<string>(100, () => 0);
+    lru.set('big', 'X', 101, 1000);
+    expect(lru.size).toBe(0);
+    lru.set('a', 'A', 60, 1000);
+    lru.set('a', 'A2', 30, 1000);
+    expect(lru.bytes).toBe(30);
+    expect(lru.get('a')).toBe('A2');
   });
 });

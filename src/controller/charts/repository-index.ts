@@ -1,4 +1,5 @@
 import { maxSatisfying, eq, valid, validRange } from 'semver';
+import { ByteBoundedLru } from './byte-lru.js';
 import { checkRepositoryHost, guardedGet, urlHost } from './guarded-get.js';
 import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, parseHostPolicy, type HostPolicy } from './host-policy.js';
 import { parseIndex, type ChartVersions } from './index-parser.js';
@@ -62,17 +63,16 @@ export const DEFAULT_INDEX_CACHE_OPTIONS: IndexCacheOptions = {
   now: Date.now,
 };
 
-type Entry = { at: number; bytes: number; versions: ChartVersions } | { at: number; bytes: number; error: Error };
+type Cached = { versions: ChartVersions } | { error: Error };
 
 export class RepositoryIndexCache {
-  /** Map order is recency order: a hit moves its entry to the end. */
-  private readonly entries = new Map<string, Entry>();
+  private readonly cache: ByteBoundedLru<Cached>;
   private readonly inFlight = new Map<string, Promise<ChartVersions>>();
-  private totalBytes = 0;
   readonly options: IndexCacheOptions;
 
   constructor(options: Partial<IndexCacheOptions> = {}) {
     this.options = { ...DEFAULT_INDEX_CACHE_OPTIONS, ...options };
+    this.cache = new ByteBoundedLru(this.options.maxCacheBytes, this.options.now);
   }
 
   async resolve(repository: string, chart: string, constraint: string | undefined): Promise<string> {
@@ -96,20 +96,15 @@ export class RepositoryIndexCache {
 
   /** Bytes the cache holds now (for tests and metrics). */
   get cachedBytes(): number {
-    return this.totalBytes;
+    return this.cache.bytes;
   }
 
   private async versions(repository: string): Promise<ChartVersions> {
     const key = repository.replace(/\/+$/, '');
-    const cached = this.entries.get(key);
+    const cached = this.cache.get(key);
     if (cached) {
-      const ttl = 'error' in cached ? this.options.failureTtlMs : this.options.ttlMs;
-      if (this.options.now() - cached.at < ttl) {
-        this.touch(key, cached);
-        if ('error' in cached) throw cached.error;
-        return cached.versions;
-      }
-      this.remove(key);
+      if ('error' in cached) throw cached.error;
+      return cached.versions;
     }
     // One fetch per URL at a time: concurrent releases on one repository share it.
     let running = this.inFlight.get(key);
@@ -129,36 +124,11 @@ export class RepositoryIndexCache {
         repository,
       });
       const versions = await parseIndex(body, repository);
-      this.store(key, { at: this.options.now(), bytes: estimateBytes(versions), versions });
+      this.cache.set(key, { versions }, estimateBytes(versions), this.options.ttlMs);
       return versions;
     } catch (error) {
-      this.store(key, { at: this.options.now(), bytes: 256, error: error as Error });
+      this.cache.set(key, { error: error as Error }, 256, this.options.failureTtlMs);
       throw error;
     }
-  }
-
-  private store(key: string, entry: Entry): void {
-    this.remove(key);
-    // Larger than the whole cache: used once, never kept.
-    if (entry.bytes > this.options.maxCacheBytes) return;
-    this.entries.set(key, entry);
-    this.totalBytes += entry.bytes;
-    for (const [oldest, old] of this.entries) {
-      if (this.totalBytes <= this.options.maxCacheBytes) break;
-      this.entries.delete(oldest);
-      this.totalBytes -= old.bytes;
-    }
-  }
-
-  private touch(key: string, entry: Entry): void {
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-  }
-
-  private remove(key: string): void {
-    const entry = this.entries.get(key);
-    if (!entry) return;
-    this.entries.delete(key);
-    this.totalBytes -= entry.bytes;
   }
 }
