@@ -29,6 +29,8 @@ export interface ControllerConfig {
   indexCacheBytes: number;
   /** Largest inflated Helm release record decoded, in bytes. */
   maxReleaseRecordBytes: number;
+  /** Where the controller keeps its own objects (the values digest key); default: the pod's namespace. */
+  controllerNamespace?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -51,6 +53,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     maxIndexBytes: positiveInt(env, 'HELMCREW_MAX_INDEX_BYTES', 20 * MiB),
     indexCacheBytes: positiveInt(env, 'HELMCREW_INDEX_CACHE_BYTES', 64 * MiB),
     maxReleaseRecordBytes: positiveInt(env, 'HELMCREW_MAX_RELEASE_RECORD_BYTES', 32 * MiB),
+    controllerNamespace: env.HELMCREW_NAMESPACE || undefined,
   };
 }
 

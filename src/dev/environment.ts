@@ -4,7 +4,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadKubeConfig } from '../controller/kube/client.js';
-import { applyHelmReleaseCrd } from '../controller/kube/crd-installer.js';
+import { applyCrds } from '../controller/kube/crd-installer.js';
 import type { Logger } from '../log.js';
 import { certPaths, ensureCerts, type CertPaths } from './certs.js';
 import { startChartRepo } from './chart-repo.js';
@@ -143,7 +143,7 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
     if (await isHealthy(existing, certPaths(certDir))) {
       log.info({ stateDir }, 'dev environment already up');
       // Cheap and idempotent: an environment from before the CRD changed gets the current one.
-      await applyHelmReleaseCrd(loadKubeConfig(existing.kubeconfig));
+      await applyCrds(loadKubeConfig(existing.kubeconfig));
       return toEnvironment(existing);
     }
     log.info({ stateDir }, 'previous dev environment is not fully running; replacing it');
@@ -176,9 +176,9 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
         file.kubeconfig = cp.kubeconfig;
         const kwok = await startKwok({ stateDir, bins, certs, kubeconfig: cp.kubeconfig, log, onStarted });
         await createFakeNodes({ kubeconfig: cp.kubeconfig, log, watch: [kwok] });
-        // Everything after `dev up` (controller, demo, kubectl apply) needs the HelmRelease CRD.
-        await applyHelmReleaseCrd(loadKubeConfig(cp.kubeconfig));
-        log.info({ crd: 'helmreleases.helmcrew.dev' }, 'HelmRelease CRD installed');
+        // Everything after `dev up` (controller, demo, kubectl apply) needs helmcrew's CRDs.
+        await applyCrds(loadKubeConfig(cp.kubeconfig));
+        log.info('helmcrew CRDs installed');
       })(),
       (async () => {
         file.redisUrl = (await startRedis({ stateDir, log, onStarted })).url;

@@ -11,6 +11,10 @@ export interface HelmRunOptions {
   timeoutMs: number;
   /** helm's own --timeout, when the command has one: a failure after it counts as a timeout. */
   helmTimeoutSeconds?: number;
+  /** Written to helm's stdin (values, read with `--values -`); stdin is closed when absent. */
+  input?: string;
+  /** Applied to helm's stderr before it is logged or put in a HelmError (Secret values). */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -34,7 +38,7 @@ export class HelmRunner {
       timeout: clampTimerMs(opts.timeoutMs),
       killSignal: 'SIGTERM',
       forceKillAfterDelay: 10_000,
-      stdin: 'ignore',
+      ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
     });
     const durationMs = Date.now() - started;
     // Only the subcommand is logged: arguments may name values files but never contain values.
@@ -44,7 +48,7 @@ export class HelmRunner {
       const error = new HelmError({
         step: opts.step,
         exitCode: result.exitCode,
-        stderr: String(result.stderr ?? ''),
+        stderr: (opts.redact ?? String)(String(result.stderr ?? '')),
         timedOut,
         timeoutSeconds: opts.helmTimeoutSeconds ?? (result.timedOut ? Math.round(opts.timeoutMs / 1000) : undefined),
       });

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
+import { ValuesDigester } from '../reconcile/values-digest.js';
 import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, releaseSecretName, type ReleaseRecordLimits } from './release-record.js';
 
 /**
@@ -29,6 +31,8 @@ export interface StoredRelease {
   config: Record<string, unknown>;
   lastDeployed?: string;
   description?: string;
+  /** Keyed digest of `config`, set when read through ReleaseStorage (never a plain hash). */
+  valuesDigest?: string;
 }
 
 /** Decodes one release record into what decisions need. */
@@ -62,8 +66,10 @@ export function summarizeHistory(releases: StoredRelease[]): ReleaseHistory {
 }
 
 export class ReleaseStorage {
+  /** Readers that only look at history need no shared key; the controller passes its own. */
   constructor(
     private readonly kube: KubeClients,
+    private readonly digester = new ValuesDigester(randomBytes(32)),
     private readonly limits: ReleaseRecordLimits = DEFAULT_RECORD_LIMITS,
   ) {}
 
@@ -77,7 +83,8 @@ export class ReleaseStorage {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;
       // One at a time, keeping only the summary: a large record is garbage soon after.
-      releases.push(decodeReleaseRecord(data, `${namespace}/${secret.metadata?.name}`, this.limits));
+      const record = decodeReleaseRecord(data, `${namespace}/${secret.metadata?.name}`, this.limits);
+      releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
     }
     return summarizeHistory(releases);
   }
