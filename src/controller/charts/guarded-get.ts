@@ -71,7 +71,8 @@ async function getOnce(url: URL, opts: GuardedGetOptions): Promise<Hop> {
       );
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = send(url, { method: 'GET', lookup: lookup as never, headers: { accept: 'application/yaml, application/json;q=0.9, */*;q=0.1' } }, (res: IncomingMessage) => {
+    // agent: false: a fresh connection, so every request passes the lookup (and its policy) again.
+    const req = send(url, { method: 'GET', agent: false, lookup: lookup as never, headers: { accept: 'application/yaml, application/json;q=0.9, */*;q=0.1' } }, (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
       if (status >= 300 && status < 400 && res.headers.location) {
         res.resume();
