@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  BoundedDuration,
   celRules,
   type CelRule,
   DNS_LABEL_PATTERN,
-  Duration,
   FreeFormObject,
   StringEnum,
 } from './schema-helpers.js';
+import { DURATION_BOUNDS } from './duration.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 
 /**
@@ -79,8 +80,16 @@ export const HelmReleaseSpec = Type.Object(
     ),
     values: Type.Optional(FreeFormObject({ description: 'Helm values, merged over valuesFrom.' })),
     valuesFrom: Type.Optional(Type.Array(ValuesReference, { maxItems: 32 })),
-    interval: Type.Optional(Duration({ description: 'How often the release is checked against the cluster. Default: 10m.' })),
-    timeout: Type.Optional(Duration({ description: 'Time allowed for one helm operation. Default: 5m.' })),
+    interval: Type.Optional(
+      BoundedDuration(DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval, {
+        description: `How often the release is checked against the cluster, ${DURATION_BOUNDS.minInterval} to ${DURATION_BOUNDS.maxInterval}. Default: 10m.`,
+      }),
+    ),
+    timeout: Type.Optional(
+      BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, {
+        description: `Time allowed for one helm operation, ${DURATION_BOUNDS.minTimeout} to ${DURATION_BOUNDS.maxTimeout}. Default: 5m.`,
+      }),
+    ),
     suspend: Type.Optional(Type.Boolean({ description: 'Stop every action for this release; it stays installed.' })),
     serviceAccountName: Type.Optional(
       Type.String({
