@@ -12,7 +12,7 @@ import { diffCounts, readApiRequests, summarizeRequests, type RequestSummary } f
 import { countBy, cpuSeconds, mapLimit, startSampler, summarizeLog, type BenchEnv, type CountingHelm, type LogSummary, type SampleStats } from './support.js';
 
 export interface Burst {
-  what: 'install' | 'upgrade';
+  what: 'install' | 'upgrade' | 'adopt';
   wallMs: number;
   done: number;
   timedOut: boolean;
@@ -49,7 +49,7 @@ function apiRequests(be: BenchEnv) {
 export async function helmcrewBurst(
   be: BenchEnv,
   ctx: { namespace: string; pid: number; helm: CountingHelm; logFile: string },
-  what: 'install' | 'upgrade',
+  what: 'install' | 'upgrade' | 'adopt',
   releaseNames: string[],
   makeSpec: () => HelmReleaseSpec,
   timeoutMs: number,

@@ -10,6 +10,7 @@
 //   npx tsx bench/issue9.ts [--releases 100[,500,1000]] [--concurrency 4] [--interval 1m]
 //                           [--rest-seconds 150] [--skip floor,upgrade,latency,rest]
 //                           [--ref <git ref> (compile that commit's src/ instead of the checkout)]
+//                           [--seeded (steady state at large N: one real install copied, see seed-records.ts)]
 //                           [--node-options "--max-semi-space-size=1"] [--max-seconds 1500]
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
@@ -19,6 +20,7 @@ import { parseDuration } from '../src/api/duration.js';
 import { REPO_ROOT } from '../src/dev/paths.js';
 import { floorBurst, helmcrewBurst, helmcrewRest, names, spec, specChangeToHelmStartMs, type Burst, type Rest } from './issue9-phases.js';
 import { report, type SizeResult } from './issue9-report.js';
+import { cloneReleaseRecord } from './seed-records.js';
 import {
   argValue,
   buildCompiled,
@@ -52,6 +54,10 @@ const ref = argValue('ref');
 /** What the image sets (Dockerfile ENV NODE_OPTIONS); `--node-options ""` for none. */
 const nodeOptions = argValue('node-options') ?? '--max-semi-space-size=1';
 const maxSeconds = intArg('max-seconds', 1500);
+/** Steady state only: one real install, its release record copied to the other N-1 names (seed-records.ts). */
+const seeded = process.argv.includes('--seeded');
+/** Extra node flags for the controller that NODE_OPTIONS refuses (e.g. `--cpu-prof --cpu-prof-dir=DIR`). */
+const nodeArgs = (argValue('node-args') ?? '').split(' ').filter(Boolean);
 const phaseTimeoutMs = intArg('phase-timeout', 1200) * 1000;
 
 /** Compiles `ref`'s src/ (git archive into the bench dir, never the checkout) for a before/after run. */
@@ -84,7 +90,7 @@ async function runHelmcrew(be: BenchEnv, entry: string[], n: number, cleanup: Cl
   const forgetNs = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 600_000)));
   const ctl = await spawnController({
     env: be.env,
-    entry,
+    entry: [...nodeArgs, ...entry],
     helmBin: helm.bin,
     namespace,
     prefix: `bench-i9-${randomSuffix()}`,
@@ -100,13 +106,18 @@ async function runHelmcrew(be: BenchEnv, entry: string[], n: number, cleanup: Cl
   const c = { namespace, pid: ctl.pid, helm, logFile: ctl.logFile };
   const all = names(n);
   const bursts: Burst[] = [];
-  bursts.push(await helmcrewBurst(be, c, 'install', all, () => spec(be.env.chartRepoUrl, '1.0.0', interval), phaseTimeoutMs));
-  say(`  install: ${bursts[0]!.done}/${n} in ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; ctl peak ${fmtMiB(bursts[0]!.sampled.peakRssKb)}`);
-  if (!skip.has('upgrade')) {
+  if (seeded) {
+    await helmcrewBurst(be, c, 'install', all.slice(0, 1), () => spec(be.env.chartRepoUrl, '1.0.0', interval), phaseTimeoutMs);
+    await cloneReleaseRecord(be.kubeConfig, namespace, all[0]!, all.slice(1));
+    say(`  seeded: ${all[0]} installed by helmcrew, its record copied to ${n - 1} more names`);
+  }
+  bursts.push(await helmcrewBurst(be, c, seeded ? 'adopt' : 'install', all, () => spec(be.env.chartRepoUrl, '1.0.0', interval), phaseTimeoutMs));
+  say(`  ${bursts[0]!.what}: ${bursts[0]!.done}/${n} in ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; ctl peak ${fmtMiB(bursts[0]!.sampled.peakRssKb)}`);
+  if (!skip.has('upgrade') && !seeded) {
     bursts.push(await helmcrewBurst(be, c, 'upgrade', all, () => spec(be.env.chartRepoUrl, '2.0.0', interval), phaseTimeoutMs));
     say(`  upgrade: ${bursts[1]!.done}/${n} in ${fmtS(bursts[1]!.wallMs)}; helm ${JSON.stringify(bursts[1]!.helm)}; ctl peak ${fmtMiB(bursts[1]!.sampled.peakRssKb)}`);
   }
-  const version = skip.has('upgrade') ? '1.0.0' : '2.0.0';
+  const version = skip.has('upgrade') || seeded ? '1.0.0' : '2.0.0';
   const latencies: number[] = [];
   if (!skip.has('latency')) {
     for (const [i, name] of [all[0]!, all[Math.floor(n / 2)]!, all[n - 1]!].entries()) {
@@ -169,7 +180,7 @@ await runBench('issue9', maxSeconds, async (cleanup) => {
   for (const n of sizes) {
     // Floor first: the controller's namespace delete (N uninstall-free finalizer strips) then
     // does not overlap the floor's bursts.
-    const floor = skip.has('floor') ? undefined : await runFloor(be, charts, n, cleanup);
+    const floor = skip.has('floor') || seeded ? undefined : await runFloor(be, charts, n, cleanup);
     const helmcrew = await runHelmcrew(be, entry, n, cleanup);
     results.push({ n, floor, helmcrew });
   }
