@@ -1,3 +1,4 @@
+import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
@@ -52,6 +53,20 @@ describe('a release in sync', () => {
     for (const [key, seen] of checks) expect({ key, checks: seen.size >= 4 }).toEqual({ key, checks: true });
     expect((await ctl.helm.invocations()).slice(helmRunsBefore).map((args) => args[0])).toEqual([]);
     expect(await versions()).toEqual(before);
+  });
+
+  it('a problem found again by each periodic check is reported once: no further writes, no second Event', async () => {
+    const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, interval: '1s', valuesFrom: [{ kind: 'ConfigMap' as const, name: 'not-there' }] };
+    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'broken', spec));
+    const reported = await waitForReconciled(kubeConfig, namespace, 'broken', generation);
+    expect(reported.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ValuesInvalid' });
+    await sleep(1500);
+    const before = await api.get(namespace, 'broken');
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/broken`], 4, 20_000);
+    expect(checks.get(`${namespace}/broken`)!.size).toBeGreaterThanOrEqual(4);
+    expect((await api.get(namespace, 'broken'))?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
+    const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=broken' });
+    expect(events.items.filter((e) => e.reason === 'ValuesInvalid').map((e) => e.count ?? 1)).toEqual([1]);
   });
 
   it('a values change is an upgrade, decided without helm and done with exactly one', async () => {

@@ -6,7 +6,7 @@ import { FreshReadNeeded, looksSettled, readOnlyContext } from '../../src/contro
 import type { ReconcileContext } from '../../src/controller/reconcile/context.js';
 import type { DesiredRelease } from '../../src/controller/reconcile/release-state.js';
 import { checkedStatus, inSyncStatus } from '../../src/controller/status/release-status.js';
-import { statusPatchChangesNothing } from '../../src/controller/status/status-patch.js';
+import { failureAlreadyReported, statusPatchChangesNothing } from '../../src/controller/status/status-patch.js';
 import { dueForResync } from '../../src/controller/watch/enqueue-policy.js';
 
 const T0 = '2026-11-22T00:00:00.000Z';
@@ -129,4 +129,19 @@ describe('dueForResync with the check ledger', () => {
   ])('$name → due $want', ({ status, checked, want }) => {
     expect(dueForResync(release(status), now, checked ? Date.parse(checked) : undefined)).toBe(want);
   });
+});
+
+describe('failureAlreadyReported', () => {
+  const failing = (over: Partial<Condition> = {}, observedGeneration = 2) => ({
+    metadata: { generation: 2 },
+    status: { observedGeneration, conditions: [ready({ status: 'False', reason: 'ValuesInvalid', message: 'ConfigMap v is missing', ...over })] },
+  });
+  it.each([
+    { name: 'same reason, message and generation', release: failing(), want: true },
+    { name: 'another message (a different problem)', release: failing({ message: 'ConfigMap w is missing' }), want: false },
+    { name: 'another reason', release: failing({ reason: 'RepositoryNotAllowed' }), want: false },
+    { name: 'reported for an older generation', release: failing({ observedGeneration: 1 }, 1), want: false },
+    { name: 'Ready is True', release: failing({ status: 'True' }), want: false },
+    { name: 'no status', release: { metadata: { generation: 2 } }, want: false },
+  ])('$name → $want', ({ release, want }) => expect(failureAlreadyReported(release as never, 'ValuesInvalid', 'ConfigMap v is missing')).toBe(want));
 });

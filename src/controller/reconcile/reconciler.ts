@@ -4,7 +4,7 @@ import type { HelmReleaseStatus } from '../../api/helmrelease.js';
 import { ReleaseStorage, type ReleaseHistory } from '../helm/release-storage.js';
 import { apiErrorMessage, isForbidden } from '../kube/errors.js';
 import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
-import { statusPatchChangesNothing } from '../status/status-patch.js';
+import { failureAlreadyReported, statusPatchChangesNothing } from '../status/status-patch.js';
 import { installRelease } from './actions/install.js';
 import { reportNotOurs, reportRefused } from './actions/refuse.js';
 import { reportRetrying } from './actions/shared.js';
@@ -86,12 +86,14 @@ async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelea
   if (!resolved.ok) {
     if (resolved.problem === 'values') {
       // Wrong values do not fix themselves by retrying fast; the periodic check looks again.
+      if (failureAlreadyReported(release, ReleaseEvent.ValuesInvalid, resolved.message)) return { key, action: 'values-invalid' };
       await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.ValuesInvalid, resolved.message, history, ctx.now()));
       await ctx.events.record(release, ReleaseEvent.ValuesInvalid, resolved.message);
       return { key, action: 'values-invalid' };
     }
     if (resolved.problem === 'repository') {
       // An operator policy: retrying cannot help until the spec or the policy changes.
+      if (failureAlreadyReported(release, ReleaseEvent.RepositoryNotAllowed, resolved.message)) return { key, action: 'repository-refused' };
       await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.RepositoryNotAllowed, resolved.message, history, ctx.now()));
       await ctx.events.record(release, ReleaseEvent.RepositoryNotAllowed, resolved.message);
       return { key, action: 'repository-refused' };

@@ -31,3 +31,14 @@ function sameConditions(a: Condition[] | undefined, b: Condition[]): boolean {
   const byType = (list: Condition[]) => canonicalJson([...list].sort((x, y) => x.type.localeCompare(y.type)));
   return byType(a ?? []) === byType(b);
 }
+
+/**
+ * Pure: does status already report this very failure for the current generation (Ready=False,
+ * same reason and message)? Then a periodic check that finds the same problem again (wrong
+ * values, a refused repository) writes nothing and records no second Event.
+ */
+export function failureAlreadyReported(release: { metadata: { generation?: number }; status?: HelmReleaseStatus }, reason: string, message: string): boolean {
+  const gen = release.metadata.generation;
+  const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
+  return release.status?.observedGeneration === gen && ready?.status === 'False' && ready.reason === reason && ready.message === message && ready.observedGeneration === gen;
+}
