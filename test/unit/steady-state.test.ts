@@ -8,6 +8,7 @@ import type { DesiredRelease } from '../../src/controller/reconcile/release-stat
 import { checkedStatus, inSyncStatus } from '../../src/controller/status/release-status.js';
 import { failureAlreadyReported, statusPatchChangesNothing } from '../../src/controller/status/status-patch.js';
 import { dueForResync } from '../../src/controller/watch/enqueue-policy.js';
+import { jobPriority, RESYNC_PRIORITY } from '../../src/controller/queue/reconcile-queue.js';
 
 const T0 = '2026-11-22T00:00:00.000Z';
 const ready = (over: Partial<Condition> = {}): Condition => ({ type: 'Ready', status: 'True', reason: 'UpgradeSucceeded', message: 'ok', lastTransitionTime: T0, observedGeneration: 2, ...over });
@@ -144,4 +145,12 @@ describe('failureAlreadyReported', () => {
     { name: 'Ready is True', release: failing({ status: 'True' }), want: false },
     { name: 'no status', release: { metadata: { generation: 2 } }, want: false },
   ])('$name → $want', ({ release, want }) => expect(failureAlreadyReported(release as never, 'ValuesInvalid', 'ConfigMap v is missing')).toBe(want));
+});
+
+describe('jobPriority', () => {
+  it.each([
+    { reason: 'resync', want: RESYNC_PRIORITY },
+    { reason: 'update', want: undefined },
+    { reason: 'add', want: undefined },
+  ])('$reason → $want', ({ reason, want }) => expect(jobPriority(reason)).toBe(want));
 });

@@ -25,8 +25,10 @@ export class ReconcileQueue {
   }
 
   async enqueue(key: string, reason: string): Promise<void> {
+    const priority = jobPriority(reason);
     await this.queue.add('reconcile', { key, reason }, {
       deduplication: { id: key, keepLastIfActive: true },
+      ...(priority !== undefined ? { priority } : {}),
       attempts: RECONCILE_ATTEMPTS,
       backoff: { type: 'reconcile' },
       removeOnComplete: true,
@@ -41,6 +43,17 @@ export class ReconcileQueue {
   get raw(): Queue<ReconcileJob> {
     return this.queue;
   }
+}
+
+/** BullMQ priority of periodic checks: any job without one (a spec change, a deletion) runs first. */
+export const RESYNC_PRIORITY = 100;
+
+/**
+ * Pure: the priority a job gets from why it was queued. At 1000 releases and a 1-minute interval
+ * each resync tick queues ~80 checks; a spec change queued right after must not wait behind them.
+ */
+export function jobPriority(reason: string): number | undefined {
+  return reason === 'resync' ? RESYNC_PRIORITY : undefined;
 }
 
 export function parseReleaseKey(key: string): { namespace: string; name: string } {
