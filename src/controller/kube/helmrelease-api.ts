@@ -45,7 +45,8 @@ export class HelmReleaseApi {
    * Adds the finalizer with a JSON patch that tests the current list first, so a concurrent
    * writer makes it fail (and the job retry) instead of being overwritten.
    */
-  async addFinalizer(release: HelmRelease): Promise<void> {
+  /** Returns the object as the server has it after the patch. */
+  async addFinalizer(release: HelmRelease): Promise<HelmRelease> {
     const current = release.metadata.finalizers;
     const ops = current
       ? [
@@ -53,10 +54,10 @@ export class HelmReleaseApi {
           { op: 'add', path: '/metadata/finalizers/-', value: FINALIZER },
         ]
       : [{ op: 'add', path: '/metadata/finalizers', value: [FINALIZER] }];
-    await this.kube.custom.patchNamespacedCustomObject(
+    return (await this.kube.custom.patchNamespacedCustomObject(
       { ...this.coordinates(release.metadata.namespace), name: release.metadata.name, body: ops, fieldManager: FIELD_MANAGER },
       jsonPatch,
-    );
+    )) as HelmRelease;
   }
 
   async removeFinalizer(release: HelmRelease): Promise<void> {

@@ -50,7 +50,7 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
   return reconcileFrom(controllerCtx, release, 'server');
 }
 
-async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelease, readFrom: 'cache' | 'server'): Promise<ReconcileResult> {
+async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelease, readFrom: 'cache' | 'server', knownHistory?: ReleaseHistory): Promise<ReconcileResult> {
   const { namespace, name } = release.metadata;
   const key = `${namespace}/${name}`;
   const target = releaseTarget(release, controllerCtx.tenancy);
@@ -64,15 +64,18 @@ async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelea
     else await reportRefused(ctx, release, ReleaseEvent.TargetNamespaceRefused, tenancy.message);
     return { key, action: 'refused' };
   }
-  const history = await readHistory(ctx, release, target);
+  const history = knownHistory ?? (await readHistory(ctx, release, target));
   if (!history) return { key, action: 'refused' };
 
   const lifecycleState = determineLifecycle(release, history);
   const lifecycle = nextLifecycleAction(lifecycleState);
   if (lifecycle === 'add-finalizer') {
-    await ctx.api.addFinalizer(release);
-    // Metadata changes do not requeue (only generation does), so carry on in this pass.
-    return reconcileRelease(controllerCtx, namespace, name);
+    // Metadata changes do not requeue (only generation does), so carry on in this pass, from the
+    // object the PATCH returned: a finalizer changes neither the spec nor Helm's records, so
+    // reading both again (a GET, and a LIST that waits for the watch cache after this write)
+    // would only cost time.
+    const updated = await ctx.api.addFinalizer(release);
+    return reconcileFrom(controllerCtx, updated, 'server', history);
   }
   if (lifecycleState.kind === 'not-ours' || lifecycleState.kind === 'deleting-not-ours') {
     await reportNotOurs(ctx, release, target, lifecycleState.ownership);
