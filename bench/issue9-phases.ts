@@ -4,7 +4,9 @@ import { spawn } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { HelmReleaseSpec } from '../src/api/helmrelease.js';
+import { makeInformer, type KubernetesObject } from '@kubernetes/client-node';
+import type { HelmRelease, HelmReleaseSpec } from '../src/api/helmrelease.js';
+import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../src/api/vocabulary.js';
 import { makeKubeClients } from '../src/controller/kube/client.js';
 import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
@@ -18,7 +20,7 @@ export interface Burst {
   timedOut: boolean;
   helm: Record<string, number>;
   requests: RequestSummary;
-  /** The bench's own requests inside `requests`: applies (GET + PUT/POST each) and readiness LISTs. */
+  /** The bench's own requests inside `requests`: applies (GET + PUT/POST each) and its watch (LIST + WATCH). */
   benchRequests: number;
   sampled: SampleStats;
   cpuS: { ctl?: number; apiserver?: number };
@@ -45,7 +47,7 @@ function apiRequests(be: BenchEnv) {
   return readApiRequests(be.env.kubectlBin, be.env.kubeconfig);
 }
 
-/** Applies N specs, then polls (one LIST per tick) until each is Ready for its generation. */
+/** Applies N specs, then watches until each is Ready for its generation. */
 export async function helmcrewBurst(
   be: BenchEnv,
   ctx: { namespace: string; pid: number; helm: CountingHelm; logFile: string },
@@ -65,23 +67,34 @@ export async function helmcrewBurst(
   await mapLimit(releaseNames, 8, async (name) => {
     generations.set(name, await applyHelmRelease(be.kubeConfig, helmReleaseObject(ctx.namespace, name, makeSpec())));
   });
-  const pollMs = Math.max(250, releaseNames.length);
-  let polls = 0;
-  let doneAt = 0;
+  // Completion is seen through a watch (an informer: one LIST, then events), not by polling: a
+  // LIST of N objects every few hundred ms would load the API server the floor does not share.
   const done = new Set<string>();
-  const deadline = t0 + timeoutMs;
-  while (done.size < generations.size && Date.now() < deadline) {
-    const { items } = await api.list(ctx.namespace);
-    polls++;
-    for (const r of items) {
-      const gen = generations.get(r.metadata.name);
-      const ready = r.status?.conditions?.find((c) => c.type === 'Ready');
-      const reconciling = r.status?.conditions?.find((c) => c.type === 'Reconciling');
-      if (gen !== undefined && ready?.status === 'True' && ready.observedGeneration === gen && r.status?.observedGeneration === gen && reconciling?.status !== 'True') done.add(r.metadata.name);
-    }
-    doneAt = Date.now();
-    if (done.size < generations.size) await sleep(pollMs);
-  }
+  let doneAt = 0;
+  const isDone = (r: HelmRelease) => {
+    const gen = generations.get(r.metadata.name);
+    const ready = r.status?.conditions?.find((c) => c.type === 'Ready');
+    const reconciling = r.status?.conditions?.find((c) => c.type === 'Reconciling');
+    return gen !== undefined && ready?.status === 'True' && ready.observedGeneration === gen && r.status?.observedGeneration === gen && reconciling?.status !== 'True';
+  };
+  const informer = makeInformer<KubernetesObject>(be.kubeConfig, `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ctx.namespace}/${HELMRELEASE_PLURAL}`, async () => (await api.list(ctx.namespace)) as never);
+  const allDone = new Promise<void>((resolve) => {
+    const seen = (obj: KubernetesObject) => {
+      const r = obj as unknown as HelmRelease;
+      if (done.has(r.metadata.name) || !isDone(r)) return;
+      done.add(r.metadata.name);
+      doneAt = Date.now();
+      if (done.size === generations.size) resolve();
+    };
+    informer.on('add', seen);
+    informer.on('update', seen);
+  });
+  await informer.start();
+  const timer = new AbortController();
+  await Promise.race([allDone, sleep(Math.max(0, t0 + timeoutMs - Date.now()), undefined, { signal: timer.signal }).catch(() => undefined)]);
+  timer.abort();
+  await informer.stop();
+  const polls = 1;
   const wallMs = doneAt - t0;
   await sleep(300);
   const sampled = sampler.stop();
