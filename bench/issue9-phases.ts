@@ -39,9 +39,6 @@ export interface Rest {
 
 export const names = (n: number) => Array.from({ length: n }, (_, i) => `r${String(i + 1).padStart(4, '0')}`);
 
-export function spec(chartRepoUrl: string, version: string, interval: string, extra: Record<string, unknown> = {}): HelmReleaseSpec {
-  return { chart: { repository: chartRepoUrl, name: 'unicorn', version }, interval, values: { replicaCount: 0, ...extra } };
-}
 
 function apiRequests(be: BenchEnv) {
   return readApiRequests(be.env.kubectlBin, be.env.kubeconfig);
@@ -154,7 +151,7 @@ export async function helmcrewRest(be: BenchEnv, ctx: { pid: number; helm: Count
  * The floor: `xargs -P<c> -n1 helm upgrade --install <name> <chart.tgz> … --wait=watcher`, the
  * names on stdin, through the same counting wrapper. Sampled as the xargs process tree.
  */
-export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: CountingHelm; dir: string; chartTgz: string; concurrency: number }, what: 'install' | 'upgrade', releaseNames: string[]): Promise<Burst> {
+export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: CountingHelm; dir: string; chartTgz: string; set: string[]; concurrency: number }, what: 'install' | 'upgrade', releaseNames: string[]): Promise<Burst> {
   const helmBefore = (await opts.helm.invocations()).length;
   const before = apiRequests(be);
   const apiserver0 = be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0;
@@ -163,7 +160,7 @@ export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: 
   const t0 = Date.now();
   const child = spawn(
     'xargs',
-    ['-a', list, `-P${opts.concurrency}`, '-n1', '-I{}', opts.helm.bin, 'upgrade', '--install', '{}', opts.chartTgz, '--namespace', opts.namespace, '--set', 'replicaCount=0', '--wait=watcher', '--timeout', '300s', '--history-max', '10'],
+    ['-a', list, `-P${opts.concurrency}`, '-n1', '-I{}', opts.helm.bin, 'upgrade', '--install', '{}', opts.chartTgz, '--namespace', opts.namespace, ...opts.set, '--wait=watcher', '--timeout', '300s', '--history-max', '10'],
     { env: { ...process.env, KUBECONFIG: be.env.kubeconfig, HELM_CACHE_HOME: join(opts.dir, 'cache'), HELM_CONFIG_HOME: join(opts.dir, 'config'), HELM_DATA_HOME: join(opts.dir, 'data') }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';

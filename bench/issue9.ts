@@ -10,6 +10,7 @@
 //   npx tsx bench/issue9.ts [--releases 100[,500,1000]] [--concurrency 4] [--interval 1m]
 //                           [--rest-seconds 150] [--skip floor,upgrade,latency,rest]
 //                           [--ref <git ref> (compile that commit's src/ instead of the checkout)]
+//                           [--chart unicorn|podinfo (podinfo: vendored in bench/charts, upgrade = a values change)]
 //                           [--seeded (steady state at large N: one real install copied, see seed-records.ts)]
 //                           [--node-options "--max-semi-space-size=1"] [--max-seconds 1500]
 import { execFileSync } from 'node:child_process';
@@ -18,7 +19,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseDuration } from '../src/api/duration.js';
 import { REPO_ROOT } from '../src/dev/paths.js';
-import { floorBurst, helmcrewBurst, helmcrewRest, names, spec, specChangeToHelmStartMs, type Burst, type Rest } from './issue9-phases.js';
+import { floorBurst, helmcrewBurst, helmcrewRest, names, specChangeToHelmStartMs, type Burst, type Rest } from './issue9-phases.js';
+import { prepareWorkload, releaseSpec, type Workload } from './workloads.js';
 import { report, type SizeResult } from './issue9-report.js';
 import { cloneReleaseRecord } from './seed-records.js';
 import {
@@ -54,6 +56,7 @@ const ref = argValue('ref');
 /** What the image sets (Dockerfile ENV NODE_OPTIONS); `--node-options ""` for none. */
 const nodeOptions = argValue('node-options') ?? '--max-semi-space-size=1';
 const maxSeconds = intArg('max-seconds', 1500);
+const chart = argValue('chart') ?? 'unicorn';
 /** Steady state only: one real install, its release record copied to the other N-1 names (seed-records.ts). */
 const seeded = process.argv.includes('--seeded');
 /** Extra node flags for the controller that NODE_OPTIONS refuses (e.g. `--cpu-prof --cpu-prof-dir=DIR`). */
@@ -73,17 +76,8 @@ async function buildRef(dir: string, gitRef: string): Promise<string[]> {
   return [join(dir, 'dist', 'cli', 'main.js'), 'controller'];
 }
 
-async function pullCharts(be: BenchEnv): Promise<Record<string, string>> {
-  const dir = join(be.dir, 'charts');
-  const out: Record<string, string> = {};
-  for (const version of ['1.0.0', '2.0.0']) {
-    execFileSync(be.env.helmBin, ['pull', 'unicorn', '--repo', be.env.chartRepoUrl, '--version', version, '--destination', dir], { env: { ...process.env, HELM_CACHE_HOME: join(dir, '.cache') } });
-    out[version] = join(dir, `unicorn-${version}.tgz`);
-  }
-  return out;
-}
 
-async function runHelmcrew(be: BenchEnv, entry: string[], n: number, cleanup: Cleanup): Promise<SizeResult['helmcrew']> {
+async function runHelmcrew(be: BenchEnv, w: Workload, entry: string[], n: number, cleanup: Cleanup): Promise<SizeResult['helmcrew']> {
   const dir = await mkdtemp(join(be.dir, `helmcrew-n${n}-`));
   const helm = await createCountingHelm(dir, be.env.helmBin);
   const namespace = await createNamespace(be.kubeConfig, `bench-i9-n${n}`);
@@ -107,22 +101,22 @@ async function runHelmcrew(be: BenchEnv, entry: string[], n: number, cleanup: Cl
   const all = names(n);
   const bursts: Burst[] = [];
   if (seeded) {
-    await helmcrewBurst(be, c, 'install', all.slice(0, 1), () => spec(be.env.chartRepoUrl, '1.0.0', interval), phaseTimeoutMs);
+    await helmcrewBurst(be, c, 'install', all.slice(0, 1), () => releaseSpec(w, w.install, interval), phaseTimeoutMs);
     await cloneReleaseRecord(be.kubeConfig, namespace, all[0]!, all.slice(1));
     say(`  seeded: ${all[0]} installed by helmcrew, its record copied to ${n - 1} more names`);
   }
-  bursts.push(await helmcrewBurst(be, c, seeded ? 'adopt' : 'install', all, () => spec(be.env.chartRepoUrl, '1.0.0', interval), phaseTimeoutMs));
+  bursts.push(await helmcrewBurst(be, c, seeded ? 'adopt' : 'install', all, () => releaseSpec(w, w.install, interval), phaseTimeoutMs));
   say(`  ${bursts[0]!.what}: ${bursts[0]!.done}/${n} in ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; ctl peak ${fmtMiB(bursts[0]!.sampled.peakRssKb)}`);
   if (!skip.has('upgrade') && !seeded) {
-    bursts.push(await helmcrewBurst(be, c, 'upgrade', all, () => spec(be.env.chartRepoUrl, '2.0.0', interval), phaseTimeoutMs));
+    bursts.push(await helmcrewBurst(be, c, 'upgrade', all, () => releaseSpec(w, w.upgrade, interval), phaseTimeoutMs));
     say(`  upgrade: ${bursts[1]!.done}/${n} in ${fmtS(bursts[1]!.wallMs)}; helm ${JSON.stringify(bursts[1]!.helm)}; ctl peak ${fmtMiB(bursts[1]!.sampled.peakRssKb)}`);
   }
-  const version = skip.has('upgrade') || seeded ? '1.0.0' : '2.0.0';
+  const step = skip.has('upgrade') || seeded ? w.install : w.upgrade;
   const latencies: number[] = [];
   if (!skip.has('latency')) {
     for (const [i, name] of [all[0]!, all[Math.floor(n / 2)]!, all[n - 1]!].entries()) {
       await sleep(3000);
-      latencies.push(await specChangeToHelmStartMs(be, { namespace, helmLog: join(dir, 'helm-invocations.log') }, name, () => spec(be.env.chartRepoUrl, version, interval, { note: `change-${i}` })));
+      latencies.push(await specChangeToHelmStartMs(be, { namespace, helmLog: join(dir, 'helm-invocations.log') }, name, () => releaseSpec(w, step, interval, { note: `change-${i}` })));
     }
     say(`  single change → helm upgrade start: ${latencies.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`);
   }
@@ -149,17 +143,17 @@ function startSamplerOnce(pid: number): number {
   }
 }
 
-async function runFloor(be: BenchEnv, charts: Record<string, string>, n: number, cleanup: Cleanup): Promise<Burst[]> {
+async function runFloor(be: BenchEnv, w: Workload, n: number, cleanup: Cleanup): Promise<Burst[]> {
   const dir = await mkdtemp(join(be.dir, `floor-n${n}-`));
   const helm = await createCountingHelm(dir, be.env.helmBin);
   const namespace = await createNamespace(be.kubeConfig, `bench-i9-floor-n${n}`);
   const forgetNs = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 600_000)));
   const bursts: Burst[] = [];
   const opts = { namespace, helm, dir, concurrency };
-  bursts.push(await floorBurst(be, { ...opts, chartTgz: charts['1.0.0']! }, 'install', names(n)));
+  bursts.push(await floorBurst(be, { ...opts, chartTgz: w.install.tgz, set: w.install.floorSet }, 'install', names(n)));
   say(`floor N=${n} install: ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; tree peak ${fmtMiB(bursts[0]!.sampled.peakTreeRssKb)}`);
   if (!skip.has('upgrade')) {
-    bursts.push(await floorBurst(be, { ...opts, chartTgz: charts['2.0.0']! }, 'upgrade', names(n)));
+    bursts.push(await floorBurst(be, { ...opts, chartTgz: w.upgrade.tgz, set: w.upgrade.floorSet }, 'upgrade', names(n)));
     say(`floor N=${n} upgrade: ${fmtS(bursts[1]!.wallMs)}; helm ${JSON.stringify(bursts[1]!.helm)}`);
   }
   await deleteNamespaceFully(be.kubeConfig, namespace, 600_000);
@@ -169,21 +163,21 @@ async function runFloor(be: BenchEnv, charts: Record<string, string>, n: number,
 
 await runBench('issue9', maxSeconds, async (cleanup) => {
   const loadBefore = loadavgString();
-  say(`issue9: N=${sizes.join(',')}, concurrency ${concurrency}, interval ${interval}, rest ${restSeconds}s, skip [${[...skip].join(',')}], ref ${ref ?? 'checkout'}; load ${loadBefore}`);
+  say(`issue9: chart ${chart}, N=${sizes.join(',')}, concurrency ${concurrency}, interval ${interval}, rest ${restSeconds}s, skip [${[...skip].join(',')}], ref ${ref ?? 'checkout'}; load ${loadBefore}`);
   parseDuration(interval);
   const be = await startBenchEnv(cleanup);
   const entry = ref ? await buildRef(join(be.dir, 'build-ref'), ref) : await buildCompiled(join(be.dir, 'build'));
   const code = ref ? `${execFileSync('git', ['-C', REPO_ROOT, 'rev-parse', '--short', ref], { encoding: 'utf8' }).trim()} (--ref ${ref})` : currentCommit();
-  const charts = await pullCharts(be);
+  const workload = await prepareWorkload(chart, be, cleanup);
   const facts = { ...machineFacts(be.env.helmBin), loadavg: loadBefore };
   const results: SizeResult[] = [];
   for (const n of sizes) {
     // Floor first: the controller's namespace delete (N uninstall-free finalizer strips) then
     // does not overlap the floor's bursts.
-    const floor = skip.has('floor') || seeded ? undefined : await runFloor(be, charts, n, cleanup);
-    const helmcrew = await runHelmcrew(be, entry, n, cleanup);
+    const floor = skip.has('floor') || seeded ? undefined : await runFloor(be, workload, n, cleanup);
+    const helmcrew = await runHelmcrew(be, workload, entry, n, cleanup);
     results.push({ n, floor, helmcrew });
   }
-  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end`, code, concurrency, interval, nodeOptions, restSeconds }, results);
+  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end`, chart, code, concurrency, interval, nodeOptions, restSeconds }, results);
   process.stdout.write(`${text}\n`);
 });

@@ -7,7 +7,8 @@
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { helmcrewBurst, names, spec, type Burst } from './issue9-phases.js';
+import { helmcrewBurst, names, type Burst } from './issue9-phases.js';
+import { prepareWorkload, releaseSpec } from './workloads.js';
 import {
   buildCompiled,
   cpuSeconds,
@@ -46,6 +47,7 @@ await runBench('scale-out', maxSeconds, async (cleanup) => {
   const loadBefore = loadavgString();
   const be = await startBenchEnv(cleanup);
   const entry = await buildCompiled(join(be.dir, 'build'));
+  const w = await prepareWorkload('unicorn', be, cleanup);
   const facts = { ...machineFacts(be.env.helmBin), loadavg: loadBefore };
   const rows: Row[] = [];
   for (const k of counts) {
@@ -73,10 +75,10 @@ await runBench('scale-out', maxSeconds, async (cleanup) => {
     say(`${k} controller(s) at concurrency ${concurrency} on prefix ${prefix}: pids ${ctls.map((c) => c.pid).join(', ')}`);
     await sleep(2000);
     const row: Row = { controllers: k, bursts: [] };
-    for (const [what, version] of [['install', '1.0.0'], ['upgrade', '2.0.0']] as const) {
+    for (const [what, step] of [['install', w.install], ['upgrade', w.upgrade]] as const) {
       const samplers = ctls.slice(1).map((c) => startSampler(c.pid));
       const cpu0 = ctls.map((c) => cpuSeconds(c.pid) ?? 0);
-      const burst = await helmcrewBurst(be, { namespace, pid: ctls[0]!.pid, helm, logFile: ctls[0]!.logFile }, what, names(releases), () => spec(be.env.chartRepoUrl, version, '10m'), 900_000);
+      const burst = await helmcrewBurst(be, { namespace, pid: ctls[0]!.pid, helm, logFile: ctls[0]!.logFile }, what, names(releases), () => releaseSpec(w, step, '10m'), 900_000);
       const others = samplers.map((s) => s.stop());
       const sumPeakRssKb = burst.sampled.peakRssKb + others.reduce((a, s) => a + s.peakRssKb, 0);
       const ctlCpuS = ctls.reduce((a, c, i) => a + ((cpuSeconds(c.pid) ?? 0) - cpu0[i]!), 0);
