@@ -91,12 +91,12 @@ await runBench('scale-out', maxSeconds, async (cleanup) => {
     rows.push(row);
   }
   const out: string[] = [`## scale-out: ${releases} releases, ${counts.join(' / ')} controllers at concurrency ${concurrency} each`, '', '```', formatFacts(facts), `load avg:    ${loadavgString()} at end`, '```', ''];
-  out.push('| controllers | phase | wall | vs 1 controller | helm procs | controllers CPU s | kube-apiserver CPU s | controllers peak RSS (sum) | load avg at end |');
+  out.push('| controllers | phase | wall | speed vs 1 controller (wall₁ ÷ wall; < 1 = slower) | helm procs | controllers CPU s | kube-apiserver CPU s | controllers peak RSS (sum) | load avg at end |');
   out.push('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     for (const b of row.bursts) {
       const base = rows[0]!.bursts.find((x) => x.what === b.what)!;
-      out.push(`| ${row.controllers} | ${b.what} | ${fmtS(b.wallMs)}${b.timedOut ? ' (timed out)' : ''} | ${fmtRatio(base.wallMs / b.wallMs)} faster | ${JSON.stringify(b.helm)} | ${b.ctlCpuS.toFixed(1)} | ${b.cpuS.apiserver?.toFixed(1) ?? '—'} | ${fmtMiB(b.sumPeakRssKb)} | ${b.sampled.loadavgAtEnd} |`);
+      out.push(`| ${row.controllers} | ${b.what} | ${fmtS(b.wallMs)}${b.timedOut ? ' (timed out)' : ''} | ${fmtRatio(base.wallMs / b.wallMs)} | ${JSON.stringify(b.helm)} | ${b.ctlCpuS.toFixed(1)} | ${b.cpuS.apiserver?.toFixed(1) ?? '—'} | ${fmtMiB(b.sumPeakRssKb)} | ${b.sampled.loadavgAtEnd} |`);
     }
   }
   process.stdout.write(`${out.join('\n')}\n`);
