@@ -34,7 +34,11 @@ export interface OperationState {
   delivered: string[];
   /** Fingerprint of the last detail posted in the thread. */
   lastDetail?: string;
+  /** The notification whose rendering the message shows (a retry does not edit again). */
+  applied?: string;
   updatedAt: string;
+  /** Grows with every save; the newer of two copies wins. */
+  version: number;
 }
 
 /** The timeline with one more notification: a repeat of the last event increments its count. */
