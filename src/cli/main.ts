@@ -12,7 +12,7 @@ usage:
   helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository
   helmcrew demo                the unicorn story on the local environment
   helmcrew crds print|write|apply
-                               the HelmRelease CRD: to stdout, to helm/, or to the cluster
+                               the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
 
 configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL`;
 
