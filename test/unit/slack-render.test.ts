@@ -4,7 +4,8 @@ import type { ReleaseNotification } from '../../src/notify/contract.js';
 import { parseReleaseActionValue, ReleaseAction } from '../../src/notify/providers/slack/actions.js';
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../src/notify/providers/slack/mrkdwn.js';
 import { extendTimeline, MAX_TIMELINE, needsThreadReply, detailFingerprint, markDelivered, MAX_DELIVERED_IDS, type TimelineEntry } from '../../src/notify/providers/slack/operation-state.js';
-import { PHASE_COLOR, phaseOf, renderOperationMessage, renderThreadReply, type Block } from '../../src/notify/providers/slack/render.js';
+import { ReleaseEvent } from '../../src/api/vocabulary.js';
+import { EVENT_TITLE, PHASE_COLOR, phaseOf, renderOperationMessage, renderThreadReply, titleOf, type Block } from '../../src/notify/providers/slack/render.js';
 
 function notification(overrides: Partial<ReleaseNotification> = {}): ReleaseNotification {
   return {
@@ -50,11 +51,18 @@ describe('phase and colour by severity', () => {
     { event: 'RollbackSucceeded', severity: 'info', want: 'succeeded' },
     { event: 'Suspended', severity: 'info', want: 'info' },
     { event: 'Upgrading', severity: 'info', want: 'in-progress' },
+    { event: 'UpgradeStarted', severity: 'info', want: 'in-progress' },
+    { event: 'InstallStarted', severity: 'info', want: 'in-progress' },
   ] as const)('$event ($severity) → $want', ({ event, severity, want }) => {
     expect(phaseOf({ event: event as ReleaseNotification['event'], severity })).toBe(want);
     const rendered = renderOperationMessage(notification({ event: event as ReleaseNotification['event'], severity }), []);
     expect(rendered.color).toBe(PHASE_COLOR[want]);
   });
+});
+
+it.each(Object.values(ReleaseEvent))('every event has a human title: %s', (event) => {
+  expect(EVENT_TITLE[event]).toBeTruthy();
+  expect(titleOf(event)).toBe(EVENT_TITLE[event]);
 });
 
 describe('renderOperationMessage', () => {
@@ -122,6 +130,18 @@ describe('renderOperationMessage', () => {
     timeline = extendTimeline(timeline, notification({ event: 'UpgradeSucceeded', severity: 'info' }));
     const context = renderOperationMessage(notification({ event: 'UpgradeSucceeded', severity: 'info' }), timeline).blocks.find((b) => b.type === 'context')!;
     expect(texts(context)[0]).toBe('Chart pull failed ×3 06:10:02 → Upgraded 06:10:02');
+  });
+
+  it('an operation moves in place: Upgrading (blue, no buttons) → Upgrade failed (red, buttons)', () => {
+    const started = notification({ event: 'UpgradeStarted' as ReleaseNotification['event'], severity: 'info', errorExcerpt: undefined, message: 'upgrading to 3.0.0' });
+    const first = renderOperationMessage(started, timelineOf(started));
+    expect(first.color).toBe(PHASE_COLOR['in-progress']);
+    expect(first.text).toBe('web/unicorn: Upgrading (2.0.0 → 3.0.0)');
+    expect(actionIds(first.blocks)).toEqual([]);
+    const failed = notification();
+    const second = renderOperationMessage(failed, extendTimeline(timelineOf(started), failed));
+    expect(second.color).toBe(PHASE_COLOR.failed);
+    expect(texts(second.blocks.find((b) => b.type === 'context'))[0]).toBe('Upgrading 06:10:02 → Upgrade failed 06:10:02');
   });
 
   it('leaves out empty sections (Slack refuses empty texts)', () => {

@@ -26,7 +26,14 @@ const PHASE_EMOJI: Record<Phase, string> = {
   info: ':information_source:',
 };
 
-const EVENT_TITLE: Record<ReleaseEvent, string> = {
+/**
+ * Titles by event name. Keyed by string, not by the ReleaseEvent type, so the events the notify
+ * branch adds (InstallStarted, UpgradeStarted) read well before and after the merge; a unit
+ * test checks that every ReleaseEvent has a title.
+ */
+export const EVENT_TITLE: Readonly<Record<string, string>> = {
+  InstallStarted: 'Installing',
+  UpgradeStarted: 'Upgrading',
   InstallSucceeded: 'Installed',
   InstallFailed: 'Install failed',
   UpgradeSucceeded: 'Upgraded',
@@ -48,8 +55,10 @@ const EVENT_TITLE: Record<ReleaseEvent, string> = {
   ReleaseUnlocked: 'Stuck release unlocked',
 };
 
-/** States an operation passes through, should the controller publish them as it starts. */
+/** How an operation starts: its message is in progress until the outcome arrives. */
 const IN_PROGRESS_TITLE: Record<string, string> = {
+  InstallStarted: 'Installing',
+  UpgradeStarted: 'Upgrading',
   [StateReason.Installing]: 'Installing',
   [StateReason.Upgrading]: 'Upgrading',
   [StateReason.Uninstalling]: 'Uninstalling',
@@ -74,7 +83,7 @@ export function phaseOf(n: Pick<ReleaseNotification, 'event' | 'severity'>): Pha
 }
 
 export function titleOf(event: string): string {
-  return EVENT_TITLE[event as ReleaseEvent] ?? IN_PROGRESS_TITLE[event] ?? event;
+  return EVENT_TITLE[event] ?? IN_PROGRESS_TITLE[event] ?? event;
 }
 
 export type Block = Record<string, unknown>;
