@@ -213,6 +213,30 @@ describe('Slack provider against the fake Slack and the real API server', () => 
     }
   });
 
+  it('the API server refusing the first save → Retryable; the retry edits the message it already posted', async () => {
+    const real = new ConfigMapMessageStore(kube);
+    let failSaves = 1;
+    const flaky = {
+      load: real.load.bind(real),
+      save: async (ns: string, state: Parameters<ConfigMapMessageStore['save']>[1]) => {
+        if (failSaves-- > 0) throw new Error('the API server is unavailable');
+        return real.save(ns, state);
+      },
+    };
+    const p = new SlackProvider({ config: { botToken: TOKEN, apiUrl: slack.apiUrl, timeoutMs: 5000 }, store: flaky, log: logs.log });
+    slack.addChannel({ name: 'flaky' });
+    const op = uniqueName('op');
+    const error = await failure(p.deliver(notification(op, 'k1'), { kind: 'slack', channel: 'flaky' }, 'frontend'));
+    expect(error).toBeInstanceOf(RetryableDeliveryError);
+    await deliverLikeTheQueue(p, notification(op, 'k1'), 'flaky');
+    expect(slack.messages('flaky')).toHaveLength(1);
+    expect(slack.replies('flaky', slack.messages('flaky')[0]!.ts)).toHaveLength(1);
+    // And the reference did reach the API server: a fresh instance edits the same message.
+    await deliverLikeTheQueue(provider(), notification(op, 'k2', { event: 'RollbackSucceeded', severity: 'info' }), 'flaky');
+    expect(slack.messages('flaky')).toHaveLength(1);
+    expect(slack.messages('flaky')[0]!.text).toContain('Rolled back');
+  });
+
   it('a release message deleted by someone is posted anew rather than failing forever', async () => {
     const p = provider();
     const op = uniqueName('op');
