@@ -5,6 +5,7 @@ import { parseReleaseActionValue, ReleaseAction } from '../../src/notify/provide
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../src/notify/providers/slack/mrkdwn.js';
 import { extendTimeline, MAX_TIMELINE, needsThreadReply, detailFingerprint, markDelivered, MAX_DELIVERED_IDS, type TimelineEntry } from '../../src/notify/providers/slack/operation-state.js';
 import { ReleaseEvent } from '../../src/api/vocabulary.js';
+import { slackTranscript } from '../../src/demo/slack-transcript.js';
 import { EVENT_TITLE, PHASE_COLOR, phaseOf, renderOperationMessage, renderThreadReply, titleOf, type Block } from '../../src/notify/providers/slack/render.js';
 
 function notification(overrides: Partial<ReleaseNotification> = {}): ReleaseNotification {
@@ -205,5 +206,26 @@ describe('operation state decisions', () => {
     expect(ids).toHaveLength(MAX_DELIVERED_IDS);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.at(-1)).toBe('n39');
+  });
+});
+
+describe('slackTranscript (the demo prints what the fake Slack recorded)', () => {
+  it('one line per message with its outcome, edits and buttons; thread replies under it', () => {
+    const failed = notification({ message: 'upgrade failed: <bad> & worse' });
+    const rendered = renderOperationMessage(failed, timelineOf(failed));
+    const message = {
+      channel: 'C1',
+      ts: '1.000001',
+      author: 'B0',
+      text: rendered.text,
+      attachments: [{ color: rendered.color, blocks: rendered.blocks }],
+      edits: [{ text: 'before' }],
+    };
+    const reply = { channel: 'C1', ts: '1.000002', author: 'B0', text: renderThreadReply(failed).text, threadTs: '1.000001', edits: [] };
+    expect(slackTranscript('releases', [message], (ts) => (ts === '1.000001' ? [reply] : []))).toEqual([
+      '#releases: 1 message',
+      '  ✘ web/unicorn: Upgrade failed (2.0.0 → 3.0.0) (edited 1×)  [Roll back] [Suspend] [History]',
+      '      ↳ Upgrade failed: upgrade failed: <bad> & worse',
+    ]);
   });
 });
