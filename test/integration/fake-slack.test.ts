@@ -24,6 +24,7 @@ describe('fake Slack Web API, spoken to by the real WebClient', () => {
     slack = await startFakeSlack({
       tokens: ['xoxb-good', 'xoxb-other'],
       users: [{ id: 'U1', name: 'alice' }, { id: 'U2', name: 'bob' }],
+      userGroups: { S0ONCALL: ['U1'] },
       channels: [
         { name: 'releases', id: 'C1' },
         { name: 'outside', id: 'C2', isMember: false },
@@ -176,7 +177,7 @@ describe('fake Slack Web API, spoken to by the real WebClient', () => {
     expect(slack.calls('auth.test').slice(-2).map((c) => c.status)).toEqual([503, 200]);
   });
 
-  it('chat.postEphemeral, conversations.info and users.info', async () => {
+  it('chat.postEphemeral, conversations.info, users.info and usergroups.users.list', async () => {
     const web = client(slack, 'xoxb-good');
     const eph = await web.chat.postEphemeral({ channel: 'C4', user: 'U1', text: 'only you' });
     expect(eph.message_ts).toMatch(/^\d+\.\d{6}$/);
@@ -185,6 +186,8 @@ describe('fake Slack Web API, spoken to by the real WebClient', () => {
     expect((await web.conversations.info({ channel: 'C2' })).channel).toMatchObject({ id: 'C2', name: 'outside', is_member: false });
     expect((await web.users.info({ user: 'U2' })).user).toMatchObject({ id: 'U2', name: 'bob' });
     expect((await platformError(web.users.info({ user: 'U9' }))).data.error).toBe('user_not_found');
+    expect((await web.usergroups.users.list({ usergroup: 'S0ONCALL' })).users).toEqual(['U1']);
+    expect((await platformError(web.usergroups.users.list({ usergroup: 'S0NONE' }))).data.error).toBe('no_such_subteam');
   });
 
   it('response_url: 5 posts accepted, the 6th refused; in_channel answers land in the channel', async () => {

@@ -33,6 +33,8 @@ export interface FakeSlackOptions {
   tokens?: string[];
   channels?: FakeChannelSpec[];
   users?: FakeUser[];
+  /** User groups (Slack "subteams", S…) and their members, for usergroups.users.list. */
+  userGroups?: Record<string, string[]>;
   /** Override the rate limits (merged over Slack's defaults). */
   rateLimits?: Partial<RateLimitConfig>;
   /** Milliseconds clock, injectable for rate-limit and response_url expiry tests. */
@@ -88,6 +90,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const tokens = options.tokens ?? [DEFAULT_FAKE_TOKEN];
   for (const token of tokens) ws.tokens.set(token, 'valid');
   for (const user of options.users ?? []) ws.users.set(user.id, user);
+  for (const [group, members] of Object.entries(options.userGroups ?? {})) ws.userGroups.set(group, members);
   const limits: RateLimitConfig = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits, methods: { ...DEFAULT_RATE_LIMITS.methods, ...options.rateLimits?.methods } };
   const limiter = new RateLimiter(now);
   const responses = new ResponseUrls(ws, now);

@@ -162,7 +162,15 @@ const usersInfo: Handler = (ctx, params) => {
   });
 };
 
+const userGroupMembers: Handler = (ctx, params) => {
+  const limited = methodRateLimit(ctx, 'usergroups.users.list');
+  if (limited) return limited;
+  const members = ctx.ws.userGroups.get(str(params.usergroup) ?? '');
+  return members ? ok({ users: [...members] }) : fail('no_such_subteam');
+};
+
 export const METHODS: Record<string, Handler> = {
+  'usergroups.users.list': userGroupMembers,
   'auth.test': (ctx, params) => methodRateLimit(ctx, 'auth.test') ?? authTest(ctx, params),
   'chat.postMessage': postMessage,
   'chat.update': update,

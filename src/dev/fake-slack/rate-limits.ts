@@ -30,6 +30,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
     'chat.postEphemeral': TIER_4,
     'conversations.info': TIER_3,
     'users.info': TIER_4,
+    'usergroups.users.list': TIER_2,
     'auth.test': TIER_4,
   },
 };

@@ -67,6 +67,8 @@ export class FakeWorkspace {
   readonly tokens = new Map<string, TokenState>();
   readonly channels = new Map<string, FakeChannel>();
   readonly users = new Map<string, FakeUser>();
+  /** User groups (subteams) by ID, with their members' user IDs. */
+  readonly userGroups = new Map<string, string[]>();
   readonly messages: FakeMessage[] = [];
   readonly ephemerals: EphemeralMessage[] = [];
   readonly calls: RecordedCall[] = [];
