@@ -7,6 +7,7 @@ import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { loadKubeConfig, makeKubeClients } from './kube/client.js';
+import { IdentityClients } from './kube/identity.js';
 import { controllerNamespace, getOrCreateDigestKey } from './kube/digest-key.js';
 import { KubeEventRecorder } from './kube/event-recorder.js';
 import { HelmReleaseApi } from './kube/helmrelease-api.js';
@@ -42,6 +43,8 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     kube,
     api,
     storage: new ReleaseStorage(kube, digester),
+    identities: new IdentityClients(kube),
+    tenancy: config.tenancy,
     helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
     charts: new RepositoryIndexCache(),
     digester,
@@ -67,7 +70,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   await informers.start();
   const stopResync = startResync({ list: () => informers.list(), onKey: enqueue, tickMs: config.resyncTickMs });
   const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
-  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency }, 'controller started');
+  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency, tenancy: config.tenancy }, 'controller started');
 
   return {
     ready: () => informers.ready,
