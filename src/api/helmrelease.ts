@@ -21,6 +21,12 @@ export const ChartRef = Type.Object(
       pattern: '^(https?|oci)://[^\\s]+$',
       maxLength: 2048,
       description: 'Chart repository: an http(s) Helm repository or an oci:// registry path.',
+      // Early, plain feedback for the obvious cases; the controller's host policy checks every
+      // address a name resolves to (and other spellings of these addresses) when it fetches.
+      ...celRules({
+        rule: "!self.matches('(?i)^[a-z]+://([^/@]*@)?(169[.]254[.]|[[]fe[89ab][0-9a-f]*:|[[]::ffff:169[.]254[.]|metadata[.]google[.]internal([:/]|$))')",
+        message: 'must not point at a link-local address or a cloud metadata service',
+      }),
     }),
     name: Type.String({
       pattern: '^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$',

@@ -103,11 +103,25 @@ describe('tenant limits', () => {
     expect(apiErrorMessage(error)).toMatch(want);
   });
 
-  it('a link-local repository is refused with a clear reason, without contacting it', async () => {
-    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'metadata', { chart: { repository: 'http://169.254.169.254/latest', name: 'unicorn', version: '1.0.0' } }));
+  it.each([
+    { name: 'metadata-v4', repository: 'http://169.254.169.254/latest' },
+    { name: 'metadata-v6', repository: 'https://[fe80::a9fe:a9fe]/charts' },
+    { name: 'metadata-gce', repository: 'http://metadata.google.internal/computeMetadata' },
+  ])('the API server refuses the link-local repository $repository, naming the field', async ({ name, repository }) => {
+    const error = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository, name: 'unicorn', version: '1.0.0' } })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(apiErrorMessage(error)).toMatch(/spec.chart.repository: Invalid value: .*must not point at a link-local address or a cloud metadata service/);
+  });
+
+  it('another spelling of the metadata address gets past the schema, and the controller refuses it without contacting it', async () => {
+    // 2852039166 is 169.254.169.254 as one number; URL parsing turns it back into the address.
+    const repository = 'http://2852039166/latest';
+    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'metadata', { chart: { repository, name: 'unicorn', version: '1.0.0' } }));
     const ready = await waitForReadyReason(kubeConfig, namespace, 'metadata', 'RepositoryNotAllowed');
     expect(ready.status).toBe('False');
-    expect(ready.message).toMatch(/repository http:\/\/169.254.169.254\/latest is not allowed: 169.254.169.254 resolves to the link-local address/);
+    expect(ready.message).toBe(`repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`);
   });
 
   it('an index whose chart URL points at a link-local address is refused before helm pulls it', async () => {
