@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import {
   BoundedDuration,
   celRules,
+  type CelRule,
   DNS_LABEL_PATTERN,
   FreeFormObject,
   StringEnum,
@@ -73,16 +74,14 @@ export const HelmReleaseSpec = Type.Object(
       Type.String({
         pattern: DNS_LABEL_PATTERN,
         maxLength: 53,
-        description: 'Helm release name. Default: metadata.name. Immutable.',
-        ...celRules({ rule: 'self == oldSelf', message: 'releaseName is immutable; create a new HelmRelease instead' }),
+        description: 'Helm release name. Default: metadata.name. Immutable (enforced on spec, see below).',
       }),
     ),
     targetNamespace: Type.Optional(
       Type.String({
         pattern: DNS_LABEL_PATTERN,
         maxLength: 63,
-        description: 'Namespace the release is installed in. Default: metadata.namespace. Immutable.',
-        ...celRules({ rule: 'self == oldSelf', message: 'targetNamespace is immutable; create a new HelmRelease instead' }),
+        description: 'Namespace the release is installed in. Default: metadata.namespace. Immutable (enforced on spec, see below).',
       }),
     ),
     values: Type.Optional(FreeFormObject({ description: 'Helm values, merged over valuesFrom.' })),
@@ -108,8 +107,21 @@ export const HelmReleaseSpec = Type.Object(
     install: Type.Optional(InstallSpec),
     maxHistory: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Revisions helm keeps. Default: 10; 0 = unlimited.' })),
   },
-  { description: 'The desired state of a Helm release.' },
+  {
+    description: 'The desired state of a Helm release.',
+    // On the parent, not the fields: a rule on a field does not run when the old object lacked
+    // it, so adding (or removing) releaseName or targetNamespace would move the release silently.
+    ...celRules(immutableOptional('releaseName'), immutableOptional('targetNamespace')),
+  },
 );
+
+function immutableOptional(field: string): CelRule {
+  return {
+    rule: `has(self.${field}) == has(oldSelf.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
+    message: `${field} is immutable (it cannot be set, changed or removed after creation); create a new HelmRelease instead`,
+    fieldPath: `.${field}`,
+  };
+}
 
 export const Condition = Type.Object({
   type: Type.String({ maxLength: 316 }),

@@ -17,6 +17,8 @@ export interface ReleaseRequest {
   createNamespace: boolean;
   maxHistory: number;
   description: string;
+  /** Stored on the release record Secret (owner, timeout): read back by ReleaseStorage. */
+  labels: Record<string, string>;
   /** ServiceAccount to impersonate, "namespace:name". */
   impersonate?: { namespace: string; name: string };
   /** Removes Secret values from helm's error output (it can quote the offending value). */
@@ -108,6 +110,8 @@ export class HelmClient {
       '--wait=watcher',
       '--timeout', `${req.timeoutSeconds}s`,
       '--description', req.description,
+      // helm 4 writes these on the record Secret, pending records included; upgrade merges them over the old ones.
+      '--labels', Object.entries(req.labels).map(([k, v]) => `${k}=${v}`).join(','),
       ...impersonationFlags(req.impersonate),
     ];
   }

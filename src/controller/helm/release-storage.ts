@@ -31,12 +31,14 @@ export interface StoredRelease {
   config: Record<string, unknown>;
   lastDeployed?: string;
   description?: string;
+  /** The record Secret's labels: Helm's own and those given with --labels (ownership, timeout). */
+  labels?: Record<string, string>;
   /** Keyed digest of `config`, set when read through ReleaseStorage (never a plain hash). */
   valuesDigest?: string;
 }
 
 /** Decodes one release record into what decisions need. */
-export function decodeReleaseRecord(secretData: string, record?: string, limits?: ReleaseRecordLimits): StoredRelease {
+export function decodeReleaseRecord(secretData: string, labels?: Record<string, string>, record?: string, limits?: ReleaseRecordLimits): StoredRelease {
   const payload = decodeReleasePayload(secretData, record, limits);
   return {
     name: payload.name,
@@ -49,6 +51,7 @@ export function decodeReleaseRecord(secretData: string, record?: string, limits?
     config: payload.config ?? {},
     lastDeployed: payload.info?.last_deployed,
     description: payload.info?.description,
+    ...(labels ? { labels } : {}),
   };
 }
 
@@ -65,6 +68,10 @@ export function summarizeHistory(releases: StoredRelease[]): ReleaseHistory {
   return { releases: sorted, latest: sorted[0], deployed: sorted.find((r) => r.status === 'deployed') };
 }
 
+/**
+ * Reads (and, to unlock, writes) release records with the clients it is given: the controller's
+ * own, or those of the identity a HelmRelease acts as (src/controller/kube/identity.ts).
+ */
 export class ReleaseStorage {
   /** Readers that only look at history need no shared key; the controller passes its own. */
   constructor(
@@ -72,6 +79,11 @@ export class ReleaseStorage {
     private readonly digester = new ValuesDigester(randomBytes(32)),
     private readonly limits: ReleaseRecordLimits = DEFAULT_RECORD_LIMITS,
   ) {}
+
+  /** The same storage (digest key, limits) read through other clients: a HelmRelease's identity. */
+  withClients(kube: KubeClients): ReleaseStorage {
+    return new ReleaseStorage(kube, this.digester, this.limits);
+  }
 
   async history(namespace: string, releaseName: string): Promise<ReleaseHistory> {
     const list = await this.kube.core.listNamespacedSecret({
@@ -83,7 +95,7 @@ export class ReleaseStorage {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;
       // One at a time, keeping only the summary: a large record is garbage soon after.
-      const record = decodeReleaseRecord(data, `${namespace}/${secret.metadata?.name}`, this.limits);
+      const record = decodeReleaseRecord(data, secret.metadata?.labels, `${namespace}/${secret.metadata?.name}`, this.limits);
       releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
     }
     return summarizeHistory(releases);

@@ -6,6 +6,7 @@ import { retryingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../release-state.js';
+import { releaseLabels } from '../ownership.js';
 import type { ReleaseTarget } from '../release-target.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
@@ -45,6 +46,7 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
     createNamespace: target.createNamespace,
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
+    labels: releaseLabels(release, target.timeoutSeconds),
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
   };
