@@ -1,3 +1,5 @@
+import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, HostPolicyError, parseHostPolicy, type HostPolicy } from './controller/charts/host-policy.js';
+
 /**
  * Configuration from the environment. A bad value stops start-up with one line naming the
  * variable; secrets are never echoed.
@@ -20,6 +22,14 @@ export interface ControllerConfig {
   watchSilenceMs: number;
   healthPort?: number;
   tenancy: TenancyPolicy;
+  /** Chart repository hosts the controller may contact (see host-policy.ts for the syntax). */
+  allowedRepositoryHosts: HostPolicy;
+  /** Largest repository index downloaded, in bytes. */
+  maxIndexBytes: number;
+  /** Memory all cached repository version lists may take together, in bytes. */
+  indexCacheBytes: number;
+  /** Largest inflated Helm release record decoded, in bytes. */
+  maxReleaseRecordBytes: number;
   /** Where the controller keeps its own objects (the values digest key); default: the pod's namespace. */
   controllerNamespace?: string;
 }
@@ -55,6 +65,10 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
       defaultServiceAccount: serviceAccountName(env, 'HELMCREW_DEFAULT_SERVICE_ACCOUNT'),
       allowCrossNamespaceTargets: boolean(env, 'HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS', true),
     },
+    allowedRepositoryHosts: hostPolicy(env, 'HELMCREW_ALLOWED_REPOSITORY_HOSTS'),
+    maxIndexBytes: positiveInt(env, 'HELMCREW_MAX_INDEX_BYTES', 20 * MiB),
+    indexCacheBytes: positiveInt(env, 'HELMCREW_INDEX_CACHE_BYTES', 64 * MiB),
+    maxReleaseRecordBytes: positiveInt(env, 'HELMCREW_MAX_RELEASE_RECORD_BYTES', 32 * MiB),
     controllerNamespace: env.HELMCREW_NAMESPACE || undefined,
   };
 }
@@ -76,6 +90,17 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
   throw new ConfigError(`${name} must be "true" or "false", got "${raw}"`);
+}
+
+const MiB = 1024 * 1024;
+
+function hostPolicy(env: Env, name: string): HostPolicy {
+  try {
+    return parseHostPolicy(env[name] || DEFAULT_ALLOWED_REPOSITORY_HOSTS);
+  } catch (error) {
+    if (error instanceof HostPolicyError) throw new ConfigError(`${name}: ${error.message}`);
+    throw error;
+  }
 }
 
 function required(env: Env, name: string): string {

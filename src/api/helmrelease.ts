@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  BoundedDuration,
   celRules,
   type CelRule,
   DNS_LABEL_PATTERN,
-  Duration,
   FreeFormObject,
   StringEnum,
 } from './schema-helpers.js';
+import { DURATION_BOUNDS } from './duration.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 
 /**
@@ -21,6 +22,12 @@ export const ChartRef = Type.Object(
       pattern: '^(https?|oci)://[^\\s]+$',
       maxLength: 2048,
       description: 'Chart repository: an http(s) Helm repository or an oci:// registry path.',
+      // Early, plain feedback for the obvious cases; the controller's host policy checks every
+      // address a name resolves to (and other spellings of these addresses) when it fetches.
+      ...celRules({
+        rule: "!self.matches('(?i)^[a-z]+://([^/@]*@)?(169[.]254[.]|[[]fe[89ab][0-9a-f]*:|[[]::ffff:169[.]254[.]|metadata[.]google[.]internal([:/]|$))')",
+        message: 'must not point at a link-local address or a cloud metadata service',
+      }),
     }),
     name: Type.String({
       pattern: '^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$',
@@ -79,8 +86,16 @@ export const HelmReleaseSpec = Type.Object(
     ),
     values: Type.Optional(FreeFormObject({ description: 'Helm values, merged over valuesFrom.' })),
     valuesFrom: Type.Optional(Type.Array(ValuesReference, { maxItems: 32 })),
-    interval: Type.Optional(Duration({ description: 'How often the release is checked against the cluster. Default: 10m.' })),
-    timeout: Type.Optional(Duration({ description: 'Time allowed for one helm operation. Default: 5m.' })),
+    interval: Type.Optional(
+      BoundedDuration(DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval, {
+        description: `How often the release is checked against the cluster, ${DURATION_BOUNDS.minInterval} to ${DURATION_BOUNDS.maxInterval}. Default: 10m.`,
+      }),
+    ),
+    timeout: Type.Optional(
+      BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, {
+        description: `Time allowed for one helm operation, ${DURATION_BOUNDS.minTimeout} to ${DURATION_BOUNDS.maxTimeout}. Default: 5m.`,
+      }),
+    ),
     suspend: Type.Optional(Type.Boolean({ description: 'Stop every action for this release; it stays installed.' })),
     serviceAccountName: Type.Optional(
       Type.String({

@@ -48,6 +48,12 @@ export const ReleaseEvent = {
   TargetNamespaceRefused: 'TargetNamespaceRefused',
   /** The identity the HelmRelease acts as may not read its release records. */
   AccessDenied: 'AccessDenied',
+  /** A reconcile failed in a way nothing else names (a bug, an API error): retried with backoff. */
+  ReconcileError: 'ReconcileError',
+  /** A Helm release record is corrupt or larger than the controller will decode. */
+  ReleaseRecordInvalid: 'ReleaseRecordInvalid',
+  /** The chart repository's host is not allowed (operator allow-list, link-local addresses). */
+  RepositoryNotAllowed: 'RepositoryNotAllowed',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
 
@@ -89,6 +95,9 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.ReleaseOwnedByOther,
   ReleaseEvent.TargetNamespaceRefused,
   ReleaseEvent.AccessDenied,
+  ReleaseEvent.ReconcileError,
+  ReleaseEvent.ReleaseRecordInvalid,
+  ReleaseEvent.RepositoryNotAllowed,
 ]);
 
 export function severityOf(event: ReleaseEvent): Severity {

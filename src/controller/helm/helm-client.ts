@@ -96,11 +96,11 @@ export class HelmClient {
   async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
     args.push(...impersonationFlags(req.impersonate));
-    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000 });
+    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000, helmTimeoutSeconds: req.timeoutSeconds });
   }
 
   private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {
-    return { step, release: req.key, timeoutMs: this.killAfterMs(req), input: helmValuesDocument(req.values), redact: req.redact };
+    return { step, release: req.key, timeoutMs: this.killAfterMs(req), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact };
   }
 
   private commonReleaseFlags(req: ReleaseRequest): string[] {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
 import { ValuesDigester } from '../reconcile/values-digest.js';
-import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from './release-record.js';
+import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, releaseSecretName, type ReleaseRecordLimits } from './release-record.js';
 
 /**
  * Reads Helm's own release records (Secrets `sh.helm.release.v1.<name>.v<revision>`) through the
@@ -38,8 +38,8 @@ export interface StoredRelease {
 }
 
 /** Decodes one release record into what decisions need. */
-export function decodeReleaseRecord(secretData: string, labels?: Record<string, string>): StoredRelease {
-  const payload = decodeReleasePayload(secretData);
+export function decodeReleaseRecord(secretData: string, labels?: Record<string, string>, record?: string, limits?: ReleaseRecordLimits): StoredRelease {
+  const payload = decodeReleasePayload(secretData, record, limits);
   return {
     name: payload.name,
     namespace: payload.namespace,
@@ -77,7 +77,13 @@ export class ReleaseStorage {
   constructor(
     private readonly kube: KubeClients,
     private readonly digester = new ValuesDigester(randomBytes(32)),
+    private readonly limits: ReleaseRecordLimits = DEFAULT_RECORD_LIMITS,
   ) {}
+
+  /** The same storage (digest key, limits) read through other clients: a HelmRelease's identity. */
+  withClients(kube: KubeClients): ReleaseStorage {
+    return new ReleaseStorage(kube, this.digester, this.limits);
+  }
 
   async history(namespace: string, releaseName: string): Promise<ReleaseHistory> {
     const list = await this.kube.core.listNamespacedSecret({
@@ -88,7 +94,8 @@ export class ReleaseStorage {
     for (const secret of list.items) {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;
-      const record = decodeReleaseRecord(data, secret.metadata?.labels);
+      // One at a time, keeping only the summary: a large record is garbage soon after.
+      const record = decodeReleaseRecord(data, secret.metadata?.labels, `${namespace}/${secret.metadata?.name}`, this.limits);
       releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
     }
     return summarizeHistory(releases);
@@ -104,7 +111,7 @@ export class ReleaseStorage {
     const secret = await this.kube.core.readNamespacedSecret({ namespace, name });
     const data = secret.data?.release;
     if (!data) throw new Error(`release record ${namespace}/${name} has no release data`);
-    const payload = decodeReleasePayload(data);
+    const payload = decodeReleasePayload(data, `${namespace}/${name}`, this.limits);
     payload.info = { ...payload.info, status: 'failed', description };
     secret.data = { ...secret.data, release: encodeReleasePayload(payload) };
     secret.metadata = {

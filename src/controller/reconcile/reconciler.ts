@@ -23,7 +23,7 @@ import { checkTenancy, serviceAccountUser } from './tenancy.js';
 
 export interface ReconcileResult {
   key: string;
-  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'refused';
+  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'refused' | 'repository-refused';
 }
 
 /**
@@ -69,6 +69,12 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
       await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.ValuesInvalid, resolved.message, history, ctx.now()));
       await ctx.events.record(release, ReleaseEvent.ValuesInvalid, resolved.message);
       return { key, action: 'values-invalid' };
+    }
+    if (resolved.problem === 'repository') {
+      // An operator policy: retrying cannot help until the spec or the policy changes.
+      await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.RepositoryNotAllowed, resolved.message, history, ctx.now()));
+      await ctx.events.record(release, ReleaseEvent.RepositoryNotAllowed, resolved.message);
+      return { key, action: 'repository-refused' };
     }
     await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, resolved.message);
     throw new RetryLaterError(resolved.message);
@@ -151,7 +157,7 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
 function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContext {
   if (!target.impersonate) return ctx;
   const kube = ctx.identities.forUser(serviceAccountUser(target.impersonate));
-  return { ...ctx, kube, storage: new ReleaseStorage(kube, ctx.digester) };
+  return { ...ctx, kube, storage: ctx.storage.withClients(kube) };
 }
 
 /** Helm's records for the target, or undefined (status written) when the identity may not read them. */

@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { parseDuration } from '../../api/duration.js';
+import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
 import type { TenancyPolicy } from '../../config.js';
 
 /** Where and how a HelmRelease is installed, with defaults applied. Pure. */
@@ -37,8 +37,9 @@ export function releaseTarget(release: HelmRelease, tenancy: TenancyPolicy = OPE
     // Once installed, the status remembers the name: deleting must find the release even if the spec is odd.
     releaseName: spec.releaseName ?? release.status?.releaseName ?? metadata.name,
     namespace: spec.targetNamespace ?? release.status?.releaseNamespace ?? metadata.namespace,
-    timeoutSeconds: Math.max(1, Math.round(parseDuration(spec.timeout ?? DEFAULT_TIMEOUT) / 1000)),
-    intervalMs: parseDuration(spec.interval ?? DEFAULT_INTERVAL),
+    // Clamped again here: objects stored before the schema bounds existed can hold anything.
+    timeoutSeconds: Math.round(clampDuration(parseDuration(spec.timeout ?? DEFAULT_TIMEOUT), DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout) / 1000),
+    intervalMs: clampDuration(parseDuration(spec.interval ?? DEFAULT_INTERVAL), DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval),
     maxHistory: spec.maxHistory ?? DEFAULT_MAX_HISTORY,
     createNamespace: spec.install?.createNamespace ?? false,
     impersonate: serviceAccount ? { namespace: metadata.namespace, name: serviceAccount } : undefined,
