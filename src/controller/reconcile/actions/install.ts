@@ -19,7 +19,10 @@ export async function installRelease(
   mode: 'install' | 'reinstall',
 ): Promise<void> {
   const chartPath = await pullChart(ctx, release, target, desired);
-  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, mode, ctx.now()));
+  const startedAt = ctx.now();
+  const details = { action: 'install', attempt: startedAt.getTime().toString(36), toVersion: desired.chartVersion, cause: mode === 'reinstall' ? 'reinstall after a failed first install' : 'new release' };
+  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, mode, startedAt));
+  await ctx.events.record(release, ReleaseEvent.InstallStarted, `Installing ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName}`, details);
   try {
     if (mode === 'reinstall') {
       await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.timeoutSeconds, impersonate: target.impersonate });
@@ -30,12 +33,12 @@ export async function installRelease(
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     const message = `Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`;
     await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.InstallFailed, message, history, ctx.now()));
-    await ctx.events.record(release, ReleaseEvent.InstallFailed, message);
+    await ctx.events.record(release, ReleaseEvent.InstallFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: error.stderrExcerpt });
     return;
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = `Installed ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName} revision ${revision}`;
   await ctx.api.patchStatus(release, succeededStatus(release, ReleaseEvent.InstallSucceeded, message, history, ctx.now()));
-  await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message);
+  await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message, { ...details, revision });
 }
