@@ -36,7 +36,7 @@ describe('the Team API', () => {
     { name: 'bad-release', spec: { subscriptions: [{ releases: ['prod/Unicorn'] }] }, want: /spec.subscriptions\[0\].releases\[0\]: Invalid value: "prod\/Unicorn"/ },
     { name: 'bad-operator', spec: { subscriptions: [{ selector: { matchExpressions: [{ key: 'tier', operator: 'Like' }] } }] }, want: /spec.subscriptions\[0\].selector.matchExpressions\[0\].operator: Unsupported value: "Like"/ },
     { name: 'bad-verb', spec: { permissions: [{ verbs: ['delete'] }] }, want: /spec.permissions\[0\].verbs\[0\]: Unsupported value: "delete"/ },
-    { name: 'no-verbs', spec: { permissions: [{ namespaces: ['prod'], verbs: [] }] }, want: /spec.permissions\[0\].verbs: Invalid value.*must have at least 1 items/ },
+    { name: 'no-verbs', spec: { permissions: [{ namespaces: ['prod'], verbs: [] }] }, want: /spec.permissions\[0\].verbs: Invalid value.*should have at least 1 items/ },
     { name: 'approval-yes', spec: { permissions: [{ verbs: ['rollback'], requireApproval: 'yes' }] }, want: /spec.permissions\[0\].requireApproval: Invalid value: "string"/ },
   ])('$name is refused: $want', async ({ name, spec, want }) => {
     const teamName = uniqueName(`bad-${name}`);

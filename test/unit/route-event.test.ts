@@ -49,7 +49,7 @@ describe('subscriptionMatches', () => {
     { name: 'all fields must hold: namespace yes, chart no', sub: { namespaces: ['web'], charts: ['frontend'] }, given: {}, want: false },
     { name: 'all fields hold', sub: { namespaces: ['prod'], severity: 'error' as const }, given: { namespace: 'prod', event: 'ChartPullFailed' as const }, want: true },
   ])('$name → $want', ({ sub, given, want }) => {
-    expect(subscriptionMatches(sub, notification(given))).toBe(want);
+    expect(subscriptionMatches(sub as Subscription, notification(given as Parameters<typeof notification>[0]))).toBe(want);
   });
 });
 
@@ -64,7 +64,7 @@ describe('selectorMatches', () => {
     { name: 'DoesNotExist', selector: { matchExpressions: [{ key: 'team', operator: 'DoesNotExist' as const }] }, labels: { team: 'a' }, want: false },
     { name: 'matchLabels and expressions both hold', selector: { matchLabels: { tier: 'web' }, matchExpressions: [{ key: 'env', operator: 'Exists' as const }] }, labels: { tier: 'web' }, want: false },
   ])('$name → $want', ({ selector, labels, want }) => {
-    expect(selectorMatches(selector, labels)).toBe(want);
+    expect(selectorMatches(selector, labels as Record<string, string>)).toBe(want);
   });
 });
 
