@@ -7,7 +7,8 @@ import { HelmClient } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { loadKubeConfig, makeKubeClients } from './kube/client.js';
-import { KubeEventRecorder } from './kube/event-recorder.js';
+import { NotifyPublisher } from '../notify/publish/publisher.js';
+import { CompositeEventSink, KubeEventRecorder } from './kube/event-recorder.js';
 import { HelmReleaseApi } from './kube/helmrelease-api.js';
 import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
@@ -33,18 +34,20 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     HELM_DATA_HOME: `${config.workDir}/helm/data`,
     ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
   };
+  const connection = connectRedis(config.redisUrl);
+  // Every happening becomes a Kubernetes Event and a notification on the durable notify queue.
+  const publisher = new NotifyPublisher({ connection, prefix: config.queuePrefix, log });
   const ctx: ReconcileContext = {
     kube,
     api,
     storage: new ReleaseStorage(kube),
     helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
     charts: new RepositoryIndexCache(),
-    events: new KubeEventRecorder(kube, log),
+    events: new CompositeEventSink([new KubeEventRecorder(kube, log), publisher]),
     log,
     now: () => new Date(),
   };
 
-  const connection = connectRedis(config.redisUrl);
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const enqueue = (key: string, reason: string) => {
     queue.enqueue(key, reason).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not enqueue'));
@@ -72,6 +75,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await queue.close();
+      await publisher.close();
       connection.disconnect();
     },
   };

@@ -22,8 +22,12 @@ export class TeamApi {
     }
   }
 
-  /** Merge-patches status (lists are replaced whole, so callers send the full channels list). */
-  async patchStatus(name: string, status: TeamStatus, fieldManager = 'helmcrew-notify'): Promise<void> {
-    await this.kube.custom.patchClusterCustomObjectStatus({ ...COORDINATES, name, body: { status }, fieldManager }, mergePatch);
+  /**
+   * Merge-patches status (lists are replaced whole, so callers send the full channels list).
+   * With resourceVersion the patch fails with 409 when the Team changed since it was read.
+   */
+  async patchStatus(name: string, status: TeamStatus, resourceVersion?: string, fieldManager = 'helmcrew-notify'): Promise<void> {
+    const body = resourceVersion ? { metadata: { resourceVersion }, status } : { status };
+    await this.kube.custom.patchClusterCustomObjectStatus({ ...COORDINATES, name, body, fieldManager }, mergePatch);
   }
 }
