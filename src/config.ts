@@ -55,6 +55,8 @@ export interface NotifyConfig {
   teamRefreshMs: number;
   /** How long a crashed process can hold a delivery before another takes it over. */
   lockMs: number;
+  /** Serve only Teams matching this label selector; default: every Team. */
+  teamSelector?: string;
 }
 
 export function readNotifyConfig(env: Env = process.env): NotifyConfig {
@@ -70,6 +72,7 @@ export function readNotifyConfig(env: Env = process.env): NotifyConfig {
     rateBurst: positiveInt(env, 'HELMCREW_NOTIFY_RATE_BURST', 1),
     teamRefreshMs: positiveInt(env, 'HELMCREW_TEAM_REFRESH_MS', 5000),
     lockMs: positiveInt(env, 'HELMCREW_NOTIFY_LOCK_MS', 30_000),
+    teamSelector: env.HELMCREW_TEAM_SELECTOR || undefined,
   };
 }
 

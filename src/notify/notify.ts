@@ -42,7 +42,7 @@ export function drainBackoff(attemptsMade: number, error: Error | undefined): nu
 export async function startNotify(config: NotifyConfig, log: Logger = createLogger('notify'), options: NotifyOptions = {}): Promise<RunningNotify> {
   const kube = makeKubeClients(loadKubeConfig(config.kubeconfig));
   const teamApi = new TeamApi(kube);
-  const directory = new TeamDirectory(teamApi, log, config.teamRefreshMs);
+  const directory = new TeamDirectory(teamApi, log, config.teamRefreshMs, config.teamSelector);
   await directory.start();
   const connection = connectRedis(config.redisUrl);
   const mailboxes = new Mailboxes(connection, config.queuePrefix);

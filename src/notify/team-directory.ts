@@ -16,6 +16,8 @@ export class TeamDirectory {
     private readonly api: TeamApi,
     private readonly log: Logger,
     private readonly refreshMs = 5000,
+    /** Serve only the Teams with these labels (several notify deployments, one cluster). */
+    private readonly labelSelector?: string,
   ) {}
 
   get ready(): boolean {
@@ -32,7 +34,7 @@ export class TeamDirectory {
 
   async refresh(): Promise<void> {
     try {
-      this.current = (await this.api.list()).items;
+      this.current = (await this.api.list(this.labelSelector)).items;
       this.loaded = true;
     } catch (error) {
       this.log.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not list Teams; keeping the last list');

@@ -9,8 +9,9 @@ const COORDINATES = { group: API_GROUP, version: API_VERSION, plural: TEAM_PLURA
 export class TeamApi {
   constructor(private readonly kube: KubeClients) {}
 
-  async list(): Promise<{ items: Team[]; metadata?: { resourceVersion?: string } }> {
-    return (await this.kube.custom.listClusterCustomObject(COORDINATES)) as { items: Team[]; metadata?: { resourceVersion?: string } };
+  /** Every Team, or those matching a label selector (`team-set=payments`). */
+  async list(labelSelector?: string): Promise<{ items: Team[]; metadata?: { resourceVersion?: string } }> {
+    return (await this.kube.custom.listClusterCustomObject({ ...COORDINATES, ...(labelSelector ? { labelSelector } : {}) })) as { items: Team[]; metadata?: { resourceVersion?: string } };
   }
 
   async get(name: string): Promise<Team | undefined> {
