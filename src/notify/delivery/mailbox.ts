@@ -32,6 +32,9 @@ end
 local extra = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[2])
 if extra > 0 then redis.call('ZREMRANGEBYRANK', KEYS[3], 0, extra - 1) end
 if ARGV[3] ~= '' then redis.call('SET', KEYS[4], ARGV[3]) end
+-- What was delivered is remembered for a week, then forgotten with the mailbox's idle keys.
+redis.call('PEXPIRE', KEYS[3], 604800000)
+if redis.call('EXISTS', KEYS[4]) == 1 then redis.call('PEXPIRE', KEYS[4], 604800000) end
 return 1`;
 
 // KEYS: lock. ARGV: token, ttlMs. Takes or renews the lock.
