@@ -55,8 +55,9 @@ export class NotifyPublisher implements ReleaseEventSink {
     const added = this.queue
       .add(notification.event, notification, {
         jobId: notification.id,
+        // Routing fails only while Teams cannot be listed; notify's backoff is capped at 5 minutes.
         attempts: 50,
-        backoff: { type: 'exponential', delay: 1000 },
+        backoff: { type: 'routing' },
         removeOnComplete: true,
         removeOnFail: false,
       })
