@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Queue, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { NotifyConfig } from '../config.js';
 import { loadKubeConfig, makeKubeClients } from '../controller/kube/client.js';
 import { TeamApi } from '../controller/kube/team-api.js';
 import { connectRedis, redactRedisUrl } from '../controller/queue/redis.js';
 import { createLogger, type Logger } from '../log.js';
 import { RetryableDeliveryError } from './contract.js';
-import { drainMailbox, MailboxBusyError, type DrainDeps } from './delivery/drain-mailbox.js';
+import { StepAsideError, drainMailbox, MailboxBusyError, type DrainDeps } from './delivery/drain-mailbox.js';
 import { mailboxId, Mailboxes } from './delivery/mailbox.js';
 import { ChannelRateLimiter } from './delivery/rate-limiter.js';
+import { UnroutedMarks } from './delivery/unrouted.js';
 import { DELIVERY_ATTEMPTS, deliveryRetryDelayMs } from './delivery/retry-policy.js';
 import { defaultProviders } from './providers/default-providers.js';
 import type { ProviderRegistry } from './providers/registry.js';
@@ -46,6 +47,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   await directory.start();
   const connection = connectRedis(config.redisUrl);
   const mailboxes = new Mailboxes(connection, config.queuePrefix);
+  const unrouted = new UnroutedMarks(connection, config.queuePrefix);
   const providers = options.providers ?? defaultProviders(kube);
   const deliveries = new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
 
@@ -71,6 +73,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
           },
         );
       }
+      await unrouted.unmark(notification);
       log.info({ release, event: notification.event, notification: notification.id, teams: [...new Set(routes.map((r) => r.team))], channels: routes.length }, routes.length ? 'routed' : 'no Team subscribed');
       return routes.length;
     },
@@ -79,6 +82,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
 
   const deps: DrainDeps = {
     mailboxes,
+    unrouted,
     limiter: new ChannelRateLimiter(connection, config.queuePrefix, config.ratePerSecond, config.rateBurst),
     providers,
     directory,
@@ -91,7 +95,16 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   };
   const drainer = new Worker<DeliveryJob>(
     DELIVERY_QUEUE,
-    async (job: Job<DeliveryJob>) => drainMailbox(deps, job.data, randomUUID()),
+    async (job: Job<DeliveryJob>, token?: string) => {
+      try {
+        return await drainMailbox(deps, job.data, randomUUID());
+      } catch (error) {
+        if (!(error instanceof StepAsideError)) throw error;
+        // Give the slot to another mailbox; come back later (no attempt used).
+        await job.moveToDelayed(Date.now() + error.waitMs, token);
+        throw new DelayedError();
+      }
+    },
     {
       connection,
       prefix: config.queuePrefix,

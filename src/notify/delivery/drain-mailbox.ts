@@ -8,14 +8,34 @@ import type { TeamStatusWriter } from '../team-status-writer.js';
 import type { Mailboxes } from './mailbox.js';
 import type { ChannelRateLimiter } from './rate-limiter.js';
 import { planDelivery } from './plan-delivery.js';
+import type { UnroutedMarks } from './unrouted.js';
 
 /** Another drainer (a replica, or a job recovered after a crash) holds the mailbox: try again shortly. */
 export class MailboxBusyError extends Error {
   override name = 'MailboxBusyError';
 }
 
+/**
+ * The mailbox cannot go on yet — the channel's rate limit asks for a longer wait than is worth
+ * holding a worker slot for, or an earlier notification of the release is still being routed —
+ * so the job steps aside (delayed by `waitMs`) and other mailboxes are served meanwhile. Not a failure.
+ */
+export class StepAsideError extends Error {
+  override name = 'StepAsideError';
+  constructor(
+    readonly waitMs: number,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** Waits shorter than this are slept through; longer ones give the worker slot back. */
+const MAX_SLEEP_MS = 250;
+
 export interface DrainDeps {
   mailboxes: Mailboxes;
+  unrouted: UnroutedMarks;
   limiter: ChannelRateLimiter;
   providers: ProviderRegistry;
   directory: TeamDirectory;
@@ -53,6 +73,7 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob, token: str
       const plan = planDelivery(pending, await mailboxes.lastDelivered(job.mailbox), deps.coalesceWindowMs);
       if (plan.kind === 'idle') return delivered;
       const { notification, consume } = plan;
+      if (await deps.unrouted.earlierUnrouted(notification)) throw new StepAsideError(200, 'an earlier notification of this release is still being routed');
       const fields = { team: job.team, release: job.release, event: notification.event, notification: notification.id, coalesced: consume.length - 1 };
       if (plan.kind === 'suppress') {
         await mailboxes.consume(job.mailbox, consume);
@@ -69,7 +90,10 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob, token: str
       try {
         const provider = deps.providers.get(channel.kind);
         if (!provider) throw new PermanentDeliveryError('provider_not_configured', `no ${channel.kind} provider is configured in this notify process`);
-        await deps.limiter.acquire(job.channelKey, deps.sleep);
+        for (let wait = await deps.limiter.take(job.channelKey); wait > 0; wait = await deps.limiter.take(job.channelKey)) {
+          if (wait > MAX_SLEEP_MS) throw new StepAsideError(wait, `channel rate limit: next message in ${wait} ms`);
+          await deps.sleep(wait);
+        }
         if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`lost the lock of mailbox ${job.mailbox}`);
         const started = Date.now();
         await provider.deliver(notification, channel, job.team);
@@ -84,7 +108,7 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob, token: str
           await deps.status.record(job.team, { channel: label, ok: false, code: error.code, message: error.message, at: deps.now() });
           continue;
         }
-        if (error instanceof RetryableDeliveryError || error instanceof MailboxBusyError) throw error;
+        if (error instanceof RetryableDeliveryError || error instanceof MailboxBusyError || error instanceof StepAsideError) throw error;
         // A provider bug or an unexpected failure: retried like a network error, logged by name.
         throw new RetryableDeliveryError(`${channel.kind} provider failed: ${error instanceof Error ? error.name : 'unknown error'}`);
       }

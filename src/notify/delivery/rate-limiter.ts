@@ -31,13 +31,4 @@ export class ChannelRateLimiter {
     const wait = await this.redis.eval(TAKE, 1, `${this.prefix}:notify:rate:${channelKey}`, this.ratePerSec, this.burst);
     return Number(wait);
   }
-
-  /** Waits for a token, asking again after each suggested wait. */
-  async acquire(channelKey: string, sleep: (ms: number) => Promise<void>): Promise<void> {
-    for (;;) {
-      const wait = await this.take(channelKey);
-      if (wait <= 0) return;
-      await sleep(wait);
-    }
-  }
 }

@@ -6,6 +6,7 @@ import type { EventDetails, ReleaseEventSink } from '../../controller/kube/event
 import type { Logger } from '../../log.js';
 import type { ReleaseNotification } from '../contract.js';
 import { NOTIFY_QUEUE, type NotifyJob } from '../queues.js';
+import { UnroutedMarks } from '../delivery/unrouted.js';
 import { buildNotification, newNotificationId } from './notification.js';
 
 export interface PublisherOptions {
@@ -31,12 +32,14 @@ export class NotifyPublisher implements ReleaseEventSink {
   private readonly maxInFlight: number;
   private readonly now: () => Date;
   private inFlight = 0;
+  private readonly unrouted: UnroutedMarks;
 
   constructor(private readonly opts: PublisherOptions) {
     this.queue = new Queue<NotifyJob>(NOTIFY_QUEUE, { connection: opts.connection, prefix: opts.prefix });
     this.maxWaitMs = opts.maxWaitMs ?? 250;
     this.maxInFlight = opts.maxInFlight ?? 1000;
     this.now = opts.now ?? (() => new Date());
+    this.unrouted = new UnroutedMarks(opts.connection, opts.prefix);
   }
 
   async record(release: HelmRelease, event: ReleaseEvent, message: string, details: EventDetails = {}): Promise<void> {
@@ -52,6 +55,8 @@ export class NotifyPublisher implements ReleaseEventSink {
       return;
     }
     this.inFlight++;
+    // Sent before the add on the same connection, so Redis has the mark whenever it has the job.
+    this.unrouted.mark(notification).catch(() => undefined);
     const added = this.queue
       .add(notification.event, notification, {
         jobId: notification.id,
