@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { connectRedis } from '../../src/controller/queue/redis.js';
 import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
+import { UnroutedMarks } from '../../src/notify/delivery/unrouted.js';
 import { NOTIFY_QUEUE, type NotifyJob } from '../../src/notify/queues.js';
 import { testEnv, uniqueName } from '../support/fixtures.js';
-import { memoryLogger } from '../support/notify-fixtures.js';
+import { memoryLogger, notificationFor } from '../support/notify-fixtures.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const release: HelmRelease = {
@@ -62,5 +63,24 @@ describe('publishing notifications', () => {
     } finally {
       viaProxy.disconnect();
     }
+  });
+
+  it('unrouted marks: a later notification waits while an earlier one of its release is unrouted; a stale mark holds nobody', async () => {
+    const marks = new UnroutedMarks(direct, uniqueName('hc-marks'), 30_000);
+    const release = { namespace: 'web', name: 'unicorn' };
+    const first = notificationFor(release, 'UpgradeStarted', 'op0');
+    const second = notificationFor(release, 'UpgradeSucceeded', 'op0');
+    const other = notificationFor({ namespace: 'web', name: 'narwhal' }, 'UpgradeStarted', 'op9');
+    for (const n of [first, second, other]) await marks.mark(n);
+    expect(await marks.earlierUnrouted(second)).toBe(true);
+    expect(await marks.earlierUnrouted(first)).toBe(false);
+    expect(await marks.earlierUnrouted(other)).toBe(false);
+    await marks.unmark(first);
+    expect(await marks.earlierUnrouted(second)).toBe(false);
+    const late = notificationFor(release, 'UpgradeFailed', 'op1');
+    await marks.mark(late);
+    // Seen a minute later, the earlier mark (its publisher gone before adding the job) no longer holds.
+    expect(await marks.earlierUnrouted(late, Date.parse(second.at) + 20_000)).toBe(true);
+    expect(await marks.earlierUnrouted(late, Date.parse(second.at) + 60_000)).toBe(false);
   });
 });
