@@ -48,7 +48,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   const connection = connectRedis(config.redisUrl);
   const mailboxes = new Mailboxes(connection, config.queuePrefix);
   const unrouted = new UnroutedMarks(connection, config.queuePrefix);
-  const providers = options.providers ?? defaultProviders(kube);
+  const providers = options.providers ?? defaultProviders(kube, log);
   const deliveries = new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
 
   const router = new Worker<NotifyJob>(
