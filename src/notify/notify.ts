@@ -96,11 +96,13 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   const drainer = new Worker<DeliveryJob>(
     DELIVERY_QUEUE,
     async (job: Job<DeliveryJob>, token?: string) => {
+      const data = { ...job.data };
       try {
-        return await drainMailbox(deps, job.data, randomUUID());
+        return await drainMailbox(deps, data, randomUUID());
       } catch (error) {
         if (!(error instanceof StepAsideError)) throw error;
-        // Give the slot to another mailbox; come back later (no attempt used).
+        // Give the worker slot to another mailbox; come back later (no attempt used), keeping a reserved rate-limit slot.
+        await job.updateData({ ...job.data, slotAt: error.slotAt });
         await job.moveToDelayed(Date.now() + error.waitMs, token);
         throw new DelayedError();
       }

@@ -13,6 +13,8 @@ export interface DeliveryJob {
   team: string;
   channelKey: string;
   release: string;
+  /** Set while the job waits for a rate-limit slot it reserved (epoch ms). */
+  slotAt?: number;
 }
 
 /** BullMQ job ids cannot contain ':'. */

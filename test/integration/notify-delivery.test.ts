@@ -32,7 +32,7 @@ describe('notify delivering to webhooks', () => {
   const keys = { '/ok': randomKey('ok'), '/flaky': randomKey('flaky'), '/gone': randomKey('gone'), '/also': randomKey('also'), '/burst': randomKey('burst') };
   const URL_TOKEN = randomKey('urltoken');
   // Each Team hears one namespace of its own (no cluster needed for these: the names are just names).
-  const ns = { ok: uniqueName('ok'), flaky: uniqueName('flaky'), gone: uniqueName('gone'), burst: uniqueName('burst') };
+  const ns = { ok: uniqueName('ok'), flaky: uniqueName('flaky'), gone: uniqueName('gone'), burst: uniqueName('burst'), slack: uniqueName('slack') };
   const replies: Record<string, () => Reply> = {};
   const receiver: WebhookReceiver = new WebhookReceiver(keys, (path) => replies[path]?.() ?? { status: 200 });
   const redis = connectRedis(env.redisUrl);
@@ -51,6 +51,7 @@ describe('notify delivering to webhooks', () => {
     await createTeam(kube, run, team('flaky'), { subscriptions: [{ namespaces: [ns.flaky] }], channels: [webhook('/flaky')] });
     await createTeam(kube, run, team('gone'), { subscriptions: [{ namespaces: [ns.gone] }], channels: [webhook('/gone')] });
     await createTeam(kube, run, team('also'), { subscriptions: [{ namespaces: [ns.gone] }], channels: [webhook('/also')] });
+    await createTeam(kube, run, team('slacky'), { subscriptions: [{ namespaces: [ns.slack] }], channels: [{ slack: '#releases' }, webhook('/also')] });
     await createTeam(kube, run, team('burst'), { subscriptions: [{ namespaces: [ns.burst] }], channels: [webhook('/burst')] });
     const config = readNotifyConfig({
       REDIS_URL: env.redisUrl,
@@ -98,6 +99,17 @@ describe('notify delivering to webhooks', () => {
     }
     // The Team says when it was last told.
     await waitForTeam(team('ok'), (t) => Boolean(t.status?.lastDeliveryAt));
+  });
+
+  it('one channel is kept to about one message per second, across releases (a token bucket in Redis)', async () => {
+    const before = receiver.delivered('/ok').length;
+    const sent = Array.from({ length: 5 }, (_, i) => notificationFor({ namespace: ns.ok, name: `app-${i}` }, 'UpgradeSucceeded', `rate-${i}`));
+    for (const n of sent) await publisher.publish(n);
+    await receiver.waitFor(() => receiver.delivered('/ok').length === before + 5, 30_000);
+    const times = receiver.delivered('/ok').slice(before).map((r) => r.at);
+    const gaps = times.slice(1).map((t, i) => t - times[i]!);
+    // Five releases, five mailboxes, one channel: never two within the second (some slack for timers).
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(900);
   });
 
   it('a receiver answering 500, then 429 with Retry-After, then 200 → everything delivered later, in order per release', async () => {
@@ -172,6 +184,14 @@ describe('notify delivering to webhooks', () => {
     await receiver.waitFor(() => narwhal().some((r) => r.json.operationId === 'uid:8:prepare'));
     expect(narwhal().map((r) => r.json.operationId)).toEqual(['uid:7:prepare', 'uid:8:prepare']);
     expect(lines.some((l) => l.includes('suppressed'))).toBe(true);
+  });
+
+  it('a Slack channel while no Slack provider is configured → the Team status says so; its webhook is still told', async () => {
+    const sent = notificationFor({ namespace: ns.slack, name: 'unicorn' }, 'InstallFailed', 'op-slack');
+    await publisher.publish(sent);
+    const slacky = await waitForTeam(team('slacky'), (t) => t.status?.channels?.some((c) => c.errorCode === 'provider_not_configured') ?? false);
+    expect(slacky.status?.channels?.find((c) => c.channel === '#releases')).toMatchObject({ errorCode: 'provider_not_configured', lastError: expect.stringMatching(/no slack provider/) });
+    await receiver.waitFor(() => receiver.delivered('/also').some((r) => r.json.id === sent.id));
   });
 
   it('no signing key, URL token or Secret value appears in logs or Team status', async () => {

@@ -25,6 +25,8 @@ export class StepAsideError extends Error {
   constructor(
     readonly waitMs: number,
     reason: string,
+    /** A rate-limit slot reserved for when the job comes back (epoch ms): it sends then without asking again. */
+    readonly slotAt?: number,
   ) {
     super(reason);
   }
@@ -63,7 +65,7 @@ function findChannel(deps: DrainDeps, team: string, key: string): ChannelRef | u
  * so the queue retries it with backoff and order is kept. A PermanentDeliveryError is recorded on
  * the Team and the notification is dropped from this mailbox only. Returns how many were delivered.
  */
-export async function drainMailbox(deps: DrainDeps, job: DeliveryJob, token: string): Promise<number> {
+export async function drainMailbox(deps: DrainDeps, job: DeliveryJob & { slotAt?: number }, token: string): Promise<number> {
   const { mailboxes, log } = deps;
   if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`mailbox ${job.mailbox} is being drained elsewhere`);
   let delivered = 0;
@@ -90,9 +92,16 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob, token: str
       try {
         const provider = deps.providers.get(channel.kind);
         if (!provider) throw new PermanentDeliveryError('provider_not_configured', `no ${channel.kind} provider is configured in this notify process`);
-        for (let wait = await deps.limiter.take(job.channelKey); wait > 0; wait = await deps.limiter.take(job.channelKey)) {
-          if (wait > MAX_SLEEP_MS) throw new StepAsideError(wait, `channel rate limit: next message in ${wait} ms`);
-          await deps.sleep(wait);
+        const reserved = job.slotAt;
+        job.slotAt = undefined;
+        const now = deps.now().getTime();
+        // A slot reserved before stepping aside is used once, when it is due (a stale one is not).
+        if (reserved !== undefined && reserved >= now - 1000 && reserved <= now + MAX_SLEEP_MS) {
+          if (reserved > now) await deps.sleep(reserved - now);
+        } else {
+          const wait = await deps.limiter.reserve(job.channelKey);
+          if (wait > MAX_SLEEP_MS) throw new StepAsideError(wait, `channel rate limit: next message in ${wait} ms`, now + wait);
+          if (wait > 0) await deps.sleep(wait);
         }
         if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`lost the lock of mailbox ${job.mailbox}`);
         const started = Date.now();
