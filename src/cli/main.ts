@@ -3,24 +3,31 @@ import { crdsCommand } from './commands/crds.js';
 import { controllerCommand } from './commands/controller.js';
 import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
+import { notifyCommand } from './commands/notify.js';
+import { runCommand } from './commands/run.js';
 
 const USAGE = `helmcrew — keeps Helm releases as declared
 
 usage:
   helmcrew controller          run the reconcile loop (replicas share the Redis queue)
-  helmcrew run                 everything in one process (today: the controller)
+  helmcrew notify              route and deliver notifications to Teams (replicas share the queue)
+  helmcrew run                 everything in one process (today: controller + notify)
   helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository
   helmcrew demo                the unicorn story on the local environment
   helmcrew crds print|write|apply
                                the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
 
-configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL`;
+configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL;
+  notify: HELMCREW_NOTIFY_CONCURRENCY, HELMCREW_NOTIFY_COALESCE_MS, HELMCREW_NOTIFY_RATE_PER_SECOND,
+  HELMCREW_NOTIFY_RATE_BURST, HELMCREW_TEAM_REFRESH_MS, HELMCREW_NOTIFY_LOCK_MS,
+  HELMCREW_TEAM_SELECTOR`;
 
 type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, Command> = {
   controller: controllerCommand,
-  run: controllerCommand,
+  notify: notifyCommand,
+  run: runCommand,
   dev: devCommand,
   demo: demoCommand,
   crds: crdsCommand,
