@@ -26,13 +26,18 @@ function buttonLabels(message: FakeMessage): string[] {
   return blocks.filter((b) => b.type === 'actions').flatMap((b) => (b.elements ?? []).filter((e) => e.type === 'button').map((e) => e.text?.text ?? '?'));
 }
 
+/** One message as a line: outcome mark, summary, edits, buttons. */
+export function messageLine(message: FakeMessage): string {
+  const phase = phaseOfColor(attachment(message)?.color);
+  const edits = message.edits.length ? ` (edited ${message.edits.length}×)` : '';
+  const buttons = buttonLabels(message);
+  return `${phase ? PHASE_MARK[phase] : '•'} ${unescape(message.text)}${edits}${buttons.length ? `  [${buttons.join('] [')}]` : ''}`;
+}
+
 export function slackTranscript(channelName: string, messages: readonly FakeMessage[], repliesOf: (ts: string) => readonly FakeMessage[]): string[] {
   const lines = [`#${channelName}: ${messages.length} message${messages.length === 1 ? '' : 's'}`];
   for (const message of messages) {
-    const phase = phaseOfColor(attachment(message)?.color);
-    const edits = message.edits.length ? ` (edited ${message.edits.length}×)` : '';
-    const buttons = buttonLabels(message);
-    lines.push(`  ${phase ? PHASE_MARK[phase] : '•'} ${unescape(message.text)}${edits}${buttons.length ? `  [${buttons.join('] [')}]` : ''}`);
+    lines.push(`  ${messageLine(message)}`);
     for (const reply of repliesOf(message.ts)) {
       const text = unescape(reply.text).replace(/\s+/g, ' ');
       lines.push(`      ↳ ${text.length > 140 ? `${text.slice(0, 139)}…` : text}`);
