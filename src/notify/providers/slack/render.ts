@@ -53,6 +53,12 @@ export const EVENT_TITLE: Readonly<Record<string, string>> = {
   Suspended: 'Suspended',
   Resumed: 'Resumed',
   ReleaseUnlocked: 'Stuck release unlocked',
+  ReleaseOwnedByOther: 'Release owned by someone else',
+  TargetNamespaceRefused: 'Target namespace refused',
+  AccessDenied: 'Access denied',
+  ReconcileError: 'Reconcile error',
+  ReleaseRecordInvalid: 'Release record unreadable',
+  RepositoryNotAllowed: 'Repository not allowed',
 };
 
 /** How an operation starts: its message is in progress until the outcome arrives. */
