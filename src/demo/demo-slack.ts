@@ -19,8 +19,11 @@ export const DEMO_CHANNELS = ['unicorn-releases', 'oncall'] as const;
 
 export interface DemoSlack {
   slack: FakeSlack;
-  /** Waits until Slack has been quiet a moment, then says each message that is new or changed. */
-  sayNewMessages(say: (line: string) => void): Promise<void>;
+  /**
+   * Waits until the team channel holds `operations` messages, the newest showing an outcome, and
+   * Slack has been quiet a moment; then says each message that is new or changed.
+   */
+  sayNewMessages(say: (line: string) => void, operations: number): Promise<void>;
   sayTranscript(say: (line: string) => void): void;
   stop(): Promise<void>;
 }
@@ -49,11 +52,16 @@ export async function startDemoSlack(opts: { kubeConfig: KubeConfig; kubeconfigP
 
   return {
     slack,
-    async sayNewMessages(say) {
+    async sayNewMessages(say, operations) {
+      const settled = () => {
+        const messages = slack.messages(DEMO_CHANNELS[0]);
+        const newest = messages.at(-1);
+        return messages.length >= operations && newest !== undefined && !/: (Installing|Upgrading)\b/.test(newest.text);
+      };
       let calls = slack.calls().length;
       let quietSince = Date.now();
-      const deadline = Date.now() + 20_000;
-      while (Date.now() - quietSince < 2500 && Date.now() < deadline) {
+      const deadline = Date.now() + 30_000;
+      while ((!settled() || Date.now() - quietSince < 1500) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 250));
         if (slack.calls().length !== calls) {
           calls = slack.calls().length;

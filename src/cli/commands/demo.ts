@@ -43,7 +43,7 @@ export async function demoCommand(): Promise<number> {
   });
   say(`notify started: Team unicorn-team hears ${DEMO_NAMESPACE} in #unicorn-releases, Team unicorn-oncall its failures in #oncall (local fake Slack at ${slack.slack.origin})`);
   try {
-    await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say, afterStep: () => slack.sayNewMessages(say) });
+    await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say, afterStep: (_step, index) => slack.sayNewMessages(say, index + 1) });
     const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'helmreleases', '-n', DEMO_NAMESPACE], { reject: false });
     say(`\n$ kubectl get helmreleases -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
     say('\nWhat Slack shows (one message per release operation, edited in place; details in threads):');
