@@ -43,6 +43,7 @@ export function helmReleaseCrd(): Record<string, unknown> {
           subresources: { status: {} },
           additionalPrinterColumns: [
             { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+            { name: 'Suspended', type: 'string', jsonPath: '.status.conditions[?(@.type=="Suspended")].status' },
             { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message', priority: 0 },
             { name: 'Chart', type: 'string', jsonPath: '.spec.chart.name' },
             { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },

@@ -15,6 +15,8 @@ export const ConditionType = {
   Reconciling: 'Reconciling',
   Stalled: 'Stalled',
   Released: 'Released',
+  /** True while spec.suspend holds the release (abnormal-true, like Stalled); removed on resume. */
+  Suspended: 'Suspended',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -40,6 +42,10 @@ export const ReleaseEvent = {
   Resumed: 'Resumed',
   /** A release left pending-* by a helm process that died was marked failed so work can go on. */
   ReleaseUnlocked: 'ReleaseUnlocked',
+  /** Audit: a person asked for a change from Slack or the terminal (who, what, why). */
+  ActionRequested: 'ActionRequested',
+  /** Audit: a person was refused (not authorized, approval missing); nothing changed. */
+  ActionRefused: 'ActionRefused',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
 
@@ -52,6 +58,7 @@ export const StateReason = {
   Uninstalling: 'Uninstalling',
   ReleaseLocked: 'ReleaseLocked',
   Suspended: 'Suspended',
+  RollingBack: 'RollingBack',
 } as const;
 export type StateReason = (typeof StateReason)[keyof typeof StateReason];
 
@@ -71,6 +78,7 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.ValuesInvalid,
   ReleaseEvent.Stalled,
   ReleaseEvent.ReleaseUnlocked,
+  ReleaseEvent.ActionRefused,
 ]);
 
 export function severityOf(event: ReleaseEvent): Severity {

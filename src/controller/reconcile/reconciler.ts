@@ -1,7 +1,10 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
+import { readSuspension } from '../../api/annotations.js';
+import { describeSuspension, resumedStatus, suspendedStatus } from '../status/suspension-status.js';
 import { installRelease } from './actions/install.js';
+import { rollbackRelease } from './actions/rollback.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
@@ -33,11 +36,23 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
   const target = releaseTarget(release);
   const history = await ctx.storage.history(target.namespace, target.releaseName);
 
-  const lifecycle = nextLifecycleAction(determineLifecycle(release, history));
+  const lifecycleState = determineLifecycle(release, history);
+  const lifecycle = nextLifecycleAction(lifecycleState);
   if (lifecycle === 'add-finalizer') {
     await ctx.api.addFinalizer(release);
     // Metadata changes do not requeue (only generation does), so carry on in this pass.
     return reconcileRelease(ctx, namespace, name);
+  }
+  if (lifecycle === 'record-resume') {
+    await ctx.api.patchStatus(release, resumedStatus(release));
+    await ctx.events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec');
+    ctx.log.info({ release: key, action: 'resume' }, 'resumed');
+    // The suspension is over; reconcile the declared spec in this same pass.
+    return reconcileRelease(ctx, namespace, name);
+  }
+  if (lifecycle === 'rollback' && lifecycleState.kind === 'suspended' && lifecycleState.rollback) {
+    await rollbackRelease(ctx, release, target, lifecycleState.rollback);
+    return { key, action: lifecycle };
   }
   if (lifecycle !== 'continue') {
     await actOnLifecycle(ctx, release, target, lifecycle);
@@ -92,6 +107,9 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
     case 'add-finalizer':
     case 'remove-finalizer':
     case 'report-suspended':
+    case 'record-suspension':
+    case 'record-resume':
+    case 'rollback':
     case 'nothing':
       throw new Error(`action ${action} is not a release-state action`);
     default:
@@ -108,6 +126,13 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
     case 'remove-finalizer':
       await ctx.api.removeFinalizer(release);
       return;
+    case 'record-suspension': {
+      const record = readSuspension(release.metadata.annotations);
+      await ctx.api.patchStatus(release, suspendedStatus(release, record, ctx.now()));
+      await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record));
+      ctx.log.info({ release: target.key, action: 'suspend', by: record?.by }, 'suspended');
+      return;
+    }
     case 'report-suspended':
     case 'nothing':
       return;

@@ -1,6 +1,8 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { FINALIZER } from '../../api/vocabulary.js';
+import type { RollbackRequest } from '../../api/annotations.js';
 import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from './rollback-decision.js';
 import { canonicalJson } from './values.js';
 
 /**
@@ -22,7 +24,8 @@ export type LifecycleState =
   | { kind: 'deleting-not-installed' }
   | { kind: 'deleted' }
   | { kind: 'needs-finalizer' }
-  | { kind: 'suspended' }
+  | { kind: 'suspended'; rollback?: RollbackRequest; recorded: boolean }
+  | { kind: 'resumed' }
   | { kind: 'active' };
 
 /** Deletion, finalizer and suspension come before anything that needs the chart or values. */
@@ -35,7 +38,11 @@ export function determineLifecycle(release: HelmRelease, history: ReleaseHistory
     return installed ? { kind: 'deleting-installed', release: installed } : { kind: 'deleting-not-installed' };
   }
   if (!hasFinalizer) return { kind: 'needs-finalizer' };
-  if (release.spec.suspend) return { kind: 'suspended' };
+  if (release.spec.suspend) {
+    const rollback = pendingRollback(release);
+    return { kind: 'suspended', recorded: suspensionRecorded(release), ...(rollback ? { rollback } : {}) };
+  }
+  if (resumedButNotRecorded(release)) return { kind: 'resumed' };
   return { kind: 'active' };
 }
 
@@ -118,6 +125,9 @@ export type NextAction =
   | 'remove-finalizer'
   | 'wait-for-lock'
   | 'unlock'
+  | 'rollback'
+  | 'record-suspension'
+  | 'record-resume'
   | 'report-suspended'
   | 'report-failure'
   | 'report-ready'
@@ -135,7 +145,11 @@ export function nextLifecycleAction(state: LifecycleState): NextAction | 'contin
     case 'needs-finalizer':
       return 'add-finalizer';
     case 'suspended':
-      return 'report-suspended';
+      // A requested rollback comes first; status is written with its outcome.
+      if (state.rollback) return 'rollback';
+      return state.recorded ? 'report-suspended' : 'record-suspension';
+    case 'resumed':
+      return 'record-resume';
     case 'active':
       return 'continue';
     default:
