@@ -3,6 +3,7 @@ import { crdsCommand } from './commands/crds.js';
 import { controllerCommand } from './commands/controller.js';
 import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
+import { releaseCommand } from './commands/release.js';
 
 const USAGE = `helmcrew — keeps Helm releases as declared
 
@@ -10,6 +11,8 @@ usage:
   helmcrew controller          run the reconcile loop (replicas share the Redis queue)
   helmcrew run                 everything in one process (today: the controller)
   helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository
+  helmcrew release <verb> …    the /release grammar as the kubeconfig user (try: helmcrew release help);
+                               --yes skips the confirmation, --no-wait does not wait for the controller
   helmcrew demo                the unicorn story on the local environment
   helmcrew crds print|write|apply
                                the HelmRelease CRD: to stdout, to helm/, or to the cluster
@@ -24,6 +27,7 @@ const commands: Record<string, Command> = {
   dev: devCommand,
   demo: demoCommand,
   crds: crdsCommand,
+  release: releaseCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
