@@ -5,6 +5,7 @@ import { attemptStartedStatus, failedStatus, succeededStatus } from '../../statu
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
 import type { ReleaseTarget } from '../release-target.js';
+import { redactSecrets } from '../redact.js';
 import { pullChart, releaseRequest } from './shared.js';
 
 /**
@@ -28,7 +29,8 @@ export async function installRelease(
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const history = await ctx.storage.history(target.namespace, target.releaseName);
-    const message = `Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`;
+    // helm's output is redacted as it is read; this guards the whole message as formed.
+    const message = redactSecrets(`Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`, desired.secrets);
     await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.InstallFailed, message, history, ctx.now()));
     await ctx.events.record(release, ReleaseEvent.InstallFailed, message);
     return;

@@ -5,6 +5,7 @@ import { attemptStartedStatus, failedStatus, succeededStatus } from '../../statu
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
 import type { ReleaseTarget } from '../release-target.js';
+import { redactSecrets } from '../redact.js';
 import { pullChart, releaseRequest } from './shared.js';
 
 /** Upgrades a deployed release to the desired chart and values. */
@@ -25,7 +26,8 @@ export async function upgradeRelease(
     // Record what Helm really wrote (a failed revision), even though the action failed.
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     const stillDeployed = history.deployed ? `; revision ${history.deployed.revision} (${history.deployed.chartVersion}) is still deployed` : '';
-    const message = `Helm upgrade to ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}${stillDeployed}`;
+    // helm's output is redacted as it is read; this guards the whole message as formed.
+    const message = redactSecrets(`Helm upgrade to ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}${stillDeployed}`, desired.secrets);
     await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.UpgradeFailed, message, history, ctx.now()));
     await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message);
     return;
