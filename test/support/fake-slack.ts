@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 /**
  * The smallest local stand-in for the Slack Web API the bot tests need (h-slack builds the full
@@ -19,10 +20,14 @@ export interface FakeSlack {
   calls: RecordedCall[];
   responses: Array<{ path: string; body: Record<string, unknown> }>;
   userGroups: Array<{ id: string; users: string[] }>;
+  /** Socket Mode: resolves when a client has connected and been sent `hello`. */
+  socketConnected(): Promise<void>;
+  /** Socket Mode: sends an envelope and resolves with the client's ack (same envelope_id). */
+  sendEnvelope(type: 'slash_commands' | 'interactive' | 'events_api', payload: Record<string, unknown>): Promise<{ envelope_id: string; payload?: unknown; ms: number }>;
   close(): Promise<void>;
 }
 
-export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
+export async function startFakeSlack(botToken: string, appToken?: string): Promise<FakeSlack> {
   const calls: RecordedCall[] = [];
   const responses: FakeSlack['responses'] = [];
   const userGroups: FakeSlack['userGroups'] = [];
@@ -40,9 +45,13 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
     }
     const method = url.pathname.replace(/^\/api\//, '');
     const args = parseArgs(req.headers['content-type'] ?? '', raw);
-    if (req.headers.authorization !== `Bearer ${botToken}`) return json(200, { ok: false, error: 'invalid_auth' });
+    // apps.connections.open takes the app-level token; every other method the bot token.
+    const expected = method === 'apps.connections.open' ? appToken : botToken;
+    if (!expected || req.headers.authorization !== `Bearer ${expected}`) return json(200, { ok: false, error: 'invalid_auth' });
     calls.push({ method, args });
     switch (method) {
+      case 'apps.connections.open':
+        return json(200, { ok: true, url: `ws://127.0.0.1:${port}/socket?ticket=${randomBytes(8).toString('hex')}` });
       case 'auth.test':
         return json(200, { ok: true, url: 'https://fake.slack/', team: 'Fake', user: 'helmcrew', team_id: 'T0FAKE', user_id: 'U0BOT', bot_id: 'B0BOT' });
       case 'chat.postMessage':
@@ -60,6 +69,21 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
         return json(200, { ok: false, error: 'unknown_method' });
     }
   });
+  // Socket Mode as Slack speaks it: hello on connect, envelopes out, acks back by envelope_id.
+  const sockets = new WebSocketServer({ server, path: '/socket' });
+  let socket: WebSocket | undefined;
+  let onConnected: () => void = () => undefined;
+  const connected = new Promise<void>((resolve) => (onConnected = resolve));
+  const acks = new Map<string, (ack: { envelope_id: string; payload?: unknown }) => void>();
+  sockets.on('connection', (ws) => {
+    socket = ws;
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { envelope_id?: string; payload?: unknown };
+      if (message.envelope_id) acks.get(message.envelope_id)?.({ envelope_id: message.envelope_id, payload: message.payload });
+    });
+    ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake', approximate_connection_time: 3600 }, connection_info: { app_id: 'A0APP' } }));
+    onConnected();
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   return {
@@ -68,7 +92,20 @@ export async function startFakeSlack(botToken: string): Promise<FakeSlack> {
     calls,
     responses,
     userGroups,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    socketConnected: () => connected,
+    sendEnvelope: (type, payload) =>
+      new Promise((resolve, reject) => {
+        if (!socket) return reject(new Error('no Socket Mode client connected'));
+        const envelopeId = randomBytes(8).toString('hex');
+        const started = performance.now();
+        acks.set(envelopeId, (ack) => resolve({ ...ack, ms: performance.now() - started }));
+        socket.send(JSON.stringify({ envelope_id: envelopeId, payload, type, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }));
+      }),
+    close: async () => {
+      for (const client of sockets.clients) client.terminate();
+      await new Promise<void>((resolve) => sockets.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 

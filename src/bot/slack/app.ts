@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { App, LogLevel, type RespondFn } from '@slack/bolt';
+import { App, LogLevel, SocketModeReceiver, type RespondFn } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../../config.js';
@@ -59,7 +59,11 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
     token: config.botToken,
     clientOptions,
     logLevel: LogLevel.WARN,
-    ...(config.appToken ? { appToken: config.appToken, socketMode: true } : { signingSecret: config.signingSecret!, endpoints: '/slack/events' }),
+    // Bolt's own Socket Mode set-up ignores clientOptions; through installerOptions the socket
+    // client's apps.connections.open goes to SLACK_API_URL too.
+    ...(config.appToken
+      ? { receiver: new SocketModeReceiver({ appToken: config.appToken, logLevel: LogLevel.WARN, installerOptions: { clientOptions } }) }
+      : { signingSecret: config.signingSecret!, endpoints: '/slack/events' }),
   });
   registerListeners(app, bot, web, log);
   const started = config.appToken ? await app.start() : await app.start(config.port);
