@@ -5,12 +5,13 @@ import { controllerCommand } from './commands/controller.js';
 import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
 import { releaseCommand } from './commands/release.js';
+import { runCommand } from './commands/run.js';
 
 const USAGE = `helmcrew — keeps Helm releases as declared
 
 usage:
   helmcrew controller          run the reconcile loop (replicas share the Redis queue)
-  helmcrew run                 everything in one process (today: the controller)
+  helmcrew run                 everything in one process: the controller, and the bot when SLACK_BOT_TOKEN is set
   helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository
   helmcrew bot                 the /release Slack bot (Socket Mode with SLACK_APP_TOKEN, else HTTP on PORT)
   helmcrew release <verb> …    the /release grammar as the kubeconfig user (try: helmcrew release help);
@@ -26,7 +27,7 @@ type Command = (args: string[]) => Promise<number>;
 
 const commands: Record<string, Command> = {
   controller: controllerCommand,
-  run: controllerCommand,
+  run: runCommand,
   dev: devCommand,
   demo: demoCommand,
   crds: crdsCommand,

@@ -65,6 +65,11 @@ describe('/release in Slack (Socket Mode)', () => {
     throw new Error(`no reply on ${responseUrl}`);
   };
 
+  it('a token Slack does not accept stops start-up with one line naming it', async () => {
+    const config = readBotConfig({ SLACK_BOT_TOKEN: 'xoxb-wrong', SLACK_APP_TOKEN: 'xapp-socket', SLACK_API_URL: slack.apiUrl, REDIS_URL: env.redisUrl, KUBECONFIG: env.kubeconfig });
+    await expect(startBot(config, createLogger('bot', 'silent'))).rejects.toThrow(/^SLACK_BOT_TOKEN was not accepted by the Slack Web API: invalid_auth$/);
+  });
+
   it('connects through apps.connections.open with the app token', () => {
     expect(bot.mode).toBe('socket');
     expect(slack.calls.map((c) => c.method)).toContain('apps.connections.open');

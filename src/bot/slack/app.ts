@@ -30,11 +30,14 @@ export interface RunningBot {
 export async function startBot(config: BotConfig, log: Logger): Promise<RunningBot> {
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
   const web = new WebClient(config.botToken, clientOptions);
+  // One quick check at start-up (the normal client retries for minutes): a wrong token or an
+  // unreachable SLACK_API_URL stops start-up with one line.
   try {
-    await web.auth.test();
+    await new WebClient(config.botToken, { ...clientOptions, retryConfig: { retries: 0 }, timeout: 10_000 }).auth.test();
   } catch (error) {
-    const code = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
-    throw new ConfigError(`SLACK_BOT_TOKEN was not accepted by the Slack Web API: ${code}`);
+    const code = (error as { data?: { error?: string } }).data?.error;
+    if (code) throw new ConfigError(`SLACK_BOT_TOKEN was not accepted by the Slack Web API: ${code}`);
+    throw new ConfigError(`the Slack Web API${config.slackApiUrl ? ` at SLACK_API_URL` : ''} could not be reached: ${(error as Error).message}`);
   }
   const kubeConfig = loadKubeConfig(config.kubeconfig);
   const { api, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot');
