@@ -5,6 +5,8 @@ import { HelmError } from '../../helm/helm-error.js';
 import { rollbackDoneStatus, rollbackStartedStatus } from '../../status/suspension-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { ReleaseTarget } from '../release-target.js';
+import { resolveDesiredRelease } from '../desired-release.js';
+import { redactSecrets } from '../redact.js';
 import { chooseRollbackRevision } from '../rollback-decision.js';
 
 /**
@@ -26,6 +28,11 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
   const what = `revision ${from.revision} (${from.chartName}@${from.chartVersion}) → revision ${to.revision} (${to.chartName}@${to.chartVersion})`;
   ctx.log.info({ release: target.key, action: 'rollback', from: from.revision, to: to.revision, request: request.id }, 'rolling back');
   await ctx.api.patchStatus(release, rollbackStartedStatus(release, `Rolling back ${what}`, ctx.now()));
+  // helm quotes values in its errors. The Secret values the spec composes now are the ones known;
+  // a revision's own values are not marked, so those of a Secret since changed cannot be told apart.
+  const resolved = await resolveDesiredRelease(ctx, release).catch(() => undefined);
+  const secrets = resolved?.ok ? resolved.desired.secrets : undefined;
+  const redact = (text: string) => redactSecrets(text, secrets);
   const started = Date.now();
   try {
     await ctx.helm.rollback({
@@ -36,11 +43,12 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
       timeoutSeconds: target.timeoutSeconds,
       maxHistory: target.maxHistory,
       impersonate: target.impersonate,
+      redact,
     });
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const after = await ctx.storage.history(target.namespace, target.releaseName);
-    const record: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: `Helm rollback ${what} failed: ${error.stderrExcerpt}`, at: at() };
+    const record: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: redact(`Helm rollback ${what} failed: ${error.stderrExcerpt}`), at: at() };
     await finish(ctx, release, record, suspension, after);
     return;
   }
