@@ -130,6 +130,7 @@ export const RollbackRecord = Type.Object(
   {
     requestId: Type.String({ maxLength: 100, description: 'The request handled (helmcrew.dev/rollback-request).' }),
     succeeded: Type.Boolean(),
+    inProgress: Type.Optional(Type.Boolean({ description: 'Written before helm starts: a controller that died mid-rollback retries to the same revision.' })),
     fromRevision: Type.Optional(Type.Integer()),
     toRevision: Type.Optional(Type.Integer({ description: 'The revision rolled back to.' })),
     revision: Type.Optional(Type.Integer({ description: 'The new revision helm wrote.' })),

@@ -18,7 +18,7 @@ export interface FakeSlack {
   apiUrl: string;
   responseUrl(): string;
   calls: RecordedCall[];
-  responses: Array<{ path: string; body: Record<string, unknown> }>;
+  responses: Array<{ path: string; body: Record<string, unknown>; at: number }>;
   userGroups: Array<{ id: string; users: string[] }>;
   /** Socket Mode: resolves when a client has connected and been sent `hello`. */
   socketConnected(): Promise<void>;
@@ -40,7 +40,7 @@ export async function startFakeSlack(botToken: string, appToken?: string): Promi
     };
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname.startsWith('/response/')) {
-      responses.push({ path: url.pathname, body: JSON.parse(raw || '{}') as Record<string, unknown> });
+      responses.push({ path: url.pathname, body: JSON.parse(raw || '{}') as Record<string, unknown>, at: performance.now() });
       return json(200, { ok: true });
     }
     const method = url.pathname.replace(/^\/api\//, '');

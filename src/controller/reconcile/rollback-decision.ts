@@ -11,8 +11,13 @@ import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
 /** A rollback request whose id the controller has not handled yet. */
 export function pendingRollback(release: HelmRelease): RollbackRequest | undefined {
   const request = readRollbackRequest(release.metadata.annotations);
-  if (!request || request.id === release.status?.rollback?.requestId) return undefined;
-  return request;
+  const record = release.status?.rollback;
+  if (!request) return undefined;
+  if (request.id !== record?.requestId) return request;
+  // Started but never finished (the controller died mid-rollback): go on to the revision chosen
+  // then, since "previous" counted from the new revision would be the one we left.
+  if (record.inProgress && record.toRevision !== undefined) return { id: request.id, revision: record.toRevision };
+  return undefined;
 }
 
 export type RollbackChoice = { ok: true; from: StoredRelease; to: StoredRelease } | { ok: false; message: string };

@@ -96,6 +96,7 @@ describe('outcomeOf (read from status only)', () => {
   const cond = (type: string, status: 'True' | 'False' | 'Unknown', message = 'm', observedGeneration = 2) => ({ type, status, reason: 'r', message, lastTransitionTime: 't', observedGeneration });
   it.each([
     { name: 'rollback not handled yet', verb: 'rollback' as const, given: hr('web', 'a', { status: { rollback: { requestId: 'old', succeeded: true, message: 'x', at: 't' } } }), want: { done: false } },
+    { name: 'rollback started, helm still running', verb: 'rollback' as const, given: hr('web', 'a', { status: { rollback: { requestId: 'rb', succeeded: false, inProgress: true, message: 'Rolling back', at: 't' } } }), want: { done: false } },
     { name: 'rollback handled', verb: 'rollback' as const, given: hr('web', 'a', { status: { rollback: { requestId: 'rb', succeeded: false, message: 'no earlier revision', at: 't' } } }), want: { done: true, succeeded: false, message: 'web/a: no earlier revision' } },
     { name: 'suspend seen', verb: 'suspend' as const, given: hr('web', 'a', { status: { conditions: [cond('Suspended', 'True', 'Suspended by slack:U1')] } }), want: { done: true, succeeded: true } },
     { name: 'resume, still marked suspended', verb: 'resume' as const, given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Suspended', 'True'), cond('Ready', 'True')] } }), want: { done: false } },

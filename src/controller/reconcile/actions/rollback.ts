@@ -27,13 +27,14 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
   const { from, to } = choice;
   const what = `revision ${from.revision} (${from.chartName}@${from.chartVersion}) → revision ${to.revision} (${to.chartName}@${to.chartVersion})`;
   ctx.log.info({ release: target.key, action: 'rollback', from: from.revision, to: to.revision, request: request.id }, 'rolling back');
-  await ctx.api.patchStatus(release, rollbackStartedStatus(release, `Rolling back ${what}`, ctx.now()));
+  const started: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: `Rolling back ${what}`, at: at() };
+  await ctx.api.patchStatus(release, rollbackStartedStatus(release, started, ctx.now()));
   // helm quotes values in its errors. The Secret values the spec composes now are the ones known;
   // a revision's own values are not marked, so those of a Secret since changed cannot be told apart.
   const resolved = await resolveDesiredRelease(ctx, release).catch(() => undefined);
   const secrets = resolved?.ok ? resolved.desired.secrets : undefined;
   const redact = (text: string) => redactSecrets(text, secrets);
-  const started = Date.now();
+  const startedAt = Date.now();
   try {
     await ctx.helm.rollback({
       key: target.key,
@@ -55,7 +56,7 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
   const after = await ctx.storage.history(target.namespace, target.releaseName);
   const message = `Rolled back ${what}, now revision ${after.deployed?.revision}; suspended until resume`;
   const record: RollbackRecord = { requestId: request.id, succeeded: true, fromRevision: from.revision, toRevision: to.revision, revision: after.deployed?.revision, message, at: at() };
-  ctx.log.info({ release: target.key, action: 'rollback', durationMs: Date.now() - started, revision: after.deployed?.revision }, 'rolled back');
+  ctx.log.info({ release: target.key, action: 'rollback', durationMs: Date.now() - startedAt, revision: after.deployed?.revision }, 'rolled back');
   await finish(ctx, release, record, suspension, after);
 }
 
