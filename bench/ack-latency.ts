@@ -12,8 +12,8 @@ import { readBotConfig } from '../src/bot/slack/config.js';
 import { makeKubeClients } from '../src/controller/kube/client.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
 import { freePort } from '../src/dev/free-port.js';
-import { startFakeSlack } from '../test/support/fake-slack.js';
-import { postSigned, slashCommand } from '../test/support/signed-slack-request.js';
+import { startFakeSlack } from '../src/dev/slack-standin.js';
+import { postSigned, slashCommand } from '../src/dev/slack-requests.js';
 import { createNamespace, formatFacts, intArg, loadavgString, log, machineFacts, randomSuffix, runBench, say, startBenchEnv } from './support.js';
 
 const rate = intArg('rate', 20);

@@ -6,9 +6,9 @@ import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { createLogger } from '../../src/log.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { startFakeSlack, type FakeSlack } from '../../src/dev/slack-standin.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
-import { buttonClick, slashCommand } from '../support/signed-slack-request.js';
+import { buttonClick, slashCommand } from '../../src/dev/slack-requests.js';
 
 /**
  * Issue 7, Socket Mode: the real @slack/socket-mode client inside Bolt connects to a local

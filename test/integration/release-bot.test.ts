@@ -9,9 +9,9 @@ import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/log.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { startFakeSlack, type FakeSlack } from '../../src/dev/slack-standin.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
-import { buttonClick, postSigned, slashCommand } from '../support/signed-slack-request.js';
+import { buttonClick, postSigned, slashCommand } from '../../src/dev/slack-requests.js';
 
 /**
  * Issue 7 through Slack: real Bolt in HTTP mode, real signed requests, a local Slack Web API,

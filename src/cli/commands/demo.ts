@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { tellChatStory } from '../../demo/chat-story.js';
 import { tellUnicornStory } from '../../demo/unicorn-story.js';
 import { devUp } from '../../dev/environment.js';
 import { applyCrds } from '../../controller/kube/crd-installer.js';
@@ -12,7 +13,7 @@ const DEMO_NAMESPACE = 'unicorn-demo';
 /** `helmcrew demo`: the local environment, the CRD, a controller, and the unicorn story. */
 export async function demoCommand(): Promise<number> {
   const say = (line: string) => console.log(line);
-  say('helmcrew demo: a unicorn web page, pink → blue → green → broken → green\n');
+  say('helmcrew demo: a unicorn web page, pink → blue → green → broken → green, then from chat: rollback to blue, resume to green\n');
   const env = await devUp({ log: createLogger('dev', 'warn') });
   say(`environment: Kubernetes at ${env.kubeconfig}, Redis ${env.redisUrl}, charts ${env.chartRepoUrl}`);
   const kubeConfig = loadKubeConfig(env.kubeconfig);
@@ -32,6 +33,7 @@ export async function demoCommand(): Promise<number> {
   say('controller started (logs: LOG_LEVEL=info npx helmcrew demo)');
   try {
     await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say });
+    await tellChatStory({ kubeConfig, kubeconfigPath: env.kubeconfig, redisUrl: env.redisUrl, namespace: DEMO_NAMESPACE, say, log: createLogger('bot', process.env.LOG_LEVEL ?? 'warn') });
     const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'helmreleases', '-n', DEMO_NAMESPACE], { reject: false });
     say(`\n$ kubectl get helmreleases -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
     say(`\nThe environment stays up: eval "$(npx helmcrew dev env)" and look around; npx helmcrew dev down stops it.`);

@@ -3,10 +3,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 /**
- * The smallest local stand-in for the Slack Web API the bot tests need (h-slack builds the full
- * one under src/dev/fake-slack): it checks the bot token like Slack (invalid_auth), answers the
- * methods the bot calls with Slack's documented shapes, records every call, and serves
- * response_url endpoints. Loopback only, a free port.
+ * A small local stand-in for Slack, for the bot's tests, benchmark and demo: the Web API methods
+ * the bot calls (checking tokens like Slack: invalid_auth), response_url endpoints, and Socket
+ * Mode (apps.connections.open, then hello, envelopes and acks over a WebSocket). It records
+ * every call. Loopback only, a free port. (The fuller fake Web API is src/dev/fake-slack.)
  */
 export interface RecordedCall {
   method: string;
