@@ -1,3 +1,5 @@
+import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, HostPolicyError, parseHostPolicy, type HostPolicy } from './controller/charts/host-policy.js';
+
 /**
  * Configuration from the environment. A bad value stops start-up with one line naming the
  * variable; secrets are never echoed.
@@ -19,8 +21,28 @@ export interface ControllerConfig {
   /** Relist when the watch has been silent this long (a stalled connection looks like a quiet cluster). */
   watchSilenceMs: number;
   healthPort?: number;
+  tenancy: TenancyPolicy;
+  /** Chart repository hosts the controller may contact (see host-policy.ts for the syntax). */
+  allowedRepositoryHosts: HostPolicy;
+  /** Largest repository index downloaded, in bytes. */
+  maxIndexBytes: number;
+  /** Memory all cached repository version lists may take together, in bytes. */
+  indexCacheBytes: number;
+  /** Largest inflated Helm release record decoded, in bytes. */
+  maxReleaseRecordBytes: number;
   /** Where the controller keeps its own objects (the values digest key); default: the pod's namespace. */
   controllerNamespace?: string;
+}
+
+/** Operator lock-down for shared clusters (README "Security"). */
+export interface TenancyPolicy {
+  /**
+   * ServiceAccount (in each HelmRelease's own namespace) that a HelmRelease acts as when it
+   * names none; unset: such a HelmRelease acts with the controller's own rights.
+   */
+  defaultServiceAccount?: string;
+  /** Whether spec.targetNamespace may name another namespace than the HelmRelease's own. */
+  allowCrossNamespaceTargets: boolean;
 }
 
 type Env = Record<string, string | undefined>;
@@ -39,8 +61,46 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     resyncTickMs: positiveInt(env, 'HELMCREW_RESYNC_TICK_MS', 5000),
     watchSilenceMs: positiveInt(env, 'HELMCREW_WATCH_SILENCE_MS', 5 * 60_000),
     healthPort: env.HEALTH_PORT ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
+    tenancy: {
+      defaultServiceAccount: serviceAccountName(env, 'HELMCREW_DEFAULT_SERVICE_ACCOUNT'),
+      allowCrossNamespaceTargets: boolean(env, 'HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS', true),
+    },
+    allowedRepositoryHosts: hostPolicy(env, 'HELMCREW_ALLOWED_REPOSITORY_HOSTS'),
+    maxIndexBytes: positiveInt(env, 'HELMCREW_MAX_INDEX_BYTES', 20 * MiB),
+    indexCacheBytes: positiveInt(env, 'HELMCREW_INDEX_CACHE_BYTES', 64 * MiB),
+    maxReleaseRecordBytes: positiveInt(env, 'HELMCREW_MAX_RELEASE_RECORD_BYTES', 32 * MiB),
     controllerNamespace: env.HELMCREW_NAMESPACE || undefined,
   };
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+function serviceAccountName(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length > 253 || !DNS_SUBDOMAIN.test(raw)) {
+    throw new ConfigError(`${name} must be a ServiceAccount name (lower-case letters, digits, '-' and '.'), got "${raw}"`);
+  }
+  return raw;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new ConfigError(`${name} must be "true" or "false", got "${raw}"`);
+}
+
+const MiB = 1024 * 1024;
+
+function hostPolicy(env: Env, name: string): HostPolicy {
+  try {
+    return parseHostPolicy(env[name] || DEFAULT_ALLOWED_REPOSITORY_HOSTS);
+  } catch (error) {
+    if (error instanceof HostPolicyError) throw new ConfigError(`${name}: ${error.message}`);
+    throw error;
+  }
 }
 
 function required(env: Env, name: string): string {

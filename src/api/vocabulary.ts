@@ -48,6 +48,18 @@ export const ReleaseEvent = {
   ActionRequested: 'ActionRequested',
   /** Audit: a person was refused (not authorized, approval missing); nothing changed. */
   ActionRefused: 'ActionRefused',
+  /** The Helm release belongs to another HelmRelease (or was not installed by helmcrew): left alone. */
+  ReleaseOwnedByOther: 'ReleaseOwnedByOther',
+  /** The operator's lock-down forbids installing into another namespace than the HelmRelease's own. */
+  TargetNamespaceRefused: 'TargetNamespaceRefused',
+  /** The identity the HelmRelease acts as may not read its release records. */
+  AccessDenied: 'AccessDenied',
+  /** A reconcile failed in a way nothing else names (a bug, an API error): retried with backoff. */
+  ReconcileError: 'ReconcileError',
+  /** A Helm release record is corrupt or larger than the controller will decode. */
+  ReleaseRecordInvalid: 'ReleaseRecordInvalid',
+  /** The chart repository's host is not allowed (operator allow-list, link-local addresses). */
+  RepositoryNotAllowed: 'RepositoryNotAllowed',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
 
@@ -88,6 +100,12 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.Stalled,
   ReleaseEvent.ReleaseUnlocked,
   ReleaseEvent.ActionRefused,
+  ReleaseEvent.ReleaseOwnedByOther,
+  ReleaseEvent.TargetNamespaceRefused,
+  ReleaseEvent.AccessDenied,
+  ReleaseEvent.ReconcileError,
+  ReleaseEvent.ReleaseRecordInvalid,
+  ReleaseEvent.RepositoryNotAllowed,
 ]);
 
 export function severityOf(event: ReleaseEvent): Severity {

@@ -5,15 +5,17 @@ import { RepositoryIndexCache } from './charts/repository-index.js';
 import { startHealthServer } from './health-server.js';
 import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
+import { DEFAULT_RECORD_LIMITS } from './helm/release-record.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { loadKubeConfig, makeKubeClients } from './kube/client.js';
+import { IdentityClients } from './kube/identity.js';
 import { controllerNamespace, getOrCreateDigestKey } from './kube/digest-key.js';
 import { KubeEventRecorder } from './kube/event-recorder.js';
 import { HelmReleaseApi } from './kube/helmrelease-api.js';
 import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import type { ReconcileContext } from './reconcile/context.js';
-import { reconcileRelease } from './reconcile/reconciler.js';
+import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from './reconcile/values-digest.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
@@ -41,9 +43,11 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   const ctx: ReconcileContext = {
     kube,
     api,
-    storage: new ReleaseStorage(kube, digester),
+    storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
+    identities: new IdentityClients(kube),
+    tenancy: config.tenancy,
     helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
-    charts: new RepositoryIndexCache(),
+    charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
     events: new KubeEventRecorder(kube, log),
     log,
@@ -60,14 +64,14 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
     log,
-    reconcile: async (namespace, name) => (await reconcileRelease(ctx, namespace, name)).action,
+    reconcile: async (namespace, name) => (await reconcileReportingErrors(ctx, namespace, name)).action,
   });
 
   const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log, silenceMs: config.watchSilenceMs });
   await informers.start();
   const stopResync = startResync({ list: () => informers.list(), onKey: enqueue, tickMs: config.resyncTickMs });
   const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
-  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency }, 'controller started');
+  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency, tenancy: config.tenancy }, 'controller started');
 
   return {
     ready: () => informers.ready,

@@ -17,6 +17,8 @@ export interface ReleaseRequest {
   createNamespace: boolean;
   maxHistory: number;
   description: string;
+  /** Stored on the release record Secret (owner, timeout): read back by ReleaseStorage. */
+  labels: Record<string, string>;
   /** ServiceAccount to impersonate, "namespace:name". */
   impersonate?: { namespace: string; name: string };
   /** Removes Secret values from helm's error output (it can quote the offending value). */
@@ -101,11 +103,11 @@ export class HelmClient {
   async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
     args.push(...impersonationFlags(req.impersonate));
-    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000 });
+    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000, helmTimeoutSeconds: req.timeoutSeconds });
   }
 
   private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {
-    return { step, release: req.key, timeoutMs: this.killAfterMs(req), input: helmValuesDocument(req.values), redact: req.redact };
+    return { step, release: req.key, timeoutMs: this.killAfterMs(req), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact };
   }
 
   private commonReleaseFlags(req: ReleaseRequest): string[] {
@@ -115,6 +117,8 @@ export class HelmClient {
       '--wait=watcher',
       '--timeout', `${req.timeoutSeconds}s`,
       '--description', req.description,
+      // helm 4 writes these on the record Secret, pending records included; upgrade merges them over the old ones.
+      '--labels', Object.entries(req.labels).map(([k, v]) => `${k}=${v}`).join(','),
       ...impersonationFlags(req.impersonate),
     ];
   }

@@ -30,7 +30,7 @@ export async function installRelease(
     if (!(error instanceof HelmError)) throw error;
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     // helm's output is redacted as it is read; this guards the whole message as formed.
-    const message = redactSecrets(`Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`, desired.secrets);
+    const message = redactSecrets(`Helm install of ${desired.chartName}@${desired.chartVersion} ${error.outcome}`, desired.secrets);
     await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.InstallFailed, message, history, ctx.now()));
     await ctx.events.record(release, ReleaseEvent.InstallFailed, message);
     return;

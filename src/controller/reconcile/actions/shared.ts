@@ -6,6 +6,7 @@ import { retryingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../release-state.js';
+import { releaseLabels } from '../ownership.js';
 import type { ReleaseTarget } from '../release-target.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
@@ -20,7 +21,10 @@ export async function pullChart(ctx: ReconcileContext, release: HelmRelease, tar
     });
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
-    const message = `Could not fetch chart ${desired.chartName}@${desired.chartVersion} from ${release.spec.chart.repository}: ${error.stderrExcerpt}`;
+    // helm's words stay in the controller's log: they quote socket errors ("connection refused"
+    // vs a timeout), which would let a HelmRelease probe the network through the controller.
+    ctx.log.warn({ release: target.key, action: 'pull', error: error.stderrExcerpt, timedOut: error.timedOut }, 'helm pull failed');
+    const message = `Could not fetch chart ${desired.chartName}@${desired.chartVersion} from ${release.spec.chart.repository}${error.timedOut ? ' (timed out)' : ''}; the controller's log has helm's output`;
     await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, message);
     throw new RetryLaterError(message);
   }
@@ -42,6 +46,7 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
     createNamespace: target.createNamespace,
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
+    labels: releaseLabels(release, target.timeoutSeconds),
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
   };

@@ -21,7 +21,7 @@ export async function uninstallRelease(ctx: ReconcileContext, release: HelmRelea
     });
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
-    const message = `Helm uninstall of ${target.namespace}/${target.releaseName} failed: ${error.stderrExcerpt}`;
+    const message = `Helm uninstall of ${target.namespace}/${target.releaseName} ${error.outcome}`;
     await ctx.events.record(release, ReleaseEvent.UninstallFailed, message);
     throw new RetryLaterError(message);
   }

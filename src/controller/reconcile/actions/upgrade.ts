@@ -27,7 +27,7 @@ export async function upgradeRelease(
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     const stillDeployed = history.deployed ? `; revision ${history.deployed.revision} (${history.deployed.chartVersion}) is still deployed` : '';
     // helm's output is redacted as it is read; this guards the whole message as formed.
-    const message = redactSecrets(`Helm upgrade to ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}${stillDeployed}`, desired.secrets);
+    const message = redactSecrets(`Helm upgrade to ${desired.chartName}@${desired.chartVersion} ${error.outcome}${stillDeployed}`, desired.secrets);
     await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.UpgradeFailed, message, history, ctx.now()));
     await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message);
     return;
