@@ -119,7 +119,8 @@ describe('ownership decides before anything acts', () => {
     { name: 'unlabelled, not installed by us', given: release(), history: [unlabelled(1, 'deployed')], want: ['not-ours', 'report-not-ours'] },
     { name: 'unlabelled, deleting, not installed by us: left installed', given: release({ meta: deleting }), history: [unlabelled(1, 'deployed')], want: ['deleting-not-ours', 'remove-finalizer'] },
     { name: 'unlabelled, status says we installed it', given: release({ status: { releaseName: 'unicorn', releaseNamespace: 'web' } }), history: [unlabelled(1, 'deployed')], want: ['active', 'continue'] },
-    { name: 'another\'s, but suspended: nothing at all', given: release({ spec: { suspend: true } }), history: [labelled('web', 'other')], want: ['suspended', 'report-suspended'] },
+    { name: 'another\'s, but suspended: only our own status records it', given: release({ spec: { suspend: true } }), history: [labelled('web', 'other')], want: ['suspended', 'record-suspension'] },
+    { name: 'another\'s, suspended, a rollback asked for: never rolled back', given: release({ spec: { suspend: true }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [labelled('web', 'other')], want: ['suspended', 'record-suspension'] },
   ])('$name → $want', ({ given, history, want }) => {
     const state = determineLifecycle(given, summarizeHistory(history));
     expect([state.kind, nextLifecycleAction(state)]).toEqual(want);
