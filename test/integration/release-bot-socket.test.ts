@@ -82,6 +82,12 @@ describe('/release in Slack (Socket Mode)', () => {
     expect((await replyOn(responseUrl)).text).toMatch(/chart unicorn 1\.0\.0 declared, SUSPENDED/);
   });
 
+  it('whoami says who you are and which Teams you are in', async () => {
+    const responseUrl = slack.responseUrl();
+    await slack.sendEnvelope('slash_commands', slashCommand('whoami', 'UALICE', 'C0SOCK', responseUrl));
+    expect((await replyOn(responseUrl)).text).toBe(`you are <@UALICE> (UALICE)\nuser groups: none\nteams: ${team}`);
+  });
+
   it('plan and Confirm over the socket write the intent to the API server', async () => {
     const responseUrl = slack.responseUrl();
     await slack.sendEnvelope('slash_commands', slashCommand(`resume ${namespace}/unicorn`, 'UALICE', 'C0SOCK', responseUrl));
