@@ -24,6 +24,10 @@ export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
 /** Event names of DESIGN.md; also used as condition reasons. */
 export const ReleaseEvent = {
+  /** An install began (helm is about to run): the first state of an operation's message. */
+  InstallStarted: 'InstallStarted',
+  /** An upgrade began (helm is about to run). */
+  UpgradeStarted: 'UpgradeStarted',
   InstallSucceeded: 'InstallSucceeded',
   InstallFailed: 'InstallFailed',
   UpgradeSucceeded: 'UpgradeSucceeded',

@@ -8,9 +8,10 @@ import { HelmRunner } from './helm/helm-runner.js';
 import { DEFAULT_RECORD_LIMITS } from './helm/release-record.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { loadKubeConfig, makeKubeClients } from './kube/client.js';
+import { NotifyPublisher } from '../notify/publish/publisher.js';
 import { IdentityClients } from './kube/identity.js';
 import { controllerNamespace, getOrCreateDigestKey } from './kube/digest-key.js';
-import { KubeEventRecorder } from './kube/event-recorder.js';
+import { CompositeEventSink, KubeEventRecorder } from './kube/event-recorder.js';
 import { HelmReleaseApi } from './kube/helmrelease-api.js';
 import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
@@ -40,6 +41,9 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
   };
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
+  const connection = connectRedis(config.redisUrl);
+  // Every happening becomes a Kubernetes Event and a notification on the durable notify queue.
+  const publisher = new NotifyPublisher({ connection, prefix: config.queuePrefix, log });
   const ctx: ReconcileContext = {
     kube,
     api,
@@ -49,12 +53,11 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
-    events: new KubeEventRecorder(kube, log),
+    events: new CompositeEventSink([new KubeEventRecorder(kube, log), publisher]),
     log,
     now: () => new Date(),
   };
 
-  const connection = connectRedis(config.redisUrl);
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const enqueue = (key: string, reason: string) => {
     queue.enqueue(key, reason).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not enqueue'));
@@ -82,6 +85,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await queue.close();
+      await publisher.close();
       connection.disconnect();
     },
   };

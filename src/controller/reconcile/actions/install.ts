@@ -20,7 +20,10 @@ export async function installRelease(
   mode: 'install' | 'reinstall',
 ): Promise<void> {
   const chartPath = await pullChart(ctx, release, target, desired);
-  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, mode, ctx.now()));
+  const startedAt = ctx.now();
+  const details = { action: 'install', attempt: startedAt.getTime().toString(36), toVersion: desired.chartVersion, cause: mode === 'reinstall' ? 'reinstall after a failed first install' : 'new release' };
+  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, mode, startedAt));
+  await ctx.events.record(release, ReleaseEvent.InstallStarted, `Installing ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName}`, details);
   try {
     if (mode === 'reinstall') {
       await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.timeoutSeconds, impersonate: target.impersonate });
@@ -32,12 +35,12 @@ export async function installRelease(
     // helm's output is redacted as it is read; this guards the whole message as formed.
     const message = redactSecrets(`Helm install of ${desired.chartName}@${desired.chartVersion} ${error.outcome}`, desired.secrets);
     await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.InstallFailed, message, history, ctx.now()));
-    await ctx.events.record(release, ReleaseEvent.InstallFailed, message);
+    await ctx.events.record(release, ReleaseEvent.InstallFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
     return;
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = `Installed ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName} revision ${revision}`;
   await ctx.api.patchStatus(release, succeededStatus(release, ReleaseEvent.InstallSucceeded, message, history, ctx.now()));
-  await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message);
+  await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message, { ...details, revision });
 }

@@ -1,6 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
+import type { EventDetails } from '../../kube/event-recorder.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
@@ -25,14 +26,14 @@ export async function pullChart(ctx: ReconcileContext, release: HelmRelease, tar
     // vs a timeout), which would let a HelmRelease probe the network through the controller.
     ctx.log.warn({ release: target.key, action: 'pull', error: error.stderrExcerpt, timedOut: error.timedOut }, 'helm pull failed');
     const message = `Could not fetch chart ${desired.chartName}@${desired.chartVersion} from ${release.spec.chart.repository}${error.timedOut ? ' (timed out)' : ''}; the controller's log has helm's output`;
-    await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, message);
+    await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, message, { toVersion: desired.chartVersion });
     throw new RetryLaterError(message);
   }
 }
 
-export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease, event: ReleaseEvent, message: string): Promise<void> {
+export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease, event: ReleaseEvent, message: string, details?: EventDetails): Promise<void> {
   await ctx.api.patchStatus(release, retryingStatus(release, event, message, ctx.now()));
-  await ctx.events.record(release, event, message);
+  await ctx.events.record(release, event, message, details);
 }
 
 export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, chartPath: string): ReleaseRequest {

@@ -18,7 +18,16 @@ export async function upgradeRelease(
 ): Promise<void> {
   const chartPath = await pullChart(ctx, release, target, desired);
   ctx.log.info({ release: target.key, action: 'upgrade', why }, 'upgrading');
-  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, 'upgrade', ctx.now()));
+  const startedAt = ctx.now();
+  const details = {
+    action: 'upgrade',
+    attempt: startedAt.getTime().toString(36),
+    fromVersion: release.status?.history?.[0]?.chartVersion,
+    toVersion: desired.chartVersion,
+    cause: why,
+  };
+  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, 'upgrade', startedAt));
+  await ctx.events.record(release, ReleaseEvent.UpgradeStarted, `Upgrading to ${desired.chartName}@${desired.chartVersion} (${why})`, details);
   try {
     await ctx.helm.upgrade(releaseRequest(release, target, desired, chartPath));
   } catch (error) {
@@ -29,11 +38,11 @@ export async function upgradeRelease(
     // helm's output is redacted as it is read; this guards the whole message as formed.
     const message = redactSecrets(`Helm upgrade to ${desired.chartName}@${desired.chartVersion} ${error.outcome}${stillDeployed}`, desired.secrets);
     await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.UpgradeFailed, message, history, ctx.now()));
-    await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message);
+    await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
     return;
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const message = `Upgraded to ${desired.chartName}@${desired.chartVersion}, revision ${history.deployed?.revision} (${why})`;
   await ctx.api.patchStatus(release, succeededStatus(release, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now()));
-  await ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message);
+  await ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message, { ...details, revision: history.deployed?.revision });
 }
