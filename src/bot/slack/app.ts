@@ -7,7 +7,7 @@ import { loadKubeConfig, makeKubeClients } from '../../controller/kube/client.js
 import { TeamApi } from '../../controller/kube/team-api.js';
 import type { Logger } from '../../log.js';
 import { releaseOperations } from '../execute/wiring.js';
-import { ACTION_APPROVE, ACTION_CANCEL, ACTION_CONFIRM, textMessage, type SlackMessage } from './blocks.js';
+import { ACTION_APPROVE, ACTION_CANCEL, ACTION_CONFIRM, textMessage, unescapeSlackText, type SlackMessage } from './blocks.js';
 import type { BotConfig } from './config.js';
 import { Directory } from './directory.js';
 import { PlanStore } from './plan-store.js';
@@ -98,7 +98,7 @@ function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logge
   app.command('/release', async ({ command, ack, respond }) => {
     await ack();
     const ctx = viaResponseUrl(respond, command.user_id, command.channel_id);
-    await work(ctx, 'command', () => bot.handleText(command.text, ctx));
+    await work(ctx, 'command', () => bot.handleText(unescapeSlackText(command.text), ctx));
   });
 
   // Slash commands do not work in threads; "@helmcrew rollback unicorn" does.
@@ -111,7 +111,7 @@ function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logge
       channel: event.channel,
       reply: async (message) => void (await web.chat.postEphemeral({ channel: event.channel, user, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), ...message })),
     };
-    await work(ctx, 'mention', () => bot.handleText(text, ctx));
+    await work(ctx, 'mention', () => bot.handleText(unescapeSlackText(text), ctx));
   });
 
   const button = (actionId: string | RegExp, handle: (value: string, actionId: string, ctx: RequestContext) => Promise<void>) =>

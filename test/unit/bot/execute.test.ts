@@ -6,7 +6,7 @@ import { gitOpsOwner } from '../../../src/bot/execute/gitops.js';
 import { freezePatch, resumePatch, rollbackPatch, suspendPatch } from '../../../src/bot/execute/intents.js';
 import { outcomeOf } from '../../../src/bot/execute/outcome.js';
 import { resolveRelease } from '../../../src/bot/execute/resolve.js';
-import { escapeMrkdwn } from '../../../src/bot/slack/blocks.js';
+import { escapeMrkdwn, unescapeSlackText } from '../../../src/bot/slack/blocks.js';
 import { diffValues, summarizeValuesDifference } from '../../../src/bot/plan/values-diff.js';
 
 const hr = (namespace: string, name: string, over: { suspend?: boolean; annotations?: Record<string, string>; labels?: Record<string, string>; managedFields?: Array<{ manager: string }>; status?: HelmRelease['status']; generation?: number } = {}): HelmRelease =>
@@ -128,5 +128,14 @@ describe('escapeMrkdwn', () => {
     ['a & b', 'a &amp; b'],
   ])('%s', (given, want) => {
     expect(escapeMrkdwn(given)).toBe(want);
+  });
+});
+
+describe('unescapeSlackText', () => {
+  it('gives the grammar what was typed, and escaping it again round-trips', () => {
+    const typed = 'suspend unicorn --reason a < b && c > d';
+    const fromSlack = 'suspend unicorn --reason a &lt; b &amp;&amp; c &gt; d';
+    expect(unescapeSlackText(fromSlack)).toBe(typed);
+    expect(escapeMrkdwn(unescapeSlackText(fromSlack))).toBe('suspend unicorn --reason a &lt; b &amp;&amp; c &gt; d');
   });
 });
