@@ -11,7 +11,7 @@ describe('chooseRollbackRevision', () => {
   it.each([
     { name: 'previous: the last superseded before the deployed one', history: [stored(3, 'deployed'), stored(2, 'superseded'), stored(1, 'superseded')], revision: undefined, want: { ok: true, to: 2 } },
     { name: 'previous skips failed attempts', history: [stored(4, 'deployed'), stored(3, 'failed'), stored(2, 'superseded')], revision: undefined, want: { ok: true, to: 2 } },
-    { name: 'previous when the latest upgrade failed', history: [stored(4, 'failed'), stored(3, 'deployed'), stored(2, 'superseded')], revision: undefined, want: { ok: true, to: 2 } },
+    { name: 'previous after a failed upgrade: the last good one, re-applied', history: [stored(4, 'failed'), stored(3, 'deployed'), stored(2, 'superseded')], revision: undefined, want: { ok: true, to: 3 } },
     { name: 'a named revision', history: [stored(3, 'deployed'), stored(2, 'superseded'), stored(1, 'superseded')], revision: 1, want: { ok: true, to: 1 } },
     { name: 'only one revision', history: [stored(1, 'deployed')], revision: undefined, want: { ok: false, message: expect.stringMatching(/first deployed revision/) } },
     { name: 'nothing deployed', history: [stored(1, 'failed')], revision: undefined, want: { ok: false, message: expect.stringMatching(/nothing to roll back from/) } },
