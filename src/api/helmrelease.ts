@@ -142,6 +142,31 @@ export const HistoryEntry = Type.Object({
   deployedAt: Type.Optional(Type.String()),
 });
 
+export const Suspension = Type.Object(
+  {
+    by: Type.String({ maxLength: 200, description: 'Who suspended it: slack:<user id> or kube:<user>.' }),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+    at: Type.String({ maxLength: 40, description: 'When it was asked (ISO time).' }),
+    channel: Type.Optional(Type.String({ maxLength: 100, description: 'The Slack channel it was asked from.' })),
+    freezeId: Type.Optional(Type.String({ maxLength: 100, description: 'The freeze it is part of.' })),
+  },
+  { description: 'Why the release is suspended, when suspended from chat or the terminal.' },
+);
+
+export const RollbackRecord = Type.Object(
+  {
+    requestId: Type.String({ maxLength: 100, description: 'The request handled (helmcrew.dev/rollback-request).' }),
+    succeeded: Type.Boolean(),
+    inProgress: Type.Optional(Type.Boolean({ description: 'Written before helm starts: a controller that died mid-rollback retries to the same revision.' })),
+    fromRevision: Type.Optional(Type.Integer()),
+    toRevision: Type.Optional(Type.Integer({ description: 'The revision rolled back to.' })),
+    revision: Type.Optional(Type.Integer({ description: 'The new revision helm wrote.' })),
+    message: Type.String({ maxLength: 4096 }),
+    at: Type.String({ maxLength: 40 }),
+  },
+  { description: 'The last rollback the controller did on request.' },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -156,6 +181,8 @@ export const HelmReleaseStatus = Type.Object({
   failures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed helm operations since the last success.' })),
   releaseName: Type.Optional(Type.String({ description: 'The release this object manages, as installed.' })),
   releaseNamespace: Type.Optional(Type.String()),
+  suspension: Type.Optional(Suspension),
+  rollback: Type.Optional(RollbackRecord),
 });
 
 export type ChartRef = Static<typeof ChartRef>;
@@ -164,6 +191,8 @@ export type HelmReleaseSpec = Static<typeof HelmReleaseSpec>;
 export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
 export type Condition = Static<typeof Condition>;
 export type HistoryEntry = Static<typeof HistoryEntry>;
+export type Suspension = Static<typeof Suspension>;
+export type RollbackRecord = Static<typeof RollbackRecord>;
 
 export interface ObjectMeta {
   name: string;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { startDemoSlack } from '../../demo/demo-slack.js';
+import { tellChatStory } from '../../demo/chat-story.js';
 import { tellUnicornStory } from '../../demo/unicorn-story.js';
 import { devUp } from '../../dev/environment.js';
 import { loadKubeConfig } from '../../controller/kube/client.js';
@@ -13,7 +14,7 @@ const DEMO_NAMESPACE = 'unicorn-demo';
 /** `helmcrew demo`: the local environment (with the CRD), a controller, and the unicorn story. */
 export async function demoCommand(): Promise<number> {
   const say = (line: string) => console.log(line);
-  say('helmcrew demo: a unicorn web page, pink → blue → green → broken → green\n');
+  say('helmcrew demo: a unicorn web page, pink → blue → green → broken → green, then from chat: rollback to blue, resume to green\n');
   const env = await devUp({ log: createLogger('dev', 'warn') });
   // The controller's JSON lines would land in the middle of the story: they go to a file.
   const logFile = join(env.stateDir, 'logs', 'demo-controller.log');
@@ -44,6 +45,7 @@ export async function demoCommand(): Promise<number> {
   say(`notify started: Team unicorn-team hears ${DEMO_NAMESPACE} in #unicorn-releases, Team unicorn-oncall its failures in #oncall (local fake Slack at ${slack.slack.origin})`);
   try {
     await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say, afterStep: (_step, index) => slack.sayNewMessages(say, index + 1) });
+    await tellChatStory({ kubeConfig, kubeconfigPath: env.kubeconfig, redisUrl: env.redisUrl, namespace: DEMO_NAMESPACE, say, log: createLogger('bot', process.env.LOG_LEVEL ?? 'warn') });
     const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'helmreleases', '-n', DEMO_NAMESPACE], { reject: false });
     say(`\n$ kubectl get helmreleases -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
     say('\nWhat Slack shows (one message per release operation, edited in place; details in threads):');

@@ -93,6 +93,13 @@ export class HelmClient {
     await this.runner.run(args, this.releaseRunOptions('upgrade', req));
   }
 
+  /** Back to an earlier revision; helm writes it as a new revision. */
+  async rollback(req: { key: string; releaseName: string; namespace: string; revision: number; timeoutSeconds: number; maxHistory: number; impersonate?: ReleaseRequest['impersonate']; redact?: ReleaseRequest['redact'] }): Promise<void> {
+    const args = ['rollback', req.releaseName, String(req.revision), '--namespace', req.namespace, '--wait=watcher', '--timeout', `${req.timeoutSeconds}s`];
+    args.push('--history-max', String(req.maxHistory), ...impersonationFlags(req.impersonate));
+    await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000, redact: req.redact });
+  }
+
   async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
     args.push(...impersonationFlags(req.impersonate));

@@ -3,7 +3,10 @@ import { ReleaseEvent } from '../../api/vocabulary.js';
 import { ReleaseStorage, type ReleaseHistory } from '../helm/release-storage.js';
 import { apiErrorMessage, isForbidden } from '../kube/errors.js';
 import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
+import { readSuspension } from '../../api/annotations.js';
+import { describeSuspension, resumedStatus, suspendedStatus } from '../status/suspension-status.js';
 import { installRelease } from './actions/install.js';
+import { rollbackRelease } from './actions/rollback.js';
 import { reportNotOurs, reportRefused } from './actions/refuse.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
@@ -56,6 +59,17 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
   }
   if (lifecycleState.kind === 'not-ours' || lifecycleState.kind === 'deleting-not-ours') {
     await reportNotOurs(ctx, release, target, lifecycleState.ownership);
+  }
+  if (lifecycle === 'record-resume') {
+    await ctx.api.patchStatus(release, resumedStatus(release));
+    await ctx.events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec', { action: 'resume' });
+    ctx.log.info({ release: key, action: 'resume' }, 'resumed');
+    // The suspension is over; reconcile the declared spec in this same pass.
+    return reconcileRelease(controllerCtx, namespace, name);
+  }
+  if (lifecycle === 'rollback' && lifecycleState.kind === 'suspended' && lifecycleState.rollback) {
+    await rollbackRelease(ctx, release, target, lifecycleState.rollback);
+    return { key, action: lifecycle };
   }
   if (lifecycle !== 'continue') {
     await actOnLifecycle(ctx, release, target, lifecycle);
@@ -123,6 +137,9 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
     case 'add-finalizer':
     case 'remove-finalizer':
     case 'report-suspended':
+    case 'record-suspension':
+    case 'record-resume':
+    case 'rollback':
     case 'report-not-ours':
     case 'nothing':
       throw new Error(`action ${action} is not a release-state action`);
@@ -140,6 +157,13 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
     case 'remove-finalizer':
       await ctx.api.removeFinalizer(release);
       return;
+    case 'record-suspension': {
+      const record = readSuspension(release.metadata.annotations);
+      await ctx.api.patchStatus(release, suspendedStatus(release, record, ctx.now()));
+      await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record), { action: 'suspend', ...(record ? { cause: record.by, attempt: record.at } : {}) });
+      ctx.log.info({ release: target.key, action: 'suspend', by: record?.by }, 'suspended');
+      return;
+    }
     case 'report-suspended':
     case 'report-not-ours':
     case 'nothing':

@@ -1,6 +1,8 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { FINALIZER } from '../../api/vocabulary.js';
+import type { RollbackRequest } from '../../api/annotations.js';
 import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from './rollback-decision.js';
 import { determineOwnership, recordedTimeoutSeconds, type Ownership } from './ownership.js';
 import { sameChartVersion } from './chart-version.js';
 import type { SecretValues } from './redact.js';
@@ -31,7 +33,8 @@ export type LifecycleState =
   | { kind: 'not-ours'; ownership: Ownership }
   | { kind: 'deleted' }
   | { kind: 'needs-finalizer' }
-  | { kind: 'suspended' }
+  | { kind: 'suspended'; rollback?: RollbackRequest; recorded: boolean }
+  | { kind: 'resumed' }
   | { kind: 'active' };
 
 /**
@@ -50,8 +53,13 @@ export function determineLifecycle(release: HelmRelease, history: ReleaseHistory
     return installed ? { kind: 'deleting-installed', release: installed } : { kind: 'deleting-not-installed' };
   }
   if (!hasFinalizer) return { kind: 'needs-finalizer' };
-  if (release.spec.suspend) return { kind: 'suspended' };
+  if (release.spec.suspend) {
+    // A rollback is only ever run on a release this HelmRelease owns.
+    const rollback = ours ? pendingRollback(release) : undefined;
+    return { kind: 'suspended', recorded: suspensionRecorded(release), ...(rollback ? { rollback } : {}) };
+  }
   if (!ours) return { kind: 'not-ours', ownership };
+  if (resumedButNotRecorded(release)) return { kind: 'resumed' };
   return { kind: 'active' };
 }
 
@@ -142,6 +150,9 @@ export type NextAction =
   | 'remove-finalizer'
   | 'wait-for-lock'
   | 'unlock'
+  | 'rollback'
+  | 'record-suspension'
+  | 'record-resume'
   | 'report-suspended'
   | 'report-not-ours'
   | 'report-failure'
@@ -161,7 +172,11 @@ export function nextLifecycleAction(state: LifecycleState): NextAction | 'contin
     case 'needs-finalizer':
       return 'add-finalizer';
     case 'suspended':
-      return 'report-suspended';
+      // A requested rollback comes first; status is written with its outcome.
+      if (state.rollback) return 'rollback';
+      return state.recorded ? 'report-suspended' : 'record-suspension';
+    case 'resumed':
+      return 'record-resume';
     case 'not-ours':
       return 'report-not-ours';
     case 'active':
