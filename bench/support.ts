@@ -12,7 +12,7 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { HelmRelease } from '../src/api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../src/api/vocabulary.js';
 import { jsonPatch, loadKubeConfig, makeKubeClients } from '../src/controller/kube/client.js';
-import { applyHelmReleaseCrd } from '../src/controller/kube/crd-installer.js';
+import { applyCrds } from '../src/controller/kube/crd-installer.js';
 import { isNotFound } from '../src/controller/kube/errors.js';
 import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
 import { devDown, devUp, type DevEnvironment } from '../src/dev/environment.js';
@@ -231,7 +231,7 @@ export async function startBenchEnv(cleanup: Cleanup): Promise<BenchEnv> {
   const started = Date.now();
   const env = await devUp({ stateDir, log: envLog });
   const kubeConfig = loadKubeConfig(env.kubeconfig);
-  await applyHelmReleaseCrd(kubeConfig);
+  await applyCrds(kubeConfig);
   say(`environment up in ${((Date.now() - started) / 1000).toFixed(1)}s (${stateDir}${reuse ? ', re-used, left running' : ''})`);
   return { env, kubeConfig, dir, apiserverPid: env.processes.find((p) => p.name === 'kube-apiserver')?.pid };
 }

@@ -1,55 +1,58 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { stringify } from 'yaml';
 import { HelmReleaseSpec, HelmReleaseStatus } from './helmrelease.js';
-import { celRules, toOpenApi } from './schema-helpers.js';
-import { API_GROUP, API_VERSION, HELMRELEASE_KIND, HELMRELEASE_PLURAL } from './vocabulary.js';
+import { celRules, toOpenApi, type CelRule } from './schema-helpers.js';
+import { TeamSpec, TeamStatus } from './team.js';
+import { API_GROUP, API_VERSION, HELMRELEASE_KIND, HELMRELEASE_PLURAL, TEAM_KIND, TEAM_PLURAL } from './vocabulary.js';
 
-/** The HelmRelease CustomResourceDefinition, built from the TypeBox source of truth. */
-export function helmReleaseCrd(): Record<string, unknown> {
+/** What differs between helmcrew's CustomResourceDefinitions; everything else is shared. */
+interface CrdSource {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  scope: 'Namespaced' | 'Cluster';
+  spec: TSchema;
+  status: TSchema;
+  /** The TypeBox file the CRD comes from, named in the generated file's header. */
+  source: string;
+  printerColumns: Array<{ name: string; type: string; jsonPath: string; priority?: number; description?: string }>;
+  rules?: CelRule[];
+}
+
+function buildCrd(source: CrdSource): Record<string, unknown> {
   const root = Type.Object(
     {
       apiVersion: Type.Optional(Type.String()),
       kind: Type.Optional(Type.String()),
       metadata: Type.Optional(Type.Unsafe<Record<string, unknown>>({ type: 'object' })),
-      spec: HelmReleaseSpec,
-      status: Type.Optional(HelmReleaseStatus),
+      spec: source.spec,
+      status: Type.Optional(source.status),
     },
-    celRules({
-      // Helm refuses release names over 53 characters; say so at apply time, not at install time.
-      rule: 'has(self.spec.releaseName) || self.metadata.name.size() <= 53',
-      message: 'metadata.name is longer than the 53 characters a Helm release name allows; set spec.releaseName',
-    }),
+    source.rules ? celRules(...source.rules) : {},
   );
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${HELMRELEASE_PLURAL}.${API_GROUP}` },
+    metadata: { name: `${source.plural}.${API_GROUP}` },
     spec: {
       group: API_GROUP,
       names: {
-        kind: HELMRELEASE_KIND,
-        listKind: `${HELMRELEASE_KIND}List`,
-        plural: HELMRELEASE_PLURAL,
-        singular: 'helmrelease',
-        shortNames: ['hr', 'hcr'],
+        kind: source.kind,
+        listKind: `${source.kind}List`,
+        plural: source.plural,
+        singular: source.singular,
+        shortNames: source.shortNames,
         categories: ['helmcrew'],
       },
-      scope: 'Namespaced',
+      scope: source.scope,
       versions: [
         {
           name: API_VERSION,
           served: true,
           storage: true,
           subresources: { status: {} },
-          additionalPrinterColumns: [
-            { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-            { name: 'Suspended', type: 'string', jsonPath: '.status.conditions[?(@.type=="Suspended")].status' },
-            { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message', priority: 0 },
-            { name: 'Chart', type: 'string', jsonPath: '.spec.chart.name' },
-            { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },
-            { name: 'Revision', type: 'integer', jsonPath: '.status.history[0].revision' },
-            { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
-          ],
+          additionalPrinterColumns: source.printerColumns,
           schema: { openAPIV3Schema: toOpenApi(root) },
         },
       ],
@@ -57,10 +60,75 @@ export function helmReleaseCrd(): Record<string, unknown> {
   };
 }
 
-export const CRD_FILE = 'helm/helmcrew/crds/helmreleases.helmcrew.dev.yaml';
+const HELMRELEASE: CrdSource = {
+  kind: HELMRELEASE_KIND,
+  plural: HELMRELEASE_PLURAL,
+  singular: 'helmrelease',
+  shortNames: ['hr', 'hcr'],
+  scope: 'Namespaced',
+  spec: HelmReleaseSpec,
+  status: HelmReleaseStatus,
+  source: 'src/api/helmrelease.ts',
+  printerColumns: [
+    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+    { name: 'Suspended', type: 'string', jsonPath: '.status.conditions[?(@.type=="Suspended")].status' },
+    { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message', priority: 0 },
+    { name: 'Chart', type: 'string', jsonPath: '.spec.chart.name' },
+    { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },
+    { name: 'Revision', type: 'integer', jsonPath: '.status.history[0].revision' },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+  rules: [
+    {
+      // Helm refuses release names over 53 characters; say so at apply time, not at install time.
+      rule: 'has(self.spec.releaseName) || self.metadata.name.size() <= 53',
+      message: 'metadata.name is longer than the 53 characters a Helm release name allows; set spec.releaseName',
+    },
+  ],
+};
 
-/** The CRD as it is written under helm/: a header that says where it comes from, then YAML. */
-export function renderCrdYaml(): string {
-  const header = '# Generated from src/api/helmrelease.ts by `helmcrew gen crds`. Do not edit by hand.\n';
-  return header + stringify(helmReleaseCrd(), { lineWidth: 0 });
+const TEAM: CrdSource = {
+  kind: TEAM_KIND,
+  plural: TEAM_PLURAL,
+  singular: 'team',
+  shortNames: ['hct'],
+  scope: 'Cluster',
+  spec: TeamSpec,
+  status: TeamStatus,
+  source: 'src/api/team.ts',
+  printerColumns: [
+    { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status', description: 'Every channel delivers.' },
+    { name: 'Slack', type: 'string', jsonPath: '.spec.channels[*].slack', description: 'Slack channels.' },
+    { name: 'Webhooks', type: 'string', jsonPath: '.spec.channels[*].webhook.secretRef.name', description: 'Webhook channels, by Secret.', priority: 1 },
+    { name: 'Namespaces', type: 'string', jsonPath: '.spec.subscriptions[*].namespaces', description: 'Subscribed namespaces.' },
+    { name: 'Charts', type: 'string', jsonPath: '.spec.subscriptions[*].charts', description: 'Subscribed charts.' },
+    { name: 'Last Delivery', type: 'date', jsonPath: '.status.lastDeliveryAt' },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+};
+
+export interface CrdFile {
+  /** Path under the repository where the generated YAML lives. */
+  file: string;
+  crd: Record<string, unknown>;
+  yaml: string;
+}
+
+function crdFile(source: CrdSource): CrdFile {
+  const crd = buildCrd(source);
+  const header = `# Generated from ${source.source} by \`helmcrew crds write\`. Do not edit by hand.\n`;
+  return { file: `helm/helmcrew/crds/${source.plural}.${API_GROUP}.yaml`, crd, yaml: header + stringify(crd, { lineWidth: 0 }) };
+}
+
+/** Every helmcrew CRD, generated from its TypeBox source: what `crds write` and `crds apply` use. */
+export function allCrds(): CrdFile[] {
+  return [crdFile(HELMRELEASE), crdFile(TEAM)];
+}
+
+export function helmReleaseCrd(): Record<string, unknown> {
+  return buildCrd(HELMRELEASE);
+}
+
+export function teamCrd(): Record<string, unknown> {
+  return buildCrd(TEAM);
 }

@@ -7,6 +7,8 @@ export const API_GROUP = 'helmcrew.dev';
 export const API_VERSION = 'v1alpha1';
 export const HELMRELEASE_KIND = 'HelmRelease';
 export const HELMRELEASE_PLURAL = 'helmreleases';
+export const TEAM_KIND = 'Team';
+export const TEAM_PLURAL = 'teams';
 export const FINALIZER = 'helmcrew.dev/finalizer';
 export const FIELD_MANAGER = 'helmcrew-controller';
 
@@ -62,7 +64,14 @@ export const StateReason = {
 } as const;
 export type StateReason = (typeof StateReason)[keyof typeof StateReason];
 
-export type Reason = ReleaseEvent | StateReason;
+/** Reasons of a Team's Ready condition: can notify deliver on every channel? */
+export const TeamReason = {
+  Delivering: 'Delivering',
+  DeliveryFailed: 'DeliveryFailed',
+} as const;
+export type TeamReason = (typeof TeamReason)[keyof typeof TeamReason];
+
+export type Reason = ReleaseEvent | StateReason | TeamReason;
 
 export type Severity = 'info' | 'error';
 

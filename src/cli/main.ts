@@ -15,7 +15,7 @@ usage:
                                --yes skips the confirmation, --no-wait does not wait for the controller
   helmcrew demo                the unicorn story on the local environment
   helmcrew crds print|write|apply
-                               the HelmRelease CRD: to stdout, to helm/, or to the cluster
+                               the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
 
 configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL`;
 

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devDown, devUp, type DevEnvironment } from '../../src/dev/environment.js';
-import { applyHelmReleaseCrd } from '../../src/controller/kube/crd-installer.js';
+import { applyCrds } from '../../src/controller/kube/crd-installer.js';
 import { loadKubeConfig } from '../../src/controller/kube/client.js';
 import { createLogger } from '../../src/log.js';
 
@@ -23,7 +23,7 @@ export default async function setup(project: TestProject) {
   const stateDir = reuse ?? (await mkdtemp(join(tmpdir(), 'helmcrew-test-')));
   const started = Date.now();
   const env = await devUp({ stateDir, log });
-  await applyHelmReleaseCrd(loadKubeConfig(env.kubeconfig));
+  await applyCrds(loadKubeConfig(env.kubeconfig));
   console.error(`test environment up in ${((Date.now() - started) / 1000).toFixed(1)}s (${stateDir})`);
   project.provide('devEnv', env);
   return async () => {

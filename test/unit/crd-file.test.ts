@@ -1,11 +1,21 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CRD_FILE, renderCrdYaml } from '../../src/api/crd.js';
+import { allCrds } from '../../src/api/crd.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 
-describe('the CRD under helm/', () => {
-  it('is what src/api generates (run `npx helmcrew crds write` after changing the API)', async () => {
-    expect(await readFile(join(REPO_ROOT, CRD_FILE), 'utf8')).toBe(renderCrdYaml());
+describe('the CRDs under helm/', () => {
+  it.each(allCrds().map((c) => ({ file: c.file, yaml: c.yaml })))(
+    '$file is what src/api generates (run `npx tsx src/cli/main.ts crds write` after changing the API)',
+    async ({ file, yaml }) => {
+      expect(await readFile(join(REPO_ROOT, file), 'utf8')).toBe(yaml);
+    },
+  );
+
+  it('covers HelmRelease and Team', () => {
+    expect(allCrds().map((c) => c.file)).toEqual([
+      'helm/helmcrew/crds/helmreleases.helmcrew.dev.yaml',
+      'helm/helmcrew/crds/teams.helmcrew.dev.yaml',
+    ]);
   });
 });

@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { tellUnicornStory } from '../../demo/unicorn-story.js';
 import { devUp } from '../../dev/environment.js';
-import { applyHelmReleaseCrd } from '../../controller/kube/crd-installer.js';
+import { applyCrds } from '../../controller/kube/crd-installer.js';
 import { loadKubeConfig } from '../../controller/kube/client.js';
 import { startController } from '../../controller/controller.js';
 import { readControllerConfig } from '../../config.js';
@@ -16,8 +16,8 @@ export async function demoCommand(): Promise<number> {
   const env = await devUp({ log: createLogger('dev', 'warn') });
   say(`environment: Kubernetes at ${env.kubeconfig}, Redis ${env.redisUrl}, charts ${env.chartRepoUrl}`);
   const kubeConfig = loadKubeConfig(env.kubeconfig);
-  await applyHelmReleaseCrd(kubeConfig);
-  say('HelmRelease CRD applied');
+  await applyCrds(kubeConfig);
+  say('HelmRelease and Team CRDs applied');
 
   const controller = await startController(
     readControllerConfig({

@@ -1,0 +1,147 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Condition } from './helmrelease.js';
+import { celRules, DNS_LABEL_PATTERN, StringEnum } from './schema-helpers.js';
+import { API_GROUP, API_VERSION, ReleaseEvent, TEAM_KIND } from './vocabulary.js';
+
+/**
+ * The Team API: who a team is (Slack members), where it is told (channels), what it hears
+ * (subscriptions) and what it may do from chat (permissions). One TypeBox source gives the
+ * TypeScript types and the CRD schema (src/api/crd.ts). Cluster-scoped: a team spans namespaces.
+ */
+
+const SLACK_USER_PATTERN = '^[UW][A-Z0-9]+$';
+const SLACK_USER_GROUP_PATTERN = '^S[A-Z0-9]+$';
+/** A Slack channel id (C…, G…) or a #name. */
+const SLACK_CHANNEL_PATTERN = '^([CG][A-Z0-9]+|#[a-z0-9][-_a-z0-9]{0,79})$';
+/** A release as `name` (any namespace) or `namespace/name`. */
+const RELEASE_REF_PATTERN = '^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+const CHART_NAME_PATTERN = '^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$';
+
+const Names = (pattern: string, description: string, maxLength = 253) =>
+  Type.Array(Type.String({ pattern, maxLength }), { maxItems: 256, description });
+
+export const TeamMembers = Type.Object(
+  {
+    slackUsers: Type.Optional(Names(SLACK_USER_PATTERN, 'Slack user ids (U…, W…).', 32)),
+    slackUserGroups: Type.Optional(Names(SLACK_USER_GROUP_PATTERN, 'Slack user group ids (S…).', 32)),
+  },
+  { description: 'Who belongs to the team: the people the bot grants its permissions to.' },
+);
+
+/** The Secret holding a webhook's HMAC-SHA256 signing key. */
+export const SecretKeyRef = Type.Object({
+  namespace: Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 63, description: 'Namespace of the Secret.' }),
+  name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }),
+  key: Type.Optional(Type.String({ pattern: '^[-._a-zA-Z0-9]+$', maxLength: 253, description: 'Data key. Default: key.' })),
+});
+
+export const WebhookChannel = Type.Object({
+  url: Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2048, description: 'Where the JSON body is POSTed.' }),
+  secretRef: SecretKeyRef,
+});
+
+export const TeamChannel = Type.Object(
+  {
+    slack: Type.Optional(Type.String({ pattern: SLACK_CHANNEL_PATTERN, maxLength: 81, description: 'A Slack channel id (C…/G…) or #name.' })),
+    webhook: Type.Optional(WebhookChannel),
+  },
+  {
+    description: 'One place the team is told: exactly one of slack or webhook.',
+    ...celRules({ rule: 'has(self.slack) != has(self.webhook)', message: 'a channel sets exactly one of slack or webhook' }),
+  },
+);
+
+export const LabelSelectorRequirement = Type.Object({
+  key: Type.String({ maxLength: 317 }),
+  operator: StringEnum(['In', 'NotIn', 'Exists', 'DoesNotExist'] as const),
+  values: Type.Optional(Type.Array(Type.String({ maxLength: 63 }), { maxItems: 64 })),
+});
+
+export const LabelSelector = Type.Object(
+  {
+    matchLabels: Type.Optional(
+      Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string', maxLength: 63 } }),
+    ),
+    matchExpressions: Type.Optional(Type.Array(LabelSelectorRequirement, { maxItems: 32 })),
+  },
+  { description: "A Kubernetes label selector over the HelmRelease's labels." },
+);
+
+export const Severity = StringEnum(['info', 'error'] as const, { description: 'Minimum severity: error hears failures only.' });
+
+const EVENT_NAMES = Object.values(ReleaseEvent);
+
+export const Subscription = Type.Object(
+  {
+    namespaces: Type.Optional(Names(DNS_LABEL_PATTERN, 'HelmRelease namespaces. Default: any.', 63)),
+    charts: Type.Optional(Names(CHART_NAME_PATTERN, 'Chart names. Default: any.', 250)),
+    releases: Type.Optional(Names(RELEASE_REF_PATTERN, 'HelmReleases as name or namespace/name. Default: any.', 317)),
+    selector: Type.Optional(LabelSelector),
+    events: Type.Optional(Type.Array(StringEnum(EVENT_NAMES), { maxItems: 64, description: 'Event names. Default: all.' })),
+    severity: Type.Optional(Severity),
+  },
+  { description: 'What the team hears: an event matches when every field given matches (a field lists alternatives).' },
+);
+
+export const Verb = StringEnum(
+  ['list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const,
+);
+
+export const Permission = Type.Object(
+  {
+    verbs: Type.Array(Verb, { minItems: 1, maxItems: 16 }),
+    namespaces: Type.Optional(Names(DNS_LABEL_PATTERN, 'HelmRelease namespaces. Default: any.', 63)),
+    releases: Type.Optional(Names(RELEASE_REF_PATTERN, 'HelmReleases as name or namespace/name. Default: any.', 317)),
+    charts: Type.Optional(Names(CHART_NAME_PATTERN, 'Chart names. Default: any.', 250)),
+    requireApproval: Type.Optional(Type.Boolean({ description: 'A second team member must approve (two-person rule).' })),
+  },
+  { description: 'What members may do from chat: verbs on the releases that match every field given.' },
+);
+
+export const TeamSpec = Type.Object(
+  {
+    members: Type.Optional(TeamMembers),
+    channels: Type.Optional(Type.Array(TeamChannel, { maxItems: 32 })),
+    subscriptions: Type.Optional(Type.Array(Subscription, { maxItems: 64 })),
+    permissions: Type.Optional(Type.Array(Permission, { maxItems: 64 })),
+  },
+  { description: 'A team: its people, its channels, what it hears and what it may do.' },
+);
+
+export const ChannelStatus = Type.Object({
+  channel: Type.String({
+    maxLength: 512,
+    description: 'Which channel: the Slack channel as written, or for a webhook its origin and a digest of its URL (a path can hold a token).',
+  }),
+  lastDeliveryAt: Type.Optional(Type.String({ format: 'date-time' })),
+  lastError: Type.Optional(Type.String({ maxLength: 1024, description: 'The last permanent delivery error, until a delivery succeeds.' })),
+  errorCode: Type.Optional(Type.String({ maxLength: 128 })),
+  lastErrorAt: Type.Optional(Type.String({ format: 'date-time' })),
+});
+
+export const TeamStatus = Type.Object({
+  conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
+  lastDeliveryAt: Type.Optional(Type.String({ format: 'date-time' })),
+  channels: Type.Optional(Type.Array(ChannelStatus, { maxItems: 32 })),
+});
+
+export type TeamMembers = Static<typeof TeamMembers>;
+export type SecretKeyRef = Static<typeof SecretKeyRef>;
+export type WebhookChannel = Static<typeof WebhookChannel>;
+export type TeamChannel = Static<typeof TeamChannel>;
+export type LabelSelector = Static<typeof LabelSelector>;
+export type LabelSelectorRequirement = Static<typeof LabelSelectorRequirement>;
+export type Subscription = Static<typeof Subscription>;
+export type Verb = Static<typeof Verb>;
+export type Permission = Static<typeof Permission>;
+export type TeamSpec = Static<typeof TeamSpec>;
+export type ChannelStatus = Static<typeof ChannelStatus>;
+export type TeamStatus = Static<typeof TeamStatus>;
+
+export interface Team {
+  apiVersion: `${typeof API_GROUP}/${typeof API_VERSION}`;
+  kind: typeof TEAM_KIND;
+  metadata: { name: string; uid?: string; generation?: number; resourceVersion?: string; labels?: Record<string, string> };
+  spec: TeamSpec;
+  status?: TeamStatus;
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { API_GROUP, API_VERSION, TEAM_KIND, TEAM_PLURAL } from '../../src/api/vocabulary.js';
+import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { apiErrorMessage, apiStatusCode } from '../../src/controller/kube/errors.js';
+import { testEnv, uniqueName } from '../support/fixtures.js';
+
+/** Issue 6: the API server refuses malformed Teams and names the field; a well-formed Team is stored as given. */
+describe('the Team API', () => {
+  const { kubeConfig } = testEnv();
+  const kube = makeKubeClients(kubeConfig);
+
+  const create = (name: string, spec: unknown) =>
+    kube.custom.createClusterCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: TEAM_PLURAL,
+      body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: TEAM_KIND, metadata: { name }, ...(spec === undefined ? {} : { spec }) },
+    });
+  const remove = (name: string) =>
+    kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name }).catch(() => undefined);
+
+  const hook = { url: 'https://hooks.example.test/helmcrew', secretRef: { namespace: 'ops', name: 'hook' } };
+
+  it.each([
+    { name: 'no-spec', spec: undefined, want: /spec: Required value/ },
+    { name: 'lower-user', spec: { members: { slackUsers: ['u0123'] } }, want: /spec.members.slackUsers\[0\]: Invalid value: "u0123"/ },
+    { name: 'bad-group', spec: { members: { slackUserGroups: ['U0456'] } }, want: /spec.members.slackUserGroups\[0\]: Invalid value: "U0456"/ },
+    { name: 'bad-channel', spec: { channels: [{ slack: 'frontend' }] }, want: /spec.channels\[0\].slack: Invalid value: "frontend"/ },
+    { name: 'both-kinds', spec: { channels: [{ slack: '#frontend', webhook: hook }] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack or webhook/ },
+    { name: 'no-kind', spec: { channels: [{}] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack or webhook/ },
+    { name: 'ftp-hook', spec: { channels: [{ webhook: { ...hook, url: 'ftp://x.test/' } }] }, want: /spec.channels\[0\].webhook.url: Invalid value/ },
+    { name: 'no-secret', spec: { channels: [{ webhook: { url: hook.url } }] }, want: /spec.channels\[0\].webhook.secretRef: Required value/ },
+    { name: 'secret-no-ns', spec: { channels: [{ webhook: { url: hook.url, secretRef: { name: 'hook' } } }] }, want: /spec.channels\[0\].webhook.secretRef.namespace: Required value/ },
+    { name: 'bad-event', spec: { subscriptions: [{ events: ['UpgradeExploded'] }] }, want: /spec.subscriptions\[0\].events\[0\]: Unsupported value: "UpgradeExploded"/ },
+    { name: 'bad-severity', spec: { subscriptions: [{ severity: 'warning' }] }, want: /spec.subscriptions\[0\].severity: Unsupported value: "warning"/ },
+    { name: 'bad-release', spec: { subscriptions: [{ releases: ['prod/Unicorn'] }] }, want: /spec.subscriptions\[0\].releases\[0\]: Invalid value: "prod\/Unicorn"/ },
+    { name: 'bad-operator', spec: { subscriptions: [{ selector: { matchExpressions: [{ key: 'tier', operator: 'Like' }] } }] }, want: /spec.subscriptions\[0\].selector.matchExpressions\[0\].operator: Unsupported value: "Like"/ },
+    { name: 'bad-verb', spec: { permissions: [{ verbs: ['delete'] }] }, want: /spec.permissions\[0\].verbs\[0\]: Unsupported value: "delete"/ },
+    { name: 'no-verbs', spec: { permissions: [{ namespaces: ['prod'], verbs: [] }] }, want: /spec.permissions\[0\].verbs: Invalid value.*must have at least 1 items/ },
+    { name: 'approval-yes', spec: { permissions: [{ verbs: ['rollback'], requireApproval: 'yes' }] }, want: /spec.permissions\[0\].requireApproval: Invalid value: "string"/ },
+  ])('$name is refused: $want', async ({ name, spec, want }) => {
+    const teamName = uniqueName(`bad-${name}`);
+    const error = await create(teamName, spec).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (error === undefined) await remove(teamName);
+    expect(error, 'the API server accepted a malformed Team').toBeDefined();
+    expect(apiStatusCode(error)).toBe(422);
+    expect(apiErrorMessage(error)).toMatch(want);
+  });
+
+  it('a well-formed Team (the example of DESIGN.md) is stored as given, without a namespace', async () => {
+    const name = uniqueName('frontend');
+    const spec = {
+      members: { slackUsers: ['U0123', 'W0999'], slackUserGroups: ['S0456'] },
+      channels: [{ slack: '#frontend-releases' }, { slack: 'C0123ABC' }, { webhook: { ...hook, secretRef: { ...hook.secretRef, key: 'hmac' } } }],
+      subscriptions: [
+        { charts: ['frontend'], events: ['UpgradeSucceeded', 'UpgradeFailed', 'RollbackSucceeded'] },
+        { namespaces: ['prod'], severity: 'error' },
+        { releases: ['unicorn', 'web/unicorn'], selector: { matchLabels: { tier: 'web' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }] } },
+      ],
+      permissions: [
+        { namespaces: ['prod', 'staging'], verbs: ['status', 'history', 'suspend', 'resume', 'rollback'], requireApproval: true },
+        { namespaces: ['staging'], verbs: ['upgrade'] },
+      ],
+    };
+    try {
+      const created = (await create(name, spec)) as { metadata: { namespace?: string }; spec: unknown };
+      expect(created.metadata.namespace).toBeUndefined();
+      expect(created.spec).toEqual(spec);
+    } finally {
+      await remove(name);
+    }
+  });
+});
