@@ -54,7 +54,10 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
     log,
-    reconcile: async (namespace, name) => (await reconcileRelease(ctx, namespace, name)).action,
+    reconcile: (namespace, name) => reconcileRelease(ctx, namespace, name),
+    requeue: (key, reason, delayMs) => {
+      queue.enqueue(key, reason, delayMs).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not requeue'));
+    },
   });
 
   const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log, silenceMs: config.watchSilenceMs });

@@ -8,6 +8,9 @@ import { rollbackRelease } from './actions/rollback.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
+import { remediateRelease } from './actions/remediate.js';
+import { backingOffStatus, stalledStatus, stallRecorded } from '../status/remediation-status.js';
+import { failedActionOf, remediationPolicy } from './remediation-decision.js';
 import { RetryLaterError, type ReconcileContext } from './context.js';
 import { resolveDesiredRelease } from './desired-release.js';
 import {
@@ -23,6 +26,8 @@ import { releaseTarget, type ReleaseTarget } from './release-target.js';
 export interface ReconcileResult {
   key: string;
   action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable';
+  /** Run this release again after this long (a backoff chosen by a decision, not an error). */
+  requeueAfterMs?: number;
 }
 
 /**
@@ -78,11 +83,26 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
   switch (action) {
     case 'install':
     case 'reinstall':
-      await installRelease(ctx, release, target, desired, action);
+      // A failure that will be remediated or retried is decided on at once, in a fresh pass.
+      if ((await installRelease(ctx, release, target, desired, action)) === 'failed') return reconcileRelease(ctx, namespace, name);
       break;
     case 'upgrade':
-      await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync');
+      if ((await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync')) === 'failed') return reconcileRelease(ctx, namespace, name);
       break;
+    case 'remediate-rollback':
+    case 'remediate-uninstall':
+      if (state.kind === 'failed-needs-rollback') await remediateRelease(ctx, release, target, { action: 'rollback', from: state.from, to: state.to });
+      else if (state.kind === 'failed-needs-uninstall') await remediateRelease(ctx, release, target, { action: 'uninstall', release: state.release });
+      // Storage changed: decide the retry (or giving up) from what is there now.
+      return reconcileRelease(ctx, namespace, name);
+    case 'wait-for-retry': {
+      if (state.kind !== 'failed-backing-off') break;
+      const failed = failedActionOf(release);
+      const seconds = Math.ceil(state.retryInMs / 1000);
+      const message = `${failed === 'install' ? 'Install' : 'Upgrade'} of ${desired.chartName}@${desired.chartVersion} failed (${state.failures} of ${describeAttempts(release)}); trying again in ${seconds}s`;
+      await ctx.api.patchStatus(release, backingOffStatus(release, failed, message, ctx.now()));
+      return { key, action, requeueAfterMs: state.retryInMs };
+    }
     case 'wait-for-lock': {
       const message = `Release ${target.namespace}/${target.releaseName} is ${history.latest?.status} (revision ${history.latest?.revision}); another helm operation holds it`;
       await ctx.api.patchStatus(release, lockedStatus(release, message, ctx.now()));
@@ -98,7 +118,13 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
       return reconcileRelease(ctx, namespace, name);
     }
     case 'report-failure':
-      await ctx.api.patchStatus(release, checkedStatus(ctx.now()));
+      if (state.kind === 'failed-unchanged' && !stallRecorded(release, state.message)) {
+        await ctx.api.patchStatus(release, stalledStatus(release, failedActionOf(release), state.message, ctx.now()));
+        await ctx.events.record(release, ReleaseEvent.Stalled, state.message);
+        ctx.log.warn({ release: key, action, reason: state.reason }, 'stalled: a person must act');
+      } else {
+        await ctx.api.patchStatus(release, checkedStatus(ctx.now()));
+      }
       break;
     case 'report-ready':
       await ctx.api.patchStatus(release, inSyncStatus(release, desired, history, ctx.now()));
@@ -139,4 +165,9 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
     default:
       throw new Error(`action ${action} is not a lifecycle action`);
   }
+}
+
+function describeAttempts(release: HelmRelease): string {
+  const retries = remediationPolicy(release.spec, failedActionOf(release)).retries;
+  return retries < 0 ? 'unlimited attempts' : `${retries + 1} attempts`;
 }

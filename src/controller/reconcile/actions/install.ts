@@ -5,6 +5,8 @@ import { attemptStartedStatus, failedStatus, succeededStatus } from '../../statu
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
 import type { ReleaseTarget } from '../release-target.js';
+import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
+import type { AttemptOutcome } from './shared.js';
 import { pullChart, releaseRequest } from './shared.js';
 
 /**
@@ -17,9 +19,11 @@ export async function installRelease(
   target: ReleaseTarget,
   desired: DesiredRelease,
   mode: 'install' | 'reinstall',
-): Promise<void> {
+): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
-  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, mode, ctx.now()));
+  const started = attemptStartedStatus(release, target, desired, mode, ctx.now());
+  await ctx.api.patchStatus(release, started);
+  const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
   try {
     if (mode === 'reinstall') {
       await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.timeoutSeconds, impersonate: target.impersonate });
@@ -29,13 +33,16 @@ export async function installRelease(
     if (!(error instanceof HelmError)) throw error;
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     const message = `Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`;
-    await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.InstallFailed, message, history, ctx.now()));
+    const failures = (started.installFailures ?? 0) + 1;
+    const final = failureIsFinal(remediationPolicy(release.spec, 'install'), failures);
+    await ctx.api.patchStatus(release, failedStatus(attempted, ReleaseEvent.InstallFailed, message, history, ctx.now(), { final, counter: 'install' }));
     await ctx.events.record(release, ReleaseEvent.InstallFailed, message);
-    return;
+    return final ? 'failed-final' : 'failed';
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = `Installed ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName} revision ${revision}`;
-  await ctx.api.patchStatus(release, succeededStatus(release, ReleaseEvent.InstallSucceeded, message, history, ctx.now()));
+  await ctx.api.patchStatus(release, succeededStatus(attempted, ReleaseEvent.InstallSucceeded, message, history, ctx.now()));
   await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message);
+  return 'succeeded';
 }

@@ -44,3 +44,6 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
     impersonate: target.impersonate,
   };
 }
+
+/** How an install or upgrade went; `failed` means a remediation or retry follows. */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'failed-final';

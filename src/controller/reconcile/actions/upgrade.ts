@@ -5,6 +5,8 @@ import { attemptStartedStatus, failedStatus, succeededStatus } from '../../statu
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
 import type { ReleaseTarget } from '../release-target.js';
+import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
+import type { AttemptOutcome } from './shared.js';
 import { pullChart, releaseRequest } from './shared.js';
 
 /** Upgrades a deployed release to the desired chart and values. */
@@ -14,10 +16,12 @@ export async function upgradeRelease(
   target: ReleaseTarget,
   desired: DesiredRelease,
   why: string,
-): Promise<void> {
+): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
   ctx.log.info({ release: target.key, action: 'upgrade', why }, 'upgrading');
-  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, 'upgrade', ctx.now()));
+  const started = attemptStartedStatus(release, target, desired, 'upgrade', ctx.now());
+  await ctx.api.patchStatus(release, started);
+  const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
   try {
     await ctx.helm.upgrade(releaseRequest(release, target, desired, chartPath));
   } catch (error) {
@@ -26,12 +30,15 @@ export async function upgradeRelease(
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     const stillDeployed = history.deployed ? `; revision ${history.deployed.revision} (${history.deployed.chartVersion}) is still deployed` : '';
     const message = `Helm upgrade to ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}${stillDeployed}`;
-    await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.UpgradeFailed, message, history, ctx.now()));
+    const failures = (started.upgradeFailures ?? 0) + 1;
+    const final = failureIsFinal(remediationPolicy(release.spec, 'upgrade'), failures);
+    await ctx.api.patchStatus(release, failedStatus(attempted, ReleaseEvent.UpgradeFailed, message, history, ctx.now(), { final, counter: 'upgrade' }));
     await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message);
-    return;
+    return final ? 'failed-final' : 'failed';
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const message = `Upgraded to ${desired.chartName}@${desired.chartVersion}, revision ${history.deployed?.revision} (${why})`;
-  await ctx.api.patchStatus(release, succeededStatus(release, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now()));
+  await ctx.api.patchStatus(release, succeededStatus(attempted, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now()));
   await ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message);
+  return 'succeeded';
 }
