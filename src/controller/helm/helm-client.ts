@@ -99,6 +99,12 @@ export class HelmClient {
     await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000 });
   }
 
+  /** `helm test`: runs the chart's test hooks against the deployed revision; fails when one fails. */
+  async test(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
+    const args = ['test', req.releaseName, '--namespace', req.namespace, '--timeout', `${req.timeoutSeconds}s`, ...impersonationFlags(req.impersonate)];
+    await this.runner.run(args, { step: 'test', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000 });
+  }
+
   async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
     args.push(...impersonationFlags(req.impersonate));

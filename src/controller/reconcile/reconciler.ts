@@ -9,6 +9,9 @@ import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
 import { remediateRelease } from './actions/remediate.js';
+import type { AttemptOutcome } from './actions/shared.js';
+import { testRelease } from './actions/test.js';
+import { testsWanted } from './test-decision.js';
 import { backingOffStatus, stalledStatus, stallRecorded } from '../status/remediation-status.js';
 import { failedActionOf, remediationPolicy } from './remediation-decision.js';
 import { RetryLaterError, type ReconcileContext } from './context.js';
@@ -84,10 +87,15 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
     case 'install':
     case 'reinstall':
       // A failure that will be remediated or retried is decided on at once, in a fresh pass.
-      if ((await installRelease(ctx, release, target, desired, action)) === 'failed') return reconcileRelease(ctx, namespace, name);
+      // helm test, or the decision about a failure that will be remediated or retried, follows at once in a fresh pass.
+      if (followUp(release, await installRelease(ctx, release, target, desired, action))) return reconcileRelease(ctx, namespace, name);
       break;
     case 'upgrade':
-      if ((await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync')) === 'failed') return reconcileRelease(ctx, namespace, name);
+      if (followUp(release, await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync'))) return reconcileRelease(ctx, namespace, name);
+      break;
+    case 'test':
+      if (state.kind !== 'untested') break;
+      if ((await testRelease(ctx, release, target, desired, state.deployed)) === 'failed') return reconcileRelease(ctx, namespace, name);
       break;
     case 'remediate-rollback':
     case 'remediate-uninstall':
@@ -165,6 +173,10 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
     default:
       throw new Error(`action ${action} is not a lifecycle action`);
   }
+}
+
+function followUp(release: HelmRelease, outcome: AttemptOutcome): boolean {
+  return outcome === 'failed' || (outcome === 'succeeded' && testsWanted(release));
 }
 
 function describeAttempts(release: HelmRelease): string {

@@ -4,6 +4,7 @@ import type { RollbackRequest } from '../../api/annotations.js';
 import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
 import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from './rollback-decision.js';
 import { canonicalJson } from './values.js';
+import { untested } from './test-decision.js';
 import {
   decideAfterFailure,
   describeGiveUp,
@@ -65,6 +66,7 @@ export type ReleaseState =
   | { kind: 'failed-needs-rollback'; from: StoredRelease; to: StoredRelease }
   | { kind: 'failed-needs-uninstall'; release: StoredRelease }
   | { kind: 'failed-backing-off'; retryInMs: number; failures: number }
+  | { kind: 'untested'; deployed: StoredRelease }
   | { kind: 'in-sync'; deployed: StoredRelease };
 
 /** How long past its own timeout a pending operation may run before its holder counts as gone. */
@@ -88,7 +90,9 @@ export function determineReleaseState(release: HelmRelease, desired: DesiredRele
   }
   // In sync only when the newest revision is the deployed one: after a failed upgrade the
   // cluster may hold half of it, so going back to the deployed spec re-applies it.
-  if (deployed && deployed === latest && isSameRelease(deployed, desired)) return { kind: 'in-sync', deployed };
+  if (deployed && deployed === latest && isSameRelease(deployed, desired)) {
+    return untested(release, deployed) ? { kind: 'untested', deployed } : { kind: 'in-sync', deployed };
+  }
   if (!latest || latest.status === 'uninstalled') return { kind: 'not-installed' };
   if (!deployed) return { kind: 'failed-install', release: latest };
   return { kind: 'out-of-sync', deployed, why: describeDifference(deployed, desired, latest) };
@@ -186,6 +190,7 @@ export type NextAction =
   | 'remediate-rollback'
   | 'remediate-uninstall'
   | 'wait-for-retry'
+  | 'test'
   | 'report-ready'
   | 'nothing';
 
@@ -233,6 +238,8 @@ export function nextAction(state: ReleaseState): NextAction {
       return 'remediate-uninstall';
     case 'failed-backing-off':
       return 'wait-for-retry';
+    case 'untested':
+      return 'test';
     case 'in-sync':
       return 'report-ready';
     default:

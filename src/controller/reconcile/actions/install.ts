@@ -7,6 +7,8 @@ import type { DesiredRelease } from '../release-state.js';
 import type { ReleaseTarget } from '../release-target.js';
 import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import type { AttemptOutcome } from './shared.js';
+import { testsWanted } from '../test-decision.js';
+import { withTestsPending } from '../../status/test-status.js';
 import { pullChart, releaseRequest } from './shared.js';
 
 /**
@@ -42,7 +44,8 @@ export async function installRelease(
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = `Installed ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName} revision ${revision}`;
-  await ctx.api.patchStatus(release, succeededStatus(attempted, ReleaseEvent.InstallSucceeded, message, history, ctx.now()));
+  const succeeded = succeededStatus(attempted, ReleaseEvent.InstallSucceeded, message, history, ctx.now());
+  await ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded);
   await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message);
   return 'succeeded';
 }

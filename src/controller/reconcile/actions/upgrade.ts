@@ -7,6 +7,8 @@ import type { DesiredRelease } from '../release-state.js';
 import type { ReleaseTarget } from '../release-target.js';
 import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import type { AttemptOutcome } from './shared.js';
+import { testsWanted } from '../test-decision.js';
+import { withTestsPending } from '../../status/test-status.js';
 import { pullChart, releaseRequest } from './shared.js';
 
 /** Upgrades a deployed release to the desired chart and values. */
@@ -38,7 +40,8 @@ export async function upgradeRelease(
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const message = `Upgraded to ${desired.chartName}@${desired.chartVersion}, revision ${history.deployed?.revision} (${why})`;
-  await ctx.api.patchStatus(release, succeededStatus(attempted, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now()));
+  const succeeded = succeededStatus(attempted, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now());
+  await ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded);
   await ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message);
   return 'succeeded';
 }
