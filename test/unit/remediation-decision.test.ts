@@ -11,6 +11,7 @@ import {
   type RemediationPolicy,
 } from '../../src/controller/reconcile/remediation-decision.js';
 import { determineReleaseState, nextAction, type DesiredRelease } from '../../src/controller/reconcile/release-state.js';
+import { testedAction } from '../../src/controller/reconcile/test-decision.js';
 import { valuesDigest } from '../../src/controller/reconcile/values.js';
 
 const stored = (revision: number, status: StoredRelease['status'], chartVersion: string): StoredRelease => ({
@@ -112,5 +113,40 @@ describe('determineReleaseState after a failed attempt of the current spec', () 
   ])('$name → $want', ({ spec, status, history, want }) => {
     const state = determineReleaseState(release(spec, status), desired, history, clock);
     expect([state.kind, nextAction(state)]).toEqual(want);
+  });
+});
+
+describe('helm test decisions', () => {
+  const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '3.0.0', values: {}, valuesDigest: valuesDigest({}) };
+  const clock = { now, timeoutSeconds: 300 };
+  const base = (test: HelmRelease['spec']['test'], status: HelmRelease['status'] = {}): HelmRelease => ({
+    apiVersion: 'helmcrew.dev/v1alpha1',
+    kind: 'HelmRelease',
+    metadata: { name: 'unicorn', namespace: 'web', generation: 2, finalizers: [FINALIZER] },
+    spec: { chart: { repository: 'https://x.test', name: 'unicorn', version: '3.0.0' }, test },
+    status,
+  });
+  const deployed2 = summarizeHistory([stored(2, 'deployed', '3.0.0'), stored(1, 'superseded', '2.0.0')]);
+  const lastTest = (revision: number, succeeded = true) => ({ lastTest: { revision, succeeded, message: 'm', at: ago(10) } });
+
+  it.each([
+    { name: 'tests off', test: undefined, status: {}, want: ['in-sync', 'report-ready'] },
+    { name: 'tests on, revision 2 never tested', test: { enable: true }, status: {}, want: ['untested', 'test'] },
+    { name: 'tests on, revision 1 tested: 2 is not', test: { enable: true }, status: lastTest(1), want: ['untested', 'test'] },
+    { name: 'tests on, revision 2 tested', test: { enable: true }, status: lastTest(2), want: ['in-sync', 'report-ready'] },
+    { name: 'revision 2 failed its test, ignored', test: { enable: true, ignoreFailures: true }, status: lastTest(2, false), want: ['in-sync', 'report-ready'] },
+  ])('$name → $want', ({ test, status, want }) => {
+    const state = determineReleaseState(base(test, status), desired, deployed2, clock);
+    expect([state.kind, nextAction(state)]).toEqual(want);
+  });
+
+  it.each([
+    { name: 'after an upgrade of this generation', status: { lastAttemptedGeneration: 2, lastAttemptedAction: 'upgrade' }, history: deployed2, want: 'upgrade' },
+    { name: 'after a reinstall of this generation', status: { lastAttemptedGeneration: 2, lastAttemptedAction: 'reinstall' }, history: deployed2, want: 'install' },
+    { name: 'tests just enabled, an earlier revision was deployed', status: { lastAttemptedGeneration: 1, lastAttemptedAction: 'install' }, history: deployed2, want: 'upgrade' },
+    { name: 'tests just enabled, first revision', status: {}, history: summarizeHistory([stored(1, 'deployed', '3.0.0')]), want: 'install' },
+    { name: 'after a rollback on request: by history', status: { lastAttemptedGeneration: 2, lastAttemptedAction: 'rollback' }, history: deployed2, want: 'upgrade' },
+  ])('a failed test counts against: $name → $want', ({ status, history, want }) => {
+    expect(testedAction(base({ enable: true }, status), history, history.deployed!)).toBe(want);
   });
 });
