@@ -12,6 +12,7 @@ import { remediateRelease } from './actions/remediate.js';
 import type { AttemptOutcome } from './actions/shared.js';
 import { testRelease } from './actions/test.js';
 import { testsWanted } from './test-decision.js';
+import { holdForDependencies } from './actions/hold-for-dependencies.js';
 import { backingOffStatus, stalledStatus, stallRecorded } from '../status/remediation-status.js';
 import { failedActionOf, remediationPolicy } from './remediation-decision.js';
 import { RetryLaterError, type ReconcileContext } from './context.js';
@@ -21,6 +22,7 @@ import {
   determineLifecycle,
   determineReleaseState,
   nextAction,
+  gatedByDependencies,
   nextLifecycleAction,
   type NextAction,
 } from './release-state.js';
@@ -28,7 +30,7 @@ import { releaseTarget, type ReleaseTarget } from './release-target.js';
 
 export interface ReconcileResult {
   key: string;
-  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable';
+  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'wait-for-dependencies';
   /** Run this release again after this long (a backoff chosen by a decision, not an error). */
   requeueAfterMs?: number;
 }
@@ -82,6 +84,10 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
   const state = determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds });
   const action = nextAction(state);
   ctx.log.debug({ release: key, state: state.kind, action }, 'decided');
+  if (gatedByDependencies(action)) {
+    const hold = await holdForDependencies(ctx, release);
+    if (hold.held) return { key, action: 'wait-for-dependencies', ...(hold.requeueAfterMs !== undefined ? { requeueAfterMs: hold.requeueAfterMs } : {}) };
+  }
 
   switch (action) {
     case 'install':

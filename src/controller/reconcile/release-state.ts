@@ -247,6 +247,11 @@ export function nextAction(state: ReleaseState): NextAction {
   }
 }
 
+/** Only what changes the release waits for dependsOn; tests and remediation follow what already ran. */
+export function gatedByDependencies(action: NextAction): boolean {
+  return action === 'install' || action === 'reinstall' || action === 'upgrade';
+}
+
 export function assertNever(value: never): never {
   throw new Error(`unexpected state: ${JSON.stringify(value)}`);
 }
