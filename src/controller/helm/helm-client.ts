@@ -17,6 +17,10 @@ export interface ReleaseRequest {
   createNamespace: boolean;
   maxHistory: number;
   description: string;
+  /** Wait for the resources to be ready (--wait=watcher); otherwise only for hooks (helm's default). */
+  wait: boolean;
+  /** upgrade only: --force-replace. */
+  forceReplace?: boolean;
   /** ServiceAccount to impersonate, "namespace:name". */
   impersonate?: { namespace: string; name: string };
 }
@@ -88,6 +92,8 @@ export class HelmClient {
       const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req, valuesFile), '--reset-values'];
       // helm 4 spells it --history-max, and only upgrade prunes old revisions.
       args.push('--history-max', String(req.maxHistory));
+      // helm 4 refuses --force-replace with server-side apply (its default): replace client-side.
+      if (req.forceReplace) args.push('--force-replace', '--server-side=false');
       await this.runner.run(args, { step: 'upgrade', release: req.key, timeoutMs: this.killAfterMs(req) });
     });
   }
@@ -105,8 +111,9 @@ export class HelmClient {
     await this.runner.run(args, { step: 'test', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000 });
   }
 
-  async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
+  async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; keepHistory?: boolean; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
+    if (req.keepHistory) args.push('--keep-history');
     args.push(...impersonationFlags(req.impersonate));
     await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000 });
   }
@@ -115,7 +122,7 @@ export class HelmClient {
     return [
       '--namespace', req.namespace,
       '--values', valuesFile,
-      '--wait=watcher',
+      req.wait ? '--wait=watcher' : '--wait=hookOnly',
       '--timeout', `${req.timeoutSeconds}s`,
       '--description', req.description,
       ...impersonationFlags(req.impersonate),

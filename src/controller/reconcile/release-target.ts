@@ -10,6 +10,13 @@ export interface ReleaseTarget {
   intervalMs: number;
   maxHistory: number;
   createNamespace: boolean;
+  /** helm --wait=watcher on install / upgrade, unless install/upgrade.disableWait. */
+  installWait: boolean;
+  upgradeWait: boolean;
+  /** upgrade.force: helm upgrade --force-replace. */
+  forceReplace: boolean;
+  uninstallKeepHistory: boolean;
+  uninstallTimeoutSeconds: number;
   impersonate?: { namespace: string; name: string };
 }
 
@@ -32,6 +39,11 @@ export function releaseTarget(release: HelmRelease): ReleaseTarget {
     intervalMs: parseDuration(spec.interval ?? DEFAULT_INTERVAL),
     maxHistory: spec.maxHistory ?? DEFAULT_MAX_HISTORY,
     createNamespace: spec.install?.createNamespace ?? false,
+    installWait: spec.install?.disableWait !== true,
+    upgradeWait: spec.upgrade?.disableWait !== true,
+    forceReplace: spec.upgrade?.force === true,
+    uninstallKeepHistory: spec.uninstall?.keepHistory === true,
+    uninstallTimeoutSeconds: Math.max(1, Math.round(parseDuration(spec.uninstall?.timeout ?? spec.timeout ?? DEFAULT_TIMEOUT) / 1000)),
     impersonate: spec.serviceAccountName ? { namespace: metadata.namespace, name: spec.serviceAccountName } : undefined,
   };
 }

@@ -28,9 +28,9 @@ export async function installRelease(
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
   try {
     if (mode === 'reinstall') {
-      await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.timeoutSeconds, impersonate: target.impersonate });
+      await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
     }
-    await ctx.helm.install(releaseRequest(release, target, desired, chartPath));
+    await ctx.helm.install(releaseRequest(release, target, desired, chartPath, 'install'));
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const history = await ctx.storage.history(target.namespace, target.releaseName);

@@ -34,7 +34,7 @@ export async function remediateRelease(
       await helmRollback(ctx, target, plan.to.revision);
     } else {
       // Always without --keep-history: helm cannot install again over kept records.
-      await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.timeoutSeconds, impersonate: target.impersonate });
+      await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
     }
     const after = await ctx.storage.history(target.namespace, target.releaseName);
     const message =

@@ -30,7 +30,7 @@ export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease
   await ctx.events.record(release, event, message);
 }
 
-export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, chartPath: string): ReleaseRequest {
+export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, chartPath: string, op: 'install' | 'upgrade'): ReleaseRequest {
   return {
     key: target.key,
     releaseName: target.releaseName,
@@ -39,6 +39,8 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
     values: desired.values,
     timeoutSeconds: target.timeoutSeconds,
     createNamespace: target.createNamespace,
+    wait: op === 'install' ? target.installWait : target.upgradeWait,
+    forceReplace: op === 'upgrade' && target.forceReplace,
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
     impersonate: target.impersonate,

@@ -25,7 +25,7 @@ export async function upgradeRelease(
   await ctx.api.patchStatus(release, started);
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
   try {
-    await ctx.helm.upgrade(releaseRequest(release, target, desired, chartPath));
+    await ctx.helm.upgrade(releaseRequest(release, target, desired, chartPath, 'upgrade'));
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     // Record what Helm really wrote (a failed revision), even though the action failed.
