@@ -15,6 +15,7 @@
 // the helm child processes, the kube-apiserver), and the ratio b/a.
 //
 //   npx tsx bench/in-sync-check.ts [--releases 20] [--rounds 5] [--max-seconds 600] [--state-dir DIR]
+import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { mkdtemp } from 'node:fs/promises';
@@ -31,6 +32,7 @@ import { KubeEventRecorder } from '../src/controller/kube/event-recorder.js';
 import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
 import type { ReconcileContext } from '../src/controller/reconcile/context.js';
 import { reconcileRelease } from '../src/controller/reconcile/reconciler.js';
+import { ValuesDigester } from '../src/controller/reconcile/values-digest.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
 import { createLogger } from '../src/log.js';
 import {
@@ -133,6 +135,7 @@ await runBench('in-sync-check', maxSeconds, async (cleanup) => {
     storage: new ReleaseStorage(kube),
     helm: new HelmClient(new HelmRunner(countedHelm.bin, helmEnv, quietLog), join(benchDir, 'work')),
     charts: new RepositoryIndexCache(),
+    digester: new ValuesDigester(randomBytes(32)),
     events: new KubeEventRecorder(kube, quietLog),
     log: quietLog,
     now: () => new Date(),

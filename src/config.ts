@@ -19,6 +19,8 @@ export interface ControllerConfig {
   /** Relist when the watch has been silent this long (a stalled connection looks like a quiet cluster). */
   watchSilenceMs: number;
   healthPort?: number;
+  /** Where the controller keeps its own objects (the values digest key); default: the pod's namespace. */
+  controllerNamespace?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -37,6 +39,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     resyncTickMs: positiveInt(env, 'HELMCREW_RESYNC_TICK_MS', 5000),
     watchSilenceMs: positiveInt(env, 'HELMCREW_WATCH_SILENCE_MS', 5 * 60_000),
     healthPort: env.HEALTH_PORT ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
+    controllerNamespace: env.HELMCREW_NAMESPACE || undefined,
   };
 }
 

@@ -1,4 +1,5 @@
 import { ConfigError } from '../config.js';
+import { botCommand } from './commands/bot.js';
 import { crdsCommand } from './commands/crds.js';
 import { controllerCommand } from './commands/controller.js';
 import { demoCommand } from './commands/demo.js';
@@ -11,13 +12,15 @@ usage:
   helmcrew controller          run the reconcile loop (replicas share the Redis queue)
   helmcrew run                 everything in one process (today: the controller)
   helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository
+  helmcrew bot                 the /release Slack bot (Socket Mode with SLACK_APP_TOKEN, else HTTP on PORT)
   helmcrew release <verb> …    the /release grammar as the kubeconfig user (try: helmcrew release help);
                                --yes skips the confirmation, --no-wait does not wait for the controller
   helmcrew demo                the unicorn story on the local environment
   helmcrew crds print|write|apply
                                the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
 
-configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL`;
+configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL;
+  the bot: SLACK_BOT_TOKEN, SLACK_APP_TOKEN or SLACK_SIGNING_SECRET, PORT, SLACK_API_URL`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -28,6 +31,7 @@ const commands: Record<string, Command> = {
   demo: demoCommand,
   crds: crdsCommand,
   release: releaseCommand,
+  bot: botCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

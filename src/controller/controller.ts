@@ -3,16 +3,18 @@ import type { ControllerConfig } from '../config.js';
 import { createLogger, type Logger } from '../log.js';
 import { RepositoryIndexCache } from './charts/repository-index.js';
 import { startHealthServer } from './health-server.js';
-import { HelmClient } from './helm/helm-client.js';
+import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { loadKubeConfig, makeKubeClients } from './kube/client.js';
+import { controllerNamespace, getOrCreateDigestKey } from './kube/digest-key.js';
 import { KubeEventRecorder } from './kube/event-recorder.js';
 import { HelmReleaseApi } from './kube/helmrelease-api.js';
 import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import type { ReconcileContext } from './reconcile/context.js';
 import { reconcileRelease } from './reconcile/reconciler.js';
+import { ValuesDigester } from './reconcile/values-digest.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
 
@@ -27,18 +29,22 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   await mkdir(config.workDir, { recursive: true, mode: 0o700 });
+  const leftovers = await removeLeftoverValuesFiles(config.workDir);
+  if (leftovers.length > 0) log.warn({ workDir: config.workDir, removed: leftovers.length }, 'removed values files left by a stopped controller');
   const helmEnv = {
     HELM_CACHE_HOME: `${config.workDir}/helm/cache`,
     HELM_CONFIG_HOME: `${config.workDir}/helm/config`,
     HELM_DATA_HOME: `${config.workDir}/helm/data`,
     ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
   };
+  const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const ctx: ReconcileContext = {
     kube,
     api,
-    storage: new ReleaseStorage(kube),
+    storage: new ReleaseStorage(kube, digester),
     helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
     charts: new RepositoryIndexCache(),
+    digester,
     events: new KubeEventRecorder(kube, log),
     log,
     now: () => new Date(),

@@ -9,7 +9,7 @@ import { execa } from 'execa';
 import type { Logger } from '../log.js';
 import { freePort } from './free-port.js';
 import { REPO_ROOT } from './paths.js';
-import { brokenContainerPort, chartName, chartVersions, type UnicornVersion } from './unicorn-versions.js';
+import { brokenContainerPort, chartName, packagedVersions, type UnicornVersion } from './unicorn-versions.js';
 import { pidAlive } from './processes.js';
 
 /** The chart source every version is made from. */
@@ -58,7 +58,7 @@ export async function packageCharts(opts: { buildDir: string; chartsDir: string;
   await rm(chartsDir, { recursive: true, force: true });
   await mkdir(chartsDir, { recursive: true });
   const archives: string[] = [];
-  for (const v of chartVersions) {
+  for (const v of packagedVersions) {
     const dir = await stageVersion(v, buildDir);
     await execa(helmBin, ['package', dir, '--version', v.version, '--app-version', v.version, '--destination', chartsDir]);
     archives.push(join(chartsDir, `${chartName}-${v.version}.tgz`));
@@ -163,7 +163,7 @@ export async function startChartRepo(opts: { stateDir: string; helmBin: string; 
   const logsDir = join(stateDir, 'logs');
   await mkdir(logsDir, { recursive: true });
   await packageCharts({ buildDir: join(stateDir, 'chart-build'), chartsDir, helmBin, log });
-  log.info({ chartsDir, versions: chartVersions.map((v) => v.version) }, 'packaged unicorn charts');
+  log.info({ chartsDir, versions: packagedVersions.map((v) => v.version) }, 'packaged unicorn charts');
 
   const logPath = join(logsDir, 'chart-repo.log');
   let lastError: unknown;

@@ -27,3 +27,15 @@ export const chartVersions: readonly UnicornVersion[] = Object.freeze([
   { version: '3.0.0', color: 'green', broken: false },
   { version: '4.0.0', color: 'gold', broken: true },
 ]);
+
+/**
+ * Versions spelled as some charts spell them, packaged alongside but not part of the demo story:
+ * tests check that an exact `v…` or `+build` version installs once and then stays in sync.
+ */
+export const versionSpellings: readonly UnicornVersion[] = Object.freeze([
+  { version: '1.0.0+build.1', color: 'pink', broken: false },
+  { version: 'v1.1.0', color: 'pink', broken: false },
+]);
+
+/** Every version the local chart repository serves. */
+export const packagedVersions: readonly UnicornVersion[] = Object.freeze([...chartVersions, ...versionSpellings]);

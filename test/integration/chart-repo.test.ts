@@ -9,7 +9,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { createLogger } from '../../src/log.js';
 import { startChartRepo } from '../../src/dev/chart-repo.js';
 import { toolchainPaths } from '../../src/dev/paths.js';
-import { brokenContainerPort, chartVersions } from '../../src/dev/unicorn-versions.js';
+import { brokenContainerPort, chartVersions, packagedVersions } from '../../src/dev/unicorn-versions.js';
 import { pidAlive } from '../../src/dev/processes.js';
 
 const helmBin = toolchainPaths().helm;
@@ -73,7 +73,7 @@ describe('local chart repository', () => {
     expect(res.headers.get('content-type')).toBe('application/yaml');
     const index = parse(await res.text());
     const entries = index.entries.unicorn as Array<{ version: string; appVersion: string; urls: string[] }>;
-    expect(entries.map((e) => e.version).sort()).toEqual(chartVersions.map((v) => v.version).sort());
+    expect(entries.map((e) => e.version).sort()).toEqual(packagedVersions.map((v) => v.version).sort());
     for (const e of entries) {
       expect(e.appVersion).toBe(e.version);
       const tgz = await fetch(`${repo!.url}/${e.urls[0]}`);

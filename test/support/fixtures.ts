@@ -8,7 +8,7 @@ import { readControllerConfig } from '../../src/config.js';
 import { startController, type RunningController } from '../../src/controller/controller.js';
 import { loadKubeConfig } from '../../src/controller/kube/client.js';
 import { ensureNamespace } from '../../src/dev/releases.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { createHelmShim, type HelmShim } from './helm-shim.js';
 
 export function testEnv() {
@@ -39,7 +39,7 @@ export interface TestController {
 }
 
 /** An in-process controller on the real environment: its own Redis prefix, watching one namespace, helm counted. */
-export async function startTestController(namespaces: string[], extraEnv: Record<string, string> = {}): Promise<TestController> {
+export async function startTestController(namespaces: string[], extraEnv: Record<string, string> = {}, log?: Logger): Promise<TestController> {
   const { env } = testEnv();
   const dir = await mkdtemp(join(tmpdir(), 'helmcrew-ctl-'));
   const helm = await createHelmShim(dir, env.helmBin);
@@ -54,7 +54,7 @@ export async function startTestController(namespaces: string[], extraEnv: Record
     HELMCREW_RESYNC_TICK_MS: '500',
     ...extraEnv,
   });
-  const controller = await startController(config, createLogger('controller', process.env.LOG_LEVEL ?? 'warn'));
+  const controller = await startController(config, log ?? createLogger('controller', process.env.LOG_LEVEL ?? 'warn'));
   return { controller, helm, prefix, stop: () => controller.stop() };
 }
 
@@ -72,7 +72,7 @@ export interface ControllerHandle {
  * The usual shape of an integration test file: a fresh namespace and an in-process controller
  * watching only it, set up before the file's tests and removed after them.
  */
-export function namespaceWithController(prefix: string, extraEnv: Record<string, string> = {}): { namespace: string; ctl: ControllerHandle } {
+export function namespaceWithController(prefix: string, extraEnv: Record<string, string> = {}, log?: Logger): { namespace: string; ctl: ControllerHandle } {
   const namespace = uniqueName(prefix);
   let current: TestController | undefined;
   const running = () => {
@@ -90,7 +90,7 @@ export function namespaceWithController(prefix: string, extraEnv: Record<string,
       return running().prefix;
     },
     async start() {
-      current = await startTestController([namespace], extraEnv);
+      current = await startTestController([namespace], extraEnv, log);
     },
     async stop() {
       await current?.stop();

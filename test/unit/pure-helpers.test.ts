@@ -22,6 +22,13 @@ describe('mergeValues and canonicalJson', () => {
   it('merges maps, replaces lists and scalars, like helm', () => {
     expect(mergeValues({ a: { b: 1, c: [1, 2] }, d: 'x' }, { a: { c: [3] }, d: { e: 1 } })).toEqual({ a: { b: 1, c: [3] }, d: { e: 1 } });
   });
+  it('merges a "__proto__" key as a key, not a prototype', () => {
+    const added = mergeValues({}, JSON.parse('{"__proto__":{"b":2}}'));
+    expect(Object.keys(added)).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(added)).toBe(Object.prototype);
+    const merged = mergeValues(JSON.parse('{"__proto__":{"a":1}}'), JSON.parse('{"__proto__":{"b":2}}'));
+    expect(canonicalJson(merged)).toBe('{"__proto__":{"a":1,"b":2}}');
+  });
   it('is independent of key order', () => {
     expect(canonicalJson({ b: 1, a: { d: 2, c: 3 } })).toBe(canonicalJson({ a: { c: 3, d: 2 }, b: 1 }));
   });

@@ -10,7 +10,10 @@ import {
   nextLifecycleAction,
   type DesiredRelease,
 } from '../../src/controller/reconcile/release-state.js';
-import { valuesDigest } from '../../src/controller/reconcile/values.js';
+import { SecretValues } from '../../src/controller/reconcile/redact.js';
+import { ValuesDigester } from '../../src/controller/reconcile/values-digest.js';
+
+const digester = new ValuesDigester(Buffer.alloc(32, 7));
 
 const release = (over: { spec?: Partial<HelmRelease['spec']>; meta?: Partial<HelmRelease['metadata']>; status?: HelmRelease['status'] } = {}): HelmRelease => ({
   apiVersion: 'helmcrew.dev/v1alpha1',
@@ -24,7 +27,7 @@ const stored = (revision: number, status: StoredRelease['status'], chartVersion 
   name: 'unicorn', namespace: 'web', revision, status, chartName: 'unicorn', chartVersion, config,
 });
 
-const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '2.0.0', values: { color: 'blue' }, valuesDigest: valuesDigest({ color: 'blue' }) };
+const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '2.0.0', values: { color: 'blue' }, valuesDigest: digester.digest({ color: 'blue' }), secrets: new SecretValues() };
 const clock = { now: new Date('2026-11-22T12:00:00Z'), timeoutSeconds: 300 };
 const pendingSince = (iso: string) => ({ ...stored(2, 'pending-upgrade'), lastDeployed: iso });
 const failedAttempt = { lastAttemptFailed: true, lastAttemptedGeneration: 3, lastAttemptedChartVersion: '2.0.0', lastAttemptedValuesDigest: desired.valuesDigest };

@@ -12,7 +12,11 @@ import {
 } from '../../src/controller/reconcile/remediation-decision.js';
 import { determineReleaseState, nextAction, type DesiredRelease } from '../../src/controller/reconcile/release-state.js';
 import { testedAction } from '../../src/controller/reconcile/test-decision.js';
-import { valuesDigest } from '../../src/controller/reconcile/values.js';
+import { SecretValues } from '../../src/controller/reconcile/redact.js';
+import { ValuesDigester } from '../../src/controller/reconcile/values-digest.js';
+
+const digester = new ValuesDigester(Buffer.alloc(32, 7));
+const valuesDigest = (values: Record<string, unknown>) => digester.digest(values);
 
 const stored = (revision: number, status: StoredRelease['status'], chartVersion: string): StoredRelease => ({
   name: 'unicorn', namespace: 'web', revision, status, chartName: 'unicorn', chartVersion, config: {},
@@ -88,7 +92,7 @@ describe('decideAfterFailure', () => {
 });
 
 describe('determineReleaseState after a failed attempt of the current spec', () => {
-  const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '4.0.0', values: {}, valuesDigest: valuesDigest({}) };
+  const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '4.0.0', values: {}, valuesDigest: valuesDigest({}), secrets: new SecretValues() };
   const release = (spec: Partial<HelmRelease['spec']>, status: HelmRelease['status']): HelmRelease => ({
     apiVersion: 'helmcrew.dev/v1alpha1',
     kind: 'HelmRelease',
@@ -117,7 +121,7 @@ describe('determineReleaseState after a failed attempt of the current spec', () 
 });
 
 describe('helm test decisions', () => {
-  const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '3.0.0', values: {}, valuesDigest: valuesDigest({}) };
+  const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '3.0.0', values: {}, valuesDigest: valuesDigest({}), secrets: new SecretValues() };
   const clock = { now, timeoutSeconds: 300 };
   const base = (test: HelmRelease['spec']['test'], status: HelmRelease['status'] = {}): HelmRelease => ({
     apiVersion: 'helmcrew.dev/v1alpha1',

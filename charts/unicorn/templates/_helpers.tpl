@@ -12,7 +12,8 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 
 {{- define "unicorn.labels" -}}
 {{ include "unicorn.selectorLabels" . }}
-app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+{{- /* A label value allows no "+": build metadata (1.0.0+build.1) is spelled with "_", as helm.sh/chart is. */}}
+app.kubernetes.io/version: {{ .Chart.AppVersion | replace "+" "_" | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}

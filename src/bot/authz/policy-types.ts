@@ -1,28 +1,22 @@
+import type { Permission, Team, Verb } from '../../api/team.js';
+
 /**
- * The part of a Team the bot needs to decide who may do what. Mirrors the Team API's
- * `spec.members` and `spec.permissions`; the Team objects are read at the edge and narrowed
- * to this, so the decision stays a pure function.
+ * The part of a Team the bot needs to decide who may do what: `spec.members` and
+ * `spec.permissions` of the Team API. Teams are read at the edge and narrowed to this, so the
+ * decision stays a pure function.
  */
 
-export const PERMISSION_VERBS = ['list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const;
-export type PermissionVerb = (typeof PERMISSION_VERBS)[number];
-
-export interface PermissionRule {
-  verbs: PermissionVerb[];
-  /** Absent: every namespace. "*" also means every namespace. */
-  namespaces?: string[];
-  /** `name` or `namespace/name`; absent: every release. */
-  releases?: string[];
-  /** Chart names; absent: every chart. */
-  charts?: string[];
-  /** A second, different authorized member must approve before the action runs. */
-  requireApproval?: boolean;
-}
+export type PermissionVerb = Verb;
+export type PermissionRule = Permission;
 
 export interface TeamPolicy {
   name: string;
   members: { slackUsers?: string[]; slackUserGroups?: string[] };
   permissions: PermissionRule[];
+}
+
+export function teamPolicy(team: Team): TeamPolicy {
+  return { name: team.metadata.name, members: team.spec.members ?? {}, permissions: team.spec.permissions ?? [] };
 }
 
 /** Who asks: a Slack user and the user groups Slack says they are in. */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
-import type { HelmRunner } from './helm-runner.js';
+import type { HelmRunner, HelmRunOptions } from './helm-runner.js';
+import { helmValuesDocument } from './values-document.js';
 
 /** What an install or upgrade needs; decided by the reconciler, spelled as helm flags here. */
 export interface ReleaseRequest {
@@ -23,6 +23,8 @@ export interface ReleaseRequest {
   forceReplace?: boolean;
   /** ServiceAccount to impersonate, "namespace:name". */
   impersonate?: { namespace: string; name: string };
+  /** Removes Secret values from helm's error output (it can quote the offending value). */
+  redact?: (text: string) => string;
 }
 
 export interface ChartRequest {
@@ -35,7 +37,8 @@ export interface ChartRequest {
 
 /**
  * The helm CLI, one method per operation. Helm 4 flag spellings live here and nowhere else.
- * Values go through a private temporary file, never argv (argv is visible to every process).
+ * Values go to helm's stdin (`--values -`): never argv (visible to every process), never a file
+ * (a killed controller would leave Secret values on disk).
  */
 export class HelmClient {
   /** Pulls in progress, so concurrent workers needing the same chart share one helm pull. */
@@ -79,23 +82,19 @@ export class HelmClient {
   }
 
   async install(req: ReleaseRequest): Promise<void> {
-    await this.withValuesFile(req.values, async (valuesFile) => {
-      const args = ['install', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req, valuesFile)];
-      if (req.createNamespace) args.push('--create-namespace');
-      await this.runner.run(args, { step: 'install', release: req.key, timeoutMs: this.killAfterMs(req) });
-    });
+    const args = ['install', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req)];
+    if (req.createNamespace) args.push('--create-namespace');
+    await this.runner.run(args, this.releaseRunOptions('install', req));
   }
 
   async upgrade(req: ReleaseRequest): Promise<void> {
-    await this.withValuesFile(req.values, async (valuesFile) => {
-      // --reset-values: the HelmRelease is the whole truth; values not declared there are dropped.
-      const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req, valuesFile), '--reset-values'];
-      // helm 4 spells it --history-max, and only upgrade prunes old revisions.
-      args.push('--history-max', String(req.maxHistory));
-      // helm 4 refuses --force-replace with server-side apply (its default): replace client-side.
-      if (req.forceReplace) args.push('--force-replace', '--server-side=false');
-      await this.runner.run(args, { step: 'upgrade', release: req.key, timeoutMs: this.killAfterMs(req) });
-    });
+    // --reset-values: the HelmRelease is the whole truth; values not declared there are dropped.
+    const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req), '--reset-values'];
+    // helm 4 spells it --history-max, and only upgrade prunes old revisions.
+    args.push('--history-max', String(req.maxHistory));
+    // helm 4 refuses --force-replace with server-side apply (its default): replace client-side.
+    if (req.forceReplace) args.push('--force-replace', '--server-side=false');
+    await this.runner.run(args, this.releaseRunOptions('upgrade', req));
   }
 
   /** Back to an earlier revision; helm writes it as a new revision. */
@@ -118,10 +117,14 @@ export class HelmClient {
     await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000 });
   }
 
-  private commonReleaseFlags(req: ReleaseRequest, valuesFile: string): string[] {
+  private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {
+    return { step, release: req.key, timeoutMs: this.killAfterMs(req), input: helmValuesDocument(req.values), redact: req.redact };
+  }
+
+  private commonReleaseFlags(req: ReleaseRequest): string[] {
     return [
       '--namespace', req.namespace,
-      '--values', valuesFile,
+      '--values', '-',
       req.wait ? '--wait=watcher' : '--wait=hookOnly',
       '--timeout', `${req.timeoutSeconds}s`,
       '--description', req.description,
@@ -133,18 +136,18 @@ export class HelmClient {
   private killAfterMs(req: ReleaseRequest): number {
     return (req.timeoutSeconds + 60) * 1000;
   }
+}
 
-  private async withValuesFile<T>(values: Record<string, unknown>, fn: (path: string) => Promise<T>): Promise<T> {
-    await mkdir(this.workDir, { recursive: true });
-    const dir = await mkdtemp(join(this.workDir, 'values-'));
-    const file = join(dir, 'values.yaml');
-    try {
-      await writeFile(file, stringify(values), { mode: 0o600 });
-      return await fn(file);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }
+/**
+ * Values files written by helmcrew before values went to stdin (`values-*` folders in the work
+ * directory): a controller killed mid-operation left them, Secret values included. Removed at
+ * start so nothing outlives a restart.
+ */
+export async function removeLeftoverValuesFiles(workDir: string): Promise<string[]> {
+  const entries = await readdir(workDir).catch(() => [] as string[]);
+  const leftovers = entries.filter((name) => name.startsWith('values-'));
+  await Promise.all(leftovers.map((name) => rm(join(workDir, name), { recursive: true, force: true })));
+  return leftovers;
 }
 
 function impersonationFlags(sa: ReleaseRequest['impersonate']): string[] {

@@ -8,6 +8,10 @@ export interface HelmRunOptions {
   release: string;
   /** Kills helm after this long; helm's own --timeout should fire first. */
   timeoutMs: number;
+  /** Written to helm's stdin (values, read with `--values -`); stdin is closed when absent. */
+  input?: string;
+  /** Applied to helm's stderr before it is logged or put in a HelmError (Secret values). */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -30,7 +34,7 @@ export class HelmRunner {
       timeout: opts.timeoutMs,
       killSignal: 'SIGTERM',
       forceKillAfterDelay: 10_000,
-      stdin: 'ignore',
+      ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
     });
     const durationMs = Date.now() - started;
     // Only the subcommand is logged: arguments may name values files but never contain values.
@@ -39,7 +43,7 @@ export class HelmRunner {
       const error = new HelmError({
         step: opts.step,
         exitCode: result.exitCode,
-        stderr: String(result.stderr ?? ''),
+        stderr: (opts.redact ?? String)(String(result.stderr ?? '')),
         timedOut: result.timedOut,
       });
       this.log.warn({ ...logFields, exitCode: result.exitCode, timedOut: result.timedOut, error: error.stderrExcerpt }, 'helm failed');

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
+import { ValuesDigester } from '../reconcile/values-digest.js';
 import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from './release-record.js';
 
 /**
@@ -29,6 +31,8 @@ export interface StoredRelease {
   config: Record<string, unknown>;
   lastDeployed?: string;
   description?: string;
+  /** Keyed digest of `config`, set when read through ReleaseStorage (never a plain hash). */
+  valuesDigest?: string;
 }
 
 /** Decodes one release record into what decisions need. */
@@ -62,7 +66,11 @@ export function summarizeHistory(releases: StoredRelease[]): ReleaseHistory {
 }
 
 export class ReleaseStorage {
-  constructor(private readonly kube: KubeClients) {}
+  /** Readers that only look at history need no shared key; the controller passes its own. */
+  constructor(
+    private readonly kube: KubeClients,
+    private readonly digester = new ValuesDigester(randomBytes(32)),
+  ) {}
 
   async history(namespace: string, releaseName: string): Promise<ReleaseHistory> {
     const list = await this.kube.core.listNamespacedSecret({
@@ -73,7 +81,8 @@ export class ReleaseStorage {
     for (const secret of list.items) {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;
-      releases.push(decodeReleaseRecord(data));
+      const record = decodeReleaseRecord(data);
+      releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
     }
     return summarizeHistory(releases);
   }

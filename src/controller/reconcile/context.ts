@@ -5,6 +5,7 @@ import type { ReleaseStorage } from '../helm/release-storage.js';
 import type { KubeClients } from '../kube/client.js';
 import type { ReleaseEventSink } from '../kube/event-recorder.js';
 import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
+import type { ValuesDigester } from './values-digest.js';
 
 /** Everything a reconcile touches, injected so tests can drive it and the clock. */
 export interface ReconcileContext {
@@ -13,6 +14,8 @@ export interface ReconcileContext {
   storage: ReleaseStorage;
   helm: HelmClient;
   charts: RepositoryIndexCache;
+  /** Keyed values digest shared by all replicas. */
+  digester: ValuesDigester;
   events: ReleaseEventSink;
   log: Logger;
   now: () => Date;

@@ -3,8 +3,7 @@ import { valid } from 'semver';
 import { ChartNotFoundError } from '../charts/repository-index.js';
 import type { ReconcileContext } from './context.js';
 import type { DesiredRelease } from './release-state.js';
-import { composeValues, ValuesError } from './values-from.js';
-import { valuesDigest } from './values.js';
+import { composeValues, ValuesError, type ComposedValues } from './values-from.js';
 
 export type DesiredOutcome =
   | { ok: true; desired: DesiredRelease }
@@ -12,12 +11,13 @@ export type DesiredOutcome =
 
 /**
  * Resolves what the HelmRelease asks for: the exact chart version (an exact version is taken as
- * written; a range is resolved from the repository index over HTTP) and the composed values.
+ * written; a range is resolved from the repository index over HTTP), the composed values and
+ * the Secret values among them (for redaction).
  */
 export async function resolveDesiredRelease(ctx: ReconcileContext, release: HelmRelease): Promise<DesiredOutcome> {
-  let values: Record<string, unknown>;
+  let composed: ComposedValues;
   try {
-    values = await composeValues(ctx.kube, release);
+    composed = await composeValues(ctx.kube, release);
   } catch (error) {
     if (error instanceof ValuesError) return { ok: false, problem: 'values', message: error.message };
     throw error;
@@ -25,7 +25,9 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
   const { repository, name, version } = release.spec.chart;
   let chartVersion: string;
   if (version && valid(version)) {
-    chartVersion = valid(version)!;
+    // As written, not normalized: helm pull looks for this exact string first, and a `v` or a
+    // `+build` is part of how the chart records its version (compared in chart-version.ts).
+    chartVersion = version.trim();
   } else {
     try {
       chartVersion = await ctx.charts.resolve(repository, name, version);
@@ -34,5 +36,6 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
       throw error;
     }
   }
-  return { ok: true, desired: { chartName: name, chartVersion, values, valuesDigest: valuesDigest(values) } };
+  const { values, secrets } = composed;
+  return { ok: true, desired: { chartName: name, chartVersion, values, valuesDigest: ctx.digester.digest(values), secrets } };
 }

@@ -3,6 +3,8 @@ import { FINALIZER } from '../../api/vocabulary.js';
 import type { RollbackRequest } from '../../api/annotations.js';
 import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
 import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from './rollback-decision.js';
+import { sameChartVersion } from './chart-version.js';
+import type { SecretValues } from './redact.js';
 import { canonicalJson } from './values.js';
 import { untested } from './test-decision.js';
 import {
@@ -25,7 +27,10 @@ export interface DesiredRelease {
   chartName: string;
   chartVersion: string;
   values: Record<string, unknown>;
+  /** Keyed digest of the values (values-digest.ts). */
   valuesDigest: string;
+  /** Strings that came from Secrets: redacted from every message about this release. */
+  secrets: SecretValues;
 }
 
 export type LifecycleState =
@@ -150,7 +155,7 @@ export function isStaleLock(pending: StoredRelease, clock: Clock): boolean {
 export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): boolean {
   return (
     stored.chartName === desired.chartName &&
-    stored.chartVersion === desired.chartVersion &&
+    sameChartVersion(stored.chartVersion, desired.chartVersion) &&
     canonicalJson(stored.config) === canonicalJson(desired.values)
   );
 }
@@ -169,7 +174,7 @@ export function lastAttemptFailedForThis(release: HelmRelease, desired: DesiredR
 function describeDifference(stored: StoredRelease, desired: DesiredRelease, latest?: StoredRelease): string {
   if (latest && latest !== stored && isSameRelease(stored, desired)) return `revision ${latest.revision} ${latest.status}; re-applying revision ${stored.revision}'s chart and values`;
   if (stored.chartName !== desired.chartName) return `chart ${stored.chartName} → ${desired.chartName}`;
-  if (stored.chartVersion !== desired.chartVersion) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
+  if (!sameChartVersion(stored.chartVersion, desired.chartVersion)) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
   return 'values changed';
 }
 

@@ -1,7 +1,8 @@
-import { parse } from 'yaml';
 import type { HelmRelease, ValuesReference } from '../../api/helmrelease.js';
 import type { KubeClients } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
+import { HelmYamlError, parseHelmYaml } from './helm-yaml.js';
+import { SecretValues } from './redact.js';
 import { isPlainObject, mergeValues } from './values.js';
 
 /** Values that cannot be assembled: a missing source, a missing key, or YAML that is not a map. */
@@ -11,26 +12,39 @@ export class ValuesError extends Error {
 
 const DEFAULT_VALUES_KEY = 'values.yaml';
 
+export interface ComposedValues {
+  values: Record<string, unknown>;
+  /** Everything that came from a Secret, to be redacted from helm's output. */
+  secrets: SecretValues;
+}
+
 /**
  * valuesFrom in order, then spec.values on top. Secret contents are never put in messages:
- * errors name the object and key only.
+ * errors name the object and key only, and the Secret's values are returned for redaction.
  */
-export async function composeValues(kube: KubeClients, release: HelmRelease): Promise<Record<string, unknown>> {
+export async function composeValues(kube: KubeClients, release: HelmRelease): Promise<ComposedValues> {
   let values: Record<string, unknown> = {};
+  const secrets = new SecretValues();
   for (const ref of release.spec.valuesFrom ?? []) {
     const text = await readValuesSource(kube, release.metadata.namespace, ref);
     if (text === undefined) continue;
-    values = mergeValues(values, parseValuesText(text, ref));
+    // Collected before parsing, so even a Secret that fails to parse is redacted from what follows.
+    if (ref.kind === 'Secret') secrets.add(text);
+    const parsed = parseValuesText(text, ref);
+    if (ref.kind === 'Secret') secrets.addSource(text, parsed);
+    values = mergeValues(values, parsed);
   }
-  return mergeValues(values, release.spec.values ?? {});
+  return { values: mergeValues(values, release.spec.values ?? {}), secrets };
 }
 
+/** Parses a valuesFrom document as helm parses a values file (YAML 1.1, merge keys). */
 export function parseValuesText(text: string, ref: ValuesReference): Record<string, unknown> {
   const where = `${ref.kind}/${ref.name} key ${ref.valuesKey ?? DEFAULT_VALUES_KEY}`;
   let parsed: unknown;
   try {
-    parsed = parse(text);
+    parsed = parseHelmYaml(text);
   } catch (error) {
+    if (error instanceof HelmYamlError) throw new ValuesError(`${where}: ${error.message}`);
     const detail = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
     throw new ValuesError(`${where} is not valid YAML${detail ? ` (line ${detail})` : ''}`);
   }

@@ -1,13 +1,19 @@
-import { createHash } from 'node:crypto';
-
 /** Helm's coalescing rule: maps merge key by key, anything else (lists too) is replaced. */
 export function mergeValues(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(override)) {
-    const current = merged[key];
-    merged[key] = isPlainObject(current) && isPlainObject(value) ? mergeValues(current, value) : value;
+    const current = Object.hasOwn(merged, key) ? merged[key] : undefined;
+    setOwn(merged, key, isPlainObject(current) && isPlainObject(value) ? mergeValues(current, value) : value);
   }
   return merged;
+}
+
+/**
+ * Sets a key as an own property even when it is "__proto__": plain assignment would change the
+ * object's prototype instead, and the key would silently never reach helm.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -22,8 +28,4 @@ export function canonicalJson(value: unknown): string {
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
-}
-
-export function valuesDigest(values: Record<string, unknown>): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(values)).digest('hex')}`;
 }

@@ -3,7 +3,6 @@ import { ConditionType, StateReason, type ReleaseEvent } from '../../api/vocabul
 import type { ReleaseHistory } from '../helm/release-storage.js';
 import type { DesiredRelease } from '../reconcile/release-state.js';
 import type { ReleaseTarget } from '../reconcile/release-target.js';
-import { valuesDigest } from '../reconcile/values.js';
 import { findCondition, removeCondition, setCondition } from './conditions.js';
 
 /**
@@ -19,7 +18,7 @@ export function historyFromStorage(history: ReleaseHistory): HistoryEntry[] {
     chartName: r.chartName,
     chartVersion: r.chartVersion,
     ...(r.appVersion ? { appVersion: r.appVersion } : {}),
-    valuesDigest: valuesDigest(r.config),
+    valuesDigest: r.valuesDigest ?? '',
     status: r.status,
     ...(r.lastDeployed ? { deployedAt: r.lastDeployed } : {}),
   }));

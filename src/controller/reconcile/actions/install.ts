@@ -9,6 +9,7 @@ import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import type { AttemptOutcome } from './shared.js';
 import { testsWanted } from '../test-decision.js';
 import { withTestsPending } from '../../status/test-status.js';
+import { redactSecrets } from '../redact.js';
 import { pullChart, releaseRequest } from './shared.js';
 
 /**
@@ -34,7 +35,8 @@ export async function installRelease(
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const history = await ctx.storage.history(target.namespace, target.releaseName);
-    const message = `Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`;
+    // helm's output is redacted as it is read; this guards the whole message as formed.
+    const message = redactSecrets(`Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`, desired.secrets);
     const failures = (started.installFailures ?? 0) + 1;
     const final = failureIsFinal(remediationPolicy(release.spec, 'install'), failures);
     await ctx.api.patchStatus(release, failedStatus(attempted, ReleaseEvent.InstallFailed, message, history, ctx.now(), { final, counter: 'install' }));

@@ -4,6 +4,7 @@ import type { ReleaseRequest } from '../../helm/helm-client.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
+import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../release-state.js';
 import type { ReleaseTarget } from '../release-target.js';
 
@@ -44,6 +45,7 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
     impersonate: target.impersonate,
+    redact: (text) => redactSecrets(text, desired.secrets),
   };
 }
 

@@ -9,6 +9,7 @@ import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import type { AttemptOutcome } from './shared.js';
 import { testsWanted } from '../test-decision.js';
 import { withTestsPending } from '../../status/test-status.js';
+import { redactSecrets } from '../redact.js';
 import { pullChart, releaseRequest } from './shared.js';
 
 /** Upgrades a deployed release to the desired chart and values. */
@@ -31,7 +32,8 @@ export async function upgradeRelease(
     // Record what Helm really wrote (a failed revision), even though the action failed.
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     const stillDeployed = history.deployed ? `; revision ${history.deployed.revision} (${history.deployed.chartVersion}) is still deployed` : '';
-    const message = `Helm upgrade to ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}${stillDeployed}`;
+    // helm's output is redacted as it is read; this guards the whole message as formed.
+    const message = redactSecrets(`Helm upgrade to ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}${stillDeployed}`, desired.secrets);
     const failures = (started.upgradeFailures ?? 0) + 1;
     const final = failureIsFinal(remediationPolicy(release.spec, 'upgrade'), failures);
     await ctx.api.patchStatus(release, failedStatus(attempted, ReleaseEvent.UpgradeFailed, message, history, ctx.now(), { final, counter: 'upgrade' }));
