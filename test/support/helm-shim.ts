@@ -13,6 +13,8 @@ export interface HelmShim {
   /** When each helm process of this subcommand started (ms since the epoch), in order. */
   startTimes(subcommand: string): Promise<number[]>;
   setUpgradeDelay(seconds: number): Promise<void>;
+  /** Holds every later `helm <subcommand>` this long before it starts. */
+  setDelay(subcommand: 'rollback' | 'uninstall' | 'install' | 'test', seconds: number): Promise<void>;
 }
 
 export async function createHelmShim(dir: string, realHelm: string): Promise<HelmShim> {
@@ -29,6 +31,7 @@ export async function createHelmShim(dir: string, realHelm: string): Promise<Hel
 printf '%s\\n' "$(printf '%s\\x1f' "$@")" >> ${JSON.stringify(log)}
 printf '%s %s\\n' "$(date +%s%3N)" "$1" >> ${JSON.stringify(timesLog)}
 if [[ "$1" == upgrade ]]; then sleep "$(cat ${JSON.stringify(delayFile)})"; fi
+if [[ -f ${JSON.stringify(dir)}/delay-"$1" ]]; then sleep "$(cat ${JSON.stringify(dir)}/delay-"$1")"; fi
 exec ${JSON.stringify(realHelm)} "$@"
 `,
   );
@@ -49,5 +52,6 @@ exec ${JSON.stringify(realHelm)} "$@"
         .filter(([, sub]) => sub === subcommand)
         .map(([ms]) => Number(ms)),
     setUpgradeDelay: (seconds) => writeFile(delayFile, String(seconds)),
+    setDelay: (subcommand, seconds) => writeFile(join(dir, `delay-${subcommand}`), String(seconds)),
   };
 }

@@ -114,7 +114,9 @@ function determineFailureState(release: HelmRelease, desired: DesiredRelease, hi
     failures,
     policy,
     history,
-    latestIsFailedAttempt: !!latest && latest.status !== 'uninstalled' && isSameRelease(latest, desired),
+    // The attempt itself, or a remediation of it that died half-way (a rollback left failed or
+    // unlocked after its helm was killed): either way the release still needs remediating.
+    latestIsFailedAttempt: !!latest && latest.status !== 'uninstalled' && (isSameRelease(latest, desired) || latest.status === 'failed'),
     remediation: remediationOfThisFailure(release, failed, failures),
     attemptedAt: release.status?.lastAttemptedAt,
     now: clock.now,
