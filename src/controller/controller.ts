@@ -14,6 +14,7 @@ import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import type { ReconcileContext } from './reconcile/context.js';
 import { reconcileRelease } from './reconcile/reconciler.js';
+import { RunningOperations } from './reconcile/running-operations.js';
 import { ValuesDigester } from './reconcile/values-digest.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
@@ -38,6 +39,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
   };
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
+  const operations = new RunningOperations();
   const ctx: ReconcileContext = {
     kube,
     api,
@@ -48,6 +50,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     events: new KubeEventRecorder(kube, log),
     log,
     now: () => new Date(),
+    operations,
   };
 
   const connection = connectRedis(config.redisUrl);
@@ -66,7 +69,10 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     },
   });
 
-  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log, silenceMs: config.watchSilenceMs });
+  const onGeneration = (key: string, generation: number | undefined) => {
+    if (operations.supersede(key, generation)) log.info({ release: key, action: 'supersede', generation }, 'a newer generation cancels the running helm operation');
+  };
+  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, onGeneration, log, silenceMs: config.watchSilenceMs });
   await informers.start();
   const stopResync = startResync({ list: () => informers.list(), onKey: enqueue, tickMs: config.resyncTickMs });
   const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;

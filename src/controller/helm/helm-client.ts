@@ -25,6 +25,8 @@ export interface ReleaseRequest {
   impersonate?: { namespace: string; name: string };
   /** Removes Secret values from helm's error output (it can quote the offending value). */
   redact?: (text: string) => string;
+  /** Stops helm when a newer generation of the HelmRelease arrives (running-operations.ts). */
+  cancelSignal?: AbortSignal;
 }
 
 export interface ChartRequest {
@@ -118,7 +120,7 @@ export class HelmClient {
   }
 
   private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {
-    return { step, release: req.key, timeoutMs: this.killAfterMs(req), input: helmValuesDocument(req.values), redact: req.redact };
+    return { step, release: req.key, timeoutMs: this.killAfterMs(req), input: helmValuesDocument(req.values), redact: req.redact, cancelSignal: req.cancelSignal };
   }
 
   private commonReleaseFlags(req: ReleaseRequest): string[] {

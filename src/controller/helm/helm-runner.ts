@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import type { Logger } from '../../log.js';
-import { HelmError, type HelmStep } from './helm-error.js';
+import { HelmCanceledError, HelmError, type HelmStep } from './helm-error.js';
 
 export interface HelmRunOptions {
   step: HelmStep;
@@ -12,6 +12,8 @@ export interface HelmRunOptions {
   input?: string;
   /** Applied to helm's stderr before it is logged or put in a HelmError (Secret values). */
   redact?: (text: string) => string;
+  /** Aborting it stops helm (SIGTERM, as for its own timeout): a newer spec supersedes the operation. */
+  cancelSignal?: AbortSignal;
 }
 
 /**
@@ -35,10 +37,15 @@ export class HelmRunner {
       killSignal: 'SIGTERM',
       forceKillAfterDelay: 10_000,
       ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
+      ...(opts.cancelSignal ? { cancelSignal: opts.cancelSignal } : {}),
     });
     const durationMs = Date.now() - started;
     // Only the subcommand is logged: arguments may name values files but never contain values.
     const logFields = { release: opts.release, action: opts.step, helm: args[0], durationMs };
+    if (result.isCanceled) {
+      this.log.info({ ...logFields, exitCode: result.exitCode }, 'helm cancelled');
+      throw new HelmCanceledError(opts.step);
+    }
     if (result.failed) {
       const error = new HelmError({
         step: opts.step,

@@ -182,7 +182,7 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
 }
 
 function followUp(release: HelmRelease, outcome: AttemptOutcome): boolean {
-  return outcome === 'failed' || (outcome === 'succeeded' && testsWanted(release));
+  return outcome === 'failed' || outcome === 'superseded' || (outcome === 'succeeded' && testsWanted(release));
 }
 
 function describeAttempts(release: HelmRelease): string {

@@ -164,3 +164,10 @@ export function uninstallingStatus(release: HelmRelease, now: Date): HelmRelease
 export function checkedStatus(now: Date): HelmReleaseStatus {
   return { lastReconciledAt: now.toISOString() };
 }
+
+/** An install/upgrade cancelled because a newer generation arrived: still reconciling, no failure counted. */
+export function supersededStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  const conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Progressing, message }, now, gen);
+  return { conditions, lastAttemptFailed: false, lastReconciledAt: now.toISOString() };
+}

@@ -20,6 +20,8 @@ export interface InformerSupervisorOptions {
   /** Watch these namespaces only; all namespaces when empty. */
   namespaces: string[];
   onKey: (key: string, reason: string) => void;
+  /** A new generation of a release was seen (cancels an operation running for an older one). */
+  onGeneration?: (key: string, generation: number | undefined) => void;
   log: Logger;
   /** Relist when nothing at all was heard for this long (a silently stalled watch). */
   silenceMs?: number;
@@ -104,7 +106,9 @@ export class InformerSupervisor {
     this.lastHeard = this.now();
     const key = releaseKey(release.metadata.namespace, release.metadata.name);
     const next = seenState(release);
-    const enqueue = reason === 'add' || shouldEnqueueOnUpdate(this.seen.get(key), next);
+    const previous = this.seen.get(key);
+    if (previous && previous.generation !== next.generation) this.opts.onGeneration?.(key, next.generation);
+    const enqueue = reason === 'add' || shouldEnqueueOnUpdate(previous, next);
     this.seen.set(key, next);
     if (enqueue) this.opts.onKey(key, reason);
     this.wakeDependants(release, key, reason);

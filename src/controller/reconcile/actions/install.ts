@@ -1,6 +1,6 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
-import { HelmError } from '../../helm/helm-error.js';
+import { HelmCanceledError, HelmError } from '../../helm/helm-error.js';
 import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
@@ -10,7 +10,7 @@ import type { AttemptOutcome } from './shared.js';
 import { testsWanted } from '../test-decision.js';
 import { withTestsPending } from '../../status/test-status.js';
 import { redactSecrets } from '../redact.js';
-import { pullChart, releaseRequest } from './shared.js';
+import { pullChart, releaseRequest, reportSuperseded, supersedable } from './shared.js';
 
 /**
  * Installs the release. `reinstall` first removes a release whose only revisions failed, since
@@ -31,8 +31,9 @@ export async function installRelease(
     if (mode === 'reinstall') {
       await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
     }
-    await ctx.helm.install(releaseRequest(release, target, desired, chartPath, 'install'));
+    await supersedable(ctx, release, target, (cancelSignal) => ctx.helm.install({ ...releaseRequest(release, target, desired, chartPath, 'install'), cancelSignal }));
   } catch (error) {
+    if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, `Install of ${desired.chartName}@${desired.chartVersion}`);
     if (!(error instanceof HelmError)) throw error;
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     // helm's output is redacted as it is read; this guards the whole message as formed.

@@ -1,6 +1,6 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
-import { HelmError } from '../../helm/helm-error.js';
+import { HelmCanceledError, HelmError } from '../../helm/helm-error.js';
 import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
@@ -10,7 +10,7 @@ import type { AttemptOutcome } from './shared.js';
 import { testsWanted } from '../test-decision.js';
 import { withTestsPending } from '../../status/test-status.js';
 import { redactSecrets } from '../redact.js';
-import { pullChart, releaseRequest } from './shared.js';
+import { pullChart, releaseRequest, reportSuperseded, supersedable } from './shared.js';
 
 /** Upgrades a deployed release to the desired chart and values. */
 export async function upgradeRelease(
@@ -26,8 +26,9 @@ export async function upgradeRelease(
   await ctx.api.patchStatus(release, started);
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
   try {
-    await ctx.helm.upgrade(releaseRequest(release, target, desired, chartPath, 'upgrade'));
+    await supersedable(ctx, release, target, (cancelSignal) => ctx.helm.upgrade({ ...releaseRequest(release, target, desired, chartPath, 'upgrade'), cancelSignal }));
   } catch (error) {
+    if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, `Upgrade to ${desired.chartName}@${desired.chartVersion}`);
     if (!(error instanceof HelmError)) throw error;
     // Record what Helm really wrote (a failed revision), even though the action failed.
     const history = await ctx.storage.history(target.namespace, target.releaseName);
