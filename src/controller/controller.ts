@@ -18,6 +18,7 @@ import { RunningOperations } from './reconcile/running-operations.js';
 import { ValuesDigester } from './reconcile/values-digest.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
+import { ValuesSourceWatch } from './watch/values-source-watch.js';
 
 export interface RunningController {
   ready: () => boolean;
@@ -74,6 +75,9 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   };
   const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, onGeneration, log, silenceMs: config.watchSilenceMs });
   await informers.start();
+  // valuesFrom: a changed ConfigMap or Secret enqueues the releases that read it (metadata only).
+  const valuesSources = new ValuesSourceWatch({ kubeConfig, namespaces: config.namespaces, releases: () => informers.list(), onKey: enqueue, log });
+  await valuesSources.start();
   const stopResync = startResync({ list: () => informers.list(), onKey: enqueue, tickMs: config.resyncTickMs });
   const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
   log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency }, 'controller started');
@@ -84,6 +88,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
       stopResync();
       health?.close();
       await informers.stop();
+      await valuesSources.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await queue.close();
