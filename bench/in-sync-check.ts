@@ -29,6 +29,8 @@ import { HelmRunner } from '../src/controller/helm/helm-runner.js';
 import { ReleaseStorage } from '../src/controller/helm/release-storage.js';
 import { makeKubeClients } from '../src/controller/kube/client.js';
 import { KubeEventRecorder } from '../src/controller/kube/event-recorder.js';
+import { IdentityClients } from '../src/controller/kube/identity.js';
+import { OPEN_TENANCY } from '../src/controller/reconcile/release-target.js';
 import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
 import type { ReconcileContext } from '../src/controller/reconcile/context.js';
 import { reconcileRelease } from '../src/controller/reconcile/reconciler.js';
@@ -133,6 +135,8 @@ await runBench('in-sync-check', maxSeconds, async (cleanup) => {
     kube,
     api: new HelmReleaseApi(kube),
     storage: new ReleaseStorage(kube),
+    identities: new IdentityClients(kube),
+    tenancy: OPEN_TENANCY,
     helm: new HelmClient(new HelmRunner(countedHelm.bin, helmEnv, quietLog), join(benchDir, 'work')),
     charts: new RepositoryIndexCache(),
     digester: new ValuesDigester(randomBytes(32)),

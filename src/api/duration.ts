@@ -8,3 +8,27 @@ export function parseDuration(text: string): number {
   if (parts.length === 0 || consumed !== text) throw new Error(`"${text}" is not a duration like 30s, 5m or 1h30m`);
   return parts.reduce((total, p) => total + Number(p[1]) * (UNIT_MS[p[2]!] ?? 0), 0);
 }
+
+/** Bounds the schema enforces (CEL) and the code applies again to whatever gets through. */
+export const DURATION_BOUNDS = {
+  /** interval: 0s would check in a tight loop. */
+  minInterval: '1s',
+  maxInterval: '168h',
+  minTimeout: '1s',
+  /** timeout: a helm operation longer than a day is a mistake, and far below Node's timer limit. */
+  maxTimeout: '24h',
+} as const;
+
+/** Node's timers hold a signed 32-bit ms count; anything larger fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Pure: a delay safe to hand to setTimeout (and to execa's timeout), at least 1 ms. */
+export function clampTimerMs(ms: number): number {
+  if (!Number.isFinite(ms)) return MAX_TIMER_MS;
+  return Math.min(MAX_TIMER_MS, Math.max(1, Math.round(ms)));
+}
+
+/** Pure: `ms` kept within the named bounds (both Go-style durations). */
+export function clampDuration(ms: number, min: string, max: string): number {
+  return Math.min(parseDuration(max), Math.max(parseDuration(min), ms));
+}

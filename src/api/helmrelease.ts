@@ -1,11 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import {
+  BoundedDuration,
   celRules,
+  type CelRule,
   DNS_LABEL_PATTERN,
-  Duration,
   FreeFormObject,
   StringEnum,
 } from './schema-helpers.js';
+import { DURATION_BOUNDS } from './duration.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 
 /**
@@ -20,6 +22,12 @@ export const ChartRef = Type.Object(
       pattern: '^(https?|oci)://[^\\s]+$',
       maxLength: 2048,
       description: 'Chart repository: an http(s) Helm repository or an oci:// registry path.',
+      // Early, plain feedback for the obvious cases; the controller's host policy checks every
+      // address a name resolves to (and other spellings of these addresses) when it fetches.
+      ...celRules({
+        rule: "!self.matches('(?i)^[a-z]+://([^/@]*@)?(169[.]254[.]|[[]fe[89ab][0-9a-f]*:|[[]::ffff:169[.]254[.]|metadata[.]google[.]internal([:/]|$))')",
+        message: 'must not point at a link-local address or a cloud metadata service',
+      }),
     }),
     name: Type.String({
       pattern: '^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$',
@@ -96,12 +104,12 @@ export const UpgradeSpec = Type.Object({
 export const TestSpec = Type.Object({
   enable: Type.Optional(Type.Boolean({ description: 'Run `helm test` after every install and upgrade.' })),
   ignoreFailures: Type.Optional(Type.Boolean({ description: 'A failed test is reported (TestSuccess=False) but not remediated; the release stays Ready.' })),
-  timeout: Type.Optional(Duration({ description: 'Time allowed for the test pods. Default: spec.timeout.' })),
+  timeout: Type.Optional(BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the test pods. Default: spec.timeout.' })),
 });
 
 export const UninstallSpec = Type.Object({
   keepHistory: Type.Optional(Type.Boolean({ description: 'helm uninstall --keep-history: keep the release records.' })),
-  timeout: Type.Optional(Duration({ description: 'Time allowed for the uninstall. Default: spec.timeout.' })),
+  timeout: Type.Optional(BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the uninstall. Default: spec.timeout.' })),
 });
 
 export const DependencyReference = Type.Object({
@@ -116,22 +124,28 @@ export const HelmReleaseSpec = Type.Object(
       Type.String({
         pattern: DNS_LABEL_PATTERN,
         maxLength: 53,
-        description: 'Helm release name. Default: metadata.name. Immutable.',
-        ...celRules({ rule: 'self == oldSelf', message: 'releaseName is immutable; create a new HelmRelease instead' }),
+        description: 'Helm release name. Default: metadata.name. Immutable (enforced on spec, see below).',
       }),
     ),
     targetNamespace: Type.Optional(
       Type.String({
         pattern: DNS_LABEL_PATTERN,
         maxLength: 63,
-        description: 'Namespace the release is installed in. Default: metadata.namespace. Immutable.',
-        ...celRules({ rule: 'self == oldSelf', message: 'targetNamespace is immutable; create a new HelmRelease instead' }),
+        description: 'Namespace the release is installed in. Default: metadata.namespace. Immutable (enforced on spec, see below).',
       }),
     ),
     values: Type.Optional(FreeFormObject({ description: 'Helm values, merged over valuesFrom.' })),
     valuesFrom: Type.Optional(Type.Array(ValuesReference, { maxItems: 32 })),
-    interval: Type.Optional(Duration({ description: 'How often the release is checked against the cluster. Default: 10m.' })),
-    timeout: Type.Optional(Duration({ description: 'Time allowed for one helm operation. Default: 5m.' })),
+    interval: Type.Optional(
+      BoundedDuration(DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval, {
+        description: `How often the release is checked against the cluster, ${DURATION_BOUNDS.minInterval} to ${DURATION_BOUNDS.maxInterval}. Default: 10m.`,
+      }),
+    ),
+    timeout: Type.Optional(
+      BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, {
+        description: `Time allowed for one helm operation, ${DURATION_BOUNDS.minTimeout} to ${DURATION_BOUNDS.maxTimeout}. Default: 5m.`,
+      }),
+    ),
     suspend: Type.Optional(Type.Boolean({ description: 'Stop every action for this release; it stays installed.' })),
     serviceAccountName: Type.Optional(
       Type.String({
@@ -147,8 +161,21 @@ export const HelmReleaseSpec = Type.Object(
     dependsOn: Type.Optional(Type.Array(DependencyReference, { maxItems: 64, description: 'HelmReleases that must be Ready (at their current generation) before this one is installed or upgraded.' })),
     maxHistory: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Revisions helm keeps. Default: 10; 0 = unlimited.' })),
   },
-  { description: 'The desired state of a Helm release.' },
+  {
+    description: 'The desired state of a Helm release.',
+    // On the parent, not the fields: a rule on a field does not run when the old object lacked
+    // it, so adding (or removing) releaseName or targetNamespace would move the release silently.
+    ...celRules(immutableOptional('releaseName'), immutableOptional('targetNamespace')),
+  },
 );
+
+function immutableOptional(field: string): CelRule {
+  return {
+    rule: `has(self.${field}) == has(oldSelf.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
+    message: `${field} is immutable (it cannot be set, changed or removed after creation); create a new HelmRelease instead`,
+    fieldPath: `.${field}`,
+  };
+}
 
 export const Condition = Type.Object({
   type: Type.String({ maxLength: 316 }),
@@ -184,6 +211,7 @@ export const RollbackRecord = Type.Object(
   {
     requestId: Type.String({ maxLength: 100, description: 'The request handled (helmcrew.dev/rollback-request).' }),
     succeeded: Type.Boolean(),
+    inProgress: Type.Optional(Type.Boolean({ description: 'Written before helm starts: a controller that died mid-rollback retries to the same revision.' })),
     fromRevision: Type.Optional(Type.Integer()),
     toRevision: Type.Optional(Type.Integer({ description: 'The revision rolled back to.' })),
     revision: Type.Optional(Type.Integer({ description: 'The new revision helm wrote.' })),

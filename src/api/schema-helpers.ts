@@ -14,7 +14,21 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$';
 
 export function Duration(options: SchemaOptions = {}) {
-  return Type.String({ pattern: DURATION_PATTERN, ...options });
+  return Type.String({ pattern: DURATION_PATTERN, maxLength: 32, ...options });
+}
+
+/**
+ * A Duration between `min` and `max` (Go spellings, which CEL's duration() parses too), so the
+ * API server refuses `interval: 0s` or a timeout that would overflow a timer, naming the field.
+ */
+export function BoundedDuration(min: string, max: string, options: SchemaOptions = {}) {
+  return Duration({
+    ...options,
+    ...celRules({
+      rule: `duration(self) >= duration('${min}') && duration(self) <= duration('${max}')`,
+      message: `must be between ${min} and ${max}`,
+    }),
+  });
 }
 
 /** Arbitrary YAML (Helm values): kept as given. */

@@ -28,6 +28,10 @@ export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
 /** Event names of DESIGN.md; also used as condition reasons. */
 export const ReleaseEvent = {
+  /** An install began (helm is about to run): the first state of an operation's message. */
+  InstallStarted: 'InstallStarted',
+  /** An upgrade began (helm is about to run). */
+  UpgradeStarted: 'UpgradeStarted',
   InstallSucceeded: 'InstallSucceeded',
   InstallFailed: 'InstallFailed',
   UpgradeSucceeded: 'UpgradeSucceeded',
@@ -52,6 +56,18 @@ export const ReleaseEvent = {
   ActionRequested: 'ActionRequested',
   /** Audit: a person was refused (not authorized, approval missing); nothing changed. */
   ActionRefused: 'ActionRefused',
+  /** The Helm release belongs to another HelmRelease (or was not installed by helmcrew): left alone. */
+  ReleaseOwnedByOther: 'ReleaseOwnedByOther',
+  /** The operator's lock-down forbids installing into another namespace than the HelmRelease's own. */
+  TargetNamespaceRefused: 'TargetNamespaceRefused',
+  /** The identity the HelmRelease acts as may not read its release records. */
+  AccessDenied: 'AccessDenied',
+  /** A reconcile failed in a way nothing else names (a bug, an API error): retried with backoff. */
+  ReconcileError: 'ReconcileError',
+  /** A Helm release record is corrupt or larger than the controller will decode. */
+  ReleaseRecordInvalid: 'ReleaseRecordInvalid',
+  /** The chart repository's host is not allowed (operator allow-list, link-local addresses). */
+  RepositoryNotAllowed: 'RepositoryNotAllowed',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
 
@@ -99,6 +115,12 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.Stalled,
   ReleaseEvent.ReleaseUnlocked,
   ReleaseEvent.ActionRefused,
+  ReleaseEvent.ReleaseOwnedByOther,
+  ReleaseEvent.TargetNamespaceRefused,
+  ReleaseEvent.AccessDenied,
+  ReleaseEvent.ReconcileError,
+  ReleaseEvent.ReleaseRecordInvalid,
+  ReleaseEvent.RepositoryNotAllowed,
 ]);
 
 export function severityOf(event: ReleaseEvent): Severity {

@@ -5,16 +5,19 @@ import { RepositoryIndexCache } from './charts/repository-index.js';
 import { startHealthServer } from './health-server.js';
 import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
+import { DEFAULT_RECORD_LIMITS } from './helm/release-record.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { loadKubeConfig, makeKubeClients } from './kube/client.js';
+import { NotifyPublisher } from '../notify/publish/publisher.js';
+import { IdentityClients } from './kube/identity.js';
 import { controllerNamespace, getOrCreateDigestKey } from './kube/digest-key.js';
-import { KubeEventRecorder } from './kube/event-recorder.js';
+import { CompositeEventSink, KubeEventRecorder } from './kube/event-recorder.js';
 import { HelmReleaseApi } from './kube/helmrelease-api.js';
 import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import type { ReconcileContext } from './reconcile/context.js';
-import { reconcileRelease } from './reconcile/reconciler.js';
 import { RunningOperations } from './reconcile/running-operations.js';
+import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from './reconcile/values-digest.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
@@ -41,20 +44,24 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   };
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const operations = new RunningOperations();
+  const connection = connectRedis(config.redisUrl);
+  // Every happening becomes a Kubernetes Event and a notification on the durable notify queue.
+  const publisher = new NotifyPublisher({ connection, prefix: config.queuePrefix, log });
   const ctx: ReconcileContext = {
     kube,
     api,
-    storage: new ReleaseStorage(kube, digester),
+    storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
+    identities: new IdentityClients(kube),
+    tenancy: config.tenancy,
     helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
-    charts: new RepositoryIndexCache(),
+    charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
-    events: new KubeEventRecorder(kube, log),
+    events: new CompositeEventSink([new KubeEventRecorder(kube, log), publisher]),
     log,
     now: () => new Date(),
     operations,
   };
 
-  const connection = connectRedis(config.redisUrl);
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const enqueue = (key: string, reason: string) => {
     queue.enqueue(key, reason).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not enqueue'));
@@ -64,7 +71,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
     log,
-    reconcile: (namespace, name) => reconcileRelease(ctx, namespace, name),
+    reconcile: (namespace, name) => reconcileReportingErrors(ctx, namespace, name),
     requeue: (key, reason, delayMs) => {
       queue.enqueue(key, reason, delayMs).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not requeue'));
     },
@@ -80,7 +87,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   await valuesSources.start();
   const stopResync = startResync({ list: () => informers.list(), onKey: enqueue, tickMs: config.resyncTickMs });
   const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
-  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency }, 'controller started');
+  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency, tenancy: config.tenancy }, 'controller started');
 
   return {
     ready: () => informers.ready,
@@ -92,6 +99,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await queue.close();
+      await publisher.close();
       connection.disconnect();
     },
   };

@@ -3,6 +3,8 @@
 // command finds it, re-uses it, or stops exactly the processes it started.
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadKubeConfig } from '../controller/kube/client.js';
+import { applyCrds } from '../controller/kube/crd-installer.js';
 import type { Logger } from '../log.js';
 import { certPaths, ensureCerts, type CertPaths } from './certs.js';
 import { startChartRepo } from './chart-repo.js';
@@ -63,6 +65,27 @@ export async function readDevEnvironment(stateDir?: string): Promise<DevEnvironm
   return file?.status === 'up' ? toEnvironment(file) : undefined;
 }
 
+export type DevEnvironmentCheck =
+  | { state: 'none' }
+  | { state: 'up'; env: DevEnvironment; replaced: string[] }
+  | { state: 'down'; env: DevEnvironment; dead: string[] };
+
+/**
+ * For `dev env`: the recorded environment and whether it works. A process restarted by hand
+ * has a new pid, but the environment still works when every endpoint answers: that is "up",
+ * with the replaced processes named (`dev down` stops only what it recorded).
+ */
+export async function checkDevEnvironment(stateDir?: string): Promise<DevEnvironmentCheck> {
+  const dir = resolveStateDir(stateDir);
+  const file = await readEnvFile(dir);
+  if (file?.status !== 'up') return { state: 'none' };
+  const env = toEnvironment(file);
+  const notRecorded = file.processes.filter((p) => !isAlive(p)).map((p) => p.name);
+  if (notRecorded.length === 0) return { state: 'up', env, replaced: [] };
+  if (await isServing(file, certPaths(statePaths(dir).certs))) return { state: 'up', env, replaced: notRecorded };
+  return { state: 'down', env, dead: notRecorded };
+}
+
 /** True while every process of `env` still runs (cheap: no network). */
 export function isDevEnvironmentAlive(env: DevEnvironment): boolean {
   return env.processes.every(isAlive);
@@ -71,11 +94,17 @@ export function isDevEnvironmentAlive(env: DevEnvironment): boolean {
 /** Every recorded process runs, the apiserver is ready and redis answers. Takes milliseconds. */
 async function isHealthy(file: EnvFile, certs: CertPaths): Promise<boolean> {
   if (file.status !== 'up' || !file.processes.every(isAlive)) return false;
+  return isServing(file, certs);
+}
+
+/** The apiserver is ready, redis answers and the chart repository serves: whatever the pids. */
+async function isServing(file: EnvFile, certs: CertPaths): Promise<boolean> {
   try {
     const tls = await Promise.all([certs.caCert, certs.adminCert, certs.adminKey].map((f) => readFile(f)));
     const readyz = await httpGet(`${file.apiserverUrl}/readyz`, { ca: tls[0], cert: tls[1], key: tls[2] });
     const port = Number(new URL(file.redisUrl!).port);
-    return readyz.status === 200 && (await pingRedis(port));
+    const index = file.chartRepoUrl ? await httpGet(`${file.chartRepoUrl}/index.yaml`) : { status: 200 };
+    return readyz.status === 200 && index.status === 200 && (await pingRedis(port));
   } catch {
     return false;
   }
@@ -113,6 +142,8 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
   if (existing) {
     if (await isHealthy(existing, certPaths(certDir))) {
       log.info({ stateDir }, 'dev environment already up');
+      // Cheap and idempotent: an environment from before the CRD changed gets the current one.
+      await applyCrds(loadKubeConfig(existing.kubeconfig));
       return toEnvironment(existing);
     }
     log.info({ stateDir }, 'previous dev environment is not fully running; replacing it');
@@ -145,6 +176,9 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
         file.kubeconfig = cp.kubeconfig;
         const kwok = await startKwok({ stateDir, bins, certs, kubeconfig: cp.kubeconfig, log, onStarted });
         await createFakeNodes({ kubeconfig: cp.kubeconfig, log, watch: [kwok] });
+        // Everything after `dev up` (controller, demo, kubectl apply) needs helmcrew's CRDs.
+        await applyCrds(loadKubeConfig(cp.kubeconfig));
+        log.info('helmcrew CRDs installed');
       })(),
       (async () => {
         file.redisUrl = (await startRedis({ stateDir, log, onStarted })).url;

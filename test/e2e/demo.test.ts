@@ -6,20 +6,28 @@ import { testEnv } from '../support/fixtures.js';
 
 /** The README's demo command, run as a person runs it, on the test run's environment. */
 describe('helmcrew demo', () => {
-  it('tells the unicorn story: pink, blue, green, broken, green again', async () => {
+  it('tells the unicorn story: pink, blue, green, broken, green again; then from chat: rollback to blue, resume to green', async () => {
     const { env } = testEnv();
     const result = await execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'demo'], {
-      env: { HELMCREW_STATE_DIR: env.stateDir, LOG_LEVEL: 'error' },
+      // No LOG_LEVEL: as `make demo` runs it, where the controller's warnings once broke the story.
+      env: { HELMCREW_STATE_DIR: env.stateDir },
       reject: false,
+      all: true,
       timeout: 300_000,
     });
     expect(result.exitCode, result.stderr).toBe(0);
     const pages = [...result.stdout.matchAll(/page: +the unicorn is (\w+)/g)].map((m) => m[1]);
     const ready = [...result.stdout.matchAll(/controller: Ready=(\w+) \((\w+)\)/g)].map((m) => `${m[1]} ${m[2]}`);
-    expect(pages).toEqual(['pink', 'blue', 'green', 'gold', 'green']);
+    expect(pages).toEqual(['pink', 'blue', 'green', 'gold', 'green', 'blue', 'green']);
+    expect(result.stdout).toMatch(/Alice: +\/release rollback unicorn-demo\/unicorn to \d+/);
+    expect(result.stdout).toMatch(/#incident:\n.*roll back unicorn-demo\/unicorn: revision \d+ → \d+.*\n.*:white_check_mark: .*Rolled back/);
+    expect(result.stdout).toMatch(/#incident:\n.*resume unicorn-demo\/unicorn\n.*:white_check_mark:/);
     expect(ready[3]).toBe('False UpgradeFailed');
     expect(ready.filter((r) => r.startsWith('True'))).toHaveLength(4);
     expect(result.stdout).toMatch(/containerPort: Invalid value: 80800/);
     expect(result.stdout).toMatch(/kubectl get helmreleases[\s\S]*unicorn +True/);
+    // The story stays clean: no JSON log line anywhere in what a person sees.
+    expect(result.all.split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
+    expect(result.stdout).toMatch(/controller started \(its log: .*demo-controller\.log\)/);
   });
 });

@@ -1,15 +1,17 @@
 // The local environment end to end: a real control plane with fake nodes, redis and the chart
 // repository come up in a temporary state dir, do their jobs, and are gone after `down`.
 // Cold (toolchain not yet built) the first step compiles Kubernetes from Go modules: many minutes.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { execa } from 'execa';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log.js';
 import { devDown, devUp, formatShellExports, readDevEnvironment, type DevEnvironment } from '../../src/dev/environment.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
 import { pidAlive } from '../../src/dev/processes.js';
 
 const log = createLogger('dev-environment-test', process.env.LOG_LEVEL ?? 'warn');
@@ -149,6 +151,45 @@ describe('dev environment', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(again).toEqual(env);
   }, 30_000);
+
+  it('installs the HelmRelease CRD, since everything after `dev up` needs it', async () => {
+    const crd = await kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: 'helmreleases.helmcrew.dev' });
+    expect(crd.status?.conditions?.find((c) => c.type === 'Established')?.status).toBe('True');
+  }, 30_000);
+
+  describe('`dev env` after a process was restarted by hand (a new pid)', () => {
+    const envFile = () => join(stateDir, 'env.json');
+    const devEnv = () => execa('node', [join(REPO_ROOT, 'bin/helmcrew.js'), 'dev', 'env'], { env: { HELMCREW_STATE_DIR: stateDir }, reject: false });
+    let original: string;
+    beforeAll(async () => {
+      original = await readFile(envFile(), 'utf8');
+    });
+    afterAll(async () => {
+      await writeFile(envFile(), original);
+    });
+    /** env.json as if `name` had been replaced: the recorded identity no longer runs. */
+    const replaced = (name: string, patch: Record<string, unknown> = {}) => {
+      const file = JSON.parse(original);
+      file.processes = file.processes.map((p: { name: string }) => (p.name === name ? { ...p, startTime: '1' } : p));
+      return JSON.stringify({ ...file, ...patch });
+    };
+
+    it('still prints the exports while the environment answers, and names the replaced process', async () => {
+      await writeFile(envFile(), replaced('chart-repo'));
+      const result = await devEnv();
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toBe(formatShellExports(env).trimEnd());
+      expect(result.stderr).toMatch(/chart-repo run with a new pid/);
+    }, 60_000);
+
+    it('says which processes are gone when the environment does not answer', async () => {
+      await writeFile(envFile(), replaced('redis', { redisUrl: 'redis://127.0.0.1:1' }));
+      const result = await devEnv();
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/these processes are gone: redis/);
+    }, 60_000);
+  });
 
   it('stops every process on down and forgets the environment', async () => {
     const pids = env.processes.map((p) => p.pid);

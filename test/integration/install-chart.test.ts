@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { readControllerConfig } from '../../src/config.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { testEnv } from '../support/fixtures.js';
 
@@ -27,5 +28,20 @@ describe('helm/helmcrew', () => {
       reject: false,
     });
     expect(applied.exitCode, applied.stderr).toBe(0);
+  });
+
+  it('exposes the repository allow-list and the size limits, in a form the controller accepts', async () => {
+    const rendered = await execa(env.helmBin, ['template', 'hc', chart, '--set', 'redis.url=redis://redis:6379', '--set', 'repositories.allowedHosts=charts.example.com\\,10.0.0.0/8']);
+    const deployment = parseAllDocuments(rendered.stdout).map((d) => d.toJSON()).find((o) => o?.kind === 'Deployment');
+    const vars = Object.fromEntries((deployment.spec.template.spec.containers[0].env as Array<{ name: string; value?: string }>).map((e) => [e.name, e.value]));
+    expect(vars).toMatchObject({
+      HELMCREW_ALLOWED_REPOSITORY_HOSTS: 'charts.example.com,10.0.0.0/8',
+      HELMCREW_MAX_INDEX_BYTES: String(20 * 1024 * 1024),
+      HELMCREW_INDEX_CACHE_BYTES: String(64 * 1024 * 1024),
+      HELMCREW_MAX_RELEASE_RECORD_BYTES: String(32 * 1024 * 1024),
+    });
+    const config = readControllerConfig(vars);
+    expect(config).toMatchObject({ maxIndexBytes: 20 * 1024 * 1024, indexCacheBytes: 64 * 1024 * 1024, maxReleaseRecordBytes: 32 * 1024 * 1024 });
+    expect(config.allowedRepositoryHosts.names.has('charts.example.com')).toBe(true);
   });
 });

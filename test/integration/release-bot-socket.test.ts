@@ -6,9 +6,9 @@ import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { createLogger } from '../../src/log.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { startFakeSlack, type FakeSlack } from '../../src/dev/slack-standin.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
-import { buttonClick, slashCommand } from '../support/signed-slack-request.js';
+import { buttonClick, slashCommand } from '../../src/dev/slack-requests.js';
 
 /**
  * Issue 7, Socket Mode: the real @slack/socket-mode client inside Bolt connects to a local
@@ -65,6 +65,11 @@ describe('/release in Slack (Socket Mode)', () => {
     throw new Error(`no reply on ${responseUrl}`);
   };
 
+  it('a token Slack does not accept stops start-up with one line naming it', async () => {
+    const config = readBotConfig({ SLACK_BOT_TOKEN: 'xoxb-wrong', SLACK_APP_TOKEN: 'xapp-socket', SLACK_API_URL: slack.apiUrl, REDIS_URL: env.redisUrl, KUBECONFIG: env.kubeconfig });
+    await expect(startBot(config, createLogger('bot', 'silent'))).rejects.toThrow(/^SLACK_BOT_TOKEN was not accepted by the Slack Web API: invalid_auth$/);
+  });
+
   it('connects through apps.connections.open with the app token', () => {
     expect(bot.mode).toBe('socket');
     expect(slack.calls.map((c) => c.method)).toContain('apps.connections.open');
@@ -75,6 +80,12 @@ describe('/release in Slack (Socket Mode)', () => {
     const ack = await slack.sendEnvelope('slash_commands', slashCommand(`status ${namespace}/unicorn`, 'UALICE', 'C0SOCK', responseUrl));
     expect(ack.ms).toBeLessThan(3000);
     expect((await replyOn(responseUrl)).text).toMatch(/chart unicorn 1\.0\.0 declared, SUSPENDED/);
+  });
+
+  it('whoami says who you are and which Teams you are in', async () => {
+    const responseUrl = slack.responseUrl();
+    await slack.sendEnvelope('slash_commands', slashCommand('whoami', 'UALICE', 'C0SOCK', responseUrl));
+    expect((await replyOn(responseUrl)).text).toBe(`you are <@UALICE> (UALICE)\nuser groups: none\nteams: ${team}`);
   });
 
   it('plan and Confirm over the socket write the intent to the API server', async () => {

@@ -4,14 +4,14 @@ import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../src/api/vocabulary.js';
 import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
 import { readBotConfig } from '../../src/bot/slack/config.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { makeKubeClients, mergePatch } from '../../src/controller/kube/client.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/log.js';
-import { startFakeSlack, type FakeSlack } from '../support/fake-slack.js';
+import { startFakeSlack, type FakeSlack } from '../../src/dev/slack-standin.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
-import { buttonClick, postSigned, slashCommand } from '../support/signed-slack-request.js';
+import { buttonClick, postSigned, slashCommand } from '../../src/dev/slack-requests.js';
 
 /**
  * Issue 7 through Slack: real Bolt in HTTP mode, real signed requests, a local Slack Web API,
@@ -222,6 +222,20 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     expect(bob.reply.text).toMatch(/^Approved/);
     expect(await outcomeUpdate(approvedMark)).toMatch(/\(approved by <@UBOB>\).*\n:white_check_mark:/s);
     expect((await get('vault')).spec.suspend).toBe(true);
+  });
+
+  it('Confirm checks authorization again: removed from the Team after the plan → refused, nothing changes', async () => {
+    const { reply } = await slash(`status ${namespace}/unicorn`);
+    expect(reply.text).toMatch(/declared, SUSPENDED/);
+    const plan = await slash(`resume ${namespace}/unicorn`);
+    const before = await get();
+    await kube.custom.patchClusterCustomObject(
+      { group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team, body: { spec: { members: { slackUsers: [], slackUserGroups: ['S0ONCALL'] } } } },
+      mergePatch,
+    );
+    const late = await click('release_confirm', confirmButton(plan.reply)!.value);
+    expect(late.reply.text).toMatch(/^Refused: you may not resume .* you are in no Team/);
+    expect((await get()).metadata.generation).toBe(before.metadata.generation);
   });
 
   it('the controller is unaffected by the bot: still one worker per release', async () => {

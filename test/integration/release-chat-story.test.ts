@@ -9,6 +9,8 @@ import { isMutating, type MutatingCommand } from '../../src/bot/grammar/command.
 import { parseReleaseCommand } from '../../src/bot/grammar/parse.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { createLogger } from '../../src/log.js';
+import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
+import { mergePatch } from '../../src/controller/kube/client.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /**
@@ -18,7 +20,7 @@ import { namespaceWithController, testEnv } from '../support/fixtures.js';
 describe('/release: rollback holds until resume; freeze and unfreeze', () => {
   const { env, kubeConfig } = testEnv();
   const { namespace, ctl } = namespaceWithController('chat');
-  const { api, storage, ops } = releaseOperations(kubeConfig, createLogger('test', 'warn'), 'helmcrew-test');
+  const { kube, api, storage, ops } = releaseOperations(kubeConfig, createLogger('test', 'warn'), 'helmcrew-test');
   const alice = { id: 'slack:UALICE', channel: 'C0INCIDENT' };
   const unicorn = `${namespace}/unicorn`;
 
@@ -147,5 +149,16 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('blue');
     expect((await get('unicorn')).spec.suspend).toBe(false);
     expect((await get('held')).spec.suspend).toBe(true);
+  });
+
+  it('upgrade patches spec.chart.version, and the plan warns when a GitOps tool owns the object', async () => {
+    const body = { metadata: { labels: { 'kustomize.toolkit.fluxcd.io/name': 'apps' } } };
+    await kube.custom.patchNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace, name: 'dragon', body }, mergePatch);
+    const { plan, outcomes } = await run(`upgrade ${namespace}/dragon 3.0.0 --reason hotfix`);
+    expect(plan.lines[0]).toBe('spec.chart.version: 2.0.0 → 3.0.0');
+    expect(plan.warnings).toEqual([expect.stringMatching(/^Flux \(kustomize-controller\) manages this HelmRelease: its next sync will put back what Git says/)]);
+    expect(outcomes).toEqual([expect.objectContaining({ done: true, succeeded: true })]);
+    expect((await get('dragon')).spec.chart.version).toBe('3.0.0');
+    expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('green');
   });
 });

@@ -7,7 +7,15 @@ import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from '.
  * status pending-upgrade, started at `startedAt`. Built from the deployed record, in Helm's
  * own storage format, so helm itself then refuses to act ("another operation is in progress").
  */
-export async function leavePendingUpgrade(kc: KubeConfig, namespace: string, releaseName: string, fromRevision: number, startedAt: Date): Promise<number> {
+export async function leavePendingUpgrade(
+  kc: KubeConfig,
+  namespace: string,
+  releaseName: string,
+  fromRevision: number,
+  startedAt: Date,
+  /** Labels to set on the record, over those copied from `fromRevision` (e.g. the holder's timeout). */
+  labels: Record<string, string> = {},
+): Promise<number> {
   const core = kc.makeApiClient(CoreV1Api);
   const source = await core.readNamespacedSecret({ namespace, name: releaseSecretName(releaseName, fromRevision) });
   const payload = decodeReleasePayload(source.data!.release!);
@@ -20,7 +28,7 @@ export async function leavePendingUpgrade(kc: KubeConfig, namespace: string, rel
       metadata: {
         name: releaseSecretName(releaseName, revision),
         namespace,
-        labels: { ...source.metadata?.labels, status: 'pending-upgrade', version: String(revision) },
+        labels: { ...source.metadata?.labels, ...labels, status: 'pending-upgrade', version: String(revision) },
       },
       type: 'helm.sh/release.v1',
       data: { release: encodeReleasePayload(payload) },

@@ -43,15 +43,16 @@ describe('parseValuesText', () => {
 });
 
 describe('pickChartVersion', () => {
-  const index = 'apiVersion: v1\nentries:\n  unicorn:\n    - version: 1.0.0\n    - version: 2.0.0\n    - version: 2.1.0\n    - version: 3.0.0\n';
+  const versions = ['1.0.0', '2.0.0', '2.1.0', '3.0.0', '4.0.0+build.1', 'not-semver'];
+  const index = (chart: string) => (chart === 'unicorn' ? versions : undefined);
   it.each([
-    [undefined, '3.0.0'], ['2.x', '2.1.0'], ['^1.0.0', '1.0.0'], ['2.0.0', '2.0.0'],
-  ])('%s → %s', (constraint, want) => expect(pickChartVersion(index, 'unicorn', constraint)).toBe(want));
+    [undefined, '4.0.0+build.1'], ['2.x', '2.1.0'], ['^1.0.0', '1.0.0'], ['2.0.0', '2.0.0'], ['v2.0.0', '2.0.0'], ['4.0.0', '4.0.0+build.1'], ['4.0.0+build.1', '4.0.0+build.1'],
+  ])('%s → %s', (constraint, want) => expect(pickChartVersion(index('unicorn'), 'unicorn', constraint)).toBe(want));
   it.each([
     ['unicorn', '9.9.9', /has no version 9.9.9/], ['unicorn', '7.x', /no version matching 7.x/], ['narwhal', undefined, /not in the repository index/],
   ])('%s %s is ChartNotFound', (chart, constraint, want) => {
-    expect(() => pickChartVersion(index, chart, constraint)).toThrow(ChartNotFoundError);
-    expect(() => pickChartVersion(index, chart, constraint)).toThrow(want);
+    expect(() => pickChartVersion(index(chart), chart, constraint)).toThrow(ChartNotFoundError);
+    expect(() => pickChartVersion(index(chart), chart, constraint)).toThrow(want);
   });
 });
 

@@ -10,6 +10,7 @@ import {
   nextLifecycleAction,
   type DesiredRelease,
 } from '../../src/controller/reconcile/release-state.js';
+import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, TIMEOUT_LABEL } from '../../src/controller/reconcile/ownership.js';
 import { SecretValues } from '../../src/controller/reconcile/redact.js';
 import { ValuesDigester } from '../../src/controller/reconcile/values-digest.js';
 
@@ -23,9 +24,12 @@ const release = (over: { spec?: Partial<HelmRelease['spec']>; meta?: Partial<Hel
   status: over.status,
 });
 
+// Records as helmcrew writes them for this HelmRelease (web/unicorn): labelled with their owner.
 const stored = (revision: number, status: StoredRelease['status'], chartVersion = '2.0.0', config: Record<string, unknown> = { color: 'blue' }): StoredRelease => ({
   name: 'unicorn', namespace: 'web', revision, status, chartName: 'unicorn', chartVersion, config,
+  labels: { owner: 'helm', 'helmcrew.dev/owner-namespace': 'web', 'helmcrew.dev/owner-name': 'unicorn' },
 });
+const unlabelled = (revision: number, status: StoredRelease['status']): StoredRelease => ({ ...stored(revision, status), labels: { owner: 'helm' } });
 
 const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '2.0.0', values: { color: 'blue' }, valuesDigest: digester.digest({ color: 'blue' }), secrets: new SecretValues() };
 const clock = { now: new Date('2026-11-22T12:00:00Z'), timeoutSeconds: 300 };
@@ -77,5 +81,48 @@ describe('determineLifecycle → nextLifecycleAction', () => {
     { name: 'deleting, our finalizer already gone', given: release({ meta: { ...deleting, finalizers: ['other'] } }), history: [stored(1, 'deployed')], want: 'nothing' },
   ])('$name → $want', ({ given, history, want }) => {
     expect(nextLifecycleAction(determineLifecycle(given, summarizeHistory(history)))).toBe(want);
+  });
+});
+
+describe('a pending record is judged by the timeout its holder recorded, not the observer\'s', () => {
+  const holder = (timeoutSeconds?: number) => ({
+    ...pendingSince('2026-11-22T11:50:00Z'), // 10 minutes ago
+    labels: { [OWNER_NAMESPACE_LABEL]: 'web', [OWNER_NAME_LABEL]: 'unicorn', ...(timeoutSeconds ? { [TIMEOUT_LABEL]: String(timeoutSeconds) } : {}) },
+  });
+  it.each([
+    { name: 'holder 30m, observer 1s: its helm may still run', pending: holder(1800), observerTimeout: 1, want: 'locked' },
+    { name: 'holder 30m, observer 5m', pending: holder(1800), observerTimeout: 300, want: 'locked' },
+    { name: 'holder 1m, observer 30m: the holder is surely gone', pending: holder(60), observerTimeout: 1800, want: 'stale-lock' },
+    { name: 'holder 9m50s: within its grace period', pending: holder(590), observerTimeout: 1, want: 'locked' },
+    { name: 'nothing recorded, observer 1s: helm\'s default 5m is the floor', pending: { ...holder(), lastDeployed: '2026-11-22T11:57:00Z' }, observerTimeout: 1, want: 'locked' },
+    { name: 'nothing recorded, past helm\'s default', pending: holder(), observerTimeout: 1, want: 'stale-lock' },
+    { name: 'nothing recorded, observer 30m', pending: holder(), observerTimeout: 1800, want: 'locked' },
+  ])('$name → $want', ({ pending, observerTimeout, want }) => {
+    const history = summarizeHistory([pending, stored(1, 'deployed')]);
+    expect(determineReleaseState(release(), desired, history, { now: clock.now, timeoutSeconds: observerTimeout }).kind).toBe(want);
+  });
+});
+
+describe('ownership decides before anything acts', () => {
+  const deleting = { deletionTimestamp: '2026-11-22T00:00:00Z' };
+  const labelled = (namespace: string, name: string, status: StoredRelease['status'] = 'deployed') => ({
+    ...stored(1, status),
+    labels: { [OWNER_NAMESPACE_LABEL]: namespace, [OWNER_NAME_LABEL]: name },
+  });
+  it.each([
+    { name: 'ours, active', given: release(), history: [labelled('web', 'unicorn')], want: ['active', 'continue'] },
+    { name: 'another HelmRelease\'s, active', given: release(), history: [labelled('web', 'other')], want: ['not-ours', 'report-not-ours'] },
+    { name: 'another HelmRelease\'s, pending: never unlocked', given: release(), history: [labelled('web', 'other', 'pending-upgrade')], want: ['not-ours', 'report-not-ours'] },
+    { name: 'another HelmRelease\'s, failed: never reinstalled', given: release(), history: [labelled('web', 'other', 'failed')], want: ['not-ours', 'report-not-ours'] },
+    { name: 'another HelmRelease\'s, deleting: never uninstalled', given: release({ meta: deleting }), history: [labelled('web', 'other')], want: ['deleting-not-ours', 'remove-finalizer'] },
+    { name: 'ours, deleting', given: release({ meta: deleting }), history: [labelled('web', 'unicorn')], want: ['deleting-installed', 'uninstall'] },
+    { name: 'unlabelled, not installed by us', given: release(), history: [unlabelled(1, 'deployed')], want: ['not-ours', 'report-not-ours'] },
+    { name: 'unlabelled, deleting, not installed by us: left installed', given: release({ meta: deleting }), history: [unlabelled(1, 'deployed')], want: ['deleting-not-ours', 'remove-finalizer'] },
+    { name: 'unlabelled, status says we installed it', given: release({ status: { releaseName: 'unicorn', releaseNamespace: 'web' } }), history: [unlabelled(1, 'deployed')], want: ['active', 'continue'] },
+    { name: 'another\'s, but suspended: only our own status records it', given: release({ spec: { suspend: true } }), history: [labelled('web', 'other')], want: ['suspended', 'record-suspension'] },
+    { name: 'another\'s, suspended, a rollback asked for: never rolled back', given: release({ spec: { suspend: true }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [labelled('web', 'other')], want: ['suspended', 'record-suspension'] },
+  ])('$name → $want', ({ given, history, want }) => {
+    const state = determineLifecycle(given, summarizeHistory(history));
+    expect([state.kind, nextLifecycleAction(state)]).toEqual(want);
   });
 });

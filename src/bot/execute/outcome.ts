@@ -22,7 +22,7 @@ export function outcomeOf(release: HelmRelease, verb: MutatingVerb, requestId?: 
   switch (verb) {
     case 'rollback': {
       const record = release.status?.rollback;
-      if (!record || record.requestId !== requestId) return pending;
+      if (!record || record.requestId !== requestId || record.inProgress) return pending;
       return { done: true, succeeded: record.succeeded, message: `${key}: ${record.message}` };
     }
     case 'suspend':

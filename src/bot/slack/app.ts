@@ -7,7 +7,7 @@ import { loadKubeConfig, makeKubeClients } from '../../controller/kube/client.js
 import { TeamApi } from '../../controller/kube/team-api.js';
 import type { Logger } from '../../log.js';
 import { releaseOperations } from '../execute/wiring.js';
-import { ACTION_APPROVE, ACTION_CANCEL, ACTION_CONFIRM, textMessage, type SlackMessage } from './blocks.js';
+import { ACTION_APPROVE, ACTION_CANCEL, ACTION_CONFIRM, textMessage, unescapeSlackText, type SlackMessage } from './blocks.js';
 import type { BotConfig } from './config.js';
 import { Directory } from './directory.js';
 import { PlanStore } from './plan-store.js';
@@ -30,11 +30,14 @@ export interface RunningBot {
 export async function startBot(config: BotConfig, log: Logger): Promise<RunningBot> {
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
   const web = new WebClient(config.botToken, clientOptions);
+  // One quick check at start-up (the normal client retries for minutes): a wrong token or an
+  // unreachable SLACK_API_URL stops start-up with one line.
   try {
-    await web.auth.test();
+    await new WebClient(config.botToken, { ...clientOptions, retryConfig: { retries: 0 }, timeout: 10_000 }).auth.test();
   } catch (error) {
-    const code = (error as { data?: { error?: string } }).data?.error ?? (error as Error).message;
-    throw new ConfigError(`SLACK_BOT_TOKEN was not accepted by the Slack Web API: ${code}`);
+    const code = (error as { data?: { error?: string } }).data?.error;
+    if (code) throw new ConfigError(`SLACK_BOT_TOKEN was not accepted by the Slack Web API: ${code}`);
+    throw new ConfigError(`the Slack Web API${config.slackApiUrl ? ` at SLACK_API_URL` : ''} could not be reached: ${(error as Error).message}`);
   }
   const kubeConfig = loadKubeConfig(config.kubeconfig);
   const { api, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot');
@@ -95,7 +98,7 @@ function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logge
   app.command('/release', async ({ command, ack, respond }) => {
     await ack();
     const ctx = viaResponseUrl(respond, command.user_id, command.channel_id);
-    await work(ctx, 'command', () => bot.handleText(command.text, ctx));
+    await work(ctx, 'command', () => bot.handleText(unescapeSlackText(command.text), ctx));
   });
 
   // Slash commands do not work in threads; "@helmcrew rollback unicorn" does.
@@ -108,7 +111,7 @@ function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logge
       channel: event.channel,
       reply: async (message) => void (await web.chat.postEphemeral({ channel: event.channel, user, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), ...message })),
     };
-    await work(ctx, 'mention', () => bot.handleText(text, ctx));
+    await work(ctx, 'mention', () => bot.handleText(unescapeSlackText(text), ctx));
   });
 
   const button = (actionId: string | RegExp, handle: (value: string, actionId: string, ctx: RequestContext) => Promise<void>) =>

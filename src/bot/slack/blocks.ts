@@ -11,6 +11,11 @@ export function escapeMrkdwn(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
+/** Slack sends typed text with &, < and > as entities; the grammar gets what the person typed. */
+export function unescapeSlackText(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
 export interface SlackMessage {
   text: string;
   blocks?: unknown[];

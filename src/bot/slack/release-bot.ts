@@ -134,7 +134,14 @@ export class ReleaseBot {
     const actor: Actor = { id: `slack:${requester.slackUser}`, channel: requester.channel };
     const reason = action.command.reason;
     const message = await this.deps.poster.post(requester.channel, auditMessage(requester.slackUser, action.plan.title, reason, ':hourglass: asked the controller…', approver));
-    const applied = await this.deps.ops.apply(action, actor);
+    let applied;
+    try {
+      applied = await this.deps.ops.apply(action, actor);
+    } catch (error) {
+      // The channel must not be left believing it is in progress.
+      await this.deps.poster.update(requester.channel, message.ts, auditMessage(requester.slackUser, action.plan.title, reason, ':x: could not write the change to the cluster; see the bot log', approver));
+      throw error;
+    }
     await this.deps.poster.update(requester.channel, message.ts, auditMessage(requester.slackUser, action.plan.title, reason, `:hourglass: ${applied.summary}`, approver));
     const outcomes = await awaitOutcomes(this.deps.api, action, applied.requestId, this.deps.outcomeTimeoutMs);
     const ok = outcomes.every((o) => o.done && o.succeeded);

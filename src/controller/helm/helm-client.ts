@@ -21,6 +21,8 @@ export interface ReleaseRequest {
   wait: boolean;
   /** upgrade only: --force-replace. */
   forceReplace?: boolean;
+  /** Stored on the release record Secret (owner, timeout): read back by ReleaseStorage. */
+  labels: Record<string, string>;
   /** ServiceAccount to impersonate, "namespace:name". */
   impersonate?: { namespace: string; name: string };
   /** Removes Secret values from helm's error output (it can quote the offending value). */
@@ -100,10 +102,10 @@ export class HelmClient {
   }
 
   /** Back to an earlier revision; helm writes it as a new revision. */
-  async rollback(req: { key: string; releaseName: string; namespace: string; revision: number; timeoutSeconds: number; maxHistory: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
+  async rollback(req: { key: string; releaseName: string; namespace: string; revision: number; timeoutSeconds: number; maxHistory: number; impersonate?: ReleaseRequest['impersonate']; redact?: ReleaseRequest['redact'] }): Promise<void> {
     const args = ['rollback', req.releaseName, String(req.revision), '--namespace', req.namespace, '--wait=watcher', '--timeout', `${req.timeoutSeconds}s`];
     args.push('--history-max', String(req.maxHistory), ...impersonationFlags(req.impersonate));
-    await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000 });
+    await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000, redact: req.redact });
   }
 
   /** `helm test`: runs the chart's test hooks against the deployed revision; fails when one fails. */
@@ -116,11 +118,11 @@ export class HelmClient {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
     if (req.keepHistory) args.push('--keep-history');
     args.push(...impersonationFlags(req.impersonate));
-    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000 });
+    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000, helmTimeoutSeconds: req.timeoutSeconds });
   }
 
   private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {
-    return { step, release: req.key, timeoutMs: this.killAfterMs(req), input: helmValuesDocument(req.values), redact: req.redact, cancelSignal: req.cancelSignal };
+    return { step, release: req.key, timeoutMs: this.killAfterMs(req), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact, cancelSignal: req.cancelSignal };
   }
 
   private commonReleaseFlags(req: ReleaseRequest): string[] {
@@ -130,6 +132,8 @@ export class HelmClient {
       req.wait ? '--wait=watcher' : '--wait=hookOnly',
       '--timeout', `${req.timeoutSeconds}s`,
       '--description', req.description,
+      // helm 4 writes these on the record Secret, pending records included; upgrade merges them over the old ones.
+      '--labels', Object.entries(req.labels).map(([k, v]) => `${k}=${v}`).join(','),
       ...impersonationFlags(req.impersonate),
     ];
   }

@@ -3,23 +3,61 @@ export type HelmStep = 'pull' | 'install' | 'upgrade' | 'uninstall' | 'rollback'
 
 const STDERR_EXCERPT = 2000;
 
+/** What helm was doing when its time ran out, for people. */
+const WAITING_FOR: Record<HelmStep, string> = {
+  pull: 'downloading the chart',
+  install: 'waiting for the release\'s resources to become ready',
+  upgrade: 'waiting for the release\'s resources to become ready',
+  uninstall: 'waiting for the release\'s resources to be deleted',
+  rollback: 'waiting for the rolled-back resources to become ready',
+  test: 'waiting for the test pods',
+  other: 'running',
+};
+
 /** A helm process that failed: exit code, the end of its stderr, and whether it timed out. */
 export class HelmError extends Error {
   readonly step: HelmStep;
   readonly exitCode: number | undefined;
   readonly stderrExcerpt: string;
   readonly timedOut: boolean;
+  /** helm's own --timeout (or the kill deadline), when the step had one. */
+  readonly timeoutSeconds: number | undefined;
 
-  constructor(opts: { step: HelmStep; exitCode: number | undefined; stderr: string; timedOut: boolean }) {
+  constructor(opts: { step: HelmStep; exitCode: number | undefined; stderr: string; timedOut: boolean; timeoutSeconds?: number }) {
     const excerpt = summarizeStderr(opts.stderr);
-    super(opts.timedOut ? `helm ${opts.step} timed out: ${excerpt}` : `helm ${opts.step} failed: ${excerpt}`);
+    super(`helm ${opts.step} ${describeHelmOutcome({ ...opts, excerpt })}`);
     this.name = 'HelmError';
     this.step = opts.step;
     this.exitCode = opts.exitCode;
     this.stderrExcerpt = excerpt;
     this.timedOut = opts.timedOut;
+    this.timeoutSeconds = opts.timeoutSeconds;
+  }
+
+  /** "failed: <helm's words>" or "timed out after 3s waiting for …": what follows "helm install". */
+  get outcome(): string {
+    return describeHelmOutcome({ step: this.step, timedOut: this.timedOut, timeoutSeconds: this.timeoutSeconds, excerpt: this.stderrExcerpt });
   }
 }
+
+/** Pure: the words after "Helm install of X": a timeout says so, how long, and on what. */
+export function describeHelmOutcome(o: { step: HelmStep; timedOut: boolean; timeoutSeconds?: number; excerpt: string }): string {
+  if (!o.timedOut) return `failed: ${o.excerpt}`;
+  const after = o.timeoutSeconds !== undefined ? ` after ${o.timeoutSeconds}s` : '';
+  const said = o.excerpt && o.excerpt !== NO_OUTPUT ? `; helm said: ${o.excerpt}` : '';
+  return `timed out${after} ${WAITING_FOR[o.step]} (spec.timeout)${said}`;
+}
+
+/**
+ * Pure: did helm run out of time? Either the kill deadline fired, or it failed only once its
+ * own --timeout had passed (helm 4 may then exit with no output at all).
+ */
+export function helmTimedOut(o: { killed: boolean; durationMs: number; timeoutSeconds?: number }): boolean {
+  if (o.killed) return true;
+  return o.timeoutSeconds !== undefined && o.durationMs >= o.timeoutSeconds * 1000;
+}
+
+const NO_OUTPUT = '(no output)';
 
 /**
  * helm prints warnings before its error and details after it (a schema error lists the failing
@@ -29,7 +67,7 @@ export function summarizeStderr(stderr: string): string {
   const lines = stderr.split('\n').map((line) => line.trim()).filter(Boolean);
   const firstError = lines.findIndex((line) => line.startsWith('Error:'));
   const chosen = (firstError >= 0 ? lines.slice(firstError) : lines).join(' ');
-  return chosen.length > STDERR_EXCERPT ? `…${chosen.slice(-STDERR_EXCERPT)}` : chosen || '(no output)';
+  return chosen.length > STDERR_EXCERPT ? `…${chosen.slice(-STDERR_EXCERPT)}` : chosen || NO_OUTPUT;
 }
 
 /**

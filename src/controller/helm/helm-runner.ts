@@ -1,6 +1,7 @@
 import { execa } from 'execa';
+import { clampTimerMs } from '../../api/duration.js';
 import type { Logger } from '../../log.js';
-import { HelmCanceledError, HelmError, type HelmStep } from './helm-error.js';
+import { HelmCanceledError, HelmError, helmTimedOut, type HelmStep } from './helm-error.js';
 
 export interface HelmRunOptions {
   step: HelmStep;
@@ -8,6 +9,8 @@ export interface HelmRunOptions {
   release: string;
   /** Kills helm after this long; helm's own --timeout should fire first. */
   timeoutMs: number;
+  /** helm's own --timeout, when the command has one: a failure after it counts as a timeout. */
+  helmTimeoutSeconds?: number;
   /** Written to helm's stdin (values, read with `--values -`); stdin is closed when absent. */
   input?: string;
   /** Applied to helm's stderr before it is logged or put in a HelmError (Secret values). */
@@ -33,7 +36,8 @@ export class HelmRunner {
       env: this.env,
       extendEnv: true,
       reject: false,
-      timeout: opts.timeoutMs,
+      // execa arms a Node timer: past 2^31-1 ms it would fire at once and kill helm.
+      timeout: clampTimerMs(opts.timeoutMs),
       killSignal: 'SIGTERM',
       forceKillAfterDelay: 10_000,
       ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
@@ -47,13 +51,15 @@ export class HelmRunner {
       throw new HelmCanceledError(opts.step);
     }
     if (result.failed) {
+      const timedOut = helmTimedOut({ killed: result.timedOut, durationMs, timeoutSeconds: opts.helmTimeoutSeconds });
       const error = new HelmError({
         step: opts.step,
         exitCode: result.exitCode,
         stderr: (opts.redact ?? String)(String(result.stderr ?? '')),
-        timedOut: result.timedOut,
+        timedOut,
+        timeoutSeconds: opts.helmTimeoutSeconds ?? (result.timedOut ? Math.round(opts.timeoutMs / 1000) : undefined),
       });
-      this.log.warn({ ...logFields, exitCode: result.exitCode, timedOut: result.timedOut, error: error.stderrExcerpt }, 'helm failed');
+      this.log.warn({ ...logFields, exitCode: result.exitCode, timedOut, error: error.stderrExcerpt }, 'helm failed');
       throw error;
     }
     this.log.info(logFields, 'helm finished');

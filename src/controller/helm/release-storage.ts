@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
 import { ValuesDigester } from '../reconcile/values-digest.js';
-import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from './release-record.js';
+import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, releaseSecretName, type ReleaseRecordLimits } from './release-record.js';
 
 /**
  * Reads Helm's own release records (Secrets `sh.helm.release.v1.<name>.v<revision>`) through the
@@ -31,13 +31,15 @@ export interface StoredRelease {
   config: Record<string, unknown>;
   lastDeployed?: string;
   description?: string;
+  /** The record Secret's labels: Helm's own and those given with --labels (ownership, timeout). */
+  labels?: Record<string, string>;
   /** Keyed digest of `config`, set when read through ReleaseStorage (never a plain hash). */
   valuesDigest?: string;
 }
 
 /** Decodes one release record into what decisions need. */
-export function decodeReleaseRecord(secretData: string): StoredRelease {
-  const payload = decodeReleasePayload(secretData);
+export function decodeReleaseRecord(secretData: string, labels?: Record<string, string>, record?: string, limits?: ReleaseRecordLimits): StoredRelease {
+  const payload = decodeReleasePayload(secretData, record, limits);
   return {
     name: payload.name,
     namespace: payload.namespace,
@@ -49,6 +51,7 @@ export function decodeReleaseRecord(secretData: string): StoredRelease {
     config: payload.config ?? {},
     lastDeployed: payload.info?.last_deployed,
     description: payload.info?.description,
+    ...(labels ? { labels } : {}),
   };
 }
 
@@ -65,12 +68,22 @@ export function summarizeHistory(releases: StoredRelease[]): ReleaseHistory {
   return { releases: sorted, latest: sorted[0], deployed: sorted.find((r) => r.status === 'deployed') };
 }
 
+/**
+ * Reads (and, to unlock, writes) release records with the clients it is given: the controller's
+ * own, or those of the identity a HelmRelease acts as (src/controller/kube/identity.ts).
+ */
 export class ReleaseStorage {
   /** Readers that only look at history need no shared key; the controller passes its own. */
   constructor(
     private readonly kube: KubeClients,
     private readonly digester = new ValuesDigester(randomBytes(32)),
+    private readonly limits: ReleaseRecordLimits = DEFAULT_RECORD_LIMITS,
   ) {}
+
+  /** The same storage (digest key, limits) read through other clients: a HelmRelease's identity. */
+  withClients(kube: KubeClients): ReleaseStorage {
+    return new ReleaseStorage(kube, this.digester, this.limits);
+  }
 
   async history(namespace: string, releaseName: string): Promise<ReleaseHistory> {
     const list = await this.kube.core.listNamespacedSecret({
@@ -81,7 +94,8 @@ export class ReleaseStorage {
     for (const secret of list.items) {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;
-      const record = decodeReleaseRecord(data);
+      // One at a time, keeping only the summary: a large record is garbage soon after.
+      const record = decodeReleaseRecord(data, secret.metadata?.labels, `${namespace}/${secret.metadata?.name}`, this.limits);
       releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
     }
     return summarizeHistory(releases);
@@ -97,7 +111,7 @@ export class ReleaseStorage {
     const secret = await this.kube.core.readNamespacedSecret({ namespace, name });
     const data = secret.data?.release;
     if (!data) throw new Error(`release record ${namespace}/${name} has no release data`);
-    const payload = decodeReleasePayload(data);
+    const payload = decodeReleasePayload(data, `${namespace}/${name}`, this.limits);
     payload.info = { ...payload.info, status: 'failed', description };
     secret.data = { ...secret.data, release: encodeReleasePayload(payload) };
     secret.metadata = {

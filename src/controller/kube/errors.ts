@@ -7,6 +7,8 @@ export function apiStatusCode(error: unknown): number | undefined {
 
 export const isNotFound = (error: unknown): boolean => apiStatusCode(error) === 404;
 export const isConflict = (error: unknown): boolean => apiStatusCode(error) === 409;
+/** The identity the request was made as may not do it (RBAC), as opposed to a bad request. */
+export const isForbidden = (error: unknown): boolean => apiStatusCode(error) === 403;
 
 /** The API server's own message ("spec.interval: Invalid value: ...") when it sent one. */
 export function apiErrorMessage(error: unknown): string {

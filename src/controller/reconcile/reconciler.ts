@@ -1,10 +1,13 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
+import { ReleaseStorage, type ReleaseHistory } from '../helm/release-storage.js';
+import { apiErrorMessage, isForbidden } from '../kube/errors.js';
 import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
 import { readSuspension } from '../../api/annotations.js';
 import { describeSuspension, resumedStatus, suspendedStatus } from '../status/suspension-status.js';
 import { installRelease } from './actions/install.js';
 import { rollbackRelease } from './actions/rollback.js';
+import { reportNotOurs, reportRefused } from './actions/refuse.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
@@ -27,10 +30,11 @@ import {
   type NextAction,
 } from './release-state.js';
 import { releaseTarget, type ReleaseTarget } from './release-target.js';
+import { checkTenancy, serviceAccountUser } from './tenancy.js';
 
 export interface ReconcileResult {
   key: string;
-  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'wait-for-dependencies';
+  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'refused' | 'repository-refused' | 'wait-for-dependencies';
   /** Run this release again after this long (a backoff chosen by a decision, not an error). */
   requeueAfterMs?: number;
 }
@@ -39,26 +43,39 @@ export interface ReconcileResult {
  * One level-based pass over one HelmRelease: re-read everything, decide, act. Safe to run any
  * number of times; the queue guarantees one pass per release at a time.
  */
-export async function reconcileRelease(ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult> {
+export async function reconcileRelease(controllerCtx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult> {
   const key = `${namespace}/${name}`;
-  const release = await ctx.api.get(namespace, name);
+  const release = await controllerCtx.api.get(namespace, name);
   if (!release) return { key, action: 'gone' };
-  const target = releaseTarget(release);
-  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const target = releaseTarget(release, controllerCtx.tenancy);
+  const ctx = actingAs(controllerCtx, target);
+
+  const tenancy = checkTenancy(release, target, ctx.tenancy);
+  if (!tenancy.allowed) {
+    // Nothing is read or run in a namespace the operator keeps this HelmRelease out of.
+    if (release.metadata.deletionTimestamp) await ctx.api.removeFinalizer(release);
+    else await reportRefused(ctx, release, ReleaseEvent.TargetNamespaceRefused, tenancy.message);
+    return { key, action: 'refused' };
+  }
+  const history = await readHistory(ctx, release, target);
+  if (!history) return { key, action: 'refused' };
 
   const lifecycleState = determineLifecycle(release, history);
   const lifecycle = nextLifecycleAction(lifecycleState);
   if (lifecycle === 'add-finalizer') {
     await ctx.api.addFinalizer(release);
     // Metadata changes do not requeue (only generation does), so carry on in this pass.
-    return reconcileRelease(ctx, namespace, name);
+    return reconcileRelease(controllerCtx, namespace, name);
+  }
+  if (lifecycleState.kind === 'not-ours' || lifecycleState.kind === 'deleting-not-ours') {
+    await reportNotOurs(ctx, release, target, lifecycleState.ownership);
   }
   if (lifecycle === 'record-resume') {
     await ctx.api.patchStatus(release, resumedStatus(release));
     await ctx.events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec');
     ctx.log.info({ release: key, action: 'resume' }, 'resumed');
     // The suspension is over; reconcile the declared spec in this same pass.
-    return reconcileRelease(ctx, namespace, name);
+    return reconcileRelease(controllerCtx, namespace, name);
   }
   if (lifecycle === 'rollback' && lifecycleState.kind === 'suspended' && lifecycleState.rollback) {
     await rollbackRelease(ctx, release, target, lifecycleState.rollback);
@@ -76,6 +93,12 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
       await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.ValuesInvalid, resolved.message, history, ctx.now()));
       await ctx.events.record(release, ReleaseEvent.ValuesInvalid, resolved.message);
       return { key, action: 'values-invalid' };
+    }
+    if (resolved.problem === 'repository') {
+      // An operator policy: retrying cannot help until the spec or the policy changes.
+      await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.RepositoryNotAllowed, resolved.message, history, ctx.now()));
+      await ctx.events.record(release, ReleaseEvent.RepositoryNotAllowed, resolved.message);
+      return { key, action: 'repository-refused' };
     }
     await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, resolved.message);
     throw new RetryLaterError(resolved.message);
@@ -125,11 +148,18 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
     case 'unlock': {
       const pending = history.latest!;
       const message = `Revision ${pending.revision} was left ${pending.status} by a helm process that is gone; marked it failed to go on`;
-      await ctx.storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
+      try {
+        await ctx.storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
+      } catch (error) {
+        if (!isForbidden(error)) throw error;
+        const denied = `Revision ${pending.revision} of ${target.namespace}/${target.releaseName} is stale ${pending.status} but may not be unlocked: ${apiErrorMessage(error)}`;
+        await reportRefused(ctx, release, ReleaseEvent.AccessDenied, denied);
+        return { key, action: 'refused' };
+      }
       await ctx.events.record(release, ReleaseEvent.ReleaseUnlocked, message);
       ctx.log.warn({ release: key, action: 'unlock', revision: pending.revision, status: pending.status }, 'unlocked a stale pending release');
       // Storage changed under us: decide again from what is there now.
-      return reconcileRelease(ctx, namespace, name);
+      return reconcileRelease(controllerCtx, namespace, name);
     }
     case 'report-failure':
       if (state.kind === 'failed-unchanged' && !stallRecorded(release, state.message)) {
@@ -150,6 +180,7 @@ export async function reconcileRelease(ctx: ReconcileContext, namespace: string,
     case 'record-suspension':
     case 'record-resume':
     case 'rollback':
+    case 'report-not-ours':
     case 'nothing':
       throw new Error(`action ${action} is not a release-state action`);
     default:
@@ -174,6 +205,7 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
       return;
     }
     case 'report-suspended':
+    case 'report-not-ours':
     case 'nothing':
       return;
     default:
@@ -188,4 +220,33 @@ function followUp(release: HelmRelease, outcome: AttemptOutcome): boolean {
 function describeAttempts(release: HelmRelease): string {
   const retries = remediationPolicy(release.spec, failedActionOf(release)).retries;
   return retries < 0 ? 'unlimited attempts' : `${retries + 1} attempts`;
+}
+
+/**
+ * The pass as the HelmRelease's identity: values sources and release records are read with the
+ * ServiceAccount's rights when it acts as one, as helm is run. Status and Events of the
+ * HelmRelease itself stay the controller's.
+ */
+function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContext {
+  if (!target.impersonate) return ctx;
+  const kube = ctx.identities.forUser(serviceAccountUser(target.impersonate));
+  return { ...ctx, kube, storage: ctx.storage.withClients(kube) };
+}
+
+/** Helm's records for the target, or undefined (status written) when the identity may not read them. */
+async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget): Promise<ReleaseHistory | undefined> {
+  try {
+    return await ctx.storage.history(target.namespace, target.releaseName);
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+    const message = `Cannot read the Helm release records of ${target.namespace}/${target.releaseName}: ${apiErrorMessage(error)}`;
+    // Never installed by this object, nothing to uninstall: deleting need not wait for rights.
+    if (release.metadata.deletionTimestamp && !release.status?.releaseName) {
+      await ctx.api.removeFinalizer(release);
+      return undefined;
+    }
+    // Like wrong values, missing rights do not come back by retrying fast; the periodic check looks again.
+    await reportRefused(ctx, release, ReleaseEvent.AccessDenied, message);
+    return undefined;
+  }
 }

@@ -3,6 +3,7 @@ import { FINALIZER } from '../../api/vocabulary.js';
 import type { RollbackRequest } from '../../api/annotations.js';
 import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
 import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from './rollback-decision.js';
+import { determineOwnership, recordedTimeoutSeconds, type Ownership } from './ownership.js';
 import { sameChartVersion } from './chart-version.js';
 import type { SecretValues } from './redact.js';
 import { canonicalJson } from './values.js';
@@ -37,26 +38,37 @@ export type LifecycleState =
   | { kind: 'deleting-installed'; release: StoredRelease }
   | { kind: 'deleting-suspended' }
   | { kind: 'deleting-not-installed' }
+  /** The stored release belongs to someone else: let the object go, leave the release alone. */
+  | { kind: 'deleting-not-ours'; ownership: Ownership }
+  | { kind: 'not-ours'; ownership: Ownership }
   | { kind: 'deleted' }
   | { kind: 'needs-finalizer' }
   | { kind: 'suspended'; rollback?: RollbackRequest; recorded: boolean }
   | { kind: 'resumed' }
   | { kind: 'active' };
 
-/** Deletion, finalizer and suspension come before anything that needs the chart or values. */
+/**
+ * Deletion, finalizer, suspension and ownership come before anything that needs the chart or
+ * values. A release owned by another HelmRelease is never upgraded, unlocked or uninstalled.
+ */
 export function determineLifecycle(release: HelmRelease, history: ReleaseHistory): LifecycleState {
   const hasFinalizer = release.metadata.finalizers?.includes(FINALIZER) ?? false;
+  const ownership = determineOwnership(release, history);
+  const ours = ownership.kind === 'free' || ownership.kind === 'ours';
   if (release.metadata.deletionTimestamp) {
     if (!hasFinalizer) return { kind: 'deleted' };
     if (release.spec.suspend) return { kind: 'deleting-suspended' };
+    if (!ours) return { kind: 'deleting-not-ours', ownership };
     const installed = history.latest && history.latest.status !== 'uninstalled' ? history.latest : undefined;
     return installed ? { kind: 'deleting-installed', release: installed } : { kind: 'deleting-not-installed' };
   }
   if (!hasFinalizer) return { kind: 'needs-finalizer' };
   if (release.spec.suspend) {
-    const rollback = pendingRollback(release);
+    // A rollback is only ever run on a release this HelmRelease owns.
+    const rollback = ours ? pendingRollback(release) : undefined;
     return { kind: 'suspended', recorded: suspensionRecorded(release), ...(rollback ? { rollback } : {}) };
   }
+  if (!ours) return { kind: 'not-ours', ownership };
   if (resumedButNotRecorded(release)) return { kind: 'resumed' };
   return { kind: 'active' };
 }
@@ -77,8 +89,12 @@ export type ReleaseState =
 /** How long past its own timeout a pending operation may run before its holder counts as gone. */
 export const LOCK_GRACE_MS = 10_000;
 
+/** helm's own default --timeout: what a record without a recorded timeout may have run with. */
+export const HELM_DEFAULT_TIMEOUT_SECONDS = 300;
+
 export interface Clock {
   now: Date;
+  /** The observing HelmRelease's timeout; only a floor for records whose holder recorded none. */
   timeoutSeconds: number;
 }
 
@@ -146,12 +162,16 @@ function determineFailureState(release: HelmRelease, desired: DesiredRelease, hi
 /**
  * The queue never runs two reconciles of one release, so a pending record seen here was left by
  * a helm process that died (or by a person). It is taken as abandoned once it is older than the
- * release's timeout plus a grace period, since helm's own --timeout would have ended it by then.
+ * timeout its holder recorded on it plus a grace period, since helm's own --timeout would have
+ * ended it by then. The observer's timeout says nothing about the holder's helm; a record
+ * without a recorded timeout (helm by hand, or written before helmcrew recorded it) gets the
+ * longer of the observer's timeout and helm's default.
  */
 export function isStaleLock(pending: StoredRelease, clock: Clock): boolean {
   const started = pending.lastDeployed ? Date.parse(pending.lastDeployed) : NaN;
   if (Number.isNaN(started)) return true;
-  return clock.now.getTime() - started > clock.timeoutSeconds * 1000 + LOCK_GRACE_MS;
+  const holderTimeoutSeconds = recordedTimeoutSeconds(pending) ?? Math.max(clock.timeoutSeconds, HELM_DEFAULT_TIMEOUT_SECONDS);
+  return clock.now.getTime() - started > holderTimeoutSeconds * 1000 + LOCK_GRACE_MS;
 }
 
 export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): boolean {
@@ -193,6 +213,7 @@ export type NextAction =
   | 'record-suspension'
   | 'record-resume'
   | 'report-suspended'
+  | 'report-not-ours'
   | 'report-failure'
   | 'remediate-rollback'
   | 'remediate-uninstall'
@@ -207,6 +228,7 @@ export function nextLifecycleAction(state: LifecycleState): NextAction | 'contin
       return 'uninstall';
     case 'deleting-suspended':
     case 'deleting-not-installed':
+    case 'deleting-not-ours':
       return 'remove-finalizer';
     case 'deleted':
       return 'nothing';
@@ -218,6 +240,8 @@ export function nextLifecycleAction(state: LifecycleState): NextAction | 'contin
       return state.recorded ? 'report-suspended' : 'record-suspension';
     case 'resumed':
       return 'record-resume';
+    case 'not-ours':
+      return 'report-not-ours';
     case 'active':
       return 'continue';
     default:

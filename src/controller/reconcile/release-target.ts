@@ -1,5 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { parseDuration } from '../../api/duration.js';
+import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
+import type { TenancyPolicy } from '../../config.js';
 
 /** Where and how a HelmRelease is installed, with defaults applied. Pure. */
 export interface ReleaseTarget {
@@ -17,8 +18,15 @@ export interface ReleaseTarget {
   forceReplace: boolean;
   uninstallKeepHistory: boolean;
   uninstallTimeoutSeconds: number;
+  /**
+   * The ServiceAccount this HelmRelease acts as: spec.serviceAccountName, else the operator's
+   * default. When set, everything done for the release (helm, valuesFrom, release records) uses it.
+   */
   impersonate?: { namespace: string; name: string };
 }
+
+/** No lock-down: what helmcrew did before the operator settings existed. */
+export const OPEN_TENANCY: TenancyPolicy = { allowCrossNamespaceTargets: true };
 
 export const DEFAULT_INTERVAL = '10m';
 export const DEFAULT_TIMEOUT = '5m';
@@ -28,22 +36,28 @@ export function releaseKey(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 
-export function releaseTarget(release: HelmRelease): ReleaseTarget {
+export function releaseTarget(release: HelmRelease, tenancy: TenancyPolicy = OPEN_TENANCY): ReleaseTarget {
   const { spec, metadata } = release;
+  const serviceAccount = spec.serviceAccountName ?? tenancy.defaultServiceAccount;
   return {
     key: releaseKey(metadata.namespace, metadata.name),
     // Once installed, the status remembers the name: deleting must find the release even if the spec is odd.
     releaseName: spec.releaseName ?? release.status?.releaseName ?? metadata.name,
     namespace: spec.targetNamespace ?? release.status?.releaseNamespace ?? metadata.namespace,
-    timeoutSeconds: Math.max(1, Math.round(parseDuration(spec.timeout ?? DEFAULT_TIMEOUT) / 1000)),
-    intervalMs: parseDuration(spec.interval ?? DEFAULT_INTERVAL),
+    timeoutSeconds: timeoutSecondsOf(spec.timeout),
+    intervalMs: clampDuration(parseDuration(spec.interval ?? DEFAULT_INTERVAL), DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval),
     maxHistory: spec.maxHistory ?? DEFAULT_MAX_HISTORY,
     createNamespace: spec.install?.createNamespace ?? false,
     installWait: spec.install?.disableWait !== true,
     upgradeWait: spec.upgrade?.disableWait !== true,
     forceReplace: spec.upgrade?.force === true,
     uninstallKeepHistory: spec.uninstall?.keepHistory === true,
-    uninstallTimeoutSeconds: Math.max(1, Math.round(parseDuration(spec.uninstall?.timeout ?? spec.timeout ?? DEFAULT_TIMEOUT) / 1000)),
-    impersonate: spec.serviceAccountName ? { namespace: metadata.namespace, name: spec.serviceAccountName } : undefined,
+    uninstallTimeoutSeconds: timeoutSecondsOf(spec.uninstall?.timeout ?? spec.timeout),
+    impersonate: serviceAccount ? { namespace: metadata.namespace, name: serviceAccount } : undefined,
   };
+}
+
+/** A helm timeout in seconds, clamped again here: objects stored before the schema bounds existed can hold anything. */
+export function timeoutSecondsOf(duration: string | undefined): number {
+  return Math.round(clampDuration(parseDuration(duration ?? DEFAULT_TIMEOUT), DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout) / 1000);
 }

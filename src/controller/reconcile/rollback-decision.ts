@@ -11,21 +11,30 @@ import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
 /** A rollback request whose id the controller has not handled yet. */
 export function pendingRollback(release: HelmRelease): RollbackRequest | undefined {
   const request = readRollbackRequest(release.metadata.annotations);
-  if (!request || request.id === release.status?.rollback?.requestId) return undefined;
-  return request;
+  const record = release.status?.rollback;
+  if (!request) return undefined;
+  if (request.id !== record?.requestId) return request;
+  // Started but never finished (the controller died mid-rollback): go on to the revision chosen
+  // then, since "previous" counted from the new revision would be the one we left.
+  if (record.inProgress && record.toRevision !== undefined) return { id: request.id, revision: record.toRevision };
+  return undefined;
 }
 
 export type RollbackChoice = { ok: true; from: StoredRelease; to: StoredRelease } | { ok: false; message: string };
 
 /**
  * "previous" is the newest revision before the deployed one that was itself deployed once
- * (superseded), so failed attempts are skipped; a named revision must be in Helm's history.
+ * (superseded), so failed attempts are skipped — or, when the newest revision is a failed
+ * upgrade, the deployed one. A named revision must be in Helm's history.
  */
 export function chooseRollbackRevision(history: ReleaseHistory, request: RollbackRequest): RollbackChoice {
   const { latest, deployed } = history;
   if (latest?.status.startsWith('pending-')) return { ok: false, message: `revision ${latest.revision} is ${latest.status}; another helm operation holds the release` };
   if (!deployed) return { ok: false, message: 'no revision is deployed, so there is nothing to roll back from' };
   if (request.revision === undefined) {
+    // After a failed upgrade, as with `helm rollback` itself, "previous" is the last good revision:
+    // re-applying it repairs what the failed upgrade half-changed.
+    if (latest && latest.revision > deployed.revision && latest.status === 'failed') return { ok: true, from: latest, to: deployed };
     const previous = history.releases.find((r) => r.revision < deployed.revision && r.status === 'superseded');
     return previous ? { ok: true, from: deployed, to: previous } : { ok: false, message: `revision ${deployed.revision} is the first deployed revision; there is no earlier one to go back to` };
   }

@@ -1,6 +1,6 @@
 import type { HelmRelease, ValuesReference } from '../../api/helmrelease.js';
 import type { KubeClients } from '../kube/client.js';
-import { isNotFound } from '../kube/errors.js';
+import { apiErrorMessage, isForbidden, isNotFound } from '../kube/errors.js';
 import { HelmYamlError, parseHelmYaml } from './helm-yaml.js';
 import { SecretValues } from './redact.js';
 import { isPlainObject, mergeValues } from './values.js';
@@ -70,6 +70,9 @@ async function readValuesSource(kube: KubeClients, namespace: string, ref: Value
     return encoded !== undefined ? Buffer.from(encoded, 'base64').toString('utf8') : missing(`Secret ${namespace}/${ref.name} has no key ${key}`);
   } catch (error) {
     if (isNotFound(error)) return missing(`${ref.kind} ${namespace}/${ref.name} not found`);
+    // Read as the HelmRelease's ServiceAccount when it has one; the API server's message names
+    // the user and the object, never its contents.
+    if (isForbidden(error)) throw new ValuesError(`${ref.kind} ${namespace}/${ref.name} may not be read: ${apiErrorMessage(error)}`);
     throw error;
   }
 }

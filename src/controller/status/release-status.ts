@@ -149,6 +149,19 @@ export function inSyncStatus(release: HelmRelease, desired: DesiredRelease, hist
   return { conditions, observedGeneration: gen, history: historyFromStorage(history), lastAttemptFailed: false, lastReconciledAt: now.toISOString() };
 }
 
+/**
+ * helmcrew will not act for this HelmRelease as it stands (a release owned by another, a target
+ * the operator forbids): not a helm failure, so no failure is counted; a change of spec or of the
+ * cluster is needed, which the periodic check notices.
+ */
+export function refusedStatus(release: HelmRelease, reason: ReleaseEvent, message: string, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
+  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', reason, message }, now, gen);
+  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason, message }, now, gen);
+  return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
+}
+
 export function lockedStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.ReleaseLocked, message }, now, gen);

@@ -31,11 +31,13 @@ export function resumedStatus(release: HelmRelease): HelmReleaseStatus {
   return { conditions, suspension: null as unknown as undefined };
 }
 
-export function rollbackStartedStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
+/** Written before helm starts, with the chosen revision, so a crash mid-rollback is finished, not redone differently. */
+export function rollbackStartedStatus(release: HelmRelease, record: RollbackRecord, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
+  const message = record.message;
   let conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.RollingBack, message }, now, gen);
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.RollingBack, message }, now, gen);
-  return { conditions, lastAttemptedAction: 'rollback', lastAttemptedAt: now.toISOString() };
+  return { conditions, rollback: wholeRecord({ ...record, inProgress: true }), lastAttemptedAction: 'rollback', lastAttemptedAt: now.toISOString() };
 }
 
 export function rollbackDoneStatus(
@@ -56,8 +58,15 @@ export function rollbackDoneStatus(
     conditions,
     observedGeneration: gen,
     history: historyFromStorage(history),
-    rollback: record,
+    rollback: wholeRecord({ ...record, inProgress: false }),
     suspension: suspension ?? (null as unknown as undefined),
     lastReconciledAt: now.toISOString(),
   };
+}
+
+/** A merge patch merges nested objects; absent keys are sent as null so an older record leaves nothing behind. */
+function wholeRecord(record: RollbackRecord): RollbackRecord {
+  const keys = ['fromRevision', 'toRevision', 'revision'] as const;
+  const cleared = Object.fromEntries(keys.filter((k) => record[k] === undefined).map((k) => [k, null]));
+  return { ...record, ...cleared } as RollbackRecord;
 }

@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { parseDuration } from '../../api/duration.js';
+import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
 import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../api/annotations.js';
 import { pendingRollback } from '../reconcile/rollback-decision.js';
 import { DEFAULT_INTERVAL, DEFAULT_TIMEOUT } from '../reconcile/release-target.js';
@@ -54,7 +54,7 @@ export function dueForResync(release: HelmRelease, now: number): boolean {
   if (!last) return true;
   let intervalMs: number;
   try {
-    intervalMs = parseDuration(release.spec?.interval ?? DEFAULT_INTERVAL);
+    intervalMs = clampDuration(parseDuration(release.spec?.interval ?? DEFAULT_INTERVAL), DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval);
   } catch {
     return false;
   }
@@ -73,7 +73,7 @@ export function inFlight(release: HelmRelease, now: number): boolean {
   if (reconciling?.status !== 'True' || status.lastAttemptedGeneration !== release.metadata.generation || !status.lastAttemptedAt) return false;
   let timeoutMs: number;
   try {
-    timeoutMs = parseDuration(release.spec?.timeout ?? DEFAULT_TIMEOUT);
+    timeoutMs = clampDuration(parseDuration(release.spec?.timeout ?? DEFAULT_TIMEOUT), DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout);
   } catch {
     return false;
   }

@@ -3,7 +3,7 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
 import type { Logger } from '../../log.js';
 import { resetConnections } from '../kube/client.js';
-import { apiErrorMessage } from '../kube/errors.js';
+import { apiErrorMessage, isNotFound } from '../kube/errors.js';
 import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
 import { releaseKey } from '../reconcile/release-target.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
@@ -13,6 +13,13 @@ import { dependantsOf, isReadyAtGeneration, shouldWakeDependants } from '../reco
 // client-node types timestamps as Date, but custom objects arrive as plain JSON (strings).
 type HelmReleaseInformer = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
 const asRelease = (obj: KubernetesObject) => obj as unknown as HelmRelease;
+
+export const HELMRELEASE_CRD_NAME = `${HELMRELEASE_PLURAL}.${API_GROUP}`;
+
+/** A 404 on the list means the API server does not serve HelmReleases: say so, and the fix. */
+export const CRD_MISSING_MESSAGE =
+  `the HelmRelease CRD (${HELMRELEASE_CRD_NAME}) is not installed in this cluster; install it with \`helmcrew crds apply\` ` +
+  `(or the helm/helmcrew chart, which ships it) — retrying with backoff`;
 
 export interface InformerSupervisorOptions {
   kubeConfig: KubeConfig;
@@ -154,7 +161,9 @@ export class InformerSupervisor {
     const attempt = (this.failures.get(scope) ?? 0) + 1;
     this.failures.set(scope, attempt);
     const delay = retryDelayMs(attempt, 1000, 30_000);
-    this.opts.log.warn({ scope: scope || 'all namespaces', attempt, delayMs: delay, error: apiErrorMessage(error) }, 'informer failed; restarting');
+    const fields = { scope: scope || 'all namespaces', attempt, delayMs: delay };
+    if (isNotFound(error)) this.opts.log.error({ ...fields, crd: HELMRELEASE_CRD_NAME }, CRD_MISSING_MESSAGE);
+    else this.opts.log.warn({ ...fields, error: apiErrorMessage(error) }, 'informer failed; restarting');
     setTimeout(() => {
       this.restartPending.delete(scope);
       void this.startFresh(scope);

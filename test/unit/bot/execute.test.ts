@@ -6,7 +6,7 @@ import { gitOpsOwner } from '../../../src/bot/execute/gitops.js';
 import { freezePatch, resumePatch, rollbackPatch, suspendPatch } from '../../../src/bot/execute/intents.js';
 import { outcomeOf } from '../../../src/bot/execute/outcome.js';
 import { resolveRelease } from '../../../src/bot/execute/resolve.js';
-import { escapeMrkdwn } from '../../../src/bot/slack/blocks.js';
+import { escapeMrkdwn, unescapeSlackText } from '../../../src/bot/slack/blocks.js';
 import { diffValues, summarizeValuesDifference } from '../../../src/bot/plan/values-diff.js';
 
 const hr = (namespace: string, name: string, over: { suspend?: boolean; annotations?: Record<string, string>; labels?: Record<string, string>; managedFields?: Array<{ manager: string }>; status?: HelmRelease['status']; generation?: number } = {}): HelmRelease =>
@@ -96,6 +96,7 @@ describe('outcomeOf (read from status only)', () => {
   const cond = (type: string, status: 'True' | 'False' | 'Unknown', message = 'm', observedGeneration = 2) => ({ type, status, reason: 'r', message, lastTransitionTime: 't', observedGeneration });
   it.each([
     { name: 'rollback not handled yet', verb: 'rollback' as const, given: hr('web', 'a', { status: { rollback: { requestId: 'old', succeeded: true, message: 'x', at: 't' } } }), want: { done: false } },
+    { name: 'rollback started, helm still running', verb: 'rollback' as const, given: hr('web', 'a', { status: { rollback: { requestId: 'rb', succeeded: false, inProgress: true, message: 'Rolling back', at: 't' } } }), want: { done: false } },
     { name: 'rollback handled', verb: 'rollback' as const, given: hr('web', 'a', { status: { rollback: { requestId: 'rb', succeeded: false, message: 'no earlier revision', at: 't' } } }), want: { done: true, succeeded: false, message: 'web/a: no earlier revision' } },
     { name: 'suspend seen', verb: 'suspend' as const, given: hr('web', 'a', { status: { conditions: [cond('Suspended', 'True', 'Suspended by slack:U1')] } }), want: { done: true, succeeded: true } },
     { name: 'resume, still marked suspended', verb: 'resume' as const, given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Suspended', 'True'), cond('Ready', 'True')] } }), want: { done: false } },
@@ -127,5 +128,14 @@ describe('escapeMrkdwn', () => {
     ['a & b', 'a &amp; b'],
   ])('%s', (given, want) => {
     expect(escapeMrkdwn(given)).toBe(want);
+  });
+});
+
+describe('unescapeSlackText', () => {
+  it('gives the grammar what was typed, and escaping it again round-trips', () => {
+    const typed = 'suspend unicorn --reason a < b && c > d';
+    const fromSlack = 'suspend unicorn --reason a &lt; b &amp;&amp; c &gt; d';
+    expect(unescapeSlackText(fromSlack)).toBe(typed);
+    expect(escapeMrkdwn(unescapeSlackText(fromSlack))).toBe('suspend unicorn --reason a &lt; b &amp;&amp; c &gt; d');
   });
 });

@@ -24,9 +24,12 @@ export async function installRelease(
   mode: 'install' | 'reinstall',
 ): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
-  const started = attemptStartedStatus(release, target, desired, mode, ctx.now());
+  const startedAt = ctx.now();
+  const details = { action: 'install', attempt: startedAt.getTime().toString(36), toVersion: desired.chartVersion, cause: mode === 'reinstall' ? 'reinstall after a failed first install' : 'new release' };
+  const started = attemptStartedStatus(release, target, desired, mode, startedAt);
   await ctx.api.patchStatus(release, started);
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
+  await ctx.events.record(release, ReleaseEvent.InstallStarted, `Installing ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName}`, details);
   try {
     if (mode === 'reinstall') {
       await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
@@ -37,11 +40,11 @@ export async function installRelease(
     if (!(error instanceof HelmError)) throw error;
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     // helm's output is redacted as it is read; this guards the whole message as formed.
-    const message = redactSecrets(`Helm install of ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}`, desired.secrets);
+    const message = redactSecrets(`Helm install of ${desired.chartName}@${desired.chartVersion} ${error.outcome}`, desired.secrets);
     const failures = (started.installFailures ?? 0) + 1;
     const final = failureIsFinal(remediationPolicy(release.spec, 'install'), failures);
     await ctx.api.patchStatus(release, failedStatus(attempted, ReleaseEvent.InstallFailed, message, history, ctx.now(), { final, counter: 'install' }));
-    await ctx.events.record(release, ReleaseEvent.InstallFailed, message);
+    await ctx.events.record(release, ReleaseEvent.InstallFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
     return final ? 'failed-final' : 'failed';
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
@@ -49,6 +52,6 @@ export async function installRelease(
   const message = `Installed ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName} revision ${revision}`;
   const succeeded = succeededStatus(attempted, ReleaseEvent.InstallSucceeded, message, history, ctx.now());
   await ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded);
-  await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message);
+  await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message, { ...details, revision });
   return 'succeeded';
 }

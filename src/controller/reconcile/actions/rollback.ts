@@ -5,6 +5,8 @@ import { HelmError } from '../../helm/helm-error.js';
 import { rollbackDoneStatus, rollbackStartedStatus } from '../../status/suspension-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { ReleaseTarget } from '../release-target.js';
+import { resolveDesiredRelease } from '../desired-release.js';
+import { redactSecrets } from '../redact.js';
 import { chooseRollbackRevision } from '../rollback-decision.js';
 
 /**
@@ -25,26 +27,32 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
   const { from, to } = choice;
   const what = `revision ${from.revision} (${from.chartName}@${from.chartVersion}) → revision ${to.revision} (${to.chartName}@${to.chartVersion})`;
   ctx.log.info({ release: target.key, action: 'rollback', from: from.revision, to: to.revision, request: request.id }, 'rolling back');
-  await ctx.api.patchStatus(release, rollbackStartedStatus(release, `Rolling back ${what}`, ctx.now()));
-  const started = Date.now();
+  const started: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: `Rolling back ${what}`, at: at() };
+  await ctx.api.patchStatus(release, rollbackStartedStatus(release, started, ctx.now()));
+  // helm quotes values in its errors. The Secret values the spec composes now are the ones known;
+  // a revision's own values are not marked, so those of a Secret since changed cannot be told apart.
+  const resolved = await resolveDesiredRelease(ctx, release).catch(() => undefined);
+  const secrets = resolved?.ok ? resolved.desired.secrets : undefined;
+  const redact = (text: string) => redactSecrets(text, secrets);
+  const startedAt = Date.now();
   try {
-    await helmRollback(ctx, target, to.revision);
+    await helmRollback(ctx, target, to.revision, redact);
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const after = await ctx.storage.history(target.namespace, target.releaseName);
-    const record: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: `Helm rollback ${what} failed: ${error.stderrExcerpt}`, at: at() };
+    const record: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: redact(`Helm rollback ${what} failed: ${error.stderrExcerpt}`), at: at() };
     await finish(ctx, release, record, suspension, after);
     return;
   }
   const after = await ctx.storage.history(target.namespace, target.releaseName);
   const message = `Rolled back ${what}, now revision ${after.deployed?.revision}; suspended until resume`;
   const record: RollbackRecord = { requestId: request.id, succeeded: true, fromRevision: from.revision, toRevision: to.revision, revision: after.deployed?.revision, message, at: at() };
-  ctx.log.info({ release: target.key, action: 'rollback', durationMs: Date.now() - started, revision: after.deployed?.revision }, 'rolled back');
+  ctx.log.info({ release: target.key, action: 'rollback', durationMs: Date.now() - startedAt, revision: after.deployed?.revision }, 'rolled back');
   await finish(ctx, release, record, suspension, after);
 }
 
 /** `helm rollback` to one revision: shared by rollback on request and automatic remediation. */
-export async function helmRollback(ctx: ReconcileContext, target: ReleaseTarget, revision: number): Promise<void> {
+export async function helmRollback(ctx: ReconcileContext, target: ReleaseTarget, revision: number, redact?: (text: string) => string): Promise<void> {
   await ctx.helm.rollback({
     key: target.key,
     releaseName: target.releaseName,
@@ -53,6 +61,7 @@ export async function helmRollback(ctx: ReconcileContext, target: ReleaseTarget,
     timeoutSeconds: target.timeoutSeconds,
     maxHistory: target.maxHistory,
     impersonate: target.impersonate,
+    ...(redact ? { redact } : {}),
   });
 }
 

@@ -1,11 +1,13 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
+import type { EventDetails } from '../../kube/event-recorder.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus, supersededStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../release-state.js';
+import { releaseLabels } from '../ownership.js';
 import type { ReleaseTarget } from '../release-target.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
@@ -20,15 +22,18 @@ export async function pullChart(ctx: ReconcileContext, release: HelmRelease, tar
     });
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
-    const message = `Could not fetch chart ${desired.chartName}@${desired.chartVersion} from ${release.spec.chart.repository}: ${error.stderrExcerpt}`;
-    await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, message);
+    // helm's words stay in the controller's log: they quote socket errors ("connection refused"
+    // vs a timeout), which would let a HelmRelease probe the network through the controller.
+    ctx.log.warn({ release: target.key, action: 'pull', error: error.stderrExcerpt, timedOut: error.timedOut }, 'helm pull failed');
+    const message = `Could not fetch chart ${desired.chartName}@${desired.chartVersion} from ${release.spec.chart.repository}${error.timedOut ? ' (timed out)' : ''}; the controller's log has helm's output`;
+    await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, message, { toVersion: desired.chartVersion });
     throw new RetryLaterError(message);
   }
 }
 
-export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease, event: ReleaseEvent, message: string): Promise<void> {
+export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease, event: ReleaseEvent, message: string, details?: EventDetails): Promise<void> {
   await ctx.api.patchStatus(release, retryingStatus(release, event, message, ctx.now()));
-  await ctx.events.record(release, event, message);
+  await ctx.events.record(release, event, message, details);
 }
 
 export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, chartPath: string, op: 'install' | 'upgrade'): ReleaseRequest {
@@ -44,6 +49,7 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
     forceReplace: op === 'upgrade' && target.forceReplace,
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
+    labels: releaseLabels(release, target.timeoutSeconds),
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
   };

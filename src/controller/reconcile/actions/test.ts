@@ -1,4 +1,3 @@
-import { parseDuration } from '../../../api/duration.js';
 import type { HelmRelease, TestRecord } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
@@ -7,7 +6,7 @@ import { failedStatus } from '../../status/release-status.js';
 import { testPassedOrIgnoredStatus, testStartedStatus, withTestFailed } from '../../status/test-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
-import type { ReleaseTarget } from '../release-target.js';
+import { timeoutSecondsOf, type ReleaseTarget } from '../release-target.js';
 import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import { testedAction } from '../test-decision.js';
 import type { AttemptOutcome } from './shared.js';
@@ -17,7 +16,7 @@ import type { AttemptOutcome } from './shared.js';
  * that made the revision, remediated by the same policy, unless test.ignoreFailures.
  */
 export async function testRelease(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, deployed: StoredRelease): Promise<AttemptOutcome> {
-  const timeoutSeconds = release.spec.test?.timeout ? Math.max(1, Math.round(parseDuration(release.spec.test.timeout) / 1000)) : target.timeoutSeconds;
+  const timeoutSeconds = release.spec.test?.timeout ? timeoutSecondsOf(release.spec.test.timeout) : target.timeoutSeconds;
   await ctx.api.patchStatus(release, testStartedStatus(release, ctx.now()));
   const started = Date.now();
   try {

@@ -22,10 +22,10 @@ export async function uninstallRelease(ctx: ReconcileContext, release: HelmRelea
     });
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
-    const message = `Helm uninstall of ${target.namespace}/${target.releaseName} failed: ${error.stderrExcerpt}`;
-    await ctx.events.record(release, ReleaseEvent.UninstallFailed, message);
+    const message = `Helm uninstall of ${target.namespace}/${target.releaseName} ${error.outcome}`;
+    await ctx.events.record(release, ReleaseEvent.UninstallFailed, message, { action: 'uninstall', cause: 'HelmRelease deleted' });
     throw new RetryLaterError(message);
   }
-  await ctx.events.record(release, ReleaseEvent.UninstallSucceeded, `Uninstalled ${target.namespace}/${target.releaseName}`);
+  await ctx.events.record(release, ReleaseEvent.UninstallSucceeded, `Uninstalled ${target.namespace}/${target.releaseName}`, { action: 'uninstall', cause: 'HelmRelease deleted' });
   await ctx.api.removeFinalizer(release);
 }

@@ -22,9 +22,18 @@ export async function upgradeRelease(
 ): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
   ctx.log.info({ release: target.key, action: 'upgrade', why }, 'upgrading');
-  const started = attemptStartedStatus(release, target, desired, 'upgrade', ctx.now());
+  const startedAt = ctx.now();
+  const details = {
+    action: 'upgrade',
+    attempt: startedAt.getTime().toString(36),
+    fromVersion: release.status?.history?.[0]?.chartVersion,
+    toVersion: desired.chartVersion,
+    cause: why,
+  };
+  const started = attemptStartedStatus(release, target, desired, 'upgrade', startedAt);
   await ctx.api.patchStatus(release, started);
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
+  await ctx.events.record(release, ReleaseEvent.UpgradeStarted, `Upgrading to ${desired.chartName}@${desired.chartVersion} (${why})`, details);
   try {
     await supersedable(ctx, release, target, (cancelSignal) => ctx.helm.upgrade({ ...releaseRequest(release, target, desired, chartPath, 'upgrade'), cancelSignal }));
   } catch (error) {
@@ -34,17 +43,17 @@ export async function upgradeRelease(
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     const stillDeployed = history.deployed ? `; revision ${history.deployed.revision} (${history.deployed.chartVersion}) is still deployed` : '';
     // helm's output is redacted as it is read; this guards the whole message as formed.
-    const message = redactSecrets(`Helm upgrade to ${desired.chartName}@${desired.chartVersion} failed: ${error.stderrExcerpt}${stillDeployed}`, desired.secrets);
+    const message = redactSecrets(`Helm upgrade to ${desired.chartName}@${desired.chartVersion} ${error.outcome}${stillDeployed}`, desired.secrets);
     const failures = (started.upgradeFailures ?? 0) + 1;
     const final = failureIsFinal(remediationPolicy(release.spec, 'upgrade'), failures);
     await ctx.api.patchStatus(release, failedStatus(attempted, ReleaseEvent.UpgradeFailed, message, history, ctx.now(), { final, counter: 'upgrade' }));
-    await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message);
+    await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
     return final ? 'failed-final' : 'failed';
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const message = `Upgraded to ${desired.chartName}@${desired.chartVersion}, revision ${history.deployed?.revision} (${why})`;
   const succeeded = succeededStatus(attempted, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now());
   await ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded);
-  await ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message);
+  await ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message, { ...details, revision: history.deployed?.revision });
   return 'succeeded';
 }

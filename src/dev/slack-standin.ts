@@ -3,10 +3,10 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 /**
- * The smallest local stand-in for the Slack Web API the bot tests need (h-slack builds the full
- * one under src/dev/fake-slack): it checks the bot token like Slack (invalid_auth), answers the
- * methods the bot calls with Slack's documented shapes, records every call, and serves
- * response_url endpoints. Loopback only, a free port.
+ * A small local stand-in for Slack, for the bot's tests, benchmark and demo: the Web API methods
+ * the bot calls (checking tokens like Slack: invalid_auth), response_url endpoints, and Socket
+ * Mode (apps.connections.open, then hello, envelopes and acks over a WebSocket). It records
+ * every call. Loopback only, a free port. (The fuller fake Web API is src/dev/fake-slack.)
  */
 export interface RecordedCall {
   method: string;
@@ -18,7 +18,7 @@ export interface FakeSlack {
   apiUrl: string;
   responseUrl(): string;
   calls: RecordedCall[];
-  responses: Array<{ path: string; body: Record<string, unknown> }>;
+  responses: Array<{ path: string; body: Record<string, unknown>; at: number }>;
   userGroups: Array<{ id: string; users: string[] }>;
   /** Socket Mode: resolves when a client has connected and been sent `hello`. */
   socketConnected(): Promise<void>;
@@ -40,7 +40,7 @@ export async function startFakeSlack(botToken: string, appToken?: string): Promi
     };
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname.startsWith('/response/')) {
-      responses.push({ path: url.pathname, body: JSON.parse(raw || '{}') as Record<string, unknown> });
+      responses.push({ path: url.pathname, body: JSON.parse(raw || '{}') as Record<string, unknown>, at: performance.now() });
       return json(200, { ok: true });
     }
     const method = url.pathname.replace(/^\/api\//, '');

@@ -1,0 +1,30 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { refusedStatus } from '../../status/release-status.js';
+import type { ReconcileContext } from '../context.js';
+import { describeOwner, type Ownership } from '../ownership.js';
+import type { ReleaseTarget } from '../release-target.js';
+
+/**
+ * helmcrew will not act for this HelmRelease as it stands: another owns the release, the operator
+ * forbids the target, or its identity lacks the rights. Said once as an Event, kept in status.
+ */
+
+export async function reportRefused(ctx: ReconcileContext, release: HelmRelease, reason: ReleaseEvent, message: string): Promise<void> {
+  const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
+  await ctx.api.patchStatus(release, refusedStatus(release, reason, message, ctx.now()));
+  // One Event when it starts, not one per periodic check.
+  if (ready?.reason !== reason || ready.message !== message) await ctx.events.record(release, reason, message);
+}
+
+export async function reportNotOurs(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, ownership: Ownership): Promise<void> {
+  const where = `Helm release ${target.namespace}/${target.releaseName}`;
+  const message = release.metadata.deletionTimestamp
+    ? `${where} ${describeOwner(ownership)}; deleting this HelmRelease leaves it installed`
+    : `${where} ${describeOwner(ownership)}; helmcrew will not upgrade, unlock or uninstall it. Choose another releaseName or targetNamespace`;
+  if (release.metadata.deletionTimestamp) {
+    await ctx.events.record(release, ReleaseEvent.ReleaseOwnedByOther, message);
+    return;
+  }
+  await reportRefused(ctx, release, ReleaseEvent.ReleaseOwnedByOther, message);
+}
