@@ -26,6 +26,12 @@ describe('helmcrew demo', () => {
     expect(ready.filter((r) => r.startsWith('True'))).toHaveLength(4);
     expect(result.stdout).toMatch(/containerPort: Invalid value: 80800/);
     expect(result.stdout).toMatch(/kubectl get helmreleases[\s\S]*unicorn +True/);
+    // The Slack messages the run produced, read back from the local fake Slack: one per operation
+    // in the team's channel, the failure alone (with its buttons) in on-call's.
+    expect(result.stdout).toMatch(/#unicorn-releases: 5 messages/);
+    expect(result.stdout).toMatch(/✘ unicorn-demo\/unicorn: Upgrade failed \(3\.0\.0 → 4\.0\.0\).*\[Roll back\] \[Suspend\] \[History\]/);
+    expect(result.stdout).toMatch(/#oncall: 1 message\n +✘ unicorn-demo\/unicorn: Upgrade failed/);
+    expect(result.stdout).toMatch(/slack: +#unicorn-releases +✔ unicorn-demo\/unicorn: Installed \(1\.0\.0\)/);
     // The story stays clean: no JSON log line anywhere in what a person sees.
     expect(result.all.split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
     expect(result.stdout).toMatch(/controller started \(its log: .*demo-controller\.log\)/);

@@ -161,4 +161,16 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     expect((await get('dragon')).spec.chart.version).toBe('3.0.0');
     expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('green');
   });
+
+  it('after a failed upgrade, rollback re-applies the last good revision and repairs the half-applied page', async () => {
+    const failed = await waitForReconciled(kubeConfig, namespace, 'dragon', await declare('dragon', '4.0.0'));
+    expect(condition(failed, 'Ready')).toMatchObject({ status: 'False', reason: 'UpgradeFailed' });
+    expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('gold'); // the broken version's page went in before its Deployment was refused
+    const { plan, outcomes } = await run(`rollback ${namespace}/dragon`);
+    expect(plan.title).toBe(`roll back ${namespace}/dragon: revision 4 → 3`);
+    expect(outcomes).toEqual([expect.objectContaining({ done: true, succeeded: true })]);
+    expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('green');
+    expect((await storage.history(namespace, 'dragon')).deployed).toMatchObject({ revision: 5, chartVersion: '3.0.0' });
+    expect((await get('dragon')).spec.suspend).toBe(true);
+  });
 });

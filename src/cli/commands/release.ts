@@ -1,5 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { awaitOutcomes } from '../../bot/execute/await-outcome.js';
+import { kubeActorId } from '../../bot/execute/kube-identity.js';
 import { isQuery, runQuery } from '../../bot/execute/queries.js';
 import { releaseOperations } from '../../bot/execute/wiring.js';
 import { isMutating } from '../../bot/grammar/command.js';
@@ -27,7 +28,7 @@ export async function releaseCommand(args: string[]): Promise<number> {
   }
   const command = parsed.command;
   const kubeConfig = loadKubeConfig();
-  const actor = { id: `kube:${kubeConfig.getCurrentUser()?.name ?? 'unknown'}` };
+  const actor = { id: await kubeActorId(kubeConfig) };
   const { api, storage, ops } = releaseOperations(kubeConfig, createLogger('release', process.env.LOG_LEVEL ?? 'warn'), 'helmcrew-cli');
   try {
     if (command.verb === 'whoami') {

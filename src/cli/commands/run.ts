@@ -7,14 +7,22 @@ import { startNotify } from '../../notify/notify.js';
 import { untilSignal } from './until-signal.js';
 
 /**
+ * The bot runs in `helmcrew run` when Slack can reach it: a bot token plus Socket Mode's app token
+ * or HTTP mode's signing secret. A bot token alone means Slack notifications only.
+ */
+export function botWanted(env: Record<string, string | undefined>): boolean {
+  return !!env.SLACK_BOT_TOKEN && !!(env.SLACK_APP_TOKEN || env.SLACK_SIGNING_SECRET);
+}
+
+/**
  * `helmcrew run`: the controller and notify in one process, the default in-cluster install, and
- * the `/release` bot when Slack is configured (SLACK_BOT_TOKEN).
+ * the `/release` bot when Slack is configured for it (see botWanted).
  */
 export async function runCommand(): Promise<number> {
   const controllerConfig = readControllerConfig();
   const notifyConfig = readNotifyConfig();
   // Read every configuration before starting anything, so a bad value stops start-up at once.
-  const botConfig = process.env.SLACK_BOT_TOKEN ? readBotConfig() : undefined;
+  const botConfig = botWanted(process.env) ? readBotConfig() : undefined;
   const controller = await startController(controllerConfig, createLogger('controller'));
   const notify = await startNotify(notifyConfig, createLogger('notify'));
   let bot: RunningBot | undefined;

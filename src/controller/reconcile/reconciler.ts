@@ -72,7 +72,7 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
   }
   if (lifecycle === 'record-resume') {
     await ctx.api.patchStatus(release, resumedStatus(release));
-    await ctx.events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec');
+    await ctx.events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec', { action: 'resume' });
     ctx.log.info({ release: key, action: 'resume' }, 'resumed');
     // The suspension is over; reconcile the declared spec in this same pass.
     return reconcileRelease(controllerCtx, namespace, name);
@@ -200,7 +200,7 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
     case 'record-suspension': {
       const record = readSuspension(release.metadata.annotations);
       await ctx.api.patchStatus(release, suspendedStatus(release, record, ctx.now()));
-      await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record));
+      await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record), { action: 'suspend', ...(record ? { cause: record.by, attempt: record.at } : {}) });
       ctx.log.info({ release: target.key, action: 'suspend', by: record?.by }, 'suspended');
       return;
     }

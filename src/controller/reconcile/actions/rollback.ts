@@ -67,6 +67,15 @@ export async function helmRollback(ctx: ReconcileContext, target: ReleaseTarget,
 
 async function finish(ctx: ReconcileContext, release: HelmRelease, record: RollbackRecord, suspension: ReturnType<typeof readSuspension>, history: Parameters<typeof rollbackDoneStatus>[3]): Promise<void> {
   await ctx.api.patchStatus(release, rollbackDoneStatus(release, record, suspension, history, ctx.now()));
-  await ctx.events.record(release, record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed, record.message);
+  const from = history.releases.find((r) => r.revision === record.fromRevision);
+  const to = history.releases.find((r) => r.revision === record.toRevision);
+  await ctx.events.record(release, record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed, record.message, {
+    action: 'rollback',
+    attempt: record.requestId,
+    ...(from ? { fromVersion: from.chartVersion } : {}),
+    ...(to ? { toVersion: to.chartVersion } : {}),
+    ...(record.revision !== undefined ? { revision: record.revision } : {}),
+    ...(suspension ? { cause: `${suspension.by} rollback` } : {}),
+  });
   if (!record.succeeded) ctx.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'rollback', request: record.requestId }, record.message);
 }
