@@ -73,6 +73,50 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
   };
 }
 
+export interface NotifyConfig {
+  kubeconfig?: string;
+  redisUrl: string;
+  queuePrefix: string;
+  /** Deliveries in flight at once in this process (each to a different release/channel). */
+  concurrency: number;
+  /** The same event of the same operation within this window is said once. */
+  coalesceWindowMs: number;
+  /** Messages per second per channel (Slack: about 1), and the short burst allowed. */
+  ratePerSecond: number;
+  rateBurst: number;
+  /** How often Teams are listed again. */
+  teamRefreshMs: number;
+  /** How long a crashed process can hold a delivery before another takes it over. */
+  lockMs: number;
+  /** Serve only Teams matching this label selector; default: every Team. */
+  teamSelector?: string;
+}
+
+export function readNotifyConfig(env: Env = process.env): NotifyConfig {
+  const redisUrl = required(env, 'REDIS_URL');
+  if (!/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  return {
+    kubeconfig: env.KUBECONFIG || undefined,
+    redisUrl,
+    queuePrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew',
+    concurrency: positiveInt(env, 'HELMCREW_NOTIFY_CONCURRENCY', 16),
+    coalesceWindowMs: positiveInt(env, 'HELMCREW_NOTIFY_COALESCE_MS', 10 * 60_000),
+    ratePerSecond: positiveNumber(env, 'HELMCREW_NOTIFY_RATE_PER_SECOND', 1),
+    rateBurst: positiveInt(env, 'HELMCREW_NOTIFY_RATE_BURST', 1),
+    teamRefreshMs: positiveInt(env, 'HELMCREW_TEAM_REFRESH_MS', 5000),
+    lockMs: positiveInt(env, 'HELMCREW_NOTIFY_LOCK_MS', 30_000),
+    teamSelector: env.HELMCREW_TEAM_SELECTOR || undefined,
+  };
+}
+
+function positiveNumber(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 function serviceAccountName(env: Env, name: string): string | undefined {

@@ -4,24 +4,35 @@ const USAGE = `helmcrew — keeps Helm releases as declared
 
 usage:
   helmcrew controller          run the reconcile loop (replicas share the Redis queue)
-  helmcrew run                 everything in one process (today: the controller)
+  helmcrew notify              route and deliver notifications to Teams (replicas share the queue)
+  helmcrew run                 everything in one process: controller + notify, and the bot when SLACK_BOT_TOKEN is set
   helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository
+  helmcrew bot                 the /release Slack bot (Socket Mode with SLACK_APP_TOKEN, else HTTP on PORT)
+  helmcrew release <verb> …    the /release grammar as the kubeconfig user (try: helmcrew release help);
+                               --yes skips the confirmation, --no-wait does not wait for the controller
   helmcrew demo                the unicorn story on the local environment
   helmcrew crds print|write|apply
                                the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
 
-configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL`;
+configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL;
+  notify: HELMCREW_NOTIFY_CONCURRENCY, HELMCREW_NOTIFY_COALESCE_MS, HELMCREW_NOTIFY_RATE_PER_SECOND,
+  HELMCREW_NOTIFY_RATE_BURST, HELMCREW_TEAM_REFRESH_MS, HELMCREW_NOTIFY_LOCK_MS,
+  HELMCREW_TEAM_SELECTOR;
+  the bot: SLACK_BOT_TOKEN, SLACK_APP_TOKEN or SLACK_SIGNING_SECRET, PORT, SLACK_API_URL`;
 
 type Command = (args: string[]) => Promise<number>;
 
-// Loaded on demand: the controller process does not carry the dev, demo and CRD-building code
-// (about 10 MiB of RSS, bench/RESULTS.md).
+// Loaded on demand: the controller process does not carry the dev, demo, Slack and CRD-building
+// code (bench/RESULTS.md, issue 9).
 const commands: Record<string, () => Promise<Command>> = {
   controller: async () => (await import('./commands/controller.js')).controllerCommand,
-  run: async () => (await import('./commands/controller.js')).controllerCommand,
+  notify: async () => (await import('./commands/notify.js')).notifyCommand,
+  run: async () => (await import('./commands/run.js')).runCommand,
   dev: async () => (await import('./commands/dev.js')).devCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   crds: async () => (await import('./commands/crds.js')).crdsCommand,
+  release: async () => (await import('./commands/release.js')).releaseCommand,
+  bot: async () => (await import('./commands/bot.js')).botCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -8,18 +8,21 @@ import { HelmRunner } from './helm/helm-runner.js';
 import { DEFAULT_RECORD_LIMITS } from './helm/release-record.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { loadKubeConfig, makeKubeClients } from './kube/client.js';
+import { NotifyPublisher } from '../notify/publish/publisher.js';
 import { IdentityClients } from './kube/identity.js';
 import { controllerNamespace, getOrCreateDigestKey } from './kube/digest-key.js';
-import { KubeEventRecorder } from './kube/event-recorder.js';
+import { CompositeEventSink, KubeEventRecorder } from './kube/event-recorder.js';
 import { HelmReleaseApi } from './kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import type { ReconcileContext } from './reconcile/context.js';
+import { RunningOperations } from './reconcile/running-operations.js';
 import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from './reconcile/values-digest.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
+import { ValuesSourceWatch } from './watch/values-source-watch.js';
 
 export interface RunningController {
   ready: () => boolean;
@@ -44,6 +47,10 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
   };
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
+  const operations = new RunningOperations();
+  const connection = connectRedis(config.redisUrl);
+  // Every happening becomes a Kubernetes Event and a notification on the durable notify queue.
+  const publisher = new NotifyPublisher({ connection, prefix: config.queuePrefix, log });
   const ctx: ReconcileContext = {
     kube,
     api,
@@ -53,18 +60,21 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
-    events: new KubeEventRecorder(kube, log),
+    events: new CompositeEventSink([new KubeEventRecorder(kube, log), publisher]),
     log,
     now: () => new Date(),
+    operations,
   };
 
-  const connection = connectRedis(config.redisUrl);
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const ledger = new CheckLedger(connection, config.queuePrefix);
   const enqueue = (key: string, reason: string) => {
     queue.enqueue(key, reason).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not enqueue'));
   };
-  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log, silenceMs: config.watchSilenceMs });
+  const onGeneration = (key: string, generation: number | undefined) => {
+    if (operations.supersede(key, generation)) log.info({ release: key, action: 'supersede', generation }, 'a newer generation cancels the running helm operation');
+  };
+  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, onGeneration, log, silenceMs: config.watchSilenceMs });
   ctx.cache = informers;
   const worker = startReconcileWorker({
     connection,
@@ -72,16 +82,22 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     concurrency: config.concurrency,
     log,
     reconcile: async (namespace, name) => {
-      const { key, action } = await reconcileReportingErrors(ctx, namespace, name);
+      const result = await reconcileReportingErrors(ctx, namespace, name);
       // Bookkeeping only: if Redis hiccups here, the release is merely due again sooner.
-      await (action === 'gone' ? ledger.forget(key) : ledger.checked(key, Date.now())).catch((error: Error) =>
-        log.warn({ release: key, error: error.message }, 'could not record the check'),
+      await (result.action === 'gone' ? ledger.forget(result.key) : ledger.checked(result.key, Date.now())).catch((error: Error) =>
+        log.warn({ release: result.key, error: error.message }, 'could not record the check'),
       );
-      return action;
+      return result;
+    },
+    requeue: (key, reason, delayMs) => {
+      queue.enqueue(key, reason, delayMs).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not requeue'));
     },
   });
 
   await informers.start();
+  // valuesFrom: a changed ConfigMap or Secret enqueues the releases that read it (metadata only).
+  const valuesSources = new ValuesSourceWatch({ kubeConfig, namespaces: config.namespaces, releases: () => informers.list(), onKey: enqueue, log });
+  await valuesSources.start();
   const stopResync = startResync({
     list: () => informers.list(),
     lastChecked: () => ledger.all(),
@@ -98,9 +114,11 @@ export async function startController(config: ControllerConfig, log: Logger = cr
       stopResync();
       health?.close();
       await informers.stop();
+      await valuesSources.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await queue.close();
+      await publisher.close();
       connection.disconnect();
     },
   };

@@ -10,6 +10,8 @@ export interface StoryOptions {
   chartRepoUrl: string;
   namespace: string;
   say: (line: string) => void;
+  /** Runs after each step is told (the demo shows the Slack messages the step produced). */
+  afterStep?: (step: StoryStep, index: number) => Promise<void>;
 }
 
 export interface StoryStep {
@@ -56,6 +58,7 @@ export async function tellUnicornStory(opts: StoryOptions): Promise<StoryStep[]>
       say(`  note:       helm still calls revision ${step.deployedRevision} deployed, but the failed upgrade half-applied:`);
       say(`              the page changed before the Deployment was refused. Declaring a good version again repairs it.`);
     }
+    await opts.afterStep?.(step, index);
   }
   return steps;
 }

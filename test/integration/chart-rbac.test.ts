@@ -64,6 +64,8 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     { ask: ['delete', 'secrets/helmcrew-values-digest-key'], want: 'no' },
     { ask: ['get', 'configmaps', '-n', 'default'], want: 'yes' },
     { ask: ['update', 'configmaps', '-n', 'default'], want: 'no' },
+    { ask: ['patch', 'configmaps/helmcrew-slack-messages', '-n', 'default'], want: 'yes' },
+    { ask: ['patch', 'configmaps/unicorn-values', '-n', 'default'], want: 'no' },
     { ask: ['patch', 'helmreleases.helmcrew.dev', '--subresource=status', '-n', 'default'], want: 'yes' },
     { ask: ['watch', 'helmreleases.helmcrew.dev'], want: 'yes' },
     { ask: ['create', 'helmreleases.helmcrew.dev', '-n', 'default'], want: 'no' },

@@ -22,8 +22,9 @@ describe('queue priority', () => {
       log: createLogger('test', 'warn'),
       reconcile: async (namespace, name) => {
         order.push(`${namespace}/${name}`);
-        return 'unchanged';
+        return { action: 'unchanged' };
       },
+      requeue: () => undefined,
     });
     try {
       const deadline = Date.now() + 20_000;

@@ -1,3 +1,4 @@
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { API_GROUP, API_VERSION, TEAM_KIND, TEAM_PLURAL } from '../../src/api/vocabulary.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
@@ -6,7 +7,7 @@ import { testEnv, uniqueName } from '../support/fixtures.js';
 
 /** Issue 6: the API server refuses malformed Teams and names the field; a well-formed Team is stored as given. */
 describe('the Team API', () => {
-  const { kubeConfig } = testEnv();
+  const { env, kubeConfig } = testEnv();
   const kube = makeKubeClients(kubeConfig);
 
   const create = (name: string, spec: unknown) =>
@@ -36,7 +37,7 @@ describe('the Team API', () => {
     { name: 'bad-release', spec: { subscriptions: [{ releases: ['prod/Unicorn'] }] }, want: /spec.subscriptions\[0\].releases\[0\]: Invalid value: "prod\/Unicorn"/ },
     { name: 'bad-operator', spec: { subscriptions: [{ selector: { matchExpressions: [{ key: 'tier', operator: 'Like' }] } }] }, want: /spec.subscriptions\[0\].selector.matchExpressions\[0\].operator: Unsupported value: "Like"/ },
     { name: 'bad-verb', spec: { permissions: [{ verbs: ['delete'] }] }, want: /spec.permissions\[0\].verbs\[0\]: Unsupported value: "delete"/ },
-    { name: 'no-verbs', spec: { permissions: [{ namespaces: ['prod'], verbs: [] }] }, want: /spec.permissions\[0\].verbs: Invalid value.*must have at least 1 items/ },
+    { name: 'no-verbs', spec: { permissions: [{ namespaces: ['prod'], verbs: [] }] }, want: /spec.permissions\[0\].verbs: Invalid value.*should have at least 1 items/ },
     { name: 'approval-yes', spec: { permissions: [{ verbs: ['rollback'], requireApproval: 'yes' }] }, want: /spec.permissions\[0\].requireApproval: Invalid value: "string"/ },
   ])('$name is refused: $want', async ({ name, spec, want }) => {
     const teamName = uniqueName(`bad-${name}`);
@@ -69,6 +70,23 @@ describe('the Team API', () => {
       const created = (await create(name, spec)) as { metadata: { namespace?: string }; spec: unknown };
       expect(created.metadata.namespace).toBeUndefined();
       expect(created.spec).toEqual(spec);
+    } finally {
+      await remove(name);
+    }
+  });
+
+  it('kubectl get teams shows channels, subscriptions and the last delivery', async () => {
+    const name = uniqueName('oncall');
+    await create(name, { channels: [{ slack: '#oncall' }, { webhook: hook }], subscriptions: [{ namespaces: ['prod'], severity: 'error' }, { charts: ['unicorn'] }] });
+    try {
+      const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'teams', name], { reject: false });
+      expect(table.exitCode, table.stderr).toBe(0);
+      const [header, row] = table.stdout.split('\n');
+      expect(header).toMatch(/^NAME\s+READY\s+SLACK\s+NAMESPACES\s+CHARTS\s+LAST DELIVERY\s+AGE$/);
+      expect(row).toMatch(new RegExp(`^${name}\\s+\\s*#oncall\\s+\\["prod"\\]\\s+\\["unicorn"\\]`));
+      const wide = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'teams', name, '-o', 'wide'], { reject: false });
+      expect(wide.stdout.split('\n')[0]).toMatch(/WEBHOOKS/);
+      expect(wide.stdout).toMatch(/\bhook\b/);
     } finally {
       await remove(name);
     }

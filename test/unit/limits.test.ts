@@ -87,7 +87,7 @@ describe('decodeReleasePayload limits', () => {
 
 describe('unexpected errors', () => {
   it.each([
-    { name: 'a bad release record', given: new ReleaseRecordError('ns/sh.helm.release.v1.r.v1', 'is not valid gzip'), reason: ReleaseEvent.ReleaseRecordInvalid, message: /^Helm release record ns\/sh.helm.release.v1.r.v1 is not valid gzip$/ },
+    { name: 'a bad release record', given: new ReleaseRecordError('ns/sh.helm.release.v1.r.v1', 'is not valid gzip'), reason: ReleaseEvent.ReleaseRecordInvalid, message: /^Helm release record ns\/sh.helm.release.v1.r.v1 is not valid gzip; nothing is done for this release until that Secret is deleted or repaired$/ },
     { name: 'a stack overflow', given: new RangeError('Maximum call stack size exceeded'), reason: ReleaseEvent.ReconcileError, message: /^Reconcile failed: Maximum call stack size exceeded$/ },
     { name: 'anything else', given: new TypeError('x is undefined'), reason: ReleaseEvent.ReconcileError, message: /^Reconcile failed: x is undefined$/ },
     { name: 'a long message', given: new Error('e'.repeat(5000)), reason: ReleaseEvent.ReconcileError, message: /^Reconcile failed: e{900,1000}…$/ },

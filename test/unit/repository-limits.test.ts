@@ -54,11 +54,36 @@ describe('parseIndex (worker thread)', () => {
   it('names the repository of broken YAML', async () => {
     await expect(parseIndex(Buffer.from('entries: [\n'), 'http://repo.test')).rejects.toThrow(/index of http:\/\/repo.test is not valid YAML/);
   });
-  it('refuses an alias bomb instead of expanding it', async () => {
+  it('does not expand an alias bomb (aliases stay references), also inside entries', async () => {
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
     for (let i = 1; i < 12; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
-    await expect(parseIndex(Buffer.from(bomb.join('\n')), 'repo')).rejects.toThrow(/repo/);
+    bomb.push('entries:', '  boom: *l', '  ok:', '  - version: 1.0.0');
+    const started = Date.now();
+    const versions = await parseIndex(Buffer.from(bomb.join('\n')), 'repo');
+    expect(versions.get('ok')).toEqual({ versions: ['1.0.0'], hosts: [] });
+    expect(versions.get('boom')?.versions).toEqual([]);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
+
+  it('stops a parse that runs past its time limit', async () => {
+    const huge = `entries:\n  a:\n${'  - version: 1.0.0\n'.repeat(200_000)}`;
+    await expect(parseIndex(Buffer.from(huge), 'http://slow.test', { maxHeapMb: 384, maxMs: 1 })).rejects.toThrow(/index of http:\/\/slow.test took longer than 0.001s to parse/);
+  });
+
+  it('parses a 20 MB index within the default limits', async () => {
+    const lines = ['apiVersion: v1', 'entries:'];
+    for (let c = 0; c < 250; c++) {
+      lines.push(`  chart-${c}:`);
+      for (let v = 0; v < 220; v++) {
+        lines.push('  - apiVersion: v2', `    name: chart-${c}`, `    version: 1.${v}.0`, `    appVersion: 1.${v}.0`, '    description: A chart that exists only to make this index as large as a real public one', '    created: "2026-01-01T00:00:00.000000000Z"', `    digest: ${'ab'.repeat(32)}`, '    urls:', `    - https://charts.example.test/chart-${c}-1.${v}.0.tgz`);
+      }
+    }
+    const text = `${lines.join('\n')}\n`;
+    expect(text.length).toBeGreaterThan(19_000_000);
+    const versions = await parseIndex(Buffer.from(text), 'repo');
+    expect(versions.size).toBe(250);
+    expect(versions.get('chart-7')).toEqual({ versions: Array.from({ length: 220 }, (_, v) => `1.${v}.0`), hosts: ['charts.example.test'] });
+  }, 60_000);
 });
 
 describe('ByteBoundedLru', () => {

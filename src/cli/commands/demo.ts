@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { startDemoSlack } from '../../demo/demo-slack.js';
+import { tellChatStory } from '../../demo/chat-story.js';
 import { tellUnicornStory } from '../../demo/unicorn-story.js';
 import { devUp } from '../../dev/environment.js';
 import { loadKubeConfig } from '../../controller/kube/client.js';
@@ -12,30 +14,45 @@ const DEMO_NAMESPACE = 'unicorn-demo';
 /** `helmcrew demo`: the local environment (with the CRD), a controller, and the unicorn story. */
 export async function demoCommand(): Promise<number> {
   const say = (line: string) => console.log(line);
-  say('helmcrew demo: a unicorn web page, pink → blue → green → broken → green\n');
+  say('helmcrew demo: a unicorn web page, pink → blue → green → broken → green, then from chat: rollback to blue, resume to green\n');
   const env = await devUp({ log: createLogger('dev', 'warn') });
   // The controller's JSON lines would land in the middle of the story: they go to a file.
   const logFile = join(env.stateDir, 'logs', 'demo-controller.log');
   say(`environment: Kubernetes at ${env.kubeconfig}, Redis ${env.redisUrl}, charts ${env.chartRepoUrl}`);
   const kubeConfig = loadKubeConfig(env.kubeconfig);
 
+  const queuePrefix = `helmcrew-demo-${process.pid}`;
   const controller = await startController(
     readControllerConfig({
       KUBECONFIG: env.kubeconfig,
       REDIS_URL: env.redisUrl,
       HELM_BIN: env.helmBin,
       WATCH_NAMESPACES: DEMO_NAMESPACE,
-      HELMCREW_QUEUE_PREFIX: `helmcrew-demo-${process.pid}`,
+      HELMCREW_QUEUE_PREFIX: queuePrefix,
     }),
     createLogger('controller', process.env.LOG_LEVEL ?? 'info', logFile),
   );
   say(`controller started (its log: ${logFile})`);
+  // Slack is the local fake: notify delivers to it; what it recorded is shown after each step.
+  const slack = await startDemoSlack({
+    kubeConfig,
+    kubeconfigPath: env.kubeconfig,
+    redisUrl: env.redisUrl,
+    queuePrefix,
+    namespace: DEMO_NAMESPACE,
+    log: createLogger('notify', process.env.LOG_LEVEL ?? 'info', join(env.stateDir, 'logs', 'demo-notify.log')),
+  });
+  say(`notify started: Team unicorn-team hears ${DEMO_NAMESPACE} in #unicorn-releases, Team unicorn-oncall its failures in #oncall (local fake Slack at ${slack.slack.origin})`);
   try {
-    await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say });
+    await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say, afterStep: (_step, index) => slack.sayNewMessages(say, index + 1) });
+    await tellChatStory({ kubeConfig, kubeconfigPath: env.kubeconfig, redisUrl: env.redisUrl, namespace: DEMO_NAMESPACE, say, log: createLogger('bot', process.env.LOG_LEVEL ?? 'warn') });
     const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'helmreleases', '-n', DEMO_NAMESPACE], { reject: false });
     say(`\n$ kubectl get helmreleases -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
+    say('\nWhat Slack shows (one message per release operation, edited in place; details in threads):');
+    slack.sayTranscript(say);
     say(`\nThe environment stays up: eval "$(npx helmcrew dev env)" and look around; npx helmcrew dev down stops it.`);
   } finally {
+    await slack.stop();
     await controller.stop();
   }
   return 0;

@@ -8,7 +8,10 @@ import { ChartNotFoundError } from './repository-errors.js';
  */
 export type ChartVersions = Map<string, { versions: string[]; hosts: string[] }>;
 
-const yamlPath = createRequire(import.meta.url).resolve('yaml');
+// js-yaml, not the `yaml` package used elsewhere: it builds plain objects without a document
+// model, so a 20 MB index parses in ~1.3 s within ~200 MiB where `yaml` needs over 256 MiB and
+// ~9 s (measured: docs/field-notes.md). Only versions and URL hosts are read from the result.
+const jsYamlPath = createRequire(import.meta.url).resolve('js-yaml');
 
 /**
  * Runs in a worker thread, so parsing a multi-megabyte index never stalls the event loop the
@@ -18,11 +21,11 @@ const yamlPath = createRequire(import.meta.url).resolve('yaml');
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { parse } = require(workerData.yamlPath);
+const { load } = require(workerData.jsYamlPath);
 function read() {
   const text = Buffer.from(workerData.body).toString('utf8');
   try {
-    return text.trimStart().startsWith('{') ? JSON.parse(text) : parse(text, { maxAliasCount: 100 });
+    return text.trimStart().startsWith('{') ? JSON.parse(text) : load(text, { json: true });
   } catch {
     return undefined;
   }
@@ -56,7 +59,11 @@ if (index !== undefined) parentPort.postMessage({ entries: out });
 export interface ParseLimits {
   /** Heap of the parsing worker, in MiB. */
   maxHeapMb: number;
+  /** A parse still running after this long is stopped (aliases can make the walk long). */
+  maxMs: number;
 }
+
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxHeapMb: 384, maxMs: 30_000 };
 
 let queue: Promise<unknown> = Promise.resolve();
 
@@ -64,7 +71,7 @@ let queue: Promise<unknown> = Promise.resolve();
  * Parses an index off the event loop, one at a time: parses are rare (cache, one fetch per URL)
  * and running them in series bounds the memory they take together.
  */
-export function parseIndex(body: Buffer, repository: string, limits: ParseLimits = { maxHeapMb: 256 }): Promise<ChartVersions> {
+export function parseIndex(body: Buffer, repository: string, limits: ParseLimits = DEFAULT_PARSE_LIMITS): Promise<ChartVersions> {
   const run = queue.then(() => parseInWorker(body, repository, limits));
   queue = run.catch(() => undefined);
   return run;
@@ -75,17 +82,25 @@ function parseInWorker(body: Buffer, repository: string, limits: ParseLimits): P
     const copy = new Uint8Array(body).buffer;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { yamlPath, body: copy },
+      workerData: { jsYamlPath, body: copy },
       transferList: [copy],
       resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: 32 },
     });
     let answered = false;
+    const deadline = setTimeout(() => {
+      answered = true;
+      void worker.terminate();
+      reject(new ChartNotFoundError(`the repository index of ${repository} took longer than ${limits.maxMs / 1000}s to parse`));
+    }, limits.maxMs);
+    worker.once('exit', () => clearTimeout(deadline));
     worker.once('message', (message: { invalid?: true; entries?: Array<[string, { versions: string[]; hosts: string[] }]> }) => {
+      if (answered) return;
       answered = true;
       if (message.invalid) reject(new ChartNotFoundError(`the repository index of ${repository} is not valid YAML`));
       else resolve(new Map(message.entries));
     });
     worker.once('error', () => {
+      if (answered) return;
       answered = true;
       reject(new ChartNotFoundError(`the repository index of ${repository} could not be parsed within ${limits.maxHeapMb} MiB`));
     });

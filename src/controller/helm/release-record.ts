@@ -40,7 +40,8 @@ export class ReleaseRecordError extends Error {
     readonly record: string,
     problem: string,
   ) {
-    super(`Helm release record ${record} ${problem}`);
+    // Nothing helmcrew (or helm) can do with it: the way on is to delete or repair that Secret.
+    super(`Helm release record ${record} ${problem}; nothing is done for this release until that Secret is deleted or repaired`);
   }
 }
 

@@ -9,8 +9,9 @@ const COORDINATES = { group: API_GROUP, version: API_VERSION, plural: TEAM_PLURA
 export class TeamApi {
   constructor(private readonly kube: KubeClients) {}
 
-  async list(): Promise<{ items: Team[]; metadata?: { resourceVersion?: string } }> {
-    return (await this.kube.custom.listClusterCustomObject(COORDINATES)) as { items: Team[]; metadata?: { resourceVersion?: string } };
+  /** Every Team, or those matching a label selector (`team-set=payments`). */
+  async list(labelSelector?: string): Promise<{ items: Team[]; metadata?: { resourceVersion?: string } }> {
+    return (await this.kube.custom.listClusterCustomObject({ ...COORDINATES, ...(labelSelector ? { labelSelector } : {}) })) as { items: Team[]; metadata?: { resourceVersion?: string } };
   }
 
   async get(name: string): Promise<Team | undefined> {
@@ -22,8 +23,12 @@ export class TeamApi {
     }
   }
 
-  /** Merge-patches status (lists are replaced whole, so callers send the full channels list). */
-  async patchStatus(name: string, status: TeamStatus, fieldManager = 'helmcrew-notify'): Promise<void> {
-    await this.kube.custom.patchClusterCustomObjectStatus({ ...COORDINATES, name, body: { status }, fieldManager }, mergePatch);
+  /**
+   * Merge-patches status (lists are replaced whole, so callers send the full channels list).
+   * With resourceVersion the patch fails with 409 when the Team changed since it was read.
+   */
+  async patchStatus(name: string, status: TeamStatus, resourceVersion?: string, fieldManager = 'helmcrew-notify'): Promise<void> {
+    const body = resourceVersion ? { metadata: { resourceVersion }, status } : { status };
+    await this.kube.custom.patchClusterCustomObjectStatus({ ...COORDINATES, name, body, fieldManager }, mergePatch);
   }
 }

@@ -16,15 +16,16 @@ export async function uninstallRelease(ctx: ReconcileContext, release: HelmRelea
       key: target.key,
       releaseName: target.releaseName,
       namespace: target.namespace,
-      timeoutSeconds: target.timeoutSeconds,
+      timeoutSeconds: target.uninstallTimeoutSeconds,
+      keepHistory: target.uninstallKeepHistory,
       impersonate: target.impersonate,
     });
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const message = `Helm uninstall of ${target.namespace}/${target.releaseName} ${error.outcome}`;
-    await ctx.events.record(release, ReleaseEvent.UninstallFailed, message);
+    await ctx.events.record(release, ReleaseEvent.UninstallFailed, message, { action: 'uninstall', cause: 'HelmRelease deleted' });
     throw new RetryLaterError(message);
   }
-  await ctx.events.record(release, ReleaseEvent.UninstallSucceeded, `Uninstalled ${target.namespace}/${target.releaseName}`);
+  await ctx.events.record(release, ReleaseEvent.UninstallSucceeded, `Uninstalled ${target.namespace}/${target.releaseName}`, { action: 'uninstall', cause: 'HelmRelease deleted' });
   await ctx.api.removeFinalizer(release);
 }

@@ -1,0 +1,182 @@
+// Event → provider call latency of notify: N releases changing over a period, their notifications
+// published with the controller's own publisher onto the real queue, a `helmcrew notify` child
+// process routing and delivering them to a local signed-webhook receiver on 127.0.0.1.
+//
+//   npx tsx bench/notify-latency.ts [--releases 100] [--teams 10] [--changes 3] [--seconds 40]
+//
+// Three scenarios, each with a fresh queue prefix and Teams: the releases spread over one channel
+// per Team at the default limit of 1 message/s per channel; all releases on one channel (the worst
+// case for the limit); and the limit lifted (the pipeline's own cost).
+import { spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { makeKubeClients, type KubeClients } from '../src/controller/kube/client.js';
+import { connectRedis } from '../src/controller/queue/redis.js';
+import { REPO_ROOT } from '../src/dev/paths.js';
+import type { ReleaseNotification } from '../src/notify/contract.js';
+import { NotifyPublisher } from '../src/notify/publish/publisher.js';
+import { createSigningSecret, createTeam, deleteTeams, notificationFor, randomKey, TEST_LABEL } from '../test/support/notify-fixtures.js';
+import { WebhookReceiver } from '../test/support/webhook-receiver.js';
+import { createNamespace, formatFacts, intArg, log, machineFacts, runBench, say, startBenchEnv, withTimeout, loadavgString, type BenchEnv, type Cleanup } from './support.js';
+
+interface Scenario {
+  name: string;
+  channels: number;
+  ratePerSecond: number;
+  releases: number;
+  changes: number;
+}
+
+interface Outcome {
+  scenario: Scenario;
+  published: number;
+  deliveredRequests: number;
+  /** Latency of every accepted request: arrival − the notification's `at`. */
+  all: number[];
+  /** Latency of each operation's final state (what a reader of the channel ends up seeing). */
+  finals: number[];
+  finalsMissing: number;
+}
+
+const pct = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : NaN;
+};
+const ms = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} ms` : 'n/a');
+
+async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup, scenario: Scenario, seconds: number): Promise<Outcome> {
+  const opts = { releases: scenario.releases, changes: scenario.changes, seconds };
+  const run = `bench-notify-${Math.random().toString(36).slice(2, 8)}`;
+  const hooks = await createNamespace(bench.kubeConfig, 'hooks');
+  cleanup.add(`delete namespace ${hooks}`, async () => {
+    await kube.core.deleteNamespace({ name: hooks }).catch(() => undefined);
+  });
+  const keys: Record<string, string> = {};
+  for (let c = 0; c < scenario.channels; c++) keys[`/c${c}`] = randomKey(`c${c}`);
+  const receiver = await new WebhookReceiver(keys).start();
+  const undoReceiver = cleanup.add('stop webhook receiver', () => receiver.stop());
+  const namespaceOf = (r: number) => `${run}-ns${r % scenario.channels}`;
+  for (let c = 0; c < scenario.channels; c++) {
+    await createSigningSecret(kube, hooks, `c${c}`, keys[`/c${c}`]!);
+    await createTeam(kube, run, `${run}-t${c}`, {
+      subscriptions: [{ namespaces: [namespaceOf(c)] }],
+      channels: [{ webhook: { url: receiver.url(`/c${c}`), secretRef: { namespace: hooks, name: `c${c}` } } }],
+    });
+  }
+  const undoTeams = cleanup.add(`delete Teams of ${run}`, () => deleteTeams(kube, run));
+
+  const logFile = join(bench.dir, `${run}.log`);
+  const out = createWriteStream(logFile);
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'helmcrew.js'), 'notify'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      KUBECONFIG: bench.env.kubeconfig,
+      REDIS_URL: bench.env.redisUrl,
+      HELMCREW_QUEUE_PREFIX: run,
+      HELMCREW_TEAM_SELECTOR: `${TEST_LABEL}=${run}`,
+      HELMCREW_NOTIFY_RATE_PER_SECOND: String(scenario.ratePerSecond),
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr!.pipe(out);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stopChild = async () => {
+    child.kill('SIGTERM');
+    await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
+  };
+  const undoChild = cleanup.add(`stop notify ${child.pid}`, stopChild);
+  await withTimeout(
+    new Promise<void>((resolve, reject) => {
+      let buffer = '';
+      child.stderr!.on('data', (chunk: Buffer) => {
+        buffer += chunk.toString('utf8');
+        if (buffer.includes('"msg":"notify started"')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`notify exited with ${code}; see ${logFile}`)));
+    }),
+    60_000,
+    'notify start',
+  );
+
+  const redis = connectRedis(bench.env.redisUrl);
+  const publisher = new NotifyPublisher({ connection: redis, prefix: run, log });
+  // Each release runs `changes` operations at random moments of the period: Started, then 1–3 s later Succeeded or (1 in 5) Failed.
+  const finals = new Map<string, ReleaseNotification>();
+  let published = 0;
+  const schedule: Array<{ atMs: number; release: number; op: number; final: boolean }> = [];
+  for (let r = 0; r < opts.releases; r++) {
+    for (let op = 0; op < opts.changes; op++) {
+      const start = (op + Math.random()) * ((opts.seconds * 1000) / opts.changes) * 0.9;
+      schedule.push({ atMs: start, release: r, op, final: false }, { atMs: start + 1000 + Math.random() * 2000, release: r, op, final: true });
+    }
+  }
+  schedule.sort((a, b) => a.atMs - b.atMs);
+  say(`${scenario.name}: ${opts.releases} releases × ${opts.changes} operations (${schedule.length} notifications) over ${opts.seconds}s, load ${loadavgString()}`);
+  const began = Date.now();
+  for (const step of schedule) {
+    const wait = began + step.atMs - Date.now();
+    if (wait > 0) await sleep(wait);
+    const release = { namespace: namespaceOf(step.release), name: `app-${step.release}` };
+    const event = step.final ? (Math.random() < 0.2 ? 'UpgradeFailed' : 'UpgradeSucceeded') : 'UpgradeStarted';
+    const n = notificationFor(release, event, `${release.name}:op${step.op}`);
+    if (step.final) finals.set(n.operationId, n);
+    await publisher.publish(n);
+    published++;
+  }
+  // Wait until every operation's final state arrived (or a generous limit).
+  const finalIds = new Set([...finals.values()].map((n) => n.id));
+  const arrived = () => receiver.requests.filter((r) => r.status === 200 && finalIds.has(r.json.id as string)).length;
+  const deadline = Date.now() + Math.max(60_000, (opts.releases * opts.changes * 1000) / scenario.channels / scenario.ratePerSecond + 30_000);
+  while (arrived() < finalIds.size && Date.now() < deadline) await sleep(250);
+
+  const accepted = receiver.requests.filter((r) => r.status === 200);
+  const latency = (r: (typeof accepted)[number]) => r.at - Date.parse(r.json.at as string);
+  const outcome: Outcome = {
+    scenario,
+    published,
+    deliveredRequests: accepted.length,
+    all: accepted.map(latency),
+    finals: accepted.filter((r) => finalIds.has(r.json.id as string)).map(latency),
+    finalsMissing: finalIds.size - arrived(),
+  };
+  await publisher.close();
+  redis.disconnect();
+  await stopChild();
+  undoChild();
+  await deleteTeams(kube, run);
+  undoTeams();
+  await receiver.stop();
+  undoReceiver();
+  return outcome;
+}
+
+await runBench('notify-latency', intArg('max-seconds', 900), async (cleanup) => {
+  const releases = intArg('releases', 100);
+  const changes = intArg('changes', 3);
+  const seconds = intArg('seconds', 40);
+  const teams = intArg('teams', 10);
+  const bench = await startBenchEnv(cleanup);
+  const kube = makeKubeClients(bench.kubeConfig);
+  const scenarios: Scenario[] = [
+    { name: `${releases} releases, ${teams} channels, 1 msg/s each`, channels: teams, ratePerSecond: 1, releases, changes },
+    // One channel at 1 msg/s can carry only ~seconds messages: this one is sized to show queueing, not to finish in an hour.
+    { name: `20 releases × 2, 1 channel, 1 msg/s`, channels: 1, ratePerSecond: 1, releases: 20, changes: 2 },
+    { name: `${releases} releases, ${teams} channels, limit lifted`, channels: teams, ratePerSecond: 1000, releases, changes },
+  ];
+  const outcomes: Outcome[] = [];
+  for (const scenario of scenarios) outcomes.push(await runScenario(bench, kube, cleanup, scenario, seconds));
+
+  const lines = [
+    formatFacts(machineFacts()),
+    '',
+    `Each release runs its operations (Started → Succeeded/Failed 1–3 s later) at random moments of ${seconds} s`,
+    '',
+    '| scenario | published | delivered (after coalescing) | final state p50 / p99 / max | any delivery p50 / p99 | finals missing |',
+    '|---|---|---|---|---|---|',
+    ...outcomes.map((o) => `| ${o.scenario.name} | ${o.published} | ${o.deliveredRequests} | ${ms(pct(o.finals, 0.5))} / ${ms(pct(o.finals, 0.99))} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.all, 0.5))} / ${ms(pct(o.all, 0.99))} | ${o.finalsMissing} |`),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+});

@@ -1,0 +1,88 @@
+/**
+ * Slack in the demo: the local fake Slack, two Teams (the unicorn team hears everything in the
+ * demo namespace, on-call only its failures) and notify delivering to it, so the story can show
+ * the messages it produced, read back from the fake's record.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { API_GROUP, API_VERSION, TEAM_KIND, TEAM_PLURAL } from '../api/vocabulary.js';
+import { readNotifyConfig } from '../config.js';
+import { makeKubeClients } from '../controller/kube/client.js';
+import { serverSideApply } from '../controller/kube/server-side-apply.js';
+import { startFakeSlack, type FakeSlack } from '../dev/fake-slack/index.js';
+import type { Logger } from '../log.js';
+import { startNotify, type RunningNotify } from '../notify/notify.js';
+import { defaultProviders } from '../notify/providers/default-providers.js';
+import { messageLine, slackTranscript } from './slack-transcript.js';
+
+const DEMO_LABEL = 'helmcrew.dev/demo';
+export const DEMO_CHANNELS = ['unicorn-releases', 'oncall'] as const;
+
+export interface DemoSlack {
+  slack: FakeSlack;
+  /**
+   * Waits until the team channel holds `operations` messages, the newest showing an outcome, and
+   * Slack has been quiet a moment; then says each message that is new or changed.
+   */
+  sayNewMessages(say: (line: string) => void, operations: number): Promise<void>;
+  sayTranscript(say: (line: string) => void): void;
+  stop(): Promise<void>;
+}
+
+export async function startDemoSlack(opts: { kubeConfig: KubeConfig; kubeconfigPath: string; redisUrl: string; queuePrefix: string; namespace: string; log: Logger }): Promise<DemoSlack> {
+  const slack = await startFakeSlack({ channels: DEMO_CHANNELS.map((name) => ({ name })) });
+  const teams = [
+    { name: 'unicorn-team', spec: { subscriptions: [{ namespaces: [opts.namespace] }], channels: [{ slack: '#unicorn-releases' }] } },
+    { name: 'unicorn-oncall', spec: { subscriptions: [{ namespaces: [opts.namespace], severity: 'error' }], channels: [{ slack: '#oncall' }] } },
+  ];
+  for (const team of teams) {
+    await serverSideApply(opts.kubeConfig, `/apis/${API_GROUP}/${API_VERSION}/${TEAM_PLURAL}/${team.name}`, {
+      apiVersion: `${API_GROUP}/${API_VERSION}`,
+      kind: TEAM_KIND,
+      metadata: { name: team.name, labels: { [DEMO_LABEL]: 'unicorn' } },
+      spec: team.spec,
+    });
+  }
+  const kube = makeKubeClients(opts.kubeConfig);
+  const notify: RunningNotify = await startNotify(
+    readNotifyConfig({ KUBECONFIG: opts.kubeconfigPath, REDIS_URL: opts.redisUrl, HELMCREW_QUEUE_PREFIX: opts.queuePrefix, HELMCREW_TEAM_SELECTOR: `${DEMO_LABEL}=unicorn`, HELMCREW_TEAM_REFRESH_MS: '1000' }),
+    opts.log,
+    { providers: defaultProviders(kube, opts.log, { SLACK_BOT_TOKEN: slack.token, SLACK_API_URL: slack.apiUrl }) },
+  );
+  const said = new Map<string, string>();
+
+  return {
+    slack,
+    async sayNewMessages(say, operations) {
+      const settled = () => {
+        const messages = slack.messages(DEMO_CHANNELS[0]);
+        const newest = messages.at(-1);
+        return messages.length >= operations && newest !== undefined && !/: (Installing|Upgrading)\b/.test(newest.text);
+      };
+      let calls = slack.calls().length;
+      let quietSince = Date.now();
+      const deadline = Date.now() + 30_000;
+      while ((!settled() || Date.now() - quietSince < 1500) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+        if (slack.calls().length !== calls) {
+          calls = slack.calls().length;
+          quietSince = Date.now();
+        }
+      }
+      for (const channel of DEMO_CHANNELS) {
+        for (const message of slack.messages(channel)) {
+          const line = messageLine(message);
+          if (said.get(message.ts) === line) continue;
+          said.set(message.ts, line);
+          say(`  slack:      #${channel.padEnd(17)} ${line}`);
+        }
+      }
+    },
+    sayTranscript(say) {
+      for (const channel of DEMO_CHANNELS) for (const line of slackTranscript(channel, slack.messages(channel), (ts) => slack.replies(channel, ts))) say(line);
+    },
+    async stop() {
+      await notify.stop();
+      await slack.stop();
+    },
+  };
+}

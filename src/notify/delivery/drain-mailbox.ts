@@ -1,0 +1,128 @@
+import type { Logger } from '../../log.js';
+import { channelKey, channelLabel, channelRefOf } from '../channels.js';
+import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef } from '../contract.js';
+import type { ProviderRegistry } from '../providers/registry.js';
+import type { DeliveryJob } from '../queues.js';
+import type { TeamDirectory } from '../team-directory.js';
+import type { TeamStatusWriter } from '../team-status-writer.js';
+import type { Mailboxes } from './mailbox.js';
+import type { ChannelRateLimiter } from './rate-limiter.js';
+import { planDelivery } from './plan-delivery.js';
+import type { UnroutedMarks } from './unrouted.js';
+
+/** Another drainer (a replica, or a job recovered after a crash) holds the mailbox: try again shortly. */
+export class MailboxBusyError extends Error {
+  override name = 'MailboxBusyError';
+}
+
+/**
+ * The mailbox cannot go on yet — the channel's rate limit asks for a longer wait than is worth
+ * holding a worker slot for, or an earlier notification of the release is still being routed —
+ * so the job steps aside (delayed by `waitMs`) and other mailboxes are served meanwhile. Not a failure.
+ */
+export class StepAsideError extends Error {
+  override name = 'StepAsideError';
+  constructor(
+    readonly waitMs: number,
+    reason: string,
+    /** A rate-limit slot reserved for when the job comes back (epoch ms): it sends then without asking again. */
+    readonly slotAt?: number,
+  ) {
+    super(reason);
+  }
+}
+
+/** Waits shorter than this are slept through; longer ones give the worker slot back. */
+const MAX_SLEEP_MS = 250;
+
+export interface DrainDeps {
+  mailboxes: Mailboxes;
+  unrouted: UnroutedMarks;
+  limiter: ChannelRateLimiter;
+  providers: ProviderRegistry;
+  directory: TeamDirectory;
+  status: TeamStatusWriter;
+  log: Logger;
+  /** The same event of the same operation within this window is said once. */
+  coalesceWindowMs: number;
+  /** Drain lock lifetime; renewed before each delivery. Longer than a provider call may take. */
+  lockMs: number;
+  now: () => Date;
+  sleep: (ms: number) => Promise<void>;
+}
+
+function findChannel(deps: DrainDeps, team: string, key: string): ChannelRef | undefined {
+  for (const written of deps.directory.get(team)?.spec.channels ?? []) {
+    const ref = channelRefOf(written);
+    if (ref && channelKey(ref) === key) return ref;
+  }
+  return undefined;
+}
+
+/**
+ * Delivers what waits in one mailbox (one release, one channel of one team), oldest first, one at
+ * a time, until it is empty. A RetryableDeliveryError leaves the head in place and fails the job,
+ * so the queue retries it with backoff and order is kept. A PermanentDeliveryError is recorded on
+ * the Team and the notification is dropped from this mailbox only. Returns how many were delivered.
+ */
+export async function drainMailbox(deps: DrainDeps, job: DeliveryJob & { slotAt?: number }, token: string): Promise<number> {
+  const { mailboxes, log } = deps;
+  if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`mailbox ${job.mailbox} is being drained elsewhere`);
+  let delivered = 0;
+  try {
+    for (;;) {
+      const pending = await mailboxes.pending(job.mailbox);
+      const plan = planDelivery(pending, await mailboxes.lastDelivered(job.mailbox), deps.coalesceWindowMs);
+      if (plan.kind === 'idle') return delivered;
+      const { notification, consume } = plan;
+      if (await deps.unrouted.earlierUnrouted(notification)) throw new StepAsideError(200, 'an earlier notification of this release is still being routed');
+      const fields = { team: job.team, release: job.release, event: notification.event, notification: notification.id, coalesced: consume.length - 1 };
+      if (plan.kind === 'suppress') {
+        await mailboxes.consume(job.mailbox, consume);
+        log.info({ ...fields, channel: job.channelKey }, 'suppressed: the same event of this operation was delivered moments ago');
+        continue;
+      }
+      const channel = findChannel(deps, job.team, job.channelKey);
+      if (!channel) {
+        await mailboxes.consume(job.mailbox, consume);
+        log.warn({ ...fields, channel: job.channelKey }, 'dropped: the Team or this channel no longer exists');
+        continue;
+      }
+      const label = channelLabel(channel);
+      try {
+        const provider = deps.providers.get(channel.kind);
+        if (!provider) throw new PermanentDeliveryError('provider_not_configured', `no ${channel.kind} provider is configured in this notify process`);
+        const reserved = job.slotAt;
+        job.slotAt = undefined;
+        const now = deps.now().getTime();
+        // A slot reserved before stepping aside is used once, when it is due (a stale one is not).
+        if (reserved !== undefined && reserved >= now - 1000 && reserved <= now + MAX_SLEEP_MS) {
+          if (reserved > now) await deps.sleep(reserved - now);
+        } else {
+          const wait = await deps.limiter.reserve(job.channelKey);
+          if (wait > MAX_SLEEP_MS) throw new StepAsideError(wait, `channel rate limit: next message in ${wait} ms`, now + wait);
+          if (wait > 0) await deps.sleep(wait);
+        }
+        if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`lost the lock of mailbox ${job.mailbox}`);
+        const started = Date.now();
+        await provider.deliver(notification, channel, job.team);
+        await mailboxes.consume(job.mailbox, consume, { id: notification.id, event: notification.event, operationId: notification.operationId, atMs: Date.parse(notification.at) });
+        delivered++;
+        log.info({ ...fields, channel: label, callMs: Date.now() - started, sinceEventMs: deps.now().getTime() - Date.parse(notification.at) }, 'delivered');
+        void deps.status.record(job.team, { channel: label, ok: true, at: deps.now() });
+      } catch (error) {
+        if (error instanceof PermanentDeliveryError) {
+          await mailboxes.consume(job.mailbox, consume);
+          log.warn({ ...fields, channel: label, code: error.code, error: error.message }, 'delivery refused for good; recorded on the Team, not retried');
+          await deps.status.record(job.team, { channel: label, ok: false, code: error.code, message: error.message, at: deps.now() });
+          continue;
+        }
+        if (error instanceof RetryableDeliveryError || error instanceof MailboxBusyError || error instanceof StepAsideError) throw error;
+        // A provider bug or an unexpected failure: retried like a network error, logged by name.
+        throw new RetryableDeliveryError(`${channel.kind} provider failed: ${error instanceof Error ? error.name : 'unknown error'}`);
+      }
+    }
+  } finally {
+    await mailboxes.unlock(job.mailbox, token).catch(() => undefined);
+  }
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import type { NotifyConfig } from '../config.js';
+import { loadKubeConfig, makeKubeClients } from '../controller/kube/client.js';
+import { TeamApi } from '../controller/kube/team-api.js';
+import { connectRedis, redactRedisUrl } from '../controller/queue/redis.js';
+import { createLogger, type Logger } from '../log.js';
+import { RetryableDeliveryError } from './contract.js';
+import { StepAsideError, drainMailbox, MailboxBusyError, type DrainDeps } from './delivery/drain-mailbox.js';
+import { mailboxId, Mailboxes } from './delivery/mailbox.js';
+import { ChannelRateLimiter } from './delivery/rate-limiter.js';
+import { UnroutedMarks } from './delivery/unrouted.js';
+import { DELIVERY_ATTEMPTS, deliveryRetryDelayMs } from './delivery/retry-policy.js';
+import { defaultProviders } from './providers/default-providers.js';
+import type { ProviderRegistry } from './providers/registry.js';
+import { DELIVERY_QUEUE, NOTIFY_QUEUE, type DeliveryJob, type NotifyJob } from './queues.js';
+import { routeEvent } from './routing/route-event.js';
+import { TeamDirectory } from './team-directory.js';
+import { TeamStatusWriter } from './team-status-writer.js';
+
+export interface RunningNotify {
+  ready: () => boolean;
+  stop: () => Promise<void>;
+}
+
+export interface NotifyOptions {
+  /** Providers to deliver through; default: defaultProviders() (webhook, and Slack when configured). */
+  providers?: ProviderRegistry;
+}
+
+/** Backoff for a drain job: the server's Retry-After when it gave one, a second when another drainer holds the mailbox. */
+export function drainBackoff(attemptsMade: number, error: Error | undefined): number {
+  if (error instanceof MailboxBusyError) return 1000;
+  return deliveryRetryDelayMs(attemptsMade, error instanceof RetryableDeliveryError ? error.retryAfterMs : undefined);
+}
+
+/**
+ * notify: routes each published notification to the Teams that subscribed (a "notify" job per
+ * happening), files it in one mailbox per (team, channel, release), and drains each mailbox in
+ * order through the providers ("notify-delivery" jobs, one per mailbox at a time). Any number of
+ * replicas share both queues.
+ */
+export async function startNotify(config: NotifyConfig, log: Logger = createLogger('notify'), options: NotifyOptions = {}): Promise<RunningNotify> {
+  const kube = makeKubeClients(loadKubeConfig(config.kubeconfig));
+  const teamApi = new TeamApi(kube);
+  const directory = new TeamDirectory(teamApi, log, config.teamRefreshMs, config.teamSelector);
+  await directory.start();
+  const connection = connectRedis(config.redisUrl);
+  const mailboxes = new Mailboxes(connection, config.queuePrefix);
+  const unrouted = new UnroutedMarks(connection, config.queuePrefix);
+  const providers = options.providers ?? defaultProviders(kube, log);
+  const deliveries = new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
+
+  const router = new Worker<NotifyJob>(
+    NOTIFY_QUEUE,
+    async (job: Job<NotifyJob>) => {
+      const notification = job.data;
+      if (!directory.ready) throw new Error('Teams not listed yet');
+      const release = `${notification.release.namespace}/${notification.release.name}`;
+      const routes = routeEvent(notification, directory.teams());
+      for (const route of routes) {
+        const mailbox = mailboxId(route.team, route.channelKey, release);
+        await mailboxes.enqueue(mailbox, notification);
+        await deliveries.add(
+          'drain',
+          { mailbox, team: route.team, channelKey: route.channelKey, release },
+          {
+            deduplication: { id: mailbox, keepLastIfActive: true },
+            attempts: DELIVERY_ATTEMPTS,
+            backoff: { type: 'delivery' },
+            removeOnComplete: true,
+            removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
+          },
+        );
+      }
+      await unrouted.unmark(notification);
+      log.info({ release, event: notification.event, notification: notification.id, teams: [...new Set(routes.map((r) => r.team))], channels: routes.length }, routes.length ? 'routed' : 'no Team subscribed');
+      return routes.length;
+    },
+    { connection, prefix: config.queuePrefix, concurrency: config.concurrency, settings: { backoffStrategy: (attemptsMade: number) => deliveryRetryDelayMs(attemptsMade) } },
+  );
+
+  const deps: DrainDeps = {
+    mailboxes,
+    unrouted,
+    limiter: new ChannelRateLimiter(connection, config.queuePrefix, config.ratePerSecond, config.rateBurst),
+    providers,
+    directory,
+    status: new TeamStatusWriter(teamApi, log),
+    log,
+    coalesceWindowMs: config.coalesceWindowMs,
+    lockMs: config.lockMs,
+    now: () => new Date(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  };
+  const drainer = new Worker<DeliveryJob>(
+    DELIVERY_QUEUE,
+    async (job: Job<DeliveryJob>, token?: string) => {
+      const data = { ...job.data };
+      try {
+        return await drainMailbox(deps, data, randomUUID());
+      } catch (error) {
+        if (!(error instanceof StepAsideError)) throw error;
+        // Give the worker slot to another mailbox; come back later (no attempt used), keeping a reserved rate-limit slot.
+        await job.updateData({ ...job.data, slotAt: error.slotAt });
+        await job.moveToDelayed(Date.now() + error.waitMs, token);
+        throw new DelayedError();
+      }
+    },
+    {
+      connection,
+      prefix: config.queuePrefix,
+      concurrency: config.concurrency,
+      // A killed process's job is taken over after lockMs: short enough that a restart delivers soon.
+      lockDuration: config.lockMs,
+      stalledInterval: config.lockMs,
+      maxStalledCount: 10,
+      settings: { backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) => drainBackoff(attemptsMade, error) },
+    },
+  );
+
+  for (const [name, worker] of [['router', router], ['delivery', drainer]] as const) {
+    worker.on('error', (error) => log.error({ worker: name, error: error.message }, 'notify worker error'));
+  }
+  router.on('failed', (job, error) => log.warn({ notification: job?.id, attempt: job?.attemptsMade, error: error.message }, 'routing failed; will retry'));
+  drainer.on('failed', (job, error) => {
+    const exhausted = job !== undefined && job.attemptsMade >= DELIVERY_ATTEMPTS;
+    const fields = { team: job?.data.team, release: job?.data.release, channel: job?.data.channelKey, attempt: job?.attemptsMade, error: error.message };
+    if (error instanceof MailboxBusyError) log.debug(fields, 'mailbox busy; trying again shortly');
+    else if (exhausted) log.error(fields, 'delivery still failing after every retry; it waits in its mailbox for the next notification');
+    else log.warn(fields, 'delivery failed; will retry with backoff');
+  });
+
+  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, providers: providers.kinds(), teams: directory.teams().length }, 'notify started');
+  return {
+    ready: () => directory.ready,
+    stop: async () => {
+      directory.stop();
+      await router.close();
+      await drainer.close();
+      await deliveries.close();
+      connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import type { KubeClients } from '../../controller/kube/client.js';
+import type { Logger } from '../../log.js';
+import { ProviderRegistry } from './registry.js';
+import { createSlackProvider, readSlackConfig } from './slack/index.js';
+import { SecretSigningKeys, WebhookProvider } from './webhook.js';
+
+/**
+ * The providers a notify process starts with. The generic webhook needs nothing but the API
+ * server (its keys are in Secrets). The Slack provider registers when SLACK_BOT_TOKEN is set
+ * (SLACK_API_URL for a proxy or the local fake); its message references live in ConfigMaps.
+ * Without it, a Team's Slack channel gets the permanent error `provider_not_configured` on its status.
+ */
+export function defaultProviders(kube: KubeClients, log: Logger, env: Record<string, string | undefined> = process.env): ProviderRegistry {
+  const registry = new ProviderRegistry().register(new WebhookProvider(new SecretSigningKeys(kube.core)));
+  const slack = readSlackConfig(env);
+  if (slack) registry.register(createSlackProvider(slack, kube, log.child({ provider: 'slack' })));
+  return registry;
+}

@@ -1,0 +1,18 @@
+/** The Slack provider and what the notify process and the bot plug into. */
+import type { KubeClients } from '../../../controller/kube/client.js';
+import type { Logger } from '../../../log.js';
+import type { SlackConfig } from './config.js';
+import { ConfigMapMessageStore } from './message-store.js';
+import { SlackProvider } from './slack-provider.js';
+
+export { ReleaseAction, RELEASE_ACTION_IDS, releaseActionValue, parseReleaseActionValue } from './actions.js';
+export { readSlackConfig, type SlackConfig } from './config.js';
+export { ConfigMapMessageStore, MemoryMessageStore, SLACK_MESSAGES_CONFIGMAP, type SlackMessageStore } from './message-store.js';
+export { renderOperationMessage, renderThreadReply, phaseOf, PHASE_COLOR } from './render.js';
+export { SlackProvider, type SlackChannelRef, type SlackProviderOptions } from './slack-provider.js';
+export { toDeliveryError, classifySlackCode } from './slack-errors.js';
+
+/** The production wiring: references kept in a ConfigMap per HelmRelease namespace. */
+export function createSlackProvider(config: SlackConfig, kube: KubeClients, log: Logger): SlackProvider {
+  return new SlackProvider({ config, store: new ConfigMapMessageStore(kube), log });
+}

@@ -1,0 +1,214 @@
+/**
+ * The Slack provider: one message per release operation and channel, posted on the first
+ * notification and edited in place (chat.update) as the operation moves; each new detail goes
+ * in the message's thread. The message reference lives in the API server (see
+ * message-store.ts), so a restarted notify, or one whose Redis was wiped, edits the same message.
+ *
+ * Retrying is the notify queue's job: every failure becomes a PermanentDeliveryError or a
+ * RetryableDeliveryError (with Slack's Retry-After), and a redelivered notification changes
+ * nothing twice.
+ */
+import { LogLevel, WebClient, type KnownBlock, type Logger as SlackLogger } from '@slack/web-api';
+import type { ChannelRef, NotificationProvider, ReleaseNotification } from '../../contract.js';
+import { RetryableDeliveryError } from '../../contract.js';
+import type { Logger } from '../../../log.js';
+import type { SlackConfig } from './config.js';
+import { entryKey, MemoryMessageStore, type SlackMessageStore } from './message-store.js';
+import { detailFingerprint, extendTimeline, markDelivered, needsThreadReply, wasDelivered, type OperationState } from './operation-state.js';
+import { renderOperationMessage, renderThreadReply, type Block, type RenderedMessage } from './render.js';
+import { slackErrorCode, toDeliveryError } from './slack-errors.js';
+
+export type SlackChannelRef = Extract<ChannelRef, { kind: 'slack' }>;
+
+export interface SlackProviderOptions {
+  config: SlackConfig;
+  /** Where message references survive restarts: a ConfigMapMessageStore in production. */
+  store: SlackMessageStore;
+  log: Logger;
+  now?: () => Date;
+}
+
+/** The message was deleted or is not ours any more: start a new one rather than fail forever. */
+const LOST_MESSAGE_CODES = new Set(['message_not_found', 'cant_update_message']);
+
+export class SlackProvider implements NotificationProvider<SlackChannelRef> {
+  readonly kind = 'slack' as const;
+  private readonly web: WebClient;
+  private readonly token: string;
+  private readonly store: SlackMessageStore;
+  private readonly log: Logger;
+  private readonly now: () => Date;
+  /** States this process wrote, newest; the store stays the truth shared by replicas. */
+  private readonly cache = new MemoryMessageStore(1000);
+  /** Keys whose latest state has not reached the store yet. */
+  private readonly unsaved = new Set<string>();
+  /** One delivery at a time per operation and channel within this process. */
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(options: SlackProviderOptions) {
+    this.token = options.config.botToken;
+    this.store = options.store;
+    this.log = options.log;
+    this.now = options.now ?? (() => new Date());
+    this.web = new WebClient(this.token, {
+      ...(options.config.apiUrl ? { slackApiUrl: options.config.apiUrl } : {}),
+      // The notify queue retries (with backoff, in order per release); the client must not.
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: options.config.timeoutMs,
+      logger: webClientLogger(this.log),
+    });
+  }
+
+  deliver(n: ReleaseNotification, channel: SlackChannelRef, team: string): Promise<void> {
+    const key = `${n.release.namespace}/${entryKey(n.operationId, channel.channel)}`;
+    const previous = this.chains.get(key) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(() => this.deliverNow(n, channel.channel, team, key));
+    const tail = next.catch(() => undefined);
+    this.chains.set(key, tail);
+    void tail.then(() => {
+      if (this.chains.get(key) === tail) this.chains.delete(key);
+    });
+    return next;
+  }
+
+  private async deliverNow(n: ReleaseNotification, channelRef: string, team: string, key: string): Promise<void> {
+    const started = Date.now();
+    const context = { release: `${n.release.namespace}/${n.release.name}`, team, channel: channelRef, operation: n.operationId, notification: n.id, event: n.event };
+    let state = await this.currentState(n, channelRef, key);
+    if (wasDelivered(state, n.id)) {
+      if (this.unsaved.has(key) && state) await this.persist(n.release.namespace, key, state);
+      this.log.debug(context, 'slack: already delivered');
+      return;
+    }
+    // A retry after a failed thread reply must not count the event twice or edit again.
+    const applied = state?.applied === n.id;
+    const timeline = applied && state ? state.timeline : extendTimeline(state?.timeline ?? [], n);
+    const rendered = renderOperationMessage(n, timeline);
+    if (!state) {
+      state = await this.postOperationMessage(n, channelRef, rendered, timeline);
+      await this.persist(n.release.namespace, key, state);
+      this.log.info({ ...context, ts: state.ts }, 'slack: posted release message');
+    } else if (!applied) {
+      state = await this.updateOperationMessage(n, state, rendered, timeline, context);
+      this.remember(n.release.namespace, state);
+    }
+    if (needsThreadReply(state, n)) {
+      const reply = renderThreadReply(n);
+      await this.call('chat.postMessage (thread reply)', () =>
+        this.web.chat.postMessage({ channel: state!.channelId, thread_ts: state!.ts, text: reply.text, blocks: asSlackBlocks(reply.blocks), unfurl_links: false, unfurl_media: false }),
+      );
+      state = { ...state, lastDetail: detailFingerprint(n), version: state.version + 1 };
+      this.remember(n.release.namespace, state);
+    }
+    state = { ...state, delivered: markDelivered(state.delivered, n.id), updatedAt: this.now().toISOString(), version: state.version + 1 };
+    await this.persist(n.release.namespace, key, state);
+    this.log.info({ ...context, ts: state.ts, ms: Date.now() - started }, 'slack: delivered');
+  }
+
+  /** The newest of what the store and this process know; the store alone when it is newer. */
+  private async currentState(n: ReleaseNotification, channelRef: string, key: string): Promise<OperationState | undefined> {
+    const cached = await this.cache.load(n.release.namespace, n.operationId, channelRef);
+    let stored: OperationState | undefined;
+    try {
+      stored = await this.store.load(n.release.namespace, n.operationId, channelRef);
+    } catch (error) {
+      if (cached) {
+        this.log.warn({ release: `${n.release.namespace}/${n.release.name}`, err: String(error) }, 'slack: message references unreadable; using this process’s copy');
+        return cached;
+      }
+      // Without the reference a new message might duplicate one already posted: wait instead.
+      throw new RetryableDeliveryError(`could not read the Slack message reference for ${key}: ${String(error)}`);
+    }
+    if (!cached) return stored;
+    if (!stored) return cached;
+    // Every change bumps the version, so a copy this process changed but could not save yet wins.
+    return cached.version > stored.version ? cached : stored;
+  }
+
+  private async postOperationMessage(n: ReleaseNotification, channelRef: string, rendered: RenderedMessage, timeline: OperationState['timeline']): Promise<OperationState> {
+    const posted = await this.call('chat.postMessage', () =>
+      this.web.chat.postMessage({ channel: channelRef, ...messageBody(rendered), unfurl_links: false, unfurl_media: false }),
+    );
+    if (!posted.ts || !posted.channel) throw new RetryableDeliveryError('Slack accepted the message but answered no channel or ts');
+    return {
+      operationId: n.operationId,
+      channelRef,
+      channelId: posted.channel,
+      ts: posted.ts,
+      release: `${n.release.namespace}/${n.release.name}`,
+      timeline,
+      delivered: [],
+      applied: n.id,
+      updatedAt: this.now().toISOString(),
+      version: 1,
+    };
+  }
+
+  private async updateOperationMessage(
+    n: ReleaseNotification,
+    state: OperationState,
+    rendered: RenderedMessage,
+    timeline: OperationState['timeline'],
+    context: Record<string, unknown>,
+  ): Promise<OperationState> {
+    try {
+      await this.web.chat.update({ channel: state.channelId, ts: state.ts, ...messageBody(rendered) });
+      return { ...state, timeline, applied: n.id, version: state.version + 1 };
+    } catch (error) {
+      const code = slackErrorCode(error);
+      if (code === undefined || !LOST_MESSAGE_CODES.has(code)) throw toDeliveryError(error, 'chat.update', [this.token]);
+      this.log.warn({ ...context, ts: state.ts, code }, 'slack: the release message is gone; posting a new one');
+      const fresh = await this.postOperationMessage(n, state.channelRef, rendered, timeline);
+      return { ...fresh, version: state.version + 1 };
+    }
+  }
+
+  private async call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw toDeliveryError(error, what, [this.token]);
+    }
+  }
+
+  private remember(namespace: string, state: OperationState): void {
+    void this.cache.save(namespace, state);
+  }
+
+  /** Writes the state to the store; on failure the delivery is retried and finishes the write. */
+  private async persist(namespace: string, key: string, state: OperationState): Promise<void> {
+    this.remember(namespace, state);
+    try {
+      await this.store.save(namespace, state);
+      this.unsaved.delete(key);
+    } catch (error) {
+      this.unsaved.add(key);
+      throw new RetryableDeliveryError(`could not save the Slack message reference in ${namespace}: ${String(error)}`);
+    }
+  }
+}
+
+/** The message's content: the summary as text, the blocks inside an attachment for the colour bar. */
+function messageBody(rendered: RenderedMessage) {
+  return { text: rendered.text, attachments: [{ color: rendered.color, fallback: rendered.text, blocks: asSlackBlocks(rendered.blocks) }] };
+}
+
+/** The renderer builds plain JSON (checked against Slack's limits by the tests), not the SDK's types. */
+function asSlackBlocks(blocks: Block[]): KnownBlock[] {
+  return blocks as unknown as KnownBlock[];
+}
+
+/** WebClient's own log lines go to ours at warn and above (they never include the token). */
+function webClientLogger(log: Logger): SlackLogger {
+  const child = log.child({ component: 'slack-web-api' });
+  return {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (...msg: unknown[]) => child.warn(msg.map(String).join(' ')),
+    error: (...msg: unknown[]) => child.error(msg.map(String).join(' ')),
+    setLevel: () => undefined,
+    getLevel: () => LogLevel.WARN,
+    setName: () => undefined,
+  };
+}

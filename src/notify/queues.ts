@@ -1,0 +1,23 @@
+import type { ReleaseNotification } from './contract.js';
+
+/** Notifications as published by the controller: one job per happening, id = notification id. */
+export const NOTIFY_QUEUE = 'notify';
+/** Drain jobs: one per (team, channel, release) mailbox, deduplicated by mailbox. */
+export const DELIVERY_QUEUE = 'notify-delivery';
+
+export type NotifyJob = ReleaseNotification;
+
+export interface DeliveryJob {
+  /** The mailbox to drain: see src/notify/delivery/mailbox.ts. */
+  mailbox: string;
+  team: string;
+  channelKey: string;
+  release: string;
+  /** Set while the job waits for a rate-limit slot it reserved (epoch ms). */
+  slotAt?: number;
+}
+
+/** BullMQ job ids cannot contain ':'. */
+export function isValidJobId(id: string): boolean {
+  return id.length > 0 && !id.includes(':');
+}

@@ -1,0 +1,81 @@
+import type { LabelSelector, LabelSelectorRequirement, Subscription, Team } from '../../api/team.js';
+import type { Severity } from '../../api/vocabulary.js';
+import { channelKey, channelRefOf } from '../channels.js';
+import type { ChannelRef, ReleaseNotification } from '../contract.js';
+
+/** One place a notification goes: a Team's channel. */
+export interface Route {
+  team: string;
+  channel: ChannelRef;
+  /** channelKey(channel): stable, free of secrets. */
+  channelKey: string;
+}
+
+/**
+ * Where a notification goes: every channel of every Team with a subscription that matches it.
+ * Pure. A Team without subscriptions hears nothing; a subscription `{}` hears everything.
+ * Routes are unique per (team, channel), in Team order then channel order.
+ */
+export function routeEvent(event: ReleaseNotification, teams: readonly Team[]): Route[] {
+  const routes: Route[] = [];
+  for (const team of teams) {
+    if (!(team.spec.subscriptions ?? []).some((s) => subscriptionMatches(s, event))) continue;
+    const seen = new Set<string>();
+    for (const written of team.spec.channels ?? []) {
+      const channel = channelRefOf(written);
+      if (!channel) continue;
+      const key = channelKey(channel);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      routes.push({ team: team.metadata.name, channel, channelKey: key });
+    }
+  }
+  return routes;
+}
+
+const SEVERITY_RANK: Record<Severity, number> = { info: 0, error: 1 };
+
+/** Every field a subscription sets must match (each field lists alternatives); unset fields match anything. */
+export function subscriptionMatches(subscription: Subscription, event: ReleaseNotification): boolean {
+  const { release } = event;
+  const { namespaces, charts, releases, selector, events, severity } = subscription;
+  // A HelmRelease kept in one namespace may install into another: either one counts as "its" namespace.
+  if (namespaces && !namespaces.some((ns) => ns === release.namespace || ns === release.targetNamespace)) return false;
+  if (charts && !charts.includes(release.chart)) return false;
+  if (releases && !releases.some((ref) => releaseRefMatches(ref, release))) return false;
+  if (selector && !selectorMatches(selector, release.labels)) return false;
+  if (events && !events.includes(event.event)) return false;
+  if (severity && SEVERITY_RANK[event.severity] < SEVERITY_RANK[severity]) return false;
+  return true;
+}
+
+/** `name` matches the HelmRelease (or Helm release) of that name in any namespace; `namespace/name` exactly one. */
+export function releaseRefMatches(ref: string, release: ReleaseNotification['release']): boolean {
+  const slash = ref.indexOf('/');
+  if (slash < 0) return ref === release.name || ref === release.releaseName;
+  return ref.slice(0, slash) === release.namespace && ref.slice(slash + 1) === release.name;
+}
+
+/** Kubernetes label selector semantics: matchLabels and every expression must hold; an empty selector matches all. */
+export function selectorMatches(selector: LabelSelector, labels: Record<string, string>): boolean {
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (labels[key] !== value) return false;
+  }
+  return (selector.matchExpressions ?? []).every((expression) => requirementMatches(expression, labels));
+}
+
+function requirementMatches(requirement: LabelSelectorRequirement, labels: Record<string, string>): boolean {
+  const has = Object.hasOwn(labels, requirement.key);
+  const value = labels[requirement.key];
+  const values = requirement.values ?? [];
+  switch (requirement.operator) {
+    case 'In':
+      return has && values.includes(value!);
+    case 'NotIn':
+      return !has || !values.includes(value!);
+    case 'Exists':
+      return has;
+    case 'DoesNotExist':
+      return !has;
+  }
+}

@@ -1,0 +1,54 @@
+import { TeamApi } from '../controller/kube/team-api.js';
+import { isConflict, isNotFound } from '../controller/kube/errors.js';
+import type { Logger } from '../log.js';
+import { channelLabel, channelRefOf } from './channels.js';
+import { nextTeamStatus, type DeliveryOutcome } from './team-status.js';
+
+/**
+ * Records delivery outcomes on the Team's status. Failures are written at once; successes at most
+ * every `successEveryMs` per channel (and at once after an error), so a busy channel does not
+ * become a stream of API writes. Writes for one Team are serialized in this process; across
+ * replicas, a conflicting write (409) is re-read and retried. Never throws: status is a report.
+ */
+export class TeamStatusWriter {
+  private readonly lastWrite = new Map<string, { at: number; ok: boolean }>();
+  private readonly chains = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly teams: TeamApi,
+    private readonly log: Logger,
+    private readonly successEveryMs = 30_000,
+  ) {}
+
+  record(team: string, outcome: DeliveryOutcome): Promise<void> {
+    const key = `${team}|${outcome.channel}`;
+    const previous = this.lastWrite.get(key);
+    if (outcome.ok && previous?.ok && outcome.at.getTime() - previous.at < this.successEveryMs) return Promise.resolve();
+    this.lastWrite.set(key, { at: outcome.at.getTime(), ok: outcome.ok });
+    const chained = (this.chains.get(team) ?? Promise.resolve()).then(() => this.write(team, outcome));
+    this.chains.set(team, chained);
+    return chained;
+  }
+
+  private async write(team: string, outcome: DeliveryOutcome): Promise<void> {
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      try {
+        const current = await this.teams.get(team);
+        if (!current) return;
+        const inSpec = (current.spec.channels ?? []).flatMap((c) => {
+          const ref = channelRefOf(c);
+          return ref ? [channelLabel(ref)] : [];
+        });
+        const status = nextTeamStatus(current.status, outcome, inSpec, current.metadata.generation);
+        await this.teams.patchStatus(team, status, current.metadata.resourceVersion);
+        return;
+      } catch (error) {
+        if (isNotFound(error)) return;
+        if (isConflict(error) && attempt < 4) continue;
+        this.lastWrite.delete(`${team}|${outcome.channel}`);
+        this.log.warn({ team, channel: outcome.channel, error: error instanceof Error ? error.message : String(error) }, 'could not write Team status');
+        return;
+      }
+    }
+  }
+}

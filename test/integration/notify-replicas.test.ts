@@ -1,0 +1,105 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { connectRedis } from '../../src/controller/queue/redis.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { createLogger } from '../../src/log.js';
+import type { ReleaseNotification } from '../../src/notify/contract.js';
+import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
+import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { createHelmShim } from '../support/helm-shim.js';
+import { createSigningSecret, createTeam, deleteTeams, notificationFor, randomKey, TEST_LABEL } from '../support/notify-fixtures.js';
+import { spawnNotify } from '../support/notify-process.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+/**
+ * Issue 6: `helmcrew run` (controller + notify in one process) beside a second `helmcrew notify`
+ * replica, sharing one queue: a release installed is told once; a stream of notifications over
+ * several releases is delivered once each, in order per release, whichever replica takes it.
+ */
+describe('helmcrew run and a notify replica sharing the queue', () => {
+  const { env, kubeConfig } = testEnv();
+  const kube = makeKubeClients(kubeConfig);
+  const run = uniqueName('hc-replicas');
+  const key = randomKey('replicas');
+  const receiver = new WebhookReceiver({ '/hook': key }, () => ({ status: 200, delayMs: 50 }));
+  const redis = connectRedis(env.redisUrl);
+  const publisher = new NotifyPublisher({ connection: redis, prefix: run, log: createLogger('test', 'warn') });
+  const children: ResultPromise[] = [];
+  let namespace: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    await receiver.start();
+    namespace = await freshNamespace(kubeConfig, 'replicas');
+    dir = await mkdtemp(join(tmpdir(), 'helmcrew-replicas-'));
+    await createSigningSecret(kube, namespace, 'hook', key);
+    await createTeam(kube, run, `${run}-team`, {
+      subscriptions: [{ namespaces: [namespace] }],
+      channels: [{ webhook: { url: receiver.url('/hook'), secretRef: { namespace, name: 'hook' } } }],
+    });
+    const helm = await createHelmShim(dir, env.helmBin);
+    children.push(
+      execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'run'], {
+        env: {
+          KUBECONFIG: env.kubeconfig,
+          REDIS_URL: env.redisUrl,
+          HELM_BIN: helm.bin,
+          WATCH_NAMESPACES: namespace,
+          HELMCREW_QUEUE_PREFIX: run,
+          HELMCREW_WORK_DIR: join(dir, 'work'),
+          HELMCREW_TEAM_SELECTOR: `${TEST_LABEL}=${run}`,
+          HELMCREW_TEAM_REFRESH_MS: '500',
+          HELMCREW_NOTIFY_RATE_PER_SECOND: '50',
+          HELMCREW_NOTIFY_RATE_BURST: '5',
+          LOG_LEVEL: 'info',
+        },
+        stdout: 'ignore',
+        stderr: { file: join(dir, 'run.log') },
+        reject: false,
+      }),
+    );
+    children.push(spawnNotify(env, run, join(dir, 'notify.log'), { HELMCREW_NOTIFY_RATE_PER_SECOND: '50', HELMCREW_NOTIFY_RATE_BURST: '5' }));
+  });
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children);
+    await publisher.close();
+    redis.disconnect();
+    await receiver.stop();
+    await deleteTeams(kube, run);
+    await deleteNamespace(kubeConfig, namespace);
+  });
+
+  it('`helmcrew run` reconciles and tells: an install is heard once', async () => {
+    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }));
+    await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
+    await receiver.waitFor(() => receiver.delivered('/hook').some((r) => r.json.event === 'InstallSucceeded'), 30_000, 'the install to be heard');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const install = receiver.delivered('/hook').filter((r) => (r.json.release as { name: string }).name === 'unicorn');
+    expect(install.filter((r) => r.json.event === 'InstallSucceeded')).toHaveLength(1);
+    expect(install.at(-1)!.json.event).toBe('InstallSucceeded');
+  });
+
+  it('40 notifications over 8 releases: each delivered once, in order per release, by two replicas', async () => {
+    const sent: ReleaseNotification[] = [];
+    for (let op = 0; op < 5; op++) {
+      for (let r = 0; r < 8; r++) sent.push(notificationFor({ namespace, name: `app-${r}` }, 'UpgradeSucceeded', `app-${r}:op${op}`));
+    }
+    for (const n of sent) await publisher.publish(n);
+    const ids = new Set(sent.map((n) => n.id));
+    const mine = () => receiver.requests.filter((r) => ids.has(r.json.id as string));
+    await receiver.waitFor(() => new Set(mine().map((r) => r.json.id)).size === sent.length, 60_000, 'all 40');
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect(mine()).toHaveLength(sent.length);
+    for (let r = 0; r < 8; r++) {
+      expect(mine().filter((q) => (q.json.release as { name: string }).name === `app-${r}`).map((q) => q.json.operationId)).toEqual([0, 1, 2, 3, 4].map((op) => `app-${r}:op${op}`));
+    }
+    const logs = (await readFile(join(dir, 'run.log'), 'utf8')) + (await readFile(join(dir, 'notify.log'), 'utf8'));
+    expect(logs).not.toContain(key);
+  });
+});
