@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition, HelmRelease, HelmReleaseStatus } from '../../src/api/helmrelease.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
-import type { ReleaseHistory, StoredRelease } from '../../src/controller/helm/release-storage.js';
+import { summarizeHistory, withSupersededFromStatus, type ReleaseHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
 import { FreshReadNeeded, looksSettled, readOnlyContext } from '../../src/controller/reconcile/cached-read.js';
 import type { ReconcileContext } from '../../src/controller/reconcile/context.js';
 import type { DesiredRelease } from '../../src/controller/reconcile/release-state.js';
-import { checkedStatus, inSyncStatus } from '../../src/controller/status/release-status.js';
+import { checkedStatus, historyFromStorage, inSyncStatus } from '../../src/controller/status/release-status.js';
 import { failureAlreadyReported, statusPatchChangesNothing } from '../../src/controller/status/status-patch.js';
 import { dueForResync } from '../../src/controller/watch/enqueue-policy.js';
 import { jobPriority, RESYNC_PRIORITY } from '../../src/controller/queue/reconcile-queue.js';
@@ -153,4 +153,31 @@ describe('jobPriority', () => {
     { reason: 'update', want: undefined },
     { reason: 'add', want: undefined },
   ])('$reason → $want', ({ reason, want }) => expect(jobPriority(reason)).toBe(want));
+});
+
+describe('withSupersededFromStatus', () => {
+  const record = (revision: number, status: StoredRelease['status'], version: string): StoredRelease => ({
+    name: 'u', namespace: 'n', revision, status, chartName: 'unicorn', chartVersion: version, config: { v: version }, lastDeployed: `2026-11-22T0${revision}:00:00Z`, valuesDigest: `d${revision}`,
+  });
+  const full = summarizeHistory([record(3, 'deployed', '3.0.0'), record(2, 'superseded', '2.0.0'), record(1, 'superseded', '1.0.0')]);
+  const statusHistory = historyFromStorage(full);
+  const newest = summarizeHistory([record(3, 'deployed', '3.0.0')]);
+
+  it('completes the newest records with the superseded ones status lists: the status written would be the same', () => {
+    expect(historyFromStorage(withSupersededFromStatus(newest, statusHistory))).toEqual(statusHistory);
+  });
+  it('keeps latest and deployed from storage', () => {
+    const merged = withSupersededFromStatus(newest, statusHistory);
+    expect({ latest: merged.latest?.revision, deployed: merged.deployed?.revision }).toEqual({ latest: 3, deployed: 3 });
+  });
+  it('a newer record in storage than status knows shows up as a difference', () => {
+    const withFailed = summarizeHistory([record(4, 'failed', '4.0.0'), record(3, 'deployed', '3.0.0')]);
+    expect(historyFromStorage(withSupersededFromStatus(withFailed, statusHistory))).not.toEqual(statusHistory);
+  });
+  it.each([
+    { name: 'nothing stored', current: summarizeHistory([]), want: 0 },
+    { name: 'status lists no superseded revision', current: newest, history: [statusHistory[0]!], want: 1 },
+  ])('$name → $want records', ({ current, history, want }) => {
+    expect(withSupersededFromStatus(current, history ?? statusHistory).releases.length).toBe(want);
+  });
 });

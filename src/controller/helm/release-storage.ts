@@ -1,3 +1,4 @@
+import type { HistoryEntry } from '../../api/helmrelease.js';
 import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
 import { ValuesDigester } from '../reconcile/values-digest.js';
@@ -72,6 +73,33 @@ export function summarizeHistory(releases: StoredRelease[]): ReleaseHistory {
  * Reads (and, to unlock, writes) release records with the clients it is given: the controller's
  * own, or those of the identity a HelmRelease acts as (src/controller/kube/identity.ts).
  */
+/**
+ * Pure: a history read without superseded records, completed with the superseded revisions the
+ * HelmRelease's status already lists (those records never change again, and pruning them happens
+ * only in an upgrade, which rewrites status). Enough for the status a quiet check would write;
+ * their values are not known, so nothing may be decided from them.
+ */
+export function withSupersededFromStatus(current: ReleaseHistory, statusHistory: HistoryEntry[] | undefined): ReleaseHistory {
+  const known = new Set(current.releases.map((r) => r.revision));
+  const template = current.latest;
+  if (!template) return current;
+  const superseded: StoredRelease[] = (statusHistory ?? [])
+    .filter((entry) => entry.status === 'superseded' && !known.has(entry.revision))
+    .map((entry) => ({
+      name: template.name,
+      namespace: template.namespace,
+      revision: entry.revision,
+      status: 'superseded' as const,
+      chartName: entry.chartName,
+      chartVersion: entry.chartVersion,
+      ...(entry.appVersion ? { appVersion: entry.appVersion } : {}),
+      config: {},
+      ...(entry.deployedAt ? { lastDeployed: entry.deployedAt } : {}),
+      valuesDigest: entry.valuesDigest,
+    }));
+  return superseded.length > 0 ? summarizeHistory([...current.releases, ...superseded]) : current;
+}
+
 export class ReleaseStorage {
   /** Readers that only look at history need no shared key; the controller passes its own. */
   constructor(
@@ -85,10 +113,15 @@ export class ReleaseStorage {
     return new ReleaseStorage(kube, this.digester, this.limits);
   }
 
-  async history(namespace: string, releaseName: string): Promise<ReleaseHistory> {
+  /**
+   * `withoutSuperseded`: only the records a decision needs (helm's `status` label is kept current
+   * as a revision is superseded). A release upgraded many times keeps up to 10 records, each with
+   * its chart and manifest; the periodic check of a settled release reads only the newest ones.
+   */
+  async history(namespace: string, releaseName: string, opts: { withoutSuperseded?: boolean } = {}): Promise<ReleaseHistory> {
     const list = await this.kube.core.listNamespacedSecret({
       namespace,
-      labelSelector: `owner=helm,name=${releaseName}`,
+      labelSelector: `owner=helm,name=${releaseName}${opts.withoutSuperseded ? ',status!=superseded' : ''}`,
     });
     const releases: StoredRelease[] = [];
     for (const secret of list.items) {

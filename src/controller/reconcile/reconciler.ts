@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { HelmReleaseStatus } from '../../api/helmrelease.js';
-import { ReleaseStorage, type ReleaseHistory } from '../helm/release-storage.js';
+import { ReleaseStorage, withSupersededFromStatus, type ReleaseHistory } from '../helm/release-storage.js';
 import { apiErrorMessage, isForbidden } from '../kube/errors.js';
 import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
 import { failureAlreadyReported, statusPatchChangesNothing } from '../status/status-patch.js';
@@ -77,7 +77,7 @@ async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelea
     else await reportRefused(ctx, release, ReleaseEvent.TargetNamespaceRefused, tenancy.message);
     return { key, action: 'refused' };
   }
-  const history = knownHistory ?? (await readHistory(ctx, release, target));
+  const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom));
   if (!history) return { key, action: 'refused' };
 
   const lifecycleState = determineLifecycle(release, history);
@@ -266,8 +266,11 @@ function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContex
 }
 
 /** Helm's records for the target, or undefined (status written) when the identity may not read them. */
-async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget): Promise<ReleaseHistory | undefined> {
+async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, readFrom: 'cache' | 'server' = 'server'): Promise<ReleaseHistory | undefined> {
   try {
+    // A quiet check of a settled release needs only the newest records (cached-read.ts); any
+    // action it might lead to is decided again from a fresh pass with the whole history.
+    if (readFrom === 'cache') return withSupersededFromStatus(await ctx.storage.history(target.namespace, target.releaseName, { withoutSuperseded: true }), release.status?.history);
     return await ctx.storage.history(target.namespace, target.releaseName);
   } catch (error) {
     if (!isForbidden(error)) throw error;
