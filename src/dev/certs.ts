@@ -29,7 +29,7 @@ const SERVER_SANS = [
   'DNS:kubernetes.default.svc',
   'DNS:kubernetes.default.svc.cluster.local',
   'IP:127.0.0.1',
-  'IP:10.0.0.1', // first address of --service-cluster-ip-range=10.0.0.0/24
+  'IP:10.0.0.1', // first address of --service-cluster-ip-range=10.0.0.0/16
 ];
 
 const DAYS = '3650'; // a dev cluster; expiry checks below regenerate if this ever runs out
