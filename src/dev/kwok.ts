@@ -12,7 +12,7 @@ import { httpGet, waitFor } from './wait.js';
 
 export const FAKE_NODE_COUNT = 2;
 export const FAKE_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
-/** Pod IPs handed out by kwok; apart from the service range 10.0.0.0/24. */
+/** Pod IPs handed out by kwok; apart from the service range 10.0.0.0/16. */
 const POD_CIDR = '10.244.0.1/16';
 /** Lease duration kwok renews for each node, as a kubelet's default. */
 const NODE_LEASE_SECONDS = 40;
