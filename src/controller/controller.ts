@@ -5,7 +5,6 @@ import { RepositoryIndexCache } from './charts/repository-index.js';
 import { startHealthServer } from './health-server.js';
 import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
-import { HelmSlots, reconcileConcurrency } from './helm/helm-slots.js';
 import { DEFAULT_RECORD_LIMITS } from './helm/release-record.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { loadKubeConfig, makeKubeClients } from './kube/client.js';
@@ -58,7 +57,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
     identities: new IdentityClients(kube),
     tenancy: config.tenancy,
-    helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log, new HelmSlots(config.concurrency)), config.workDir),
+    helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
     events: new CompositeEventSink([new KubeEventRecorder(kube, log), publisher]),
@@ -80,8 +79,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
-    // HELMCREW_CONCURRENCY bounds helm processes; a few more reconciles overlap their API calls.
-    concurrency: reconcileConcurrency(config.concurrency),
+    concurrency: config.concurrency,
     log,
     reconcile: async (namespace, name) => {
       const result = await reconcileReportingErrors(ctx, namespace, name);

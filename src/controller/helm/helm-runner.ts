@@ -1,5 +1,4 @@
 import { execa } from 'execa';
-import type { HelmSlots } from './helm-slots.js';
 import { clampTimerMs } from '../../api/duration.js';
 import type { Logger } from '../../log.js';
 import { HelmCanceledError, HelmError, helmTimedOut, type HelmStep } from './helm-error.js';
@@ -29,15 +28,9 @@ export class HelmRunner {
     private readonly helmBin: string,
     private readonly env: Record<string, string>,
     private readonly log: Logger,
-    /** Shared limit on helm processes at once (helm-slots.ts); none in tests that run helm directly. */
-    private readonly slots?: HelmSlots,
   ) {}
 
   async run(args: string[], opts: HelmRunOptions): Promise<string> {
-    return this.slots ? this.slots.run(() => this.runNow(args, opts)) : this.runNow(args, opts);
-  }
-
-  private async runNow(args: string[], opts: HelmRunOptions): Promise<string> {
     const started = Date.now();
     const result = await execa(this.helmBin, args, {
       env: this.env,
