@@ -39,17 +39,23 @@ export function countCalls(calls: RecordedCall[]): CallCounts {
 }
 
 /**
- * The floor the per-channel limit alone sets: each operation's outcome needs at least one message
- * slot on its channel, slots come at 1 per second, served in the order the outcomes happened.
+ * The floor a rate limit alone sets: each operation's outcome needs at least one call from a token
+ * bucket per key (a channel's messages; one key for a workspace-wide method like chat.update) that
+ * holds `burst` calls and refills at `perSecond`, served in the order the outcomes happened.
  */
-export function limitFloor(finals: Array<{ channel: number; atMs: number }>, perSecond = 1): number[] {
-  const free = new Map<number, number>();
+export function limitFloor(finals: Array<{ channel: number; atMs: number }>, perSecond = 1, burst = 1): number[] {
+  const buckets = new Map<number, { tokens: number; at: number }>();
   return [...finals]
     .sort((a, b) => a.atMs - b.atMs)
     .map(({ channel, atMs }) => {
-      const start = Math.max(atMs, free.get(channel) ?? -Infinity);
-      free.set(channel, start + 1000 / perSecond);
+      const bucket = buckets.get(channel) ?? { tokens: burst, at: atMs };
+      let start = Math.max(atMs, bucket.at);
+      let tokens = Math.min(burst, bucket.tokens + ((start - bucket.at) / 1000) * perSecond);
+      if (tokens < 1) {
+        start += ((1 - tokens) / perSecond) * 1000;
+        tokens = 1;
+      }
+      buckets.set(channel, { tokens: tokens - 1, at: start });
       return start - atMs;
     });
 }
-

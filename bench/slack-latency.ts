@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeKubeClients, type KubeClients } from '../src/controller/kube/client.js';
-import { startFakeSlack } from '../src/dev/fake-slack/index.js';
+import { DEFAULT_RATE_LIMITS, startFakeSlack } from '../src/dev/fake-slack/index.js';
 import type { ReleaseNotification } from '../src/notify/contract.js';
 import { createTeam, deleteTeams } from '../test/support/notify-fixtures.js';
 import { ms, pct, publishSchedule, startNotifyChild } from './notify-harness.js';
@@ -22,6 +22,7 @@ import { createNamespace, formatFacts, intArg, loadavgString, machineFacts, runB
 
 const TOKEN = 'xoxb-bench-slack-latency';
 const NAMESPACES = 10;
+const UPDATE_TIER = DEFAULT_RATE_LIMITS.methods['chat.update']!;
 
 interface Scenario {
   label: string;
@@ -44,6 +45,8 @@ interface Outcome {
   finalsMissing: number;
   /** What the per-channel limit alone (1 message/s, served in order) implies for the finals. */
   floor: number[];
+  /** What chat.update's workspace-wide tier alone implies if every outcome were an edit. */
+  updateFloor: number[];
   calls: CallCounts;
   warnLines: number;
 }
@@ -94,6 +97,7 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
     carried: all.filter((n) => first.has(n.id)).map(latency),
     finalsMissing: finalIds.length - carriedCount(),
     floor: limitFloor([...finals.values()].map((n) => ({ channel: channelOf(releaseIndex.get(n.release.name)!), atMs: Date.parse(n.at) }))),
+    updateFloor: limitFloor([...finals.values()].map((n) => ({ channel: 0, atMs: Date.parse(n.at) })), UPDATE_TIER.perSecond, UPDATE_TIER.burst),
     calls: countCalls(calls),
     warnLines: 0,
   };
@@ -119,7 +123,7 @@ function report(o: Outcome): string[] {
   const p99 = pct(o.finals, 0.99);
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a (floor 0)');
   return [
-    `| ${o.scenario.label} ${o.scenario.name} | ${o.published} / ${o.operations} | ${ms(p50)} / ${ms(p99)} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.carried, 0.5))} / ${ms(pct(o.carried, 0.99))} (${o.carried.length}) | ${ms(floor50)} / ${ms(floor99)} | ${ratio(p50, floor50)} / ${ratio(p99, floor99)} | ${c.posts} / ${c.updates} / ${c.replies} (${per(c.posts, o.operations)} / ${per(c.updates, o.operations)} / ${per(c.replies, o.operations)}) | ${fmtCounts(c.rateLimited)} | ${fmtCounts(c.otherErrors)} | ${o.finalsMissing} | ${o.warnLines} | ${o.loadStart} → ${o.loadEnd} |`,
+    `| ${o.scenario.label} ${o.scenario.name} | ${o.published} / ${o.operations} | ${ms(p50)} / ${ms(p99)} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.carried, 0.5))} / ${ms(pct(o.carried, 0.99))} (${o.carried.length}) | ${ms(floor50)} / ${ms(floor99)} | ${ratio(p50, floor50)} / ${ratio(p99, floor99)} | ${ms(pct(o.updateFloor, 0.5))} / ${ms(pct(o.updateFloor, 0.99))} | ${c.posts} / ${c.updates} / ${c.replies} (${per(c.posts, o.operations)} / ${per(c.updates, o.operations)} / ${per(c.replies, o.operations)}) | ${fmtCounts(c.rateLimited)} | ${fmtCounts(c.otherErrors)} | ${o.finalsMissing} | ${o.warnLines} | ${o.loadStart} → ${o.loadEnd} |`,
   ];
 }
 
@@ -154,8 +158,8 @@ await runBench('slack-latency', intArg('max-seconds', 1500), async (cleanup) => 
     '',
     `Each release runs ${changes} operation(s) (UpgradeStarted → UpgradeSucceeded/Failed 1–3 s later) at random moments of ${seconds} s; releases in ${NAMESPACES} namespaces; notify at its defaults (1 message/s per channel, burst 1).`,
     '',
-    '| scenario | published / operations | final state p50 / p99 / max | any carried state p50 / p99 (count) | limit-alone floor p50 / p99 | measured ÷ floor p50 / p99 | posts / updates / thread replies (per operation) | 429s | other errors | finals missing | notify warn+ lines | load avg start → end |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| scenario | published / operations | final state p50 / p99 / max | any carried state p50 / p99 (count) | per-channel limit floor p50 / p99 | measured ÷ floor p50 / p99 | chat.update tier floor p50 / p99 | posts / updates / thread replies (per operation) | 429s | other errors | finals missing | notify warn+ lines | load avg start → end |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...outcomes.flatMap(report),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -41,4 +41,12 @@ describe('bench: the floor a per-channel rate alone sets', () => {
   ])('%s', (_, finals, perSecond, expected) => {
     expect(limitFloor(finals, perSecond)).toEqual(expected);
   });
+
+  it.each([
+    ['a burst of 3 takes three at once, the fourth waits a second', 4, 1, 3, [0, 0, 0, 1000]],
+    ['Tier 3 (50/min, burst 50): the 51st waits 1.2 s, the 52nd 2.4 s', 52, 50 / 60, 50, [...Array.from({ length: 50 }, () => 0), 1200, 2400]],
+  ])('%s', (_, count, perSecond, burst, expected) => {
+    const finals = Array.from({ length: count }, () => ({ channel: 0, atMs: 0 }));
+    expect(limitFloor(finals, perSecond, burst).map((v) => Math.round(v))).toEqual(expected);
+  });
 });
