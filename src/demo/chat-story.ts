@@ -1,11 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../api/vocabulary.js';
 import { startBot } from '../bot/slack/app.js';
 import { readBotConfig } from '../bot/slack/config.js';
 import { ReleaseStorage } from '../controller/helm/release-storage.js';
 import { makeKubeClients } from '../controller/kube/client.js';
 import { chartVersions } from '../dev/unicorn-versions.js';
-import { isConflict } from '../controller/kube/errors.js';
 import type { Logger } from '../log.js';
 import { freePort } from '../dev/free-port.js';
 import { servedColor } from '../dev/releases.js';
@@ -27,13 +25,12 @@ const SECRET = 'demo-signing-secret';
 
 /**
  * The chat part of the demo: the real bot (Bolt, HTTP mode) answers signed slash commands and
- * button clicks from Alice, on-call in the `unicorn-oncall` Team, with the demo's fake Slack
+ * button clicks from Alice, on call in the `unicorn-oncall` Team (demo-slack.ts), with the demo's fake Slack
  * playing Slack. `/release rollback unicorn to 2` brings blue back and holds it; `/release
  * resume unicorn` returns to the declared green.
  */
 export async function tellChatStory(opts: ChatStoryOptions): Promise<{ afterRollback?: string; afterResume?: string }> {
   const { say, namespace, slack } = opts;
-  await ensureTeam(opts.kubeConfig, namespace);
   const bot = await startBot(
     readBotConfig({ SLACK_BOT_TOKEN: slack.token, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, PORT: String(await freePort()), REDIS_URL: opts.redisUrl, KUBECONFIG: opts.kubeconfigPath, HELMCREW_QUEUE_PREFIX: `helmcrew-demo-bot-${process.pid}` }),
     opts.log,
@@ -90,20 +87,6 @@ async function confirm(slack: FakeSlack, url: string, planId: string | undefined
 }
 
 type Reply = { blocks?: Array<{ type: string; text?: { text: string }; elements?: Array<{ action_id: string; value: string }> }> };
-
-async function ensureTeam(kc: KubeConfig, namespace: string): Promise<void> {
-  const body = {
-    apiVersion: `${API_GROUP}/${API_VERSION}`,
-    kind: 'Team',
-    metadata: { name: 'unicorn-oncall' },
-    spec: { members: { slackUsers: [ALICE] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'history', 'suspend', 'resume', 'rollback'] }] },
-  };
-  try {
-    await makeKubeClients(kc).custom.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, body });
-  } catch (error) {
-    if (!isConflict(error)) throw error;
-  }
-}
 
 function indent(text: string): string {
   return text.split('\n').map((line) => `              ${line.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')}`).join('\n');

@@ -36,7 +36,16 @@ export async function startDemoSlack(opts: { kubeConfig: KubeConfig; kubeconfigP
   const slack = await startFakeSlack({ users: [{ id: ALICE, name: 'alice' }], channels: [...DEMO_CHANNELS.map((name) => ({ name })), INCIDENT_CHANNEL] });
   const teams = [
     { name: 'unicorn-team', spec: { subscriptions: [{ namespaces: [opts.namespace] }], channels: [{ slack: '#unicorn-releases' }] } },
-    { name: 'unicorn-oncall', spec: { subscriptions: [{ namespaces: [opts.namespace], severity: 'error' }], channels: [{ slack: '#oncall' }] } },
+    // On call hears the failures and may act from chat: Alice is its member (chat-story.ts).
+    {
+      name: 'unicorn-oncall',
+      spec: {
+        subscriptions: [{ namespaces: [opts.namespace], severity: 'error' }],
+        channels: [{ slack: '#oncall' }],
+        members: { slackUsers: [ALICE] },
+        permissions: [{ namespaces: [opts.namespace], verbs: ['status', 'history', 'suspend', 'resume', 'rollback'] }],
+      },
+    },
   ];
   for (const team of teams) {
     await serverSideApply(opts.kubeConfig, `/apis/${API_GROUP}/${API_VERSION}/${TEAM_PLURAL}/${team.name}`, {
