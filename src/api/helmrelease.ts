@@ -63,8 +63,58 @@ export const ValuesReference = Type.Object({
   optional: Type.Optional(Type.Boolean({ description: 'Missing object or key is not an error.' })),
 });
 
+const Retries = Type.Integer({
+  minimum: -1,
+  maximum: 100,
+  description: 'Attempts after the first failure before giving up; -1 = no limit. Default: 0.',
+});
+
+const RemediateLastFailure = Type.Boolean({
+  description: 'Remediate the last failure too, once retries are used up. Default: true once a remediation block is declared (Flux: only when retries > 0).',
+});
+
+export const InstallRemediation = Type.Object(
+  { retries: Type.Optional(Retries), remediateLastFailure: Type.Optional(RemediateLastFailure) },
+  { description: 'What to do when an install (or its helm test) fails: the failed release is uninstalled before each retry.' },
+);
+
+export const UpgradeRemediation = Type.Object(
+  {
+    retries: Type.Optional(Retries),
+    strategy: Type.Optional(StringEnum(['rollback', 'uninstall'] as const, { description: 'rollback (default): helm rollback to the last deployed revision; uninstall: remove the release, then install again.' })),
+    remediateLastFailure: Type.Optional(RemediateLastFailure),
+  },
+  { description: 'What to do when an upgrade (or its helm test) fails.' },
+);
+
+const DisableWait = Type.Boolean({ description: 'Do not wait for the resources to become ready (no helm --wait).' });
+
 export const InstallSpec = Type.Object({
   createNamespace: Type.Optional(Type.Boolean({ description: 'Create the target namespace when missing.' })),
+  remediation: Type.Optional(InstallRemediation),
+  disableWait: Type.Optional(DisableWait),
+});
+
+export const UpgradeSpec = Type.Object({
+  remediation: Type.Optional(UpgradeRemediation),
+  force: Type.Optional(Type.Boolean({ description: 'helm upgrade --force: replace objects instead of patching them.' })),
+  disableWait: Type.Optional(DisableWait),
+});
+
+export const TestSpec = Type.Object({
+  enable: Type.Optional(Type.Boolean({ description: 'Run `helm test` after every install and upgrade.' })),
+  ignoreFailures: Type.Optional(Type.Boolean({ description: 'A failed test is reported (TestSuccess=False) but not remediated; the release stays Ready.' })),
+  timeout: Type.Optional(BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the test pods. Default: spec.timeout.' })),
+});
+
+export const UninstallSpec = Type.Object({
+  keepHistory: Type.Optional(Type.Boolean({ description: 'helm uninstall --keep-history: keep the release records.' })),
+  timeout: Type.Optional(BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the uninstall. Default: spec.timeout.' })),
+});
+
+export const DependencyReference = Type.Object({
+  name: Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 253, description: 'Name of the HelmRelease this one waits for.' }),
+  namespace: Type.Optional(Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 63, description: 'Its namespace. Default: this HelmRelease\'s.' })),
 });
 
 export const HelmReleaseSpec = Type.Object(
@@ -105,6 +155,10 @@ export const HelmReleaseSpec = Type.Object(
       }),
     ),
     install: Type.Optional(InstallSpec),
+    upgrade: Type.Optional(UpgradeSpec),
+    test: Type.Optional(TestSpec),
+    uninstall: Type.Optional(UninstallSpec),
+    dependsOn: Type.Optional(Type.Array(DependencyReference, { maxItems: 64, description: 'HelmReleases that must be Ready (at their current generation) before this one is installed or upgraded.' })),
     maxHistory: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Revisions helm keeps. Default: 10; 0 = unlimited.' })),
   },
   {
@@ -167,6 +221,31 @@ export const RollbackRecord = Type.Object(
   { description: 'The last rollback the controller did on request.' },
 );
 
+export const RemediationRecord = Type.Object(
+  {
+    action: StringEnum(['rollback', 'uninstall'] as const),
+    succeeded: Type.Boolean(),
+    /** Which failure of the spec it answered (installFailures/upgradeFailures at the time), so each failure is remediated once. */
+    failure: Type.Integer({ minimum: 0 }),
+    failedAction: StringEnum(['install', 'upgrade'] as const),
+    generation: Type.Optional(Type.Integer()),
+    revision: Type.Optional(Type.Integer({ description: 'The revision helm wrote (rollback).' })),
+    message: Type.String({ maxLength: 4096 }),
+    at: Type.String({ maxLength: 40 }),
+  },
+  { description: 'The last remediation the controller did by itself after a failure.' },
+);
+
+export const TestRecord = Type.Object(
+  {
+    revision: Type.Integer({ description: 'The release revision tested.' }),
+    succeeded: Type.Boolean(),
+    message: Type.String({ maxLength: 4096 }),
+    at: Type.String({ maxLength: 40 }),
+  },
+  { description: 'The last `helm test` run.' },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -183,6 +262,10 @@ export const HelmReleaseStatus = Type.Object({
   releaseNamespace: Type.Optional(Type.String()),
   suspension: Type.Optional(Suspension),
   rollback: Type.Optional(RollbackRecord),
+  installFailures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed installs of the current spec; a new spec starts again at 0.' })),
+  upgradeFailures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed upgrades of the current spec; a new spec starts again at 0.' })),
+  lastRemediation: Type.Optional(RemediationRecord),
+  lastTest: Type.Optional(TestRecord),
 });
 
 export type ChartRef = Static<typeof ChartRef>;
@@ -193,6 +276,9 @@ export type Condition = Static<typeof Condition>;
 export type HistoryEntry = Static<typeof HistoryEntry>;
 export type Suspension = Static<typeof Suspension>;
 export type RollbackRecord = Static<typeof RollbackRecord>;
+export type RemediationRecord = Static<typeof RemediationRecord>;
+export type TestRecord = Static<typeof TestRecord>;
+export type DependencyReference = Static<typeof DependencyReference>;
 
 export interface ObjectMeta {
   name: string;

@@ -19,6 +19,10 @@ export const ConditionType = {
   Released: 'Released',
   /** True while spec.suspend holds the release (abnormal-true, like Stalled); removed on resume. */
   Suspended: 'Suspended',
+  /** True after the controller rolled back or uninstalled a failed release by itself; False when that failed. */
+  Remediated: 'Remediated',
+  /** The result of the last `helm test` (test.enable). */
+  TestSuccess: 'TestSuccess',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -77,6 +81,13 @@ export const StateReason = {
   ReleaseLocked: 'ReleaseLocked',
   Suspended: 'Suspended',
   RollingBack: 'RollingBack',
+  /** A failed install/upgrade is being remediated or waits for its next try. */
+  Remediating: 'Remediating',
+  /** Retries are used up: a person must change something. */
+  RetriesExceeded: 'RetriesExceeded',
+  Testing: 'Testing',
+  /** dependsOn: a named HelmRelease does not exist, or the dependencies form a cycle. */
+  DependencyInvalid: 'DependencyInvalid',
 } as const;
 export type StateReason = (typeof StateReason)[keyof typeof StateReason];
 

@@ -11,6 +11,13 @@ import { reportNotOurs, reportRefused } from './actions/refuse.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
+import { remediateRelease } from './actions/remediate.js';
+import type { AttemptOutcome } from './actions/shared.js';
+import { testRelease } from './actions/test.js';
+import { testsWanted } from './test-decision.js';
+import { holdForDependencies } from './actions/hold-for-dependencies.js';
+import { backingOffStatus, stalledStatus, stallRecorded } from '../status/remediation-status.js';
+import { failedActionOf, remediationPolicy } from './remediation-decision.js';
 import { RetryLaterError, type ReconcileContext } from './context.js';
 import { resolveDesiredRelease } from './desired-release.js';
 import {
@@ -18,6 +25,7 @@ import {
   determineLifecycle,
   determineReleaseState,
   nextAction,
+  gatedByDependencies,
   nextLifecycleAction,
   type NextAction,
 } from './release-state.js';
@@ -26,7 +34,9 @@ import { checkTenancy, serviceAccountUser } from './tenancy.js';
 
 export interface ReconcileResult {
   key: string;
-  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'refused' | 'repository-refused';
+  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'refused' | 'repository-refused' | 'wait-for-dependencies';
+  /** Run this release again after this long (a backoff chosen by a decision, not an error). */
+  requeueAfterMs?: number;
 }
 
 /**
@@ -97,15 +107,39 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
   const state = determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds });
   const action = nextAction(state);
   ctx.log.debug({ release: key, state: state.kind, action }, 'decided');
+  if (gatedByDependencies(action)) {
+    const hold = await holdForDependencies(ctx, release);
+    if (hold.held) return { key, action: 'wait-for-dependencies', ...(hold.requeueAfterMs !== undefined ? { requeueAfterMs: hold.requeueAfterMs } : {}) };
+  }
 
   switch (action) {
     case 'install':
     case 'reinstall':
-      await installRelease(ctx, release, target, desired, action);
+      // A failure that will be remediated or retried is decided on at once, in a fresh pass.
+      // helm test, or the decision about a failure that will be remediated or retried, follows at once in a fresh pass.
+      if (followUp(release, await installRelease(ctx, release, target, desired, action))) return reconcileRelease(ctx, namespace, name);
       break;
     case 'upgrade':
-      await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync');
+      if (followUp(release, await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync'))) return reconcileRelease(ctx, namespace, name);
       break;
+    case 'test':
+      if (state.kind !== 'untested') break;
+      if ((await testRelease(ctx, release, target, desired, state.deployed)) === 'failed') return reconcileRelease(ctx, namespace, name);
+      break;
+    case 'remediate-rollback':
+    case 'remediate-uninstall':
+      if (state.kind === 'failed-needs-rollback') await remediateRelease(ctx, release, target, { action: 'rollback', from: state.from, to: state.to });
+      else if (state.kind === 'failed-needs-uninstall') await remediateRelease(ctx, release, target, { action: 'uninstall', release: state.release });
+      // Storage changed: decide the retry (or giving up) from what is there now.
+      return reconcileRelease(ctx, namespace, name);
+    case 'wait-for-retry': {
+      if (state.kind !== 'failed-backing-off') break;
+      const failed = failedActionOf(release);
+      const seconds = Math.ceil(state.retryInMs / 1000);
+      const message = `${failed === 'install' ? 'Install' : 'Upgrade'} of ${desired.chartName}@${desired.chartVersion} failed (${state.failures} of ${describeAttempts(release)}); trying again in ${seconds}s`;
+      await ctx.api.patchStatus(release, backingOffStatus(release, failed, message, ctx.now()));
+      return { key, action, requeueAfterMs: state.retryInMs };
+    }
     case 'wait-for-lock': {
       const message = `Release ${target.namespace}/${target.releaseName} is ${history.latest?.status} (revision ${history.latest?.revision}); another helm operation holds it`;
       await ctx.api.patchStatus(release, lockedStatus(release, message, ctx.now()));
@@ -128,7 +162,13 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
       return reconcileRelease(controllerCtx, namespace, name);
     }
     case 'report-failure':
-      await ctx.api.patchStatus(release, checkedStatus(ctx.now()));
+      if (state.kind === 'failed-unchanged' && !stallRecorded(release, state.message)) {
+        await ctx.api.patchStatus(release, stalledStatus(release, failedActionOf(release), state.message, ctx.now()));
+        await ctx.events.record(release, ReleaseEvent.Stalled, state.message);
+        ctx.log.warn({ release: key, action, reason: state.reason }, 'stalled: a person must act');
+      } else {
+        await ctx.api.patchStatus(release, checkedStatus(ctx.now()));
+      }
       break;
     case 'report-ready':
       await ctx.api.patchStatus(release, inSyncStatus(release, desired, history, ctx.now()));
@@ -171,6 +211,15 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
     default:
       throw new Error(`action ${action} is not a lifecycle action`);
   }
+}
+
+function followUp(release: HelmRelease, outcome: AttemptOutcome): boolean {
+  return outcome === 'failed' || outcome === 'superseded' || (outcome === 'succeeded' && testsWanted(release));
+}
+
+function describeAttempts(release: HelmRelease): string {
+  const retries = remediationPolicy(release.spec, failedActionOf(release)).retries;
+  return retries < 0 ? 'unlimited attempts' : `${retries + 1} attempts`;
 }
 
 /**

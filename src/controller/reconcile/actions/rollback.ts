@@ -36,16 +36,7 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
   const redact = (text: string) => redactSecrets(text, secrets);
   const startedAt = Date.now();
   try {
-    await ctx.helm.rollback({
-      key: target.key,
-      releaseName: target.releaseName,
-      namespace: target.namespace,
-      revision: to.revision,
-      timeoutSeconds: target.timeoutSeconds,
-      maxHistory: target.maxHistory,
-      impersonate: target.impersonate,
-      redact,
-    });
+    await helmRollback(ctx, target, to.revision, redact);
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const after = await ctx.storage.history(target.namespace, target.releaseName);
@@ -58,6 +49,20 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
   const record: RollbackRecord = { requestId: request.id, succeeded: true, fromRevision: from.revision, toRevision: to.revision, revision: after.deployed?.revision, message, at: at() };
   ctx.log.info({ release: target.key, action: 'rollback', durationMs: Date.now() - startedAt, revision: after.deployed?.revision }, 'rolled back');
   await finish(ctx, release, record, suspension, after);
+}
+
+/** `helm rollback` to one revision: shared by rollback on request and automatic remediation. */
+export async function helmRollback(ctx: ReconcileContext, target: ReleaseTarget, revision: number, redact?: (text: string) => string): Promise<void> {
+  await ctx.helm.rollback({
+    key: target.key,
+    releaseName: target.releaseName,
+    namespace: target.namespace,
+    revision,
+    timeoutSeconds: target.timeoutSeconds,
+    maxHistory: target.maxHistory,
+    impersonate: target.impersonate,
+    ...(redact ? { redact } : {}),
+  });
 }
 
 async function finish(ctx: ReconcileContext, release: HelmRelease, record: RollbackRecord, suspension: ReturnType<typeof readSuspension>, history: Parameters<typeof rollbackDoneStatus>[3]): Promise<void> {
