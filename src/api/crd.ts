@@ -71,6 +71,7 @@ const HELMRELEASE: CrdSource = {
   source: 'src/api/helmrelease.ts',
   printerColumns: [
     { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+    { name: 'Suspended', type: 'string', jsonPath: '.status.conditions[?(@.type=="Suspended")].status' },
     { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message', priority: 0 },
     { name: 'Chart', type: 'string', jsonPath: '.spec.chart.name' },
     { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },

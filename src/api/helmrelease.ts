@@ -63,8 +63,58 @@ export const ValuesReference = Type.Object({
   optional: Type.Optional(Type.Boolean({ description: 'Missing object or key is not an error.' })),
 });
 
+const Retries = Type.Integer({
+  minimum: -1,
+  maximum: 100,
+  description: 'Attempts after the first failure before giving up; -1 = no limit. Default: 0.',
+});
+
+const RemediateLastFailure = Type.Boolean({
+  description: 'Remediate the last failure too, once retries are used up. Default: true once a remediation block is declared (Flux: only when retries > 0).',
+});
+
+export const InstallRemediation = Type.Object(
+  { retries: Type.Optional(Retries), remediateLastFailure: Type.Optional(RemediateLastFailure) },
+  { description: 'What to do when an install (or its helm test) fails: the failed release is uninstalled before each retry.' },
+);
+
+export const UpgradeRemediation = Type.Object(
+  {
+    retries: Type.Optional(Retries),
+    strategy: Type.Optional(StringEnum(['rollback', 'uninstall'] as const, { description: 'rollback (default): helm rollback to the last deployed revision; uninstall: remove the release, then install again.' })),
+    remediateLastFailure: Type.Optional(RemediateLastFailure),
+  },
+  { description: 'What to do when an upgrade (or its helm test) fails.' },
+);
+
+const DisableWait = Type.Boolean({ description: 'Do not wait for the resources to become ready (no helm --wait).' });
+
 export const InstallSpec = Type.Object({
   createNamespace: Type.Optional(Type.Boolean({ description: 'Create the target namespace when missing.' })),
+  remediation: Type.Optional(InstallRemediation),
+  disableWait: Type.Optional(DisableWait),
+});
+
+export const UpgradeSpec = Type.Object({
+  remediation: Type.Optional(UpgradeRemediation),
+  force: Type.Optional(Type.Boolean({ description: 'helm upgrade --force: replace objects instead of patching them.' })),
+  disableWait: Type.Optional(DisableWait),
+});
+
+export const TestSpec = Type.Object({
+  enable: Type.Optional(Type.Boolean({ description: 'Run `helm test` after every install and upgrade.' })),
+  ignoreFailures: Type.Optional(Type.Boolean({ description: 'A failed test is reported (TestSuccess=False) but not remediated; the release stays Ready.' })),
+  timeout: Type.Optional(BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the test pods. Default: spec.timeout.' })),
+});
+
+export const UninstallSpec = Type.Object({
+  keepHistory: Type.Optional(Type.Boolean({ description: 'helm uninstall --keep-history: keep the release records.' })),
+  timeout: Type.Optional(BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the uninstall. Default: spec.timeout.' })),
+});
+
+export const DependencyReference = Type.Object({
+  name: Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 253, description: 'Name of the HelmRelease this one waits for.' }),
+  namespace: Type.Optional(Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 63, description: 'Its namespace. Default: this HelmRelease\'s.' })),
 });
 
 export const HelmReleaseSpec = Type.Object(
@@ -105,6 +155,10 @@ export const HelmReleaseSpec = Type.Object(
       }),
     ),
     install: Type.Optional(InstallSpec),
+    upgrade: Type.Optional(UpgradeSpec),
+    test: Type.Optional(TestSpec),
+    uninstall: Type.Optional(UninstallSpec),
+    dependsOn: Type.Optional(Type.Array(DependencyReference, { maxItems: 64, description: 'HelmReleases that must be Ready (at their current generation) before this one is installed or upgraded.' })),
     maxHistory: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Revisions helm keeps. Default: 10; 0 = unlimited.' })),
   },
   {
@@ -142,6 +196,56 @@ export const HistoryEntry = Type.Object({
   deployedAt: Type.Optional(Type.String()),
 });
 
+export const Suspension = Type.Object(
+  {
+    by: Type.String({ maxLength: 200, description: 'Who suspended it: slack:<user id> or kube:<user>.' }),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
+    at: Type.String({ maxLength: 40, description: 'When it was asked (ISO time).' }),
+    channel: Type.Optional(Type.String({ maxLength: 100, description: 'The Slack channel it was asked from.' })),
+    freezeId: Type.Optional(Type.String({ maxLength: 100, description: 'The freeze it is part of.' })),
+  },
+  { description: 'Why the release is suspended, when suspended from chat or the terminal.' },
+);
+
+export const RollbackRecord = Type.Object(
+  {
+    requestId: Type.String({ maxLength: 100, description: 'The request handled (helmcrew.dev/rollback-request).' }),
+    succeeded: Type.Boolean(),
+    inProgress: Type.Optional(Type.Boolean({ description: 'Written before helm starts: a controller that died mid-rollback retries to the same revision.' })),
+    fromRevision: Type.Optional(Type.Integer()),
+    toRevision: Type.Optional(Type.Integer({ description: 'The revision rolled back to.' })),
+    revision: Type.Optional(Type.Integer({ description: 'The new revision helm wrote.' })),
+    message: Type.String({ maxLength: 4096 }),
+    at: Type.String({ maxLength: 40 }),
+  },
+  { description: 'The last rollback the controller did on request.' },
+);
+
+export const RemediationRecord = Type.Object(
+  {
+    action: StringEnum(['rollback', 'uninstall'] as const),
+    succeeded: Type.Boolean(),
+    /** Which failure of the spec it answered (installFailures/upgradeFailures at the time), so each failure is remediated once. */
+    failure: Type.Integer({ minimum: 0 }),
+    failedAction: StringEnum(['install', 'upgrade'] as const),
+    generation: Type.Optional(Type.Integer()),
+    revision: Type.Optional(Type.Integer({ description: 'The revision helm wrote (rollback).' })),
+    message: Type.String({ maxLength: 4096 }),
+    at: Type.String({ maxLength: 40 }),
+  },
+  { description: 'The last remediation the controller did by itself after a failure.' },
+);
+
+export const TestRecord = Type.Object(
+  {
+    revision: Type.Integer({ description: 'The release revision tested.' }),
+    succeeded: Type.Boolean(),
+    message: Type.String({ maxLength: 4096 }),
+    at: Type.String({ maxLength: 40 }),
+  },
+  { description: 'The last `helm test` run.' },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -156,6 +260,12 @@ export const HelmReleaseStatus = Type.Object({
   failures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed helm operations since the last success.' })),
   releaseName: Type.Optional(Type.String({ description: 'The release this object manages, as installed.' })),
   releaseNamespace: Type.Optional(Type.String()),
+  suspension: Type.Optional(Suspension),
+  rollback: Type.Optional(RollbackRecord),
+  installFailures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed installs of the current spec; a new spec starts again at 0.' })),
+  upgradeFailures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed upgrades of the current spec; a new spec starts again at 0.' })),
+  lastRemediation: Type.Optional(RemediationRecord),
+  lastTest: Type.Optional(TestRecord),
 });
 
 export type ChartRef = Static<typeof ChartRef>;
@@ -164,6 +274,11 @@ export type HelmReleaseSpec = Static<typeof HelmReleaseSpec>;
 export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
 export type Condition = Static<typeof Condition>;
 export type HistoryEntry = Static<typeof HistoryEntry>;
+export type Suspension = Static<typeof Suspension>;
+export type RollbackRecord = Static<typeof RollbackRecord>;
+export type RemediationRecord = Static<typeof RemediationRecord>;
+export type TestRecord = Static<typeof TestRecord>;
+export type DependencyReference = Static<typeof DependencyReference>;
 
 export interface ObjectMeta {
   name: string;

@@ -17,6 +17,12 @@ export const ConditionType = {
   Reconciling: 'Reconciling',
   Stalled: 'Stalled',
   Released: 'Released',
+  /** True while spec.suspend holds the release (abnormal-true, like Stalled); removed on resume. */
+  Suspended: 'Suspended',
+  /** True after the controller rolled back or uninstalled a failed release by itself; False when that failed. */
+  Remediated: 'Remediated',
+  /** The result of the last `helm test` (test.enable). */
+  TestSuccess: 'TestSuccess',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -46,6 +52,10 @@ export const ReleaseEvent = {
   Resumed: 'Resumed',
   /** A release left pending-* by a helm process that died was marked failed so work can go on. */
   ReleaseUnlocked: 'ReleaseUnlocked',
+  /** Audit: a person asked for a change from Slack or the terminal (who, what, why). */
+  ActionRequested: 'ActionRequested',
+  /** Audit: a person was refused (not authorized, approval missing); nothing changed. */
+  ActionRefused: 'ActionRefused',
   /** The Helm release belongs to another HelmRelease (or was not installed by helmcrew): left alone. */
   ReleaseOwnedByOther: 'ReleaseOwnedByOther',
   /** The operator's lock-down forbids installing into another namespace than the HelmRelease's own. */
@@ -70,6 +80,14 @@ export const StateReason = {
   Uninstalling: 'Uninstalling',
   ReleaseLocked: 'ReleaseLocked',
   Suspended: 'Suspended',
+  RollingBack: 'RollingBack',
+  /** A failed install/upgrade is being remediated or waits for its next try. */
+  Remediating: 'Remediating',
+  /** Retries are used up: a person must change something. */
+  RetriesExceeded: 'RetriesExceeded',
+  Testing: 'Testing',
+  /** dependsOn: a named HelmRelease does not exist, or the dependencies form a cycle. */
+  DependencyInvalid: 'DependencyInvalid',
 } as const;
 export type StateReason = (typeof StateReason)[keyof typeof StateReason];
 
@@ -96,6 +114,7 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.ValuesInvalid,
   ReleaseEvent.Stalled,
   ReleaseEvent.ReleaseUnlocked,
+  ReleaseEvent.ActionRefused,
   ReleaseEvent.ReleaseOwnedByOther,
   ReleaseEvent.TargetNamespaceRefused,
   ReleaseEvent.AccessDenied,

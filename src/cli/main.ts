@@ -1,8 +1,10 @@
 import { ConfigError } from '../config.js';
+import { botCommand } from './commands/bot.js';
 import { crdsCommand } from './commands/crds.js';
 import { controllerCommand } from './commands/controller.js';
 import { demoCommand } from './commands/demo.js';
 import { devCommand } from './commands/dev.js';
+import { releaseCommand } from './commands/release.js';
 import { notifyCommand } from './commands/notify.js';
 import { runCommand } from './commands/run.js';
 
@@ -11,8 +13,11 @@ const USAGE = `helmcrew — keeps Helm releases as declared
 usage:
   helmcrew controller          run the reconcile loop (replicas share the Redis queue)
   helmcrew notify              route and deliver notifications to Teams (replicas share the queue)
-  helmcrew run                 everything in one process (today: controller + notify)
+  helmcrew run                 everything in one process: controller + notify, and the bot when SLACK_BOT_TOKEN is set
   helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository
+  helmcrew bot                 the /release Slack bot (Socket Mode with SLACK_APP_TOKEN, else HTTP on PORT)
+  helmcrew release <verb> …    the /release grammar as the kubeconfig user (try: helmcrew release help);
+                               --yes skips the confirmation, --no-wait does not wait for the controller
   helmcrew demo                the unicorn story on the local environment
   helmcrew crds print|write|apply
                                the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
@@ -20,7 +25,8 @@ usage:
 configuration: KUBECONFIG, REDIS_URL, HELM_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL;
   notify: HELMCREW_NOTIFY_CONCURRENCY, HELMCREW_NOTIFY_COALESCE_MS, HELMCREW_NOTIFY_RATE_PER_SECOND,
   HELMCREW_NOTIFY_RATE_BURST, HELMCREW_TEAM_REFRESH_MS, HELMCREW_NOTIFY_LOCK_MS,
-  HELMCREW_TEAM_SELECTOR`;
+  HELMCREW_TEAM_SELECTOR;
+  the bot: SLACK_BOT_TOKEN, SLACK_APP_TOKEN or SLACK_SIGNING_SECRET, PORT, SLACK_API_URL`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -31,6 +37,8 @@ const commands: Record<string, Command> = {
   dev: devCommand,
   demo: demoCommand,
   crds: crdsCommand,
+  release: releaseCommand,
+  bot: botCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

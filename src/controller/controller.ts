@@ -16,10 +16,12 @@ import { HelmReleaseApi } from './kube/helmrelease-api.js';
 import { connectRedis, redactRedisUrl } from './queue/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import type { ReconcileContext } from './reconcile/context.js';
+import { RunningOperations } from './reconcile/running-operations.js';
 import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from './reconcile/values-digest.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
+import { ValuesSourceWatch } from './watch/values-source-watch.js';
 
 export interface RunningController {
   ready: () => boolean;
@@ -41,6 +43,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
   };
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
+  const operations = new RunningOperations();
   const connection = connectRedis(config.redisUrl);
   // Every happening becomes a Kubernetes Event and a notification on the durable notify queue.
   const publisher = new NotifyPublisher({ connection, prefix: config.queuePrefix, log });
@@ -56,6 +59,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     events: new CompositeEventSink([new KubeEventRecorder(kube, log), publisher]),
     log,
     now: () => new Date(),
+    operations,
   };
 
   const queue = new ReconcileQueue(connection, config.queuePrefix);
@@ -67,11 +71,20 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
     log,
-    reconcile: async (namespace, name) => (await reconcileReportingErrors(ctx, namespace, name)).action,
+    reconcile: (namespace, name) => reconcileReportingErrors(ctx, namespace, name),
+    requeue: (key, reason, delayMs) => {
+      queue.enqueue(key, reason, delayMs).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not requeue'));
+    },
   });
 
-  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, log, silenceMs: config.watchSilenceMs });
+  const onGeneration = (key: string, generation: number | undefined) => {
+    if (operations.supersede(key, generation)) log.info({ release: key, action: 'supersede', generation }, 'a newer generation cancels the running helm operation');
+  };
+  const informers = new InformerSupervisor({ kubeConfig, api, namespaces: config.namespaces, onKey: enqueue, onGeneration, log, silenceMs: config.watchSilenceMs });
   await informers.start();
+  // valuesFrom: a changed ConfigMap or Secret enqueues the releases that read it (metadata only).
+  const valuesSources = new ValuesSourceWatch({ kubeConfig, namespaces: config.namespaces, releases: () => informers.list(), onKey: enqueue, log });
+  await valuesSources.start();
   const stopResync = startResync({ list: () => informers.list(), onKey: enqueue, tickMs: config.resyncTickMs });
   const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
   log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency, tenancy: config.tenancy }, 'controller started');
@@ -82,6 +95,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
       stopResync();
       health?.close();
       await informers.stop();
+      await valuesSources.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await queue.close();

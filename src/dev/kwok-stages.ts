@@ -5,6 +5,13 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
+/**
+ * There is no container runtime under kwok, so a pod cannot fail by itself. A run-to-completion
+ * pod annotated with this (a `helm test` pod whose chart says so) ends Failed with that exit
+ * code instead: how the tests get a helm test that fails, cheaply.
+ */
+export const EXIT_CODE_ANNOTATION = 'helmcrew.dev/kwok-exit-code';
+
 export const UPSTREAM_STAGE_FILES = [
   'node-initialize.yaml',
   'node-heartbeat-with-lease.yaml',
@@ -33,6 +40,7 @@ spec:
     - { key: '.status.phase', operator: 'In', values: ['Running'] }
     - { key: '.spec.restartPolicy', operator: 'In', values: ['Never', 'OnFailure'] }
     - { key: '.metadata.ownerReferences.[].kind', operator: 'NotIn', values: ['Job'] }
+    - { key: '.metadata.annotations["${EXIT_CODE_ANNOTATION}"]', operator: 'DoesNotExist' }
   next:
     statusTemplate: |
       {{ $finished := Now }}
@@ -49,6 +57,37 @@ spec:
       {{ end }}
 `;
 
+export const RUN_TO_FAILURE_STAGE = `apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: helmcrew-pod-run-to-failure
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - { key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' }
+    - { key: '.status.phase', operator: 'In', values: ['Running'] }
+    - { key: '.spec.restartPolicy', operator: 'In', values: ['Never'] }
+    - { key: '.metadata.annotations["${EXIT_CODE_ANNOTATION}"]', operator: 'Exists' }
+  next:
+    statusTemplate: |
+      {{ $finished := Now }}
+      {{ $code := index .metadata.annotations "${EXIT_CODE_ANNOTATION}" }}
+      phase: Failed
+      containerStatuses:
+      {{ range .spec.containers }}
+      - name: {{ .name | Quote }}
+        image: {{ .image | Quote }}
+        ready: false
+        started: false
+        restartCount: 0
+        state:
+          terminated: { exitCode: {{ $code }}, reason: Error, startedAt: {{ $finished | Quote }}, finishedAt: {{ $finished | Quote }} }
+      {{ end }}
+`;
+
 /** All stages as one multi-document YAML, the format of kwok's --config file. */
 export async function kwokStagesYaml(kwokBinary: string): Promise<string> {
   const stagesDir = join(dirname(kwokBinary), 'stages');
@@ -61,5 +100,5 @@ export async function kwokStagesYaml(kwokBinary: string): Promise<string> {
       }
     }),
   );
-  return [...upstream, RUN_TO_COMPLETION_STAGE].map((doc) => doc.replace(/^---\n/, '').trimEnd() + '\n').join('---\n');
+  return [...upstream, RUN_TO_COMPLETION_STAGE, RUN_TO_FAILURE_STAGE].map((doc) => doc.replace(/^---\n/, '').trimEnd() + '\n').join('---\n');
 }

@@ -25,4 +25,14 @@ describe('helm/helmcrew Slack settings', () => {
     expect(vars.find((e) => e.name === 'SLACK_BOT_TOKEN')).toEqual({ name: 'SLACK_BOT_TOKEN', valueFrom: { secretKeyRef: { name: 'slack-bot', key: 'bot-token' } } });
     expect(vars.find((e) => e.name === 'SLACK_API_URL')).toEqual({ name: 'SLACK_API_URL', value: 'http://slack-proxy.internal/api/' });
   });
+
+  it('the same Secret may hold the bot credentials: app token and signing secret as optional keys, PORT, and a Service when asked', async () => {
+    const vars = await containerEnv(['slack.existingSecret=slack-bot']);
+    expect(vars.find((e) => e.name === 'SLACK_APP_TOKEN')).toEqual({ name: 'SLACK_APP_TOKEN', valueFrom: { secretKeyRef: { name: 'slack-bot', key: 'app-token', optional: true } } });
+    expect(vars.find((e) => e.name === 'SLACK_SIGNING_SECRET')).toEqual({ name: 'SLACK_SIGNING_SECRET', valueFrom: { secretKeyRef: { name: 'slack-bot', key: 'signing-secret', optional: true } } });
+    expect(vars.find((e) => e.name === 'PORT')).toEqual({ name: 'PORT', value: '3000' });
+    const withService = await execa(env.helmBin, ['template', 'hc', join(REPO_ROOT, 'helm/helmcrew'), '--set', 'redis.url=redis://redis:6379', '--set', 'slack.existingSecret=slack-bot', '--set', 'slack.bot.service.enabled=true']);
+    const service = parseAllDocuments(withService.stdout).map((d) => d.toJSON() as { kind?: string; spec?: { ports: unknown[] } }).find((d) => d?.kind === 'Service');
+    expect(service?.spec?.ports).toEqual([{ name: 'slack', port: 80, targetPort: 'slack' }]);
+  });
 });

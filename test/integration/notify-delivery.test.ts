@@ -109,8 +109,11 @@ describe('notify delivering to webhooks', () => {
     await receiver.waitFor(() => receiver.delivered('/ok').length === before + 5, 30_000);
     const times = receiver.delivered('/ok').slice(before).map((r) => r.at);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    // Five releases, five mailboxes, one channel: never two within the second (some slack for timers).
-    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(900);
+    // Five releases, five mailboxes, one channel: slots a second apart. Arrival times jitter on a
+    // loaded 2-core machine (one late request shortens the next gap), so judge the whole span and
+    // allow any single gap some slack; without the limit all five arrive within milliseconds.
+    expect(times.at(-1)! - times[0]!).toBeGreaterThanOrEqual(3500);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(500);
   });
 
   it('a receiver answering 500, then 429 with Retry-After, then 200 → everything delivered later, in order per release', async () => {

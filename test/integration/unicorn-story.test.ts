@@ -50,7 +50,7 @@ describe('the unicorn story', () => {
     const waited = await kubectl('wait', '--for=condition=Stalled', 'helmrelease/unicorn', '--timeout=10s');
     expect(waited.exitCode, waited.stderr).toBe(0);
     const table = await kubectl('get', 'helmreleases');
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+STATUS\s+CHART\s+VERSION\s+REVISION\s+AGE$/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+SUSPENDED\s+STATUS\s+CHART\s+VERSION\s+REVISION\s+AGE$/);
     expect(table.stdout).toMatch(/unicorn\s+False\s+Helm upgrade to unicorn@4\.0\.0 failed/);
     const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
     const seen = events.items.map((e) => `${e.type} ${e.reason}`);

@@ -113,8 +113,11 @@ describe('watch policy', () => {
     { name: 'upgrade for it started 1m ago (timeout 5m)', spec: {}, status: { ...upgrading, lastAttemptedAt: '2026-11-22T00:09:00Z' }, want: false },
     { name: 'upgrade for it started 7m ago: its worker is gone', spec: {}, status: { ...upgrading, lastAttemptedAt: '2026-11-22T00:03:00Z' }, want: true },
     { name: 'suspended', spec: { suspend: true }, status: undefined, want: false },
-  ])('$name → due $want', ({ spec, status, want }) => {
-    expect(dueForResync({ ...base, spec: { chart: { repository: 'https://x.test', name: 'u' }, ...spec }, status }, now)).toBe(want);
+    { name: 'suspended with a rollback not done yet', spec: { suspend: true }, status: undefined, annotations: { 'helmcrew.dev/rollback-request': 'r1' }, want: true },
+    { name: 'suspended, the rollback done', spec: { suspend: true }, status: { rollback: { requestId: 'r1', succeeded: true, message: '', at: '' } }, annotations: { 'helmcrew.dev/rollback-request': 'r1' }, want: false },
+  ])('$name → due $want', ({ spec, status, want, ...rest }) => {
+    const annotations = 'annotations' in rest ? rest.annotations : undefined;
+    expect(dueForResync({ ...base, metadata: { ...base.metadata, annotations }, spec: { chart: { repository: 'https://x.test', name: 'u' }, ...spec }, status }, now)).toBe(want);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
+import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../src/api/annotations.js';
 import { summarizeHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
 import {
   determineLifecycle,
@@ -56,12 +57,23 @@ describe('determineReleaseState → nextAction', () => {
   });
 });
 
+const suspendedByKubectl: HelmRelease['status'] = {
+  conditions: [{ type: 'Suspended', status: 'True', reason: 'Suspended', message: 'Suspended by spec.suspend', lastTransitionTime: '2026-11-22T00:00:00Z' }],
+};
+const bySlack = { [SUSPENSION_ANNOTATION]: JSON.stringify({ by: 'slack:U1', at: '2026-11-22T01:00:00Z', reason: 'incident' }) };
+
 describe('determineLifecycle → nextLifecycleAction', () => {
   const deleting = { deletionTimestamp: '2026-11-22T00:00:00Z' };
   it.each([
     { name: 'new object', given: release({ meta: { finalizers: undefined } }), history: [], want: 'add-finalizer' },
     { name: 'active', given: release(), history: [], want: 'continue' },
-    { name: 'suspended', given: release({ spec: { suspend: true } }), history: [], want: 'report-suspended' },
+    { name: 'suspended, status does not show it yet', given: release({ spec: { suspend: true } }), history: [], want: 'record-suspension' },
+    { name: 'suspended and recorded', given: release({ spec: { suspend: true }, status: suspendedByKubectl }), history: [], want: 'report-suspended' },
+    { name: 'suspended, recorded, then suspended again by someone else', given: release({ spec: { suspend: true }, status: suspendedByKubectl, meta: { annotations: bySlack } }), history: [], want: 'record-suspension' },
+    { name: 'suspended with a rollback asked for', given: release({ spec: { suspend: true }, status: suspendedByKubectl, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [], want: 'rollback' },
+    { name: 'suspended, that rollback already done', given: release({ spec: { suspend: true }, status: { ...suspendedByKubectl, rollback: { requestId: 'r1', succeeded: true, message: '', at: '' } }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [], want: 'report-suspended' },
+    { name: 'a rollback request on an active release is not acted on', given: release({ meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [], want: 'continue' },
+    { name: 'resumed while status still says suspended', given: release({ status: suspendedByKubectl }), history: [], want: 'record-resume' },
     { name: 'deleting, installed', given: release({ meta: deleting }), history: [stored(1, 'deployed')], want: 'uninstall' },
     { name: 'deleting, failed install still stored', given: release({ meta: deleting }), history: [stored(1, 'failed')], want: 'uninstall' },
     { name: 'deleting, nothing installed', given: release({ meta: deleting }), history: [], want: 'remove-finalizer' },
@@ -107,7 +119,8 @@ describe('ownership decides before anything acts', () => {
     { name: 'unlabelled, not installed by us', given: release(), history: [unlabelled(1, 'deployed')], want: ['not-ours', 'report-not-ours'] },
     { name: 'unlabelled, deleting, not installed by us: left installed', given: release({ meta: deleting }), history: [unlabelled(1, 'deployed')], want: ['deleting-not-ours', 'remove-finalizer'] },
     { name: 'unlabelled, status says we installed it', given: release({ status: { releaseName: 'unicorn', releaseNamespace: 'web' } }), history: [unlabelled(1, 'deployed')], want: ['active', 'continue'] },
-    { name: 'another\'s, but suspended: nothing at all', given: release({ spec: { suspend: true } }), history: [labelled('web', 'other')], want: ['suspended', 'report-suspended'] },
+    { name: 'another\'s, but suspended: only our own status records it', given: release({ spec: { suspend: true } }), history: [labelled('web', 'other')], want: ['suspended', 'record-suspension'] },
+    { name: 'another\'s, suspended, a rollback asked for: never rolled back', given: release({ spec: { suspend: true }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [labelled('web', 'other')], want: ['suspended', 'record-suspension'] },
   ])('$name → $want', ({ given, history, want }) => {
     const state = determineLifecycle(given, summarizeHistory(history));
     expect([state.kind, nextLifecycleAction(state)]).toEqual(want);

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { startDemoSlack } from '../../demo/demo-slack.js';
+import { tellChatStory } from '../../demo/chat-story.js';
 import { tellUnicornStory } from '../../demo/unicorn-story.js';
 import { devUp } from '../../dev/environment.js';
 import { loadKubeConfig } from '../../controller/kube/client.js';
@@ -13,7 +14,7 @@ const DEMO_NAMESPACE = 'unicorn-demo';
 /** `helmcrew demo`: the local environment (with the CRD), a controller, and the unicorn story. */
 export async function demoCommand(): Promise<number> {
   const say = (line: string) => console.log(line);
-  say('helmcrew demo: a unicorn web page, pink → blue → green → broken → green\n');
+  say('helmcrew demo: a unicorn web page, pink → blue → green → broken → green, then from chat: rollback to blue, resume to green\n');
   const env = await devUp({ log: createLogger('dev', 'warn') });
   // The controller's JSON lines would land in the middle of the story: they go to a file.
   const logFile = join(env.stateDir, 'logs', 'demo-controller.log');
@@ -32,7 +33,7 @@ export async function demoCommand(): Promise<number> {
     createLogger('controller', process.env.LOG_LEVEL ?? 'info', logFile),
   );
   say(`controller started (its log: ${logFile})`);
-  // Slack is the local fake: notify delivers to it; what it recorded is shown after each step.
+  // Slack is one local fake: notify and the /release bot talk to it; what it recorded is shown.
   const slack = await startDemoSlack({
     kubeConfig,
     kubeconfigPath: env.kubeconfig,
@@ -44,9 +45,10 @@ export async function demoCommand(): Promise<number> {
   say(`notify started: Team unicorn-team hears ${DEMO_NAMESPACE} in #unicorn-releases, Team unicorn-oncall its failures in #oncall (local fake Slack at ${slack.slack.origin})`);
   try {
     await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say, afterStep: (_step, index) => slack.sayNewMessages(say, index + 1) });
+    await tellChatStory({ kubeConfig, kubeconfigPath: env.kubeconfig, redisUrl: env.redisUrl, namespace: DEMO_NAMESPACE, say, log: createLogger('bot', process.env.LOG_LEVEL ?? 'warn'), slack: slack.slack });
     const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'helmreleases', '-n', DEMO_NAMESPACE], { reject: false });
     say(`\n$ kubectl get helmreleases -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
-    say('\nWhat Slack shows (one message per release operation, edited in place; details in threads):');
+    say('\nWhat Slack shows (notify: one message per release operation, edited in place, details in threads; the bot: #incident):');
     slack.sayTranscript(say);
     say(`\nThe environment stays up: eval "$(npx helmcrew dev env)" and look around; npx helmcrew dev down stops it.`);
   } finally {

@@ -1,17 +1,39 @@
+import { startBot, type RunningBot } from '../../bot/slack/app.js';
+import { readBotConfig } from '../../bot/slack/config.js';
 import { readControllerConfig, readNotifyConfig } from '../../config.js';
 import { startController } from '../../controller/controller.js';
 import { createLogger } from '../../log.js';
 import { startNotify } from '../../notify/notify.js';
 import { untilSignal } from './until-signal.js';
 
-/** `helmcrew run`: the controller and notify in one process, the default in-cluster install. */
+/**
+ * The bot runs in `helmcrew run` when Slack can reach it: a bot token plus Socket Mode's app token
+ * or HTTP mode's signing secret. A bot token alone means Slack notifications only.
+ */
+export function botWanted(env: Record<string, string | undefined>): boolean {
+  return !!env.SLACK_BOT_TOKEN && !!(env.SLACK_APP_TOKEN || env.SLACK_SIGNING_SECRET);
+}
+
+/**
+ * `helmcrew run`: the controller and notify in one process, the default in-cluster install, and
+ * the `/release` bot when Slack is configured for it (see botWanted).
+ */
 export async function runCommand(): Promise<number> {
   const controllerConfig = readControllerConfig();
   const notifyConfig = readNotifyConfig();
+  // Read every configuration before starting anything, so a bad value stops start-up at once.
+  const botConfig = botWanted(process.env) ? readBotConfig() : undefined;
   const controller = await startController(controllerConfig, createLogger('controller'));
   const notify = await startNotify(notifyConfig, createLogger('notify'));
-  await untilSignal(createLogger('run'), async () => {
+  let bot: RunningBot | undefined;
+  try {
+    if (botConfig) bot = await startBot(botConfig, createLogger('bot'));
+  } catch (error) {
     await Promise.all([controller.stop(), notify.stop()]);
+    throw error;
+  }
+  await untilSignal(createLogger('run'), async () => {
+    await Promise.all([controller.stop(), notify.stop(), bot?.stop()]);
   });
   return 0;
 }

@@ -17,12 +17,18 @@ export interface ReleaseRequest {
   createNamespace: boolean;
   maxHistory: number;
   description: string;
+  /** Wait for the resources to be ready (--wait=watcher); otherwise only for hooks (helm's default). */
+  wait: boolean;
+  /** upgrade only: --force-replace. */
+  forceReplace?: boolean;
   /** Stored on the release record Secret (owner, timeout): read back by ReleaseStorage. */
   labels: Record<string, string>;
   /** ServiceAccount to impersonate, "namespace:name". */
   impersonate?: { namespace: string; name: string };
   /** Removes Secret values from helm's error output (it can quote the offending value). */
   redact?: (text: string) => string;
+  /** Stops helm when a newer generation of the HelmRelease arrives (running-operations.ts). */
+  cancelSignal?: AbortSignal;
 }
 
 export interface ChartRequest {
@@ -90,24 +96,40 @@ export class HelmClient {
     const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req), '--reset-values'];
     // helm 4 spells it --history-max, and only upgrade prunes old revisions.
     args.push('--history-max', String(req.maxHistory));
+    // helm 4 refuses --force-replace with server-side apply (its default): replace client-side.
+    if (req.forceReplace) args.push('--force-replace', '--server-side=false');
     await this.runner.run(args, this.releaseRunOptions('upgrade', req));
   }
 
-  async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
+  /** Back to an earlier revision; helm writes it as a new revision. */
+  async rollback(req: { key: string; releaseName: string; namespace: string; revision: number; timeoutSeconds: number; maxHistory: number; impersonate?: ReleaseRequest['impersonate']; redact?: ReleaseRequest['redact'] }): Promise<void> {
+    const args = ['rollback', req.releaseName, String(req.revision), '--namespace', req.namespace, '--wait=watcher', '--timeout', `${req.timeoutSeconds}s`];
+    args.push('--history-max', String(req.maxHistory), ...impersonationFlags(req.impersonate));
+    await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000, redact: req.redact });
+  }
+
+  /** `helm test`: runs the chart's test hooks against the deployed revision; fails when one fails. */
+  async test(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
+    const args = ['test', req.releaseName, '--namespace', req.namespace, '--timeout', `${req.timeoutSeconds}s`, ...impersonationFlags(req.impersonate)];
+    await this.runner.run(args, { step: 'test', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000 });
+  }
+
+  async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; keepHistory?: boolean; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
+    if (req.keepHistory) args.push('--keep-history');
     args.push(...impersonationFlags(req.impersonate));
     await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000, helmTimeoutSeconds: req.timeoutSeconds });
   }
 
   private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {
-    return { step, release: req.key, timeoutMs: this.killAfterMs(req), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact };
+    return { step, release: req.key, timeoutMs: this.killAfterMs(req), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact, cancelSignal: req.cancelSignal };
   }
 
   private commonReleaseFlags(req: ReleaseRequest): string[] {
     return [
       '--namespace', req.namespace,
       '--values', '-',
-      '--wait=watcher',
+      req.wait ? '--wait=watcher' : '--wait=hookOnly',
       '--timeout', `${req.timeoutSeconds}s`,
       '--description', req.description,
       // helm 4 writes these on the record Secret, pending records included; upgrade merges them over the old ones.

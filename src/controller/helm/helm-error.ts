@@ -69,3 +69,14 @@ export function summarizeStderr(stderr: string): string {
   const chosen = (firstError >= 0 ? lines.slice(firstError) : lines).join(' ');
   return chosen.length > STDERR_EXCERPT ? `…${chosen.slice(-STDERR_EXCERPT)}` : chosen || NO_OUTPUT;
 }
+
+/**
+ * helm was stopped on purpose because a newer spec supersedes what it was doing. Not a
+ * HelmError: it is not a failure of the release, is not counted and is never remediated.
+ */
+export class HelmCanceledError extends Error {
+  override name = 'HelmCanceledError';
+  constructor(readonly step: HelmStep) {
+    super(`helm ${step} was cancelled: a newer spec supersedes it`);
+  }
+}

@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { clampTimerMs } from '../../api/duration.js';
 import type { Logger } from '../../log.js';
-import { HelmError, helmTimedOut, type HelmStep } from './helm-error.js';
+import { HelmCanceledError, HelmError, helmTimedOut, type HelmStep } from './helm-error.js';
 
 export interface HelmRunOptions {
   step: HelmStep;
@@ -15,6 +15,8 @@ export interface HelmRunOptions {
   input?: string;
   /** Applied to helm's stderr before it is logged or put in a HelmError (Secret values). */
   redact?: (text: string) => string;
+  /** Aborting it stops helm (SIGTERM, as for its own timeout): a newer spec supersedes the operation. */
+  cancelSignal?: AbortSignal;
 }
 
 /**
@@ -39,10 +41,15 @@ export class HelmRunner {
       killSignal: 'SIGTERM',
       forceKillAfterDelay: 10_000,
       ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
+      ...(opts.cancelSignal ? { cancelSignal: opts.cancelSignal } : {}),
     });
     const durationMs = Date.now() - started;
     // Only the subcommand is logged: arguments may name values files but never contain values.
     const logFields = { release: opts.release, action: opts.step, helm: args[0], durationMs };
+    if (result.isCanceled) {
+      this.log.info({ ...logFields, exitCode: result.exitCode }, 'helm cancelled');
+      throw new HelmCanceledError(opts.step);
+    }
     if (result.failed) {
       const timedOut = helmTimedOut({ killed: result.timedOut, durationMs, timeoutSeconds: opts.helmTimeoutSeconds });
       const error = new HelmError({

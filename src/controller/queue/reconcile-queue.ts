@@ -24,9 +24,14 @@ export class ReconcileQueue {
     this.queue = new Queue<ReconcileJob>(RECONCILE_QUEUE, { connection, prefix });
   }
 
-  async enqueue(key: string, reason: string): Promise<void> {
+  /**
+   * `delayMs` asks for a pass later (a backoff the reconciler chose). `replace` lets any later
+   * enqueue take the place of such a delayed job, so a spec change never waits behind a backoff.
+   */
+  async enqueue(key: string, reason: string, delayMs?: number): Promise<void> {
     await this.queue.add('reconcile', { key, reason }, {
-      deduplication: { id: key, keepLastIfActive: true },
+      deduplication: { id: key, keepLastIfActive: true, replace: true },
+      ...(delayMs && delayMs > 0 ? { delay: Math.ceil(delayMs) } : {}),
       attempts: RECONCILE_ATTEMPTS,
       backoff: { type: 'reconcile' },
       removeOnComplete: true,
@@ -54,16 +59,18 @@ export function startReconcileWorker(opts: {
   prefix: string;
   concurrency: number;
   log: Logger;
-  reconcile: (namespace: string, name: string) => Promise<string>;
+  reconcile: (namespace: string, name: string) => Promise<{ action: string; requeueAfterMs?: number }>;
+  /** Called after a pass that asked to be run again later; the job is finished by then, so the new one is not folded into it. */
+  requeue: (key: string, reason: string, delayMs: number) => void;
 }): Worker<ReconcileJob> {
   const worker = new Worker<ReconcileJob>(
     RECONCILE_QUEUE,
     async (job: Job<ReconcileJob>) => {
       const { namespace, name } = parseReleaseKey(job.data.key);
       const started = Date.now();
-      const action = await opts.reconcile(namespace, name);
-      opts.log.info({ release: job.data.key, action, reason: job.data.reason, attempt: job.attemptsMade + 1, durationMs: Date.now() - started }, 'reconciled');
-      return action;
+      const { action, requeueAfterMs } = await opts.reconcile(namespace, name);
+      opts.log.info({ release: job.data.key, action, reason: job.data.reason, attempt: job.attemptsMade + 1, durationMs: Date.now() - started, requeueAfterMs }, 'reconciled');
+      return { action, requeueAfterMs };
     },
     {
       connection: opts.connection,
@@ -72,6 +79,9 @@ export function startReconcileWorker(opts: {
       settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
     },
   );
+  worker.on('completed', (job, result: { action: string; requeueAfterMs?: number } | undefined) => {
+    if (result?.requeueAfterMs !== undefined) opts.requeue(job.data.key, `requeue-after-${result.action}`, result.requeueAfterMs);
+  });
   worker.on('failed', (job, error) => {
     opts.log.warn({ release: job?.data.key, attempt: job?.attemptsMade, error: error.message }, 'reconcile failed; will retry while attempts remain');
   });

@@ -1,5 +1,6 @@
 import type { TenancyPolicy } from '../../config.js';
 import type { Logger } from '../../log.js';
+import type { RunningOperations } from './running-operations.js';
 import type { RepositoryIndexCache } from '../charts/repository-index.js';
 import type { HelmClient } from '../helm/helm-client.js';
 import type { ReleaseStorage } from '../helm/release-storage.js';
@@ -24,6 +25,8 @@ export interface ReconcileContext {
   events: ReleaseEventSink;
   log: Logger;
   now: () => Date;
+  /** Installs and upgrades running here, cancelled when a newer generation arrives. */
+  operations?: RunningOperations;
 }
 
 /** Thrown to have the queue try again later with backoff: the cause may clear up by itself. */

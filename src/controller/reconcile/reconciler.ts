@@ -3,11 +3,21 @@ import { ReleaseEvent } from '../../api/vocabulary.js';
 import { ReleaseStorage, type ReleaseHistory } from '../helm/release-storage.js';
 import { apiErrorMessage, isForbidden } from '../kube/errors.js';
 import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
+import { readSuspension } from '../../api/annotations.js';
+import { describeSuspension, resumedStatus, suspendedStatus } from '../status/suspension-status.js';
 import { installRelease } from './actions/install.js';
+import { rollbackRelease } from './actions/rollback.js';
 import { reportNotOurs, reportRefused } from './actions/refuse.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
+import { remediateRelease } from './actions/remediate.js';
+import type { AttemptOutcome } from './actions/shared.js';
+import { testRelease } from './actions/test.js';
+import { testsWanted } from './test-decision.js';
+import { holdForDependencies } from './actions/hold-for-dependencies.js';
+import { backingOffStatus, stalledStatus, stallRecorded } from '../status/remediation-status.js';
+import { failedActionOf, remediationPolicy } from './remediation-decision.js';
 import { RetryLaterError, type ReconcileContext } from './context.js';
 import { resolveDesiredRelease } from './desired-release.js';
 import {
@@ -15,6 +25,7 @@ import {
   determineLifecycle,
   determineReleaseState,
   nextAction,
+  gatedByDependencies,
   nextLifecycleAction,
   type NextAction,
 } from './release-state.js';
@@ -23,7 +34,9 @@ import { checkTenancy, serviceAccountUser } from './tenancy.js';
 
 export interface ReconcileResult {
   key: string;
-  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'refused' | 'repository-refused';
+  action: NextAction | 'gone' | 'values-invalid' | 'chart-unavailable' | 'refused' | 'repository-refused' | 'wait-for-dependencies';
+  /** Run this release again after this long (a backoff chosen by a decision, not an error). */
+  requeueAfterMs?: number;
 }
 
 /**
@@ -57,6 +70,17 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
   if (lifecycleState.kind === 'not-ours' || lifecycleState.kind === 'deleting-not-ours') {
     await reportNotOurs(ctx, release, target, lifecycleState.ownership);
   }
+  if (lifecycle === 'record-resume') {
+    await ctx.api.patchStatus(release, resumedStatus(release));
+    await ctx.events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec', { action: 'resume' });
+    ctx.log.info({ release: key, action: 'resume' }, 'resumed');
+    // The suspension is over; reconcile the declared spec in this same pass.
+    return reconcileRelease(controllerCtx, namespace, name);
+  }
+  if (lifecycle === 'rollback' && lifecycleState.kind === 'suspended' && lifecycleState.rollback) {
+    await rollbackRelease(ctx, release, target, lifecycleState.rollback);
+    return { key, action: lifecycle };
+  }
   if (lifecycle !== 'continue') {
     await actOnLifecycle(ctx, release, target, lifecycle);
     return { key, action: lifecycle };
@@ -83,15 +107,39 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
   const state = determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds });
   const action = nextAction(state);
   ctx.log.debug({ release: key, state: state.kind, action }, 'decided');
+  if (gatedByDependencies(action)) {
+    const hold = await holdForDependencies(ctx, release);
+    if (hold.held) return { key, action: 'wait-for-dependencies', ...(hold.requeueAfterMs !== undefined ? { requeueAfterMs: hold.requeueAfterMs } : {}) };
+  }
 
   switch (action) {
     case 'install':
     case 'reinstall':
-      await installRelease(ctx, release, target, desired, action);
+      // A failure that will be remediated or retried is decided on at once, in a fresh pass.
+      // helm test, or the decision about a failure that will be remediated or retried, follows at once in a fresh pass.
+      if (followUp(release, await installRelease(ctx, release, target, desired, action))) return reconcileRelease(ctx, namespace, name);
       break;
     case 'upgrade':
-      await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync');
+      if (followUp(release, await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync'))) return reconcileRelease(ctx, namespace, name);
       break;
+    case 'test':
+      if (state.kind !== 'untested') break;
+      if ((await testRelease(ctx, release, target, desired, state.deployed)) === 'failed') return reconcileRelease(ctx, namespace, name);
+      break;
+    case 'remediate-rollback':
+    case 'remediate-uninstall':
+      if (state.kind === 'failed-needs-rollback') await remediateRelease(ctx, release, target, { action: 'rollback', from: state.from, to: state.to });
+      else if (state.kind === 'failed-needs-uninstall') await remediateRelease(ctx, release, target, { action: 'uninstall', release: state.release });
+      // Storage changed: decide the retry (or giving up) from what is there now.
+      return reconcileRelease(ctx, namespace, name);
+    case 'wait-for-retry': {
+      if (state.kind !== 'failed-backing-off') break;
+      const failed = failedActionOf(release);
+      const seconds = Math.ceil(state.retryInMs / 1000);
+      const message = `${failed === 'install' ? 'Install' : 'Upgrade'} of ${desired.chartName}@${desired.chartVersion} failed (${state.failures} of ${describeAttempts(release)}); trying again in ${seconds}s`;
+      await ctx.api.patchStatus(release, backingOffStatus(release, failed, message, ctx.now()));
+      return { key, action, requeueAfterMs: state.retryInMs };
+    }
     case 'wait-for-lock': {
       const message = `Release ${target.namespace}/${target.releaseName} is ${history.latest?.status} (revision ${history.latest?.revision}); another helm operation holds it`;
       await ctx.api.patchStatus(release, lockedStatus(release, message, ctx.now()));
@@ -114,7 +162,13 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
       return reconcileRelease(controllerCtx, namespace, name);
     }
     case 'report-failure':
-      await ctx.api.patchStatus(release, checkedStatus(ctx.now()));
+      if (state.kind === 'failed-unchanged' && !stallRecorded(release, state.message)) {
+        await ctx.api.patchStatus(release, stalledStatus(release, failedActionOf(release), state.message, ctx.now()));
+        await ctx.events.record(release, ReleaseEvent.Stalled, state.message);
+        ctx.log.warn({ release: key, action, reason: state.reason }, 'stalled: a person must act');
+      } else {
+        await ctx.api.patchStatus(release, checkedStatus(ctx.now()));
+      }
       break;
     case 'report-ready':
       await ctx.api.patchStatus(release, inSyncStatus(release, desired, history, ctx.now()));
@@ -123,6 +177,9 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
     case 'add-finalizer':
     case 'remove-finalizer':
     case 'report-suspended':
+    case 'record-suspension':
+    case 'record-resume':
+    case 'rollback':
     case 'report-not-ours':
     case 'nothing':
       throw new Error(`action ${action} is not a release-state action`);
@@ -140,6 +197,13 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
     case 'remove-finalizer':
       await ctx.api.removeFinalizer(release);
       return;
+    case 'record-suspension': {
+      const record = readSuspension(release.metadata.annotations);
+      await ctx.api.patchStatus(release, suspendedStatus(release, record, ctx.now()));
+      await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record), { action: 'suspend', ...(record ? { cause: record.by, attempt: record.at } : {}) });
+      ctx.log.info({ release: target.key, action: 'suspend', by: record?.by }, 'suspended');
+      return;
+    }
     case 'report-suspended':
     case 'report-not-ours':
     case 'nothing':
@@ -147,6 +211,15 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
     default:
       throw new Error(`action ${action} is not a lifecycle action`);
   }
+}
+
+function followUp(release: HelmRelease, outcome: AttemptOutcome): boolean {
+  return outcome === 'failed' || outcome === 'superseded' || (outcome === 'succeeded' && testsWanted(release));
+}
+
+function describeAttempts(release: HelmRelease): string {
+  const retries = remediationPolicy(release.spec, failedActionOf(release)).retries;
+  return retries < 0 ? 'unlimited attempts' : `${retries + 1} attempts`;
 }
 
 /**

@@ -1,10 +1,22 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { FINALIZER } from '../../api/vocabulary.js';
+import type { RollbackRequest } from '../../api/annotations.js';
 import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from './rollback-decision.js';
 import { determineOwnership, recordedTimeoutSeconds, type Ownership } from './ownership.js';
 import { sameChartVersion } from './chart-version.js';
 import type { SecretValues } from './redact.js';
 import { canonicalJson } from './values.js';
+import { untested } from './test-decision.js';
+import {
+  decideAfterFailure,
+  describeGiveUp,
+  failedActionOf,
+  failureCount,
+  remediationOfThisFailure,
+  remediationPolicy,
+  type GiveUpReason,
+} from './remediation-decision.js';
 
 /**
  * Decide, then act: these functions look at the HelmRelease and Helm's stored release and name
@@ -31,7 +43,8 @@ export type LifecycleState =
   | { kind: 'not-ours'; ownership: Ownership }
   | { kind: 'deleted' }
   | { kind: 'needs-finalizer' }
-  | { kind: 'suspended' }
+  | { kind: 'suspended'; rollback?: RollbackRequest; recorded: boolean }
+  | { kind: 'resumed' }
   | { kind: 'active' };
 
 /**
@@ -50,8 +63,13 @@ export function determineLifecycle(release: HelmRelease, history: ReleaseHistory
     return installed ? { kind: 'deleting-installed', release: installed } : { kind: 'deleting-not-installed' };
   }
   if (!hasFinalizer) return { kind: 'needs-finalizer' };
-  if (release.spec.suspend) return { kind: 'suspended' };
+  if (release.spec.suspend) {
+    // A rollback is only ever run on a release this HelmRelease owns.
+    const rollback = ours ? pendingRollback(release) : undefined;
+    return { kind: 'suspended', recorded: suspensionRecorded(release), ...(rollback ? { rollback } : {}) };
+  }
   if (!ours) return { kind: 'not-ours', ownership };
+  if (resumedButNotRecorded(release)) return { kind: 'resumed' };
   return { kind: 'active' };
 }
 
@@ -61,7 +79,11 @@ export type ReleaseState =
   | { kind: 'locked'; release: StoredRelease }
   | { kind: 'stale-lock'; release: StoredRelease }
   | { kind: 'out-of-sync'; deployed: StoredRelease; why: string }
-  | { kind: 'failed-unchanged'; message: string }
+  | { kind: 'failed-unchanged'; message: string; reason: GiveUpReason }
+  | { kind: 'failed-needs-rollback'; from: StoredRelease; to: StoredRelease }
+  | { kind: 'failed-needs-uninstall'; release: StoredRelease }
+  | { kind: 'failed-backing-off'; retryInMs: number; failures: number }
+  | { kind: 'untested'; deployed: StoredRelease }
   | { kind: 'in-sync'; deployed: StoredRelease };
 
 /** How long past its own timeout a pending operation may run before its holder counts as gone. */
@@ -81,15 +103,60 @@ export function determineReleaseState(release: HelmRelease, desired: DesiredRele
   if (latest?.status.startsWith('pending-')) {
     return isStaleLock(latest, clock) ? { kind: 'stale-lock', release: latest } : { kind: 'locked', release: latest };
   }
+  // A failed attempt of this very spec is remediated, retried after a backoff, or given up on;
+  // decided before "in sync", since an upgrade whose helm test failed is deployed and equal.
+  if (lastAttemptFailedForThis(release, desired)) {
+    const failure = determineFailureState(release, desired, history, clock);
+    if (failure) return failure;
+  }
   // In sync only when the newest revision is the deployed one: after a failed upgrade the
   // cluster may hold half of it, so going back to the deployed spec re-applies it.
-  if (deployed && deployed === latest && isSameRelease(deployed, desired)) return { kind: 'in-sync', deployed };
-  if (lastAttemptFailedForThis(release, desired)) {
-    return { kind: 'failed-unchanged', message: release.status?.conditions?.find((c) => c.type === 'Ready')?.message ?? 'the last attempt failed' };
+  if (deployed && deployed === latest && isSameRelease(deployed, desired)) {
+    return untested(release, deployed) ? { kind: 'untested', deployed } : { kind: 'in-sync', deployed };
   }
   if (!latest || latest.status === 'uninstalled') return { kind: 'not-installed' };
   if (!deployed) return { kind: 'failed-install', release: latest };
   return { kind: 'out-of-sync', deployed, why: describeDifference(deployed, desired, latest) };
+}
+
+/** The state after a failed attempt of the current spec; undefined when it is due for a retry. */
+function determineFailureState(release: HelmRelease, desired: DesiredRelease, history: ReleaseHistory, clock: Clock): ReleaseState | undefined {
+  const failed = failedActionOf(release);
+  const failures = failureCount(release, failed);
+  const policy = remediationPolicy(release.spec, failed);
+  const { latest } = history;
+  const decision = decideAfterFailure({
+    failed,
+    failures,
+    policy,
+    history,
+    // The attempt itself, or a remediation of it that died half-way (a rollback left failed or
+    // unlocked after its helm was killed): either way the release still needs remediating.
+    latestIsFailedAttempt: !!latest && latest.status !== 'uninstalled' && (isSameRelease(latest, desired) || latest.status === 'failed'),
+    remediation: remediationOfThisFailure(release, failed, failures),
+    attemptedAt: release.status?.lastAttemptedAt,
+    now: clock.now,
+  });
+  switch (decision.kind) {
+    case 'rollback':
+      return { kind: 'failed-needs-rollback', from: decision.from, to: decision.to };
+    case 'uninstall':
+      return { kind: 'failed-needs-uninstall', release: latest! };
+    case 'back-off':
+      return { kind: 'failed-backing-off', retryInMs: decision.retryInMs, failures };
+    case 'retry':
+      return undefined;
+    case 'give-up': {
+      const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
+      // The helm error was written when the attempt failed; a remediation since then replaced it.
+      const lastError = release.status?.lastRemediation ? undefined : ready?.message;
+      const chart = `${desired.chartName}@${desired.chartVersion}`;
+      const message = describeGiveUp(decision.reason, { failed, failures, chart, policy, deployed: history.deployed, lastError });
+      return { kind: 'failed-unchanged', message, reason: decision.reason };
+    }
+    default:
+      return assertNever(decision);
+  }
 }
 
 /**
@@ -142,9 +209,16 @@ export type NextAction =
   | 'remove-finalizer'
   | 'wait-for-lock'
   | 'unlock'
+  | 'rollback'
+  | 'record-suspension'
+  | 'record-resume'
   | 'report-suspended'
   | 'report-not-ours'
   | 'report-failure'
+  | 'remediate-rollback'
+  | 'remediate-uninstall'
+  | 'wait-for-retry'
+  | 'test'
   | 'report-ready'
   | 'nothing';
 
@@ -161,7 +235,11 @@ export function nextLifecycleAction(state: LifecycleState): NextAction | 'contin
     case 'needs-finalizer':
       return 'add-finalizer';
     case 'suspended':
-      return 'report-suspended';
+      // A requested rollback comes first; status is written with its outcome.
+      if (state.rollback) return 'rollback';
+      return state.recorded ? 'report-suspended' : 'record-suspension';
+    case 'resumed':
+      return 'record-resume';
     case 'not-ours':
       return 'report-not-ours';
     case 'active':
@@ -185,11 +263,24 @@ export function nextAction(state: ReleaseState): NextAction {
       return 'upgrade';
     case 'failed-unchanged':
       return 'report-failure';
+    case 'failed-needs-rollback':
+      return 'remediate-rollback';
+    case 'failed-needs-uninstall':
+      return 'remediate-uninstall';
+    case 'failed-backing-off':
+      return 'wait-for-retry';
+    case 'untested':
+      return 'test';
     case 'in-sync':
       return 'report-ready';
     default:
       return assertNever(state);
   }
+}
+
+/** Only what changes the release waits for dependsOn; tests and remediation follow what already ran. */
+export function gatedByDependencies(action: NextAction): boolean {
+  return action === 'install' || action === 'reinstall' || action === 'upgrade';
 }
 
 export function assertNever(value: never): never {

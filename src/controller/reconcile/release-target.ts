@@ -11,6 +11,13 @@ export interface ReleaseTarget {
   intervalMs: number;
   maxHistory: number;
   createNamespace: boolean;
+  /** helm --wait=watcher on install / upgrade, unless install/upgrade.disableWait. */
+  installWait: boolean;
+  upgradeWait: boolean;
+  /** upgrade.force: helm upgrade --force-replace. */
+  forceReplace: boolean;
+  uninstallKeepHistory: boolean;
+  uninstallTimeoutSeconds: number;
   /**
    * The ServiceAccount this HelmRelease acts as: spec.serviceAccountName, else the operator's
    * default. When set, everything done for the release (helm, valuesFrom, release records) uses it.
@@ -37,11 +44,20 @@ export function releaseTarget(release: HelmRelease, tenancy: TenancyPolicy = OPE
     // Once installed, the status remembers the name: deleting must find the release even if the spec is odd.
     releaseName: spec.releaseName ?? release.status?.releaseName ?? metadata.name,
     namespace: spec.targetNamespace ?? release.status?.releaseNamespace ?? metadata.namespace,
-    // Clamped again here: objects stored before the schema bounds existed can hold anything.
-    timeoutSeconds: Math.round(clampDuration(parseDuration(spec.timeout ?? DEFAULT_TIMEOUT), DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout) / 1000),
+    timeoutSeconds: timeoutSecondsOf(spec.timeout),
     intervalMs: clampDuration(parseDuration(spec.interval ?? DEFAULT_INTERVAL), DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval),
     maxHistory: spec.maxHistory ?? DEFAULT_MAX_HISTORY,
     createNamespace: spec.install?.createNamespace ?? false,
+    installWait: spec.install?.disableWait !== true,
+    upgradeWait: spec.upgrade?.disableWait !== true,
+    forceReplace: spec.upgrade?.force === true,
+    uninstallKeepHistory: spec.uninstall?.keepHistory === true,
+    uninstallTimeoutSeconds: timeoutSecondsOf(spec.uninstall?.timeout ?? spec.timeout),
     impersonate: serviceAccount ? { namespace: metadata.namespace, name: serviceAccount } : undefined,
   };
+}
+
+/** A helm timeout in seconds, clamped again here: objects stored before the schema bounds existed can hold anything. */
+export function timeoutSecondsOf(duration: string | undefined): number {
+  return Math.round(clampDuration(parseDuration(duration ?? DEFAULT_TIMEOUT), DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout) / 1000);
 }

@@ -1,4 +1,4 @@
-import type { HelmRelease, HelmReleaseStatus, HistoryEntry } from '../../api/helmrelease.js';
+import type { Condition, HelmRelease, HelmReleaseStatus, HistoryEntry } from '../../api/helmrelease.js';
 import { ConditionType, StateReason, type ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../helm/release-storage.js';
 import type { DesiredRelease } from '../reconcile/release-state.js';
@@ -37,8 +37,12 @@ export function attemptStartedStatus(
   const message = `${action === 'upgrade' ? 'Upgrading' : 'Installing'} ${desired.chartName}@${desired.chartVersion}`;
   let conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason, message }, now, gen);
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Progressing, message }, now, gen);
+  // A new spec (generation, chart or values) starts its failure count again; a retry keeps it.
+  const sameSpec = sameAttempt(release, desired);
   return {
     conditions,
+    installFailures: sameSpec ? (release.status?.installFailures ?? 0) : 0,
+    upgradeFailures: sameSpec ? (release.status?.upgradeFailures ?? 0) : 0,
     lastAttemptedGeneration: gen,
     lastAttemptedChartVersion: desired.chartVersion,
     lastAttemptedValuesDigest: desired.valuesDigest,
@@ -50,24 +54,63 @@ export function attemptStartedStatus(
   };
 }
 
+function sameAttempt(release: HelmRelease, desired: DesiredRelease): boolean {
+  const status = release.status;
+  return (
+    status !== undefined &&
+    status.lastAttemptedGeneration === release.metadata.generation &&
+    status.lastAttemptedChartVersion === desired.chartVersion &&
+    status.lastAttemptedValuesDigest === desired.valuesDigest
+  );
+}
+
+/** Remediated describes a failure of an earlier spec once the current one is released. */
+function dropStaleRemediated(conditions: Condition[], gen: number | undefined): Condition[] {
+  const remediated = findCondition(conditions, ConditionType.Remediated);
+  return remediated && remediated.observedGeneration !== gen ? removeCondition(conditions, ConditionType.Remediated) : conditions;
+}
+
 export function succeededStatus(release: HelmRelease, event: ReleaseEvent, message: string, history: ReleaseHistory, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
   let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
   conditions = removeCondition(conditions, ConditionType.Stalled);
+  conditions = dropStaleRemediated(conditions, gen);
   conditions = setCondition(conditions, { type: ConditionType.Released, status: 'True', reason: event, message }, now, gen);
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'True', reason: event, message }, now, gen);
   return { conditions, observedGeneration: gen, history: historyFromStorage(history), failures: 0, lastAttemptFailed: false, lastReconciledAt: now.toISOString() };
 }
 
-/** A helm operation failed; it is not repeated until the spec (or its values) change. */
-export function failedStatus(release: HelmRelease, event: ReleaseEvent, message: string, history: ReleaseHistory, now: Date): HelmReleaseStatus {
+/**
+ * A helm operation failed. Final (no remediation or retry will follow): Stalled, and it is not
+ * repeated until the spec (or its values) change. Otherwise the release is still Reconciling.
+ */
+export function failedStatus(
+  release: HelmRelease,
+  event: ReleaseEvent,
+  message: string,
+  history: ReleaseHistory,
+  now: Date,
+  opts: { final: boolean; counter?: 'install' | 'upgrade' } = { final: true },
+): HelmReleaseStatus {
   const gen = release.metadata.generation;
   let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
   conditions = setCondition(conditions, { type: ConditionType.Released, status: 'False', reason: event, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', reason: event, message }, now, gen);
+  if (opts.final) {
+    conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', reason: event, message }, now, gen);
+  } else {
+    conditions = removeCondition(conditions, ConditionType.Stalled);
+    conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message: `${message}; remediating` }, now, gen);
+  }
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: event, message }, now, gen);
+  const counters =
+    opts.counter === 'install'
+      ? { installFailures: (release.status?.installFailures ?? 0) + 1 }
+      : opts.counter === 'upgrade'
+        ? { upgradeFailures: (release.status?.upgradeFailures ?? 0) + 1 }
+        : {};
   return {
     conditions,
+    ...counters,
     observedGeneration: gen,
     history: historyFromStorage(history),
     failures: (release.status?.failures ?? 0) + 1,
@@ -93,6 +136,7 @@ export function inSyncStatus(release: HelmRelease, desired: DesiredRelease, hist
   const keepReason = ready?.status === 'True';
   let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
   conditions = removeCondition(conditions, ConditionType.Stalled);
+  conditions = dropStaleRemediated(conditions, gen);
   conditions = setCondition(
     conditions,
     { type: ConditionType.Ready, status: 'True', reason: keepReason ? (ready.reason as ReleaseEvent) : StateReason.InSync, message: keepReason ? ready.message : message },
@@ -132,4 +176,11 @@ export function uninstallingStatus(release: HelmRelease, now: Date): HelmRelease
 
 export function checkedStatus(now: Date): HelmReleaseStatus {
   return { lastReconciledAt: now.toISOString() };
+}
+
+/** An install/upgrade cancelled because a newer generation arrived: still reconciling, no failure counted. */
+export function supersededStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  const conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Progressing, message }, now, gen);
+  return { conditions, lastAttemptFailed: false, lastReconciledAt: now.toISOString() };
 }

@@ -1,5 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
+import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../api/annotations.js';
+import { pendingRollback } from '../reconcile/rollback-decision.js';
 import { DEFAULT_INTERVAL, DEFAULT_TIMEOUT } from '../reconcile/release-target.js';
 
 /** Annotation a person (or the bot) sets to ask for a reconcile now, like Flux's reconcile.fluxcd.io/requestedAt. */
@@ -10,6 +12,9 @@ export interface SeenState {
   generation?: number;
   deleting: boolean;
   requestedAt?: string;
+  /** A rollback asked for on an already suspended release changes only annotations. */
+  rollbackRequest?: string;
+  suspension?: string;
 }
 
 export function seenState(release: HelmRelease): SeenState {
@@ -17,13 +22,21 @@ export function seenState(release: HelmRelease): SeenState {
     generation: release.metadata.generation,
     deleting: !!release.metadata.deletionTimestamp,
     requestedAt: release.metadata.annotations?.[REQUESTED_AT_ANNOTATION],
+    rollbackRequest: release.metadata.annotations?.[ROLLBACK_REQUEST_ANNOTATION],
+    suspension: release.metadata.annotations?.[SUSPENSION_ANNOTATION],
   };
 }
 
 /** Pure: does this update need a reconcile? Our own status writes must not loop back. */
 export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: SeenState): boolean {
   if (!previous) return true;
-  return previous.generation !== next.generation || previous.deleting !== next.deleting || previous.requestedAt !== next.requestedAt;
+  return (
+    previous.generation !== next.generation ||
+    previous.deleting !== next.deleting ||
+    previous.requestedAt !== next.requestedAt ||
+    previous.rollbackRequest !== next.rollbackRequest ||
+    previous.suspension !== next.suspension
+  );
 }
 
 /**
@@ -33,7 +46,9 @@ export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: See
  */
 export function dueForResync(release: HelmRelease, now: number): boolean {
   if (release.metadata.deletionTimestamp) return true;
-  if (release.spec?.suspend) return false;
+  // Suspended releases are left alone, except for a rollback asked for and not done yet
+  // (a job lost with a wiped Redis is made again).
+  if (release.spec?.suspend) return pendingRollback(release) !== undefined;
   if (release.status?.observedGeneration !== release.metadata.generation) return !inFlight(release, now);
   const last = release.status?.lastReconciledAt;
   if (!last) return true;

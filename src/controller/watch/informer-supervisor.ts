@@ -8,6 +8,7 @@ import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
 import { releaseKey } from '../reconcile/release-target.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-policy.js';
+import { dependantsOf, isReadyAtGeneration, shouldWakeDependants } from '../reconcile/dependency-decision.js';
 
 // client-node types timestamps as Date, but custom objects arrive as plain JSON (strings).
 type HelmReleaseInformer = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
@@ -26,6 +27,8 @@ export interface InformerSupervisorOptions {
   /** Watch these namespaces only; all namespaces when empty. */
   namespaces: string[];
   onKey: (key: string, reason: string) => void;
+  /** A new generation of a release was seen (cancels an operation running for an older one). */
+  onGeneration?: (key: string, generation: number | undefined) => void;
   log: Logger;
   /** Relist when nothing at all was heard for this long (a silently stalled watch). */
   silenceMs?: number;
@@ -40,6 +43,7 @@ export interface InformerSupervisorOptions {
 export class InformerSupervisor {
   private readonly informers = new Map<string, HelmReleaseInformer>();
   private readonly seen = new Map<string, SeenState>();
+  private readonly readyAtGeneration = new Map<string, boolean>();
   private readonly synced = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly restartPending = new Set<string>();
@@ -92,7 +96,12 @@ export class InformerSupervisor {
     // Handlers only enqueue: an exception here would become an unhandled rejection.
     informer.on('add', (obj) => current() && this.observe(asRelease(obj), 'add'));
     informer.on('update', (obj) => current() && this.observe(asRelease(obj), 'update'));
-    informer.on('delete', (obj) => current() && this.seen.delete(releaseKey(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '')));
+    informer.on('delete', (obj) => {
+      if (!current()) return;
+      const key = releaseKey(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+      this.seen.delete(key);
+      this.readyAtGeneration.delete(key);
+    });
     informer.on('connect', () => {
       if (current()) this.lastHeard = this.now();
     });
@@ -104,9 +113,21 @@ export class InformerSupervisor {
     this.lastHeard = this.now();
     const key = releaseKey(release.metadata.namespace, release.metadata.name);
     const next = seenState(release);
-    const enqueue = reason === 'add' || shouldEnqueueOnUpdate(this.seen.get(key), next);
+    const previous = this.seen.get(key);
+    if (previous && previous.generation !== next.generation) this.opts.onGeneration?.(key, next.generation);
+    const enqueue = reason === 'add' || shouldEnqueueOnUpdate(previous, next);
     this.seen.set(key, next);
     if (enqueue) this.opts.onKey(key, reason);
+    this.wakeDependants(release, key, reason);
+  }
+
+  /** dependsOn: releases waiting on this one are enqueued at once, not at their next backoff. */
+  private wakeDependants(release: HelmRelease, key: string, reason: 'add' | 'update'): void {
+    const ready = isReadyAtGeneration(release);
+    const wasReady = this.readyAtGeneration.get(key);
+    this.readyAtGeneration.set(key, ready);
+    if (!shouldWakeDependants(reason, wasReady, ready)) return;
+    for (const dependant of dependantsOf(key, this.list())) this.opts.onKey(dependant, `dependency ${key} ${ready ? 'ready' : 'appeared'}`);
   }
 
   /**

@@ -1,12 +1,16 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
-import { HelmError } from '../../helm/helm-error.js';
+import { HelmCanceledError, HelmError } from '../../helm/helm-error.js';
 import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
 import type { ReleaseTarget } from '../release-target.js';
+import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
+import type { AttemptOutcome } from './shared.js';
+import { testsWanted } from '../test-decision.js';
+import { withTestsPending } from '../../status/test-status.js';
 import { redactSecrets } from '../redact.js';
-import { pullChart, releaseRequest } from './shared.js';
+import { pullChart, releaseRequest, reportSuperseded, supersedable } from './shared.js';
 
 /**
  * Installs the release. `reinstall` first removes a release whose only revisions failed, since
@@ -18,29 +22,36 @@ export async function installRelease(
   target: ReleaseTarget,
   desired: DesiredRelease,
   mode: 'install' | 'reinstall',
-): Promise<void> {
+): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
   const startedAt = ctx.now();
   const details = { action: 'install', attempt: startedAt.getTime().toString(36), toVersion: desired.chartVersion, cause: mode === 'reinstall' ? 'reinstall after a failed first install' : 'new release' };
-  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, mode, startedAt));
+  const started = attemptStartedStatus(release, target, desired, mode, startedAt);
+  await ctx.api.patchStatus(release, started);
+  const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
   await ctx.events.record(release, ReleaseEvent.InstallStarted, `Installing ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName}`, details);
   try {
     if (mode === 'reinstall') {
-      await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.timeoutSeconds, impersonate: target.impersonate });
+      await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
     }
-    await ctx.helm.install(releaseRequest(release, target, desired, chartPath));
+    await supersedable(ctx, release, target, (cancelSignal) => ctx.helm.install({ ...releaseRequest(release, target, desired, chartPath, 'install'), cancelSignal }));
   } catch (error) {
+    if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, `Install of ${desired.chartName}@${desired.chartVersion}`);
     if (!(error instanceof HelmError)) throw error;
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     // helm's output is redacted as it is read; this guards the whole message as formed.
     const message = redactSecrets(`Helm install of ${desired.chartName}@${desired.chartVersion} ${error.outcome}`, desired.secrets);
-    await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.InstallFailed, message, history, ctx.now()));
+    const failures = (started.installFailures ?? 0) + 1;
+    const final = failureIsFinal(remediationPolicy(release.spec, 'install'), failures);
+    await ctx.api.patchStatus(release, failedStatus(attempted, ReleaseEvent.InstallFailed, message, history, ctx.now(), { final, counter: 'install' }));
     await ctx.events.record(release, ReleaseEvent.InstallFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
-    return;
+    return final ? 'failed-final' : 'failed';
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = `Installed ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName} revision ${revision}`;
-  await ctx.api.patchStatus(release, succeededStatus(release, ReleaseEvent.InstallSucceeded, message, history, ctx.now()));
+  const succeeded = succeededStatus(attempted, ReleaseEvent.InstallSucceeded, message, history, ctx.now());
+  await ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded);
   await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message, { ...details, revision });
+  return 'succeeded';
 }

@@ -3,7 +3,7 @@ import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
 import type { EventDetails } from '../../kube/event-recorder.js';
 import { HelmError } from '../../helm/helm-error.js';
-import { retryingStatus } from '../../status/release-status.js';
+import { retryingStatus, supersededStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../release-state.js';
@@ -36,7 +36,7 @@ export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease
   await ctx.events.record(release, event, message, details);
 }
 
-export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, chartPath: string): ReleaseRequest {
+export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, chartPath: string, op: 'install' | 'upgrade'): ReleaseRequest {
   return {
     key: target.key,
     releaseName: target.releaseName,
@@ -45,10 +45,40 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
     values: desired.values,
     timeoutSeconds: target.timeoutSeconds,
     createNamespace: target.createNamespace,
+    wait: op === 'install' ? target.installWait : target.upgradeWait,
+    forceReplace: op === 'upgrade' && target.forceReplace,
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
     labels: releaseLabels(release, target.timeoutSeconds),
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
   };
+}
+
+/** How an install or upgrade went; `failed` means a remediation or retry follows. */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'failed-final' | 'superseded';
+
+/**
+ * Runs one helm install or upgrade that a newer generation may cancel (RunningOperations). A
+ * generation that arrived just before it was registered cancels it at once.
+ */
+export async function supersedable<T>(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, run: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+  const operation = ctx.operations?.begin(target.key, release.metadata.generation);
+  try {
+    if (operation) {
+      const current = await ctx.api.get(release.metadata.namespace, release.metadata.name);
+      ctx.operations!.supersede(target.key, current?.metadata.generation);
+    }
+    return await run(operation?.signal);
+  } finally {
+    operation?.end();
+  }
+}
+
+/** The operation was cancelled for a newer generation: recorded, not a failure; the next pass applies the new spec. */
+export async function reportSuperseded(ctx: ReconcileContext, release: HelmRelease, what: string): Promise<AttemptOutcome> {
+  const message = `${what} for generation ${release.metadata.generation} was cancelled: a newer generation supersedes it`;
+  ctx.log.info({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'supersede' }, message);
+  await ctx.api.patchStatus(release, supersededStatus(release, message, ctx.now()));
+  return 'superseded';
 }

@@ -16,7 +16,8 @@ export async function uninstallRelease(ctx: ReconcileContext, release: HelmRelea
       key: target.key,
       releaseName: target.releaseName,
       namespace: target.namespace,
-      timeoutSeconds: target.timeoutSeconds,
+      timeoutSeconds: target.uninstallTimeoutSeconds,
+      keepHistory: target.uninstallKeepHistory,
       impersonate: target.impersonate,
     });
   } catch (error) {

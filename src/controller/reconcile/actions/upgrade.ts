@@ -1,12 +1,16 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
-import { HelmError } from '../../helm/helm-error.js';
+import { HelmCanceledError, HelmError } from '../../helm/helm-error.js';
 import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
 import type { ReleaseTarget } from '../release-target.js';
+import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
+import type { AttemptOutcome } from './shared.js';
+import { testsWanted } from '../test-decision.js';
+import { withTestsPending } from '../../status/test-status.js';
 import { redactSecrets } from '../redact.js';
-import { pullChart, releaseRequest } from './shared.js';
+import { pullChart, releaseRequest, reportSuperseded, supersedable } from './shared.js';
 
 /** Upgrades a deployed release to the desired chart and values. */
 export async function upgradeRelease(
@@ -15,7 +19,7 @@ export async function upgradeRelease(
   target: ReleaseTarget,
   desired: DesiredRelease,
   why: string,
-): Promise<void> {
+): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
   ctx.log.info({ release: target.key, action: 'upgrade', why }, 'upgrading');
   const startedAt = ctx.now();
@@ -26,23 +30,30 @@ export async function upgradeRelease(
     toVersion: desired.chartVersion,
     cause: why,
   };
-  await ctx.api.patchStatus(release, attemptStartedStatus(release, target, desired, 'upgrade', startedAt));
+  const started = attemptStartedStatus(release, target, desired, 'upgrade', startedAt);
+  await ctx.api.patchStatus(release, started);
+  const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
   await ctx.events.record(release, ReleaseEvent.UpgradeStarted, `Upgrading to ${desired.chartName}@${desired.chartVersion} (${why})`, details);
   try {
-    await ctx.helm.upgrade(releaseRequest(release, target, desired, chartPath));
+    await supersedable(ctx, release, target, (cancelSignal) => ctx.helm.upgrade({ ...releaseRequest(release, target, desired, chartPath, 'upgrade'), cancelSignal }));
   } catch (error) {
+    if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, `Upgrade to ${desired.chartName}@${desired.chartVersion}`);
     if (!(error instanceof HelmError)) throw error;
     // Record what Helm really wrote (a failed revision), even though the action failed.
     const history = await ctx.storage.history(target.namespace, target.releaseName);
     const stillDeployed = history.deployed ? `; revision ${history.deployed.revision} (${history.deployed.chartVersion}) is still deployed` : '';
     // helm's output is redacted as it is read; this guards the whole message as formed.
     const message = redactSecrets(`Helm upgrade to ${desired.chartName}@${desired.chartVersion} ${error.outcome}${stillDeployed}`, desired.secrets);
-    await ctx.api.patchStatus(release, failedStatus(release, ReleaseEvent.UpgradeFailed, message, history, ctx.now()));
+    const failures = (started.upgradeFailures ?? 0) + 1;
+    const final = failureIsFinal(remediationPolicy(release.spec, 'upgrade'), failures);
+    await ctx.api.patchStatus(release, failedStatus(attempted, ReleaseEvent.UpgradeFailed, message, history, ctx.now(), { final, counter: 'upgrade' }));
     await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
-    return;
+    return final ? 'failed-final' : 'failed';
   }
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const message = `Upgraded to ${desired.chartName}@${desired.chartVersion}, revision ${history.deployed?.revision} (${why})`;
-  await ctx.api.patchStatus(release, succeededStatus(release, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now()));
+  const succeeded = succeededStatus(attempted, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now());
+  await ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded);
   await ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message, { ...details, revision: history.deployed?.revision });
+  return 'succeeded';
 }

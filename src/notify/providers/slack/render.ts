@@ -59,6 +59,8 @@ export const EVENT_TITLE: Readonly<Record<string, string>> = {
   ReconcileError: 'Reconcile error',
   ReleaseRecordInvalid: 'Release record unreadable',
   RepositoryNotAllowed: 'Repository not allowed',
+  ActionRequested: 'Action requested from chat',
+  ActionRefused: 'Action refused',
 };
 
 /** How an operation starts: its message is in progress until the outcome arrives. */

@@ -1,0 +1,60 @@
+/**
+ * Annotations through which people (the `/release` bot, the terminal, kubectl) ask the
+ * controller for something the spec cannot say. The controller honours them through its
+ * one-worker-per-release queue, so chat and spec changes never race.
+ */
+
+/** JSON `SuspensionRecord`: who suspended the release, why, when, from where. */
+export const SUSPENSION_ANNOTATION = 'helmcrew.dev/suspension';
+/** "previous" or a revision number: where the requested rollback goes. */
+export const ROLLBACK_TO_ANNOTATION = 'helmcrew.dev/rollback-to';
+/** Unique per request; the controller records the id it handled in status.rollback, so each request runs once. */
+export const ROLLBACK_REQUEST_ANNOTATION = 'helmcrew.dev/rollback-request';
+/** The id of the freeze that suspended this release; unfreeze resumes exactly the releases carrying it. */
+export const FREEZE_ANNOTATION = 'helmcrew.dev/freeze';
+
+export interface SuspensionRecord {
+  /** "slack:U0123" or "kube:alice". */
+  by: string;
+  reason?: string;
+  /** ISO time. */
+  at: string;
+  /** Slack channel id it was asked from, if any. */
+  channel?: string;
+  /** The freeze this suspension is part of. */
+  freezeId?: string;
+}
+
+/** Pure: the record in the annotation, or undefined when absent or not ours to trust. */
+export function readSuspension(annotations: Record<string, string> | undefined): SuspensionRecord | undefined {
+  const raw = annotations?.[SUSPENSION_ANNOTATION];
+  if (!raw) return undefined;
+  try {
+    const value = JSON.parse(raw) as Partial<SuspensionRecord>;
+    if (typeof value.by !== 'string' || typeof value.at !== 'string') return undefined;
+    return {
+      by: value.by.slice(0, 200),
+      at: value.at.slice(0, 40),
+      ...(typeof value.reason === 'string' ? { reason: value.reason.slice(0, 500) } : {}),
+      ...(typeof value.channel === 'string' ? { channel: value.channel.slice(0, 100) } : {}),
+      ...(typeof value.freezeId === 'string' ? { freezeId: value.freezeId.slice(0, 100) } : {}),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface RollbackRequest {
+  id: string;
+  /** undefined: the previous deployed revision. */
+  revision?: number;
+}
+
+/** Pure: the rollback asked for in the annotations; a malformed target is kept as NaN so it fails visibly. */
+export function readRollbackRequest(annotations: Record<string, string> | undefined): RollbackRequest | undefined {
+  const id = annotations?.[ROLLBACK_REQUEST_ANNOTATION];
+  if (!id) return undefined;
+  const to = annotations?.[ROLLBACK_TO_ANNOTATION] ?? 'previous';
+  if (to === 'previous') return { id };
+  return { id, revision: /^[0-9]+$/.test(to) ? Number(to) : Number.NaN };
+}

@@ -1,0 +1,89 @@
+import type { AuthzTarget, PermissionRule, PermissionVerb, Subject, TeamPolicy } from './policy-types.js';
+
+/**
+ * Default deny: a subject may use a verb on a target only if a Team it belongs to has a rule
+ * granting that verb there. A refusal says what is missing. Pure.
+ */
+
+export type AuthzDecision =
+  | { allowed: true; teams: string[]; requireApproval: boolean }
+  | { allowed: false; reason: string };
+
+export function teamsOf(subject: Subject, teams: readonly TeamPolicy[]): TeamPolicy[] {
+  return teams.filter(
+    (team) =>
+      (team.members.slackUsers ?? []).includes(subject.slackUser) ||
+      (team.members.slackUserGroups ?? []).some((group) => subject.slackUserGroups.includes(group)),
+  );
+}
+
+export function authorize(subject: Subject, verb: PermissionVerb, target: AuthzTarget, teams: readonly TeamPolicy[]): AuthzDecision {
+  const mine = teamsOf(subject, teams);
+  const what = `${verb} ${describeTarget(target)}`;
+  if (mine.length === 0) return { allowed: false, reason: `you may not ${what}: you are in no Team (neither your Slack user ${subject.slackUser} nor your user groups are members of one)` };
+  const withVerb = mine.flatMap((team) => team.permissions.filter((rule) => rule.verbs.includes(verb)).map((rule) => ({ team: team.name, rule })));
+  if (withVerb.length === 0) return { allowed: false, reason: `you may not ${what}: none of your Teams (${names(mine)}) grants "${verb}"` };
+  const granting = withVerb.filter(({ rule }) => ruleCovers(rule, target));
+  if (granting.length === 0) {
+    const where = withVerb.map(({ team, rule }) => `${team}: ${describeRule(rule)}`).join('; ');
+    return { allowed: false, reason: `you may not ${what}: your Teams grant "${verb}" only for ${where}` };
+  }
+  return {
+    allowed: true,
+    teams: [...new Set(granting.map(({ team }) => team))],
+    // Approval is needed only when every rule that grants it asks for one.
+    requireApproval: granting.every(({ rule }) => rule.requireApproval === true),
+  };
+}
+
+/**
+ * The two-person rule: the approver must be another person, and authorized for the same verb
+ * on the same target in their own right.
+ */
+export function authorizeApproval(requester: Subject, approver: Subject, verb: PermissionVerb, target: AuthzTarget, teams: readonly TeamPolicy[]): AuthzDecision {
+  if (approver.slackUser === requester.slackUser) return { allowed: false, reason: `you asked for this ${verb}; a second, different person must approve it` };
+  const decision = authorize(approver, verb, target, teams);
+  if (!decision.allowed) return { allowed: false, reason: decision.reason.replace(/^you may not/, 'you may not approve') };
+  return { allowed: true, teams: decision.teams, requireApproval: false };
+}
+
+export function ruleCovers(rule: PermissionRule, target: AuthzTarget): boolean {
+  const anyNamespace = !rule.namespaces || rule.namespaces.includes('*');
+  switch (target.kind) {
+    case 'all':
+      // Everything at once: only a rule without any narrowing grants it.
+      return anyNamespace && !rule.releases && !rule.charts;
+    case 'namespace':
+      return (anyNamespace || rule.namespaces!.includes(target.namespace)) && !rule.releases && !rule.charts;
+    case 'release':
+      return (
+        (anyNamespace || rule.namespaces!.includes(target.namespace)) &&
+        (!rule.releases || rule.releases.includes(target.name) || rule.releases.includes(`${target.namespace}/${target.name}`)) &&
+        (!rule.charts || rule.charts.includes(target.chart))
+      );
+  }
+}
+
+function describeTarget(target: AuthzTarget): string {
+  switch (target.kind) {
+    case 'all':
+      return 'in every namespace';
+    case 'namespace':
+      return `in namespace ${target.namespace}`;
+    case 'release':
+      return `${target.namespace}/${target.name} (chart ${target.chart})`;
+  }
+}
+
+function describeRule(rule: PermissionRule): string {
+  const parts = [
+    rule.namespaces ? `namespaces ${rule.namespaces.join(', ')}` : 'every namespace',
+    ...(rule.releases ? [`releases ${rule.releases.join(', ')}`] : []),
+    ...(rule.charts ? [`charts ${rule.charts.join(', ')}`] : []),
+  ];
+  return parts.join(', ');
+}
+
+function names(teams: TeamPolicy[]): string {
+  return teams.map((t) => t.name).join(', ');
+}

@@ -1,0 +1,32 @@
+import type { Permission, Team, Verb } from '../../api/team.js';
+
+/**
+ * The part of a Team the bot needs to decide who may do what: `spec.members` and
+ * `spec.permissions` of the Team API. Teams are read at the edge and narrowed to this, so the
+ * decision stays a pure function.
+ */
+
+export type PermissionVerb = Verb;
+export type PermissionRule = Permission;
+
+export interface TeamPolicy {
+  name: string;
+  members: { slackUsers?: string[]; slackUserGroups?: string[] };
+  permissions: PermissionRule[];
+}
+
+export function teamPolicy(team: Team): TeamPolicy {
+  return { name: team.metadata.name, members: team.spec.members ?? {}, permissions: team.spec.permissions ?? [] };
+}
+
+/** Who asks: a Slack user and the user groups Slack says they are in. */
+export interface Subject {
+  slackUser: string;
+  slackUserGroups: string[];
+}
+
+/** What the verb acts on. A release, a namespace (list, freeze), or everything (freeze all). */
+export type AuthzTarget =
+  | { kind: 'release'; namespace: string; name: string; chart: string }
+  | { kind: 'namespace'; namespace: string }
+  | { kind: 'all' };

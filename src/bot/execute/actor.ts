@@ -1,0 +1,7 @@
+/** Who acts, as written into audit records: a Slack user or the kubeconfig user of a terminal. */
+export interface Actor {
+  /** "slack:U0123" or "kube:alice". */
+  id: string;
+  /** Slack channel id the command came from, if any. */
+  channel?: string;
+}

@@ -1,0 +1,22 @@
+import type { HelmReleaseApi } from '../../controller/kube/helmrelease-api.js';
+import type { PreparedAction } from './prepared.js';
+import { outcomeOf, type Outcome } from './outcome.js';
+
+/** Polls the releases' status until the controller has reported on each, or the time is up. */
+export async function awaitOutcomes(api: HelmReleaseApi, action: PreparedAction, requestId: string | undefined, timeoutMs: number, pollMs = 500): Promise<Outcome[]> {
+  const deadline = Date.now() + timeoutMs;
+  const results = new Map<string, Outcome>();
+  while (true) {
+    for (const target of action.targets) {
+      const key = `${target.namespace}/${target.name}`;
+      if (results.get(key)?.done) continue;
+      const release = await api.get(target.namespace, target.name);
+      results.set(key, release ? outcomeOf(release, action.command.verb, requestId) : { done: true, succeeded: false, message: `${key}: gone` });
+    }
+    const all = [...results.values()];
+    if (all.every((o) => o.done) || Date.now() >= deadline) {
+      return all.map((o) => (o.done ? o : { ...o, message: `${o.message} (no report within ${Math.round(timeoutMs / 1000)}s; the controller may be busy or down)` }));
+    }
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+}

@@ -1,0 +1,61 @@
+import {
+  FREEZE_ANNOTATION,
+  ROLLBACK_REQUEST_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
+  SUSPENSION_ANNOTATION,
+  type SuspensionRecord,
+} from '../../api/annotations.js';
+import type { Actor } from './actor.js';
+
+/**
+ * The intent the bot and the terminal write to the API server, as JSON merge patches on the
+ * HelmRelease. Pure; the controller acts on them. `null` removes a key in a merge patch.
+ */
+
+export type MergePatch = { metadata?: { annotations?: Record<string, string | null> }; spec?: Record<string, unknown> };
+
+export function suspensionRecord(actor: Actor, reason: string | undefined, now: Date, freezeId?: string): SuspensionRecord {
+  return {
+    by: actor.id,
+    at: now.toISOString(),
+    ...(reason ? { reason } : {}),
+    ...(actor.channel ? { channel: actor.channel } : {}),
+    ...(freezeId ? { freezeId } : {}),
+  };
+}
+
+/** A personal suspension replaces a freeze mark: unfreeze must not resume what someone chose to hold. */
+export function suspendPatch(actor: Actor, reason: string | undefined, now: Date): MergePatch {
+  return {
+    metadata: { annotations: { [SUSPENSION_ANNOTATION]: JSON.stringify(suspensionRecord(actor, reason, now)), [FREEZE_ANNOTATION]: null } },
+    spec: { suspend: true },
+  };
+}
+
+export function freezePatch(actor: Actor, reason: string, freezeId: string, now: Date): MergePatch {
+  return {
+    metadata: { annotations: { [SUSPENSION_ANNOTATION]: JSON.stringify(suspensionRecord(actor, reason, now, freezeId)), [FREEZE_ANNOTATION]: freezeId } },
+    spec: { suspend: true },
+  };
+}
+
+/** Back to the declared spec; a pending rollback request is dropped with the suspension. */
+export function resumePatch(): MergePatch {
+  return {
+    metadata: { annotations: { [SUSPENSION_ANNOTATION]: null, [FREEZE_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null } },
+    spec: { suspend: false },
+  };
+}
+
+/** Suspends (so nothing undoes it) and asks the controller for `helm rollback`, once per request id. */
+export function rollbackPatch(actor: Actor, reason: string | undefined, revision: number | undefined, requestId: string, now: Date): MergePatch {
+  const suspend = suspendPatch(actor, reason ?? `rollback to ${revision ?? 'the previous revision'}`, now);
+  return {
+    metadata: { annotations: { ...suspend.metadata!.annotations, [ROLLBACK_REQUEST_ANNOTATION]: requestId, [ROLLBACK_TO_ANNOTATION]: revision === undefined ? 'previous' : String(revision) } },
+    spec: suspend.spec,
+  };
+}
+
+export function upgradePatch(version: string): MergePatch {
+  return { spec: { chart: { version } } };
+}

@@ -1,0 +1,25 @@
+import type { ReleaseStorage } from '../../controller/helm/release-storage.js';
+import type { HelmReleaseApi } from '../../controller/kube/helmrelease-api.js';
+import { releaseTarget } from '../../controller/reconcile/release-target.js';
+import type { ReleaseCommand } from '../grammar/command.js';
+import { renderDiff, renderHelp, renderHistory, renderList, renderStatus } from '../render/text.js';
+import { resolveRelease } from './resolve.js';
+
+export type QueryCommand = Extract<ReleaseCommand, { verb: 'help' | 'list' | 'status' | 'history' | 'diff' }>;
+
+export function isQuery(command: ReleaseCommand): command is QueryCommand {
+  return ['help', 'list', 'status', 'history', 'diff'].includes(command.verb);
+}
+
+/** Read-only verbs: answered from the API server and Helm's stored records; nothing changes. */
+export async function runQuery(command: QueryCommand, deps: { api: HelmReleaseApi; storage: ReleaseStorage }): Promise<string> {
+  if (command.verb === 'help') return renderHelp(command.topic);
+  if (command.verb === 'list') return renderList((await deps.api.list(command.namespace)).items);
+  const resolved = resolveRelease(command.release, (await deps.api.list(command.release.namespace)).items);
+  if (!resolved.ok) return resolved.message;
+  const release = resolved.release;
+  if (command.verb === 'status') return renderStatus(release);
+  const target = releaseTarget(release);
+  const history = await deps.storage.history(target.namespace, target.releaseName);
+  return command.verb === 'history' ? renderHistory(release, history) : renderDiff(release, history, command.version);
+}

@@ -1,0 +1,17 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ReleaseStorage } from '../../controller/helm/release-storage.js';
+import { makeKubeClients } from '../../controller/kube/client.js';
+import { KubeEventRecorder } from '../../controller/kube/event-recorder.js';
+import { HelmReleaseApi } from '../../controller/kube/helmrelease-api.js';
+import type { Logger } from '../../log.js';
+import { ReleaseOperations } from './operations.js';
+
+/** The execution path's parts, made from one KubeConfig; the terminal and the bot share it. */
+export function releaseOperations(kubeConfig: KubeConfig, log: Logger, component: string) {
+  const kube = makeKubeClients(kubeConfig);
+  const api = new HelmReleaseApi(kube);
+  const storage = new ReleaseStorage(kube);
+  const events = new KubeEventRecorder(kube, log, component);
+  const ops = new ReleaseOperations({ kube, api, storage, events, log, now: () => new Date() });
+  return { kube, api, storage, events, ops };
+}

@@ -1,0 +1,79 @@
+/**
+ * What a `/release` line means once parsed. One shape for Slack (slash command, @-mention,
+ * buttons) and the terminal (`helmcrew release …`).
+ */
+
+/** A HelmRelease named as `name` (resolved when unique) or `namespace/name`. */
+export interface ReleaseRef {
+  namespace?: string;
+  name: string;
+}
+
+/** `all` or one namespace. */
+export type Scope = { kind: 'all' } | { kind: 'namespace'; namespace: string };
+
+export type ReleaseCommand =
+  | { verb: 'help'; topic?: Verb }
+  | { verb: 'whoami' }
+  | { verb: 'list'; namespace?: string }
+  | { verb: 'status'; release: ReleaseRef }
+  | { verb: 'history'; release: ReleaseRef }
+  | { verb: 'diff'; release: ReleaseRef; version?: string }
+  | { verb: 'suspend'; release: ReleaseRef; reason?: string }
+  | { verb: 'resume'; release: ReleaseRef; reason?: string }
+  | { verb: 'upgrade'; release: ReleaseRef; version: string; reason?: string }
+  | { verb: 'rollback'; release: ReleaseRef; revision?: number; reason?: string }
+  | { verb: 'freeze'; scope: Scope; reason: string }
+  | { verb: 'unfreeze'; scope: Scope; reason?: string };
+
+export const VERBS = ['help', 'whoami', 'list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const;
+export type Verb = (typeof VERBS)[number];
+
+/** Verbs that change something: they show a plan and need a confirmation. */
+export const MUTATING_VERBS = ['suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const;
+export type MutatingVerb = (typeof MUTATING_VERBS)[number];
+export type MutatingCommand = Extract<ReleaseCommand, { verb: MutatingVerb }>;
+
+export function isMutating(command: ReleaseCommand): command is MutatingCommand {
+  return (MUTATING_VERBS as readonly string[]).includes(command.verb);
+}
+
+export type ParseErrorCode =
+  | 'empty'
+  | 'too-long'
+  | 'unknown-verb'
+  | 'missing-argument'
+  | 'unexpected-argument'
+  | 'invalid-release'
+  | 'invalid-namespace'
+  | 'invalid-version'
+  | 'invalid-revision'
+  | 'invalid-reason'
+  | 'unknown-flag'
+  | 'unterminated-quote';
+
+/** Bad input is a value, not an exception: the caller shows `message` to the person. */
+export interface ParseError {
+  code: ParseErrorCode;
+  message: string;
+  /** A corrected word when the input looked like a typo ("did you mean …"). */
+  suggestion?: string;
+}
+
+export type ParseResult = { ok: true; command: ReleaseCommand } | { ok: false; error: ParseError };
+
+/** One line per verb: the help text and the usage shown with argument errors. */
+export const USAGE: Record<Verb, string> = {
+  help: 'help [verb]',
+  whoami: 'whoami',
+  list: 'list [namespace]',
+  status: 'status <release>',
+  history: 'history <release>',
+  diff: 'diff <release> [version]',
+  suspend: 'suspend <release> [--reason …]',
+  resume: 'resume <release> [--reason …]',
+  upgrade: 'upgrade <release> <version> [--reason …]',
+  rollback: 'rollback <release> [to <revision>] [--reason …]',
+  freeze: 'freeze <namespace|all> --reason …',
+  unfreeze: 'unfreeze <namespace|all> [--reason …]',
+};

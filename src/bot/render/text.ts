@@ -1,0 +1,59 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { ConditionType } from '../../api/vocabulary.js';
+import type { ReleaseHistory } from '../../controller/helm/release-storage.js';
+import { USAGE, VERBS, type Verb } from '../grammar/command.js';
+import { diffValues, summarizeValuesDifference } from '../plan/values-diff.js';
+import type { Plan } from '../plan/plan.js';
+
+/** Pure plain-text renderings shared by the terminal and Slack (which wraps them in mrkdwn). */
+
+const keyOf = (r: HelmRelease) => `${r.metadata.namespace}/${r.metadata.name}`;
+const cond = (r: HelmRelease, type: string) => r.status?.conditions?.find((c) => c.type === type);
+
+export function renderHelp(topic?: Verb): string {
+  if (topic) return `usage: ${USAGE[topic]}`;
+  return ['/release commands (a release is name or namespace/name):', ...VERBS.map((v) => `  ${USAGE[v]}`)].join('\n');
+}
+
+export function renderList(releases: HelmRelease[]): string {
+  if (releases.length === 0) return 'no releases';
+  const rows = [...releases]
+    .sort((a, b) => keyOf(a).localeCompare(keyOf(b)))
+    .map((r) => {
+      const ready = cond(r, ConditionType.Ready)?.status ?? 'Unknown';
+      const suspended = r.spec.suspend ? ' suspended' : '';
+      const version = r.status?.history?.[0]?.chartVersion ?? '-';
+      return `${keyOf(r)}  ${r.spec.chart.name} ${version}  ready=${ready}${suspended}`;
+    });
+  return rows.join('\n');
+}
+
+export function renderStatus(release: HelmRelease): string {
+  const lines = [`${keyOf(release)}: chart ${release.spec.chart.name} ${release.spec.chart.version ?? '(newest)'} declared${release.spec.suspend ? ', SUSPENDED' : ''}`];
+  const latest = release.status?.history?.[0];
+  if (latest) lines.push(`revision ${latest.revision}: ${latest.chartName} ${latest.chartVersion} ${latest.status}`);
+  for (const c of release.status?.conditions ?? []) lines.push(`${c.type}=${c.status} ${c.reason}: ${c.message}`);
+  return lines.join('\n');
+}
+
+export function renderHistory(release: HelmRelease, history: ReleaseHistory): string {
+  if (history.releases.length === 0) return `${keyOf(release)}: no revisions`;
+  return [
+    `${keyOf(release)} revisions, newest first:`,
+    ...history.releases.map((r) => `  ${r.revision}  ${r.status.padEnd(11)} ${r.chartName} ${r.chartVersion}${r.appVersion ? ` (app ${r.appVersion})` : ''}  ${r.lastDeployed ?? ''}`),
+  ].join('\n');
+}
+
+/** Deployed against the spec (or a version): chart and which value paths differ, never the values. */
+export function renderDiff(release: HelmRelease, history: ReleaseHistory, version?: string): string {
+  const deployed = history.deployed;
+  if (!deployed) return `${keyOf(release)}: nothing deployed`;
+  const wanted = version ?? release.spec.chart.version ?? '(newest)';
+  const chart = deployed.chartVersion === wanted ? `chart ${deployed.chartVersion} (same)` : `chart ${deployed.chartVersion} → ${wanted}`;
+  const values = version ? 'values: as declared' : summarizeValuesDifference(diffValues(deployed.config, release.spec.values ?? {}));
+  return `${keyOf(release)} deployed revision ${deployed.revision} vs ${version ? `version ${version}` : 'spec'}: ${chart}; ${values}`;
+}
+
+export function renderPlan(plan: Plan): string {
+  return [plan.title, ...plan.lines.map((l) => `  • ${l}`), ...plan.warnings.map((w) => `  ⚠ ${w}`)].join('\n');
+}

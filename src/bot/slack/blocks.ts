@@ -1,0 +1,70 @@
+import type { Plan } from '../plan/plan.js';
+
+/** Pure Slack message builders. Every piece of user-supplied text is escaped for mrkdwn. */
+
+export const ACTION_CONFIRM = 'release_confirm';
+export const ACTION_CANCEL = 'release_cancel';
+export const ACTION_APPROVE = 'release_approve';
+
+/** Slack's three control characters; escaping them stops <!channel> and <@U…> from pinging anyone. */
+export function escapeMrkdwn(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Slack sends typed text with &, < and > as entities; the grammar gets what the person typed. */
+export function unescapeSlackText(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+export interface SlackMessage {
+  text: string;
+  blocks?: unknown[];
+}
+
+const section = (text: string) => ({ type: 'section', text: { type: 'mrkdwn', text } });
+
+export function textMessage(text: string): SlackMessage {
+  return { text: escapeMrkdwn(text), blocks: [section(escapeMrkdwn(text))] };
+}
+
+export function codeMessage(title: string, body: string): SlackMessage {
+  const text = `${escapeMrkdwn(title)}\n\`\`\`${escapeMrkdwn(body).slice(0, 2800)}\`\`\``;
+  return { text, blocks: [section(text)] };
+}
+
+export function planMessage(plan: Plan, planId: string | undefined, needsApproval: boolean): SlackMessage {
+  const body = [
+    `*Plan: ${escapeMrkdwn(plan.title)}*`,
+    ...plan.lines.map((l) => `• ${escapeMrkdwn(l)}`),
+    ...plan.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`),
+    ...(needsApproval ? ['_Two-person rule: after you confirm, a second authorized person must approve._'] : []),
+  ].join('\n');
+  const blocks: unknown[] = [section(body)];
+  if (planId && plan.doable) {
+    blocks.push({
+      type: 'actions',
+      elements: [
+        { type: 'button', action_id: ACTION_CONFIRM, style: 'danger', text: { type: 'plain_text', text: 'Confirm' }, value: planId },
+        { type: 'button', action_id: ACTION_CANCEL, text: { type: 'plain_text', text: 'Cancel' }, value: planId },
+      ],
+    });
+  }
+  return { text: `Plan: ${escapeMrkdwn(plan.title)}`, blocks };
+}
+
+export function approvalRequestMessage(requester: string, plan: Plan, planId: string, reason?: string): SlackMessage {
+  const text = `<@${requester}> asks to *${escapeMrkdwn(plan.title)}*${reason ? `: ${escapeMrkdwn(reason)}` : ''}. A second authorized person must approve.`;
+  return {
+    text,
+    blocks: [
+      section([text, ...plan.lines.map((l) => `• ${escapeMrkdwn(l)}`)].join('\n')),
+      { type: 'actions', elements: [{ type: 'button', action_id: ACTION_APPROVE, style: 'danger', text: { type: 'plain_text', text: 'Approve' }, value: planId }] },
+    ],
+  };
+}
+
+/** The in-channel record of who did what and why, updated with the outcome. */
+export function auditMessage(actorUser: string, title: string, reason: string | undefined, state: string, approver?: string): SlackMessage {
+  const text = `<@${actorUser}> ${escapeMrkdwn(title)}${approver ? ` (approved by <@${approver}>)` : ''}${reason ? ` — _${escapeMrkdwn(reason)}_` : ''}\n${escapeMrkdwn(state)}`;
+  return { text, blocks: [section(text)] };
+}

@@ -1,0 +1,59 @@
+import { ConfigError } from '../../config.js';
+
+/** `helmcrew bot` configuration from the environment; a bad value stops start-up naming the variable. */
+export interface BotConfig {
+  botToken: string;
+  /** Socket Mode when set (no ingress needed); otherwise HTTP mode. */
+  appToken?: string;
+  signingSecret?: string;
+  port: number;
+  /** Web API base URL (ends with /), for proxies and tests. */
+  slackApiUrl?: string;
+  redisUrl: string;
+  keyPrefix: string;
+  kubeconfig?: string;
+  /** How long a plan's Confirm button (and an approval request) stays valid. */
+  planTtlSeconds: number;
+  /** How long the bot waits for the controller's report before saying it is still pending. */
+  outcomeTimeoutMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+export function readBotConfig(env: Env = process.env): BotConfig {
+  const botToken = env.SLACK_BOT_TOKEN;
+  if (!botToken) throw new ConfigError('SLACK_BOT_TOKEN is not set (the bot token, xoxb-…)');
+  if (!botToken.startsWith('xoxb-')) throw new ConfigError('SLACK_BOT_TOKEN must be a bot token starting with xoxb-');
+  const appToken = env.SLACK_APP_TOKEN || undefined;
+  if (appToken && !appToken.startsWith('xapp-')) throw new ConfigError('SLACK_APP_TOKEN must be an app-level token starting with xapp-');
+  const signingSecret = env.SLACK_SIGNING_SECRET || undefined;
+  if (!appToken && !signingSecret) throw new ConfigError('SLACK_SIGNING_SECRET is not set (needed in HTTP mode; set SLACK_APP_TOKEN for Socket Mode instead)');
+  const redisUrl = env.REDIS_URL;
+  if (!redisUrl) throw new ConfigError('REDIS_URL is not set');
+  if (!/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  let slackApiUrl: string | undefined;
+  if (env.SLACK_API_URL) {
+    if (!/^https?:\/\/[^\s]+$/.test(env.SLACK_API_URL)) throw new ConfigError('SLACK_API_URL must be an http(s) URL');
+    slackApiUrl = env.SLACK_API_URL.endsWith('/') ? env.SLACK_API_URL : `${env.SLACK_API_URL}/`;
+  }
+  return {
+    botToken,
+    appToken,
+    signingSecret,
+    port: intIn(env, 'PORT', 3000, 1, 65535),
+    slackApiUrl,
+    redisUrl,
+    keyPrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew',
+    kubeconfig: env.KUBECONFIG || undefined,
+    planTtlSeconds: intIn(env, 'HELMCREW_PLAN_TTL_SECONDS', 300, 1, 86_400),
+    outcomeTimeoutMs: intIn(env, 'HELMCREW_OUTCOME_TIMEOUT_SECONDS', 300, 1, 3600) * 1000,
+  };
+}
+
+function intIn(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return value;
+}

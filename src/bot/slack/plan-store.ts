@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { PreparedAction } from '../execute/prepared.js';
+
+/**
+ * Plans waiting for a Confirm (or an Approve) click, in Redis with a TTL. A button carries only
+ * the opaque id; the plan itself never leaves the server, and taking it deletes it, so a click
+ * can run it at most once and never after it expired.
+ */
+
+export interface StoredPlan {
+  action: PreparedAction;
+  requester: { slackUser: string; channel: string };
+  /** Set once the requester confirmed and the two-person rule asks for a second person. */
+  awaitingApproval?: boolean;
+  /** The in-channel message that asks for approval, to update with the outcome. */
+  approvalMessage?: { channel: string; ts: string };
+}
+
+export class PlanStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  private key(id: string): string {
+    return `${this.prefix}:bot:plan:${id}`;
+  }
+
+  async put(plan: StoredPlan): Promise<string> {
+    const id = randomBytes(18).toString('base64url');
+    await this.redis.set(this.key(id), JSON.stringify(plan), 'EX', this.ttlSeconds);
+    return id;
+  }
+
+  async peek(id: string): Promise<StoredPlan | undefined> {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+    const raw = await this.redis.get(this.key(id));
+    return raw ? (JSON.parse(raw) as StoredPlan) : undefined;
+  }
+
+  /** Atomically takes the plan: of two concurrent clicks, only one gets it. */
+  async take(id: string): Promise<StoredPlan | undefined> {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+    const raw = await this.redis.getdel(this.key(id));
+    return raw ? (JSON.parse(raw) as StoredPlan) : undefined;
+  }
+}

@@ -1,0 +1,81 @@
+import { readSuspension, type RollbackRequest } from '../../../api/annotations.js';
+import type { HelmRelease, RollbackRecord } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { HelmError } from '../../helm/helm-error.js';
+import { rollbackDoneStatus, rollbackStartedStatus } from '../../status/suspension-status.js';
+import type { ReconcileContext } from '../context.js';
+import type { ReleaseTarget } from '../release-target.js';
+import { resolveDesiredRelease } from '../desired-release.js';
+import { redactSecrets } from '../redact.js';
+import { chooseRollbackRevision } from '../rollback-decision.js';
+
+/**
+ * Rolls a suspended release back with `helm rollback`, as asked through the rollback
+ * annotations. The release stays suspended afterwards, so nothing undoes it until resume.
+ * Each request id is handled once: its outcome is recorded in status.rollback.
+ */
+export async function rollbackRelease(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, request: RollbackRequest): Promise<void> {
+  const suspension = readSuspension(release.metadata.annotations);
+  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const choice = chooseRollbackRevision(history, request);
+  const at = () => ctx.now().toISOString();
+  if (!choice.ok) {
+    const record: RollbackRecord = { requestId: request.id, succeeded: false, message: `Rollback not done: ${choice.message}`, at: at() };
+    await finish(ctx, release, record, suspension, history);
+    return;
+  }
+  const { from, to } = choice;
+  const what = `revision ${from.revision} (${from.chartName}@${from.chartVersion}) → revision ${to.revision} (${to.chartName}@${to.chartVersion})`;
+  ctx.log.info({ release: target.key, action: 'rollback', from: from.revision, to: to.revision, request: request.id }, 'rolling back');
+  const started: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: `Rolling back ${what}`, at: at() };
+  await ctx.api.patchStatus(release, rollbackStartedStatus(release, started, ctx.now()));
+  // helm quotes values in its errors. The Secret values the spec composes now are the ones known;
+  // a revision's own values are not marked, so those of a Secret since changed cannot be told apart.
+  const resolved = await resolveDesiredRelease(ctx, release).catch(() => undefined);
+  const secrets = resolved?.ok ? resolved.desired.secrets : undefined;
+  const redact = (text: string) => redactSecrets(text, secrets);
+  const startedAt = Date.now();
+  try {
+    await helmRollback(ctx, target, to.revision, redact);
+  } catch (error) {
+    if (!(error instanceof HelmError)) throw error;
+    const after = await ctx.storage.history(target.namespace, target.releaseName);
+    const record: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: redact(`Helm rollback ${what} failed: ${error.stderrExcerpt}`), at: at() };
+    await finish(ctx, release, record, suspension, after);
+    return;
+  }
+  const after = await ctx.storage.history(target.namespace, target.releaseName);
+  const message = `Rolled back ${what}, now revision ${after.deployed?.revision}; suspended until resume`;
+  const record: RollbackRecord = { requestId: request.id, succeeded: true, fromRevision: from.revision, toRevision: to.revision, revision: after.deployed?.revision, message, at: at() };
+  ctx.log.info({ release: target.key, action: 'rollback', durationMs: Date.now() - startedAt, revision: after.deployed?.revision }, 'rolled back');
+  await finish(ctx, release, record, suspension, after);
+}
+
+/** `helm rollback` to one revision: shared by rollback on request and automatic remediation. */
+export async function helmRollback(ctx: ReconcileContext, target: ReleaseTarget, revision: number, redact?: (text: string) => string): Promise<void> {
+  await ctx.helm.rollback({
+    key: target.key,
+    releaseName: target.releaseName,
+    namespace: target.namespace,
+    revision,
+    timeoutSeconds: target.timeoutSeconds,
+    maxHistory: target.maxHistory,
+    impersonate: target.impersonate,
+    ...(redact ? { redact } : {}),
+  });
+}
+
+async function finish(ctx: ReconcileContext, release: HelmRelease, record: RollbackRecord, suspension: ReturnType<typeof readSuspension>, history: Parameters<typeof rollbackDoneStatus>[3]): Promise<void> {
+  await ctx.api.patchStatus(release, rollbackDoneStatus(release, record, suspension, history, ctx.now()));
+  const from = history.releases.find((r) => r.revision === record.fromRevision);
+  const to = history.releases.find((r) => r.revision === record.toRevision);
+  await ctx.events.record(release, record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed, record.message, {
+    action: 'rollback',
+    attempt: record.requestId,
+    ...(from ? { fromVersion: from.chartVersion } : {}),
+    ...(to ? { toVersion: to.chartVersion } : {}),
+    ...(record.revision !== undefined ? { revision: record.revision } : {}),
+    ...(suspension ? { cause: `${suspension.by} rollback` } : {}),
+  });
+  if (!record.succeeded) ctx.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'rollback', request: record.requestId }, record.message);
+}

@@ -1,0 +1,62 @@
+import type { HelmRelease, TestRecord } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { HelmError } from '../../helm/helm-error.js';
+import type { StoredRelease } from '../../helm/release-storage.js';
+import { failedStatus } from '../../status/release-status.js';
+import { testPassedOrIgnoredStatus, testStartedStatus, withTestFailed } from '../../status/test-status.js';
+import type { ReconcileContext } from '../context.js';
+import type { DesiredRelease } from '../release-state.js';
+import { timeoutSecondsOf, type ReleaseTarget } from '../release-target.js';
+import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
+import { testedAction } from '../test-decision.js';
+import type { AttemptOutcome } from './shared.js';
+
+/**
+ * Runs `helm test` on the deployed revision. A failure is a failure of the install or upgrade
+ * that made the revision, remediated by the same policy, unless test.ignoreFailures.
+ */
+export async function testRelease(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, deployed: StoredRelease): Promise<AttemptOutcome> {
+  const timeoutSeconds = release.spec.test?.timeout ? timeoutSecondsOf(release.spec.test.timeout) : target.timeoutSeconds;
+  await ctx.api.patchStatus(release, testStartedStatus(release, ctx.now()));
+  const started = Date.now();
+  try {
+    await ctx.helm.test({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds, impersonate: target.impersonate });
+  } catch (error) {
+    if (!(error instanceof HelmError)) throw error;
+    const record: TestRecord = { revision: deployed.revision, succeeded: false, message: `helm test of revision ${deployed.revision} (${deployed.chartName}@${deployed.chartVersion}) failed: ${error.stderrExcerpt}`, at: ctx.now().toISOString() };
+    ctx.log.warn({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, record.message);
+    if (release.spec.test?.ignoreFailures) {
+      await ctx.api.patchStatus(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
+      await ctx.events.record(release, ReleaseEvent.TestFailed, `${record.message} (ignored)`);
+      return 'succeeded';
+    }
+    return failTheAttempt(ctx, release, target, desired, deployed, record);
+  }
+  const record: TestRecord = { revision: deployed.revision, succeeded: true, message: `helm test of revision ${deployed.revision} (${deployed.chartName}@${deployed.chartVersion}) passed`, at: ctx.now().toISOString() };
+  ctx.log.info({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, 'tests passed');
+  await ctx.api.patchStatus(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
+  await ctx.events.record(release, ReleaseEvent.TestSucceeded, record.message);
+  return 'succeeded';
+}
+
+/** Records the failed test as a failed attempt of this spec, so the remediation decision takes it from here. */
+async function failTheAttempt(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, deployed: StoredRelease, record: TestRecord): Promise<AttemptOutcome> {
+  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const failed = testedAction(release, history, deployed);
+  const sameSpec = release.status?.lastAttemptedGeneration === release.metadata.generation && release.status?.lastAttemptedValuesDigest === desired.valuesDigest && release.status?.lastAttemptedChartVersion === desired.chartVersion;
+  const counters = { installFailures: sameSpec ? (release.status?.installFailures ?? 0) : 0, upgradeFailures: sameSpec ? (release.status?.upgradeFailures ?? 0) : 0 };
+  const attempted: HelmRelease = { ...release, status: { ...release.status, ...counters } };
+  const failures = (failed === 'install' ? counters.installFailures : counters.upgradeFailures) + 1;
+  const final = failureIsFinal(remediationPolicy(release.spec, failed), failures);
+  const status = failedStatus(attempted, ReleaseEvent.TestFailed, record.message, history, ctx.now(), { final, counter: failed });
+  await ctx.api.patchStatus(release, {
+    ...withTestFailed(status, release, record, ctx.now()),
+    ...(failed === 'install' ? { upgradeFailures: counters.upgradeFailures } : { installFailures: counters.installFailures }),
+    lastAttemptedGeneration: release.metadata.generation,
+    lastAttemptedChartVersion: desired.chartVersion,
+    lastAttemptedValuesDigest: desired.valuesDigest,
+    lastAttemptedAction: failed,
+  });
+  await ctx.events.record(release, ReleaseEvent.TestFailed, record.message);
+  return final ? 'failed-final' : 'failed';
+}

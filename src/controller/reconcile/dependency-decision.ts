@@ -1,0 +1,85 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { releaseKey } from './release-target.js';
+
+/**
+ * Pure decisions about spec.dependsOn: is every dependency Ready at its current generation,
+ * is one missing, do they form a cycle, and which releases wait on a given one.
+ */
+
+export function dependencyKeys(release: HelmRelease): string[] {
+  return (release.spec?.dependsOn ?? []).map((d) => releaseKey(d.namespace ?? release.metadata.namespace, d.name));
+}
+
+/** Ready=True, and both status and the condition speak of the object's current generation. */
+export function isReadyAtGeneration(release: HelmRelease): boolean {
+  const generation = release.metadata.generation;
+  const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
+  return ready?.status === 'True' && ready.observedGeneration === generation && release.status?.observedGeneration === generation;
+}
+
+export type DependencyVerdict =
+  | { kind: 'ready' }
+  | { kind: 'waiting'; notReady: string[] }
+  | { kind: 'missing'; missing: string[] }
+  | { kind: 'cycle'; cycle: string[] };
+
+export type ReleaseLookup = (key: string) => HelmRelease | undefined;
+
+export function evaluateDependencies(release: HelmRelease, lookup: ReleaseLookup): DependencyVerdict {
+  const self = releaseKey(release.metadata.namespace, release.metadata.name);
+  const cycle = findCycle(self, lookup, release);
+  if (cycle) return { kind: 'cycle', cycle };
+  const keys = dependencyKeys(release);
+  const missing = keys.filter((key) => !lookup(key));
+  if (missing.length > 0) return { kind: 'missing', missing };
+  const notReady = keys.filter((key) => !isReadyAtGeneration(lookup(key)!));
+  return notReady.length > 0 ? { kind: 'waiting', notReady } : { kind: 'ready' };
+}
+
+/** A path self → … → self through dependsOn, if this release is on a cycle (a release depending on itself included). */
+export function findCycle(self: string, lookup: ReleaseLookup, start?: HelmRelease): string[] | undefined {
+  const visited = new Set<string>();
+  const walk = (key: string, path: string[]): string[] | undefined => {
+    const release = key === self && start ? start : lookup(key);
+    if (!release) return undefined;
+    for (const next of dependencyKeys(release)) {
+      if (next === self) return [...path, self];
+      if (visited.has(next)) continue;
+      visited.add(next);
+      const found = walk(next, [...path, next]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(self, [self]);
+}
+
+/** The releases that list `key` in dependsOn: enqueued when it becomes Ready (or appears). */
+export function dependantsOf(key: string, releases: HelmRelease[]): string[] {
+  return releases.filter((r) => dependencyKeys(r).includes(key)).map((r) => releaseKey(r.metadata.namespace, r.metadata.name));
+}
+
+/** Wake the dependants of a release when it appears (a missing dependency now exists) or becomes Ready. */
+export function shouldWakeDependants(event: 'add' | 'update', wasReady: boolean | undefined, ready: boolean): boolean {
+  return event === 'add' || (ready && wasReady !== true);
+}
+
+/**
+ * Backoff while waiting for dependencies, from how long it has waited so far: as long again
+ * (checks at about 2, 4, 8, 16 s …), between 2 s and 1 minute. A dependency that becomes Ready
+ * wakes its dependants at once anyway; this is the fallback.
+ */
+export function dependencyRetryMs(waitedMs: number): number {
+  return Math.min(60_000, Math.max(2000, Math.round(waitedMs)));
+}
+
+export function describeVerdict(verdict: Exclude<DependencyVerdict, { kind: 'ready' }>): string {
+  switch (verdict.kind) {
+    case 'waiting':
+      return `Waiting for ${verdict.notReady.join(', ')} to be Ready at its current generation (dependsOn)`;
+    case 'missing':
+      return `dependsOn names ${verdict.missing.join(', ')}, which does not exist; create it or remove it from dependsOn`;
+    case 'cycle':
+      return `dependsOn forms a cycle: ${verdict.cycle.join(' → ')}; remove one of these dependencies`;
+  }
+}

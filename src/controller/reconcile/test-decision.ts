@@ -1,0 +1,28 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import type { FailedAction } from './remediation-decision.js';
+
+/** Pure decisions about `helm test` (spec.test, Flux's names). */
+
+export function testsWanted(release: HelmRelease): boolean {
+  return release.spec.test?.enable === true;
+}
+
+/** The deployed revision has not been tested yet (each revision is tested once, after its install or upgrade). */
+export function untested(release: HelmRelease, deployed: StoredRelease): boolean {
+  return testsWanted(release) && release.status?.lastTest?.revision !== deployed.revision;
+}
+
+/**
+ * A failed test counts as a failure of the action that made the revision: the attempt recorded
+ * for this generation, else (tests just enabled on a release) an upgrade when an earlier
+ * revision was deployed, an install when none was.
+ */
+export function testedAction(release: HelmRelease, history: ReleaseHistory, deployed: StoredRelease): FailedAction {
+  const status = release.status;
+  if (status && status.lastAttemptedGeneration === release.metadata.generation) {
+    if (status.lastAttemptedAction === 'upgrade') return 'upgrade';
+    if (status.lastAttemptedAction === 'install' || status.lastAttemptedAction === 'reinstall') return 'install';
+  }
+  return history.releases.some((r) => r.revision < deployed.revision && r.status === 'superseded') ? 'upgrade' : 'install';
+}

@@ -1,0 +1,37 @@
+import type { HelmRelease, HelmReleaseStatus, TestRecord } from '../../api/helmrelease.js';
+import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
+import { removeCondition, setCondition } from './conditions.js';
+
+/** Pure builders of the status around `helm test`: the TestSuccess condition and status.lastTest. */
+
+/** Written with an install/upgrade success when tests follow, so nobody reads Ready before they ran. */
+export function withTestsPending(status: HelmReleaseStatus, release: HelmRelease, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  const message = 'Running helm test';
+  let conditions = setCondition(status.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Testing, message }, now, gen);
+  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Testing, message }, now, gen);
+  conditions = setCondition(conditions, { type: ConditionType.TestSuccess, status: 'Unknown', reason: StateReason.Testing, message }, now, gen);
+  return { ...status, conditions };
+}
+
+export function testStartedStatus(release: HelmRelease, now: Date): HelmReleaseStatus {
+  return { conditions: withTestsPending({ conditions: release.status?.conditions }, release, now).conditions, lastReconciledAt: now.toISOString() };
+}
+
+/** Tests passed, or failed with ignoreFailures: Ready, with TestSuccess saying which. */
+export function testPassedOrIgnoredStatus(release: HelmRelease, record: TestRecord, now: Date): HelmReleaseStatus {
+  const gen = release.metadata.generation;
+  const event = record.succeeded ? ReleaseEvent.TestSucceeded : ReleaseEvent.TestFailed;
+  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
+  conditions = removeCondition(conditions, ConditionType.Stalled);
+  conditions = setCondition(conditions, { type: ConditionType.TestSuccess, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message }, now, gen);
+  const ready = record.succeeded ? record.message : `${record.message} (ignored: test.ignoreFailures)`;
+  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'True', reason: event, message: ready }, now, gen);
+  return { conditions, observedGeneration: gen, lastTest: record, lastReconciledAt: now.toISOString() };
+}
+
+/** Added to a failure status when the failure was the test: TestSuccess=False and the record. */
+export function withTestFailed(status: HelmReleaseStatus, release: HelmRelease, record: TestRecord, now: Date): HelmReleaseStatus {
+  const conditions = setCondition(status.conditions, { type: ConditionType.TestSuccess, status: 'False', reason: ReleaseEvent.TestFailed, message: record.message }, now, release.metadata.generation);
+  return { ...status, conditions, lastTest: record };
+}

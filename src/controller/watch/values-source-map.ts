@@ -1,0 +1,20 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { releaseKey } from '../reconcile/release-target.js';
+
+/** Pure: which HelmReleases read values from this ConfigMap or Secret (valuesFrom, same namespace). */
+export function releasesUsingValuesSource(kind: 'ConfigMap' | 'Secret', namespace: string, name: string, releases: HelmRelease[]): string[] {
+  return releases
+    .filter((r) => r.metadata.namespace === namespace && (r.spec?.valuesFrom ?? []).some((ref) => ref.kind === kind && ref.name === name))
+    .map((r) => releaseKey(r.metadata.namespace, r.metadata.name));
+}
+
+/**
+ * Pure: does this event of a watched ConfigMap/Secret mean its users should be reconciled? The
+ * informer's first list reports everything as added, which says nothing new; later adds (a
+ * source created after its HelmRelease), changes of the content (resourceVersion) and deletes do.
+ */
+export function valuesSourceChanged(event: 'add' | 'update' | 'delete', synced: boolean, previousVersion: string | undefined, version: string | undefined): boolean {
+  if (event === 'delete') return true;
+  if (event === 'add') return synced;
+  return previousVersion !== version;
+}

@@ -1,0 +1,114 @@
+import { execa, type ResultPromise } from 'execa';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HelmRelease } from '../../src/api/helmrelease.js';
+import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+import { applyHelmRelease, deploymentAvailable, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
+import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Issue 8: the controller process is SIGKILLed while it rolls a broken upgrade back. */
+describe('SIGKILL of the controller during an automatic rollback', () => {
+  const { env, kubeConfig } = testEnv();
+  const kube = makeKubeClients(kubeConfig);
+  const api = new HelmReleaseApi(kube);
+  const storage = new ReleaseStorage(kube);
+  let namespace: string;
+  let helm: HelmShim;
+  let dir: string;
+  let prefix: string;
+  const children: ResultPromise[] = [];
+
+  const startController = (name: string) => {
+    const child = execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'controller'], {
+      env: {
+        KUBECONFIG: env.kubeconfig,
+        REDIS_URL: env.redisUrl,
+        HELM_BIN: helm.bin,
+        WATCH_NAMESPACES: namespace,
+        HELMCREW_QUEUE_PREFIX: prefix,
+        HELMCREW_WORK_DIR: join(dir, 'work'),
+        HELMCREW_RESYNC_TICK_MS: '500',
+        LOG_LEVEL: 'info',
+      },
+      stdout: 'ignore',
+      stderr: { file: join(dir, `${name}.log`) },
+      reject: false,
+      // Its own process group: killing the group is a pod's container being killed, helm included.
+      detached: true,
+    });
+    children.push(child);
+    return child;
+  };
+
+  beforeAll(async () => {
+    namespace = await freshNamespace(kubeConfig, 'crash-rb');
+    dir = await mkdtemp(join(tmpdir(), 'helmcrew-crash-rb-'));
+    helm = await createHelmShim(dir, env.helmBin);
+    prefix = uniqueName('hc-crash-rb');
+  });
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children);
+    await deleteNamespace(kubeConfig, namespace);
+  });
+
+  const declare = (version: string) =>
+    applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unicorn', {
+        chart: { repository: env.chartRepoUrl, name: 'unicorn', version },
+        timeout: '20s',
+        interval: '2s',
+        upgrade: { remediation: { retries: 0, strategy: 'rollback' } },
+      }),
+    );
+
+  it('converges after a restart: rolled back to green once, nothing pending, Stalled with what to do', async () => {
+    const first = startController('first');
+    await waitForReconciled(kubeConfig, namespace, 'unicorn', await declare('3.0.0'));
+    // The rollback's helm starts 3 s late, so the kill lands while the rollback is under way.
+    await helm.setDelay('rollback', 3);
+    const broken = await declare('4.0.0');
+    const deadline = Date.now() + 60_000;
+    let seen: HelmRelease | undefined;
+    while (Date.now() < deadline) {
+      seen = await api.get(namespace, 'unicorn');
+      if (seen?.status?.conditions?.some((c) => c.type === 'Reconciling' && c.reason === 'Remediating' && /rolling back/.test(c.message))) break;
+      await sleep(100);
+    }
+    expect(seen?.status?.conditions?.find((c) => c.type === 'Reconciling')?.message).toMatch(/rolling back revision 2 .* to revision 1/);
+    process.kill(-first.pid!, 'SIGKILL');
+    expect((await first).signal).toBe('SIGKILL');
+    await sleep(3500);
+    // Killed with its controller: the rollback's helm never ran.
+    expect(await helm.count('rollback')).toBe(1);
+    expect((await storage.history(namespace, 'unicorn')).latest).toMatchObject({ revision: 2, status: 'failed' });
+
+    await helm.setDelay('rollback', 0);
+    startController('second');
+    const release = await waitForReconciled(kubeConfig, namespace, 'unicorn', broken, 120_000);
+    expect(release.status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'RetriesExceeded' });
+    expect(release.status?.conditions?.find((c) => c.type === 'Stalled')?.message).toMatch(/No retries left/);
+
+    expect(release.status?.conditions?.find((c) => c.type === 'Remediated')).toMatchObject({ status: 'True', reason: 'RollbackSucceeded' });
+    const history = await storage.history(namespace, 'unicorn');
+    expect(history.releases.filter((r) => r.status.startsWith('pending-'))).toEqual([]);
+    expect(history.releases.map((r) => [r.revision, r.chartVersion, r.status])).toEqual([[3, '3.0.0', 'deployed'], [2, '4.0.0', 'failed'], [1, '3.0.0', 'superseded']]);
+    expect(history.deployed).toMatchObject({ chartVersion: '3.0.0' });
+    expect(history.latest).toBe(history.deployed);
+    expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');
+    expect(await deploymentAvailable(kubeConfig, namespace, 'unicorn')).toBe(true);
+    // The periodic checks (interval 2s) start no more helm once it has converged.
+    const before = (await helm.invocations()).length;
+    await sleep(4000);
+    expect((await helm.invocations()).length).toBe(before);
+  });
+});

@@ -1,0 +1,64 @@
+import { CoreV1Api } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
+import { namespaceWithController, testEnv } from '../support/fixtures.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Issue 8: a change in a valuesFrom ConfigMap or Secret is applied within seconds, not at the next interval. */
+describe('valuesFrom changes act', () => {
+  const { env, kubeConfig } = testEnv();
+  const kube = makeKubeClients(kubeConfig);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const storage = new ReleaseStorage(kube);
+  const api = new HelmReleaseApi(kube);
+  const { namespace, ctl } = namespaceWithController('valuesrc');
+
+  const waitFor = async (check: () => Promise<boolean>, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (await check()) return true;
+      await sleep(200);
+    }
+    return false;
+  };
+
+  it('a ConfigMap change upgrades the release within 10 s (interval 10m); an unrelated one starts no helm', async () => {
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'unicorn-values' }, data: { 'values.yaml': 'color: blue\n' } } });
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'unrelated' }, data: { 'values.yaml': 'color: red\n' } } });
+    await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'unicorn-secret' }, stringData: { 'values.yaml': 'message: hello\n' } } });
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unicorn', {
+        chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '3.0.0' },
+        interval: '10m',
+        timeout: '60s',
+        valuesFrom: [{ kind: 'ConfigMap', name: 'unicorn-values' }, { kind: 'Secret', name: 'unicorn-secret' }],
+      }),
+    );
+    await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
+    expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('blue');
+    const helmCalls = (await ctl.helm.invocations()).length;
+
+    await core.replaceNamespacedConfigMap({ namespace, name: 'unrelated', body: { metadata: { name: 'unrelated' }, data: { 'values.yaml': 'color: black\n' } } });
+    await sleep(3000);
+    expect((await ctl.helm.invocations()).length).toBe(helmCalls);
+
+    const changedAt = Date.now();
+    await core.replaceNamespacedConfigMap({ namespace, name: 'unicorn-values', body: { metadata: { name: 'unicorn-values' }, data: { 'values.yaml': 'color: purple\n' } } });
+    expect(await waitFor(async () => (await storage.history(namespace, 'unicorn')).deployed?.revision === 2, 10_000)).toBe(true);
+    expect(Date.now() - changedAt).toBeLessThan(10_000);
+    expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('purple');
+
+    // and a Secret change the same way
+    const secretChangedAt = Date.now();
+    await core.replaceNamespacedSecret({ namespace, name: 'unicorn-secret', body: { metadata: { name: 'unicorn-secret' }, stringData: { 'values.yaml': 'message: bonjour\n' } } });
+    expect(await waitFor(async () => (await storage.history(namespace, 'unicorn')).deployed?.revision === 3, 10_000)).toBe(true);
+    expect(Date.now() - secretChangedAt).toBeLessThan(10_000);
+    await waitFor(async () => (await api.get(namespace, 'unicorn'))?.status?.conditions?.find((c) => c.type === 'Reconciling') === undefined, 10_000);
+    expect((await api.get(namespace, 'unicorn'))?.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'UpgradeSucceeded' });
+  });
+});

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
+import { editDistance } from '../../../src/bot/grammar/suggest.js';
+
+type Row = { name: string; input: string; want: object };
+const ok = (command: object) => ({ ok: true, command });
+const err = (code: string, extra: object = {}) => ({ ok: false, error: expect.objectContaining({ code, ...extra }) });
+const unicorn = { name: 'unicorn' };
+
+describe('parseReleaseCommand', () => {
+  it.each<Row>([
+    // every verb, plainly
+    { name: 'help', input: 'help', want: ok({ verb: 'help' }) },
+    { name: 'help on a verb', input: 'help rollback', want: ok({ verb: 'help', topic: 'rollback' }) },
+    { name: 'whoami', input: 'whoami', want: ok({ verb: 'whoami' }) },
+    { name: 'list everything', input: 'list', want: ok({ verb: 'list' }) },
+    { name: 'list a namespace', input: 'list web', want: ok({ verb: 'list', namespace: 'web' }) },
+    { name: 'status by bare name', input: 'status unicorn', want: ok({ verb: 'status', release: unicorn }) },
+    { name: 'status namespace/name', input: 'status web/unicorn', want: ok({ verb: 'status', release: { namespace: 'web', name: 'unicorn' } }) },
+    { name: 'history', input: 'history web/unicorn', want: ok({ verb: 'history', release: { namespace: 'web', name: 'unicorn' } }) },
+    { name: 'diff against spec', input: 'diff unicorn', want: ok({ verb: 'diff', release: unicorn }) },
+    { name: 'diff against a version', input: 'diff unicorn 3.0.0', want: ok({ verb: 'diff', release: unicorn, version: '3.0.0' }) },
+    { name: 'suspend without reason', input: 'suspend unicorn', want: ok({ verb: 'suspend', release: unicorn }) },
+    { name: 'suspend with an unquoted reason', input: 'suspend unicorn --reason db is down', want: ok({ verb: 'suspend', release: unicorn, reason: 'db is down' }) },
+    { name: 'suspend with a quoted reason', input: 'suspend unicorn --reason "db is down"', want: ok({ verb: 'suspend', release: unicorn, reason: 'db is down' }) },
+    { name: 'reason with =', input: 'suspend unicorn --reason=incident-42', want: ok({ verb: 'suspend', release: unicorn, reason: 'incident-42' }) },
+    { name: 'an apostrophe inside a word is not a quote', input: "suspend unicorn --reason it's on fire", want: ok({ verb: 'suspend', release: unicorn, reason: "it's on fire" }) },
+    { name: 'resume', input: 'resume web/unicorn', want: ok({ verb: 'resume', release: { namespace: 'web', name: 'unicorn' } }) },
+    { name: 'upgrade to a version', input: 'upgrade unicorn 3.0.0', want: ok({ verb: 'upgrade', release: unicorn, version: '3.0.0' }) },
+    { name: 'upgrade to a range', input: 'upgrade unicorn 3.x', want: ok({ verb: 'upgrade', release: unicorn, version: '3.x' }) },
+    { name: 'rollback to previous', input: 'rollback unicorn', want: ok({ verb: 'rollback', release: unicorn }) },
+    { name: 'rollback to a revision', input: 'rollback unicorn to 2', want: ok({ verb: 'rollback', release: unicorn, revision: 2 }) },
+    { name: 'rollback without "to"', input: 'rollback unicorn 2', want: ok({ verb: 'rollback', release: unicorn, revision: 2 }) },
+    { name: 'rollback with a reason', input: 'rollback web/unicorn to 2 --reason "bad deploy"', want: ok({ verb: 'rollback', release: { namespace: 'web', name: 'unicorn' }, revision: 2, reason: 'bad deploy' }) },
+    { name: 'freeze a namespace', input: 'freeze web --reason release freeze for the sale', want: ok({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'release freeze for the sale' }) },
+    { name: 'freeze all', input: 'freeze all --reason "incident 7"', want: ok({ verb: 'freeze', scope: { kind: 'all' }, reason: 'incident 7' }) },
+    { name: 'unfreeze', input: 'unfreeze web', want: ok({ verb: 'unfreeze', scope: { kind: 'namespace', namespace: 'web' } }) },
+
+    // spacing and case
+    { name: 'extra spaces everywhere', input: '   rollback    unicorn   to    2   ', want: ok({ verb: 'rollback', release: unicorn, revision: 2 }) },
+    { name: 'tabs', input: 'status\tunicorn', want: ok({ verb: 'status', release: unicorn }) },
+    { name: 'upper case verb and name', input: 'ROLLBACK Unicorn', want: ok({ verb: 'rollback', release: unicorn }) },
+
+    // unicode from phones and paste
+    { name: 'smart double quotes', input: 'suspend unicorn --reason \u201Cdb is down\u201D', want: ok({ verb: 'suspend', release: unicorn, reason: 'db is down' }) },
+    { name: 'smart single quotes', input: 'freeze web --reason \u2018big sale\u2019', want: ok({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'big sale' }) },
+    { name: 'non-breaking spaces', input: 'rollback\u00A0unicorn\u202Fto\u00A02', want: ok({ verb: 'rollback', release: unicorn, revision: 2 }) },
+    { name: 'zero-width space inside a name', input: 'status uni\u200Bcorn', want: ok({ verb: 'status', release: unicorn }) },
+    { name: 'em dash where -- was typed', input: 'suspend unicorn \u2014reason oops', want: ok({ verb: 'suspend', release: unicorn, reason: 'oops' }) },
+    { name: 'fullwidth letters (NFKC)', input: '\uFF53\uFF54\uFF41\uFF54\uFF55\uFF53 unicorn', want: ok({ verb: 'status', release: unicorn }) },
+    { name: 'a non-ASCII release name', input: 'status ünicorn', want: err('invalid-release') },
+
+    // typos: did you mean …
+    { name: 'rolback', input: 'rolback unicorn', want: err('unknown-verb', { suggestion: 'rollback' }) },
+    { name: 'stauts (transposed)', input: 'stauts unicorn', want: err('unknown-verb', { suggestion: 'status' }) },
+    { name: 'suspnd', input: 'suspnd unicorn', want: err('unknown-verb', { suggestion: 'suspend' }) },
+    { name: 'unfrezee', input: 'unfrezee web', want: err('unknown-verb', { suggestion: 'unfreeze' }) },
+    { name: 'lst', input: 'lst', want: err('unknown-verb', { suggestion: 'list' }) },
+    { name: 'a word too far from any verb', input: 'deploy unicorn', want: { ok: false, error: { code: 'unknown-verb', message: expect.stringMatching(/the commands are help, whoami/) } } },
+    { name: 'misspelt flag', input: 'suspend unicorn --reasn oops', want: err('unknown-flag', { suggestion: '--reason' }) },
+    { name: 'help on a misspelt verb', input: 'help rolback', want: err('unknown-verb', { suggestion: 'rollback' }) },
+
+    // missing and extra arguments
+    { name: 'empty', input: '', want: err('empty') },
+    { name: 'only spaces', input: '   \u00A0 ', want: err('empty') },
+    { name: 'status without a release', input: 'status', want: err('missing-argument') },
+    { name: 'upgrade without a version', input: 'upgrade unicorn', want: err('missing-argument') },
+    { name: 'rollback to nothing', input: 'rollback unicorn to', want: err('missing-argument') },
+    { name: 'freeze without a reason', input: 'freeze web', want: err('missing-argument') },
+    { name: 'freeze with an empty reason', input: 'freeze web --reason', want: err('invalid-reason') },
+    { name: 'status takes one release', input: 'status unicorn dragon', want: err('unexpected-argument') },
+    { name: 'status takes no reason', input: 'status unicorn --reason why', want: err('unexpected-argument') },
+    { name: 'bad revision', input: 'rollback unicorn to two', want: err('invalid-revision') },
+    { name: 'revision zero', input: 'rollback unicorn to 0', want: err('invalid-revision') },
+    { name: 'bad version', input: 'upgrade unicorn latest', want: err('invalid-version') },
+    { name: 'unterminated quote', input: 'suspend unicorn --reason "db is down', want: err('unterminated-quote') },
+    { name: 'three-part release', input: 'status a/b/c', want: err('invalid-release') },
+    { name: 'namespace too long', input: `list ${'a'.repeat(64)}`, want: err('invalid-namespace') },
+
+    // injection attempts: words are data and must be valid names
+    { name: 'shell command substitution', input: 'status $(rm -rf /)', want: err('invalid-release') },
+    { name: 'shell separator', input: 'status unicorn;reboot', want: err('invalid-release') },
+    { name: 'pipe in a version', input: 'upgrade unicorn 1.0.0|sh', want: err('invalid-version') },
+    { name: 'backticks', input: 'rollback `id`', want: err('invalid-release') },
+    { name: 'path traversal', input: 'status ../../etc/passwd', want: err('invalid-release') },
+    { name: 'flag injection into helm', input: 'upgrade unicorn --post-renderer=/bin/sh', want: err('unknown-flag') },
+    { name: 'a Slack user mention as release', input: 'rollback <@U0123ABC>', want: err('invalid-release') },
+    { name: 'a channel broadcast as release', input: 'suspend <!channel>', want: err('invalid-release') },
+    { name: 'a mention in the reason stays text (escaped when shown)', input: 'suspend unicorn --reason <!channel> look', want: ok({ verb: 'suspend', release: unicorn, reason: '<!channel> look' }) },
+    { name: 'a newline smuggling a second command', input: 'status unicorn\nrollback unicorn', want: err('unexpected-argument') },
+    { name: 'a newline inside the reason becomes a space', input: 'suspend unicorn --reason line one\nline two', want: ok({ verb: 'suspend', release: unicorn, reason: 'line one line two' }) },
+    { name: 'control characters are dropped', input: 'status uni\u0007corn', want: ok({ verb: 'status', release: unicorn }) },
+    { name: 'very long input', input: `status ${'a'.repeat(5000)}`, want: err('too-long') },
+    { name: 'a reason that is too long', input: `suspend unicorn --reason ${'x'.repeat(600)}`, want: err('invalid-reason') },
+    { name: 'a quoted verb is not a verb', input: '"status" unicorn', want: err('unknown-verb') },
+  ])('$name', ({ input, want }) => {
+    expect(parseReleaseCommand(input)).toEqual(want);
+  });
+
+  it('every error has a message a person can act on', () => {
+    const result = parseReleaseCommand('rolback unicorn');
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.message).toBe('unknown command "rolback" — did you mean "rollback"?');
+  });
+});
+
+describe('editDistance', () => {
+  it.each([
+    { a: 'rollback', b: 'rollback', want: 0 },
+    { a: 'rolback', b: 'rollback', want: 1 },
+    { a: 'stauts', b: 'status', want: 1 },
+    { a: 'list', b: 'lsit', want: 1 },
+    { a: 'freeze', b: 'unfreeze', want: 2 },
+    { a: '', b: 'help', want: 4 },
+  ])('$a ↔ $b = $want', ({ a, b, want }) => {
+    expect(editDistance(a, b)).toBe(want);
+  });
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import type { HelmRelease } from '../../src/api/helmrelease.js';
+import { releasesUsingValuesSource, valuesSourceChanged } from '../../src/controller/watch/values-source-map.js';
+
+const hr = (namespace: string, name: string, valuesFrom: HelmRelease['spec']['valuesFrom']): HelmRelease => ({
+  apiVersion: 'helmcrew.dev/v1alpha1',
+  kind: 'HelmRelease',
+  metadata: { name, namespace },
+  spec: { chart: { repository: 'https://x.test', name: 'unicorn' }, valuesFrom },
+});
+
+describe('valuesFrom sources map back to their HelmReleases', () => {
+  const releases = [
+    hr('web', 'a', [{ kind: 'ConfigMap', name: 'shared' }]),
+    hr('web', 'b', [{ kind: 'Secret', name: 'shared' }, { kind: 'ConfigMap', name: 'b-values' }]),
+    hr('other', 'c', [{ kind: 'ConfigMap', name: 'shared' }]),
+    hr('web', 'd', undefined),
+  ];
+  it.each([
+    { kind: 'ConfigMap' as const, namespace: 'web', name: 'shared', want: ['web/a'] },
+    { kind: 'Secret' as const, namespace: 'web', name: 'shared', want: ['web/b'] },
+    { kind: 'ConfigMap' as const, namespace: 'web', name: 'b-values', want: ['web/b'] },
+    { kind: 'ConfigMap' as const, namespace: 'other', name: 'shared', want: ['other/c'] },
+    { kind: 'ConfigMap' as const, namespace: 'web', name: 'nobody', want: [] },
+  ])('$kind $namespace/$name → $want', ({ kind, namespace, name, want }) => {
+    expect(releasesUsingValuesSource(kind, namespace, name, releases)).toEqual(want);
+  });
+
+  it.each([
+    { event: 'add' as const, synced: false, before: undefined, now: '1', want: false },
+    { event: 'add' as const, synced: true, before: undefined, now: '1', want: true },
+    { event: 'update' as const, synced: true, before: '1', now: '1', want: false },
+    { event: 'update' as const, synced: true, before: '1', now: '2', want: true },
+    { event: 'delete' as const, synced: true, before: '2', now: '2', want: true },
+  ])('$event (synced $synced, $before → $now) → $want', ({ event, synced, before, now, want }) => {
+    expect(valuesSourceChanged(event, synced, before, now)).toBe(want);
+  });
+});
