@@ -1,7 +1,7 @@
 // Acknowledgement latency of the /release bot: signed slash commands POSTed to Bolt's HTTP
 // receiver at a steady rate (default 20 per second), the time until Bolt's HTTP response (the
 // ack Slack waits at most 3 s for), and the time until the full answer reaches response_url.
-// Real Bolt, real Redis (plans), real API server (releases, Teams); a local Slack Web API stand-in.
+// Real Bolt, real Redis (plans), real API server (releases, Teams); the local fake Slack.
 // Two commands of three are `status` (reads the API server after the ack), one of three is
 // `resume` (plan → stored in Redis → ephemeral plan with a Confirm button).
 //
@@ -12,8 +12,7 @@ import { readBotConfig } from '../src/bot/slack/config.js';
 import { makeKubeClients } from '../src/controller/kube/client.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
 import { freePort } from '../src/dev/free-port.js';
-import { startFakeSlack } from '../src/dev/slack-standin.js';
-import { postSigned, slashCommand } from '../src/dev/slack-requests.js';
+import { postSigned, slashCommand, startFakeSlack } from '../src/dev/fake-slack/index.js';
 import { createNamespace, formatFacts, intArg, loadavgString, log, machineFacts, randomSuffix, runBench, say, startBenchEnv } from './support.js';
 
 const rate = intArg('rate', 20);
@@ -45,8 +44,8 @@ await runBench('ack-latency', maxSeconds, async (cleanup) => {
   });
   cleanup.add(`delete Team ${team}`, async () => void (await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team })));
 
-  const slack = await startFakeSlack('xoxb-bench');
-  cleanup.add('stop the Slack stand-in', () => slack.close());
+  const slack = await startFakeSlack({ tokens: ['xoxb-bench'], users: [{ id: 'UBENCH', name: 'bench' }], channels: [{ id: 'C0BENCH', name: 'bench' }] });
+  cleanup.add('stop the fake Slack', () => slack.stop());
   const secret = 'bench-signing-secret';
   const config = readBotConfig({ SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.apiUrl, PORT: String(await freePort()), REDIS_URL: env.redisUrl, KUBECONFIG: env.kubeconfig, HELMCREW_QUEUE_PREFIX: `bench-ack-${randomSuffix()}` });
   const bot = await startBot(config, log);
@@ -64,11 +63,12 @@ await runBench('ack-latency', maxSeconds, async (cleanup) => {
     const due = started + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const responseUrl = slack.responseUrl();
     const text = i % 3 === 2 ? `resume ${namespace}/unicorn` : `status ${namespace}/unicorn`;
-    sentAt.set(new URL(responseUrl).pathname, performance.now());
+    const command = slashCommand(slack, text, 'UBENCH', 'C0BENCH');
+    // The fake stamps response_url posts with Date.now().
+    sentAt.set(command.responseUrl, Date.now());
     inflight.push(
-      postSigned(url, slashCommand(text, 'UBENCH', 'C0BENCH', responseUrl), { secret }).then(
+      postSigned(url, command.form, { secret }).then(
         (r) => void (r.status === 200 ? acks.push(r.ms) : failures.push(`HTTP ${r.status}`)),
         (error: Error) => void failures.push(error.message),
       ),
@@ -77,8 +77,9 @@ await runBench('ack-latency', maxSeconds, async (cleanup) => {
   await Promise.all(inflight);
   const sendSeconds = (performance.now() - started) / 1000;
   const deadline = Date.now() + 30_000;
-  while (slack.responses.length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  const answers = slack.responses.filter((r) => sentAt.has(r.path)).map((r) => r.at - sentAt.get(r.path)!);
+  const answered = () => [...sentAt].flatMap(([responseUrl, at]) => slack.responseUrl(responseUrl)?.posts.slice(0, 1).map((post) => post.at - at) ?? []);
+  while (answered().length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  const answers = answered();
   say(`sent ${total} in ${sendSeconds.toFixed(1)} s (${(total / sendSeconds).toFixed(1)}/s); load average ${loadavgString()}`);
   say(`ack (HTTP response): ${fmt(acks)}; over 3 s: ${acks.filter((ms) => ms > 3000).length}; failed: ${failures.length}${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`);
   say(`full answer on response_url: ${fmt(answers)}; missing: ${total - answers.length}`);

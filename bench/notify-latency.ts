@@ -7,18 +7,12 @@
 // Three scenarios, each with a fresh queue prefix and Teams: the releases spread over one channel
 // per Team at the default limit of 1 message/s per channel; all releases on one channel (the worst
 // case for the limit); and the limit lifted (the pipeline's own cost).
-import { spawn } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeKubeClients, type KubeClients } from '../src/controller/kube/client.js';
-import { connectRedis } from '../src/controller/queue/redis.js';
-import { REPO_ROOT } from '../src/dev/paths.js';
-import type { ReleaseNotification } from '../src/notify/contract.js';
-import { NotifyPublisher } from '../src/notify/publish/publisher.js';
-import { createSigningSecret, createTeam, deleteTeams, notificationFor, randomKey, TEST_LABEL } from '../test/support/notify-fixtures.js';
+import { createSigningSecret, createTeam, deleteTeams, randomKey } from '../test/support/notify-fixtures.js';
 import { WebhookReceiver } from '../test/support/webhook-receiver.js';
-import { createNamespace, formatFacts, intArg, log, machineFacts, runBench, say, startBenchEnv, withTimeout, loadavgString, type BenchEnv, type Cleanup } from './support.js';
+import { ms, pct, publishSchedule, startNotifyChild } from './notify-harness.js';
+import { createNamespace, formatFacts, intArg, machineFacts, runBench, say, startBenchEnv, loadavgString, type BenchEnv, type Cleanup } from './support.js';
 
 interface Scenario {
   name: string;
@@ -38,12 +32,6 @@ interface Outcome {
   finals: number[];
   finalsMissing: number;
 }
-
-const pct = (values: number[], q: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : NaN;
-};
-const ms = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} ms` : 'n/a');
 
 async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup, scenario: Scenario, seconds: number): Promise<Outcome> {
   const opts = { releases: scenario.releases, changes: scenario.changes, seconds };
@@ -66,66 +54,10 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
   }
   const undoTeams = cleanup.add(`delete Teams of ${run}`, () => deleteTeams(kube, run));
 
-  const logFile = join(bench.dir, `${run}.log`);
-  const out = createWriteStream(logFile);
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'helmcrew.js'), 'notify'], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      KUBECONFIG: bench.env.kubeconfig,
-      REDIS_URL: bench.env.redisUrl,
-      HELMCREW_QUEUE_PREFIX: run,
-      HELMCREW_TEAM_SELECTOR: `${TEST_LABEL}=${run}`,
-      HELMCREW_NOTIFY_RATE_PER_SECOND: String(scenario.ratePerSecond),
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  child.stderr!.pipe(out);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const stopChild = async () => {
-    child.kill('SIGTERM');
-    await Promise.race([exited, sleep(15_000).then(() => child.kill('SIGKILL'))]);
-  };
-  const undoChild = cleanup.add(`stop notify ${child.pid}`, stopChild);
-  await withTimeout(
-    new Promise<void>((resolve, reject) => {
-      let buffer = '';
-      child.stderr!.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString('utf8');
-        if (buffer.includes('"msg":"notify started"')) resolve();
-      });
-      child.once('exit', (code) => reject(new Error(`notify exited with ${code}; see ${logFile}`)));
-    }),
-    60_000,
-    'notify start',
-  );
-
-  const redis = connectRedis(bench.env.redisUrl);
-  const publisher = new NotifyPublisher({ connection: redis, prefix: run, log });
-  // Each release runs `changes` operations at random moments of the period: Started, then 1–3 s later Succeeded or (1 in 5) Failed.
-  const finals = new Map<string, ReleaseNotification>();
-  let published = 0;
-  const schedule: Array<{ atMs: number; release: number; op: number; final: boolean }> = [];
-  for (let r = 0; r < opts.releases; r++) {
-    for (let op = 0; op < opts.changes; op++) {
-      const start = (op + Math.random()) * ((opts.seconds * 1000) / opts.changes) * 0.9;
-      schedule.push({ atMs: start, release: r, op, final: false }, { atMs: start + 1000 + Math.random() * 2000, release: r, op, final: true });
-    }
-  }
-  schedule.sort((a, b) => a.atMs - b.atMs);
-  say(`${scenario.name}: ${opts.releases} releases × ${opts.changes} operations (${schedule.length} notifications) over ${opts.seconds}s, load ${loadavgString()}`);
-  const began = Date.now();
-  for (const step of schedule) {
-    const wait = began + step.atMs - Date.now();
-    if (wait > 0) await sleep(wait);
-    const release = { namespace: namespaceOf(step.release), name: `app-${step.release}` };
-    const event = step.final ? (Math.random() < 0.2 ? 'UpgradeFailed' : 'UpgradeSucceeded') : 'UpgradeStarted';
-    const n = notificationFor(release, event, `${release.name}:op${step.op}`);
-    if (step.final) finals.set(n.operationId, n);
-    await publisher.publish(n);
-    published++;
-  }
+  const notify = await startNotifyChild(bench, cleanup, run, { HELMCREW_NOTIFY_RATE_PER_SECOND: String(scenario.ratePerSecond) });
+  say(`${scenario.name}: ${opts.releases} releases × ${opts.changes} operations (${opts.releases * opts.changes * 2} notifications) over ${opts.seconds}s, load ${loadavgString()}`);
+  const { all, finals } = await publishSchedule(bench, run, opts, (r) => ({ namespace: namespaceOf(r), name: `app-${r}` }));
+  const published = all.length;
   // Wait until every operation's final state arrived (or a generous limit).
   const finalIds = new Set([...finals.values()].map((n) => n.id));
   const arrived = () => receiver.requests.filter((r) => r.status === 200 && finalIds.has(r.json.id as string)).length;
@@ -142,10 +74,7 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
     finals: accepted.filter((r) => finalIds.has(r.json.id as string)).map(latency),
     finalsMissing: finalIds.size - arrived(),
   };
-  await publisher.close();
-  redis.disconnect();
-  await stopChild();
-  undoChild();
+  await notify.stop();
   await deleteTeams(kube, run);
   undoTeams();
   await receiver.stop();

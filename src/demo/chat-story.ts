@@ -1,16 +1,14 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../api/vocabulary.js';
 import { startBot } from '../bot/slack/app.js';
 import { readBotConfig } from '../bot/slack/config.js';
 import { ReleaseStorage } from '../controller/helm/release-storage.js';
 import { makeKubeClients } from '../controller/kube/client.js';
 import { chartVersions } from '../dev/unicorn-versions.js';
-import { isConflict } from '../controller/kube/errors.js';
 import type { Logger } from '../log.js';
 import { freePort } from '../dev/free-port.js';
 import { servedColor } from '../dev/releases.js';
-import { buttonClick, postSigned, slashCommand } from '../dev/slack-requests.js';
-import { startFakeSlack, type FakeSlack } from '../dev/slack-standin.js';
+import { buttonClick, postSigned, slashCommand, type FakeSlack, type FakeMessage } from '../dev/fake-slack/index.js';
+import { ALICE, INCIDENT_CHANNEL } from './demo-slack.js';
 
 export interface ChatStoryOptions {
   kubeConfig: KubeConfig;
@@ -19,29 +17,27 @@ export interface ChatStoryOptions {
   namespace: string;
   say: (line: string) => void;
   log: Logger;
+  /** The demo's fake Slack, the one notify posts to: the bot's messages land beside notify's. */
+  slack: FakeSlack;
 }
 
-const ALICE = 'U0ALICE';
-const CHANNEL = 'C0INCIDENT';
 const SECRET = 'demo-signing-secret';
 
 /**
  * The chat part of the demo: the real bot (Bolt, HTTP mode) answers signed slash commands and
- * button clicks from Alice, on-call in the `unicorn-oncall` Team, with a local Slack stand-in
+ * button clicks from Alice, on call in the `unicorn-oncall` Team (demo-slack.ts), with the demo's fake Slack
  * playing Slack. `/release rollback unicorn to 2` brings blue back and holds it; `/release
  * resume unicorn` returns to the declared green.
  */
 export async function tellChatStory(opts: ChatStoryOptions): Promise<{ afterRollback?: string; afterResume?: string }> {
-  const { say, namespace } = opts;
-  await ensureTeam(opts.kubeConfig, namespace);
-  const slack = await startFakeSlack('xoxb-demo');
+  const { say, namespace, slack } = opts;
   const bot = await startBot(
-    readBotConfig({ SLACK_BOT_TOKEN: 'xoxb-demo', SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, PORT: String(await freePort()), REDIS_URL: opts.redisUrl, KUBECONFIG: opts.kubeconfigPath, HELMCREW_QUEUE_PREFIX: `helmcrew-demo-bot-${process.pid}` }),
+    readBotConfig({ SLACK_BOT_TOKEN: slack.token, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, PORT: String(await freePort()), REDIS_URL: opts.redisUrl, KUBECONFIG: opts.kubeconfigPath, HELMCREW_QUEUE_PREFIX: `helmcrew-demo-bot-${process.pid}` }),
     opts.log,
   );
   const events = `http://127.0.0.1:${bot.port}/slack/events`;
   try {
-    say(`\n▶ chat: the /release bot (Bolt, HTTP mode on ${events}); Alice (${ALICE}) is on call`);
+    say(`\n▶ chat: the /release bot (Bolt, HTTP mode on ${events}); Alice (${ALICE}) is on call, in #${INCIDENT_CHANNEL.name}`);
     // The newest kept revision that served blue (revisions add up when the demo runs again).
     const blue = chartVersions.find((v) => v.color === 'blue')!.version;
     const history = await new ReleaseStorage(makeKubeClients(opts.kubeConfig)).history(namespace, 'unicorn');
@@ -58,30 +54,31 @@ export async function tellChatStory(opts: ChatStoryOptions): Promise<{ afterRoll
     return { afterRollback, afterResume };
   } finally {
     await bot.stop();
-    await slack.close();
   }
 }
 
 async function command(slack: FakeSlack, url: string, text: string, say: (line: string) => void): Promise<string | undefined> {
   say(`  Alice:      /release ${text}`);
-  const responseUrl = slack.responseUrl();
-  const ack = await postSigned(url, slashCommand(text, ALICE, CHANNEL, responseUrl), { secret: SECRET });
+  const request = slashCommand(slack, text, ALICE, INCIDENT_CHANNEL.id);
+  const ack = await postSigned(url, request.form, { secret: SECRET });
   say(`  bot:        acknowledged in ${ack.ms.toFixed(0)} ms (HTTP ${ack.status})`);
-  const reply = await replyOn(slack, responseUrl);
+  const reply = (await slack.replyOn(request.responseUrl)) as Reply;
   for (const block of reply.blocks ?? []) if (block.type === 'section') say(`  bot (only Alice sees this):\n${indent(block.text?.text ?? '')}`);
   return reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm')?.value;
 }
 
+/** Alice presses Confirm; the bot's audit message in the channel is edited to the outcome. */
 async function confirm(slack: FakeSlack, url: string, planId: string | undefined, say: (line: string) => void): Promise<void> {
   if (!planId) throw new Error('the bot offered no Confirm button');
-  const mark = slack.calls.length;
+  const before = new Set(slack.messages(INCIDENT_CHANNEL.id).map((m) => m.ts));
   say('  Alice:      presses Confirm');
-  await postSigned(url, buttonClick('release_confirm', planId, ALICE, CHANNEL, slack.responseUrl()), { secret: SECRET });
+  await postSigned(url, buttonClick(slack, 'release_confirm', planId, ALICE, INCIDENT_CHANNEL.id).form, { secret: SECRET });
+  const outcome = (m: FakeMessage) => !before.has(m.ts) && /:white_check_mark:|:x:/.test(m.text);
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
-    const done = slack.calls.slice(mark).find((c) => c.method === 'chat.update' && /:white_check_mark:|:x:/.test(String(c.args.text)));
+    const done = slack.messages(INCIDENT_CHANNEL.id).find(outcome);
     if (done) {
-      say(`  #incident:\n${indent(String(done.args.text))}`);
+      say(`  #${INCIDENT_CHANNEL.name}:\n${indent(done.text)}`);
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -90,30 +87,6 @@ async function confirm(slack: FakeSlack, url: string, planId: string | undefined
 }
 
 type Reply = { blocks?: Array<{ type: string; text?: { text: string }; elements?: Array<{ action_id: string; value: string }> }> };
-async function replyOn(slack: FakeSlack, responseUrl: string): Promise<Reply> {
-  const path = new URL(responseUrl).pathname;
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const found = slack.responses.find((r) => r.path === path);
-    if (found) return found.body as Reply;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('the bot did not answer on response_url');
-}
-
-async function ensureTeam(kc: KubeConfig, namespace: string): Promise<void> {
-  const body = {
-    apiVersion: `${API_GROUP}/${API_VERSION}`,
-    kind: 'Team',
-    metadata: { name: 'unicorn-oncall' },
-    spec: { members: { slackUsers: [ALICE] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'history', 'suspend', 'resume', 'rollback'] }] },
-  };
-  try {
-    await makeKubeClients(kc).custom.createClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, body });
-  } catch (error) {
-    if (!isConflict(error)) throw error;
-  }
-}
 
 function indent(text: string): string {
   return text.split('\n').map((line) => `              ${line.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')}`).join('\n');

@@ -1,7 +1,8 @@
 /**
- * Slack in the demo: the local fake Slack, two Teams (the unicorn team hears everything in the
- * demo namespace, on-call only its failures) and notify delivering to it, so the story can show
- * the messages it produced, read back from the fake's record.
+ * Slack in the demo: one local fake Slack for all of it. Two Teams (the unicorn team hears
+ * everything in the demo namespace, on-call only its failures) with notify delivering to it, and
+ * #incident where Alice talks to the /release bot; the story shows the messages read back from
+ * the fake's record.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, TEAM_KIND, TEAM_PLURAL } from '../api/vocabulary.js';
@@ -16,6 +17,9 @@ import { messageLine, slackTranscript } from './slack-transcript.js';
 
 const DEMO_LABEL = 'helmcrew.dev/demo';
 export const DEMO_CHANNELS = ['unicorn-releases', 'oncall'] as const;
+/** Alice, on call; she uses /release in #incident (chat-story.ts). */
+export const ALICE = 'U0ALICE';
+export const INCIDENT_CHANNEL = { id: 'C0INCIDENT', name: 'incident' } as const;
 
 export interface DemoSlack {
   slack: FakeSlack;
@@ -29,10 +33,19 @@ export interface DemoSlack {
 }
 
 export async function startDemoSlack(opts: { kubeConfig: KubeConfig; kubeconfigPath: string; redisUrl: string; queuePrefix: string; namespace: string; log: Logger }): Promise<DemoSlack> {
-  const slack = await startFakeSlack({ channels: DEMO_CHANNELS.map((name) => ({ name })) });
+  const slack = await startFakeSlack({ users: [{ id: ALICE, name: 'alice' }], channels: [...DEMO_CHANNELS.map((name) => ({ name })), INCIDENT_CHANNEL] });
   const teams = [
     { name: 'unicorn-team', spec: { subscriptions: [{ namespaces: [opts.namespace] }], channels: [{ slack: '#unicorn-releases' }] } },
-    { name: 'unicorn-oncall', spec: { subscriptions: [{ namespaces: [opts.namespace], severity: 'error' }], channels: [{ slack: '#oncall' }] } },
+    // On call hears the failures and may act from chat: Alice is its member (chat-story.ts).
+    {
+      name: 'unicorn-oncall',
+      spec: {
+        subscriptions: [{ namespaces: [opts.namespace], severity: 'error' }],
+        channels: [{ slack: '#oncall' }],
+        members: { slackUsers: [ALICE] },
+        permissions: [{ namespaces: [opts.namespace], verbs: ['status', 'history', 'suspend', 'resume', 'rollback'] }],
+      },
+    },
   ];
   for (const team of teams) {
     await serverSideApply(opts.kubeConfig, `/apis/${API_GROUP}/${API_VERSION}/${TEAM_PLURAL}/${team.name}`, {
@@ -78,7 +91,9 @@ export async function startDemoSlack(opts: { kubeConfig: KubeConfig; kubeconfigP
       }
     },
     sayTranscript(say) {
-      for (const channel of DEMO_CHANNELS) for (const line of slackTranscript(channel, slack.messages(channel), (ts) => slack.replies(channel, ts))) say(line);
+      for (const channel of [...DEMO_CHANNELS, INCIDENT_CHANNEL.name]) {
+        for (const line of slackTranscript(channel, slack.messages(channel), (ts) => slack.replies(channel, ts), slack.ephemerals(channel))) say(line);
+      }
     },
     async stop() {
       await notify.stop();

@@ -10,7 +10,7 @@ import { StepAsideError, drainMailbox, MailboxBusyError, type DrainDeps } from '
 import { mailboxId, Mailboxes } from './delivery/mailbox.js';
 import { ChannelRateLimiter } from './delivery/rate-limiter.js';
 import { UnroutedMarks } from './delivery/unrouted.js';
-import { DELIVERY_ATTEMPTS, deliveryRetryDelayMs } from './delivery/retry-policy.js';
+import { DELIVERY_ATTEMPTS, deliveryRetryDelayMs, pacedWait } from './delivery/retry-policy.js';
 import { defaultProviders } from './providers/default-providers.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import { DELIVERY_QUEUE, NOTIFY_QUEUE, type DeliveryJob, type NotifyJob } from './queues.js';
@@ -100,10 +100,19 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
       try {
         return await drainMailbox(deps, data, randomUUID());
       } catch (error) {
-        if (!(error instanceof StepAsideError)) throw error;
-        // Give the worker slot to another mailbox; come back later (no attempt used), keeping a reserved rate-limit slot.
-        await job.updateData({ ...job.data, slotAt: error.slotAt });
-        await job.moveToDelayed(Date.now() + error.waitMs, token);
+        if (error instanceof StepAsideError) {
+          // Give the worker slot to another mailbox; come back later (no attempt used), keeping a reserved rate-limit slot.
+          await job.updateData({ ...job.data, slotAt: error.slotAt });
+          await job.moveToDelayed(Date.now() + error.waitMs, token);
+          throw new DelayedError();
+        }
+        if (!(error instanceof RetryableDeliveryError)) throw error;
+        const paced = pacedWait(error.retryAfterMs, job.data.pacedSince, Date.now());
+        if (!paced) throw error;
+        // The server said when to come back (429 Retry-After): wait as asked, no attempt used.
+        log.warn({ team: job.data.team, release: job.data.release, channel: job.data.channelKey, waitMs: paced.waitMs, error: error.message }, 'delivery paced by the server; retrying after its Retry-After');
+        await job.updateData({ ...job.data, slotAt: undefined, pacedSince: paced.pacedSince });
+        await job.moveToDelayed(Date.now() + paced.waitMs, token);
         throw new DelayedError();
       }
     },

@@ -27,11 +27,19 @@ describe('helmcrew demo', () => {
     expect(result.stdout).toMatch(/containerPort: Invalid value: 80800/);
     expect(result.stdout).toMatch(/kubectl get helmreleases[\s\S]*unicorn +True/);
     // The Slack messages the run produced, read back from the local fake Slack: one per operation
-    // in the team's channel, the failure alone (with its buttons) in on-call's.
-    expect(result.stdout).toMatch(/#unicorn-releases: 5 messages/);
+    // in the team's channel (the five steps, then the rollback and the resume from chat), the
+    // failure alone (with its buttons) in on-call's.
+    expect(result.stdout).toMatch(/#unicorn-releases: 7 messages/);
+    expect(result.stdout).toMatch(/\n  ✔ unicorn-demo\/unicorn: Rolled back \(3\.0\.0 → 2\.0\.0\)\n/);
     expect(result.stdout).toMatch(/✘ unicorn-demo\/unicorn: Upgrade failed \(3\.0\.0 → 4\.0\.0\).*\[Roll back\] \[Suspend\] \[History\]/);
     expect(result.stdout).toMatch(/#oncall: 1 message\n +✘ unicorn-demo\/unicorn: Upgrade failed/);
     expect(result.stdout).toMatch(/slack: +#unicorn-releases +✔ unicorn-demo\/unicorn: Installed \(1\.0\.0\)/);
+    // The chat story runs on the same fake Slack: #incident holds what Alice saw alone (plans,
+    // confirmations) in their place and the bot's audit messages, edited to their outcome.
+    const incident = result.stdout.slice(result.stdout.lastIndexOf('#incident: '));
+    expect(incident).toMatch(/^#incident: 2 messages and 4 seen by one person only\n/);
+    expect(incident).toMatch(/\(only <@U0ALICE> sees\) Plan: roll back unicorn-demo\/unicorn: revision \d+ → \d+  \[Confirm\] \[Cancel\]\n +\(only <@U0ALICE> sees\) Confirmed.*\n +• <@U0ALICE> roll back unicorn-demo\/unicorn.*\n +:white_check_mark: .*Rolled back.*\(edited \d×\)/);
+    expect(incident).toMatch(/\(only <@U0ALICE> sees\) Plan: resume unicorn-demo\/unicorn.*\n +\(only <@U0ALICE> sees\) Confirmed.*\n +• <@U0ALICE> resume unicorn-demo\/unicorn.*\n +:white_check_mark: /);
     // The story stays clean: no JSON log line anywhere in what a person sees.
     expect(result.all.split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
     expect(result.stdout).toMatch(/controller started \(its log: .*demo-controller\.log\)/);

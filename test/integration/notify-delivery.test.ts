@@ -29,10 +29,10 @@ describe('notify delivering to webhooks', () => {
   const teams = new TeamApi(kube);
   const run = uniqueName('hc-notify');
   const { log, lines } = memoryLogger();
-  const keys = { '/ok': randomKey('ok'), '/flaky': randomKey('flaky'), '/gone': randomKey('gone'), '/also': randomKey('also'), '/burst': randomKey('burst') };
+  const keys = { '/ok': randomKey('ok'), '/flaky': randomKey('flaky'), '/gone': randomKey('gone'), '/also': randomKey('also'), '/burst': randomKey('burst'), '/paced': randomKey('paced') };
   const URL_TOKEN = randomKey('urltoken');
   // Each Team hears one namespace of its own (no cluster needed for these: the names are just names).
-  const ns = { ok: uniqueName('ok'), flaky: uniqueName('flaky'), gone: uniqueName('gone'), burst: uniqueName('burst'), slack: uniqueName('slack') };
+  const ns = { ok: uniqueName('ok'), flaky: uniqueName('flaky'), gone: uniqueName('gone'), burst: uniqueName('burst'), slack: uniqueName('slack'), paced: uniqueName('paced') };
   const replies: Record<string, () => Reply> = {};
   const receiver: WebhookReceiver = new WebhookReceiver(keys, (path) => replies[path]?.() ?? { status: 200 });
   const redis = connectRedis(env.redisUrl);
@@ -53,6 +53,7 @@ describe('notify delivering to webhooks', () => {
     await createTeam(kube, run, team('also'), { subscriptions: [{ namespaces: [ns.gone] }], channels: [webhook('/also')] });
     await createTeam(kube, run, team('slacky'), { subscriptions: [{ namespaces: [ns.slack] }], channels: [{ slack: '#releases' }, webhook('/also')] });
     await createTeam(kube, run, team('burst'), { subscriptions: [{ namespaces: [ns.burst] }], channels: [webhook('/burst')] });
+    await createTeam(kube, run, team('paced'), { subscriptions: [{ namespaces: [ns.paced] }], channels: [webhook('/paced')] });
     const config = readNotifyConfig({
       REDIS_URL: env.redisUrl,
       KUBECONFIG: env.kubeconfig,
@@ -144,6 +145,23 @@ describe('notify delivering to webhooks', () => {
     const releaseOne = receiver.delivered('/flaky').filter((r) => nameOf(r) === 'one');
     expect(releaseOne.map((r) => r.json.id)).toEqual(sent.slice(0, 3).map((n) => n.id));
   });
+
+  it('a receiver pacing with 429 + Retry-After more times than there are attempts → still delivered (waits obey it, no attempt used)', async () => {
+    // More 429s than DELIVERY_ATTEMPTS (30): counted as attempts, the job would give up (a busy
+    // Slack workspace does this to chat.update within a minute, bench/RESULTS.md).
+    const pacing = 33;
+    replies['/paced'] = () => (receiver.requests.filter((r) => r.path === '/paced').length <= pacing ? { status: 429, headers: { 'retry-after': '0' } } : { status: 200 });
+    const sent = notificationFor({ namespace: ns.paced, name: 'unicorn' }, 'UpgradeSucceeded', 'op-paced');
+    await publisher.publish(sent);
+    await receiver.waitFor(() => receiver.delivered('/paced').length === 1, 120_000);
+    const requests = receiver.requests.filter((r) => r.path === '/paced');
+    expect(requests.map((r) => r.status)).toEqual([...Array.from({ length: pacing }, () => 429), 200]);
+    expect(requests.every((r) => r.json.id === sent.id)).toBe(true);
+    // Retry-After: 0 still waits a second between calls (no spinning against the server).
+    const gaps = requests.slice(1).map((r, i) => r.at - requests[i]!.at);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(900);
+    expect(lines.some((l) => l.includes('delivery paced by the server'))).toBe(true);
+  }, 150_000);
 
   it('a receiver answering 404 → the Team status says so, not retried; another Team hearing the same event is told', async () => {
     replies['/gone'] = () => ({ status: 404 });

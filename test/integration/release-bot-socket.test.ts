@@ -6,14 +6,13 @@ import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { createLogger } from '../../src/log.js';
-import { startFakeSlack, type FakeSlack } from '../../src/dev/slack-standin.js';
+import { buttonClick, FAKE_APP, FAKE_APP_ID, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
-import { buttonClick, slashCommand } from '../../src/dev/slack-requests.js';
 
 /**
  * Issue 7, Socket Mode: the real @slack/socket-mode client inside Bolt connects to a local
- * WebSocket server speaking Slack's envelope protocol (apps.connections.open on the local Web
- * API, hello, envelopes, acks). No controller runs here: these check the transport and that the
+ * WebSocket server speaking Slack's envelope protocol (the local fake Slack: apps.connections.open,
+ * hello, envelopes, acks). No controller runs here: these check the transport and that the
  * intent reaches the API server.
  */
 describe('/release in Slack (Socket Mode)', () => {
@@ -34,7 +33,7 @@ describe('/release in Slack (Socket Mode)', () => {
       plural: TEAM_PLURAL,
       body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'Team', metadata: { name: team }, spec: { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'suspend', 'resume'] }] } },
     });
-    slack = await startFakeSlack('xoxb-socket', 'xapp-socket');
+    slack = await startFakeSlack({ tokens: ['xoxb-socket'], appTokens: ['xapp-socket'], users: [{ id: 'UALICE', name: 'alice' }], channels: [{ id: 'C0SOCK', name: 'sock' }] });
     const config = readBotConfig({
       SLACK_BOT_TOKEN: 'xoxb-socket',
       SLACK_APP_TOKEN: 'xapp-socket',
@@ -49,21 +48,12 @@ describe('/release in Slack (Socket Mode)', () => {
   });
   afterAll(async () => {
     await bot?.stop();
-    await slack?.close();
+    await slack?.stop();
     await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team }).catch(() => undefined);
     if (namespace) await deleteNamespace(kubeConfig, namespace);
   });
 
-  const replyOn = async (responseUrl: string) => {
-    const path = new URL(responseUrl).pathname;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      const found = slack.responses.find((r) => r.path === path);
-      if (found) return found.body as { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`no reply on ${responseUrl}`);
-  };
+  const replyOn = async (responseUrl: string) => (await slack.replyOn(responseUrl)) as { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };
 
   it('a token Slack does not accept stops start-up with one line naming it', async () => {
     const config = readBotConfig({ SLACK_BOT_TOKEN: 'xoxb-wrong', SLACK_APP_TOKEN: 'xapp-socket', SLACK_API_URL: slack.apiUrl, REDIS_URL: env.redisUrl, KUBECONFIG: env.kubeconfig });
@@ -72,53 +62,53 @@ describe('/release in Slack (Socket Mode)', () => {
 
   it('connects through apps.connections.open with the app token', () => {
     expect(bot.mode).toBe('socket');
-    expect(slack.calls.map((c) => c.method)).toContain('apps.connections.open');
+    expect(slack.okCalls('apps.connections.open')).not.toHaveLength(0);
   });
 
   it('a slash command envelope is acked at once and answered on response_url', async () => {
-    const responseUrl = slack.responseUrl();
-    const ack = await slack.sendEnvelope('slash_commands', slashCommand(`status ${namespace}/unicorn`, 'UALICE', 'C0SOCK', responseUrl));
+    const command = slashCommand(slack, `status ${namespace}/unicorn`, 'UALICE', 'C0SOCK');
+    const ack = await slack.sendEnvelope('slash_commands', command.form);
     expect(ack.ms).toBeLessThan(3000);
-    expect((await replyOn(responseUrl)).text).toMatch(/chart unicorn 1\.0\.0 declared, SUSPENDED/);
+    expect((await replyOn(command.responseUrl)).text).toMatch(/chart unicorn 1\.0\.0 declared, SUSPENDED/);
   });
 
   it('whoami says who you are and which Teams you are in', async () => {
-    const responseUrl = slack.responseUrl();
-    await slack.sendEnvelope('slash_commands', slashCommand('whoami', 'UALICE', 'C0SOCK', responseUrl));
-    expect((await replyOn(responseUrl)).text).toBe(`you are <@UALICE> (UALICE)\nuser groups: none\nteams: ${team}`);
+    const command = slashCommand(slack, 'whoami', 'UALICE', 'C0SOCK');
+    await slack.sendEnvelope('slash_commands', command.form);
+    expect((await replyOn(command.responseUrl)).text).toBe(`you are <@UALICE> (UALICE)\nuser groups: none\nteams: ${team}`);
   });
 
   it('plan and Confirm over the socket write the intent to the API server', async () => {
-    const responseUrl = slack.responseUrl();
-    await slack.sendEnvelope('slash_commands', slashCommand(`resume ${namespace}/unicorn`, 'UALICE', 'C0SOCK', responseUrl));
-    const plan = await replyOn(responseUrl);
+    const command = slashCommand(slack, `resume ${namespace}/unicorn`, 'UALICE', 'C0SOCK');
+    await slack.sendEnvelope('slash_commands', command.form);
+    const plan = await replyOn(command.responseUrl);
     const planId = plan.blocks!.find((b) => b.type === 'actions')!.elements!.find((e) => e.action_id === 'release_confirm')!.value;
-    const clickUrl = slack.responseUrl();
-    const ack = await slack.sendEnvelope('interactive', JSON.parse(buttonClick('release_confirm', planId, 'UALICE', 'C0SOCK', clickUrl).payload!) as Record<string, unknown>);
+    const click = buttonClick(slack, 'release_confirm', planId, 'UALICE', 'C0SOCK');
+    const ack = await slack.sendEnvelope('interactive', click.payload);
     expect(ack.ms).toBeLessThan(3000);
-    expect((await replyOn(clickUrl)).text).toMatch(/^Confirmed: resume/);
+    expect((await replyOn(click.responseUrl)).text).toMatch(/^Confirmed: resume/);
     const deadline = Date.now() + 10_000;
     while ((await api.get(namespace, 'unicorn'))?.spec.suspend && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await api.get(namespace, 'unicorn'))?.spec.suspend).toBe(false);
-    expect(slack.calls.find((c) => c.method === 'chat.postMessage' && c.args.channel === 'C0SOCK')?.args.text).toMatch(/<@UALICE> resume/);
+    expect(slack.okCalls('chat.postMessage').find((c) => c.params.channel === 'C0SOCK')?.params.text).toMatch(/<@UALICE> resume/);
   });
 
   it('an @-mention (threads have no slash commands) is answered ephemerally', async () => {
     const ack = await slack.sendEnvelope('events_api', {
       token: 'legacy-unused',
-      team_id: 'T0FAKE',
-      api_app_id: 'A0APP',
+      team_id: FAKE_APP.teamId,
+      api_app_id: FAKE_APP_ID,
       type: 'event_callback',
       event_id: 'Ev1',
       event_time: Math.floor(Date.now() / 1000),
-      authorizations: [{ team_id: 'T0FAKE', user_id: 'U0BOT', is_bot: true }],
-      event: { type: 'app_mention', user: 'UALICE', text: `<@U0BOT> status ${namespace}/unicorn`, ts: '1.5', channel: 'C0SOCK', thread_ts: '1.1', event_ts: '1.5' },
+      authorizations: [{ team_id: FAKE_APP.teamId, user_id: FAKE_APP.userId, is_bot: true }],
+      event: { type: 'app_mention', user: 'UALICE', text: `<@${FAKE_APP.userId}> status ${namespace}/unicorn`, ts: '1.5', channel: 'C0SOCK', thread_ts: '1.1', event_ts: '1.5' },
     });
     expect(ack.envelope_id).toBeTruthy();
     const deadline = Date.now() + 10_000;
     let ephemeral;
-    while (!(ephemeral = slack.calls.find((c) => c.method === 'chat.postEphemeral')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(ephemeral?.args).toMatchObject({ channel: 'C0SOCK', user: 'UALICE', thread_ts: '1.1' });
-    expect(String(ephemeral?.args.text)).toMatch(/chart unicorn 1\.0\.0 declared/);
+    while (!(ephemeral = slack.okCalls('chat.postEphemeral')[0]) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ephemeral?.params).toMatchObject({ channel: 'C0SOCK', user: 'UALICE', thread_ts: '1.1' });
+    expect(String(ephemeral?.params.text)).toMatch(/chart unicorn 1\.0\.0 declared/);
   });
 });

@@ -9,12 +9,11 @@ import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/log.js';
-import { startFakeSlack, type FakeSlack } from '../../src/dev/slack-standin.js';
+import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
-import { buttonClick, postSigned, slashCommand } from '../../src/dev/slack-requests.js';
 
 /**
- * Issue 7 through Slack: real Bolt in HTTP mode, real signed requests, a local Slack Web API,
+ * Issue 7 through Slack: real Bolt in HTTP mode, real signed requests, the local fake Slack,
  * the real cluster, Redis and helm. Alice and Bob are on-call (Bob through a user group);
  * Mallory is in no Team. The release `vault` has the two-person rule.
  */
@@ -32,8 +31,12 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
   let events: string;
 
   beforeAll(async () => {
-    slack = await startFakeSlack(token);
-    slack.userGroups.push({ id: 'S0ONCALL', users: ['UBOB'] });
+    slack = await startFakeSlack({
+      tokens: [token],
+      users: ['UALICE', 'UBOB', 'UMALLORY'].map((id) => ({ id, name: id.slice(1).toLowerCase() })),
+      channels: [{ id: channel, name: 'incident' }],
+      userGroups: { S0ONCALL: ['UBOB'] },
+    });
     await kube.custom.createClusterCustomObject({
       group: API_GROUP,
       version: API_VERSION,
@@ -71,39 +74,31 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
   });
   afterAll(async () => {
     await bot?.stop();
-    await slack?.close();
+    await slack?.stop();
     await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team }).catch(() => undefined);
   });
 
   const send = (form: Record<string, string>, opts: { timestamp?: number; signature?: string } = {}) => postSigned(events, form, { secret, ...opts });
   /** Sends a slash command; returns the ack and the first reply on its response_url. */
   const slash = async (text: string, user = 'UALICE') => {
-    const responseUrl = slack.responseUrl();
-    const ack = await send(slashCommand(text, user, channel, responseUrl));
-    return { ack, reply: await replyOn(responseUrl) };
+    const request = slashCommand(slack, text, user, channel);
+    const ack = await send(request.form);
+    return { ack, reply: await replyOn(request.responseUrl) };
   };
   const click = async (actionId: string, value: string, user = 'UALICE') => {
-    const responseUrl = slack.responseUrl();
-    const ack = await send(buttonClick(actionId, value, user, channel, responseUrl));
-    return { ack, reply: await replyOn(responseUrl) };
+    const request = buttonClick(slack, actionId, value, user, channel);
+    const ack = await send(request.form);
+    return { ack, reply: await replyOn(request.responseUrl) };
   };
-  const replyOn = async (responseUrl: string, timeoutMs = 30_000) => {
-    const path = new URL(responseUrl).pathname;
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      const found = slack.responses.find((r) => r.path === path);
-      if (found) return found.body as { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; style?: string; value: string }> }> };
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`no reply on ${responseUrl}`);
-  };
+  type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; style?: string; value: string }> }> };
+  const replyOn = async (responseUrl: string, timeoutMs = 30_000) => (await slack.replyOn(responseUrl, timeoutMs)) as Reply;
   const confirmButton = (reply: Awaited<ReturnType<typeof replyOn>>) => reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm');
   /** Waits for the in-channel audit message to be updated with the controller's outcome. */
   const outcomeUpdate = async (after: number) => {
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
-      const update = slack.calls.slice(after).find((c) => c.method === 'chat.update' && /:white_check_mark:|:x:/.test(String(c.args.text)));
-      if (update) return String(update.args.text);
+      const update = slack.calls().slice(after).find((c) => c.method === 'chat.update' && /:white_check_mark:|:x:/.test(String(c.params.text)));
+      if (update) return String(update.params.text);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     throw new Error('no outcome posted');
@@ -113,18 +108,18 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name},reason=ActionRefused` })).items;
 
   it('a forged signature gets 401 and nothing happens', async () => {
-    const responseUrl = slack.responseUrl();
-    const sent = await send(slashCommand(`suspend ${namespace}/unicorn`, 'UALICE', channel, responseUrl), { signature: 'v0=' + '0'.repeat(64) });
+    const request = slashCommand(slack, `suspend ${namespace}/unicorn`, 'UALICE', channel);
+    const sent = await send(request.form, { signature: 'v0=' + '0'.repeat(64) });
     expect(sent.status).toBe(401);
-    await expect(replyOn(responseUrl, 1500)).rejects.toThrow(/no reply/);
+    await expect(replyOn(request.responseUrl, 1500)).rejects.toThrow(/no reply/);
     expect((await get()).spec.suspend).toBeFalsy();
   });
 
   it('a correctly signed request older than 5 minutes is rejected', async () => {
-    const responseUrl = slack.responseUrl();
-    const sent = await send(slashCommand(`suspend ${namespace}/unicorn`, 'UALICE', channel, responseUrl), { timestamp: Math.floor(Date.now() / 1000) - 6 * 60 });
+    const request = slashCommand(slack, `suspend ${namespace}/unicorn`, 'UALICE', channel);
+    const sent = await send(request.form, { timestamp: Math.floor(Date.now() / 1000) - 6 * 60 });
     expect(sent.status).toBe(401);
-    await expect(replyOn(responseUrl, 1500)).rejects.toThrow(/no reply/);
+    await expect(replyOn(request.responseUrl, 1500)).rejects.toThrow(/no reply/);
   });
 
   it('acks at once; the answer follows on response_url', async () => {
@@ -157,11 +152,11 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     const confirm = confirmButton(reply)!;
     expect(confirm.style).toBe('danger');
     expect(confirm.value).toMatch(/^[A-Za-z0-9_-]{24}$/); // an opaque id, not a command
-    const mark = slack.calls.length;
+    const mark = slack.calls().length;
     const clicked = await click('release_confirm', confirm.value);
     expect(clicked.reply.text).toMatch(/^Confirmed/);
     expect(await outcomeUpdate(mark)).toMatch(/<@UALICE> roll back .* — _blue is broken_\n:white_check_mark: .*Rolled back revision 2/);
-    expect(slack.calls.slice(mark).find((c) => c.method === 'chat.postMessage')?.args.channel).toBe(channel);
+    expect(slack.calls().slice(mark).find((c) => c.method === 'chat.postMessage')?.params.channel).toBe(channel);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('pink');
     const release = await get();
     expect(release.spec.suspend).toBe(true);
@@ -174,7 +169,7 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
 
   it('/release resume (by Bob, through his user group) → back to the spec: blue', async () => {
     const { reply } = await slash(`resume ${namespace}/unicorn`, 'UBOB');
-    const mark = slack.calls.length;
+    const mark = slack.calls().length;
     await click('release_confirm', confirmButton(reply)!.value, 'UBOB');
     expect(await outcomeUpdate(mark)).toMatch(/:white_check_mark:/);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('blue');
@@ -184,7 +179,7 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
   it('the Roll back button of a failure notification does the same after confirmation', async () => {
     const { reply } = await click('release_rollback', `${namespace}/unicorn`);
     expect(reply.text).toMatch(/^Plan: roll back .*: revision 4 → 3/);
-    const mark = slack.calls.length;
+    const mark = slack.calls().length;
     await click('release_confirm', confirmButton(reply)!.value);
     expect(await outcomeUpdate(mark)).toMatch(/:white_check_mark:/);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('pink');
@@ -203,11 +198,11 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
   it('two-person rule: Alice cannot approve her own request, Bob can', async () => {
     const { reply } = await slash(`suspend ${namespace}/vault --reason audit`);
     expect(JSON.stringify(reply.blocks)).toMatch(/Two-person rule/);
-    const mark = slack.calls.length;
+    const mark = slack.calls().length;
     const confirmed = await click('release_confirm', confirmButton(reply)!.value);
     expect(confirmed.reply.text).toMatch(/Waiting for a second authorized person/);
-    const request = slack.calls.slice(mark).find((c) => c.method === 'chat.postMessage')!;
-    const approve = (request.args.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find((b) => b.type === 'actions')!.elements![0]!;
+    const request = slack.calls().slice(mark).find((c) => c.method === 'chat.postMessage')!;
+    const approve = (request.params.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find((b) => b.type === 'actions')!.elements![0]!;
     expect(approve.action_id).toBe('release_approve');
 
     const self = await click('release_approve', approve.value, 'UALICE');
@@ -217,7 +212,7 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     expect((await get('vault')).spec.suspend).toBeFalsy();
     expect((await refusedEvents('vault')).length).toBe(2);
 
-    const approvedMark = slack.calls.length;
+    const approvedMark = slack.calls().length;
     const bob = await click('release_approve', approve.value, 'UBOB');
     expect(bob.reply.text).toMatch(/^Approved/);
     expect(await outcomeUpdate(approvedMark)).toMatch(/\(approved by <@UBOB>\).*\n:white_check_mark:/s);

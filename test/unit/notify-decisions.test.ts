@@ -4,7 +4,7 @@ import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { severityOf, type ReleaseEvent } from '../../src/api/vocabulary.js';
 import type { ReleaseNotification } from '../../src/notify/contract.js';
 import { planDelivery, type LastDelivered } from '../../src/notify/delivery/plan-delivery.js';
-import { deliveryRetryDelayMs } from '../../src/notify/delivery/retry-policy.js';
+import { deliveryRetryDelayMs, PACED_LIMIT_MS, pacedWait } from '../../src/notify/delivery/retry-policy.js';
 import { buildNotification, newNotificationId, operationIdOf } from '../../src/notify/publish/notification.js';
 import { parseRetryAfter, webhookVerdict } from '../../src/notify/providers/webhook.js';
 import { signWebhookBody, verifyWebhookSignature } from '../../src/notify/providers/webhook-signature.js';
@@ -91,6 +91,21 @@ describe('deliveryRetryDelayMs', () => {
     { attemptsMade: 1, retryAfterMs: 3_600_000, want: 900_000 },
   ])('attempt $attemptsMade, Retry-After $retryAfterMs → $want ms', ({ attemptsMade, retryAfterMs, want }) => {
     expect(deliveryRetryDelayMs(attemptsMade, retryAfterMs)).toBe(want);
+  });
+});
+
+describe('pacedWait: Retry-After is obeyed without using an attempt, for at most an hour in a row', () => {
+  const now = 10 * PACED_LIMIT_MS;
+  it.each([
+    { why: 'no Retry-After: an ordinary failure', retryAfterMs: undefined, pacedSince: undefined, want: undefined },
+    { why: 'first 429: pacing starts now', retryAfterMs: 2000, pacedSince: undefined, want: { waitMs: 2000, pacedSince: now } },
+    { why: 'still paced: the start is kept', retryAfterMs: 2000, pacedSince: now - 60_000, want: { waitMs: 2000, pacedSince: now - 60_000 } },
+    { why: 'Retry-After 0 waits a second, never spins', retryAfterMs: 0, pacedSince: undefined, want: { waitMs: 1000, pacedSince: now } },
+    { why: 'an hour-long Retry-After is capped at 15 min', retryAfterMs: 3_600_000, pacedSince: undefined, want: { waitMs: 900_000, pacedSince: now } },
+    { why: 'after an hour of pacing, attempts count again', retryAfterMs: 2000, pacedSince: now - PACED_LIMIT_MS, want: undefined },
+    { why: 'a nonsense Retry-After is no pacing', retryAfterMs: Number.NaN, pacedSince: undefined, want: undefined },
+  ])('$why', ({ retryAfterMs, pacedSince, want }) => {
+    expect(pacedWait(retryAfterMs, pacedSince, now)).toEqual(want);
   });
 });
 

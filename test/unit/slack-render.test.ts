@@ -228,4 +228,22 @@ describe('slackTranscript (the demo prints what the fake Slack recorded)', () =>
       '      ↳ Upgrade failed: upgrade failed: <bad> & worse',
     ]);
   });
+
+  it('the chat channel: ephemeral plans and confirmations in their place among the messages, multi-line text kept under its first line', () => {
+    const planBlocks = [
+      { type: 'section', text: { type: 'mrkdwn', text: '*Plan*' } },
+      { type: 'actions', elements: [{ type: 'button', action_id: 'release_confirm', text: { type: 'plain_text', text: 'Confirm' } }, { type: 'button', action_id: 'release_cancel', text: { type: 'plain_text', text: 'Cancel' } }] },
+    ];
+    const plan = { channel: 'C9', user: 'U0ALICE', text: 'Plan: roll back web/unicorn: revision 5 → 2', blocks: planBlocks, messageTs: '1.000001' };
+    const confirmed = { channel: 'C9', user: 'U0ALICE', text: 'Confirmed: roll back web/unicorn', messageTs: '1.000002' };
+    const audit = { channel: 'C9', ts: '1.000003', author: 'B0', text: '<@U0ALICE> roll back web/unicorn — _green &amp; broken_\n:white_check_mark: Rolled back', edits: [{ text: 'a' }, { text: 'b' }] };
+    const later = { channel: 'C9', user: 'U0ALICE', text: 'Plan: resume web/unicorn', messageTs: '1.000004' };
+    expect(slackTranscript('incident', [audit], () => [], [later, confirmed, plan])).toEqual([
+      '#incident: 1 message and 3 seen by one person only',
+      '  (only <@U0ALICE> sees) Plan: roll back web/unicorn: revision 5 → 2  [Confirm] [Cancel]',
+      '  (only <@U0ALICE> sees) Confirmed: roll back web/unicorn',
+      '  • <@U0ALICE> roll back web/unicorn — _green & broken_\n    :white_check_mark: Rolled back (edited 2×)',
+      '  (only <@U0ALICE> sees) Plan: resume web/unicorn',
+    ]);
+  });
 });

@@ -33,7 +33,7 @@ export async function demoCommand(): Promise<number> {
     createLogger('controller', process.env.LOG_LEVEL ?? 'info', logFile),
   );
   say(`controller started (its log: ${logFile})`);
-  // Slack is the local fake: notify delivers to it; what it recorded is shown after each step.
+  // Slack is one local fake: notify and the /release bot talk to it; what it recorded is shown.
   const slack = await startDemoSlack({
     kubeConfig,
     kubeconfigPath: env.kubeconfig,
@@ -45,10 +45,10 @@ export async function demoCommand(): Promise<number> {
   say(`notify started: Team unicorn-team hears ${DEMO_NAMESPACE} in #unicorn-releases, Team unicorn-oncall its failures in #oncall (local fake Slack at ${slack.slack.origin})`);
   try {
     await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say, afterStep: (_step, index) => slack.sayNewMessages(say, index + 1) });
-    await tellChatStory({ kubeConfig, kubeconfigPath: env.kubeconfig, redisUrl: env.redisUrl, namespace: DEMO_NAMESPACE, say, log: createLogger('bot', process.env.LOG_LEVEL ?? 'warn') });
+    await tellChatStory({ kubeConfig, kubeconfigPath: env.kubeconfig, redisUrl: env.redisUrl, namespace: DEMO_NAMESPACE, say, log: createLogger('bot', process.env.LOG_LEVEL ?? 'warn'), slack: slack.slack });
     const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'helmreleases', '-n', DEMO_NAMESPACE], { reject: false });
     say(`\n$ kubectl get helmreleases -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
-    say('\nWhat Slack shows (one message per release operation, edited in place; details in threads):');
+    say('\nWhat Slack shows (notify: one message per release operation, edited in place, details in threads; the bot: #incident):');
     slack.sayTranscript(say);
     say(`\nThe environment stays up: eval "$(npx helmcrew dev env)" and look around; npx helmcrew dev down stops it.`);
   } finally {

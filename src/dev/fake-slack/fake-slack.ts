@@ -10,14 +10,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BodyTooLarge, callerToken, parseArguments, readBody, send } from './http.js';
-import { fail, METHODS, rateLimited, type ApiAnswer } from './methods.js';
+import { fail, METHODS, ok, rateLimited, type ApiAnswer } from './methods.js';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type BucketLimit, type RateLimitConfig } from './rate-limits.js';
-import { ResponseUrls, type ResponseUrlRecord } from './response-urls.js';
+import { firstAcceptedPost, ResponseUrls, type ResponseUrlRecord } from './response-urls.js';
+import { SocketMode, type EnvelopeAck, type EnvelopeType } from './socket-mode.js';
 import { FakeWorkspace, type EphemeralMessage, type FakeChannel, type FakeMessage, type FakeUser, type RecordedCall, type TokenState } from './workspace.js';
 
-export type { EphemeralMessage, FakeChannel, FakeMessage, FakeUser, RecordedCall, TokenState, ResponseUrlRecord, RateLimitConfig, BucketLimit };
+export type { EnvelopeAck, EnvelopeType, EphemeralMessage, FakeChannel, FakeMessage, FakeUser, RecordedCall, TokenState, ResponseUrlRecord, RateLimitConfig, BucketLimit };
 
 export const DEFAULT_FAKE_TOKEN = 'xoxb-fake-helmcrew-token';
+export const DEFAULT_FAKE_APP_TOKEN = 'xapp-fake-helmcrew-token';
+/** The fake workspace and its app's bot user, as auth.test reports them. */
+export const FAKE_APP = { teamId: 'T0HELMCREW', team: 'helmcrew', userId: 'U0HELMBOT', botId: 'B0HELMBOT' } as const;
 
 export interface FakeChannelSpec {
   name: string;
@@ -31,6 +35,8 @@ export interface FakeChannelSpec {
 export interface FakeSlackOptions {
   /** Valid bot tokens; default [DEFAULT_FAKE_TOKEN]. */
   tokens?: string[];
+  /** Valid app-level tokens (Socket Mode's apps.connections.open); default [DEFAULT_FAKE_APP_TOKEN]. */
+  appTokens?: string[];
   channels?: FakeChannelSpec[];
   users?: FakeUser[];
   /** User groups (Slack "subteams", S…) and their members, for usergroups.users.list. */
@@ -58,8 +64,10 @@ export interface FakeSlack {
   /** Base URL for WebClient's `slackApiUrl` (ends in /api/). */
   readonly apiUrl: string;
   readonly origin: string;
-  /** The first valid token. */
+  /** The first valid bot token. */
   readonly token: string;
+  /** The first valid app-level token. */
+  readonly appToken: string;
   readonly workspace: FakeWorkspace;
   /** Every call, optionally of one method, in arrival order. */
   calls(method?: string): RecordedCall[];
@@ -81,14 +89,21 @@ export interface FakeSlack {
   createResponseUrl(opts: { channel: string; user: string; messageTs?: string }): string;
   responseUrl(url: string): ResponseUrlRecord | undefined;
   responseUrls(): ResponseUrlRecord[];
+  /** The first post Slack accepted on a response_url; rejects ("no reply on …") after the timeout. */
+  replyOn(url: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Socket Mode: resolves once an app has connected and been sent `hello`. */
+  socketConnected(): Promise<void>;
+  /** Socket Mode: sends an envelope; resolves with the app's ack (same envelope_id). */
+  sendEnvelope(type: EnvelopeType, payload: Record<string, unknown>): Promise<EnvelopeAck>;
   stop(): Promise<void>;
 }
 
 export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<FakeSlack> {
   const now = options.now ?? Date.now;
-  const ws = new FakeWorkspace({ teamId: 'T0HELMCREW', team: 'helmcrew', userId: 'U0HELMBOT', botId: 'B0HELMBOT' }, now);
+  const ws = new FakeWorkspace({ ...FAKE_APP }, now);
   const tokens = options.tokens ?? [DEFAULT_FAKE_TOKEN];
   for (const token of tokens) ws.tokens.set(token, 'valid');
+  const appTokens = new Set(options.appTokens ?? [DEFAULT_FAKE_APP_TOKEN]);
   for (const user of options.users ?? []) ws.users.set(user.id, user);
   for (const [group, members] of Object.entries(options.userGroups ?? {})) ws.userGroups.set(group, members);
   const limits: RateLimitConfig = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits, methods: { ...DEFAULT_RATE_LIMITS.methods, ...options.rateLimits?.methods } };
@@ -146,8 +161,12 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     }
   };
 
-  const authenticate = (token: string | undefined): ApiAnswer | undefined => {
+  // apps.connections.open takes only an app-level token, every other method only a bot token.
+  const authenticate = (token: string | undefined, method: string): ApiAnswer | undefined => {
     if (!token) return fail('not_authed');
+    const wantsAppToken = method === 'apps.connections.open';
+    if (appTokens.has(token)) return wantsAppToken ? undefined : fail('not_allowed_token_type');
+    if (wantsAppToken && ws.tokens.has(token)) return fail('not_allowed_token_type');
     const state = ws.tokens.get(token);
     if (state === 'valid') return undefined;
     if (state === 'revoked') return fail('token_revoked');
@@ -180,8 +199,8 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     if (!params) answer = fail('invalid_json');
     else if (responseMatch) answer = responses.post(responseMatch[1]!, params);
     else {
-      const handler = METHODS[method];
-      answer = authenticate(callerToken(req, params)) ?? (handler ? handler({ ws, limiter, limits }, params) : fail('unknown_method'));
+      const handler = method === 'apps.connections.open' ? () => ok({ url: socketMode.openConnection() }) : METHODS[method];
+      answer = authenticate(callerToken(req, params), method) ?? (handler ? handler({ ws, limiter, limits }, params) : fail('unknown_method'));
     }
     record(method, params ?? {}, answer);
     send(res, answer);
@@ -197,12 +216,14 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     server.listen({ host: '127.0.0.1', port: 0 }, () => resolve());
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const socketMode = new SocketMode(server, () => origin);
 
   const channelId = (ref: string) => ws.resolveChannel(ref)?.id;
   return {
     apiUrl: `${origin}/api/`,
     origin,
     token: tokens[0] ?? DEFAULT_FAKE_TOKEN,
+    appToken: [...appTokens][0] ?? DEFAULT_FAKE_APP_TOKEN,
     workspace: ws,
     calls: (method) => ws.calls.filter((c) => method === undefined || c.method === method),
     okCalls: (method) => ws.calls.filter((c) => c.method === method && c.ok),
@@ -227,10 +248,15 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     },
     responseUrl: (url) => responses.get(url.split('/').pop() ?? ''),
     responseUrls: () => responses.all(),
-    stop: () =>
-      new Promise<void>((resolve) => {
+    replyOn: (url, timeoutMs) => firstAcceptedPost(() => responses.get(url.split('/').pop() ?? ''), url, timeoutMs),
+    socketConnected: () => socketMode.connected,
+    sendEnvelope: (type, payload) => socketMode.sendEnvelope(type, payload),
+    stop: async () => {
+      await socketMode.close();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }

@@ -169,7 +169,17 @@ const userGroupMembers: Handler = (ctx, params) => {
   return members ? ok({ users: [...members] }) : fail('no_such_subteam');
 };
 
+/** The bot reads every group with its members at once (include_users) and caches the answer. */
+const userGroupsList: Handler = (ctx, params) => {
+  const limited = methodRateLimit(ctx, 'usergroups.list');
+  if (limited) return limited;
+  const withUsers = params.include_users === true || params.include_users === 'true';
+  const usergroups = [...ctx.ws.userGroups].map(([id, users]) => ({ id, team_id: ctx.ws.app.teamId, ...(withUsers ? { users: [...users], user_count: users.length } : {}) }));
+  return ok({ usergroups });
+};
+
 export const METHODS: Record<string, Handler> = {
+  'usergroups.list': userGroupsList,
   'usergroups.users.list': userGroupMembers,
   'auth.test': (ctx, params) => methodRateLimit(ctx, 'auth.test') ?? authTest(ctx, params),
   'chat.postMessage': postMessage,

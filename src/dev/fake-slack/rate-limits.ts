@@ -31,6 +31,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
     'conversations.info': TIER_3,
     'users.info': TIER_4,
     'usergroups.users.list': TIER_2,
+    'usergroups.list': TIER_2,
     'auth.test': TIER_4,
   },
 };

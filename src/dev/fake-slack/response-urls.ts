@@ -87,3 +87,14 @@ export class ResponseUrls {
     return ok();
   }
 }
+
+/** Polls a response_url's record until Slack accepted a post on it; rejects after the timeout. */
+export async function firstAcceptedPost(record: () => ResponseUrlRecord | undefined, url: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const accepted = record()?.posts.find((p) => p.status === 200);
+    if (accepted) return accepted.body;
+    if (Date.now() >= deadline) throw new Error(`no reply on ${url} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

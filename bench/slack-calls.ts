@@ -1,0 +1,61 @@
+// What the Slack benchmark reads from the fake Slack's record of calls: which call first carried a
+// notification's state (by a marker in its message), how many calls of each kind and how many
+// 429s, and the floor that a per-channel message rate alone sets. Pure, table-tested.
+import type { RecordedCall } from '../src/dev/fake-slack/index.js';
+
+/** The marker the bench appends to each notification's message; the rendered message keeps it. */
+export const benchMarker = (id: string): string => `[bench:${id}]`;
+
+export interface CallCounts {
+  posts: number;
+  updates: number;
+  replies: number;
+  rateLimited: Record<string, number>;
+  otherErrors: Record<string, number>;
+}
+
+const MARKER = /\[bench:([0-9a-z]{9}-[0-9a-z]{4}-[0-9a-f]{8})\]/g;
+const isTopLevel = (c: RecordedCall) => c.method === 'chat.update' || (c.method === 'chat.postMessage' && !c.params.thread_ts);
+
+/** First arrival of each marker in an accepted top-level post or an update. */
+export function firstCarried(calls: RecordedCall[]): Map<string, number> {
+  const first = new Map<string, number>();
+  for (const call of calls) {
+    if (!call.ok || !isTopLevel(call)) continue;
+    for (const match of JSON.stringify(call.params).matchAll(MARKER)) if (!first.has(match[1]!)) first.set(match[1]!, call.at);
+  }
+  return first;
+}
+
+export function countCalls(calls: RecordedCall[]): CallCounts {
+  const counts: CallCounts = { posts: 0, updates: 0, replies: 0, rateLimited: {}, otherErrors: {} };
+  for (const c of calls) {
+    if (c.status === 429) counts.rateLimited[c.method] = (counts.rateLimited[c.method] ?? 0) + 1;
+    else if (!c.ok) counts.otherErrors[`${c.method} ${c.error}`] = (counts.otherErrors[`${c.method} ${c.error}`] ?? 0) + 1;
+    else if (c.method === 'chat.update') counts.updates++;
+    else if (c.method === 'chat.postMessage') c.params.thread_ts ? counts.replies++ : counts.posts++;
+  }
+  return counts;
+}
+
+/**
+ * The floor a rate limit alone sets: each operation's outcome needs at least one call from a token
+ * bucket per key (a channel's messages; one key for a workspace-wide method like chat.update) that
+ * holds `burst` calls and refills at `perSecond`, served in the order the outcomes happened.
+ */
+export function limitFloor(finals: Array<{ channel: number; atMs: number }>, perSecond = 1, burst = 1): number[] {
+  const buckets = new Map<number, { tokens: number; at: number }>();
+  return [...finals]
+    .sort((a, b) => a.atMs - b.atMs)
+    .map(({ channel, atMs }) => {
+      const bucket = buckets.get(channel) ?? { tokens: burst, at: atMs };
+      let start = Math.max(atMs, bucket.at);
+      let tokens = Math.min(burst, bucket.tokens + ((start - bucket.at) / 1000) * perSecond);
+      if (tokens < 1) {
+        start += ((1 - tokens) / perSecond) * 1000;
+        tokens = 1;
+      }
+      buckets.set(channel, { tokens: tokens - 1, at: start });
+      return start - atMs;
+    });
+}
