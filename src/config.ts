@@ -47,13 +47,16 @@ export interface TenancyPolicy {
 
 type Env = Record<string, string | undefined>;
 
-export function readControllerConfig(env: Env = process.env): ControllerConfig {
+/** What every process reads the same way: the cluster, Redis and the queue prefix. */
+function sharedConfig(env: Env): { kubeconfig?: string; redisUrl: string; queuePrefix: string } {
   const redisUrl = required(env, 'REDIS_URL');
   if (!/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  return { kubeconfig: env.KUBECONFIG || undefined, redisUrl, queuePrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew' };
+}
+
+export function readControllerConfig(env: Env = process.env): ControllerConfig {
   return {
-    kubeconfig: env.KUBECONFIG || undefined,
-    redisUrl,
-    queuePrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew',
+    ...sharedConfig(env),
     helmBin: env.HELM_BIN || 'helm',
     concurrency: positiveInt(env, 'HELMCREW_CONCURRENCY', 4),
     namespaces: (env.WATCH_NAMESPACES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
@@ -93,12 +96,8 @@ export interface NotifyConfig {
 }
 
 export function readNotifyConfig(env: Env = process.env): NotifyConfig {
-  const redisUrl = required(env, 'REDIS_URL');
-  if (!/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
   return {
-    kubeconfig: env.KUBECONFIG || undefined,
-    redisUrl,
-    queuePrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew',
+    ...sharedConfig(env),
     concurrency: positiveInt(env, 'HELMCREW_NOTIFY_CONCURRENCY', 16),
     coalesceWindowMs: positiveInt(env, 'HELMCREW_NOTIFY_COALESCE_MS', 10 * 60_000),
     ratePerSecond: positiveNumber(env, 'HELMCREW_NOTIFY_RATE_PER_SECOND', 1),
