@@ -26,56 +26,49 @@ export const UPSTREAM_STAGE_FILES = [
  * Running pod that runs to completion (restartPolicy Never or OnFailure) and has no Job owner
  * ends Succeeded, every container terminated with exit code 0.
  */
-export const RUN_TO_COMPLETION_STAGE = `apiVersion: kwok.x-k8s.io/v1alpha1
-kind: Stage
-metadata:
-  name: helmcrew-pod-run-to-completion
-spec:
-  resourceRef:
-    apiGroup: v1
-    kind: Pod
-  selector:
-    matchExpressions:
-    - { key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' }
-    - { key: '.status.phase', operator: 'In', values: ['Running'] }
-    - { key: '.spec.restartPolicy', operator: 'In', values: ['Never', 'OnFailure'] }
-    - { key: '.metadata.ownerReferences.[].kind', operator: 'NotIn', values: ['Job'] }
-    - { key: '.metadata.annotations["${EXIT_CODE_ANNOTATION}"]', operator: 'DoesNotExist' }
-  next:
-    statusTemplate: |
-      {{ $finished := Now }}
-      phase: Succeeded
-      containerStatuses:
-      {{ range .spec.containers }}
-      - name: {{ .name | Quote }}
-        image: {{ .image | Quote }}
-        ready: false
-        started: false
-        restartCount: 0
-        state:
-          terminated: { exitCode: 0, reason: Completed, startedAt: {{ $finished | Quote }}, finishedAt: {{ $finished | Quote }} }
-      {{ end }}
-`;
+export const RUN_TO_COMPLETION_STAGE = terminatedPodStage({
+  name: 'helmcrew-pod-run-to-completion',
+  selectors: [
+    "{ key: '.spec.restartPolicy', operator: 'In', values: ['Never', 'OnFailure'] }",
+    "{ key: '.metadata.ownerReferences.[].kind', operator: 'NotIn', values: ['Job'] }",
+    `{ key: '.metadata.annotations["${EXIT_CODE_ANNOTATION}"]', operator: 'DoesNotExist' }`,
+  ],
+  phase: 'Succeeded',
+  exitCode: '0',
+  reason: 'Completed',
+});
 
-export const RUN_TO_FAILURE_STAGE = `apiVersion: kwok.x-k8s.io/v1alpha1
+/** A test pod annotated with an exit code (the unicorn chart's test.kwokExitCode) fails with it. */
+export const RUN_TO_FAILURE_STAGE = terminatedPodStage({
+  name: 'helmcrew-pod-run-to-failure',
+  selectors: [
+    "{ key: '.spec.restartPolicy', operator: 'In', values: ['Never'] }",
+    `{ key: '.metadata.annotations["${EXIT_CODE_ANNOTATION}"]', operator: 'Exists' }`,
+  ],
+  templateVars: [`{{ $code := index .metadata.annotations "${EXIT_CODE_ANNOTATION}" }}`],
+  phase: 'Failed',
+  exitCode: '{{ $code }}',
+  reason: 'Error',
+});
+
+/** A Stage that ends a Running, not-deleted pod matching `selectors`, every container terminated alike. */
+function terminatedPodStage(opts: { name: string; selectors: string[]; templateVars?: string[]; phase: string; exitCode: string; reason: string }): string {
+  const selectors = ["{ key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' }", "{ key: '.status.phase', operator: 'In', values: ['Running'] }", ...opts.selectors];
+  return `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:
-  name: helmcrew-pod-run-to-failure
+  name: ${opts.name}
 spec:
   resourceRef:
     apiGroup: v1
     kind: Pod
   selector:
     matchExpressions:
-    - { key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' }
-    - { key: '.status.phase', operator: 'In', values: ['Running'] }
-    - { key: '.spec.restartPolicy', operator: 'In', values: ['Never'] }
-    - { key: '.metadata.annotations["${EXIT_CODE_ANNOTATION}"]', operator: 'Exists' }
+${selectors.map((s) => `    - ${s}`).join('\n')}
   next:
     statusTemplate: |
       {{ $finished := Now }}
-      {{ $code := index .metadata.annotations "${EXIT_CODE_ANNOTATION}" }}
-      phase: Failed
+${(opts.templateVars ?? []).map((v) => `      ${v}\n`).join('')}      phase: ${opts.phase}
       containerStatuses:
       {{ range .spec.containers }}
       - name: {{ .name | Quote }}
@@ -84,9 +77,10 @@ spec:
         started: false
         restartCount: 0
         state:
-          terminated: { exitCode: {{ $code }}, reason: Error, startedAt: {{ $finished | Quote }}, finishedAt: {{ $finished | Quote }} }
+          terminated: { exitCode: ${opts.exitCode}, reason: ${opts.reason}, startedAt: {{ $finished | Quote }}, finishedAt: {{ $finished | Quote }} }
       {{ end }}
 `;
+}
 
 /** All stages as one multi-document YAML, the format of kwok's --config file. */
 export async function kwokStagesYaml(kwokBinary: string): Promise<string> {
