@@ -6,6 +6,7 @@ import { summarizeHistory, type StoredRelease } from '../../src/controller/helm/
 import {
   determineLifecycle,
   determineReleaseState,
+  needsFinalizer,
   nextAction,
   nextLifecycleAction,
   type DesiredRelease,
@@ -124,5 +125,19 @@ describe('ownership decides before anything acts', () => {
   ])('$name → $want', ({ given, history, want }) => {
     const state = determineLifecycle(given, summarizeHistory(history));
     expect([state.kind, nextLifecycleAction(state)]).toEqual(want);
+  });
+});
+
+describe('needsFinalizer (decided from the object alone, so it can be written while the history is read)', () => {
+  it.each([
+    ['a live object without the finalizer', release({ meta: { finalizers: undefined } }), true],
+    ['a live object with other finalizers only', release({ meta: { finalizers: ['example.com/keep'] } }), true],
+    ['a live object with the finalizer', release(), false],
+    ['a deleting object without the finalizer', release({ meta: { finalizers: undefined, deletionTimestamp: '2026-11-22T12:00:00Z' } }), false],
+    ['a deleting object with the finalizer', release({ meta: { deletionTimestamp: '2026-11-22T12:00:00Z' } }), false],
+  ])('%s → %s', (_what, object, expected) => {
+    expect(needsFinalizer(object)).toBe(expected);
+    // The same answer as the lifecycle decision with any history.
+    expect(determineLifecycle(object, summarizeHistory([])).kind === 'needs-finalizer').toBe(expected);
   });
 });

@@ -39,6 +39,22 @@ export interface ChartRequest {
   timeoutSeconds: number;
 }
 
+/** What a successful install or upgrade wrote, from helm's own output. */
+export interface ReleaseWritten {
+  /** undefined when helm's output could not be read as a release (then storage is listed instead). */
+  revision?: number;
+}
+
+/** Pure: the revision in `helm install|upgrade --output json`; tolerant of anything else. */
+export function releaseWritten(stdout: string): ReleaseWritten {
+  try {
+    const version = (JSON.parse(stdout) as { version?: unknown }).version;
+    return typeof version === 'number' && Number.isInteger(version) && version > 0 ? { revision: version } : {};
+  } catch {
+    return {};
+  }
+}
+
 /**
  * The helm CLI, one method per operation. Helm 4 flag spellings live here and nowhere else.
  * Values go to helm's stdin (`--values -`): never argv (visible to every process), never a file
@@ -85,20 +101,20 @@ export class HelmClient {
     }
   }
 
-  async install(req: ReleaseRequest): Promise<void> {
+  async install(req: ReleaseRequest): Promise<ReleaseWritten> {
     const args = ['install', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req)];
     if (req.createNamespace) args.push('--create-namespace');
-    await this.runner.run(args, this.releaseRunOptions('install', req));
+    return releaseWritten(await this.runner.run(args, this.releaseRunOptions('install', req)));
   }
 
-  async upgrade(req: ReleaseRequest): Promise<void> {
+  async upgrade(req: ReleaseRequest): Promise<ReleaseWritten> {
     // --reset-values: the HelmRelease is the whole truth; values not declared there are dropped.
     const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req), '--reset-values'];
     // helm 4 spells it --history-max, and only upgrade prunes old revisions.
     args.push('--history-max', String(req.maxHistory));
     // helm 4 refuses --force-replace with server-side apply (its default): replace client-side.
     if (req.forceReplace) args.push('--force-replace', '--server-side=false');
-    await this.runner.run(args, this.releaseRunOptions('upgrade', req));
+    return releaseWritten(await this.runner.run(args, this.releaseRunOptions('upgrade', req)));
   }
 
   /** Back to an earlier revision; helm writes it as a new revision. */
@@ -131,6 +147,8 @@ export class HelmClient {
       '--values', '-',
       req.wait ? '--wait=watcher' : '--wait=hookOnly',
       '--timeout', `${req.timeoutSeconds}s`,
+      // The release as written, so its revision is known without listing the records again.
+      '--output', 'json',
       '--description', req.description,
       // helm 4 writes these on the record Secret, pending records included; upgrade merges them over the old ones.
       '--labels', Object.entries(req.labels).map(([k, v]) => `${k}=${v}`).join(','),

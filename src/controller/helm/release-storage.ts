@@ -1,6 +1,7 @@
 import type { HistoryEntry } from '../../api/helmrelease.js';
 import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
+import { isNotFound } from '../kube/errors.js';
 import { ValuesDigester } from '../reconcile/values-digest.js';
 import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, releaseSecretName, type ReleaseRecordLimits } from './release-record.js';
 
@@ -118,10 +119,14 @@ export class ReleaseStorage {
    * as a revision is superseded). A release upgraded many times keeps up to 10 records, each with
    * its chart and manifest; the periodic check of a settled release reads only the newest ones.
    */
-  async history(namespace: string, releaseName: string, opts: { withoutSuperseded?: boolean } = {}): Promise<ReleaseHistory> {
+  async history(namespace: string, releaseName: string, opts: { withoutSuperseded?: boolean; notOlderThan?: string } = {}): Promise<ReleaseHistory> {
     const list = await this.kube.core.listNamespacedSecret({
       namespace,
       labelSelector: `owner=helm,name=${releaseName}${opts.withoutSuperseded ? ',status!=superseded' : ''}`,
+      // Without a resourceVersion the API server answers only once its watch cache has caught up
+      // with etcd, which after any write waits for its ~100 ms progress tick (bench/api-calls.ts).
+      // "Not older than" a version the caller knows is served at once and is still as new as it.
+      ...(opts.notOlderThan ? { resourceVersion: opts.notOlderThan, resourceVersionMatch: 'NotOlderThan' } : {}),
     });
     const releases: StoredRelease[] = [];
     for (const secret of list.items) {
@@ -132,6 +137,22 @@ export class ReleaseStorage {
       releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
     }
     return summarizeHistory(releases);
+  }
+
+  /**
+   * The history just after a helm operation that wrote `revision`: a GET of that record (served
+   * by etcd, so it sees helm's last write) gives a version the LIST is then not older than.
+   */
+  async historyAfter(namespace: string, releaseName: string, revision: number | undefined): Promise<ReleaseHistory> {
+    if (revision === undefined) return this.history(namespace, releaseName);
+    try {
+      const record = await this.kube.core.readNamespacedSecret({ namespace, name: releaseSecretName(releaseName, revision) });
+      return await this.history(namespace, releaseName, { notOlderThan: record.metadata?.resourceVersion });
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      // Pruned or never written under that name: the consistent LIST says what is there.
+      return this.history(namespace, releaseName);
+    }
   }
 
   /**

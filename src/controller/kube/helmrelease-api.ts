@@ -28,9 +28,12 @@ export class HelmReleaseApi {
     return list as { items: HelmRelease[]; metadata?: { resourceVersion?: string } };
   }
 
-  /** Merge-patches status; the controller is the only writer of status, one worker per release. */
-  async patchStatus(release: HelmRelease, status: HelmReleaseStatus): Promise<void> {
-    await this.kube.custom.patchNamespacedCustomObjectStatus(
+  /**
+   * Merge-patches status; the controller is the only writer of status, one worker per release.
+   * Returns the object as the server has it after the write (its generation included).
+   */
+  async patchStatus(release: HelmRelease, status: HelmReleaseStatus): Promise<HelmRelease> {
+    return (await this.kube.custom.patchNamespacedCustomObjectStatus(
       {
         ...this.coordinates(release.metadata.namespace),
         name: release.metadata.name,
@@ -38,7 +41,7 @@ export class HelmReleaseApi {
         fieldManager: FIELD_MANAGER,
       },
       mergePatch,
-    );
+    )) as HelmRelease;
   }
 
   /**

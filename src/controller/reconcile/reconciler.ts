@@ -26,6 +26,7 @@ import { resolveDesiredRelease } from './desired-release.js';
 import {
   assertNever,
   determineLifecycle,
+  needsFinalizer,
   determineReleaseState,
   nextAction,
   gatedByDependencies,
@@ -58,12 +59,23 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
       if (!(error instanceof FreshReadNeeded)) throw error;
     }
   }
-  const release = await controllerCtx.api.get(namespace, name);
-  if (!release) return { key: `${namespace}/${name}`, action: 'gone' };
-  return reconcileFrom(controllerCtx, release, 'server');
+  return reconcileFresh(controllerCtx, namespace, name, 'server');
 }
 
-async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelease, readFrom: 'cache' | 'server', knownHistory?: ReleaseHistory): Promise<ReconcileResult> {
+/**
+ * Where a pass reads from. 'cache': the informer's copy, read-only. 'server': a GET, and Helm's
+ * records as new as that object. 'latest': a GET and the newest records: the follow-up pass
+ * after this job's own helm run or unlock, whose writes the object's version does not cover.
+ */
+type ReadFrom = 'cache' | 'server' | 'latest';
+
+async function reconcileFresh(controllerCtx: ReconcileContext, namespace: string, name: string, readFrom: 'server' | 'latest'): Promise<ReconcileResult> {
+  const release = await controllerCtx.api.get(namespace, name);
+  if (!release) return { key: `${namespace}/${name}`, action: 'gone' };
+  return reconcileFrom(controllerCtx, release, readFrom);
+}
+
+async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelease, readFrom: ReadFrom, knownHistory?: ReleaseHistory): Promise<ReconcileResult> {
   const { namespace, name } = release.metadata;
   const key = `${namespace}/${name}`;
   const target = releaseTarget(release, controllerCtx.tenancy);
@@ -77,19 +89,19 @@ async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelea
     else await reportRefused(ctx, release, ReleaseEvent.TargetNamespaceRefused, tenancy.message);
     return { key, action: 'refused' };
   }
+  if (!knownHistory && needsFinalizer(release)) {
+    // The finalizer is decided from the object alone, so it is written while the history is
+    // read. Metadata changes do not requeue (only generation does), so carry on in this pass from
+    // the object the PATCH returned: a finalizer changes neither the spec nor Helm's records.
+    const [updated, read] = await Promise.all([ctx.api.addFinalizer(release), readHistory(ctx, release, target, readFrom)]);
+    if (!read) return { key, action: 'refused' };
+    return reconcileFrom(controllerCtx, updated, 'server', read);
+  }
   const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom));
   if (!history) return { key, action: 'refused' };
 
   const lifecycleState = determineLifecycle(release, history);
   const lifecycle = nextLifecycleAction(lifecycleState);
-  if (lifecycle === 'add-finalizer') {
-    // Metadata changes do not requeue (only generation does), so carry on in this pass, from the
-    // object the PATCH returned: a finalizer changes neither the spec nor Helm's records, so
-    // reading both again (a GET, and a LIST that waits for the watch cache after this write)
-    // would only cost time.
-    const updated = await ctx.api.addFinalizer(release);
-    return reconcileFrom(controllerCtx, updated, 'server', history);
-  }
   if (lifecycleState.kind === 'not-ours' || lifecycleState.kind === 'deleting-not-ours') {
     await reportNotOurs(ctx, release, target, lifecycleState.ownership);
   }
@@ -142,21 +154,21 @@ async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelea
     case 'reinstall':
       // A failure that will be remediated or retried is decided on at once, in a fresh pass.
       // helm test, or the decision about a failure that will be remediated or retried, follows at once in a fresh pass.
-      if (followUp(release, await installRelease(ctx, release, target, desired, action))) return reconcileRelease(ctx, namespace, name);
+      if (followUp(release, await installRelease(ctx, release, target, desired, action))) return reconcileFresh(ctx, namespace, name, 'latest');
       break;
     case 'upgrade':
-      if (followUp(release, await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync'))) return reconcileRelease(ctx, namespace, name);
+      if (followUp(release, await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync'))) return reconcileFresh(ctx, namespace, name, 'latest');
       break;
     case 'test':
       if (state.kind !== 'untested') break;
-      if ((await testRelease(ctx, release, target, desired, state.deployed)) === 'failed') return reconcileRelease(ctx, namespace, name);
+      if ((await testRelease(ctx, release, target, desired, state.deployed)) === 'failed') return reconcileFresh(ctx, namespace, name, 'latest');
       break;
     case 'remediate-rollback':
     case 'remediate-uninstall':
       if (state.kind === 'failed-needs-rollback') await remediateRelease(ctx, release, target, { action: 'rollback', from: state.from, to: state.to });
       else if (state.kind === 'failed-needs-uninstall') await remediateRelease(ctx, release, target, { action: 'uninstall', release: state.release });
       // Storage changed: decide the retry (or giving up) from what is there now.
-      return reconcileRelease(ctx, namespace, name);
+      return reconcileFresh(ctx, namespace, name, 'latest');
     case 'wait-for-retry': {
       if (state.kind !== 'failed-backing-off') break;
       const failed = failedActionOf(release);
@@ -184,7 +196,7 @@ async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelea
       await ctx.events.record(release, ReleaseEvent.ReleaseUnlocked, message);
       ctx.log.warn({ release: key, action: 'unlock', revision: pending.revision, status: pending.status }, 'unlocked a stale pending release');
       // Storage changed under us: decide again from what is there now.
-      return reconcileRelease(controllerCtx, namespace, name);
+      return reconcileFresh(controllerCtx, namespace, name, 'latest');
     }
     case 'report-failure':
       if (state.kind === 'failed-unchanged' && !stallRecorded(release, state.message)) {
@@ -266,12 +278,16 @@ function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContex
 }
 
 /** Helm's records for the target, or undefined (status written) when the identity may not read them. */
-async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, readFrom: 'cache' | 'server' = 'server'): Promise<ReleaseHistory | undefined> {
+async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, readFrom: ReadFrom): Promise<ReleaseHistory | undefined> {
   try {
     // A quiet check of a settled release needs only the newest records (cached-read.ts); any
     // action it might lead to is decided again from a fresh pass with the whole history.
     if (readFrom === 'cache') return withSupersededFromStatus(await ctx.storage.history(target.namespace, target.releaseName, { withoutSuperseded: true }), release.status?.history);
-    return await ctx.storage.history(target.namespace, target.releaseName);
+    // Every helm operation of ours is followed by a status write, so records as new as this
+    // object's version include all of them; someone else's helm seconds ago may be missed, and
+    // the next check sees it (waiting for the fully consistent read costs up to ~100 ms here).
+    if (readFrom === 'latest') return await ctx.storage.history(target.namespace, target.releaseName);
+    return await ctx.storage.history(target.namespace, target.releaseName, { notOlderThan: release.metadata.resourceVersion });
   } catch (error) {
     if (!isForbidden(error)) throw error;
     const message = `Cannot read the Helm release records of ${target.namespace}/${target.releaseName}: ${apiErrorMessage(error)}`;

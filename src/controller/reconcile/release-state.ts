@@ -51,6 +51,11 @@ export type LifecycleState =
  * Deletion, finalizer, suspension and ownership come before anything that needs the chart or
  * values. A release owned by another HelmRelease is never upgraded, unlocked or uninstalled.
  */
+/** Pure: an object that lives and lacks helmcrew's finalizer gets it first, whatever the history. */
+export function needsFinalizer(release: HelmRelease): boolean {
+  return !release.metadata.deletionTimestamp && !(release.metadata.finalizers?.includes(FINALIZER) ?? false);
+}
+
 export function determineLifecycle(release: HelmRelease, history: ReleaseHistory): LifecycleState {
   const hasFinalizer = release.metadata.finalizers?.includes(FINALIZER) ?? false;
   const ownership = determineOwnership(release, history);

@@ -10,7 +10,8 @@ import type { AttemptOutcome } from './shared.js';
 import { testsWanted } from '../test-decision.js';
 import { withTestsPending } from '../../status/test-status.js';
 import { redactSecrets } from '../redact.js';
-import { pullChart, releaseRequest, reportSuperseded, supersedable } from './shared.js';
+import { attemptSupersedable, pullChart, releaseRequest, reportSuperseded } from './shared.js';
+import type { ReleaseWritten } from '../../helm/helm-client.js';
 
 /**
  * Installs the release. `reinstall` first removes a release whose only revisions failed, since
@@ -27,14 +28,16 @@ export async function installRelease(
   const startedAt = ctx.now();
   const details = { action: 'install', attempt: startedAt.getTime().toString(36), toVersion: desired.chartVersion, cause: mode === 'reinstall' ? 'reinstall after a failed first install' : 'new release' };
   const started = attemptStartedStatus(release, target, desired, mode, startedAt);
-  await ctx.api.patchStatus(release, started);
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
-  await ctx.events.record(release, ReleaseEvent.InstallStarted, `Installing ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName}`, details);
+  const announce = () => ctx.events.record(release, ReleaseEvent.InstallStarted, `Installing ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName}`, details);
+  let written: ReleaseWritten;
   try {
-    if (mode === 'reinstall') {
-      await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
-    }
-    await supersedable(ctx, release, target, (cancelSignal) => ctx.helm.install({ ...releaseRequest(release, target, desired, chartPath, 'install'), cancelSignal }));
+    written = await attemptSupersedable(ctx, release, target, { started, announce }, async (cancelSignal) => {
+      if (mode === 'reinstall') {
+        await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
+      }
+      return ctx.helm.install({ ...releaseRequest(release, target, desired, chartPath, 'install'), cancelSignal });
+    });
   } catch (error) {
     if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, `Install of ${desired.chartName}@${desired.chartVersion}`);
     if (!(error instanceof HelmError)) throw error;
@@ -47,11 +50,14 @@ export async function installRelease(
     await ctx.events.record(release, ReleaseEvent.InstallFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
     return final ? 'failed-final' : 'failed';
   }
-  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const history = await ctx.storage.historyAfter(target.namespace, target.releaseName, written.revision);
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = `Installed ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName} revision ${revision}`;
   const succeeded = succeededStatus(attempted, ReleaseEvent.InstallSucceeded, message, history, ctx.now());
-  await ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded);
-  await ctx.events.record(release, ReleaseEvent.InstallSucceeded, message, { ...details, revision });
+  // Independent writes: the status and the Event (with notify) go out together.
+  await Promise.all([
+    ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
+    ctx.events.record(release, ReleaseEvent.InstallSucceeded, message, { ...details, revision }),
+  ]);
   return 'succeeded';
 }

@@ -1,4 +1,4 @@
-import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { HelmRelease, HelmReleaseStatus } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
 import type { EventDetails } from '../../kube/event-recorder.js';
@@ -59,19 +59,29 @@ export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desi
 export type AttemptOutcome = 'succeeded' | 'failed' | 'failed-final' | 'superseded';
 
 /**
- * Runs one helm install or upgrade that a newer generation may cancel (RunningOperations). A
- * generation that arrived just before it was registered cancels it at once.
+ * Starts one helm install or upgrade that a newer generation may cancel (RunningOperations):
+ * writes the "attempt started" status first (the record a restart needs; helm never runs without
+ * it), then runs helm while the "started" Event goes out. The operation is registered before the
+ * status write, so a newer generation is seen either in the write's answer or by the watch.
  */
-export async function supersedable<T>(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, run: (signal?: AbortSignal) => Promise<T>): Promise<T> {
+export async function attemptSupersedable<T>(
+  ctx: ReconcileContext,
+  release: HelmRelease,
+  target: ReleaseTarget,
+  attempt: { started: HelmReleaseStatus; announce: () => Promise<void> },
+  run: (signal?: AbortSignal) => Promise<T>,
+): Promise<T> {
   const operation = ctx.operations?.begin(target.key, release.metadata.generation);
+  let announced: Promise<void> | undefined;
   try {
-    if (operation) {
-      const current = await ctx.api.get(release.metadata.namespace, release.metadata.name);
-      ctx.operations!.supersede(target.key, current?.metadata.generation);
-    }
+    const written = await ctx.api.patchStatus(release, attempt.started);
+    if (operation) ctx.operations!.supersede(target.key, written.metadata.generation);
+    // Sinks never throw; awaited below so the outcome is always told after the start.
+    announced = attempt.announce();
     return await run(operation?.signal);
   } finally {
     operation?.end();
+    await announced;
   }
 }
 

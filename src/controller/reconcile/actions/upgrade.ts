@@ -10,7 +10,8 @@ import type { AttemptOutcome } from './shared.js';
 import { testsWanted } from '../test-decision.js';
 import { withTestsPending } from '../../status/test-status.js';
 import { redactSecrets } from '../redact.js';
-import { pullChart, releaseRequest, reportSuperseded, supersedable } from './shared.js';
+import { attemptSupersedable, pullChart, releaseRequest, reportSuperseded } from './shared.js';
+import type { ReleaseWritten } from '../../helm/helm-client.js';
 
 /** Upgrades a deployed release to the desired chart and values. */
 export async function upgradeRelease(
@@ -31,11 +32,11 @@ export async function upgradeRelease(
     cause: why,
   };
   const started = attemptStartedStatus(release, target, desired, 'upgrade', startedAt);
-  await ctx.api.patchStatus(release, started);
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
-  await ctx.events.record(release, ReleaseEvent.UpgradeStarted, `Upgrading to ${desired.chartName}@${desired.chartVersion} (${why})`, details);
+  const announce = () => ctx.events.record(release, ReleaseEvent.UpgradeStarted, `Upgrading to ${desired.chartName}@${desired.chartVersion} (${why})`, details);
+  let written: ReleaseWritten;
   try {
-    await supersedable(ctx, release, target, (cancelSignal) => ctx.helm.upgrade({ ...releaseRequest(release, target, desired, chartPath, 'upgrade'), cancelSignal }));
+    written = await attemptSupersedable(ctx, release, target, { started, announce }, (cancelSignal) => ctx.helm.upgrade({ ...releaseRequest(release, target, desired, chartPath, 'upgrade'), cancelSignal }));
   } catch (error) {
     if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, `Upgrade to ${desired.chartName}@${desired.chartVersion}`);
     if (!(error instanceof HelmError)) throw error;
@@ -50,10 +51,13 @@ export async function upgradeRelease(
     await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
     return final ? 'failed-final' : 'failed';
   }
-  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const history = await ctx.storage.historyAfter(target.namespace, target.releaseName, written.revision);
   const message = `Upgraded to ${desired.chartName}@${desired.chartVersion}, revision ${history.deployed?.revision} (${why})`;
   const succeeded = succeededStatus(attempted, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now());
-  await ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded);
-  await ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message, { ...details, revision: history.deployed?.revision });
+  // Independent writes: the status and the Event (with notify) go out together.
+  await Promise.all([
+    ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
+    ctx.events.record(release, ReleaseEvent.UpgradeSucceeded, message, { ...details, revision: history.deployed?.revision }),
+  ]);
   return 'succeeded';
 }
