@@ -1,16 +1,17 @@
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import type { KubeClients } from './kube-clients.js';
 
-/** The API clients the controller uses, made once from one KubeConfig. */
-export interface KubeClients {
+// client-node's side of KubeClients: for the bot, the CLI, dev tooling, the demo and tests.
+// The controller and notify processes use the slim client (slim-clients.ts) and never import this.
+export type { KubeClients } from './kube-clients.js';
+export { jsonPatch, mergePatch } from './kube-clients.js';
+
+/** client-node's full generated clients (everything KubeClients has, and every other call). */
+export interface ClientNodeKubeClients extends KubeClients {
   config: KubeConfig;
   core: CoreV1Api;
   custom: CustomObjectsApi;
+  impersonate(user: string): ClientNodeKubeClients;
 }
 
 /** KUBECONFIG when set (a path), otherwise in-cluster or ~/.kube/config, as kubectl does. */
@@ -65,9 +66,32 @@ export function resetConnections(config: KubeConfig): void {
   for (const dispatcher of dispatchers) void dispatcher.destroy?.().catch(() => undefined);
 }
 
-export function makeKubeClients(config: KubeConfig): KubeClients {
-  return { config, core: config.makeApiClient(CoreV1Api), custom: config.makeApiClient(CustomObjectsApi) };
+export function makeKubeClients(config: KubeConfig): ClientNodeKubeClients {
+  return {
+    config,
+    core: config.makeApiClient(CoreV1Api),
+    custom: config.makeApiClient(CustomObjectsApi),
+    impersonate: (user) => makeKubeClients(impersonatingConfig(config, user)),
+  };
 }
 
-export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-export const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);
+/**
+ * A copy of `base` whose current user is impersonated as `user`; it shares base's connections.
+ * client-node 2.x sends `Impersonate-User` when the kubeconfig user has `as` (impersonateUser).
+ */
+export function impersonatingConfig(base: KubeConfig, user: string): KubeConfig {
+  const current = base.getCurrentUser();
+  if (!current) throw new Error('the kubeconfig has no current user to impersonate from');
+  const copy = new KubeConfig();
+  copy.loadFromOptions({
+    clusters: base.clusters,
+    contexts: base.contexts,
+    currentContext: base.currentContext,
+    users: base.users.map((u) => (u.name === current.name ? { ...u, impersonateUser: user } : u)),
+  });
+  const shared = base as unknown as { createDispatcher?: (...args: unknown[]) => unknown };
+  if (typeof shared.createDispatcher === 'function') {
+    (copy as unknown as { createDispatcher: (...args: unknown[]) => unknown }).createDispatcher = (...args) => shared.createDispatcher!(...args);
+  }
+  return copy;
+}
