@@ -71,7 +71,7 @@ describe('ListWatch', () => {
   });
 
   it.each([
-    ['an ERROR event other than 410', { events: [{ type: 'ERROR', object: { code: 500, message: 'storage is (re)initializing' } as never }], end: 'hang' as const }, /storage is \(re\)initializing/],
+    ['an ERROR event other than 410', { events: [{ type: 'ERROR' as const, object: { code: 500, message: 'storage is (re)initializing' } as never }], end: 'hang' as const }, /storage is \(re\)initializing/],
     ['a broken connection', { events: [], end: new Error('socket hang up') }, /socket hang up/],
     ['a 403 on the watch', { events: [], end: new KubeApiError(403, { message: 'forbidden' }, 'GET', '/x') }, /forbidden/],
   ])('%s is reported once and ends the ListWatch (its owner replaces it)', async (_case, script, message) => {
