@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config.js';
 import { fromKubeconfig, fromKubeconfigFile, inCluster, KubeconfigError, loadConnectionConfig } from '../../src/controller/kube/connection-config.js';
 import { KubeConnection } from '../../src/controller/kube/rest-client.js';
 
@@ -56,6 +58,7 @@ describe('kubeconfig for the slim client', () => {
   ])('refuses a user that uses %s, naming the field', (field, user) => {
     const attempt = () => fromKubeconfig(kubeconfig({}, user), '/home/me/.kube/config');
     expect(attempt).toThrow(KubeconfigError);
+    expect(attempt).toThrow(ConfigError);
     expect(attempt).toThrow(`/home/me/.kube/config: user "me" uses "${field}", which helmcrew does not support`);
     // The refusal never repeats a credential.
     try {
@@ -100,4 +103,20 @@ describe('kubeconfig for the slim client', () => {
     await writeFile(tokenFile, 'third\n');
     expect(connection.bearer(true)).toBe('third'); // after a 401
   });
+});
+
+describe('helmcrew controller with a kubeconfig it cannot use', () => {
+  it('stops at start-up with one line naming the field, exit code 2', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'helmcrew-kc-exec-'));
+    const path = join(dir, 'config');
+    await writeFile(path, kubeconfig({}, { exec: { command: 'gke-gcloud-auth-plugin', apiVersion: 'client.authentication.k8s.io/v1beta1' } }));
+    const root = join(import.meta.dirname, '../..');
+    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'controller'], { cwd: root, env: { ...process.env, KUBECONFIG: path, REDIS_URL: 'redis://127.0.0.1:1', HELMCREW_WORK_DIR: join(dir, 'work') } }, (error, _stdout, stderr) =>
+        resolve({ code: error ? (error as { code?: number }).code ?? null : 0, stderr }),
+      );
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(`helmcrew: ${path}: user "me" uses "exec", which helmcrew does not support; use a client certificate, token or tokenFile`);
+  }, 30_000);
 });

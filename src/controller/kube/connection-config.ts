@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
+import { ConfigError } from '../../config.js';
 
 /**
  * Where the API server is and how to prove who we are: what the slim client needs from a
@@ -24,8 +25,11 @@ export interface ConnectionConfig {
   impersonate?: string;
 }
 
-/** A kubeconfig the slim client cannot use; the message names the file, the entry and the field. */
-export class KubeconfigError extends Error {
+/**
+ * A kubeconfig the slim client cannot use; the message names the file, the entry and the field.
+ * A ConfigError: the command prints the message alone and exits 2, as for a bad variable.
+ */
+export class KubeconfigError extends ConfigError {
   override name = 'KubeconfigError';
 }
 
