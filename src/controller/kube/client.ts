@@ -26,8 +26,6 @@ export function loadKubeConfig(kubeconfigPath = process.env.KUBECONFIG): KubeCon
 type DispatcherFactory = (cluster: unknown, agentOptions: Record<string, unknown>) => unknown;
 type Dispatcher = { destroy?: () => Promise<void> };
 
-const dispatcherCaches = new WeakMap<KubeConfig, Map<string, Dispatcher>>();
-
 /**
  * client-node 2.0.1 makes a new undici Agent, so a new TLS connection and handshake, for every
  * request (bench/RESULTS.md: 40 GETs left 40 connections; one kept-alive connection made each
@@ -39,7 +37,6 @@ export function reuseConnections(config: KubeConfig): void {
   const original = target.createDispatcher;
   if (typeof original !== 'function') return;
   const cache = new Map<string, Dispatcher>();
-  dispatcherCaches.set(config, cache);
   target.createDispatcher = function cachedDispatcher(this: unknown, cluster, agentOptions) {
     const server = (cluster as { server?: string; proxyUrl?: string } | null) ?? {};
     const key = JSON.stringify([server.server, server.proxyUrl, ...['ca', 'cert', 'key', 'pfx', 'rejectUnauthorized', 'servername'].map((k) => String(agentOptions[k] ?? ''))]);
@@ -52,18 +49,6 @@ export function reuseConnections(config: KubeConfig): void {
     }
     return dispatcher;
   };
-}
-
-/**
- * Drops every pooled connection (a kept-alive connection can stall silently, e.g. behind a NAT
- * that forgot it); requests hanging on them fail and are retried on new ones.
- */
-export function resetConnections(config: KubeConfig): void {
-  const cache = dispatcherCaches.get(config);
-  if (!cache) return;
-  const dispatchers = [...cache.values()];
-  cache.clear();
-  for (const dispatcher of dispatchers) void dispatcher.destroy?.().catch(() => undefined);
 }
 
 export function makeKubeClients(config: KubeConfig): ClientNodeKubeClients {
