@@ -29,9 +29,10 @@ async function modulesLoadedBy(modulePath: string): Promise<string[]> {
 
 const clientNode = (modules: string[]) => modules.filter((m) => m.includes('/@kubernetes/client-node/'));
 
-describe('what the controller and notify processes load', () => {
+describe('what the controller, notify and run processes load', () => {
   // Importing @kubernetes/client-node costs ~85 MiB of RSS (docs/field-notes.md, issue 9).
-  it.each([['src/cli/commands/controller.ts'], ['src/cli/commands/notify.ts']])('%s does not load @kubernetes/client-node', async (modulePath) => {
+  // `run` is what the chart runs; it loads the bot (and client-node) only when Slack is configured for it.
+  it.each([['src/cli/commands/controller.ts'], ['src/cli/commands/notify.ts'], ['src/cli/commands/run.ts']])('%s does not load @kubernetes/client-node', async (modulePath) => {
     const modules = await modulesLoadedBy(modulePath);
     // The recorder saw the process's real graph: its own modules and its libraries.
     expect(modules.some((m) => m.includes('/src/controller/kube/rest-client.ts'))).toBe(true);
