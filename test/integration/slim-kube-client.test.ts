@@ -144,6 +144,10 @@ describe('the slim Kubernetes client (controller and notify)', () => {
     expect(connectionsTo(port) - before).toBeLessThanOrEqual(2);
   });
 
+  it('one pool per server and credentials in a process (controller and notify in `helmcrew run`)', () => {
+    expect(connectKube(env.kubeconfig).connection).toBe(rest.connection);
+  });
+
   it('resetConnections drops the pooled connections; the next request opens a new one', async () => {
     await kube.core.readNamespacedSecret({ namespace, name: 'one' });
     const agent = rest.connection.currentAgent();

@@ -140,9 +140,9 @@ export class KubeRest {
             }
           }
         });
-        res.on('end', () => resolve());
         res.on('error', (error) => (signal.aborted ? resolve() : reject(error)));
-        res.on('aborted', () => (signal.aborted ? resolve() : reject(new Error(`watch ${req.path}: connection closed`))));
+        // A stream that closes before its end is a broken connection, unless we aborted it.
+        res.on('close', () => (res.complete || signal.aborted ? resolve() : reject(new Error(`watch ${req.path}: connection closed`))));
       });
       const abort = () => request.destroy();
       signal.addEventListener('abort', abort, { once: true });

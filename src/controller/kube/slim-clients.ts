@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { ConfigurationOptions } from '@kubernetes/client-node';
-import { loadConnectionConfig } from './connection-config.js';
+import { loadConnectionConfig, type ConnectionConfig } from './connection-config.js';
 import { headersFrom, type CoreClient, type CustomClient, type KubeClients } from './kube-clients.js';
 import { KubeConnection, KubeRest, seg, type Query } from './rest-client.js';
 
@@ -61,7 +62,23 @@ export function slimKubeClients(rest: KubeRest): KubeClients {
   return { core, custom, impersonate: (user) => slimKubeClients(rest.impersonate(user)) };
 }
 
+const connections = new Map<string, KubeConnection>();
+
+/** One pool per server and credentials in a process (`helmcrew run` holds controller and notify). */
+function connectionKey(config: ConnectionConfig): string {
+  const digest = createHash('sha256');
+  for (const part of [config.ca, config.cert, config.key, config.token]) digest.update(part ?? '').update('\0');
+  return JSON.stringify([config.server, config.tlsServerName, config.insecureSkipTlsVerify, config.tokenFile, config.impersonate, digest.digest('hex')]);
+}
+
 /** The process's connection to the API server, from KUBECONFIG, ~/.kube/config or in-cluster. */
 export function connectKube(kubeconfigPath?: string): KubeRest {
-  return new KubeRest(new KubeConnection(loadConnectionConfig(kubeconfigPath)));
+  const config = loadConnectionConfig(kubeconfigPath);
+  const key = connectionKey(config);
+  let connection = connections.get(key);
+  if (!connection) {
+    connection = new KubeConnection(config);
+    connections.set(key, connection);
+  }
+  return new KubeRest(connection);
 }
