@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api, type KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KubeApiError } from '../../src/controller/kube/api-error.js';
-import { fromKubeconfigFile } from '../../src/controller/kube/connection-config.js';
+import { fromKubeconfigFile, inCluster } from '../../src/controller/kube/connection-config.js';
 import { apiErrorMessage, isConflict, isForbidden, isNotFound } from '../../src/controller/kube/errors.js';
 import { KubeEventRecorder } from '../../src/controller/kube/event-recorder.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
@@ -217,5 +217,16 @@ describe('the slim Kubernetes client (controller and notify)', () => {
     // The kubelet rotates the projected token: the file changes, the cached value is now wrong.
     await writeFile(tokenFile, `${status!.token}\n`);
     expect((await asToken.core.readNamespacedSecret({ namespace, name: 'guarded' })).metadata?.name).toBe('guarded');
+  });
+
+  it('in a Pod: the service env, the mounted CA and ServiceAccount token', async () => {
+    const { status } = await core.createNamespacedServiceAccountToken({ namespace, name: 'reader', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const mount = await mkdtemp(join(tmpdir(), 'helmcrew-sa-'));
+    await writeFile(join(mount, 'token'), status!.token!);
+    await writeFile(join(mount, 'ca.crt'), fromKubeconfigFile(env.kubeconfig).ca!);
+    const server = new URL(rest.connection.config.server);
+    const pod = slimKubeClients(new KubeRest(new KubeConnection(inCluster({ KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port }, mount))));
+    expect((await pod.core.readNamespacedSecret({ namespace, name: 'guarded' })).metadata?.name).toBe('guarded');
+    expect(isForbidden(await pod.core.readNamespacedSecret({ namespace: 'default', name: 'anything' }).catch((error: unknown) => error))).toBe(true);
   });
 });
