@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { NotifyConfig } from '../config.js';
-import { loadKubeConfig, makeKubeClients } from '../controller/kube/client.js';
+import { connectKube, slimKubeClients } from '../controller/kube/slim-clients.js';
 import { TeamApi } from '../controller/kube/team-api.js';
 import { connectRedis, redactRedisUrl } from '../controller/queue/redis.js';
 import { createLogger, type Logger } from '../log.js';
@@ -41,7 +41,7 @@ export function drainBackoff(attemptsMade: number, error: Error | undefined): nu
  * replicas share both queues.
  */
 export async function startNotify(config: NotifyConfig, log: Logger = createLogger('notify'), options: NotifyOptions = {}): Promise<RunningNotify> {
-  const kube = makeKubeClients(loadKubeConfig(config.kubeconfig));
+  const kube = slimKubeClients(connectKube(config.kubeconfig));
   const teamApi = new TeamApi(kube);
   const directory = new TeamDirectory(teamApi, log, config.teamRefreshMs, config.teamSelector);
   await directory.start();

@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
-import { ApiException, KubeConfig } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { KubeConnection, KubeRest } from '../../src/controller/kube/rest-client.js';
 import { CRD_MISSING_MESSAGE, InformerSupervisor } from '../../src/controller/watch/informer-supervisor.js';
 
 /** Log lines as objects, from a pino logger writing into memory. */
@@ -19,17 +20,11 @@ function memoryLogger() {
 
 describe('controller against a cluster without the CRD', () => {
   it('says the CRD is missing and how to install it, once per backoff, not "HTTP 404"', async () => {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: 'https://127.0.0.1:1', skipTLSVerify: true }],
-      users: [{ name: 'u' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
+    const rest = new KubeRest(new KubeConnection({ server: 'https://127.0.0.1:1', insecureSkipTlsVerify: true }));
     // The API server's answer when a CRD is not installed: a 404 on the list.
     const api = { list: async () => Promise.reject(new ApiException(404, 'HTTP-Code: 404', '404 page not found', {})) } as unknown as HelmReleaseApi;
     const { log, lines } = memoryLogger();
-    const supervisor = new InformerSupervisor({ kubeConfig, api, namespaces: [], onKey: () => undefined, log, silenceMs: 600_000 });
+    const supervisor = new InformerSupervisor({ rest, api, namespaces: [], onKey: () => undefined, log, silenceMs: 600_000 });
     await supervisor.start();
     await new Promise((resolve) => setTimeout(resolve, 3500));
     await supervisor.stop();

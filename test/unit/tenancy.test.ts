@@ -3,7 +3,7 @@ import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { ConfigError, readControllerConfig } from '../../src/config.js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { summarizeHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
-import { impersonatingConfig } from '../../src/controller/kube/identity.js';
+import { impersonatingConfig } from '../../src/controller/kube/client.js';
 import {
   determineOwnership,
   labelValueFor,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL, ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseStorage } from '../../controller/helm/release-storage.js';
-import { mergePatch, type KubeClients } from '../../controller/kube/client.js';
+import { mergePatch, type KubeClients } from '../../controller/kube/kube-clients.js';
 import type { ReleaseEventSink } from '../../controller/kube/event-recorder.js';
 import type { HelmReleaseApi } from '../../controller/kube/helmrelease-api.js';
 import { releaseTarget } from '../../controller/reconcile/release-target.js';

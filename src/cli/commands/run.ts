@@ -1,4 +1,4 @@
-import { startBot, type RunningBot } from '../../bot/slack/app.js';
+import type { RunningBot } from '../../bot/slack/app.js';
 import { readBotConfig } from '../../bot/slack/config.js';
 import { readControllerConfig, readNotifyConfig } from '../../config.js';
 import { startController } from '../../controller/controller.js';
@@ -27,7 +27,8 @@ export async function runCommand(): Promise<number> {
   const notify = await startNotify(notifyConfig, createLogger('notify'));
   let bot: RunningBot | undefined;
   try {
-    if (botConfig) bot = await startBot(botConfig, createLogger('bot'));
+    // Loaded only when wanted: the bot brings Bolt and @kubernetes/client-node (~85 MiB of RSS).
+    if (botConfig) bot = await (await import('../../bot/slack/app.js')).startBot(botConfig, createLogger('bot'));
   } catch (error) {
     await Promise.all([controller.stop(), notify.stop()]);
     throw error;

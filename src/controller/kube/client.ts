@@ -1,16 +1,17 @@
-import {
-  CoreV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import type { KubeClients } from './kube-clients.js';
 
-/** The API clients the controller uses, made once from one KubeConfig. */
-export interface KubeClients {
+// client-node's side of KubeClients: for the bot, the CLI, dev tooling, the demo and tests.
+// The controller and notify processes use the slim client (slim-clients.ts) and never import this.
+export type { KubeClients } from './kube-clients.js';
+export { jsonPatch, mergePatch } from './kube-clients.js';
+
+/** client-node's full generated clients (everything KubeClients has, and every other call). */
+export interface ClientNodeKubeClients extends KubeClients {
   config: KubeConfig;
   core: CoreV1Api;
   custom: CustomObjectsApi;
+  impersonate(user: string): ClientNodeKubeClients;
 }
 
 /** KUBECONFIG when set (a path), otherwise in-cluster or ~/.kube/config, as kubectl does. */
@@ -25,8 +26,6 @@ export function loadKubeConfig(kubeconfigPath = process.env.KUBECONFIG): KubeCon
 type DispatcherFactory = (cluster: unknown, agentOptions: Record<string, unknown>) => unknown;
 type Dispatcher = { destroy?: () => Promise<void> };
 
-const dispatcherCaches = new WeakMap<KubeConfig, Map<string, Dispatcher>>();
-
 /**
  * client-node 2.0.1 makes a new undici Agent, so a new TLS connection and handshake, for every
  * request (bench/RESULTS.md: 40 GETs left 40 connections; one kept-alive connection made each
@@ -38,7 +37,6 @@ export function reuseConnections(config: KubeConfig): void {
   const original = target.createDispatcher;
   if (typeof original !== 'function') return;
   const cache = new Map<string, Dispatcher>();
-  dispatcherCaches.set(config, cache);
   target.createDispatcher = function cachedDispatcher(this: unknown, cluster, agentOptions) {
     const server = (cluster as { server?: string; proxyUrl?: string } | null) ?? {};
     const key = JSON.stringify([server.server, server.proxyUrl, ...['ca', 'cert', 'key', 'pfx', 'rejectUnauthorized', 'servername'].map((k) => String(agentOptions[k] ?? ''))]);
@@ -53,21 +51,32 @@ export function reuseConnections(config: KubeConfig): void {
   };
 }
 
+export function makeKubeClients(config: KubeConfig): ClientNodeKubeClients {
+  return {
+    config,
+    core: config.makeApiClient(CoreV1Api),
+    custom: config.makeApiClient(CustomObjectsApi),
+    impersonate: (user) => makeKubeClients(impersonatingConfig(config, user)),
+  };
+}
+
 /**
- * Drops every pooled connection (a kept-alive connection can stall silently, e.g. behind a NAT
- * that forgot it); requests hanging on them fail and are retried on new ones.
+ * A copy of `base` whose current user is impersonated as `user`; it shares base's connections.
+ * client-node 2.x sends `Impersonate-User` when the kubeconfig user has `as` (impersonateUser).
  */
-export function resetConnections(config: KubeConfig): void {
-  const cache = dispatcherCaches.get(config);
-  if (!cache) return;
-  const dispatchers = [...cache.values()];
-  cache.clear();
-  for (const dispatcher of dispatchers) void dispatcher.destroy?.().catch(() => undefined);
+export function impersonatingConfig(base: KubeConfig, user: string): KubeConfig {
+  const current = base.getCurrentUser();
+  if (!current) throw new Error('the kubeconfig has no current user to impersonate from');
+  const copy = new KubeConfig();
+  copy.loadFromOptions({
+    clusters: base.clusters,
+    contexts: base.contexts,
+    currentContext: base.currentContext,
+    users: base.users.map((u) => (u.name === current.name ? { ...u, impersonateUser: user } : u)),
+  });
+  const shared = base as unknown as { createDispatcher?: (...args: unknown[]) => unknown };
+  if (typeof shared.createDispatcher === 'function') {
+    (copy as unknown as { createDispatcher: (...args: unknown[]) => unknown }).createDispatcher = (...args) => shared.createDispatcher!(...args);
+  }
+  return copy;
 }
-
-export function makeKubeClients(config: KubeConfig): KubeClients {
-  return { config, core: config.makeApiClient(CoreV1Api), custom: config.makeApiClient(CustomObjectsApi) };
-}
-
-export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-export const jsonPatch = setHeaderOptions('Content-Type', PatchStrategy.JsonPatch);

@@ -1,8 +1,23 @@
-import { ApiException } from '@kubernetes/client-node';
+import { KubeApiError } from './api-error.js';
+
+/**
+ * client-node's ApiException (the bot, the CLI and dev tooling still use client-node), told by
+ * its class without importing client-node, whose import costs ~85 MiB of RSS in the controller.
+ * test/unit/kube-errors.test.ts checks this against the real class.
+ */
+interface ClientNodeApiException extends Error {
+  code: number;
+  body: unknown;
+}
+
+function isClientNodeApiException(error: unknown): error is ClientNodeApiException {
+  return error instanceof Error && error.constructor.name === 'ApiException' && typeof (error as { code?: unknown }).code === 'number';
+}
 
 /** HTTP status of a Kubernetes API failure, or undefined for anything else (network, bugs). */
 export function apiStatusCode(error: unknown): number | undefined {
-  return error instanceof ApiException ? error.code : undefined;
+  if (error instanceof KubeApiError) return error.statusCode;
+  return isClientNodeApiException(error) ? error.code : undefined;
 }
 
 export const isNotFound = (error: unknown): boolean => apiStatusCode(error) === 404;
@@ -12,7 +27,8 @@ export const isForbidden = (error: unknown): boolean => apiStatusCode(error) ===
 
 /** The API server's own message ("spec.interval: Invalid value: ...") when it sent one. */
 export function apiErrorMessage(error: unknown): string {
-  if (error instanceof ApiException) {
+  if (error instanceof KubeApiError) return error.status?.message ?? `HTTP ${error.statusCode}`;
+  if (isClientNodeApiException(error)) {
     const body = typeof error.body === 'string' ? safeParse(error.body) : error.body;
     const message = (body as { message?: unknown } | undefined)?.message;
     return typeof message === 'string' ? message : `HTTP ${error.code}`;

@@ -1,6 +1,6 @@
 import type { HelmRelease, HelmReleaseStatus } from '../../api/helmrelease.js';
 import { API_GROUP, API_VERSION, FIELD_MANAGER, FINALIZER, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
-import { jsonPatch, mergePatch, type KubeClients } from './client.js';
+import { jsonPatch, mergePatch, type KubeClients } from './kube-clients.js';
 import { isNotFound } from './errors.js';
 
 /** Reads and writes HelmRelease objects; the only code that knows their REST coordinates. */

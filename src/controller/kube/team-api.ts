@@ -1,6 +1,6 @@
 import type { Team, TeamStatus } from '../../api/team.js';
 import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../api/vocabulary.js';
-import { mergePatch, type KubeClients } from './client.js';
+import { mergePatch, type KubeClients } from './kube-clients.js';
 import { isNotFound } from './errors.js';
 
 const COORDINATES = { group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL };

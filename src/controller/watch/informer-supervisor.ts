@@ -1,17 +1,17 @@
-import { makeInformer, type Informer, type KubeConfig, type KubernetesObject, type ObjectCache } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
 import type { Logger } from '../../log.js';
-import { resetConnections } from '../kube/client.js';
 import { apiErrorMessage, isNotFound } from '../kube/errors.js';
 import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
+import type { KubeRest } from '../kube/rest-client.js';
 import { releaseKey } from '../reconcile/release-target.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-policy.js';
 import { dependantsOf, isReadyAtGeneration, shouldWakeDependants } from '../reconcile/dependency-decision.js';
+import { ListWatch, restWatch } from './list-watch.js';
 
-// client-node types timestamps as Date, but custom objects arrive as plain JSON (strings).
-type HelmReleaseInformer = Informer<KubernetesObject> & ObjectCache<KubernetesObject>;
+type HelmReleaseInformer = ListWatch<KubernetesObject>;
 const asRelease = (obj: KubernetesObject) => obj as unknown as HelmRelease;
 
 export const HELMRELEASE_CRD_NAME = `${HELMRELEASE_PLURAL}.${API_GROUP}`;
@@ -22,7 +22,7 @@ export const CRD_MISSING_MESSAGE =
   `(or the helm/helmcrew chart, which ships it) — retrying with backoff`;
 
 export interface InformerSupervisorOptions {
-  kubeConfig: KubeConfig;
+  rest: KubeRest;
   api: HelmReleaseApi;
   /** Watch these namespaces only; all namespaces when empty. */
   namespaces: string[];
@@ -36,9 +36,9 @@ export interface InformerSupervisorOptions {
 }
 
 /**
- * Keeps HelmRelease informers running: client-node's informer does not restart itself after
- * most errors, so this restarts it with backoff, relists when it has been silent too long, and
- * reports ready only after every informer's first list.
+ * Keeps HelmRelease informers running: a ListWatch reports a failed watch once and stops, so
+ * this replaces it with backoff, relists when it has been silent too long, and reports ready
+ * only after every informer's first list.
  */
 export class InformerSupervisor {
   private readonly informers = new Map<string, HelmReleaseInformer>();
@@ -93,13 +93,12 @@ export class InformerSupervisor {
     // Each (re)start gets a fresh informer; events from a replaced one (its own abort on stop,
     // say) are ignored, so a restart cannot trigger another restart.
     const current = () => this.informers.get(scope) === informer && !this.stopped;
-    const informer: HelmReleaseInformer = makeInformer<KubernetesObject>(this.opts.kubeConfig, path, async () => {
-      const list = await this.opts.api.list(scope || undefined);
-      // Synced means a list succeeded: client-node's start() resolves (and 'connect' fires)
-      // even when the list fails, so neither can tell.
-      if (current()) this.listed(scope, list.items.length);
-      return list as never;
-    });
+    const list = async () => {
+      const listed = await this.opts.api.list(scope || undefined);
+      if (current()) this.listed(scope, listed.items.length);
+      return listed as unknown as { items: KubernetesObject[]; metadata?: { resourceVersion?: string } };
+    };
+    const informer: HelmReleaseInformer = new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, path));
     // Handlers only enqueue: an exception here would become an unhandled rejection.
     informer.on('add', (obj) => current() && this.observe(asRelease(obj), 'add'));
     informer.on('update', (obj) => current() && this.observe(asRelease(obj), 'update'));
@@ -109,9 +108,11 @@ export class InformerSupervisor {
       this.seen.delete(key);
       this.readyAtGeneration.delete(key);
     });
-    informer.on('connect', () => {
+    const heard = () => {
       if (current()) this.lastHeard = this.now();
-    });
+    };
+    informer.on('connect', heard);
+    informer.on('bookmark', heard);
     informer.on('error', (error) => current() && this.restartLater(scope, error));
     return informer;
   }
@@ -181,7 +182,7 @@ export class InformerSupervisor {
     if (this.stopped || this.now() - this.lastHeard < silenceMs) return;
     this.opts.log.info({ silentForMs: this.now() - this.lastHeard }, 'no watch activity for a while; relisting on new connections');
     this.lastHeard = this.now();
-    resetConnections(this.opts.kubeConfig);
+    this.opts.rest.resetConnections();
     await Promise.all([...this.informers.keys()].map((scope) => this.startFresh(scope)));
   }
 }

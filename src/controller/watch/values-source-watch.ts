@@ -1,7 +1,8 @@
-import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Logger } from '../../log.js';
 import { apiErrorMessage } from '../kube/errors.js';
+import type { KubeRest } from '../kube/rest-client.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { makeMetadataInformer, type MetadataInformer } from './metadata-informer.js';
 import { releasesUsingValuesSource, valuesSourceChanged } from './values-source-map.js';
@@ -21,7 +22,7 @@ export class ValuesSourceWatch {
 
   constructor(
     private readonly opts: {
-      kubeConfig: KubeConfig;
+      rest: KubeRest;
       namespaces: string[];
       releases: () => HelmRelease[];
       onKey: (key: string, reason: string) => void;
@@ -43,7 +44,7 @@ export class ValuesSourceWatch {
   private async startSlot(slot: (typeof this.informers)[number]): Promise<void> {
     if (this.stopped) return;
     const path = slot.scope ? `/api/v1/namespaces/${slot.scope}/${PLURAL[slot.kind]}` : `/api/v1/${PLURAL[slot.kind]}`;
-    const informer = makeMetadataInformer(this.opts.kubeConfig, path, () => {
+    const informer = makeMetadataInformer(this.opts.rest, path, () => {
       if (slot.informer !== informer) return;
       slot.synced = true;
       slot.failures = 0;

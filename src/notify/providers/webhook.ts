@@ -1,4 +1,4 @@
-import type { CoreV1Api } from '@kubernetes/client-node';
+import type { CoreClient } from '../../controller/kube/kube-clients.js';
 import { isNotFound } from '../../controller/kube/errors.js';
 import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../contract.js';
 import { signWebhookBody } from './webhook-signature.js';
@@ -17,7 +17,7 @@ export class SecretSigningKeys implements SigningKeys {
   private readonly cache = new Map<string, { key: Buffer | undefined; until: number }>();
 
   constructor(
-    private readonly core: CoreV1Api,
+    private readonly core: Pick<CoreClient, 'readNamespacedSecret'>,
     private readonly cacheMs = 10_000,
   ) {}
 

@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { mergePatch, type KubeClients } from '../../../controller/kube/client.js';
+import { mergePatch, type KubeClients } from '../../../controller/kube/kube-clients.js';
 import { isConflict, isNotFound } from '../../../controller/kube/errors.js';
 import type { OperationState } from './operation-state.js';
 
