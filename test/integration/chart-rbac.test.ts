@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { pino } from 'pino';
 import { readControllerConfig } from '../../src/config.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
@@ -63,6 +64,9 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     { ask: ['create', 'secrets', '-n', 'default'], want: 'no' },
     { ask: ['delete', 'secrets/helmcrew-values-digest-key'], want: 'no' },
     { ask: ['get', 'configmaps', '-n', 'default'], want: 'yes' },
+    { ask: ['list', 'configmaps', '-n', 'default'], want: 'yes' },
+    { ask: ['watch', 'configmaps', '-n', 'default'], want: 'yes' },
+    { ask: ['watch', 'secrets', '-n', 'default'], want: 'yes' },
     { ask: ['update', 'configmaps', '-n', 'default'], want: 'no' },
     { ask: ['patch', 'configmaps/helmcrew-slack-messages', '-n', 'default'], want: 'yes' },
     { ask: ['patch', 'configmaps/unicorn-values', '-n', 'default'], want: 'no' },
@@ -119,7 +123,9 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
 
     // ...then a controller that authenticates as the chart's ServiceAccount, nothing more.
     // HELMCREW_NAMESPACE: the chart's Role lets it create its values digest key only in its own namespace.
-    const controller = await startTestController([namespace], { KUBECONFIG: await controllerKubeconfig(), HELMCREW_NAMESPACE: namespace });
+    const warnings: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+    const controller = await startTestController([namespace], { KUBECONFIG: await controllerKubeconfig(), HELMCREW_NAMESPACE: namespace }, log);
     try {
       const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
       const deadline = Date.now() + 60_000;
@@ -136,6 +142,9 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
       const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'tenant-app', { chart, serviceAccountName: 'tenant' }));
       const release = await waitForReconciled(kubeConfig, namespace, 'tenant-app', generation);
       expect(release.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
+      // Every watch it keeps (HelmReleases, Teams, valuesFrom ConfigMaps and Secrets) is allowed
+      // (the upgrade of "stuck", which names no ServiceAccount, is forbidden to helm: expected).
+      expect(warnings.filter((line) => /watch failed|informer failed/i.test(line))).toEqual([]);
     } finally {
       await controller.stop();
     }
