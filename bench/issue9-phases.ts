@@ -10,6 +10,7 @@ import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../src/api/vocabular
 import { makeKubeClients } from '../src/controller/kube/client.js';
 import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
+import { cpuBreakdown, cpuSnapshot } from './cpu-breakdown.js';
 import { diffCounts, readApiRequests, summarizeRequests, type RequestSummary } from './api-metrics.js';
 import { countBy, cpuSeconds, mapLimit, startSampler, summarizeLog, type BenchEnv, type CountingHelm, type LogSummary, type SampleStats } from './support.js';
 
@@ -24,6 +25,8 @@ export interface Burst {
   benchRequests: number;
   sampled: SampleStats;
   cpuS: { ctl?: number; apiserver?: number };
+  /** The whole machine's CPU seconds over the burst, by role (see cpu-breakdown.ts). */
+  cpuByRole: Record<string, number>;
   log?: LogSummary;
 }
 
@@ -59,6 +62,7 @@ export async function helmcrewBurst(
   const before = apiRequests(be);
   const cpu0 = { ctl: cpuSeconds(ctx.pid) ?? 0, apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0 };
   const sampler = startSampler(ctx.pid);
+  const cpuBefore = cpuSnapshot();
   const t0 = Date.now();
   const generations = new Map<string, number>();
   await mapLimit(releaseNames, 8, async (name) => {
@@ -93,6 +97,7 @@ export async function helmcrewBurst(
   await informer.stop();
   const polls = 1;
   const wallMs = doneAt - t0;
+  const cpuByRole = cpuBreakdown(cpuBefore, cpuSnapshot(), { ctlPid: ctx.pid, benchPid: process.pid });
   await sleep(300);
   const sampled = sampler.stop();
   const requests = summarizeRequests(diffCounts(before, apiRequests(be)));
@@ -106,6 +111,7 @@ export async function helmcrewBurst(
     benchRequests: 2 * releaseNames.length + polls + 1,
     sampled,
     cpuS: { ctl: (cpuSeconds(ctx.pid) ?? 0) - cpu0.ctl, apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) - cpu0.apiserver : undefined },
+    cpuByRole,
     log: await summarizeLog(ctx.logFile, logFrom),
   };
 }
@@ -157,6 +163,7 @@ export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: 
   const apiserver0 = be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0;
   const list = join(opts.dir, `names-${what}.txt`);
   await writeFile(list, `${releaseNames.join('\n')}\n`);
+  const cpuBefore = cpuSnapshot();
   const t0 = Date.now();
   const child = spawn(
     'xargs',
@@ -170,6 +177,7 @@ export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: 
   const sampler = startSampler(child.pid!);
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const wallMs = Date.now() - t0;
+  const cpuByRole = cpuBreakdown(cpuBefore, cpuSnapshot(), { benchPid: process.pid });
   const sampled = sampler.stop();
   if (code !== 0) throw new Error(`floor ${what}: xargs exited ${code}: ${stderr.slice(0, 1000)}`);
   const requests = summarizeRequests(diffCounts(before, apiRequests(be)));
@@ -183,5 +191,6 @@ export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: 
     benchRequests: 0,
     sampled,
     cpuS: { apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) - apiserver0 : undefined },
+    cpuByRole,
   };
 }

@@ -1,5 +1,6 @@
 // Markdown for bench/issue9.ts: one table per N, the steady state, and the ratios of one run.
 import { parseDuration } from '../src/api/duration.js';
+import { formatBreakdown } from './cpu-breakdown.js';
 import type { Burst, Rest } from './issue9-phases.js';
 import { fmtMiB, fmtRatio, fmtS, median } from './support.js';
 
@@ -64,6 +65,12 @@ export function report(meta: Meta, results: SizeResult[]): string {
   for (const r of results) {
     for (const b of r.helmcrew.bursts) out.push(`- N=${r.n} helmcrew ${b.what}: ${b.requests.top.join('; ')}`);
     for (const b of r.floor ?? []) out.push(`- N=${r.n} floor ${b.what}: ${b.requests.top.join('; ')}`);
+  }
+  out.push('');
+  out.push('CPU seconds of the whole machine per burst, by process ("short-lived" is mostly helm and its counting wrapper):', '');
+  for (const r of results) {
+    for (const b of r.helmcrew.bursts) out.push(`- N=${r.n} helmcrew ${b.what}: ${formatBreakdown(b.cpuByRole)}`);
+    for (const b of r.floor ?? []) out.push(`- N=${r.n} floor ${b.what}: ${formatBreakdown(b.cpuByRole)}`);
   }
   out.push('');
   out.push('Controller log per burst (reconciled actions; warnings; per-reconcile and per-helm median/p90/max ms):', '');

@@ -126,3 +126,14 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
 export function severityOf(event: ReleaseEvent): Severity {
   return ERROR_EVENTS.has(event) ? 'error' : 'info';
 }
+
+/**
+ * The start of an operation whose outcome is told next: notifications open their message with
+ * it, but it is not a Kubernetes Event (the Reconciling condition says what runs meanwhile), which
+ * saves the API server one write per helm operation.
+ */
+const PROGRESS_EVENTS: ReadonlySet<ReleaseEvent> = new Set([ReleaseEvent.InstallStarted, ReleaseEvent.UpgradeStarted]);
+
+export function isProgressEvent(event: ReleaseEvent): boolean {
+  return PROGRESS_EVENTS.has(event);
+}

@@ -13,6 +13,8 @@ import { mergePatch } from '../../src/controller/kube/kube-clients.js';
 import { KubeConnection, KubeRest } from '../../src/controller/kube/rest-client.js';
 import { connectKube, slimKubeClients } from '../../src/controller/kube/slim-clients.js';
 import { ListWatch, restWatch, type Listed } from '../../src/controller/watch/list-watch.js';
+import { makeMetadataInformer } from '../../src/controller/watch/metadata-informer.js';
+import { NOT_HELM_RECORDS } from '../../src/controller/watch/values-source-watch.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { createLogger } from '../../src/log.js';
 import { ReleaseEvent } from '../../src/api/vocabulary.js';
@@ -87,6 +89,38 @@ describe('the slim Kubernetes client (controller and notify)', () => {
     expect(events.items).toHaveLength(1);
     expect(events.items[0]!.message).toBe('all good');
     expect(events.items[0]!.firstTimestamp).toBeInstanceOf(Date); // client-node's reading of what we wrote
+  });
+
+  it('the start of an operation is no Kubernetes Event (notify still gets it); its outcome is', async () => {
+    const release = await applyAndRead('started');
+    const recorder = new KubeEventRecorder(kube, createLogger('controller', 'silent'));
+    await recorder.record(release, ReleaseEvent.UpgradeStarted, 'upgrading');
+    await recorder.record(release, ReleaseEvent.UpgradeSucceeded, 'upgraded');
+    const events = await core.listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=started' });
+    expect(events.items.map((e) => e.reason)).toEqual(['UpgradeSucceeded']);
+  });
+
+  it("the valuesFrom metadata watch leaves Helm's records out and keeps only names and versions", async () => {
+    const labels = { owner: 'helm', name: 'rec', status: 'deployed', version: '1' };
+    await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'sh.helm.release.v1.rec.v1', labels }, type: 'helm.sh/release.v1', data: { release: 'eA==' } } });
+    await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'values-source', labels: { team: 'web' } }, data: { 'values.yaml': 'eA==' } } });
+    const informer = makeMetadataInformer(rest, `/api/v1/namespaces/${namespace}/secrets`, () => undefined, NOT_HELM_RECORDS);
+    const added: string[] = [];
+    informer.on('add', (obj) => added.push(obj.metadata?.name ?? ''));
+    await informer.start();
+    try {
+      expect(added).toContain('values-source');
+      expect(added).not.toContain('sh.helm.release.v1.rec.v1');
+      // Watched the same way: a new record is not sent, a new source is.
+      await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'sh.helm.release.v1.rec.v2', labels: { ...labels, version: '2' } }, type: 'helm.sh/release.v1', data: { release: 'eA==' } } });
+      await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'values-later' }, data: { 'values.yaml': 'eA==' } } });
+      await until('the new source', () => (added.includes('values-later') ? true : undefined));
+      expect(added.filter((name) => name.startsWith('sh.helm.release'))).toEqual([]);
+      const kept = informer.get('values-source', namespace)!;
+      expect(Object.keys(kept.metadata!).sort()).toEqual(['name', 'namespace', 'resourceVersion', 'uid']);
+    } finally {
+      await informer.stop();
+    }
   });
 
   async function applyAndRead(name: string) {

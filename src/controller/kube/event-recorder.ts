@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { severityOf, type ReleaseEvent } from '../../api/vocabulary.js';
+import { isProgressEvent, severityOf, type ReleaseEvent } from '../../api/vocabulary.js';
 import type { Logger } from '../../log.js';
 import type { KubeClients } from './client.js';
 
@@ -34,7 +34,10 @@ export class CompositeEventSink implements ReleaseEventSink {
 
 const MAX_EVENT_MESSAGE = 1024;
 
-/** Kubernetes Events on the HelmRelease (`kubectl describe` shows them). Failure to record is logged, never fatal. */
+/**
+ * Kubernetes Events on the HelmRelease (`kubectl describe` shows them): outcomes, not the start of
+ * an operation (isProgressEvent). Failure to record is logged, never fatal.
+ */
 export class KubeEventRecorder implements ReleaseEventSink {
   constructor(
     private readonly kube: KubeClients,
@@ -44,6 +47,7 @@ export class KubeEventRecorder implements ReleaseEventSink {
   ) {}
 
   async record(release: HelmRelease, event: ReleaseEvent, message: string): Promise<void> {
+    if (isProgressEvent(event)) return;
     const { namespace, name, uid, resourceVersion } = release.metadata;
     const time = this.now();
     try {

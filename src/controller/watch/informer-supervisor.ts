@@ -98,7 +98,7 @@ export class InformerSupervisor {
       if (current()) this.listed(scope, listed.items.length);
       return listed as unknown as { items: KubernetesObject[]; metadata?: { resourceVersion?: string } };
     };
-    const informer: HelmReleaseInformer = new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, path));
+    const informer: HelmReleaseInformer = new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, path), withoutManagedFields);
     // Handlers only enqueue: an exception here would become an unhandled rejection.
     informer.on('add', (obj) => current() && this.observe(asRelease(obj), 'add'));
     informer.on('update', (obj) => current() && this.observe(asRelease(obj), 'update'));
@@ -185,4 +185,14 @@ export class InformerSupervisor {
     this.opts.rest.resetConnections();
     await Promise.all([...this.informers.keys()].map((scope) => this.startFresh(scope)));
   }
+}
+
+/**
+ * The cache keeps HelmReleases without metadata.managedFields (as controller-runtime's default
+ * transform does): the controller never reads them and they are a large part of each object.
+ */
+export function withoutManagedFields(obj: KubernetesObject): KubernetesObject {
+  if (!obj.metadata?.managedFields) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
 }

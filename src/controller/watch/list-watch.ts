@@ -57,6 +57,8 @@ export class ListWatch<T extends KubernetesObject> {
   constructor(
     private readonly listFn: () => Promise<Listed<T>>,
     private readonly watchFn: WatchFn,
+    /** What the cache keeps of each listed or watched object (all of it unless told). */
+    private readonly keep: (obj: T) => T = (obj) => obj,
   ) {}
 
   on<K extends keyof Handlers<T>>(event: K, handler: Handlers<T>[K]): void {
@@ -115,7 +117,8 @@ export class ListWatch<T extends KubernetesObject> {
     if (this.stopped) return;
     this.resourceVersion = listed.metadata?.resourceVersion;
     const seen = new Set<string>();
-    for (const obj of listed.items) {
+    for (const item of listed.items) {
+      const obj = this.keep(item);
       const key = keyOf(obj);
       seen.add(key);
       const previous = this.cache.get(key);
@@ -133,7 +136,6 @@ export class ListWatch<T extends KubernetesObject> {
 
   private apply(event: WatchEvent): void {
     if (this.stopped) return;
-    const obj = event.object as unknown as T;
     if (event.type === 'ERROR') {
       // A Status in the stream; 410 means our resourceVersion expired: relist.
       if (event.object.code === 410) this.gone = true;
@@ -141,9 +143,10 @@ export class ListWatch<T extends KubernetesObject> {
       this.watchAbort?.abort();
       return;
     }
-    const version = obj.metadata?.resourceVersion;
+    const version = event.object.metadata?.resourceVersion;
     if (version) this.resourceVersion = version;
     if (event.type === 'BOOKMARK') return this.emit('bookmark');
+    const obj = this.keep(event.object as unknown as T);
     const key = keyOf(obj);
     if (event.type === 'DELETED') {
       this.cache.delete(key);
@@ -160,12 +163,12 @@ export class ListWatch<T extends KubernetesObject> {
 }
 
 /** A watch of `path` over the slim client: JSON lines, bookmarks on, ended by the server after 5–10 minutes. */
-export function restWatch(rest: KubeRest, path: string, accept?: string): WatchFn {
+export function restWatch(rest: KubeRest, path: string, accept?: string, labelSelector?: string): WatchFn {
   return (resourceVersion, onOpen, onEvent, signal) =>
     rest.stream(
       {
         path,
-        query: { watch: true, allowWatchBookmarks: true, resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300) },
+        query: { watch: true, allowWatchBookmarks: true, resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300), labelSelector },
         ...(accept ? { accept } : {}),
       },
       onOpen,

@@ -12,13 +12,25 @@ const META_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v
 
 export type MetadataInformer = ListWatch<KubernetesObject>;
 
-/** `onListed` runs after each successful list, once the listed objects have been reported. */
-export function makeMetadataInformer(rest: KubeRest, path: string, onListed: () => void): MetadataInformer {
+/**
+ * `onListed` runs after each successful list, once the listed objects have been reported.
+ * `labelSelector` narrows list and watch alike (the server filters; nothing else is sent).
+ */
+export function makeMetadataInformer(rest: KubeRest, path: string, onListed: () => void, labelSelector?: string): MetadataInformer {
   const list = async () => {
-    const listed = await rest.request<Listed<KubernetesObject>>({ method: 'GET', path, accept: META_LIST, timeoutMs: 30_000 });
+    const listed = await rest.request<Listed<KubernetesObject>>({ method: 'GET', path, query: { labelSelector }, accept: META_LIST, timeoutMs: 30_000 });
     return { metadata: listed.metadata ?? {}, items: listed.items ?? [] };
   };
-  const informer = new ListWatch<KubernetesObject>(list, restWatch(rest, path, META_OBJECT));
+  const informer = new ListWatch<KubernetesObject>(list, restWatch(rest, path, META_OBJECT, labelSelector), identityOnly);
   informer.on('synced', onListed);
   return informer;
+}
+
+/**
+ * What a metadata informer keeps of each object: who it is and its version. Labels and
+ * managedFields are most of an object's metadata and nothing here reads them.
+ */
+function identityOnly(obj: KubernetesObject): KubernetesObject {
+  const { name, namespace, resourceVersion, uid } = obj.metadata ?? {};
+  return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, namespace, resourceVersion, uid } };
 }

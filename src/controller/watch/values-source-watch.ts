@@ -9,6 +9,12 @@ import { releasesUsingValuesSource, valuesSourceChanged } from './values-source-
 
 type SourceKind = 'ConfigMap' | 'Secret';
 const PLURAL: Record<SourceKind, string> = { ConfigMap: 'configmaps', Secret: 'secrets' };
+/**
+ * Helm's own release records (label owner=helm) are never a values source, and every helm
+ * operation writes two or three of them: leaving them out spares the API server those watch
+ * events and this process their handling and memory.
+ */
+export const NOT_HELM_RECORDS = 'owner!=helm';
 
 /**
  * Watches the metadata of ConfigMaps and Secrets and enqueues the HelmReleases whose valuesFrom
@@ -44,11 +50,16 @@ export class ValuesSourceWatch {
   private async startSlot(slot: (typeof this.informers)[number]): Promise<void> {
     if (this.stopped) return;
     const path = slot.scope ? `/api/v1/namespaces/${slot.scope}/${PLURAL[slot.kind]}` : `/api/v1/${PLURAL[slot.kind]}`;
-    const informer = makeMetadataInformer(this.opts.rest, path, () => {
-      if (slot.informer !== informer) return;
-      slot.synced = true;
-      slot.failures = 0;
-    });
+    const informer = makeMetadataInformer(
+      this.opts.rest,
+      path,
+      () => {
+        if (slot.informer !== informer) return;
+        slot.synced = true;
+        slot.failures = 0;
+      },
+      NOT_HELM_RECORDS,
+    );
     slot.informer = informer;
     slot.synced = false;
     const current = () => slot.informer === informer && !this.stopped;
