@@ -1,7 +1,10 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import type { HistoryEntry } from '../../src/api/helmrelease.js';
+import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { historyFromStorage } from '../../src/controller/status/release-status.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
@@ -11,7 +14,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Issue 2, shown 2, and issue 9: when nothing changed, no helm process starts and nothing is written. */
 describe('a release in sync', () => {
   const { env, kubeConfig } = testEnv();
-  const api = new HelmReleaseApi(makeKubeClients(kubeConfig));
+  const kube = makeKubeClients(kubeConfig);
+  const api = new HelmReleaseApi(kube);
   const { namespace, ctl } = namespaceWithController('noop');
 
   it('re-applying the same spec and periodic checks start no helm process and write nothing', async () => {
@@ -78,5 +82,21 @@ describe('a release in sync', () => {
     const runs = (await ctl.helm.invocations()).slice(before).map((args) => args[0]);
     // the chart archive is cached from the install, so the upgrade is the only helm process
     expect(runs).toEqual(['upgrade']);
+  });
+
+  it('the history written after an upgrade, worked out without reading storage, is what storage holds: the next checks write nothing', async () => {
+    const spec = (version: string) => ({ chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, interval: '1s', values: { replicaCount: 0, message: version } });
+    for (const version of ['1.0.0', '2.0.0']) await waitForReconciled(kubeConfig, namespace, 'derived', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'derived', spec(version))));
+    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'derived', spec('3.0.0')));
+    const release = await waitForReconciled(kubeConfig, namespace, 'derived', generation);
+    // This reader's digest key is not the controller's: compare everything but the digests.
+    const withoutDigests = (entries: HistoryEntry[]) => entries.map(({ valuesDigest: _digest, ...entry }) => entry);
+    const stored = historyFromStorage(await new ReleaseStorage(kube).history(namespace, 'derived'));
+    expect(stored.map((e) => [e.revision, e.status])).toEqual([[3, 'deployed'], [2, 'superseded'], [1, 'superseded']]);
+    expect(withoutDigests(release.status!.history!)).toEqual(withoutDigests(stored));
+    // A check that read anything else (a digest, a date) would write the status again.
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/derived`], 3, 20_000);
+    expect(checks.get(`${namespace}/derived`)!.size).toBeGreaterThanOrEqual(3);
+    expect((await api.get(namespace, 'derived'))?.metadata.resourceVersion).toBe(release.metadata.resourceVersion);
   });
 });

@@ -4,7 +4,6 @@ import { parseDuration } from '../../src/api/duration.js';
 import { ConfigError, readControllerConfig } from '../../src/config.js';
 import { pickChartVersion, ChartNotFoundError } from '../../src/controller/charts/repository-index.js';
 import { summarizeStderr } from '../../src/controller/helm/helm-error.js';
-import { releaseWritten } from '../../src/controller/helm/helm-client.js';
 import { decodeReleaseRecord } from '../../src/controller/helm/release-storage.js';
 import { retryDelayMs } from '../../src/controller/queue/retry-policy.js';
 import { canonicalJson, mergeValues } from '../../src/controller/reconcile/values.js';
@@ -139,21 +138,5 @@ describe('readControllerConfig', () => {
   });
   it('never echoes the Redis password', () => {
     expect(() => readControllerConfig({ REDIS_URL: 'http://user:s3cret@host' })).toThrow(/^(?!.*s3cret)/);
-  });
-});
-
-describe('releaseWritten', () => {
-  it.each([
-    ['{"name":"r","version":3,"info":{"status":"deployed"}}', { revision: 3 }],
-    ['{"name":"r","version":1}', { revision: 1 }],
-    ['{"name":"r"}', {}],
-    ['{"version":"3"}', {}],
-    ['{"version":0}', {}],
-    ['{"version":2.5}', {}],
-    ['NAME: r\nREVISION: 3\n', {}],
-    ['', {}],
-    ['null', {}],
-  ])('%j → %j', (stdout, expected) => {
-    expect(releaseWritten(stdout)).toEqual(expected);
   });
 });

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HelmRunner, HelmRunOptions } from './helm-runner.js';
+import type { HelmReleasePayload } from './release-record.js';
 import { helmValuesDocument } from './values-document.js';
 
 /** What an install or upgrade needs; decided by the reconciler, spelled as helm flags here. */
@@ -43,16 +44,39 @@ export interface ChartRequest {
 export interface ReleaseWritten {
   /** undefined when helm's output could not be read as a release (then storage is listed instead). */
   revision?: number;
+  /** The record as helm wrote it, the parts decisions read (no chart files, no manifest). */
+  release?: HelmReleasePayload;
 }
 
-/** Pure: the revision in `helm install|upgrade --output json`; tolerant of anything else. */
+/** Pure: the release in `helm install|upgrade --output json`; tolerant of anything else. */
 export function releaseWritten(stdout: string): ReleaseWritten {
+  let parsed: unknown;
   try {
-    const version = (JSON.parse(stdout) as { version?: unknown }).version;
-    return typeof version === 'number' && Number.isInteger(version) && version > 0 ? { revision: version } : {};
+    parsed = JSON.parse(stdout);
   } catch {
     return {};
   }
+  if (!isObject(parsed)) return {};
+  const { version, name, namespace, info, chart, config } = parsed;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version <= 0) return {};
+  if (typeof name !== 'string' || typeof namespace !== 'string' || !isObject(info) || typeof info.status !== 'string') return { revision: version };
+  const metadata = isObject(chart) && isObject(chart.metadata) ? chart.metadata : {};
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    revision: version,
+    release: {
+      name,
+      namespace,
+      version,
+      config: isObject(config) ? config : {},
+      info: { status: info.status, last_deployed: text(info.last_deployed), description: text(info.description) },
+      chart: { metadata: { name: text(metadata.name), version: text(metadata.version), appVersion: text(metadata.appVersion) } },
+    },
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

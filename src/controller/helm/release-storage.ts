@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
 import { ValuesDigester } from '../reconcile/values-digest.js';
-import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, releaseSecretName, type ReleaseRecordLimits } from './release-record.js';
+import type { ReleaseWritten } from './helm-client.js';
+import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, releaseSecretName, type HelmReleasePayload, type ReleaseRecordLimits } from './release-record.js';
 
 /**
  * Reads Helm's own release records (Secrets `sh.helm.release.v1.<name>.v<revision>`) through the
@@ -41,7 +42,11 @@ export interface StoredRelease {
 
 /** Decodes one release record into what decisions need. */
 export function decodeReleaseRecord(secretData: string, labels?: Record<string, string>, record?: string, limits?: ReleaseRecordLimits): StoredRelease {
-  const payload = decodeReleasePayload(secretData, record, limits);
+  return storedRelease(decodeReleasePayload(secretData, record, limits), labels);
+}
+
+/** Pure: what decisions need of a release record's payload (decoded, or as helm printed it). */
+export function storedRelease(payload: HelmReleasePayload, labels?: Record<string, string>): StoredRelease {
   return {
     name: payload.name,
     namespace: payload.namespace,
@@ -71,9 +76,24 @@ export function summarizeHistory(releases: StoredRelease[]): ReleaseHistory {
 }
 
 /**
- * Reads (and, to unlock, writes) release records with the clients it is given: the controller's
- * own, or those of the identity a HelmRelease acts as (src/controller/kube/identity.ts).
+ * Pure: the history just after a successful install or upgrade wrote `written`, from the history
+ * read before helm ran, by helm's own bookkeeping: the deployed revision becomes superseded and
+ * the new one is deployed. undefined when that bookkeeping is not certain and storage must be
+ * read instead: someone else wrote in between (the revision is not the next one), the release had
+ * no deployed revision to supersede (helm then supersedes whichever it picks), or the upgrade's
+ * history limit pruned records (`maxHistory`, 0 = none).
  */
+export function historyAfterWrite(before: ReleaseHistory, written: StoredRelease, maxHistory: number): ReleaseHistory | undefined {
+  if (written.status !== 'deployed') return undefined;
+  if (written.revision !== (before.latest?.revision ?? 0) + 1) return undefined;
+  if (before.releases.length > 0 && !before.deployed) return undefined;
+  // helm keeps maxHistory - 1 old records before writing the new one (storage.Create).
+  if (maxHistory > 0 && before.releases.length > maxHistory - 1) return undefined;
+  const superseded = (r: StoredRelease): StoredRelease =>
+    r.status === 'deployed' ? { ...r, status: 'superseded', ...(r.labels ? { labels: { ...r.labels, status: 'superseded' } } : {}) } : r;
+  return summarizeHistory([written, ...before.releases.map(superseded)]);
+}
+
 /**
  * Pure: a history read without superseded records, completed with the superseded revisions the
  * HelmRelease's status already lists (those records never change again, and pruning them happens
@@ -101,6 +121,10 @@ export function withSupersededFromStatus(current: ReleaseHistory, statusHistory:
   return superseded.length > 0 ? summarizeHistory([...current.releases, ...superseded]) : current;
 }
 
+/**
+ * Reads (and, to unlock, writes) release records with the clients it is given: the controller's
+ * own, or those of the identity a HelmRelease acts as (src/controller/kube/identity.ts).
+ */
 export class ReleaseStorage {
   /** Readers that only look at history need no shared key; the controller passes its own. */
   constructor(
@@ -137,6 +161,27 @@ export class ReleaseStorage {
       releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
     }
     return summarizeHistory(releases);
+  }
+
+  /**
+   * The history just after a successful install or upgrade: worked out from the history read
+   * before it and the record helm printed (no request; historyAfterWrite), or read when that is
+   * not certain. `labels` are those given with --labels; helm adds its own.
+   */
+  async afterWrite(
+    namespace: string,
+    releaseName: string,
+    before: ReleaseHistory | undefined,
+    written: ReleaseWritten,
+    opts: { labels: Record<string, string>; maxHistory: number },
+  ): Promise<ReleaseHistory> {
+    if (before && written.release) {
+      const helmLabels = { name: releaseName, owner: 'helm', status: written.release.info?.status ?? 'unknown', version: String(written.release.version) };
+      const record = storedRelease(written.release, { ...opts.labels, ...helmLabels });
+      const derived = historyAfterWrite(before, { ...record, valuesDigest: this.digester.digest(record.config) }, opts.maxHistory);
+      if (derived) return derived;
+    }
+    return this.historyAfter(namespace, releaseName, written.revision);
   }
 
   /**

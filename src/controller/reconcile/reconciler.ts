@@ -154,10 +154,10 @@ async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelea
     case 'reinstall':
       // A failure that will be remediated or retried is decided on at once, in a fresh pass.
       // helm test, or the decision about a failure that will be remediated or retried, follows at once in a fresh pass.
-      if (followUp(release, await installRelease(ctx, release, target, desired, action))) return reconcileFresh(ctx, namespace, name, 'latest');
+      if (followUp(release, await installRelease(ctx, release, target, desired, action, history))) return reconcileFresh(ctx, namespace, name, 'latest');
       break;
     case 'upgrade':
-      if (followUp(release, await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync'))) return reconcileFresh(ctx, namespace, name, 'latest');
+      if (followUp(release, await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync', history))) return reconcileFresh(ctx, namespace, name, 'latest');
       break;
     case 'test':
       if (state.kind !== 'untested') break;

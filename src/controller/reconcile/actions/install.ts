@@ -12,6 +12,7 @@ import { withTestsPending } from '../../status/test-status.js';
 import { redactSecrets } from '../redact.js';
 import { attemptSupersedable, pullChart, releaseRequest, reportSuperseded } from './shared.js';
 import type { ReleaseWritten } from '../../helm/helm-client.js';
+import type { ReleaseHistory } from '../../helm/release-storage.js';
 
 /**
  * Installs the release. `reinstall` first removes a release whose only revisions failed, since
@@ -23,8 +24,11 @@ export async function installRelease(
   target: ReleaseTarget,
   desired: DesiredRelease,
   mode: 'install' | 'reinstall',
+  /** Helm's records as read before this pass acted (the new one is added to them after helm). */
+  before: ReleaseHistory,
 ): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
+  const request = releaseRequest(release, target, desired, chartPath, 'install');
   const startedAt = ctx.now();
   const details = { action: 'install', attempt: startedAt.getTime().toString(36), toVersion: desired.chartVersion, cause: mode === 'reinstall' ? 'reinstall after a failed first install' : 'new release' };
   const started = attemptStartedStatus(release, target, desired, mode, startedAt);
@@ -36,7 +40,7 @@ export async function installRelease(
       if (mode === 'reinstall') {
         await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
       }
-      return ctx.helm.install({ ...releaseRequest(release, target, desired, chartPath, 'install'), cancelSignal });
+      return ctx.helm.install({ ...request, cancelSignal });
     });
   } catch (error) {
     if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, `Install of ${desired.chartName}@${desired.chartVersion}`);
@@ -50,7 +54,8 @@ export async function installRelease(
     await ctx.events.record(release, ReleaseEvent.InstallFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
     return final ? 'failed-final' : 'failed';
   }
-  const history = await ctx.storage.historyAfter(target.namespace, target.releaseName, written.revision);
+  // A reinstall's uninstall changed the records since `before`: those are read again.
+  const history = await ctx.storage.afterWrite(target.namespace, target.releaseName, mode === 'install' ? before : undefined, written, { labels: request.labels, maxHistory: 0 });
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = `Installed ${desired.chartName}@${desired.chartVersion} as ${target.namespace}/${target.releaseName} revision ${revision}`;
   const succeeded = succeededStatus(attempted, ReleaseEvent.InstallSucceeded, message, history, ctx.now());

@@ -12,6 +12,7 @@ import { withTestsPending } from '../../status/test-status.js';
 import { redactSecrets } from '../redact.js';
 import { attemptSupersedable, pullChart, releaseRequest, reportSuperseded } from './shared.js';
 import type { ReleaseWritten } from '../../helm/helm-client.js';
+import type { ReleaseHistory } from '../../helm/release-storage.js';
 
 /** Upgrades a deployed release to the desired chart and values. */
 export async function upgradeRelease(
@@ -20,8 +21,11 @@ export async function upgradeRelease(
   target: ReleaseTarget,
   desired: DesiredRelease,
   why: string,
+  /** Helm's records as read before this pass acted (the new one is added to them after helm). */
+  before: ReleaseHistory,
 ): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
+  const request = releaseRequest(release, target, desired, chartPath, 'upgrade');
   ctx.log.info({ release: target.key, action: 'upgrade', why }, 'upgrading');
   const startedAt = ctx.now();
   const details = {
@@ -36,7 +40,7 @@ export async function upgradeRelease(
   const announce = () => ctx.events.record(release, ReleaseEvent.UpgradeStarted, `Upgrading to ${desired.chartName}@${desired.chartVersion} (${why})`, details);
   let written: ReleaseWritten;
   try {
-    written = await attemptSupersedable(ctx, release, target, { started, announce }, (cancelSignal) => ctx.helm.upgrade({ ...releaseRequest(release, target, desired, chartPath, 'upgrade'), cancelSignal }));
+    written = await attemptSupersedable(ctx, release, target, { started, announce }, (cancelSignal) => ctx.helm.upgrade({ ...request, cancelSignal }));
   } catch (error) {
     if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, `Upgrade to ${desired.chartName}@${desired.chartVersion}`);
     if (!(error instanceof HelmError)) throw error;
@@ -51,7 +55,7 @@ export async function upgradeRelease(
     await ctx.events.record(release, ReleaseEvent.UpgradeFailed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
     return final ? 'failed-final' : 'failed';
   }
-  const history = await ctx.storage.historyAfter(target.namespace, target.releaseName, written.revision);
+  const history = await ctx.storage.afterWrite(target.namespace, target.releaseName, before, written, { labels: request.labels, maxHistory: request.maxHistory });
   const message = `Upgraded to ${desired.chartName}@${desired.chartVersion}, revision ${history.deployed?.revision} (${why})`;
   const succeeded = succeededStatus(attempted, ReleaseEvent.UpgradeSucceeded, message, history, ctx.now());
   // Independent writes: the status and the Event (with notify) go out together.
