@@ -12,7 +12,7 @@
 //                           [--ref <git ref> (compile that commit's src/ instead of the checkout)]
 //                           [--chart unicorn|podinfo (podinfo: vendored in bench/charts, upgrade = a values change)]
 //                           [--seeded (steady state at large N: one real install copied, see seed-records.ts)]
-//                           [--node-options "--max-semi-space-size=1"] [--max-seconds 1500]
+//                           [--node-options "--max-semi-space-size=1 --max-old-space-size=512"] [--max-seconds 1500]
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -54,7 +54,7 @@ const restSeconds = intArg('rest-seconds', 150);
 const skip = new Set((argValue('skip') ?? '').split(',').filter(Boolean));
 const ref = argValue('ref');
 /** What the image sets (Dockerfile ENV NODE_OPTIONS); `--node-options ""` for none. */
-const nodeOptions = argValue('node-options') ?? '--max-semi-space-size=1';
+const nodeOptions = argValue('node-options') ?? '--max-semi-space-size=1 --max-old-space-size=512';
 const maxSeconds = intArg('max-seconds', 1500);
 const chart = argValue('chart') ?? 'unicorn';
 /** Steady state only: one real install, its release record copied to the other N-1 names (seed-records.ts). */

@@ -36,7 +36,7 @@ const releases = intArg('releases', 100);
 const counts = intListArg('controllers', [1, 2, 3]);
 const concurrency = intArg('concurrency', 4);
 const maxSeconds = intArg('max-seconds', 1500);
-const NODE_OPTIONS = '--max-semi-space-size=1';
+const NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-size=512';
 
 interface Row {
   controllers: number;
