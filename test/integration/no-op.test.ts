@@ -1,4 +1,5 @@
 import { CoreV1Api } from '@kubernetes/client-node';
+import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src/api/helmrelease.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
@@ -82,6 +83,20 @@ describe('a release in sync', () => {
     const runs = (await ctl.helm.invocations()).slice(before).map((args) => args[0]);
     // the chart archive is cached from the install, so the upgrade is the only helm process
     expect(runs).toEqual(['upgrade']);
+  });
+
+  it('a release upgraded by hand with helm is put back by the next periodic check', async () => {
+    const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, interval: '1s', values: { replicaCount: 0 } };
+    await waitForReconciled(kubeConfig, namespace, 'handled', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'handled', spec)));
+    await sleep(1500);
+    const upgradesBefore = await ctl.helm.count('upgrade');
+    await execa(env.helmBin, ['upgrade', 'handled', 'unicorn', '--repo', env.chartRepoUrl, '--version', '2.0.0', '--reuse-values', '-n', namespace], { env: { KUBECONFIG: env.kubeconfig } });
+    const storage = new ReleaseStorage(kube);
+    const deadline = Date.now() + 20_000;
+    while ((await storage.history(namespace, 'handled')).deployed?.revision !== 3 && Date.now() < deadline) await sleep(250);
+    const history = await storage.history(namespace, 'handled');
+    expect(history.releases.map((r) => [r.revision, r.status, r.chartVersion])).toEqual([[3, 'deployed', '1.0.0'], [2, 'superseded', '2.0.0'], [1, 'superseded', '1.0.0']]);
+    expect(await ctl.helm.count('upgrade')).toBe(upgradesBefore + 1);
   });
 
   it('the history written after an upgrade, worked out without reading storage, is what storage holds: the next checks write nothing', async () => {

@@ -1,11 +1,13 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, type KubernetesObject } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { apiErrorMessage, apiStatusCode } from '../../src/controller/kube/errors.js';
 import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { connectKube } from '../../src/controller/kube/slim-clients.js';
+import { ListWatch, restWatch } from '../../src/controller/watch/list-watch.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';
@@ -18,6 +20,7 @@ describe('release ownership', () => {
   const api = new HelmReleaseApi(kube);
   const storage = new ReleaseStorage(kube);
   const core = kubeConfig.makeApiClient(CoreV1Api);
+  const rest = connectKube(env.kubeconfig);
   const { namespace, ctl } = namespaceWithController('owner');
 
   const chart = (version = '1.0.0') => ({ repository: env.chartRepoUrl, name: 'unicorn', version });
@@ -49,16 +52,23 @@ describe('release ownership', () => {
     // first upgrades (helm held 15s before it starts, so the test can watch); second, with
     // timeout 1s, is checked again meanwhile and must neither unlock nor upgrade it.
     await ctl.helm.setUpgradeDelay(15);
-    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'first', { chart: chart('2.0.0'), releaseName: 'shared', timeout: '4m' }));
-    const pendingDeadline = Date.now() + 30_000;
-    while ((await storage.history(namespace, 'shared')).latest?.status !== 'pending-upgrade' && Date.now() < pendingDeadline) await new Promise((r) => setTimeout(r, 200));
-    // The pending record itself says who holds it and for how long (helm writes the labels before it starts).
-    expect((await storage.history(namespace, 'shared')).latest).toMatchObject({
-      status: 'pending-upgrade',
-      labels: { 'helmcrew.dev/owner-name': 'first', 'helmcrew.dev/timeout-seconds': '240' },
+    // helm's pending record lives only while it runs (well under a second here): watched, not polled.
+    const records = new ListWatch<KubernetesObject>(
+      () => rest.request({ method: 'GET', path: `/api/v1/namespaces/${namespace}/secrets`, query: { labelSelector: 'owner=helm,name=shared' } }),
+      restWatch(rest, `/api/v1/namespaces/${namespace}/secrets`, undefined, 'owner=helm,name=shared'),
+    );
+    const pending = new Promise<KubernetesObject>((resolve) => {
+      const seen = (obj: KubernetesObject) => obj.metadata?.labels?.status === 'pending-upgrade' && resolve(obj);
+      records.on('add', seen);
+      records.on('update', seen);
     });
+    await records.start();
+    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'first', { chart: chart('2.0.0'), releaseName: 'shared', timeout: '4m' }));
+    const pendingRecord = await Promise.race([pending, new Promise<undefined>((resolve) => setTimeout(resolve, 30_000))]).finally(() => records.stop());
     // A spec change makes the controller look at second again while the upgrade runs.
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'second', { chart: chart('3.0.0'), releaseName: 'shared', timeout: '1s', values: { message: 'mine now' } }));
+    // The pending record itself says who holds it and for how long (helm writes the labels before it starts).
+    expect(pendingRecord?.metadata?.labels).toMatchObject({ status: 'pending-upgrade', 'helmcrew.dev/owner-name': 'first', 'helmcrew.dev/timeout-seconds': '240' });
     const released = await waitForReconciled(kubeConfig, namespace, 'first', generation, 90_000);
     await ctl.helm.setUpgradeDelay(0);
     expect(released.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'UpgradeSucceeded' });

@@ -2,6 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '../../src/controller/kube/api-error.js';
 import { ListWatch, type Listed, type WatchEvent, type WatchFn } from '../../src/controller/watch/list-watch.js';
+import { withoutManagedFields } from '../../src/controller/watch/informer-supervisor.js';
 
 // The state machine alone, driven by scripted watch streams (the real API server's 410 is in
 // test/integration/slim-kube-client.test.ts).
@@ -90,5 +91,23 @@ describe('ListWatch', () => {
   it('a failing first list rejects start() (client-node resolved it, hiding the failure)', async () => {
     const informer = new ListWatch<KubernetesObject>(async () => Promise.reject(new KubeApiError(404, undefined, 'GET', '/apis/x')), scripted([]).watch);
     await expect(informer.start()).rejects.toBeInstanceOf(KubeApiError);
+  });
+});
+
+describe('what the cache keeps', () => {
+  it('the `keep` transform is applied to listed and watched objects alike; handlers and get() see the kept copy', async () => {
+    const managed = (name: string, rv: string): KubernetesObject => ({ metadata: { name, namespace: 'ns', resourceVersion: rv, managedFields: [{ manager: 'kubectl' }] } });
+    const { watch } = scripted([{ events: [{ type: 'ADDED', object: managed('b', '11') }], end: 'hang' }]);
+    const informer = new ListWatch<KubernetesObject>(async () => ({ items: [managed('a', '5')], metadata: { resourceVersion: '10' } }), watch, withoutManagedFields);
+    const handed: KubernetesObject[] = [];
+    informer.on('add', (o) => handed.push(o));
+    await informer.start();
+    await settle();
+    await informer.stop();
+    expect(handed.map((o) => o.metadata)).toEqual([
+      { name: 'a', namespace: 'ns', resourceVersion: '5' },
+      { name: 'b', namespace: 'ns', resourceVersion: '11' },
+    ]);
+    expect(informer.get('b', 'ns')?.metadata).not.toHaveProperty('managedFields');
   });
 });

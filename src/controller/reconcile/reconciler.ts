@@ -282,10 +282,15 @@ async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: 
   try {
     // A quiet check of a settled release needs only the newest records (cached-read.ts); any
     // action it might lead to is decided again from a fresh pass with the whole history.
-    if (readFrom === 'cache') return withSupersededFromStatus(await ctx.storage.history(target.namespace, target.releaseName, { withoutSuperseded: true }), release.status?.history);
     // Every helm operation of ours is followed by a status write, so records as new as this
-    // object's version include all of them; someone else's helm seconds ago may be missed, and
-    // the next check sees it (waiting for the fully consistent read costs up to ~100 ms here).
+    // object's version include all of them. The API server answers such a read from its watch
+    // cache at once, as new as that cache is (milliseconds behind etcd): someone else's helm run
+    // is seen unless it is that recent, and then the next check sees it. A fully consistent read
+    // would ask etcd for its revision and wait for the cache to reach it (up to ~100 ms).
+    if (readFrom === 'cache') {
+      const newest = await ctx.storage.history(target.namespace, target.releaseName, { withoutSuperseded: true, notOlderThan: release.metadata.resourceVersion });
+      return withSupersededFromStatus(newest, release.status?.history);
+    }
     if (readFrom === 'latest') return await ctx.storage.history(target.namespace, target.releaseName);
     return await ctx.storage.history(target.namespace, target.releaseName, { notOlderThan: release.metadata.resourceVersion });
   } catch (error) {
