@@ -4,11 +4,11 @@ import { spawn } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { makeInformer, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HelmRelease, HelmReleaseSpec } from '../src/api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../src/api/vocabulary.js';
-import { makeKubeClients } from '../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
+import { connectKube } from '../src/controller/kube/slim-clients.js';
+import { ListWatch, restWatch, type Listed } from '../src/controller/watch/list-watch.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
 import { cpuBreakdown, cpuSnapshot } from './cpu-breakdown.js';
 import { diffCounts, readApiRequests, summarizeRequests, type RequestSummary } from './api-metrics.js';
@@ -56,7 +56,6 @@ export async function helmcrewBurst(
   makeSpec: () => HelmReleaseSpec,
   timeoutMs: number,
 ): Promise<Burst> {
-  const api = new HelmReleaseApi(makeKubeClients(be.kubeConfig));
   const helmBefore = (await ctx.helm.invocations()).length;
   const logFrom = (await stat(ctx.logFile)).size;
   const before = apiRequests(be);
@@ -78,7 +77,11 @@ export async function helmcrewBurst(
     const reconciling = r.status?.conditions?.find((c) => c.type === 'Reconciling');
     return gen !== undefined && ready?.status === 'True' && ready.observedGeneration === gen && r.status?.observedGeneration === gen && reconciling?.status !== 'True';
   };
-  const informer = makeInformer<KubernetesObject>(be.kubeConfig, `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ctx.namespace}/${HELMRELEASE_PLURAL}`, async () => (await api.list(ctx.namespace)) as never);
+  // The controller's own small informer over one keep-alive connection: the bench's watch is a
+  // cost on helmcrew's side of the machine only, so it should be as light as the controller's.
+  const rest = connectKube(be.env.kubeconfig);
+  const path = `/apis/${API_GROUP}/${API_VERSION}/namespaces/${ctx.namespace}/${HELMRELEASE_PLURAL}`;
+  const informer = new ListWatch<KubernetesObject>(() => rest.request<Listed<KubernetesObject>>({ method: 'GET', path }), restWatch(rest, path));
   const allDone = new Promise<void>((resolve) => {
     const seen = (obj: KubernetesObject) => {
       const r = obj as unknown as HelmRelease;

@@ -47,20 +47,7 @@ export function report(meta: Meta, results: SizeResult[]): string {
   }
   out.push('');
   const intervalS = parseDuration(meta.interval) / 1000;
-  out.push(`Steady state: ${meta.restSeconds} s at rest, every release in sync, interval ${meta.interval} (${(meta.restSeconds / intervalS).toFixed(1)} intervals):`, '');
-  out.push('| N | HelmRelease writes (status) | helm processes | checks done (reconciled by action) | full resyncs done | ctl CPU s total / per full resync | kube-apiserver CPU s total / per full resync | API reads / writes, all clients | ctl RSS peak at rest | top requests |');
-  out.push('|---|---|---|---|---|---|---|---|---|---|');
-  for (const r of results) {
-    const rest = r.helmcrew.rest;
-    if (!rest) continue;
-    const checks = total(rest.reconciled);
-    const resyncs = checks / r.n;
-    const perResync = (cpu: number) => (resyncs > 0 ? (cpu / resyncs).toFixed(2) : 'n/a');
-    out.push(
-      `| ${r.n} | ${rest.requests.helmReleaseWrites} (${rest.requests.helmReleaseStatusWrites}) | ${total(rest.helm)} | ${checks} ${JSON.stringify(rest.reconciled)} | ${resyncs.toFixed(2)} | ${rest.ctlCpuS.toFixed(2)} / ${perResync(rest.ctlCpuS)} | ${rest.apiserverCpuS.toFixed(2)} / ${perResync(rest.apiserverCpuS)} | ${rest.requests.reads} / ${rest.requests.writes} | ${fmtMiB(rest.sampled.peakRssKb)} | ${rest.requests.top.slice(0, 6).join('; ')} |`,
-    );
-  }
-  out.push('');
+  if (results.some((r) => r.helmcrew.rest)) out.push(...restTable(meta, results, intervalS));
   out.push('Largest request rows per burst (all clients, including the control plane\'s own controllers and the bench):', '');
   for (const r of results) {
     for (const b of r.helmcrew.bursts) out.push(`- N=${r.n} helmcrew ${b.what}: ${b.requests.top.join('; ')}`);
@@ -84,4 +71,24 @@ export function report(meta: Meta, results: SizeResult[]): string {
     }
   }
   return out.join('\n');
+}
+
+/** The steady-state table (only when the run measured it). */
+function restTable(meta: Meta, results: SizeResult[], intervalS: number): string[] {
+  const out: string[] = [];
+  out.push(`Steady state: ${meta.restSeconds} s at rest, every release in sync, interval ${meta.interval} (${(meta.restSeconds / intervalS).toFixed(1)} intervals):`, '');
+  out.push('| N | HelmRelease writes (status) | helm processes | checks done (reconciled by action) | full resyncs done | ctl CPU s total / per full resync | kube-apiserver CPU s total / per full resync | API reads / writes, all clients | ctl RSS peak at rest | top requests |');
+  out.push('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    const rest = r.helmcrew.rest;
+    if (!rest) continue;
+    const checks = total(rest.reconciled);
+    const resyncs = checks / r.n;
+    const perResync = (cpu: number) => (resyncs > 0 ? (cpu / resyncs).toFixed(2) : 'n/a');
+    out.push(
+      `| ${r.n} | ${rest.requests.helmReleaseWrites} (${rest.requests.helmReleaseStatusWrites}) | ${total(rest.helm)} | ${checks} ${JSON.stringify(rest.reconciled)} | ${resyncs.toFixed(2)} | ${rest.ctlCpuS.toFixed(2)} / ${perResync(rest.ctlCpuS)} | ${rest.apiserverCpuS.toFixed(2)} / ${perResync(rest.apiserverCpuS)} | ${rest.requests.reads} / ${rest.requests.writes} | ${fmtMiB(rest.sampled.peakRssKb)} | ${rest.requests.top.slice(0, 6).join('; ')} |`,
+    );
+  }
+  out.push('');
+  return out;
 }

@@ -13,6 +13,7 @@
 //                           [--chart unicorn|podinfo (podinfo: vendored in bench/charts, upgrade = a values change)]
 //                           [--seeded (steady state at large N: one real install copied, see seed-records.ts)]
 //                           [--node-options "--max-semi-space-size=1 --max-old-space-size=512"] [--max-seconds 1500]
+//                           [--helmcrew-first]
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -62,6 +63,8 @@ const seeded = process.argv.includes('--seeded');
 /** Extra node flags for the controller that NODE_OPTIONS refuses (e.g. `--cpu-prof --cpu-prof-dir=DIR`). */
 const nodeArgs = (argValue('node-args') ?? '').split(' ').filter(Boolean);
 const phaseTimeoutMs = intArg('phase-timeout', 1200) * 1000;
+/** Which side runs first in each size; the second runs on a control plane that has done more (`--helmcrew-first` to swap). */
+const helmcrewFirst = process.argv.includes('--helmcrew-first');
 
 /** Compiles `ref`'s src/ (git archive into the bench dir, never the checkout) for a before/after run. */
 async function buildRef(dir: string, gitRef: string): Promise<string[]> {
@@ -172,12 +175,15 @@ await runBench('issue9', maxSeconds, async (cleanup) => {
   const facts = { ...machineFacts(be.env.helmBin), loadavg: loadBefore };
   const results: SizeResult[] = [];
   for (const n of sizes) {
-    // Floor first: the controller's namespace delete (N uninstall-free finalizer strips) then
-    // does not overlap the floor's bursts.
-    const floor = skip.has('floor') || seeded ? undefined : await runFloor(be, workload, n, cleanup);
-    const helmcrew = await runHelmcrew(be, workload, entry, n, cleanup);
+    // Each side deletes its namespace fully before the other starts, so neither overlaps the
+    // other's clean-up; the order is kept in the output (`order` below).
+    const withFloor = !skip.has('floor') && !seeded;
+    const helmcrewBefore = helmcrewFirst ? await runHelmcrew(be, workload, entry, n, cleanup) : undefined;
+    const floor = withFloor ? await runFloor(be, workload, n, cleanup) : undefined;
+    const helmcrew = helmcrewBefore ?? (await runHelmcrew(be, workload, entry, n, cleanup));
     results.push({ n, floor, helmcrew });
   }
-  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end`, chart, code, concurrency, interval, nodeOptions, restSeconds }, results);
+  const order = helmcrewFirst ? 'helmcrew first, then the floor' : 'the floor first, then helmcrew';
+  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}`, chart, code, concurrency, interval, nodeOptions, restSeconds }, results);
   process.stdout.write(`${text}\n`);
 });

@@ -1,0 +1,77 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { ReleaseEvent } from '../../../api/vocabulary.js';
+import type { ReleaseRequest, ReleaseWritten } from '../../helm/helm-client.js';
+import { HelmCanceledError, HelmError } from '../../helm/helm-error.js';
+import type { ReleaseHistory } from '../../helm/release-storage.js';
+import type { EventDetails } from '../../kube/event-recorder.js';
+import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
+import { withTestsPending } from '../../status/test-status.js';
+import type { ReconcileContext } from '../context.js';
+import { redactSecrets } from '../redact.js';
+import type { DesiredRelease } from '../release-state.js';
+import type { ReleaseTarget } from '../release-target.js';
+import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
+import { testsWanted } from '../test-decision.js';
+import { attemptSupersedable, pullChart, releaseRequest, reportSuperseded, type AttemptOutcome } from './shared.js';
+
+/** What tells an install from an upgrade; the attempt around helm is the same (runReleaseAttempt). */
+export interface ReleaseAttempt {
+  action: 'install' | 'upgrade';
+  /** How the "attempt started" status names it (a reinstall counts as an install). */
+  mode: 'install' | 'reinstall' | 'upgrade';
+  events: { started: ReleaseEvent; succeeded: ReleaseEvent; failed: ReleaseEvent };
+  /** For the Events and notifications; `action` and `attempt` are added. */
+  details: EventDetails;
+  startedMessage: string;
+  /** "Install of unicorn@2.0.0": how a cancelled attempt is named. */
+  what: string;
+  failedMessage: (outcome: string, history: ReleaseHistory) => string;
+  succeededMessage: (revision: number | undefined) => string;
+  /**
+   * Helm's records as read before this pass acted; the new one is added to them after helm.
+   * undefined when helm changes more than that (a reinstall uninstalls first): read afterwards.
+   */
+  before: ReleaseHistory | undefined;
+  run: (request: ReleaseRequest, cancelSignal: AbortSignal | undefined) => Promise<ReleaseWritten>;
+}
+
+/**
+ * One install or upgrade: the chart, the "attempt started" record, helm (which a newer generation
+ * may cancel), then the outcome as status, Event and notification. A failure is counted towards
+ * the remediation policy's retries.
+ */
+export async function runReleaseAttempt(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, attempt: ReleaseAttempt): Promise<AttemptOutcome> {
+  const chartPath = await pullChart(ctx, release, target, desired);
+  const request = releaseRequest(release, target, desired, chartPath, attempt.action);
+  const startedAt = ctx.now();
+  const details = { ...attempt.details, action: attempt.action, attempt: startedAt.getTime().toString(36) };
+  const started = attemptStartedStatus(release, target, desired, attempt.mode, startedAt);
+  const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
+  const announce = () => ctx.events.record(release, attempt.events.started, attempt.startedMessage, details);
+  let written: ReleaseWritten;
+  try {
+    written = await attemptSupersedable(ctx, release, target, { started, announce }, (cancelSignal) => attempt.run(request, cancelSignal));
+  } catch (error) {
+    if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, attempt.what);
+    if (!(error instanceof HelmError)) throw error;
+    // Record what Helm really wrote (a failed revision), even though the action failed.
+    const history = await ctx.storage.history(target.namespace, target.releaseName);
+    // helm's output is redacted as it is read; this guards the whole message as formed.
+    const message = redactSecrets(attempt.failedMessage(error.outcome, history), desired.secrets);
+    const failures = ((attempt.action === 'install' ? started.installFailures : started.upgradeFailures) ?? 0) + 1;
+    const final = failureIsFinal(remediationPolicy(release.spec, attempt.action), failures);
+    await ctx.api.patchStatus(release, failedStatus(attempted, attempt.events.failed, message, history, ctx.now(), { final, counter: attempt.action }));
+    await ctx.events.record(release, attempt.events.failed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
+    return final ? 'failed-final' : 'failed';
+  }
+  const history = await ctx.storage.afterWrite(target.namespace, target.releaseName, attempt.before, written, { labels: request.labels, maxHistory: attempt.action === 'upgrade' ? request.maxHistory : 0 });
+  const revision = history.deployed?.revision ?? history.latest?.revision;
+  const message = attempt.succeededMessage(revision);
+  const succeeded = succeededStatus(attempted, attempt.events.succeeded, message, history, ctx.now());
+  // Independent writes: the status and the Event (with notify) go out together.
+  await Promise.all([
+    ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
+    ctx.events.record(release, attempt.events.succeeded, message, { ...details, revision }),
+  ]);
+  return 'succeeded';
+}
