@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HelmRunner, HelmRunOptions } from './helm-runner.js';
 import type { HelmReleasePayload } from './release-record.js';
+import { isPlainObject } from '../reconcile/values.js';
 import { helmValuesDocument } from './values-document.js';
 
 /** What an install or upgrade needs; decided by the reconciler, spelled as helm flags here. */
@@ -56,11 +57,11 @@ export function releaseWritten(stdout: string): ReleaseWritten {
   } catch {
     return {};
   }
-  if (!isObject(parsed)) return {};
+  if (!isPlainObject(parsed)) return {};
   const { version, name, namespace, info, chart, config } = parsed;
   if (typeof version !== 'number' || !Number.isInteger(version) || version <= 0) return {};
-  if (typeof name !== 'string' || typeof namespace !== 'string' || !isObject(info) || typeof info.status !== 'string') return { revision: version };
-  const metadata = isObject(chart) && isObject(chart.metadata) ? chart.metadata : {};
+  if (typeof name !== 'string' || typeof namespace !== 'string' || !isPlainObject(info) || typeof info.status !== 'string') return { revision: version };
+  const metadata = isPlainObject(chart) && isPlainObject(chart.metadata) ? chart.metadata : {};
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return {
     revision: version,
@@ -68,15 +69,11 @@ export function releaseWritten(stdout: string): ReleaseWritten {
       name,
       namespace,
       version,
-      config: isObject(config) ? config : {},
+      config: isPlainObject(config) ? config : {},
       info: { status: info.status, last_deployed: text(info.last_deployed), description: text(info.description) },
       chart: { metadata: { name: text(metadata.name), version: text(metadata.version), appVersion: text(metadata.appVersion) } },
     },
   };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

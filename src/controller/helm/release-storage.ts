@@ -188,7 +188,7 @@ export class ReleaseStorage {
    * The history just after a helm operation that wrote `revision`: a GET of that record (served
    * by etcd, so it sees helm's last write) gives a version the LIST is then not older than.
    */
-  async historyAfter(namespace: string, releaseName: string, revision: number | undefined): Promise<ReleaseHistory> {
+  private async historyAfter(namespace: string, releaseName: string, revision: number | undefined): Promise<ReleaseHistory> {
     if (revision === undefined) return this.history(namespace, releaseName);
     try {
       const record = await this.kube.core.readNamespacedSecret({ namespace, name: releaseSecretName(releaseName, revision) });
