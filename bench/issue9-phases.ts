@@ -158,9 +158,10 @@ export async function helmcrewRest(be: BenchEnv, ctx: { pid: number; helm: Count
 
 /**
  * The floor: `xargs -P<c> -n1 helm upgrade --install <name> <chart.tgz> … --wait=watcher`, the
- * names on stdin, through the same counting wrapper. Sampled as the xargs process tree.
+ * names on stdin, through the same counting wrapper. Sampled as the xargs process tree. `env`
+ * adds variables for helm (`--floor-env`), e.g. the GOGC helmcrew gives its helm processes.
  */
-export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: CountingHelm; dir: string; chartTgz: string; set: string[]; concurrency: number }, what: 'install' | 'upgrade', releaseNames: string[]): Promise<Burst> {
+export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: CountingHelm; dir: string; chartTgz: string; set: string[]; concurrency: number; env: Record<string, string> }, what: 'install' | 'upgrade', releaseNames: string[]): Promise<Burst> {
   const helmBefore = (await opts.helm.invocations()).length;
   const before = apiRequests(be);
   const apiserver0 = be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0;
@@ -171,7 +172,7 @@ export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: 
   const child = spawn(
     'xargs',
     ['-a', list, `-P${opts.concurrency}`, '-n1', '-I{}', opts.helm.bin, 'upgrade', '--install', '{}', opts.chartTgz, '--namespace', opts.namespace, ...opts.set, '--wait=watcher', '--timeout', '300s', '--history-max', '10'],
-    { env: { ...process.env, KUBECONFIG: be.env.kubeconfig, HELM_CACHE_HOME: join(opts.dir, 'cache'), HELM_CONFIG_HOME: join(opts.dir, 'config'), HELM_DATA_HOME: join(opts.dir, 'data') }, stdio: ['ignore', 'ignore', 'pipe'] },
+    { env: { ...process.env, ...opts.env, KUBECONFIG: be.env.kubeconfig, HELM_CACHE_HOME: join(opts.dir, 'cache'), HELM_CONFIG_HOME: join(opts.dir, 'config'), HELM_DATA_HOME: join(opts.dir, 'data') }, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {

@@ -13,7 +13,8 @@
 //                           [--chart unicorn|podinfo (podinfo: vendored in bench/charts, upgrade = a values change)]
 //                           [--seeded (steady state at large N: one real install copied, see seed-records.ts)]
 //                           [--node-options "--max-semi-space-size=1 --max-old-space-size=512"] [--max-seconds 1500]
-//                           [--helmcrew-first]
+//                           [--helmcrew-first] [--floor-env "GOGC=200" (the floor's helm with helmcrew's Go setting)]
+//                           [--controller-env "HELMCREW_HELM_GOGC=default" (variables for the controller child)]
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -31,6 +32,7 @@ import {
   createNamespace,
   currentCommit,
   deleteNamespaceFully,
+  envAssignments,
   formatFacts,
   intArg,
   intListArg,
@@ -65,6 +67,10 @@ const nodeArgs = (argValue('node-args') ?? '').split(' ').filter(Boolean);
 const phaseTimeoutMs = intArg('phase-timeout', 1200) * 1000;
 /** Which side runs first in each size; the second runs on a control plane that has done more (`--helmcrew-first` to swap). */
 const helmcrewFirst = process.argv.includes('--helmcrew-first');
+/** Variables for the floor's helm processes; none by default: the floor is helm as a person runs it. */
+const floorEnv = envAssignments(argValue('floor-env') ?? '');
+/** Variables for the controller child, e.g. `--controller-env HELMCREW_HELM_GOGC=default` (Go's default for its helm). */
+const controllerEnv = envAssignments(argValue('controller-env') ?? '');
 
 /** Compiles `ref`'s src/ (git archive into the bench dir, never the checkout) for a before/after run. */
 async function buildRef(dir: string, gitRef: string): Promise<string[]> {
@@ -94,7 +100,7 @@ async function runHelmcrew(be: BenchEnv, w: Workload, entry: string[], n: number
     concurrency,
     workDir: join(dir, 'work'),
     logFile: join(dir, 'controller.log'),
-    extraEnv: { NODE_OPTIONS: nodeOptions, HELMCREW_NAMESPACE: 'default' },
+    extraEnv: { NODE_OPTIONS: nodeOptions, HELMCREW_NAMESPACE: 'default', ...controllerEnv },
   });
   const forgetCtl = cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
   say(`helmcrew N=${n}: controller pid ${ctl.pid} up in ${fmtS(ctl.startupMs)}; namespace ${namespace}; log ${ctl.logFile}`);
@@ -152,7 +158,7 @@ async function runFloor(be: BenchEnv, w: Workload, n: number, cleanup: Cleanup):
   const namespace = await createNamespace(be.kubeConfig, `bench-i9-floor-n${n}`);
   const forgetNs = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 600_000)));
   const bursts: Burst[] = [];
-  const opts = { namespace, helm, dir, concurrency };
+  const opts = { namespace, helm, dir, concurrency, env: floorEnv };
   bursts.push(await floorBurst(be, { ...opts, chartTgz: w.install.tgz, set: w.install.floorSet }, 'install', names(n)));
   say(`floor N=${n} install: ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; tree peak ${fmtMiB(bursts[0]!.sampled.peakTreeRssKb)}`);
   if (!skip.has('upgrade')) {
@@ -166,7 +172,7 @@ async function runFloor(be: BenchEnv, w: Workload, n: number, cleanup: Cleanup):
 
 await runBench('issue9', maxSeconds, async (cleanup) => {
   const loadBefore = loadavgString();
-  say(`issue9: chart ${chart}, N=${sizes.join(',')}, concurrency ${concurrency}, interval ${interval}, rest ${restSeconds}s, skip [${[...skip].join(',')}], ref ${ref ?? 'checkout'}; load ${loadBefore}`);
+  say(`issue9: chart ${chart}, N=${sizes.join(',')}, concurrency ${concurrency}, interval ${interval}, rest ${restSeconds}s, skip [${[...skip].join(',')}], ref ${ref ?? 'checkout'}, floor env ${JSON.stringify(floorEnv)}, controller env ${JSON.stringify(controllerEnv)}; load ${loadBefore}`);
   parseDuration(interval);
   const be = await startBenchEnv(cleanup);
   const entry = ref ? await buildRef(join(be.dir, 'build-ref'), ref) : await buildCompiled(join(be.dir, 'build'));
@@ -184,6 +190,6 @@ await runBench('issue9', maxSeconds, async (cleanup) => {
     results.push({ n, floor, helmcrew });
   }
   const order = helmcrewFirst ? 'helmcrew first, then the floor' : 'the floor first, then helmcrew';
-  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}`, chart, code, concurrency, interval, nodeOptions, restSeconds }, results);
+  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}\nfloor env:   ${Object.keys(floorEnv).length ? Object.entries(floorEnv).map(([k, v]) => `${k}=${v}`).join(' ') : 'none (helm as a person runs it)'}${Object.keys(controllerEnv).length ? `\ncontroller env: ${Object.entries(controllerEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`, chart, code, concurrency, interval, nodeOptions, restSeconds }, results);
   process.stdout.write(`${text}\n`);
 });

@@ -58,6 +58,18 @@ export function intListArg(name: string, fallback: number[]): number[] {
   return values;
 }
 
+/** "GOGC=200 GOMAXPROCS=1" → { GOGC: '200', GOMAXPROCS: '1' }; "" or "default" → {}. */
+export function envAssignments(text: string): Record<string, string> {
+  if (text.trim() === '' || text.trim() === 'default') return {};
+  return Object.fromEntries(
+    text.trim().split(/\s+/).map((pair) => {
+      const at = pair.indexOf('=');
+      if (at <= 0) throw new Error(`"${pair}" is not NAME=value`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------
 // Machine facts
 

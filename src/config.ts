@@ -1,3 +1,4 @@
+import { DEFAULT_HELM_GOGC, validGoGC } from './controller/helm/helm-process-env.js';
 import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, HostPolicyError, parseHostPolicy, type HostPolicy } from './controller/charts/host-policy.js';
 
 /**
@@ -14,6 +15,8 @@ export interface ControllerConfig {
   redisUrl: string;
   queuePrefix: string;
   helmBin: string;
+  /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default. */
+  helmGoGC?: string;
   concurrency: number;
   namespaces: string[];
   workDir: string;
@@ -58,6 +61,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
   return {
     ...sharedConfig(env),
     helmBin: env.HELM_BIN || 'helm',
+    helmGoGC: helmGoGC(env, 'HELMCREW_HELM_GOGC'),
     concurrency: positiveInt(env, 'HELMCREW_CONCURRENCY', 4),
     namespaces: (env.WATCH_NAMESPACES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     workDir: env.HELMCREW_WORK_DIR || `${env.TMPDIR || '/tmp'}/helmcrew`,
@@ -106,6 +110,16 @@ export function readNotifyConfig(env: Env = process.env): NotifyConfig {
     lockMs: positiveInt(env, 'HELMCREW_NOTIFY_LOCK_MS', 30_000),
     teamSelector: env.HELMCREW_TEAM_SELECTOR || undefined,
   };
+}
+
+/** "default" hands helm Go's own setting (or the GOGC the controller's environment passes on). */
+function helmGoGC(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return DEFAULT_HELM_GOGC;
+  if (raw === 'default') return undefined;
+  const value = validGoGC(raw);
+  if (!value) throw new ConfigError(`${name} must be a whole number of percent (e.g. 200), "off" or "default", got "${raw}"`);
+  return value;
 }
 
 function positiveNumber(env: Env, name: string, fallback: number): number {

@@ -5,6 +5,7 @@ import { RepositoryIndexCache } from './charts/repository-index.js';
 import { startHealthServer } from './health-server.js';
 import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
+import { helmProcessEnv } from './helm/helm-process-env.js';
 import { DEFAULT_RECORD_LIMITS } from './helm/release-record.js';
 import { ReleaseStorage } from './helm/release-storage.js';
 import { connectKube, slimKubeClients } from './kube/slim-clients.js';
@@ -38,15 +39,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   await mkdir(config.workDir, { recursive: true, mode: 0o700 });
   const leftovers = await removeLeftoverValuesFiles(config.workDir);
   if (leftovers.length > 0) log.warn({ workDir: config.workDir, removed: leftovers.length }, 'removed values files left by a stopped controller');
-  const helmEnv = {
-    HELM_CACHE_HOME: `${config.workDir}/helm/cache`,
-    HELM_CONFIG_HOME: `${config.workDir}/helm/config`,
-    HELM_DATA_HOME: `${config.workDir}/helm/data`,
-    // client-go's discovery and OpenAPI cache, shared by every helm process (default ~/.kube/cache,
-    // which in the image is not writable, so each helm fetched them again).
-    KUBECACHEDIR: `${config.workDir}/kube/cache`,
-    ...(config.kubeconfig ? { KUBECONFIG: config.kubeconfig } : {}),
-  };
+  const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const operations = new RunningOperations();
   const connection = connectRedis(config.redisUrl);

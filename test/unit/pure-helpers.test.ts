@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/api/duration.js';
 import { ConfigError, readControllerConfig } from '../../src/config.js';
+import { helmProcessEnv } from '../../src/controller/helm/helm-process-env.js';
 import { pickChartVersion, ChartNotFoundError } from '../../src/controller/charts/repository-index.js';
 import { summarizeStderr } from '../../src/controller/helm/helm-error.js';
 import { decodeReleaseRecord } from '../../src/controller/helm/release-storage.js';
@@ -127,6 +128,21 @@ describe('retryDelayMs', () => {
   });
 });
 
+describe('helmProcessEnv', () => {
+  it('sets GOGC only when one is chosen, beside helm\'s folders and the kubeconfig', () => {
+    expect(helmProcessEnv({ workDir: '/w', goGC: '200' })).toEqual({
+      HELM_CACHE_HOME: '/w/helm/cache',
+      HELM_CONFIG_HOME: '/w/helm/config',
+      HELM_DATA_HOME: '/w/helm/data',
+      KUBECACHEDIR: '/w/kube/cache',
+      GOGC: '200',
+    });
+    const inherited = helmProcessEnv({ workDir: '/w', kubeconfig: '/k' });
+    expect(inherited.KUBECONFIG).toBe('/k');
+    expect(inherited).not.toHaveProperty('GOGC');
+  });
+});
+
 describe('readControllerConfig', () => {
   it.each([
     [{}, /REDIS_URL is not set/],
@@ -135,6 +151,16 @@ describe('readControllerConfig', () => {
   ])('%j → %s', (env, want) => {
     expect(() => readControllerConfig(env)).toThrow(ConfigError);
     expect(() => readControllerConfig(env)).toThrow(want);
+  });
+  it('gives helm GOGC=200 unless told otherwise, and refuses what Go would not read', () => {
+    const base = { REDIS_URL: 'redis://x' };
+    expect(readControllerConfig(base).helmGoGC).toBe('200');
+    expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: '400' }).helmGoGC).toBe('400');
+    expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: 'off' }).helmGoGC).toBe('off');
+    expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: 'default' }).helmGoGC).toBeUndefined();
+    for (const bad of ['0', '-5', '2OO', '200%', ' 200']) {
+      expect(() => readControllerConfig({ ...base, HELMCREW_HELM_GOGC: bad })).toThrow(`HELMCREW_HELM_GOGC must be a whole number of percent (e.g. 200), "off" or "default", got "${bad}"`);
+    }
   });
   it('never echoes the Redis password', () => {
     expect(() => readControllerConfig({ REDIS_URL: 'http://user:s3cret@host' })).toThrow(/^(?!.*s3cret)/);

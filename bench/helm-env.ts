@@ -1,0 +1,90 @@
+// What the Go runtime's settings do to one helm process's cost: the same `helm upgrade --install`
+// burst (install K releases, then upgrade all K) run with each environment variant, in rounds whose
+// order rotates, on one local control plane. Each helm runs under GNU time, which records its user
+// and system CPU and its peak RSS. This is how HELM_GO_ENV's default (helm-process-env.ts) was
+// chosen; ratios are within one run.
+//
+//   npx tsx bench/helm-env.ts [--releases 20] [--rounds 3] [--concurrency 4] [--chart unicorn|podinfo]
+//                             [--variants "default;GOGC=200;GOMAXPROCS=1"] [--max-seconds 1500]
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { prepareWorkload, type Step } from './workloads.js';
+import { argValue, createNamespace, envAssignments, deleteNamespaceFully, formatFacts, intArg, loadavgString, machineFacts, median, runBench, say, startBenchEnv, type BenchEnv } from './support.js';
+
+const releases = intArg('releases', 20);
+const rounds = intArg('rounds', 3);
+const concurrency = intArg('concurrency', 4);
+const chart = argValue('chart') ?? 'unicorn';
+const variants = (argValue('variants') ?? 'default;GOGC=200;GOGC=400;GOMAXPROCS=1;GOGC=200 GOMAXPROCS=1').split(';').map((v) => v.trim()).filter(Boolean);
+
+interface Measured {
+  wallS: number;
+  cpuS: number;
+  maxRssKb: number[];
+}
+
+/** xargs -P<c> runs `time helm upgrade --install` once per name; GNU time appends "user sys maxrss" per process. */
+async function burst(be: BenchEnv, dir: string, namespace: string, step: Step, names: string[], env: Record<string, string>): Promise<Measured> {
+  const list = join(dir, `names-${Date.now()}.txt`);
+  const times = join(dir, `times-${Date.now()}.txt`);
+  await writeFile(list, `${names.join('\n')}\n`);
+  await writeFile(times, '');
+  const args = ['-a', list, `-P${concurrency}`, '-n1', '-I{}', '/usr/bin/time', '-a', '-o', times, '-f', '%U %S %M', be.env.helmBin, 'upgrade', '--install', '{}', step.tgz, '--namespace', namespace, ...step.floorSet, '--wait=watcher', '--timeout', '300s'];
+  const t0 = Date.now();
+  const child = spawn('xargs', args, {
+    env: { ...process.env, ...env, KUBECONFIG: be.env.kubeconfig, HELM_CACHE_HOME: join(dir, 'cache'), HELM_CONFIG_HOME: join(dir, 'config'), HELM_DATA_HOME: join(dir, 'data') },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (stderr.length < 4000 && (stderr += chunk.toString('utf8'))));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const wallS = (Date.now() - t0) / 1000;
+  if (code !== 0) throw new Error(`xargs exited ${code}: ${stderr.slice(0, 1000)}`);
+  const rows = (await readFile(times, 'utf8')).split('\n').map((l) => l.trim().split(' ').map(Number)).filter((r) => r.length === 3 && r.every(Number.isFinite));
+  return { wallS, cpuS: rows.reduce((sum, [u, s]) => sum + u! + s!, 0), maxRssKb: rows.map((r) => r[2]!) };
+}
+
+await runBench('helm-env', intArg('max-seconds', 1500), async (cleanup) => {
+  say(`helm-env: chart ${chart}, ${releases} releases × ${rounds} rounds, concurrency ${concurrency}, variants ${variants.join(' | ')}; load ${loadavgString()}`);
+  const be = await startBenchEnv(cleanup);
+  const workload = await prepareWorkload(chart, be, cleanup);
+  const facts = { ...machineFacts(be.env.helmBin), loadavg: loadavgString() };
+  const results = new Map<string, { install: Measured[]; upgrade: Measured[] }>(variants.map((v) => [v, { install: [], upgrade: [] }]));
+  const names = Array.from({ length: releases }, (_, i) => `h${String(i + 1).padStart(3, '0')}`);
+  for (let round = 0; round < rounds; round++) {
+    // Rotate the order, so no variant always runs first (on a cooler machine) or last.
+    const order = variants.map((_, i) => variants[(i + round) % variants.length]!);
+    for (const variant of order) {
+      const dir = await mkdtemp(join(be.dir, 'helm-env-'));
+      const namespace = await createNamespace(be.kubeConfig, 'bench-helm-env');
+      const forget = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 300_000)));
+      const env = envAssignments(variant);
+      const install = await burst(be, dir, namespace, workload.install, names, env);
+      const upgrade = await burst(be, dir, namespace, workload.upgrade, names, env);
+      results.get(variant)!.install.push(install);
+      results.get(variant)!.upgrade.push(upgrade);
+      say(`round ${round + 1} ${variant}: install ${install.wallS.toFixed(1)} s wall, ${install.cpuS.toFixed(1)} CPU-s; upgrade ${upgrade.wallS.toFixed(1)} s, ${upgrade.cpuS.toFixed(1)} CPU-s`);
+      await deleteNamespaceFully(be.kubeConfig, namespace, 300_000);
+      forget();
+    }
+  }
+  const base = results.get(variants[0]!)!;
+  const lines = [
+    formatFacts(facts),
+    `load avg:    ${loadavgString()} at end`,
+    `command:     npx tsx bench/helm-env.ts --releases ${releases} --rounds ${rounds} --concurrency ${concurrency} --chart ${chart} --variants "${variants.join(';')}"`,
+    '',
+    `Medians over ${rounds} rounds of ${releases} helm processes per burst; ratios against "${variants[0]}".`,
+    '',
+    '| variant | install wall | install helm CPU-s | upgrade wall | upgrade helm CPU-s | CPU ratio (install, upgrade) | helm peak RSS, median / max |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const [variant, r] of results) {
+    const m = (list: Measured[], f: (x: Measured) => number) => median(list.map(f));
+    const rss = [...r.install, ...r.upgrade].flatMap((x) => x.maxRssKb);
+    const ratio = (kind: 'install' | 'upgrade') => (m(r[kind], (x) => x.cpuS) / m(base[kind], (x) => x.cpuS)).toFixed(2);
+    lines.push(`| ${variant} | ${m(r.install, (x) => x.wallS).toFixed(1)} s | ${m(r.install, (x) => x.cpuS).toFixed(2)} | ${m(r.upgrade, (x) => x.wallS).toFixed(1)} s | ${m(r.upgrade, (x) => x.cpuS).toFixed(2)} | ${ratio('install')}×, ${ratio('upgrade')}× | ${(median(rss) / 1024).toFixed(0)} / ${(Math.max(...rss) / 1024).toFixed(0)} MiB |`);
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+});

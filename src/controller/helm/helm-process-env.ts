@@ -1,0 +1,39 @@
+/**
+ * The environment every helm process gets (on top of the controller's own, which it inherits):
+ * where helm keeps its files, the cluster, and how its Go runtime collects garbage.
+ */
+
+/**
+ * Go's GOGC for helm when the operator sets none. A helm process lives about a second and grows
+ * its heap from nothing to a few tens of MiB (discovery, the chart, OpenAPI for upgrades); at Go's
+ * default of 100 most of that growth is spent in repeated collections. 200 measured 10–18 % less
+ * CPU per helm process for ~7 MiB more peak RSS (bench/helm-env.ts, bench/RESULTS.md).
+ */
+export const DEFAULT_HELM_GOGC = '200';
+
+export interface HelmProcessSettings {
+  workDir: string;
+  kubeconfig?: string;
+  /** GOGC for helm; undefined leaves Go's default (or whatever the controller's environment says). */
+  goGC?: string;
+}
+
+/** Pure: the variables the helm runner adds to the controller's environment for each helm. */
+export function helmProcessEnv(settings: HelmProcessSettings): Record<string, string> {
+  return {
+    HELM_CACHE_HOME: `${settings.workDir}/helm/cache`,
+    HELM_CONFIG_HOME: `${settings.workDir}/helm/config`,
+    HELM_DATA_HOME: `${settings.workDir}/helm/data`,
+    // client-go's discovery and OpenAPI cache, shared by every helm process (default ~/.kube/cache,
+    // which in the image is not writable, so each helm fetched them again).
+    KUBECACHEDIR: `${settings.workDir}/kube/cache`,
+    ...(settings.kubeconfig ? { KUBECONFIG: settings.kubeconfig } : {}),
+    ...(settings.goGC ? { GOGC: settings.goGC } : {}),
+  };
+}
+
+/** Pure: a GOGC value Go accepts (a whole number ≥ 1, or "off"), else undefined. */
+export function validGoGC(raw: string): string | undefined {
+  if (raw === 'off') return raw;
+  return /^[1-9][0-9]{0,5}$/.test(raw) ? raw : undefined;
+}
