@@ -260,7 +260,7 @@ export interface CountingHelm {
 }
 
 /**
- * A bash wrapper that records each helm start (time, subcommand) and helm's stderr, then runs the
+ * A bash wrapper that records each helm start (time, subcommand, the GOGC it was given) and helm's stderr, then runs the
  * real helm and passes its exit code and output through. Costs one bash process per helm.
  */
 export async function createCountingHelm(dir: string, realHelm: string): Promise<CountingHelm> {
@@ -272,7 +272,7 @@ export async function createCountingHelm(dir: string, realHelm: string): Promise
   await writeFile(
     bin,
     `#!/usr/bin/env bash
-printf '%s %s\\n' "$EPOCHREALTIME" "$1" >> ${JSON.stringify(logFile)}
+printf '%s %s GOGC=%s\\n' "$EPOCHREALTIME" "$1" "\${GOGC:-}" >> ${JSON.stringify(logFile)}
 err=${JSON.stringify(dir)}/.err.$$
 ${JSON.stringify(realHelm)} "$@" 2>"$err"
 rc=$?

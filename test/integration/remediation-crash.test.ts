@@ -85,6 +85,9 @@ describe('SIGKILL of the controller during an automatic rollback', () => {
       await sleep(100);
     }
     expect(seen?.status?.conditions?.find((c) => c.type === 'Reconciling')?.message).toMatch(/rolling back revision 2 .* to revision 1/);
+    // The status is written just before helm is started: wait for the shim to have started (it
+    // then holds the rollback 3 s), so the kill lands inside the rollback, not before it.
+    while (Date.now() < deadline && (await helm.count('rollback')) === 0) await sleep(20);
     process.kill(-first.pid!, 'SIGKILL');
     expect((await first).signal).toBe('SIGKILL');
     await sleep(3500);

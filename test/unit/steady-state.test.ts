@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { Condition, HelmRelease, HelmReleaseStatus } from '../../src/api/helmrelease.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
 import { summarizeHistory, withSupersededFromStatus, type ReleaseHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
-import { FreshReadNeeded, looksSettled, readOnlyContext } from '../../src/controller/reconcile/cached-read.js';
+import { FreshReadNeeded, looksSettled, readOnlyContext, verifiedFirstWriteContext } from '../../src/controller/reconcile/cached-read.js';
 import type { ReconcileContext } from '../../src/controller/reconcile/context.js';
+import { KubeApiError } from '../../src/controller/kube/api-error.js';
 import type { DesiredRelease } from '../../src/controller/reconcile/release-state.js';
 import { checkedStatus, historyFromStorage, inSyncStatus } from '../../src/controller/status/release-status.js';
 import { failureAlreadyReported, statusPatchChangesNothing } from '../../src/controller/status/status-patch.js';
@@ -109,6 +110,50 @@ describe('readOnlyContext', () => {
       expect(calls.length).toBe(before);
     },
   );
+});
+
+describe('verifiedFirstWriteContext', () => {
+  const setUp = (conflict = false) => {
+    const calls: string[] = [];
+    const rec = (name: string) => async (...args: unknown[]) => {
+      calls.push(`${name}${args.length ? ` ${JSON.stringify(args)}` : ''}`);
+      if (conflict && name.startsWith('api.') && name !== 'api.get') throw new KubeApiError(409, { reason: 'Conflict' }, 'PATCH', '/x');
+      return name;
+    };
+    const ctx = {
+      api: { get: rec('api.get'), patchStatus: rec('api.patchStatus'), addFinalizer: rec('api.addFinalizer'), removeFinalizer: rec('api.removeFinalizer') },
+      storage: { history: rec('storage.history'), markFailed: rec('storage.markFailed') },
+      helm: { upgrade: rec('helm.upgrade'), pullChart: rec('helm.pullChart') },
+      events: { record: rec('events.record') },
+    } as unknown as ReconcileContext;
+    return { calls, guarded: verifiedFirstWriteContext(ctx, '41') as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<string>>> };
+  };
+
+  it('lets reads and the chart download through, and stops any other effect before the first write', async () => {
+    const { calls, guarded } = setUp();
+    await guarded.api!.get!();
+    await guarded.storage!.history!();
+    await guarded.helm!.pullChart!();
+    for (const [field, method] of [['helm', 'upgrade'], ['events', 'record'], ['storage', 'markFailed'], ['api', 'removeFinalizer']] as const) {
+      expect(() => guarded[field]![method]!()).toThrow(FreshReadNeeded);
+    }
+    expect(calls).toEqual(['api.get', 'storage.history', 'helm.pullChart']);
+  });
+
+  it('makes the first write conditional on the copy\'s version, then lets everything through unconditionally', async () => {
+    const { calls, guarded } = setUp();
+    await guarded.api!.patchStatus!('release', { phase: 'started' });
+    await guarded.events!.record!();
+    await guarded.helm!.upgrade!();
+    await guarded.api!.patchStatus!('release', { phase: 'done' });
+    expect(calls).toEqual(['api.patchStatus ["release",{"phase":"started"},{"resourceVersion":"41"}]', 'events.record', 'helm.upgrade', 'api.patchStatus ["release",{"phase":"done"}]']);
+  });
+
+  it('turns a conflict on the first write into FreshReadNeeded, and stays locked', async () => {
+    const { guarded } = setUp(true);
+    await expect(guarded.api!.addFinalizer!('release')).rejects.toBeInstanceOf(FreshReadNeeded);
+    expect(() => guarded.helm!.upgrade!()).toThrow(FreshReadNeeded);
+  });
 });
 
 describe('dueForResync with the check ledger', () => {

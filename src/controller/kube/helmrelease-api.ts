@@ -3,6 +3,11 @@ import { API_GROUP, API_VERSION, FIELD_MANAGER, FINALIZER, HELMRELEASE_PLURAL } 
 import { jsonPatch, mergePatch, type KubeClients } from './kube-clients.js';
 import { isNotFound } from './errors.js';
 
+/** A write that only succeeds while the object is still at this version (optimistic concurrency). */
+export interface Precondition {
+  resourceVersion: string;
+}
+
 /** Reads and writes HelmRelease objects; the only code that knows their REST coordinates. */
 export class HelmReleaseApi {
   constructor(private readonly kube: KubeClients) {}
@@ -30,14 +35,15 @@ export class HelmReleaseApi {
 
   /**
    * Merge-patches status; the controller is the only writer of status, one worker per release.
-   * Returns the object as the server has it after the write (its generation included).
+   * Returns the object as the server has it after the write (its generation included). With
+   * `precondition` the server refuses the write (409) unless the object is still at that version.
    */
-  async patchStatus(release: HelmRelease, status: HelmReleaseStatus): Promise<HelmRelease> {
+  async patchStatus(release: HelmRelease, status: HelmReleaseStatus, precondition?: Precondition): Promise<HelmRelease> {
     return (await this.kube.custom.patchNamespacedCustomObjectStatus(
       {
         ...this.coordinates(release.metadata.namespace),
         name: release.metadata.name,
-        body: { status },
+        body: precondition ? { metadata: { resourceVersion: precondition.resourceVersion }, status } : { status },
         fieldManager: FIELD_MANAGER,
       },
       mergePatch,
@@ -46,11 +52,16 @@ export class HelmReleaseApi {
 
   /**
    * Adds the finalizer with a JSON patch that tests the current list first, so a concurrent
-   * writer makes it fail (and the job retry) instead of being overwritten.
+   * writer makes it fail (and the job retry) instead of being overwritten. Returns the object as
+   * the server has it after the patch. With `precondition` it is a merge patch conditional on that
+   * version (409 otherwise): the list as read is then the server's list.
    */
-  /** Returns the object as the server has it after the patch. */
-  async addFinalizer(release: HelmRelease): Promise<HelmRelease> {
+  async addFinalizer(release: HelmRelease, precondition?: Precondition): Promise<HelmRelease> {
     const current = release.metadata.finalizers;
+    if (precondition) {
+      const body = { metadata: { resourceVersion: precondition.resourceVersion, finalizers: [...(current ?? []), FINALIZER] } };
+      return (await this.kube.custom.patchNamespacedCustomObject({ ...this.coordinates(release.metadata.namespace), name: release.metadata.name, body, fieldManager: FIELD_MANAGER }, mergePatch)) as HelmRelease;
+    }
     const ops = current
       ? [
           { op: 'test', path: '/metadata/finalizers', value: current },

@@ -2,12 +2,16 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import { ConditionType, FINALIZER } from '../../api/vocabulary.js';
 import { findCondition } from '../status/conditions.js';
 import type { ReconcileContext } from './context.js';
+import { isConflict } from '../kube/errors.js';
 
 /**
- * The steady state reads from the informer's cache instead of GETting the HelmRelease. A cached
- * copy can lag the server by a watch event, so it is trusted for one conclusion only: "nothing to
- * change". A pass that starts from the cache runs on a read-only context; the first write or helm
- * process it would start aborts it, and the pass is redone from a fresh GET.
+ * Passes start from the informer's copy of the HelmRelease instead of a GET. A cached copy can lag
+ * the server by a watch event, so it is trusted in two ways only:
+ * - a settled copy, for one conclusion: "nothing to change". That pass runs on a read-only
+ *   context; the first write or helm process it would start aborts it (FreshReadNeeded).
+ * - any other copy, up to its first write: that write carries the copy's resourceVersion, so the
+ *   server refuses it (409) when the copy was stale. Nothing with an effect may come before it.
+ * Either way an aborted pass is redone from a fresh GET.
  */
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */
@@ -15,7 +19,7 @@ export interface ReleaseCache {
   get(namespace: string, name: string): HelmRelease | undefined;
 }
 
-/** Thrown by the read-only context when a pass from the cache wants to act. */
+/** Thrown by a guarded context when a pass from the cache wants to act on a copy not proven current. */
 export class FreshReadNeeded extends Error {
   override name = 'FreshReadNeeded';
 }
@@ -45,21 +49,59 @@ const READS: Partial<Record<keyof ReconcileContext, ReadonlySet<string>>> = {
 
 /** The same context with every writer (API writes, helm, Events) replaced by a FreshReadNeeded thrower. */
 export function readOnlyContext(ctx: ReconcileContext): ReconcileContext {
+  return guardedContext(ctx, (field, method) => (READS[field]?.has(method) ? 'call' : 'abort'));
+}
+
+/** HelmRelease writes that can carry a resourceVersion precondition (HelmReleaseApi). */
+const VERIFYING_WRITES: ReadonlySet<string> = new Set(['patchStatus', 'addFinalizer']);
+
+/**
+ * The same context for a pass from a copy that is not settled (a new spec, a first install): until
+ * its first HelmRelease write succeeds, only reads and fetching a chart archive (no effect on the
+ * cluster) go through; that write is made conditional on `resourceVersion`, and a conflict aborts
+ * the pass. After it, the copy was the server's state at that write, and the pass goes on as usual.
+ */
+export function verifiedFirstWriteContext(ctx: ReconcileContext, resourceVersion: string): ReconcileContext {
+  let verified = false;
+  return guardedContext(ctx, (field, method) => {
+    if (verified || READS[field]?.has(method) || (field === 'helm' && method === 'pullChart')) return 'call';
+    if (field !== 'api' || !VERIFYING_WRITES.has(method)) return 'abort';
+    return async (call) => {
+      try {
+        const result = await call({ resourceVersion });
+        verified = true;
+        return result;
+      } catch (error) {
+        if (isConflict(error)) throw new FreshReadNeeded(`api.${method} on a cached copy older than the server's`);
+        throw error;
+      }
+    };
+  });
+}
+
+/** What a guard does with one method: call it, abort the pass, or call it with a precondition. */
+type MethodRule = 'call' | 'abort' | ((call: (precondition: { resourceVersion: string }) => Promise<unknown>) => Promise<unknown>);
+
+function guardedContext(ctx: ReconcileContext, rule: (field: keyof ReconcileContext, method: string) => MethodRule): ReconcileContext {
   const guarded = { ...ctx };
-  for (const [field, allowed] of Object.entries(READS) as Array<[keyof ReconcileContext, ReadonlySet<string>]>) {
-    (guarded as Record<string, unknown>)[field] = guard(ctx[field] as object, field, allowed);
+  for (const field of Object.keys(READS) as Array<keyof ReconcileContext>) {
+    if (ctx[field]) (guarded as Record<string, unknown>)[field] = guard(ctx[field] as object, field, rule);
   }
   return guarded;
 }
 
-function guard<T extends object>(target: T, field: string, allowed: ReadonlySet<string>): T {
+function guard<T extends object>(target: T, field: keyof ReconcileContext, rule: (field: keyof ReconcileContext, method: string) => MethodRule): T {
   return new Proxy(target, {
     get(obj, prop) {
       const value = Reflect.get(obj, prop, obj) as unknown;
-      if (typeof value !== 'function') return value;
-      if (typeof prop === 'string' && allowed.has(prop)) return (value as (...args: unknown[]) => unknown).bind(obj);
-      return () => {
-        throw new FreshReadNeeded(`${field}.${String(prop)} from a cached read`);
+      if (typeof value !== 'function' || typeof prop !== 'string') return value;
+      const method = (value as (...args: unknown[]) => unknown).bind(obj);
+      return (...args: unknown[]) => {
+        // Decided at the call, not when the method is looked up: the first write unlocks the rest.
+        const how = rule(field, prop);
+        if (how === 'call') return method(...args);
+        if (how === 'abort') throw new FreshReadNeeded(`${field}.${prop} from a cached read`);
+        return how((precondition) => method(...args, precondition) as Promise<unknown>);
       };
     },
   });

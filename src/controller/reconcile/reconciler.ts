@@ -13,7 +13,7 @@ import { reportNotOurs, reportRefused } from './actions/refuse.js';
 import { reportRetrying } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
-import { FreshReadNeeded, looksSettled, readOnlyContext } from './cached-read.js';
+import { FreshReadNeeded, looksSettled, readOnlyContext, verifiedFirstWriteContext } from './cached-read.js';
 import { remediateRelease } from './actions/remediate.js';
 import type { AttemptOutcome } from './actions/shared.js';
 import { testRelease } from './actions/test.js';
@@ -49,12 +49,13 @@ export interface ReconcileResult {
  * number of times; the queue guarantees one pass per release at a time.
  */
 export async function reconcileRelease(controllerCtx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult> {
-  // The steady state: a settled release decided from the informer's copy, no GET. If the pass
-  // would write anything or start helm, it is redone from a fresh read (cached-read.ts).
+  // Passes start from the informer's copy, no GET: a settled one read-only (the steady state), any
+  // other until its first write, which the server refuses if the copy was stale. Either way, a
+  // pass the copy cannot carry is redone from a fresh read (cached-read.ts).
   const cached = controllerCtx.cache?.get(namespace, name);
-  if (cached && looksSettled(cached)) {
+  if (cached?.metadata.resourceVersion) {
     try {
-      return await reconcileFrom(controllerCtx, cached, 'cache');
+      return await reconcileFrom(controllerCtx, cached, looksSettled(cached) ? 'cache' : 'cache-until-write');
     } catch (error) {
       if (!(error instanceof FreshReadNeeded)) throw error;
     }
@@ -63,11 +64,13 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
 }
 
 /**
- * Where a pass reads from. 'cache': the informer's copy, read-only. 'server': a GET, and Helm's
- * records as new as that object. 'latest': a GET and the newest records: the follow-up pass
- * after this job's own helm run or unlock, whose writes the object's version does not cover.
+ * Where a pass reads from. 'cache': the informer's copy, read-only. 'cache-until-write': the
+ * informer's copy, its first write conditional on that copy's version; Helm's records as new as
+ * it. 'server': a GET, and Helm's records as new as that object. 'latest': a GET and the newest
+ * records: the follow-up pass after this job's own helm run or unlock, whose writes the object's
+ * version does not cover.
  */
-type ReadFrom = 'cache' | 'server' | 'latest';
+type ReadFrom = 'cache' | 'cache-until-write' | 'server' | 'latest';
 
 async function reconcileFresh(controllerCtx: ReconcileContext, namespace: string, name: string, readFrom: 'server' | 'latest'): Promise<ReconcileResult> {
   const release = await controllerCtx.api.get(namespace, name);
@@ -80,7 +83,7 @@ async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelea
   const key = `${namespace}/${name}`;
   const target = releaseTarget(release, controllerCtx.tenancy);
   const acting = actingAs(controllerCtx, target);
-  const ctx = readFrom === 'cache' ? readOnlyContext(acting) : acting;
+  const ctx = readFrom === 'cache' ? readOnlyContext(acting) : readFrom === 'cache-until-write' ? verifiedFirstWriteContext(acting, release.metadata.resourceVersion!) : acting;
 
   const tenancy = checkTenancy(release, target, ctx.tenancy);
   if (!tenancy.allowed) {
