@@ -1,4 +1,4 @@
-import { DEFAULT_HELM_GOGC, validGoGC } from './controller/helm/helm-process-env.js';
+import { validGoGC } from './controller/helm/helm-process-env.js';
 import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, HostPolicyError, parseHostPolicy, type HostPolicy } from './controller/charts/host-policy.js';
 
 /**
@@ -15,7 +15,7 @@ export interface ControllerConfig {
   redisUrl: string;
   queuePrefix: string;
   helmBin: string;
-  /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default. */
+  /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default, a memory-for-CPU trade left to the operator. */
   helmGoGC?: string;
   concurrency: number;
   namespaces: string[];
@@ -112,11 +112,10 @@ export function readNotifyConfig(env: Env = process.env): NotifyConfig {
   };
 }
 
-/** "default" hands helm Go's own setting (or the GOGC the controller's environment passes on). */
+/** Unset or "default": helm keeps Go's own setting (or the GOGC the controller's environment passes on). */
 function helmGoGC(env: Env, name: string): string | undefined {
   const raw = env[name];
-  if (raw === undefined || raw === '') return DEFAULT_HELM_GOGC;
-  if (raw === 'default') return undefined;
+  if (raw === undefined || raw === '' || raw === 'default') return undefined;
   const value = validGoGC(raw);
   if (!value) throw new ConfigError(`${name} must be a whole number of percent (e.g. 200), "off" or "default", got "${raw}"`);
   return value;

@@ -152,9 +152,10 @@ describe('readControllerConfig', () => {
     expect(() => readControllerConfig(env)).toThrow(ConfigError);
     expect(() => readControllerConfig(env)).toThrow(want);
   });
-  it('gives helm GOGC=200 unless told otherwise, and refuses what Go would not read', () => {
+  it('leaves helm Go\'s GOGC unless told otherwise, and refuses what Go would not read', () => {
     const base = { REDIS_URL: 'redis://x' };
-    expect(readControllerConfig(base).helmGoGC).toBe('200');
+    expect(readControllerConfig(base).helmGoGC).toBeUndefined();
+    expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: '200' }).helmGoGC).toBe('200');
     expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: '400' }).helmGoGC).toBe('400');
     expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: 'off' }).helmGoGC).toBe('off');
     expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: 'default' }).helmGoGC).toBeUndefined();

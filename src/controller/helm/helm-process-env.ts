@@ -3,18 +3,15 @@
  * where helm keeps its files, the cluster, and how its Go runtime collects garbage.
  */
 
-/**
- * Go's GOGC for helm when the operator sets none. A helm process lives about a second and grows
- * its heap from nothing to a few tens of MiB (discovery, the chart, OpenAPI for upgrades); at Go's
- * default of 100 most of that growth is spent in repeated collections. 200 measured 10–18 % less
- * CPU per helm process for ~7 MiB more peak RSS (bench/helm-env.ts, bench/RESULTS.md).
- */
-export const DEFAULT_HELM_GOGC = '200';
-
 export interface HelmProcessSettings {
   workDir: string;
   kubeconfig?: string;
-  /** GOGC for helm; undefined leaves Go's default (or whatever the controller's environment says). */
+  /**
+   * GOGC for helm; undefined leaves Go's default (or the GOGC of the controller's environment).
+   * A helm process lives about a second and grows its heap from nothing, collecting several times
+   * on the way at Go's 100: 200 measured 10–21 % less CPU per helm for ~7 MiB more peak RSS each
+   * (bench/helm-env.ts). Memory is the default's side of that trade (README, bench/RESULTS.md).
+   */
   goGC?: string;
 }
 
