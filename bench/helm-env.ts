@@ -5,10 +5,12 @@
 // chosen; ratios are within one run.
 //
 //   npx tsx bench/helm-env.ts [--releases 20] [--rounds 3] [--concurrency 4] [--chart unicorn|podinfo]
-//                             [--variants "default;GOGC=200;GOMAXPROCS=1"] [--max-seconds 1500]
+//                             [--variants "default;GOGC=200;GOMAXPROCS=1;--disable-openapi-validation"] [--max-seconds 1500]
+// A variant is environment assignments (NAME=value) and/or helm flags (--flag), space-separated.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { diffCounts, readApiRequests } from './api-metrics.js';
 import { prepareWorkload, type Step } from './workloads.js';
 import { argValue, createNamespace, envAssignments, deleteNamespaceFully, formatFacts, intArg, loadavgString, machineFacts, median, runBench, say, startBenchEnv, type BenchEnv } from './support.js';
 
@@ -22,15 +24,25 @@ interface Measured {
   wallS: number;
   cpuS: number;
   maxRssKb: number[];
+  /** API requests of every client during the burst (the API server's own counter), and of them GET /openapi/v3. */
+  requests: number;
+  openapiRequests: number;
 }
 
 /** xargs -P<c> runs `time helm upgrade --install` once per name; GNU time appends "user sys maxrss" per process. */
-async function burst(be: BenchEnv, dir: string, namespace: string, step: Step, names: string[], env: Record<string, string>): Promise<Measured> {
+/** "GOGC=200 --disable-openapi-validation" → the environment and the extra helm flags. */
+function parseVariant(variant: string): { env: Record<string, string>; flags: string[] } {
+  const words = variant === 'default' ? [] : variant.split(/\s+/).filter(Boolean);
+  return { env: envAssignments(words.filter((w) => !w.startsWith('--')).join(' ')), flags: words.filter((w) => w.startsWith('--')) };
+}
+
+async function burst(be: BenchEnv, dir: string, namespace: string, step: Step, names: string[], env: Record<string, string>, flags: string[]): Promise<Measured> {
   const list = join(dir, `names-${Date.now()}.txt`);
   const times = join(dir, `times-${Date.now()}.txt`);
   await writeFile(list, `${names.join('\n')}\n`);
   await writeFile(times, '');
-  const args = ['-a', list, `-P${concurrency}`, '-n1', '-I{}', '/usr/bin/time', '-a', '-o', times, '-f', '%U %S %M', be.env.helmBin, 'upgrade', '--install', '{}', step.tgz, '--namespace', namespace, ...step.floorSet, '--wait=watcher', '--timeout', '300s'];
+  const args = ['-a', list, `-P${concurrency}`, '-n1', '-I{}', '/usr/bin/time', '-a', '-o', times, '-f', '%U %S %M', be.env.helmBin, 'upgrade', '--install', '{}', step.tgz, '--namespace', namespace, ...step.floorSet, '--wait=watcher', '--timeout', '300s', ...flags];
+  const before = readApiRequests(be.env.kubectlBin, be.env.kubeconfig);
   const t0 = Date.now();
   const child = spawn('xargs', args, {
     env: { ...process.env, ...env, KUBECONFIG: be.env.kubeconfig, HELM_CACHE_HOME: join(dir, 'cache'), HELM_CONFIG_HOME: join(dir, 'config'), HELM_DATA_HOME: join(dir, 'data') },
@@ -41,8 +53,16 @@ async function burst(be: BenchEnv, dir: string, namespace: string, step: Step, n
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const wallS = (Date.now() - t0) / 1000;
   if (code !== 0) throw new Error(`xargs exited ${code}: ${stderr.slice(0, 1000)}`);
+  const requests = diffCounts(before, readApiRequests(be.env.kubectlBin, be.env.kubeconfig));
+  const sum = (keep: (key: string) => boolean) => [...requests].filter(([key]) => keep(key)).reduce((n, [, count]) => n + count, 0);
   const rows = (await readFile(times, 'utf8')).split('\n').map((l) => l.trim().split(' ').map(Number)).filter((r) => r.length === 3 && r.every(Number.isFinite));
-  return { wallS, cpuS: rows.reduce((sum, [u, s]) => sum + u! + s!, 0), maxRssKb: rows.map((r) => r[2]!) };
+  return {
+    wallS,
+    cpuS: rows.reduce((total, [u, s]) => total + u! + s!, 0),
+    maxRssKb: rows.map((r) => r[2]!),
+    requests: sum(() => true),
+    openapiRequests: sum((key) => key.includes('openapi')),
+  };
 }
 
 await runBench('helm-env', intArg('max-seconds', 1500), async (cleanup) => {
@@ -59,9 +79,9 @@ await runBench('helm-env', intArg('max-seconds', 1500), async (cleanup) => {
       const dir = await mkdtemp(join(be.dir, 'helm-env-'));
       const namespace = await createNamespace(be.kubeConfig, 'bench-helm-env');
       const forget = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 300_000)));
-      const env = envAssignments(variant);
-      const install = await burst(be, dir, namespace, workload.install, names, env);
-      const upgrade = await burst(be, dir, namespace, workload.upgrade, names, env);
+      const { env, flags } = parseVariant(variant);
+      const install = await burst(be, dir, namespace, workload.install, names, env, flags);
+      const upgrade = await burst(be, dir, namespace, workload.upgrade, names, env, flags);
       results.get(variant)!.install.push(install);
       results.get(variant)!.upgrade.push(upgrade);
       say(`round ${round + 1} ${variant}: install ${install.wallS.toFixed(1)} s wall, ${install.cpuS.toFixed(1)} CPU-s; upgrade ${upgrade.wallS.toFixed(1)} s, ${upgrade.cpuS.toFixed(1)} CPU-s`);
@@ -77,14 +97,16 @@ await runBench('helm-env', intArg('max-seconds', 1500), async (cleanup) => {
     '',
     `Medians over ${rounds} rounds of ${releases} helm processes per burst; ratios against "${variants[0]}".`,
     '',
-    '| variant | install wall | install helm CPU-s | upgrade wall | upgrade helm CPU-s | CPU ratio (install, upgrade) | helm peak RSS, median / max |',
-    '|---|---|---|---|---|---|---|',
+    '| variant | install wall | install helm CPU-s | upgrade wall | upgrade helm CPU-s | CPU ratio (install, upgrade) | helm peak RSS, median / max | API requests per helm, install / upgrade (GET openapi) |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   for (const [variant, r] of results) {
     const m = (list: Measured[], f: (x: Measured) => number) => median(list.map(f));
     const rss = [...r.install, ...r.upgrade].flatMap((x) => x.maxRssKb);
     const ratio = (kind: 'install' | 'upgrade') => (m(r[kind], (x) => x.cpuS) / m(base[kind], (x) => x.cpuS)).toFixed(2);
-    lines.push(`| ${variant} | ${m(r.install, (x) => x.wallS).toFixed(1)} s | ${m(r.install, (x) => x.cpuS).toFixed(2)} | ${m(r.upgrade, (x) => x.wallS).toFixed(1)} s | ${m(r.upgrade, (x) => x.cpuS).toFixed(2)} | ${ratio('install')}×, ${ratio('upgrade')}× | ${(median(rss) / 1024).toFixed(0)} / ${(Math.max(...rss) / 1024).toFixed(0)} MiB |`);
+    const perHelm = (kind: 'install' | 'upgrade', f: (x: Measured) => number) => (m(r[kind], f) / releases).toFixed(1);
+    const api = `${perHelm('install', (x) => x.requests)} (${perHelm('install', (x) => x.openapiRequests)}) / ${perHelm('upgrade', (x) => x.requests)} (${perHelm('upgrade', (x) => x.openapiRequests)})`;
+    lines.push(`| ${variant} | ${m(r.install, (x) => x.wallS).toFixed(1)} s | ${m(r.install, (x) => x.cpuS).toFixed(2)} | ${m(r.upgrade, (x) => x.wallS).toFixed(1)} s | ${m(r.upgrade, (x) => x.cpuS).toFixed(2)} | ${ratio('install')}×, ${ratio('upgrade')}× | ${(median(rss) / 1024).toFixed(0)} / ${(Math.max(...rss) / 1024).toFixed(0)} MiB | ${api} |`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 });

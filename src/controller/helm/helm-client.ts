@@ -168,6 +168,11 @@ export class HelmClient {
       '--values', '-',
       req.wait ? '--wait=watcher' : '--wait=hookOnly',
       '--timeout', `${req.timeoutSeconds}s`,
+      // The API server validates what helm applies anyway (server-side apply refuses unknown
+      // fields and wrong types; so does decoding on a client-side apply): helm's own check
+      // against the OpenAPI schema changed no outcome and cost half of helm's CPU and ~12 MiB
+      // (fetching and parsing /openapi/v3 in every process; bench/helm-env.ts, docs/field-notes.md).
+      '--disable-openapi-validation',
       // The release as written, so its revision is known without listing the records again.
       '--output', 'json',
       '--description', req.description,
