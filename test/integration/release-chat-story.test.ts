@@ -78,8 +78,11 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     expect(events.items.find((e) => e.reason === 'ActionRequested')?.message).toBe(`slack:UALICE in C0INCIDENT asked for the rollback of ${unicorn} to the previous revision: green breaks checkout`);
   });
 
-  it('the controller leaves it there through resyncs and a restart', async () => {
+  it('the controller leaves it there through resyncs and a restart, and writes nothing more', async () => {
     const before = (await ctl.helm.invocations()).filter((a) => ['upgrade', 'rollback', 'install'].includes(a[0]!)).length;
+    // The rollback recorded the suspension; a pass must see it as recorded (the API server
+    // returns status.suspension with its keys sorted), not record it again with a new Event.
+    const recorded = (await get()).metadata.resourceVersion;
     await new Promise((resolve) => setTimeout(resolve, 3000)); // interval 1s: three resync periods
     expect((await ctl.helm.invocations()).filter((a) => ['upgrade', 'rollback', 'install'].includes(a[0]!)).length).toBe(before);
     await ctl.stop();
@@ -89,6 +92,9 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     expect(await ctl.helm.count('rollback')).toBe(0);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('blue');
     expect((await storage.history(namespace, 'unicorn')).deployed?.revision).toBe(4);
+    expect((await get()).metadata.resourceVersion).toBe(recorded);
+    const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
+    expect(events.items.map((e) => e.reason)).not.toContain('Suspended');
   });
 
   it('resume: back to the declared spec, green again; Suspended is gone', async () => {

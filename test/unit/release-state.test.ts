@@ -70,6 +70,8 @@ describe('determineLifecycle → nextLifecycleAction', () => {
     { name: 'active', given: release(), history: [], want: 'continue' },
     { name: 'suspended, status does not show it yet', given: release({ spec: { suspend: true } }), history: [], want: 'record-suspension' },
     { name: 'suspended and recorded', given: release({ spec: { suspend: true }, status: suspendedByKubectl }), history: [], want: 'report-suspended' },
+    // The API server returns status objects with their keys sorted, not in the order written.
+    { name: 'suspended from chat and recorded, read back from the API server', given: release({ spec: { suspend: true }, status: { ...suspendedByKubectl, suspension: { at: '2026-11-22T01:00:00Z', by: 'slack:U1', reason: 'incident' } }, meta: { annotations: bySlack } }), history: [], want: 'report-suspended' },
     { name: 'suspended, recorded, then suspended again by someone else', given: release({ spec: { suspend: true }, status: suspendedByKubectl, meta: { annotations: bySlack } }), history: [], want: 'record-suspension' },
     { name: 'suspended with a rollback asked for', given: release({ spec: { suspend: true }, status: suspendedByKubectl, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [], want: 'rollback' },
     { name: 'suspended, that rollback already done', given: release({ spec: { suspend: true }, status: { ...suspendedByKubectl, rollback: { requestId: 'r1', succeeded: true, message: '', at: '' } }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [], want: 'report-suspended' },

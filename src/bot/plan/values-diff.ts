@@ -2,6 +2,7 @@
  * Pure: which value paths differ between two values trees. Only paths are reported, never the
  * values themselves: values may come from Secrets and plans are shown in chat.
  */
+import { canonicalJson } from '../../controller/reconcile/values.js';
 
 export interface ValuesDifference {
   added: string[];
@@ -15,7 +16,8 @@ export function diffValues(from: Record<string, unknown>, to: Record<string, unk
   const diff: ValuesDifference = { added: [], removed: [], changed: [] };
   for (const [path, value] of b) {
     if (!a.has(path)) diff.added.push(path);
-    else if (JSON.stringify(a.get(path)) !== JSON.stringify(value)) diff.changed.push(path);
+    // Arrays are leaves and may hold objects whose keys come in another order from another source.
+    else if (canonicalJson(a.get(path)) !== canonicalJson(value)) diff.changed.push(path);
   }
   for (const path of a.keys()) if (!b.has(path)) diff.removed.push(path);
   return diff;

@@ -2,6 +2,7 @@ import { readRollbackRequest, readSuspension, type RollbackRequest } from '../..
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ConditionType } from '../../api/vocabulary.js';
 import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import { canonicalJson } from './values.js';
 
 /**
  * Pure decisions about chat-made intent on a suspended release: is a rollback asked for and not
@@ -53,7 +54,8 @@ export function suspensionRecorded(release: HelmRelease): boolean {
   const condition = release.status?.conditions?.find((c) => c.type === ConditionType.Suspended);
   if (condition?.status !== 'True') return false;
   const wanted = readSuspension(release.metadata.annotations);
-  return JSON.stringify(wanted ?? null) === JSON.stringify(release.status?.suspension ?? null);
+  // Key order is not compared: the API server returns status objects with their keys sorted.
+  return canonicalJson(wanted ?? null) === canonicalJson(release.status?.suspension ?? null);
 }
 
 /** The spec no longer suspends the release but status still says it is suspended. */

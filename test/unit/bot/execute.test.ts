@@ -119,6 +119,12 @@ describe('values difference (paths only, never values)', () => {
   it('no difference', () => {
     expect(summarizeValuesDifference(diffValues({ a: [1] }, { a: [1] }))).toBe('values: no difference');
   });
+  it('objects in a list with their keys in another order are no difference', () => {
+    const fromHelm = { env: [{ name: 'A', value: '1' }] };
+    const fromSpec = { env: [{ value: '1', name: 'A' }] };
+    expect(summarizeValuesDifference(diffValues(fromHelm, fromSpec))).toBe('values: no difference');
+    expect(diffValues(fromHelm, { env: [{ value: '2', name: 'A' }] }).changed).toEqual(['env']);
+  });
 });
 
 describe('escapeMrkdwn', () => {
