@@ -19,6 +19,8 @@ export interface ChatStoryOptions {
   log: Logger;
   /** The demo's fake Slack, the one notify posts to: the bot's messages land beside notify's. */
   slack: FakeSlack;
+  /** Called once each action's outcome is on the page (to show what notify said of it). */
+  afterAction?: (action: 'rollback' | 'resume') => Promise<void>;
 }
 
 const SECRET = 'demo-signing-secret';
@@ -47,10 +49,12 @@ export async function tellChatStory(opts: ChatStoryOptions): Promise<{ afterRoll
     await confirm(slack, events, rollback, say);
     const afterRollback = await servedColor(opts.kubeConfig, namespace, 'unicorn');
     say(`  page:       the unicorn is ${afterRollback}; the release is suspended, so the controller leaves it there`);
+    await opts.afterAction?.('rollback');
     const resume = await command(slack, events, `resume ${namespace}/unicorn`, say);
     await confirm(slack, events, resume, say);
     const afterResume = await servedColor(opts.kubeConfig, namespace, 'unicorn');
     say(`  page:       the unicorn is ${afterResume} again, as declared`);
+    await opts.afterAction?.('resume');
     return { afterRollback, afterResume };
   } finally {
     await bot.stop();

@@ -73,7 +73,8 @@ export async function startDemoSlack(opts: { kubeConfig: KubeConfig; kubeconfigP
       };
       let calls = slack.calls().length;
       let quietSince = Date.now();
-      const deadline = Date.now() + 30_000;
+      // Generous: under a loaded CI machine notify's delivery can lag the page by many seconds.
+      const deadline = Date.now() + 60_000;
       while ((!settled() || Date.now() - quietSince < 1500) && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 250));
         if (slack.calls().length !== calls) {

@@ -45,7 +45,19 @@ export async function demoCommand(): Promise<number> {
   say(`notify started: Team unicorn-team hears ${DEMO_NAMESPACE} in #unicorn-releases, Team unicorn-oncall its failures in #oncall (local fake Slack at ${slack.slack.origin})`);
   try {
     await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say, afterStep: (_step, index) => slack.sayNewMessages(say, index + 1) });
-    await tellChatStory({ kubeConfig, kubeconfigPath: env.kubeconfig, redisUrl: env.redisUrl, namespace: DEMO_NAMESPACE, say, log: createLogger('bot', process.env.LOG_LEVEL ?? 'warn'), slack: slack.slack });
+    // notify's operations in the team channel: five story steps, the rollback, then the resume
+    // (Resumed) and the upgrade it starts. The transcript is read only once all have arrived.
+    const operationsAfter = { rollback: 6, resume: 8 } as const;
+    await tellChatStory({
+      kubeConfig,
+      kubeconfigPath: env.kubeconfig,
+      redisUrl: env.redisUrl,
+      namespace: DEMO_NAMESPACE,
+      say,
+      log: createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
+      slack: slack.slack,
+      afterAction: (action) => slack.sayNewMessages(say, operationsAfter[action]),
+    });
     const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'helmreleases', '-n', DEMO_NAMESPACE], { reject: false });
     say(`\n$ kubectl get helmreleases -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
     say('\nWhat Slack shows (notify: one message per release operation, edited in place, details in threads; the bot: #incident):');
