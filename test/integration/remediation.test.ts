@@ -6,6 +6,7 @@ import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { brokenContainerPort } from '../../src/dev/unicorn-versions.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { waitForEvents } from '../support/events.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -57,9 +58,8 @@ describe('remediation: a broken upgrade is rolled back by itself', () => {
     expect(deployment.metadata?.labels?.['app.kubernetes.io/version'] ?? deployment.metadata?.labels?.['helm.sh/chart']).toMatch(/3\.0\.0/);
     expect(await deploymentAvailable(kubeConfig, namespace, 'unicorn')).toBe(true);
 
-    const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
-    const seen = events.items.map((e) => `${e.type} ${e.reason}`);
-    expect(seen).toEqual(expect.arrayContaining(['Warning UpgradeFailed', 'Normal RollbackSucceeded', 'Warning Stalled']));
+    const wanted = ['Warning UpgradeFailed', 'Normal RollbackSucceeded', 'Warning Stalled'];
+    expect(await waitForEvents(kubeConfig, namespace, 'unicorn', wanted)).toEqual(expect.arrayContaining(wanted));
     expect(await ctl.helm.count('rollback')).toBe(1);
   });
 

@@ -14,6 +14,7 @@ import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
 import { canonicalJson } from '../../src/controller/reconcile/values.js';
 import { applyHelmRelease, ensureNamespace, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { createLogger } from '../../src/log.js';
+import { waitForEvents } from '../support/events.js';
 import { deleteNamespace, namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 
 /** Issue 5, "Secrets stay secret": Secret values never reach status, Events, logs or the disk for good. */
@@ -46,6 +47,7 @@ describe('Secret values stay secret', () => {
     expect(ready?.message).toMatch(about); // still says what is wrong
     expect(ready?.message).toContain('[redacted]');
 
+    await waitForEvents(kubeConfig, namespace, name, [`Warning ${reason}`]);
     const events = await eventsOf(name);
     expect(events.map((e) => e.reason)).toContain(reason);
     for (const event of events) expect(event.message).not.toContain(secret);

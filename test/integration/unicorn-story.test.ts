@@ -1,10 +1,10 @@
 import { execa } from 'execa';
-import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { makeKubeClients } from '../../src/controller/kube/client.js';
 import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { waitForEvents } from '../support/events.js';
 
 /** Issue 2, shown 1: pink → blue → green → broken, on the real API server, Redis and helm. */
 describe('the unicorn story', () => {
@@ -52,9 +52,8 @@ describe('the unicorn story', () => {
     const table = await kubectl('get', 'helmreleases');
     expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+SUSPENDED\s+STATUS\s+CHART\s+VERSION\s+REVISION\s+AGE$/);
     expect(table.stdout).toMatch(/unicorn\s+False\s+Helm upgrade to unicorn@4\.0\.0 failed/);
-    const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
-    const seen = events.items.map((e) => `${e.type} ${e.reason}`);
-    expect(seen).toEqual(expect.arrayContaining(['Normal InstallSucceeded', 'Normal UpgradeSucceeded', 'Warning UpgradeFailed']));
+    const wanted = ['Normal InstallSucceeded', 'Normal UpgradeSucceeded', 'Warning UpgradeFailed'];
+    expect(await waitForEvents(kubeConfig, namespace, 'unicorn', wanted)).toEqual(expect.arrayContaining(wanted));
   });
 
   it('a failed upgrade is not repeated by itself; declaring green again re-applies it once', async () => {
