@@ -16,7 +16,8 @@ interface Meta {
   code: string;
   concurrency: number;
   interval: string;
-  nodeOptions: string;
+  /** The controller's runtime variables as the image sets them, formatted. */
+  runtimeEnv: string;
   restSeconds: number;
 }
 
@@ -25,7 +26,7 @@ const per = (x: number, n: number) => (x / n).toFixed(2);
 
 export function report(meta: Meta, results: SizeResult[]): string {
   const out: string[] = [];
-  out.push(`## issue9: chart ${meta.chart}, N = ${results.map((r) => r.n).join(', ')}, concurrency ${meta.concurrency}`, '', '```', meta.facts, `code:        ${meta.code}`, `controller:  compiled by tsc, NODE_OPTIONS=${JSON.stringify(meta.nodeOptions)}, interval ${meta.interval}`, '```', '');
+  out.push(`## issue9: chart ${meta.chart}, N = ${results.map((r) => r.n).join(', ')}, concurrency ${meta.concurrency}`, '', '```', meta.facts, `code:        ${meta.code}`, `controller:  compiled by tsc, ${meta.runtimeEnv}, interval ${meta.interval}`, '```', '');
   out.push('| N | phase | helmcrew wall | floor wall | ratio | helm procs / release (helmcrew, floor) | API reads / writes per release, helmcrew (bench\'s own) | floor | ctl peak RSS | ctl+helm tree peak (VmRSS / RssAnon) | floor tree peak (VmRSS / RssAnon) | ctl CPU s |');
   out.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {

@@ -12,7 +12,7 @@
 //                           [--ref <git ref> (compile that commit's src/ instead of the checkout)]
 //                           [--chart unicorn|podinfo (podinfo: vendored in bench/charts, upgrade = a values change)]
 //                           [--seeded (steady state at large N: one real install copied, see seed-records.ts)]
-//                           [--node-options "--max-semi-space-size=1 --max-old-space-size=512"] [--max-seconds 1500]
+//                           [--node-options "..." (instead of the Dockerfile's NODE_OPTIONS)] [--max-seconds 1500]
 //                           [--helmcrew-first] [--floor-env "GOGC=200" (the floor's helm with helmcrew's Go setting)]
 //                           [--controller-env "HELMCREW_HELM_GOGC=default" (variables for the controller child)]
 import { execFileSync } from 'node:child_process';
@@ -25,6 +25,7 @@ import { floorBurst, helmcrewBurst, helmcrewRest, names, specChangeToHelmStartMs
 import { prepareWorkload, releaseSpec, type Workload } from './workloads.js';
 import { report, type SizeResult } from './issue9-report.js';
 import { cloneReleaseRecord } from './seed-records.js';
+import { formatEnv, imageControllerEnv } from './image-env.js';
 import {
   argValue,
   buildCompiled,
@@ -56,8 +57,9 @@ const interval = argValue('interval') ?? '1m';
 const restSeconds = intArg('rest-seconds', 150);
 const skip = new Set((argValue('skip') ?? '').split(',').filter(Boolean));
 const ref = argValue('ref');
-/** What the image sets (Dockerfile ENV NODE_OPTIONS); `--node-options ""` for none. */
-const nodeOptions = argValue('node-options') ?? '--max-semi-space-size=1 --max-old-space-size=512';
+/** The image's runtime variables (Dockerfile ENV: NODE_OPTIONS, MALLOC_ARENA_MAX…); `--node-options ""` for no NODE_OPTIONS. */
+const nodeOptionsArg = argValue('node-options');
+const imageEnv = { ...imageControllerEnv(), ...(nodeOptionsArg !== undefined ? { NODE_OPTIONS: nodeOptionsArg } : {}) };
 const maxSeconds = intArg('max-seconds', 1500);
 const chart = argValue('chart') ?? 'unicorn';
 /** Steady state only: one real install, its release record copied to the other N-1 names (seed-records.ts). */
@@ -100,7 +102,7 @@ async function runHelmcrew(be: BenchEnv, w: Workload, entry: string[], n: number
     concurrency,
     workDir: join(dir, 'work'),
     logFile: join(dir, 'controller.log'),
-    extraEnv: { NODE_OPTIONS: nodeOptions, HELMCREW_NAMESPACE: 'default', ...controllerEnv },
+    extraEnv: { ...imageEnv, HELMCREW_NAMESPACE: 'default', ...controllerEnv },
   });
   const forgetCtl = cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
   say(`helmcrew N=${n}: controller pid ${ctl.pid} up in ${fmtS(ctl.startupMs)}; namespace ${namespace}; log ${ctl.logFile}`);
@@ -190,6 +192,6 @@ await runBench('issue9', maxSeconds, async (cleanup) => {
     results.push({ n, floor, helmcrew });
   }
   const order = helmcrewFirst ? 'helmcrew first, then the floor' : 'the floor first, then helmcrew';
-  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}\nfloor env:   ${Object.keys(floorEnv).length ? Object.entries(floorEnv).map(([k, v]) => `${k}=${v}`).join(' ') : 'none (helm as a person runs it)'}${Object.keys(controllerEnv).length ? `\ncontroller env: ${Object.entries(controllerEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`, chart, code, concurrency, interval, nodeOptions, restSeconds }, results);
+  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}\nfloor env:   ${Object.keys(floorEnv).length ? Object.entries(floorEnv).map(([k, v]) => `${k}=${v}`).join(' ') : 'none (helm as a person runs it)'}${Object.keys(controllerEnv).length ? `\ncontroller env: ${Object.entries(controllerEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`, chart, code, concurrency, interval, runtimeEnv: formatEnv(imageEnv), restSeconds }, results);
   process.stdout.write(`${text}\n`);
 });

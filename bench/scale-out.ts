@@ -31,12 +31,12 @@ import {
   startSampler,
   type ControllerChild,
 } from './support.js';
+import { imageControllerEnv } from './image-env.js';
 
 const releases = intArg('releases', 100);
 const counts = intListArg('controllers', [1, 2, 3]);
 const concurrency = intArg('concurrency', 4);
 const maxSeconds = intArg('max-seconds', 1500);
-const NODE_OPTIONS = '--max-semi-space-size=1 --max-old-space-size=512';
 
 interface Row {
   controllers: number;
@@ -67,7 +67,7 @@ await runBench('scale-out', maxSeconds, async (cleanup) => {
         concurrency,
         workDir: join(dir, `work-${i}`),
         logFile: join(dir, `controller-${i}.log`),
-        extraEnv: { NODE_OPTIONS, HELMCREW_NAMESPACE: 'default' },
+        extraEnv: { ...imageControllerEnv(), HELMCREW_NAMESPACE: 'default' },
       });
       cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
       ctls.push(ctl);
