@@ -192,6 +192,6 @@ await runBench('issue9', maxSeconds, async (cleanup) => {
     results.push({ n, floor, helmcrew });
   }
   const order = helmcrewFirst ? 'helmcrew first, then the floor' : 'the floor first, then helmcrew';
-  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}\nfloor env:   ${Object.keys(floorEnv).length ? Object.entries(floorEnv).map(([k, v]) => `${k}=${v}`).join(' ') : 'none (helm as a person runs it)'}${Object.keys(controllerEnv).length ? `\ncontroller env: ${Object.entries(controllerEnv).map(([k, v]) => `${k}=${v}`).join(' ')}` : ''}`, chart, code, concurrency, interval, runtimeEnv: formatEnv(imageEnv), restSeconds }, results);
+  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}\nfloor env:   ${Object.keys(floorEnv).length ? formatEnv(floorEnv) : 'none (helm as a person runs it)'}${Object.keys(controllerEnv).length ? `\ncontroller env: ${formatEnv(controllerEnv)}` : ''}`, chart, code, concurrency, interval, runtimeEnv: formatEnv(imageEnv), restSeconds }, results);
   process.stdout.write(`${text}\n`);
 });
