@@ -9,7 +9,7 @@
 import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../src/api/vocabulary.js';
 import { startBot } from '../src/bot/slack/app.js';
 import { readBotConfig } from '../src/bot/slack/config.js';
-import { makeKubeClients } from '../src/controller/kube/client.js';
+import { makeKubeClients } from '../src/core/kube/client.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
 import { freePort } from '../src/dev/free-port.js';
 import { postSigned, slashCommand, startFakeSlack } from '../src/dev/fake-slack/index.js';

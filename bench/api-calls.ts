@@ -11,8 +11,8 @@
 import { execFileSync } from 'node:child_process';
 import https from 'node:https';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { makeKubeClients, mergePatch } from '../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
+import { makeKubeClients, mergePatch } from '../src/core/kube/client.js';
+import { HelmReleaseApi } from '../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
 import { createNamespace, deleteNamespaceFully, formatFacts, intArg, loadavgString, machineFacts, median, runBench, say, startBenchEnv } from './support.js';
 

@@ -21,22 +21,22 @@ import { isDeepStrictEqual, promisify } from 'node:util';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HelmReleaseSpec } from '../src/api/helmrelease.js';
-import { readControllerConfig } from '../src/config.js';
+import { readControllerConfig } from '../src/controller/config.js';
 import { RepositoryIndexCache } from '../src/controller/charts/repository-index.js';
-import { startController } from '../src/controller/controller.js';
+import { startControllerWithNotify } from '../src/cli/compose/controller-with-notify.js';
 import { HelmClient } from '../src/controller/helm/helm-client.js';
 import { HelmRunner } from '../src/controller/helm/helm-runner.js';
-import { ReleaseStorage } from '../src/controller/helm/release-storage.js';
-import { makeKubeClients } from '../src/controller/kube/client.js';
-import { KubeEventRecorder } from '../src/controller/kube/event-recorder.js';
-import { IdentityClients } from '../src/controller/kube/identity.js';
-import { OPEN_TENANCY } from '../src/controller/reconcile/release-target.js';
-import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
+import { ReleaseStorage } from '../src/core/helm-storage/release-storage.js';
+import { makeKubeClients } from '../src/core/kube/client.js';
+import { KubeEventRecorder } from '../src/core/kube/event-recorder.js';
+import { IdentityClients } from '../src/core/kube/identity.js';
+import { OPEN_TENANCY } from '../src/core/release/release-target.js';
+import { HelmReleaseApi } from '../src/core/kube/helmrelease-api.js';
 import type { ReconcileContext } from '../src/controller/reconcile/context.js';
 import { reconcileRelease } from '../src/controller/reconcile/reconciler.js';
-import { ValuesDigester } from '../src/controller/reconcile/values-digest.js';
+import { ValuesDigester } from '../src/core/release/values-digest.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
-import { createLogger } from '../src/log.js';
+import { createLogger } from '../src/core/log.js';
 import {
   childrenCpuSeconds,
   countBy,
@@ -96,7 +96,7 @@ await runBench('in-sync-check', maxSeconds, async (cleanup) => {
   });
   const ctlDir = await mkdtemp(join(be.dir, 'controller-'));
   const ctlHelm = await createCountingHelm(ctlDir, env.helmBin);
-  const controller = await startController(
+  const controller = await startControllerWithNotify(
     readControllerConfig({
       KUBECONFIG: env.kubeconfig,
       REDIS_URL: env.redisUrl,

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HelmRelease, HelmReleaseSpec } from '../src/api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../src/api/vocabulary.js';
-import { connectKube } from '../src/controller/kube/slim-clients.js';
+import { connectKube } from '../src/core/kube/slim-clients.js';
 import { ListWatch, restWatch, type Listed } from '../src/controller/watch/list-watch.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
 import { cpuBreakdown, cpuSnapshot } from './cpu-breakdown.js';

@@ -7,7 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReleaseEvent } from '../src/api/vocabulary.js';
-import { connectRedis } from '../src/controller/queue/redis.js';
+import { connectRedis } from '../src/core/redis.js';
 import { REPO_ROOT } from '../src/dev/paths.js';
 import type { ReleaseNotification } from '../src/notify/contract.js';
 import { NotifyPublisher } from '../src/notify/publish/publisher.js';

@@ -8,7 +8,7 @@
 // per Team at the default limit of 1 message/s per channel; all releases on one channel (the worst
 // case for the limit); and the limit lifted (the pipeline's own cost).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { makeKubeClients, type ClientNodeKubeClients as KubeClients } from '../src/controller/kube/client.js';
+import { makeKubeClients, type ClientNodeKubeClients as KubeClients } from '../src/core/kube/client.js';
 import { createSigningSecret, createTeam, deleteTeams, randomKey } from '../test/support/notify-fixtures.js';
 import { WebhookReceiver } from '../test/support/webhook-receiver.js';
 import { ms, pct, publishSchedule, startNotifyChild } from './notify-harness.js';

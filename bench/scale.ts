@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue } from 'bullmq';
 import type { HelmReleaseSpec } from '../src/api/helmrelease.js';
-import { connectRedis } from '../src/controller/queue/redis.js';
+import { connectRedis } from '../src/core/redis.js';
 import { RECONCILE_QUEUE } from '../src/controller/queue/reconcile-queue.js';
 import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
 import {

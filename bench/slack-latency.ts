@@ -12,7 +12,7 @@
 // that state; latency = that call's arrival at the fake − the notification's `at`.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { makeKubeClients, type ClientNodeKubeClients as KubeClients } from '../src/controller/kube/client.js';
+import { makeKubeClients, type ClientNodeKubeClients as KubeClients } from '../src/core/kube/client.js';
 import { DEFAULT_RATE_LIMITS, startFakeSlack } from '../src/dev/fake-slack/index.js';
 import type { ReleaseNotification } from '../src/notify/contract.js';
 import { createTeam, deleteTeams } from '../test/support/notify-fixtures.js';

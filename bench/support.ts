@@ -11,14 +11,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { HelmRelease } from '../src/api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../src/api/vocabulary.js';
-import { jsonPatch, loadKubeConfig, makeKubeClients } from '../src/controller/kube/client.js';
-import { applyCrds } from '../src/controller/kube/crd-installer.js';
-import { isNotFound } from '../src/controller/kube/errors.js';
-import { HelmReleaseApi } from '../src/controller/kube/helmrelease-api.js';
+import { jsonPatch, loadKubeConfig, makeKubeClients } from '../src/core/kube/client.js';
+import { applyCrds } from '../src/core/kube/crd-installer.js';
+import { isNotFound } from '../src/core/kube/errors.js';
+import { HelmReleaseApi } from '../src/core/kube/helmrelease-api.js';
 import { devDown, devUp, type DevEnvironment } from '../src/dev/environment.js';
 import { ETCD_VERSION, HELM_VERSION, K8S_VERSION, KWOK_VERSION, REPO_ROOT } from '../src/dev/paths.js';
 import { ensureNamespace } from '../src/dev/releases.js';
-import { createLogger, type Logger } from '../src/log.js';
+import { createLogger, type Logger } from '../src/core/log.js';
 
 export const log: Logger = createLogger('bench', process.env.LOG_LEVEL ?? 'warn');
 

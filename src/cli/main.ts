@@ -1,4 +1,4 @@
-import { ConfigError } from '../config.js';
+import { ConfigError } from '../core/config/env.js';
 
 const USAGE = `helmcrew — keeps Helm releases as declared
 

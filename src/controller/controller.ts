@@ -1,29 +1,41 @@
 import { mkdir } from 'node:fs/promises';
-import type { ControllerConfig } from '../config.js';
-import { createLogger, type Logger } from '../log.js';
+import type { Redis } from 'ioredis';
+import type { ControllerConfig } from './config.js';
+import { createLogger, type Logger } from '../core/log.js';
 import { RepositoryIndexCache } from './charts/repository-index.js';
 import { startHealthServer } from './health-server.js';
 import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { helmProcessEnv } from './helm/helm-process-env.js';
-import { DEFAULT_RECORD_LIMITS } from './helm/release-record.js';
-import { ReleaseStorage } from './helm/release-storage.js';
-import { connectKube, slimKubeClients } from './kube/slim-clients.js';
-import { NotifyPublisher } from '../notify/publish/publisher.js';
-import { IdentityClients } from './kube/identity.js';
-import { controllerNamespace, getOrCreateDigestKey } from './kube/digest-key.js';
-import { CompositeEventSink, KubeEventRecorder } from './kube/event-recorder.js';
-import { HelmReleaseApi } from './kube/helmrelease-api.js';
+import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
+import { ReleaseStorage } from '../core/helm-storage/release-storage.js';
+import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
+import { IdentityClients } from '../core/kube/identity.js';
+import { controllerNamespace, getOrCreateDigestKey } from '../core/kube/digest-key.js';
+import { KubeEventRecorder } from '../core/kube/event-recorder.js';
+import { CompositeEventSink, type ReleaseEventSink } from '../core/events/release-event-sink.js';
+import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
-import { connectRedis, redactRedisUrl } from './queue/redis.js';
+import { connectRedis, redactRedisUrl } from '../core/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import type { ReconcileContext } from './reconcile/context.js';
 import { RunningOperations } from './reconcile/running-operations.js';
 import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
-import { ValuesDigester } from './reconcile/values-digest.js';
+import { ValuesDigester } from '../core/release/values-digest.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
 import { ValuesSourceWatch } from './watch/values-source-watch.js';
+
+/** Where the controller's happenings go beyond Kubernetes Events; the CLI wires notify's publisher here. */
+export interface NotificationSink extends ReleaseEventSink {
+  close(): Promise<void>;
+}
+
+export interface ControllerOptions {
+  log?: Logger;
+  /** Made on the controller's own Redis connection; none: Kubernetes Events only. */
+  notifications?: (connection: Redis, prefix: string, log: Logger) => NotificationSink;
+}
 
 export interface RunningController {
   ready: () => boolean;
@@ -31,7 +43,8 @@ export interface RunningController {
 }
 
 /** Wires watch → queue → workers → helm. Any number of these share one Redis queue. */
-export async function startController(config: ControllerConfig, log: Logger = createLogger('controller')): Promise<RunningController> {
+export async function startController(config: ControllerConfig, options: ControllerOptions = {}): Promise<RunningController> {
+  const log = options.log ?? createLogger('controller');
   // The slim client, not client-node: importing client-node alone costs ~85 MiB of RSS.
   const rest = connectKube(config.kubeconfig);
   const kube = slimKubeClients(rest);
@@ -43,8 +56,8 @@ export async function startController(config: ControllerConfig, log: Logger = cr
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const operations = new RunningOperations();
   const connection = connectRedis(config.redisUrl);
-  // Every happening becomes a Kubernetes Event and a notification on the durable notify queue.
-  const publisher = new NotifyPublisher({ connection, prefix: config.queuePrefix, log });
+  // Every happening becomes a Kubernetes Event and, when wired, a notification.
+  const publisher = options.notifications?.(connection, config.queuePrefix, log);
   const ctx: ReconcileContext = {
     kube,
     api,
@@ -54,7 +67,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
     helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
-    events: new CompositeEventSink([new KubeEventRecorder(kube, log), publisher]),
+    events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
     log,
     now: () => new Date(),
     operations,
@@ -112,7 +125,7 @@ export async function startController(config: ControllerConfig, log: Logger = cr
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await queue.close();
-      await publisher.close();
+      await publisher?.close();
       connection.disconnect();
     },
   };

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { access, mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 
 export interface CertPaths {
   dir: string;

@@ -6,7 +6,7 @@ import { cp, mkdir, open, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { execa } from 'execa';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import { freePort } from './free-port.js';
 import { REPO_ROOT } from './paths.js';
 import { brokenContainerPort, chartName, packagedVersions, type UnicornVersion } from './unicorn-versions.js';

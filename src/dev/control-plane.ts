@@ -3,7 +3,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import type { CertPaths } from './certs.js';
 import { freePorts } from './free-port.js';
 import { statePaths, type ToolchainPaths } from './paths.js';

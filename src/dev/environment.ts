@@ -3,9 +3,9 @@
 // command finds it, re-uses it, or stops exactly the processes it started.
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadKubeConfig } from '../controller/kube/client.js';
-import { applyCrds } from '../controller/kube/crd-installer.js';
-import type { Logger } from '../log.js';
+import { loadKubeConfig } from '../core/kube/client.js';
+import { applyCrds } from '../core/kube/crd-installer.js';
+import type { Logger } from '../core/log.js';
 import { certPaths, ensureCerts, type CertPaths } from './certs.js';
 import { startChartRepo } from './chart-repo.js';
 import { startControlPlane } from './control-plane.js';

@@ -2,7 +2,7 @@
 // the real scheduler places pods on them and they turn Running/Ready without any container.
 import { writeFile } from 'node:fs/promises';
 import { CoreV1Api, KubeConfig, type V1Node } from '@kubernetes/client-node';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import type { CertPaths } from './certs.js';
 import { freePort } from './free-port.js';
 import { kwokStagesYaml } from './kwok-stages.js';

@@ -2,7 +2,7 @@
 // loopback port, with its own working dir inside the state dir.
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createConnection } from 'node:net';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import { freePort } from './free-port.js';
 import { statePaths } from './paths.js';
 import { startDetached, type StartedProcess } from './processes.js';

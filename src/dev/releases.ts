@@ -1,9 +1,9 @@
 import { CoreV1Api, AppsV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { HelmRelease, HelmReleaseSpec } from '../api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND, HELMRELEASE_PLURAL } from '../api/vocabulary.js';
-import { makeKubeClients } from '../controller/kube/client.js';
-import { isConflict, isNotFound } from '../controller/kube/errors.js';
-import { HelmReleaseApi } from '../controller/kube/helmrelease-api.js';
+import { makeKubeClients } from '../core/kube/client.js';
+import { isConflict, isNotFound } from '../core/kube/errors.js';
+import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 
 /**
  * Small cluster helpers shared by the demo and the tests: apply a HelmRelease, wait for the

@@ -4,7 +4,7 @@
 import { access, constants } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import { UPSTREAM_STAGE_FILES } from './kwok-stages.js';
 import {
   cacheDir,

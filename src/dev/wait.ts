@@ -3,7 +3,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger } from '../log.js';
+import type { Logger } from '../core/log.js';
 import { diedError, isAlive, type StartedProcess } from './processes.js';
 
 export interface TlsMaterial {

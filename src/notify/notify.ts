@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
-import type { NotifyConfig } from '../config.js';
-import { connectKube, slimKubeClients } from '../controller/kube/slim-clients.js';
-import { TeamApi } from '../controller/kube/team-api.js';
-import { connectRedis, redactRedisUrl } from '../controller/queue/redis.js';
-import { createLogger, type Logger } from '../log.js';
+import type { NotifyConfig } from './config.js';
+import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
+import { TeamApi } from '../core/kube/team-api.js';
+import { connectRedis, redactRedisUrl } from '../core/redis.js';
+import { createLogger, type Logger } from '../core/log.js';
 import { RetryableDeliveryError } from './contract.js';
 import { StepAsideError, drainMailbox, MailboxBusyError, type DrainDeps } from './delivery/drain-mailbox.js';
 import { mailboxId, Mailboxes } from './delivery/mailbox.js';

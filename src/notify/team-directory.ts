@@ -1,6 +1,6 @@
 import type { Team } from '../api/team.js';
-import type { TeamApi } from '../controller/kube/team-api.js';
-import type { Logger } from '../log.js';
+import type { TeamApi } from '../core/kube/team-api.js';
+import type { Logger } from '../core/log.js';
 
 /**
  * The Teams, listed from the API server and kept in memory, listed again every `refreshMs`.

@@ -1,6 +1,6 @@
-import { TeamApi } from '../controller/kube/team-api.js';
-import { isConflict, isNotFound } from '../controller/kube/errors.js';
-import type { Logger } from '../log.js';
+import { TeamApi } from '../core/kube/team-api.js';
+import { isConflict, isNotFound } from '../core/kube/errors.js';
+import type { Logger } from '../core/log.js';
 import { channelLabel, channelRefOf } from './channels.js';
 import { nextTeamStatus, type DeliveryOutcome } from './team-status.js';
 

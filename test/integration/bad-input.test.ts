@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { apiErrorMessage, apiStatusCode } from '../../src/controller/kube/errors.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { apiErrorMessage, apiStatusCode } from '../../src/core/kube/errors.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 

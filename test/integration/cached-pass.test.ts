@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
-import { isConflict } from '../../src/controller/kube/errors.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
-import { connectKube, slimKubeClients } from '../../src/controller/kube/slim-clients.js';
+import { isConflict } from '../../src/core/kube/errors.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { connectKube, slimKubeClients } from '../../src/core/kube/slim-clients.js';
 import { FreshReadNeeded, verifiedFirstWriteContext } from '../../src/controller/reconcile/cached-read.js';
 import type { ReconcileContext } from '../../src/controller/reconcile/context.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';

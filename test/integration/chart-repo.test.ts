@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/log.js';
 import { startChartRepo } from '../../src/dev/chart-repo.js';
 import { toolchainPaths } from '../../src/dev/paths.js';
 import { brokenContainerPort, chartVersions, packagedVersions } from '../../src/dev/unicorn-versions.js';

@@ -1,9 +1,9 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
-import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';

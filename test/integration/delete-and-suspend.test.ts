@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { API_GROUP, API_VERSION, FINALIZER, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
-import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 

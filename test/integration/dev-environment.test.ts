@@ -9,7 +9,7 @@ import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, KubeConfig } from '@kubernete
 import { execa } from 'execa';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/log.js';
 import { devDown, devUp, formatShellExports, readDevEnvironment, type DevEnvironment } from '../../src/dev/environment.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { pidAlive } from '../../src/dev/processes.js';

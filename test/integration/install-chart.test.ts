@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { readControllerConfig } from '../../src/config.js';
+import { readControllerConfig } from '../../src/controller/config.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { testEnv } from '../support/fixtures.js';
 

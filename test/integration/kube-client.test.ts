@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { loadKubeConfig, makeKubeClients } from '../../src/controller/kube/client.js';
+import { loadKubeConfig, makeKubeClients } from '../../src/core/kube/client.js';
 import { testEnv } from '../support/fixtures.js';
 
 /** Our own established connections to the API server (ss lists the local process's sockets too). */

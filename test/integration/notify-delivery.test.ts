@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Team } from '../../src/api/team.js';
-import { readNotifyConfig } from '../../src/config.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { TeamApi } from '../../src/controller/kube/team-api.js';
-import { connectRedis } from '../../src/controller/queue/redis.js';
+import { readNotifyConfig } from '../../src/notify/config.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { TeamApi } from '../../src/core/kube/team-api.js';
+import { connectRedis } from '../../src/core/redis.js';
 import { startNotify, type RunningNotify } from '../../src/notify/notify.js';
 import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
 import {

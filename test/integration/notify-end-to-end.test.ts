@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
 import { applyHelmRelease, ensureNamespace, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
 import { createSigningSecret, createTeam, deleteTeams, randomKey } from '../support/notify-fixtures.js';

@@ -1,7 +1,7 @@
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { connectRedis } from '../../src/controller/queue/redis.js';
+import { connectRedis } from '../../src/core/redis.js';
 import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
 import { UnroutedMarks } from '../../src/notify/delivery/unrouted.js';
 import { NOTIFY_QUEUE, type NotifyJob } from '../../src/notify/queues.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/controller/queue/redis.js';
+import { connectRedis } from '../../src/core/redis.js';
 import { ReconcileQueue, startReconcileWorker } from '../../src/controller/queue/reconcile-queue.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/log.js';
 import { testEnv, uniqueName } from '../support/fixtures.js';
 
 /** Issue 9: a spec change does not wait behind a resync tick's batch of periodic checks. */

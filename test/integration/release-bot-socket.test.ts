@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../src/api/vocabulary.js';
 import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
 import { readBotConfig } from '../../src/bot/slack/config.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/log.js';
 import { buttonClick, FAKE_APP, FAKE_APP_ID, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 

@@ -4,11 +4,11 @@ import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../src/api/vocabulary.js';
 import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
 import { readBotConfig } from '../../src/bot/slack/config.js';
-import { makeKubeClients, mergePatch } from '../../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { makeKubeClients, mergePatch } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { freePort } from '../../src/dev/free-port.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/log.js';
 import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 

@@ -8,9 +8,9 @@ import { releaseOperations } from '../../src/bot/execute/wiring.js';
 import { isMutating, type MutatingCommand } from '../../src/bot/grammar/command.js';
 import { parseReleaseCommand } from '../../src/bot/grammar/parse.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/log.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
-import { mergePatch } from '../../src/controller/kube/client.js';
+import { mergePatch } from '../../src/core/kube/client.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /**

@@ -5,8 +5,8 @@ import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv } from '../support/fixtures.js';
 

@@ -1,8 +1,8 @@
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
-import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { brokenContainerPort } from '../../src/dev/unicorn-versions.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';

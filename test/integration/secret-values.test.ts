@@ -6,14 +6,14 @@ import { dirname, join } from 'node:path';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { readControllerConfig } from '../../src/config.js';
-import { startController } from '../../src/controller/controller.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { DIGEST_KEY_SECRET, getOrCreateDigestKey } from '../../src/controller/kube/digest-key.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
-import { canonicalJson } from '../../src/controller/reconcile/values.js';
+import { readControllerConfig } from '../../src/controller/config.js';
+import { startControllerWithNotify } from '../../src/cli/compose/controller-with-notify.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { DIGEST_KEY_SECRET, getOrCreateDigestKey } from '../../src/core/kube/digest-key.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { canonicalJson } from '../../src/core/release/values.js';
 import { applyHelmRelease, ensureNamespace, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/core/log.js';
 import { waitForEvents } from '../support/events.js';
 import { deleteNamespace, namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 
@@ -122,7 +122,7 @@ describe('Secret values stay secret', () => {
       HELMCREW_QUEUE_PREFIX: uniqueName('hc-leftover'),
       HELMCREW_WORK_DIR: workDir,
     });
-    const controller = await startController(config, createLogger('controller', 'warn'));
+    const controller = await startControllerWithNotify(config, createLogger('controller', 'warn'));
     try {
       expect(existsSync(dirname(leftover))).toBe(false);
       expect((await readdir(workDir)).filter((name) => name.startsWith('values-'))).toEqual([]);

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
 import { startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { PermanentDeliveryError, RetryableDeliveryError, type ReleaseNotification } from '../../src/notify/contract.js';
 import { ConfigMapMessageStore, SLACK_MESSAGES_CONFIGMAP } from '../../src/notify/providers/slack/message-store.js';

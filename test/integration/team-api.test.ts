@@ -1,8 +1,8 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { API_GROUP, API_VERSION, TEAM_KIND, TEAM_PLURAL } from '../../src/api/vocabulary.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { apiErrorMessage, apiStatusCode } from '../../src/controller/kube/errors.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { apiErrorMessage, apiStatusCode } from '../../src/core/kube/errors.js';
 import { testEnv, uniqueName } from '../support/fixtures.js';
 
 /** Issue 6: the API server refuses malformed Teams and names the field; a well-formed Team is stored as given. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { isNotFound } from '../../src/controller/kube/errors.js';
-import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { isNotFound } from '../../src/core/kube/errors.js';
+import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { ESCALATION_CHART, startEscalationRepo, type EscalationRepo } from '../support/escalation-chart.js';
 import { deleteNamespace, freshNamespace, namespaceWithController, testEnv } from '../support/fixtures.js';

@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { waitForEvents } from '../support/events.js';

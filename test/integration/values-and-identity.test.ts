@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CoreV1Api } from '@kubernetes/client-node';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
-import { ReleaseStorage } from '../../src/controller/helm/release-storage.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
+import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';

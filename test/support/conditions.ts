@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 
 type Condition = NonNullable<NonNullable<HelmRelease['status']>['conditions']>[number];
 

@@ -4,11 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { readControllerConfig } from '../../src/config.js';
-import { startController, type RunningController } from '../../src/controller/controller.js';
-import { loadKubeConfig } from '../../src/controller/kube/client.js';
+import { readControllerConfig } from '../../src/controller/config.js';
+import { startControllerWithNotify } from '../../src/cli/compose/controller-with-notify.js';
+import type { RunningController } from '../../src/controller/controller.js';
+import { loadKubeConfig } from '../../src/core/kube/client.js';
 import { ensureNamespace } from '../../src/dev/releases.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/core/log.js';
 import { createHelmShim, type HelmShim } from './helm-shim.js';
 
 export function testEnv() {
@@ -54,7 +55,7 @@ export async function startTestController(namespaces: string[], extraEnv: Record
     HELMCREW_RESYNC_TICK_MS: '500',
     ...extraEnv,
   });
-  const controller = await startController(config, log ?? createLogger('controller', process.env.LOG_LEVEL ?? 'warn'));
+  const controller = await startControllerWithNotify(config, log ?? createLogger('controller', process.env.LOG_LEVEL ?? 'warn'));
   return { controller, helm, prefix, stop: () => controller.stop() };
 }
 

@@ -3,9 +3,9 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devDown, devUp, type DevEnvironment } from '../../src/dev/environment.js';
-import { applyCrds } from '../../src/controller/kube/crd-installer.js';
-import { loadKubeConfig } from '../../src/controller/kube/client.js';
-import { createLogger } from '../../src/log.js';
+import { applyCrds } from '../../src/core/kube/crd-installer.js';
+import { loadKubeConfig } from '../../src/core/kube/client.js';
+import { createLogger } from '../../src/core/log.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -3,8 +3,8 @@ import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import type { Team, TeamSpec } from '../../src/api/team.js';
 import { API_GROUP, API_VERSION, severityOf, TEAM_KIND, TEAM_PLURAL, type ReleaseEvent } from '../../src/api/vocabulary.js';
-import type { ClientNodeKubeClients as KubeClients } from '../../src/controller/kube/client.js';
-import { TeamApi } from '../../src/controller/kube/team-api.js';
+import type { ClientNodeKubeClients as KubeClients } from '../../src/core/kube/client.js';
+import { TeamApi } from '../../src/core/kube/team-api.js';
 import type { ReleaseNotification } from '../../src/notify/contract.js';
 import { newNotificationId } from '../../src/notify/publish/notification.js';
 

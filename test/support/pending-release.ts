@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from '../../src/controller/helm/release-record.js';
+import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from '../../src/core/helm-storage/release-record.js';
 
 /**
  * Leaves a release the way a helm process killed mid-upgrade does: a new revision record in

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Condition, HelmRelease } from '../../src/api/helmrelease.js';
-import { makeKubeClients } from '../../src/controller/kube/client.js';
-import { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 
 /** Waits until the HelmRelease's Ready condition has `reason`; returns the object. */
 export async function waitForReadyReason(kc: KubeConfig, namespace: string, name: string, reason: string, timeoutMs = 60_000): Promise<HelmRelease & { ready: Condition }> {

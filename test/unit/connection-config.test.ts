@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
-import { fromKubeconfig, fromKubeconfigFile, inCluster, KubeconfigError, loadConnectionConfig } from '../../src/controller/kube/connection-config.js';
-import { KubeConnection } from '../../src/controller/kube/rest-client.js';
+import { ConfigError } from '../../src/core/config/env.js';
+import { fromKubeconfig, fromKubeconfigFile, inCluster, KubeconfigError, loadConnectionConfig } from '../../src/core/kube/connection-config.js';
+import { KubeConnection } from '../../src/core/kube/rest-client.js';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 

@@ -35,7 +35,7 @@ describe('what the controller, notify and run processes load', () => {
   it.each([['src/cli/commands/controller.ts'], ['src/cli/commands/notify.ts'], ['src/cli/commands/run.ts']])('%s does not load @kubernetes/client-node', async (modulePath) => {
     const modules = await modulesLoadedBy(modulePath);
     // The recorder saw the process's real graph: its own modules and its libraries.
-    expect(modules.some((m) => m.includes('/src/controller/kube/rest-client.ts'))).toBe(true);
+    expect(modules.some((m) => m.includes('/src/core/kube/rest-client.ts'))).toBe(true);
     expect(modules.some((m) => m.includes('/node_modules/bullmq/'))).toBe(true);
     expect(clientNode(modules)).toEqual([]);
   }, 60_000);

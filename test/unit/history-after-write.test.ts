@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { releaseWritten } from '../../src/controller/helm/helm-client.js';
-import { historyAfterWrite, storedRelease, summarizeHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
+import { releaseWritten } from '../../src/core/helm-storage/release-written.js';
+import { historyAfterWrite, storedRelease, summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
 
 const record = (revision: number, status: StoredRelease['status'], version = `${revision}.0.0`): StoredRelease => ({
   name: 'u',

@@ -2,8 +2,8 @@ import { Writable } from 'node:stream';
 import { ApiException } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { HelmReleaseApi } from '../../src/controller/kube/helmrelease-api.js';
-import { KubeConnection, KubeRest } from '../../src/controller/kube/rest-client.js';
+import type { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { KubeConnection, KubeRest } from '../../src/core/kube/rest-client.js';
 import { CRD_MISSING_MESSAGE, InformerSupervisor } from '../../src/controller/watch/informer-supervisor.js';
 
 /** Log lines as objects, from a pino logger writing into memory. */

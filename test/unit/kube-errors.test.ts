@@ -1,7 +1,7 @@
 import { ApiException } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { KubeApiError } from '../../src/controller/kube/api-error.js';
-import { apiErrorMessage, apiStatusCode, isConflict, isForbidden, isNotFound } from '../../src/controller/kube/errors.js';
+import { KubeApiError } from '../../src/core/kube/api-error.js';
+import { apiErrorMessage, apiStatusCode, isConflict, isForbidden, isNotFound } from '../../src/core/kube/errors.js';
 
 const status = (code: number, message: string) => ({ kind: 'Status', status: 'Failure', code, message });
 

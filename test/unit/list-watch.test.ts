@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { KubeApiError } from '../../src/controller/kube/api-error.js';
+import { KubeApiError } from '../../src/core/kube/api-error.js';
 import { ListWatch, type Listed, type WatchEvent, type WatchFn } from '../../src/controller/watch/list-watch.js';
 import { withoutManagedFields } from '../../src/controller/watch/informer-supervisor.js';
 

@@ -1,13 +1,14 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../src/api/duration.js';
-import { ConfigError, readControllerConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/core/config/env.js';
+import { readControllerConfig } from '../../src/controller/config.js';
 import { helmProcessEnv } from '../../src/controller/helm/helm-process-env.js';
 import { pickChartVersion, ChartNotFoundError } from '../../src/controller/charts/repository-index.js';
 import { summarizeStderr } from '../../src/controller/helm/helm-error.js';
-import { decodeReleaseRecord } from '../../src/controller/helm/release-storage.js';
+import { decodeReleaseRecord } from '../../src/core/helm-storage/release-storage.js';
 import { retryDelayMs } from '../../src/controller/queue/retry-policy.js';
-import { canonicalJson, mergeValues } from '../../src/controller/reconcile/values.js';
+import { canonicalJson, mergeValues } from '../../src/core/release/values.js';
 import { parseValuesText } from '../../src/controller/reconcile/values-from.js';
 import { setCondition } from '../../src/controller/status/conditions.js';
 import { dueForResync, shouldEnqueueOnUpdate } from '../../src/controller/watch/enqueue-policy.js';

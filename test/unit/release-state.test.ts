@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
 import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../src/api/annotations.js';
-import { summarizeHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
+import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
 import {
   determineLifecycle,
   determineReleaseState,
@@ -13,7 +13,7 @@ import {
 } from '../../src/controller/reconcile/release-state.js';
 import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, TIMEOUT_LABEL } from '../../src/controller/reconcile/ownership.js';
 import { SecretValues } from '../../src/controller/reconcile/redact.js';
-import { ValuesDigester } from '../../src/controller/reconcile/values-digest.js';
+import { ValuesDigester } from '../../src/core/release/values-digest.js';
 
 const digester = new ValuesDigester(Buffer.alloc(32, 7));
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
-import { summarizeHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
+import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
 import {
   decideAfterFailure,
   failureIsFinal,
@@ -13,7 +13,7 @@ import {
 import { determineReleaseState, nextAction, type DesiredRelease } from '../../src/controller/reconcile/release-state.js';
 import { testedAction } from '../../src/controller/reconcile/test-decision.js';
 import { SecretValues } from '../../src/controller/reconcile/redact.js';
-import { ValuesDigester } from '../../src/controller/reconcile/values-digest.js';
+import { ValuesDigester } from '../../src/core/release/values-digest.js';
 
 const digester = new ValuesDigester(Buffer.alloc(32, 7));
 const valuesDigest = (values: Record<string, unknown>) => digester.digest(values);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { summarizeHistory } from '../../src/controller/helm/release-storage.js';
+import { summarizeHistory } from '../../src/core/helm-storage/release-storage.js';
 import { failedStatus } from '../../src/controller/status/release-status.js';
 import { stalledStatus, stallRecorded } from '../../src/controller/status/remediation-status.js';
 import { dependencyProblemRecorded, dependencyWaitedMs, dependencyWaitingStatus } from '../../src/controller/status/dependency-status.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readControllerConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/core/config/env.js';
+import { readControllerConfig } from '../../src/controller/config.js';
 import { decideRepositoryHost, parseHostPolicy } from '../../src/controller/charts/host-policy.js';
 import { parseIndex } from '../../src/controller/charts/index-parser.js';
 import { ByteBoundedLru } from '../../src/controller/charts/byte-lru.js';

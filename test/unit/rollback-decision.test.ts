@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ROLLBACK_REQUEST_ANNOTATION, ROLLBACK_TO_ANNOTATION, readRollbackRequest, readSuspension, SUSPENSION_ANNOTATION } from '../../src/api/annotations.js';
-import { summarizeHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
-import { chooseRollbackRevision, pendingRollback } from '../../src/controller/reconcile/rollback-decision.js';
+import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
+import { chooseRollbackRevision, pendingRollback } from '../../src/core/release/rollback-decision.js';
 
 const stored = (revision: number, status: StoredRelease['status'], chartVersion = `${revision}.0.0`): StoredRelease => ({
   name: 'unicorn', namespace: 'web', revision, status, chartName: 'unicorn', chartVersion, config: {},

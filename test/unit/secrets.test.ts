@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { redactSecrets, SecretValues } from '../../src/controller/reconcile/redact.js';
-import { ValuesDigester } from '../../src/controller/reconcile/values-digest.js';
+import { ValuesDigester } from '../../src/core/release/values-digest.js';
 
 describe('redactSecrets', () => {
   const secrets = ['hunter2-pass', 'Hot "Pink" <3 & co', 'line one\nline two', 'a\\b\\c'];

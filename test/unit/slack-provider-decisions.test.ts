@@ -1,6 +1,6 @@
 import { WebAPIHTTPError, WebAPIPlatformError, WebAPIRateLimitedError, WebAPIRequestError } from '@slack/web-api';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/core/config/env.js';
 import { RateLimiter } from '../../src/dev/fake-slack/rate-limits.js';
 import { PermanentDeliveryError, RetryableDeliveryError } from '../../src/notify/contract.js';
 import { readSlackConfig } from '../../src/notify/providers/slack/config.js';

@@ -5,7 +5,7 @@ import { parseReleaseActionValue, ReleaseAction } from '../../src/notify/provide
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../src/notify/providers/slack/mrkdwn.js';
 import { extendTimeline, MAX_TIMELINE, needsThreadReply, detailFingerprint, markDelivered, MAX_DELIVERED_IDS, type TimelineEntry } from '../../src/notify/providers/slack/operation-state.js';
 import { ReleaseEvent } from '../../src/api/vocabulary.js';
-import { slackTranscript } from '../../src/demo/slack-transcript.js';
+import { slackTranscript } from '../../src/cli/demo/slack-transcript.js';
 import { EVENT_TITLE, PHASE_COLOR, phaseOf, renderOperationMessage, renderThreadReply, titleOf, type Block } from '../../src/notify/providers/slack/render.js';
 
 function notification(overrides: Partial<ReleaseNotification> = {}): ReleaseNotification {

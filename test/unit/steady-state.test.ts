@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Condition, HelmRelease, HelmReleaseStatus } from '../../src/api/helmrelease.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
-import { summarizeHistory, withSupersededFromStatus, type ReleaseHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
+import { summarizeHistory, withSupersededFromStatus, type ReleaseHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
 import { FreshReadNeeded, looksSettled, readOnlyContext, verifiedFirstWriteContext } from '../../src/controller/reconcile/cached-read.js';
 import type { ReconcileContext } from '../../src/controller/reconcile/context.js';
-import { KubeApiError } from '../../src/controller/kube/api-error.js';
+import { KubeApiError } from '../../src/core/kube/api-error.js';
 import type { DesiredRelease } from '../../src/controller/reconcile/release-state.js';
 import { checkedStatus, historyFromStorage, inSyncStatus } from '../../src/controller/status/release-status.js';
 import { failureAlreadyReported, statusPatchChangesNothing } from '../../src/controller/status/status-patch.js';

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { ConfigError, readControllerConfig } from '../../src/config.js';
+import { ConfigError } from '../../src/core/config/env.js';
+import { readControllerConfig } from '../../src/controller/config.js';
 import { KubeConfig } from '@kubernetes/client-node';
-import { summarizeHistory, type StoredRelease } from '../../src/controller/helm/release-storage.js';
-import { impersonatingConfig } from '../../src/controller/kube/client.js';
+import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
+import { impersonatingConfig } from '../../src/core/kube/client.js';
 import {
   determineOwnership,
   labelValueFor,
@@ -13,7 +14,7 @@ import {
   releaseLabels,
   TIMEOUT_LABEL,
 } from '../../src/controller/reconcile/ownership.js';
-import { releaseTarget } from '../../src/controller/reconcile/release-target.js';
+import { releaseTarget } from '../../src/core/release/release-target.js';
 import { checkTenancy, serviceAccountUser } from '../../src/controller/reconcile/tenancy.js';
 
 const hr = (spec: Partial<HelmRelease['spec']> = {}, status?: HelmRelease['status'], name = 'shop'): HelmRelease => ({

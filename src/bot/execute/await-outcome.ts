@@ -1,4 +1,4 @@
-import type { HelmReleaseApi } from '../../controller/kube/helmrelease-api.js';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { PreparedAction } from './prepared.js';
 import { outcomeOf, type Outcome } from './outcome.js';
 

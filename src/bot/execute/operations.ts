@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL, ReleaseEvent } from '../../api/vocabulary.js';
-import type { ReleaseStorage } from '../../controller/helm/release-storage.js';
-import { mergePatch, type KubeClients } from '../../controller/kube/kube-clients.js';
-import type { ReleaseEventSink } from '../../controller/kube/event-recorder.js';
-import type { HelmReleaseApi } from '../../controller/kube/helmrelease-api.js';
-import { releaseTarget } from '../../controller/reconcile/release-target.js';
-import type { Logger } from '../../log.js';
+import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import { mergePatch, type KubeClients } from '../../core/kube/kube-clients.js';
+import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import { releaseTarget } from '../../core/release/release-target.js';
+import type { Logger } from '../../core/log.js';
 import type { MutatingCommand } from '../grammar/command.js';
 import { planFreeze, planReleaseCommand } from '../plan/plan.js';
 import type { Actor } from './actor.js';

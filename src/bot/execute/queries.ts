@@ -1,6 +1,6 @@
-import type { ReleaseStorage } from '../../controller/helm/release-storage.js';
-import type { HelmReleaseApi } from '../../controller/kube/helmrelease-api.js';
-import { releaseTarget } from '../../controller/reconcile/release-target.js';
+import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import { releaseTarget } from '../../core/release/release-target.js';
 import type { ReleaseCommand } from '../grammar/command.js';
 import { renderDiff, renderHelp, renderHistory, renderList, renderStatus } from '../render/text.js';
 import { resolveRelease } from './resolve.js';

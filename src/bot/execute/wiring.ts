@@ -1,9 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ReleaseStorage } from '../../controller/helm/release-storage.js';
-import { makeKubeClients } from '../../controller/kube/client.js';
-import { KubeEventRecorder } from '../../controller/kube/event-recorder.js';
-import { HelmReleaseApi } from '../../controller/kube/helmrelease-api.js';
-import type { Logger } from '../../log.js';
+import { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import { makeKubeClients } from '../../core/kube/client.js';
+import { KubeEventRecorder } from '../../core/kube/event-recorder.js';
+import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { Logger } from '../../core/log.js';
 import { ReleaseOperations } from './operations.js';
 
 /** The execution path's parts, made from one KubeConfig; the terminal and the bot share it. */

@@ -1,6 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { ReleaseHistory, StoredRelease } from '../../controller/helm/release-storage.js';
-import { chooseRollbackRevision } from '../../controller/reconcile/rollback-decision.js';
+import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
+import { chooseRollbackRevision } from '../../core/release/rollback-decision.js';
 import type { MutatingCommand } from '../grammar/command.js';
 import { gitOpsWarning } from '../execute/gitops.js';
 import { diffValues, summarizeValuesDifference } from './values-diff.js';

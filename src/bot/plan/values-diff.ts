@@ -2,7 +2,7 @@
  * Pure: which value paths differ between two values trees. Only paths are reported, never the
  * values themselves: values may come from Secrets and plans are shown in chat.
  */
-import { canonicalJson } from '../../controller/reconcile/values.js';
+import { canonicalJson } from '../../core/release/values.js';
 
 export interface ValuesDifference {
   added: string[];

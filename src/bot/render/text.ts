@@ -1,6 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ConditionType } from '../../api/vocabulary.js';
-import type { ReleaseHistory } from '../../controller/helm/release-storage.js';
+import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { USAGE, VERBS, type Verb } from '../grammar/command.js';
 import { diffValues, summarizeValuesDifference } from '../plan/values-diff.js';
 import type { Plan } from '../plan/plan.js';

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../config.js';
+import { ConfigError } from '../../core/config/env.js';
 
 /** `helmcrew bot` configuration from the environment; a bad value stops start-up naming the variable. */
 export interface BotConfig {

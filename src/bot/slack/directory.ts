@@ -1,5 +1,5 @@
 import type { WebClient } from '@slack/web-api';
-import type { TeamApi } from '../../controller/kube/team-api.js';
+import type { TeamApi } from '../../core/kube/team-api.js';
 import { teamPolicy, type TeamPolicy } from '../authz/policy-types.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { HelmReleaseApi } from '../../controller/kube/helmrelease-api.js';
-import type { ReleaseStorage } from '../../controller/helm/release-storage.js';
-import type { Logger } from '../../log.js';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import type { Logger } from '../../core/log.js';
 import { authorize } from '../authz/authorize.js';
 import type { AuthzTarget, Subject, TeamPolicy } from '../authz/policy-types.js';
 import type { Actor } from '../execute/actor.js';

@@ -1,6 +1,6 @@
 import { startBot } from '../../bot/slack/app.js';
 import { readBotConfig } from '../../bot/slack/config.js';
-import { createLogger } from '../../log.js';
+import { createLogger } from '../../core/log.js';
 
 export async function botCommand(): Promise<number> {
   const config = readBotConfig();

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { allCrds } from '../../api/crd.js';
-import { applyCrds } from '../../controller/kube/crd-installer.js';
-import { loadKubeConfig } from '../../controller/kube/client.js';
+import { applyCrds } from '../../core/kube/crd-installer.js';
+import { loadKubeConfig } from '../../core/kube/client.js';
 
 export async function crdsCommand(args: string[]): Promise<number> {
   switch (args[0]) {

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { startDemoSlack } from '../../demo/demo-slack.js';
-import { tellChatStory } from '../../demo/chat-story.js';
-import { tellUnicornStory } from '../../demo/unicorn-story.js';
+import { startDemoSlack } from '../demo/demo-slack.js';
+import { tellChatStory } from '../demo/chat-story.js';
+import { tellUnicornStory } from '../demo/unicorn-story.js';
 import { devUp } from '../../dev/environment.js';
-import { loadKubeConfig } from '../../controller/kube/client.js';
-import { startController } from '../../controller/controller.js';
-import { readControllerConfig } from '../../config.js';
-import { createLogger } from '../../log.js';
+import { loadKubeConfig } from '../../core/kube/client.js';
+import { startControllerWithNotify } from '../compose/controller-with-notify.js';
+import { readControllerConfig } from '../../controller/config.js';
+import { createLogger } from '../../core/log.js';
 
 const DEMO_NAMESPACE = 'unicorn-demo';
 
@@ -22,7 +22,7 @@ export async function demoCommand(): Promise<number> {
   const kubeConfig = loadKubeConfig(env.kubeconfig);
 
   const queuePrefix = `helmcrew-demo-${process.pid}`;
-  const controller = await startController(
+  const controller = await startControllerWithNotify(
     readControllerConfig({
       KUBECONFIG: env.kubeconfig,
       REDIS_URL: env.redisUrl,

@@ -1,4 +1,4 @@
-import { createLogger } from '../../log.js';
+import { createLogger } from '../../core/log.js';
 import { checkDevEnvironment, devDown, devUp, formatShellExports } from '../../dev/environment.js';
 
 function assertNever(value: never): never {

@@ -1,5 +1,5 @@
-import { readNotifyConfig } from '../../config.js';
-import { createLogger } from '../../log.js';
+import { readNotifyConfig } from '../../notify/config.js';
+import { createLogger } from '../../core/log.js';
 import { startNotify } from '../../notify/notify.js';
 import { untilSignal } from './until-signal.js';
 

@@ -6,9 +6,9 @@ import { releaseOperations } from '../../bot/execute/wiring.js';
 import { isMutating } from '../../bot/grammar/command.js';
 import { parseReleaseCommand } from '../../bot/grammar/parse.js';
 import { renderPlan } from '../../bot/render/text.js';
-import { apiErrorMessage, apiStatusCode } from '../../controller/kube/errors.js';
-import { loadKubeConfig } from '../../controller/kube/client.js';
-import { createLogger } from '../../log.js';
+import { apiErrorMessage, apiStatusCode } from '../../core/kube/errors.js';
+import { loadKubeConfig } from '../../core/kube/client.js';
+import { createLogger } from '../../core/log.js';
 
 const OPTIONS = new Set(['--yes', '-y', '--no-wait']);
 

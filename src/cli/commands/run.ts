@@ -1,8 +1,9 @@
 import type { RunningBot } from '../../bot/slack/app.js';
 import { readBotConfig } from '../../bot/slack/config.js';
-import { readControllerConfig, readNotifyConfig } from '../../config.js';
-import { startController } from '../../controller/controller.js';
-import { createLogger } from '../../log.js';
+import { readControllerConfig } from '../../controller/config.js';
+import { readNotifyConfig } from '../../notify/config.js';
+import { startControllerWithNotify } from '../compose/controller-with-notify.js';
+import { createLogger } from '../../core/log.js';
 import { startNotify } from '../../notify/notify.js';
 import { untilSignal } from './until-signal.js';
 
@@ -23,7 +24,7 @@ export async function runCommand(): Promise<number> {
   const notifyConfig = readNotifyConfig();
   // Read every configuration before starting anything, so a bad value stops start-up at once.
   const botConfig = botWanted(process.env) ? readBotConfig() : undefined;
-  const controller = await startController(controllerConfig, createLogger('controller'));
+  const controller = await startControllerWithNotify(controllerConfig, createLogger('controller'));
   const notify = await startNotify(notifyConfig, createLogger('notify'));
   let bot: RunningBot | undefined;
   try {

@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../core/log.js';
 
 /** Resolves after SIGTERM or SIGINT once `stop` has finished (in-flight work completes first). */
 export function untilSignal(log: Logger, stop: () => Promise<void>): Promise<void> {

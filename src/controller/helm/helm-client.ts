@@ -3,8 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HelmRunner, HelmRunOptions } from './helm-runner.js';
-import type { HelmReleasePayload } from './release-record.js';
-import { isPlainObject } from '../reconcile/values.js';
+import { releaseWritten, type ReleaseWritten } from '../../core/helm-storage/release-written.js';
 import { helmValuesDocument } from './values-document.js';
 
 /** What an install or upgrade needs; decided by the reconciler, spelled as helm flags here. */
@@ -39,41 +38,6 @@ export interface ChartRequest {
   name: string;
   version: string;
   timeoutSeconds: number;
-}
-
-/** What a successful install or upgrade wrote, from helm's own output. */
-export interface ReleaseWritten {
-  /** undefined when helm's output could not be read as a release (then storage is listed instead). */
-  revision?: number;
-  /** The record as helm wrote it, the parts decisions read (no chart files, no manifest). */
-  release?: HelmReleasePayload;
-}
-
-/** Pure: the release in `helm install|upgrade --output json`; tolerant of anything else. */
-export function releaseWritten(stdout: string): ReleaseWritten {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(stdout);
-  } catch {
-    return {};
-  }
-  if (!isPlainObject(parsed)) return {};
-  const { version, name, namespace, info, chart, config } = parsed;
-  if (typeof version !== 'number' || !Number.isInteger(version) || version <= 0) return {};
-  if (typeof name !== 'string' || typeof namespace !== 'string' || !isPlainObject(info) || typeof info.status !== 'string') return { revision: version };
-  const metadata = isPlainObject(chart) && isPlainObject(chart.metadata) ? chart.metadata : {};
-  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  return {
-    revision: version,
-    release: {
-      name,
-      namespace,
-      version,
-      config: isPlainObject(config) ? config : {},
-      info: { status: info.status, last_deployed: text(info.last_deployed), description: text(info.description) },
-      chart: { metadata: { name: text(metadata.name), version: text(metadata.version), appVersion: text(metadata.appVersion) } },
-    },
-  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { clampTimerMs } from '../../api/duration.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../core/log.js';
 import { HelmCanceledError, HelmError, helmTimedOut, type HelmStep } from './helm-error.js';
 
 export interface HelmRunOptions {

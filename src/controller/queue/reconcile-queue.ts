@@ -1,6 +1,6 @@
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../core/log.js';
 import { RECONCILE_ATTEMPTS, retryDelayMs } from './retry-policy.js';
 
 export const RECONCILE_QUEUE = 'reconcile';

@@ -2,7 +2,7 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import { ConditionType, FINALIZER } from '../../api/vocabulary.js';
 import { findCondition } from '../status/conditions.js';
 import type { ReconcileContext } from './context.js';
-import { isConflict } from '../kube/errors.js';
+import { isConflict } from '../../core/kube/errors.js';
 
 /**
  * Passes start from the informer's copy of the HelmRelease instead of a GET. A cached copy can lag

@@ -1,15 +1,15 @@
-import type { TenancyPolicy } from '../../config.js';
-import type { Logger } from '../../log.js';
+import type { TenancyPolicy } from '../../core/release/tenancy-policy.js';
+import type { Logger } from '../../core/log.js';
 import type { RunningOperations } from './running-operations.js';
 import type { RepositoryIndexCache } from '../charts/repository-index.js';
 import type { HelmClient } from '../helm/helm-client.js';
-import type { ReleaseStorage } from '../helm/release-storage.js';
-import type { KubeClients } from '../kube/client.js';
-import type { IdentityClients } from '../kube/identity.js';
-import type { ReleaseEventSink } from '../kube/event-recorder.js';
-import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
+import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import type { KubeClients } from '../../core/kube/client.js';
+import type { IdentityClients } from '../../core/kube/identity.js';
+import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseCache } from './cached-read.js';
-import type { ValuesDigester } from './values-digest.js';
+import type { ValuesDigester } from '../../core/release/values-digest.js';
 
 /** Everything a reconcile touches, injected so tests can drive it and the clock. */
 export interface ReconcileContext {

@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { releaseKey } from './release-target.js';
+import { releaseKey } from '../../core/release/release-target.js';
 
 /**
  * Pure decisions about spec.dependsOn: is every dependency Ready at its current generation,

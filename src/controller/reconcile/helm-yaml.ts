@@ -1,5 +1,5 @@
 import { parseDocument, type ScalarTag, type Tags } from 'yaml';
-import { isPlainObject, setOwn } from './values.js';
+import { isPlainObject, setOwn } from '../../core/release/values.js';
 
 /**
  * YAML read the way helm reads a values file (go-yaml v2 through sigs.k8s.io/yaml, then JSON):

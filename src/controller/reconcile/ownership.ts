@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 
 /**
  * Which HelmRelease owns a Helm release. helmcrew labels every release record it writes (helm

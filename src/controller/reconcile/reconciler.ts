@@ -1,8 +1,8 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { HelmReleaseStatus } from '../../api/helmrelease.js';
-import { ReleaseStorage, withSupersededFromStatus, type ReleaseHistory } from '../helm/release-storage.js';
-import { apiErrorMessage, isForbidden } from '../kube/errors.js';
+import { ReleaseStorage, withSupersededFromStatus, type ReleaseHistory } from '../../core/helm-storage/release-storage.js';
+import { apiErrorMessage, isForbidden } from '../../core/kube/errors.js';
 import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
 import { failureAlreadyReported, statusPatchChangesNothing } from '../status/status-patch.js';
 import { readSuspension } from '../../api/annotations.js';
@@ -33,7 +33,7 @@ import {
   nextLifecycleAction,
   type NextAction,
 } from './release-state.js';
-import { releaseTarget, type ReleaseTarget } from './release-target.js';
+import { releaseTarget, type ReleaseTarget } from '../../core/release/release-target.js';
 import { checkTenancy, serviceAccountUser } from './tenancy.js';
 
 export interface ReconcileResult {

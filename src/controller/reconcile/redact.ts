@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { isPlainObject } from './values.js';
+import { isPlainObject } from '../../core/release/values.js';
 
 /**
  * Values that came from Secrets, to be kept out of every message helmcrew writes (status,

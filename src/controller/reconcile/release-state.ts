@@ -1,12 +1,12 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { FINALIZER } from '../../api/vocabulary.js';
 import type { RollbackRequest } from '../../api/annotations.js';
-import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
-import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from './rollback-decision.js';
+import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
+import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from '../../core/release/rollback-decision.js';
 import { determineOwnership, recordedTimeoutSeconds, type Ownership } from './ownership.js';
 import { sameChartVersion } from './chart-version.js';
 import type { SecretValues } from './redact.js';
-import { canonicalJson } from './values.js';
+import { canonicalJson } from '../../core/release/values.js';
 import { untested } from './test-decision.js';
 import {
   decideAfterFailure,

@@ -1,5 +1,5 @@
 import type { HelmRelease, HelmReleaseSpec } from '../../api/helmrelease.js';
-import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import type { FailedAction } from './remediation-decision.js';
 
 /** Pure decisions about `helm test` (spec.test, Flux's names). */

@@ -1,6 +1,6 @@
 import { ReleaseEvent } from '../../api/vocabulary.js';
-import { ReleaseRecordError } from '../helm/release-record.js';
-import { apiErrorMessage } from '../kube/errors.js';
+import { ReleaseRecordError } from '../../core/helm-storage/release-record.js';
+import { apiErrorMessage } from '../../core/kube/errors.js';
 import { retryingStatus } from '../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from './context.js';
 import { reconcileRelease, type ReconcileResult } from './reconciler.js';

@@ -1,8 +1,8 @@
 import type { Condition, HelmRelease, HelmReleaseStatus, HistoryEntry } from '../../api/helmrelease.js';
 import { ConditionType, StateReason, type ReleaseEvent } from '../../api/vocabulary.js';
-import type { ReleaseHistory } from '../helm/release-storage.js';
+import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import type { DesiredRelease } from '../reconcile/release-state.js';
-import type { ReleaseTarget } from '../reconcile/release-target.js';
+import type { ReleaseTarget } from '../../core/release/release-target.js';
 import { findCondition, removeCondition, setCondition } from './conditions.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { HelmRelease, HelmReleaseStatus, RemediationRecord } from '../../api/helmrelease.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
-import type { ReleaseHistory } from '../helm/release-storage.js';
+import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import type { FailedAction } from '../reconcile/remediation-decision.js';
 import { findCondition, removeCondition, setCondition } from './conditions.js';
 import { historyFromStorage } from './release-status.js';

@@ -1,5 +1,5 @@
 import type { Condition, HelmReleaseStatus } from '../../api/helmrelease.js';
-import { canonicalJson } from '../reconcile/values.js';
+import { canonicalJson } from '../../core/release/values.js';
 
 /**
  * Fields that record when a pass ran rather than what it found. A patch that would change only

@@ -1,7 +1,7 @@
 import type { SuspensionRecord } from '../../api/annotations.js';
 import type { HelmRelease, HelmReleaseStatus, RollbackRecord } from '../../api/helmrelease.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
-import type { ReleaseHistory } from '../helm/release-storage.js';
+import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { removeCondition, setCondition } from './conditions.js';
 import { historyFromStorage } from './release-status.js';
 

@@ -1,8 +1,8 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
 import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../api/annotations.js';
-import { pendingRollback } from '../reconcile/rollback-decision.js';
-import { DEFAULT_INTERVAL, DEFAULT_TIMEOUT } from '../reconcile/release-target.js';
+import { pendingRollback } from '../../core/release/rollback-decision.js';
+import { DEFAULT_INTERVAL, DEFAULT_TIMEOUT } from '../../core/release/release-target.js';
 
 /** Annotation a person (or the bot) sets to ask for a reconcile now, like Flux's reconcile.fluxcd.io/requestedAt. */
 export const REQUESTED_AT_ANNOTATION = 'helmcrew.dev/requestedAt';

@@ -1,11 +1,11 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
-import type { Logger } from '../../log.js';
-import { apiErrorMessage, isNotFound } from '../kube/errors.js';
-import type { HelmReleaseApi } from '../kube/helmrelease-api.js';
-import type { KubeRest } from '../kube/rest-client.js';
-import { releaseKey } from '../reconcile/release-target.js';
+import type { Logger } from '../../core/log.js';
+import { apiErrorMessage, isNotFound } from '../../core/kube/errors.js';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { KubeRest } from '../../core/kube/rest-client.js';
+import { releaseKey } from '../../core/release/release-target.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-policy.js';
 import { dependantsOf, isReadyAtGeneration, shouldWakeDependants } from '../reconcile/dependency-decision.js';

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { KubeApiError, type KubeStatus } from '../kube/api-error.js';
-import type { KubeRest } from '../kube/rest-client.js';
+import { KubeApiError, type KubeStatus } from '../../core/kube/api-error.js';
+import type { KubeRest } from '../../core/kube/rest-client.js';
 
 export interface Listed<T> {
   items: T[];

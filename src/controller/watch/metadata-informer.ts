@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { KubeRest } from '../kube/rest-client.js';
+import type { KubeRest } from '../../core/kube/rest-client.js';
 import { ListWatch, restWatch, type Listed } from './list-watch.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { releaseKey } from '../reconcile/release-target.js';
+import { releaseKey } from '../../core/release/release-target.js';
 import { dueForResync } from './enqueue-policy.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { releaseKey } from '../reconcile/release-target.js';
+import { releaseKey } from '../../core/release/release-target.js';
 
 /** Pure: which HelmReleases read values from this ConfigMap or Secret (valuesFrom, same namespace). */
 export function releasesUsingValuesSource(kind: 'ConfigMap' | 'Secret', namespace: string, name: string, releases: HelmRelease[]): string[] {

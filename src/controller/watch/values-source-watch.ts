@@ -1,8 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { Logger } from '../../log.js';
-import { apiErrorMessage } from '../kube/errors.js';
-import type { KubeRest } from '../kube/rest-client.js';
+import type { Logger } from '../../core/log.js';
+import { apiErrorMessage } from '../../core/kube/errors.js';
+import type { KubeRest } from '../../core/kube/rest-client.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { makeMetadataInformer, type MetadataInformer } from './metadata-informer.js';
 import { releasesUsingValuesSource, valuesSourceChanged } from './values-source-map.js';

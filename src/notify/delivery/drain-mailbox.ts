@@ -1,4 +1,4 @@
-import type { Logger } from '../../log.js';
+import type { Logger } from '../../core/log.js';
 import { channelKey, channelLabel, channelRefOf } from '../channels.js';
 import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef } from '../contract.js';
 import type { ProviderRegistry } from '../providers/registry.js';

@@ -1,5 +1,5 @@
-import type { KubeClients } from '../../controller/kube/client.js';
-import type { Logger } from '../../log.js';
+import type { KubeClients } from '../../core/kube/client.js';
+import type { Logger } from '../../core/log.js';
 import { ProviderRegistry } from './registry.js';
 import { createSlackProvider, readSlackConfig } from './slack/index.js';
 import { SecretSigningKeys, WebhookProvider } from './webhook.js';

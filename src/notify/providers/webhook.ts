@@ -1,5 +1,5 @@
-import type { CoreClient } from '../../controller/kube/kube-clients.js';
-import { isNotFound } from '../../controller/kube/errors.js';
+import type { CoreClient } from '../../core/kube/kube-clients.js';
+import { isNotFound } from '../../core/kube/errors.js';
 import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../contract.js';
 import { signWebhookBody } from './webhook-signature.js';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { severityOf, type ReleaseEvent } from '../../api/vocabulary.js';
-import type { EventDetails } from '../../controller/kube/event-recorder.js';
+import type { EventDetails } from '../../core/events/release-event-sink.js';
 import type { ReleaseNotification } from '../contract.js';
 
 /** Which operation an event belongs to when the reconcile did not say: its family. */

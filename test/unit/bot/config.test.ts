@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config.js';
+import { ConfigError } from '../../../src/core/config/env.js';
 import { readBotConfig } from '../../../src/bot/slack/config.js';
 
 const base = { SLACK_BOT_TOKEN: 'xoxb-1', SLACK_SIGNING_SECRET: 's', REDIS_URL: 'redis://127.0.0.1:6379' };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
 import { planFreeze, planReleaseCommand } from '../../../src/bot/plan/plan.js';
-import { summarizeHistory, type StoredRelease } from '../../../src/controller/helm/release-storage.js';
+import { summarizeHistory, type StoredRelease } from '../../../src/core/helm-storage/release-storage.js';
 
 const release = (spec: Partial<HelmRelease['spec']> = {}, labels?: Record<string, string>): HelmRelease => ({
   apiVersion: 'helmcrew.dev/v1alpha1',

@@ -4,7 +4,7 @@ import { dependencyInvalidStatus, dependencyProblemRecorded, dependencyWaitedMs,
 import { statusPatchChangesNothing } from '../../status/status-patch.js';
 import type { ReconcileContext } from '../context.js';
 import { dependencyKeys, dependencyRetryMs, describeVerdict, evaluateDependencies } from '../dependency-decision.js';
-import { releaseKey } from '../release-target.js';
+import { releaseKey } from '../../../core/release/release-target.js';
 
 /** At most this many HelmReleases are read to follow a dependency chain (and find a cycle). */
 const MAX_GRAPH = 200;

@@ -4,7 +4,7 @@ import { refusedStatus } from '../../status/release-status.js';
 import { statusPatchChangesNothing } from '../../status/status-patch.js';
 import type { ReconcileContext } from '../context.js';
 import { describeOwner, type Ownership } from '../ownership.js';
-import type { ReleaseTarget } from '../release-target.js';
+import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 /**
  * helmcrew will not act for this HelmRelease as it stands: another owns the release, the operator

@@ -1,10 +1,10 @@
 import type { HelmRelease, RemediationRecord } from '../../../api/helmrelease.js';
 import { HelmError } from '../../helm/helm-error.js';
-import type { StoredRelease } from '../../helm/release-storage.js';
+import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import { remediationDoneStatus, remediationEvent, remediationStartedStatus } from '../../status/remediation-status.js';
 import type { ReconcileContext } from '../context.js';
 import { failedActionOf, failureCount } from '../remediation-decision.js';
-import type { ReleaseTarget } from '../release-target.js';
+import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { helmRollback } from './rollback.js';
 
 /**

@@ -4,10 +4,10 @@ import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { rollbackDoneStatus, rollbackStartedStatus } from '../../status/suspension-status.js';
 import type { ReconcileContext } from '../context.js';
-import type { ReleaseTarget } from '../release-target.js';
+import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { resolveDesiredRelease } from '../desired-release.js';
 import { redactSecrets } from '../redact.js';
-import { chooseRollbackRevision } from '../rollback-decision.js';
+import { chooseRollbackRevision } from '../../../core/release/rollback-decision.js';
 
 /**
  * Rolls a suspended release back with `helm rollback`, as asked through the rollback

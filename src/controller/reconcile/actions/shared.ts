@@ -1,14 +1,14 @@
 import type { HelmRelease, HelmReleaseStatus } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
-import type { EventDetails } from '../../kube/event-recorder.js';
+import type { EventDetails } from '../../../core/events/release-event-sink.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus, supersededStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../release-state.js';
 import { releaseLabels } from '../ownership.js';
-import type { ReleaseTarget } from '../release-target.js';
+import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
 export async function pullChart(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): Promise<string> {

@@ -1,12 +1,12 @@
 import type { HelmRelease, TestRecord } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
-import type { StoredRelease } from '../../helm/release-storage.js';
+import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import { failedStatus } from '../../status/release-status.js';
 import { testPassedOrIgnoredStatus, testStartedStatus, withTestFailed } from '../../status/test-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../release-state.js';
-import { timeoutSecondsOf, type ReleaseTarget } from '../release-target.js';
+import { timeoutSecondsOf, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import { testedAction } from '../test-decision.js';
 import type { AttemptOutcome } from './shared.js';

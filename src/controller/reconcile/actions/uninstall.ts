@@ -3,7 +3,7 @@ import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { uninstallingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
-import type { ReleaseTarget } from '../release-target.js';
+import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 /**
  * Uninstalls the release of a HelmRelease being deleted, then lets the object go. On failure the

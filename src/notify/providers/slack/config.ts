@@ -1,4 +1,4 @@
-import { ConfigError } from '../../../config.js';
+import { ConfigError } from '../../../core/config/env.js';
 
 /** Slack settings from the environment. The token is never echoed, not even in errors. */
 export interface SlackConfig {

@@ -1,6 +1,6 @@
 /** The Slack provider and what the notify process and the bot plug into. */
-import type { KubeClients } from '../../../controller/kube/client.js';
-import type { Logger } from '../../../log.js';
+import type { KubeClients } from '../../../core/kube/client.js';
+import type { Logger } from '../../../core/log.js';
 import type { SlackConfig } from './config.js';
 import { ConfigMapMessageStore } from './message-store.js';
 import { SlackProvider } from './slack-provider.js';

@@ -10,8 +10,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { mergePatch, type KubeClients } from '../../../controller/kube/kube-clients.js';
-import { isConflict, isNotFound } from '../../../controller/kube/errors.js';
+import { mergePatch, type KubeClients } from '../../../core/kube/kube-clients.js';
+import { isConflict, isNotFound } from '../../../core/kube/errors.js';
 import type { OperationState } from './operation-state.js';
 
 export const SLACK_MESSAGES_CONFIGMAP = 'helmcrew-slack-messages';

@@ -11,7 +11,7 @@
 import { LogLevel, WebClient, type KnownBlock, type Logger as SlackLogger } from '@slack/web-api';
 import type { ChannelRef, NotificationProvider, ReleaseNotification } from '../../contract.js';
 import { RetryableDeliveryError } from '../../contract.js';
-import type { Logger } from '../../../log.js';
+import type { Logger } from '../../../core/log.js';
 import type { SlackConfig } from './config.js';
 import { entryKey, MemoryMessageStore, type SlackMessageStore } from './message-store.js';
 import { detailFingerprint, extendTimeline, markDelivered, needsThreadReply, wasDelivered, type OperationState } from './operation-state.js';

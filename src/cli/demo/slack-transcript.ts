@@ -4,8 +4,8 @@
  * under it, and the ephemeral answers only one person saw, in their place. Pure: it reads the
  * local fake Slack's record.
  */
-import type { EphemeralMessage, FakeMessage } from '../dev/fake-slack/index.js';
-import { PHASE_COLOR, type Phase } from '../notify/providers/slack/render.js';
+import type { EphemeralMessage, FakeMessage } from '../../dev/fake-slack/index.js';
+import { PHASE_COLOR, type Phase } from '../../notify/providers/slack/render.js';
 
 const PHASE_MARK: Record<Phase, string> = { 'in-progress': '…', succeeded: '✔', failed: '✘', info: 'ℹ' };
 

@@ -1,6 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
-import type { TenancyPolicy } from '../../config.js';
+import type { TenancyPolicy } from './tenancy-policy.js';
 
 /** Where and how a HelmRelease is installed, with defaults applied. Pure. */
 export interface ReleaseTarget {

@@ -1,9 +1,9 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { HelmRelease } from '../api/helmrelease.js';
-import { makeKubeClients } from '../controller/kube/client.js';
-import { ReleaseStorage } from '../controller/helm/release-storage.js';
-import { applyHelmRelease, deploymentAvailable, ensureNamespace, helmReleaseObject, servedColor, waitForReconciled } from '../dev/releases.js';
-import { chartName, chartVersions } from '../dev/unicorn-versions.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { makeKubeClients } from '../../core/kube/client.js';
+import { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import { applyHelmRelease, deploymentAvailable, ensureNamespace, helmReleaseObject, servedColor, waitForReconciled } from '../../dev/releases.js';
+import { chartName, chartVersions } from '../../dev/unicorn-versions.js';
 
 export interface StoryOptions {
   kubeConfig: KubeConfig;

@@ -1,36 +1,8 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { isProgressEvent, severityOf, type ReleaseEvent } from '../../api/vocabulary.js';
-import type { Logger } from '../../log.js';
+import type { Logger } from '../log.js';
+import type { ReleaseEventSink } from '../events/release-event-sink.js';
 import type { KubeClients } from './client.js';
-
-/** What a reconcile knows about a happening beyond its name and message; all optional. */
-export interface EventDetails {
-  /** The operation attempted (install, upgrade, uninstall, rollback…): groups its notifications. */
-  action?: string;
-  /** Tells apart two attempts of one action on one generation (e.g. its start time); stable across their records. */
-  attempt?: string;
-  fromVersion?: string;
-  toVersion?: string;
-  revision?: number;
-  /** Who or what caused it: "spec change (generation 4)", "periodic check", "slack:U0123 rollback". */
-  cause?: string;
-  /** helm's error excerpt, already redacted. */
-  errorExcerpt?: string;
-}
-
-/** What the reconciler tells the world: Kubernetes Events and the notify queue (a CompositeEventSink). */
-export interface ReleaseEventSink {
-  record(release: HelmRelease, event: ReleaseEvent, message: string, details?: EventDetails): Promise<void>;
-}
-
-/** Tells every sink at once; a sink must not throw (each logs its own failures). */
-export class CompositeEventSink implements ReleaseEventSink {
-  constructor(private readonly sinks: ReleaseEventSink[]) {}
-
-  async record(release: HelmRelease, event: ReleaseEvent, message: string, details?: EventDetails): Promise<void> {
-    await Promise.all(this.sinks.map((sink) => sink.record(release, event, message, details)));
-  }
-}
 
 const MAX_EVENT_MESSAGE = 1024;
 

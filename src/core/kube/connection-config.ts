@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
-import { ConfigError } from '../../config.js';
+import { ConfigError } from '../config/env.js';
 
 /**
  * Where the API server is and how to prove who we are: what the slim client needs from a

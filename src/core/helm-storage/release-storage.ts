@@ -2,8 +2,8 @@ import type { HistoryEntry } from '../../api/helmrelease.js';
 import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
-import { ValuesDigester } from '../reconcile/values-digest.js';
-import type { ReleaseWritten } from './helm-client.js';
+import { ValuesDigester } from '../release/values-digest.js';
+import type { ReleaseWritten } from './release-written.js';
 import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, releaseSecretName, type HelmReleasePayload, type ReleaseRecordLimits } from './release-record.js';
 
 /**
@@ -123,7 +123,7 @@ export function withSupersededFromStatus(current: ReleaseHistory, statusHistory:
 
 /**
  * Reads (and, to unlock, writes) release records with the clients it is given: the controller's
- * own, or those of the identity a HelmRelease acts as (src/controller/kube/identity.ts).
+ * own, or those of the identity a HelmRelease acts as (src/core/kube/identity.ts).
  */
 export class ReleaseStorage {
   /** Readers that only look at history need no shared key; the controller passes its own. */

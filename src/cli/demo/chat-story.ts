@@ -1,13 +1,13 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startBot } from '../bot/slack/app.js';
-import { readBotConfig } from '../bot/slack/config.js';
-import { ReleaseStorage } from '../controller/helm/release-storage.js';
-import { makeKubeClients } from '../controller/kube/client.js';
-import { chartVersions } from '../dev/unicorn-versions.js';
-import type { Logger } from '../log.js';
-import { freePort } from '../dev/free-port.js';
-import { servedColor } from '../dev/releases.js';
-import { buttonClick, postSigned, slashCommand, type FakeSlack, type FakeMessage } from '../dev/fake-slack/index.js';
+import { startBot } from '../../bot/slack/app.js';
+import { readBotConfig } from '../../bot/slack/config.js';
+import { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import { makeKubeClients } from '../../core/kube/client.js';
+import { chartVersions } from '../../dev/unicorn-versions.js';
+import type { Logger } from '../../core/log.js';
+import { freePort } from '../../dev/free-port.js';
+import { servedColor } from '../../dev/releases.js';
+import { buttonClick, postSigned, slashCommand, type FakeSlack, type FakeMessage } from '../../dev/fake-slack/index.js';
 import { ALICE, INCIDENT_CHANNEL } from './demo-slack.js';
 
 export interface ChatStoryOptions {

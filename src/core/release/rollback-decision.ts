@@ -1,7 +1,7 @@
 import { readRollbackRequest, readSuspension, type RollbackRequest } from '../../api/annotations.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ConditionType } from '../../api/vocabulary.js';
-import type { ReleaseHistory, StoredRelease } from '../helm/release-storage.js';
+import type { ReleaseHistory, StoredRelease } from '../helm-storage/release-storage.js';
 import { canonicalJson } from './values.js';
 
 /**

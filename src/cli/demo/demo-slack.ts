@@ -5,14 +5,14 @@
  * the fake's record.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { API_GROUP, API_VERSION, TEAM_KIND, TEAM_PLURAL } from '../api/vocabulary.js';
-import { readNotifyConfig } from '../config.js';
-import { makeKubeClients } from '../controller/kube/client.js';
-import { serverSideApply } from '../controller/kube/server-side-apply.js';
-import { startFakeSlack, type FakeSlack } from '../dev/fake-slack/index.js';
-import type { Logger } from '../log.js';
-import { startNotify, type RunningNotify } from '../notify/notify.js';
-import { defaultProviders } from '../notify/providers/default-providers.js';
+import { API_GROUP, API_VERSION, TEAM_KIND, TEAM_PLURAL } from '../../api/vocabulary.js';
+import { readNotifyConfig } from '../../notify/config.js';
+import { makeKubeClients } from '../../core/kube/client.js';
+import { serverSideApply } from '../../core/kube/server-side-apply.js';
+import { startFakeSlack, type FakeSlack } from '../../dev/fake-slack/index.js';
+import type { Logger } from '../../core/log.js';
+import { startNotify, type RunningNotify } from '../../notify/notify.js';
+import { defaultProviders } from '../../notify/providers/default-providers.js';
 import { messageLine, slackTranscript } from './slack-transcript.js';
 
 const DEMO_LABEL = 'helmcrew.dev/demo';
