@@ -34,20 +34,39 @@ await runBench('ack-latency', maxSeconds, async (cleanup) => {
   say(formatFacts({ ...machineFacts(env.helmBin), loadavg: loadBefore }));
   const kube = makeKubeClients(kubeConfig);
   const namespace = await createNamespace(kubeConfig, 'bench-ack');
-  await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }));
+  await applyHelmRelease(
+    kubeConfig,
+    helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }),
+  );
   const team = `bench-${randomSuffix()}`;
   await kube.custom.createClusterCustomObject({
     group: API_GROUP,
     version: API_VERSION,
     plural: TEAM_PLURAL,
-    body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'Team', metadata: { name: team }, spec: { members: { slackUsers: ['UBENCH'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'resume'] }] } },
+    body: {
+      apiVersion: `${API_GROUP}/${API_VERSION}`,
+      kind: 'Team',
+      metadata: { name: team },
+      spec: { members: { slackUsers: ['UBENCH'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'resume'] }] },
+    },
   });
-  cleanup.add(`delete Team ${team}`, async () => void (await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team })));
+  cleanup.add(
+    `delete Team ${team}`,
+    async () => void (await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team })),
+  );
 
   const slack = await startFakeSlack({ tokens: ['xoxb-bench'], users: [{ id: 'UBENCH', name: 'bench' }], channels: [{ id: 'C0BENCH', name: 'bench' }] });
   cleanup.add('stop the fake Slack', () => slack.stop());
   const secret = 'bench-signing-secret';
-  const config = readBotConfig({ SLACK_BOT_TOKEN: 'xoxb-bench', SLACK_SIGNING_SECRET: secret, SLACK_API_URL: slack.apiUrl, PORT: String(await freePort()), REDIS_URL: env.redisUrl, KUBECONFIG: env.kubeconfig, HELMCREW_QUEUE_PREFIX: `bench-ack-${randomSuffix()}` });
+  const config = readBotConfig({
+    SLACK_BOT_TOKEN: 'xoxb-bench',
+    SLACK_SIGNING_SECRET: secret,
+    SLACK_API_URL: slack.apiUrl,
+    PORT: String(await freePort()),
+    REDIS_URL: env.redisUrl,
+    KUBECONFIG: env.kubeconfig,
+    HELMCREW_QUEUE_PREFIX: `bench-ack-${randomSuffix()}`,
+  });
   const bot = await startBot(config, log);
   cleanup.add('stop the bot', () => bot.stop());
   const url = `http://127.0.0.1:${bot.port}/slack/events`;
@@ -77,10 +96,19 @@ await runBench('ack-latency', maxSeconds, async (cleanup) => {
   await Promise.all(inflight);
   const sendSeconds = (performance.now() - started) / 1000;
   const deadline = Date.now() + 30_000;
-  const answered = () => [...sentAt].flatMap(([responseUrl, at]) => slack.responseUrl(responseUrl)?.posts.slice(0, 1).map((post) => post.at - at) ?? []);
+  const answered = () =>
+    [...sentAt].flatMap(
+      ([responseUrl, at]) =>
+        slack
+          .responseUrl(responseUrl)
+          ?.posts.slice(0, 1)
+          .map((post) => post.at - at) ?? [],
+    );
   while (answered().length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
   const answers = answered();
   say(`sent ${total} in ${sendSeconds.toFixed(1)} s (${(total / sendSeconds).toFixed(1)}/s); load average ${loadavgString()}`);
-  say(`ack (HTTP response): ${fmt(acks)}; over 3 s: ${acks.filter((ms) => ms > 3000).length}; failed: ${failures.length}${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`);
+  say(
+    `ack (HTTP response): ${fmt(acks)}; over 3 s: ${acks.filter((ms) => ms > 3000).length}; failed: ${failures.length}${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`,
+  );
   say(`full answer on response_url: ${fmt(answers)}; missing: ${total - answers.length}`);
 });

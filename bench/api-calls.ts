@@ -43,7 +43,10 @@ await runBench('api-calls', maxSeconds, async (cleanup) => {
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'x', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, values: { replicaCount: 0 } }));
+  await applyHelmRelease(
+    kubeConfig,
+    helmReleaseObject(namespace, 'x', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, values: { replicaCount: 0 } }),
+  );
   await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'scratch' }, data: { n: '0' } } });
   const server = kubeConfig.getCurrentCluster()!.server;
   const port = new URL(server).port;
@@ -92,12 +95,35 @@ await runBench('api-calls', maxSeconds, async (cleanup) => {
   results.push(await measure('GET HelmRelease via client-node (as helmcrew does)', async () => void (await api.get(namespace, 'x')), true));
   results.push(await measure('GET HelmRelease via node:https, one keep-alive agent', httpsGet, true));
   results.push(await measure('LIST release Secrets, no write before', async () => void (await listSecrets())));
-  results.push(await measure('LIST release Secrets right after a ConfigMap PATCH (LIST timed)', timedAfter(touch, () => listSecrets())));
-  results.push(await measure('LIST release Secrets, resourceVersion=0, right after a PATCH (LIST timed)', timedAfter(touch, () => listSecrets('0'))));
-  results.push(await measure('GET HelmRelease right after a ConfigMap PATCH (GET timed)', timedAfter(touch, () => api.get(namespace, 'x'))));
+  results.push(
+    await measure(
+      'LIST release Secrets right after a ConfigMap PATCH (LIST timed)',
+      timedAfter(touch, () => listSecrets()),
+    ),
+  );
+  results.push(
+    await measure(
+      'LIST release Secrets, resourceVersion=0, right after a PATCH (LIST timed)',
+      timedAfter(touch, () => listSecrets('0')),
+    ),
+  );
+  results.push(
+    await measure(
+      'GET HelmRelease right after a ConfigMap PATCH (GET timed)',
+      timedAfter(touch, () => api.get(namespace, 'x')),
+    ),
+  );
 
   const out: string[] = [];
-  out.push(`## api-calls: ${calls} sequential calls each (after 3 warm-up calls)`, '', '```', formatFacts(facts), `load avg:    ${loadavgString()} at end`, '```', '');
+  out.push(
+    `## api-calls: ${calls} sequential calls each (after 3 warm-up calls)`,
+    '',
+    '```',
+    formatFacts(facts),
+    `load avg:    ${loadavgString()} at end`,
+    '```',
+    '',
+  );
   out.push('| call | median ms | client CPU ms / call | TCP connections to the API server open right after |');
   out.push('|---|---|---|---|');
   for (const r of results) out.push(`| ${r.label} | ${r.medianMs.toFixed(1)} | ${r.cpuMsPerCall.toFixed(1)} | ${r.connectionsAfter ?? ''} |`);

@@ -57,6 +57,9 @@ export function summarizeRequests(counts: Counts): RequestSummary {
       if (resource === 'helmreleases/status') helmReleaseStatusWrites += n;
     }
   }
-  const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 10).map(([k, n]) => `${k} ${n}`);
+  const top = [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
+    .map(([k, n]) => `${k} ${n}`);
   return { reads, writes, helmReleaseWrites, helmReleaseStatusWrites, top };
 }

@@ -12,13 +12,30 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { diffCounts, readApiRequests } from './api-metrics.js';
 import { prepareWorkload, type Step } from './workloads.js';
-import { argValue, createNamespace, envAssignments, deleteNamespaceFully, formatFacts, intArg, loadavgString, machineFacts, median, runBench, say, startBenchEnv, type BenchEnv } from './support.js';
+import {
+  argValue,
+  createNamespace,
+  envAssignments,
+  deleteNamespaceFully,
+  formatFacts,
+  intArg,
+  loadavgString,
+  machineFacts,
+  median,
+  runBench,
+  say,
+  startBenchEnv,
+  type BenchEnv,
+} from './support.js';
 
 const releases = intArg('releases', 20);
 const rounds = intArg('rounds', 3);
 const concurrency = intArg('concurrency', 4);
 const chart = argValue('chart') ?? 'unicorn';
-const variants = (argValue('variants') ?? 'default;GOGC=200;GOGC=400;GOMAXPROCS=1;GOGC=200 GOMAXPROCS=1').split(';').map((v) => v.trim()).filter(Boolean);
+const variants = (argValue('variants') ?? 'default;GOGC=200;GOGC=400;GOMAXPROCS=1;GOGC=200 GOMAXPROCS=1')
+  .split(';')
+  .map((v) => v.trim())
+  .filter(Boolean);
 
 interface Measured {
   wallS: number;
@@ -36,16 +53,55 @@ function parseVariant(variant: string): { env: Record<string, string>; flags: st
   return { env: envAssignments(words.filter((w) => !w.startsWith('--')).join(' ')), flags: words.filter((w) => w.startsWith('--')) };
 }
 
-async function burst(be: BenchEnv, dir: string, namespace: string, step: Step, names: string[], env: Record<string, string>, flags: string[]): Promise<Measured> {
+async function burst(
+  be: BenchEnv,
+  dir: string,
+  namespace: string,
+  step: Step,
+  names: string[],
+  env: Record<string, string>,
+  flags: string[],
+): Promise<Measured> {
   const list = join(dir, `names-${Date.now()}.txt`);
   const times = join(dir, `times-${Date.now()}.txt`);
   await writeFile(list, `${names.join('\n')}\n`);
   await writeFile(times, '');
-  const args = ['-a', list, `-P${concurrency}`, '-n1', '-I{}', '/usr/bin/time', '-a', '-o', times, '-f', '%U %S %M', be.env.helmBin, 'upgrade', '--install', '{}', step.tgz, '--namespace', namespace, ...step.floorSet, '--wait=watcher', '--timeout', '300s', ...flags];
+  const args = [
+    '-a',
+    list,
+    `-P${concurrency}`,
+    '-n1',
+    '-I{}',
+    '/usr/bin/time',
+    '-a',
+    '-o',
+    times,
+    '-f',
+    '%U %S %M',
+    be.env.helmBin,
+    'upgrade',
+    '--install',
+    '{}',
+    step.tgz,
+    '--namespace',
+    namespace,
+    ...step.floorSet,
+    '--wait=watcher',
+    '--timeout',
+    '300s',
+    ...flags,
+  ];
   const before = readApiRequests(be.env.kubectlBin, be.env.kubeconfig);
   const t0 = Date.now();
   const child = spawn('xargs', args, {
-    env: { ...process.env, ...env, KUBECONFIG: be.env.kubeconfig, HELM_CACHE_HOME: join(dir, 'cache'), HELM_CONFIG_HOME: join(dir, 'config'), HELM_DATA_HOME: join(dir, 'data') },
+    env: {
+      ...process.env,
+      ...env,
+      KUBECONFIG: be.env.kubeconfig,
+      HELM_CACHE_HOME: join(dir, 'cache'),
+      HELM_CONFIG_HOME: join(dir, 'config'),
+      HELM_DATA_HOME: join(dir, 'data'),
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -55,7 +111,10 @@ async function burst(be: BenchEnv, dir: string, namespace: string, step: Step, n
   if (code !== 0) throw new Error(`xargs exited ${code}: ${stderr.slice(0, 1000)}`);
   const requests = diffCounts(before, readApiRequests(be.env.kubectlBin, be.env.kubeconfig));
   const sum = (keep: (key: string) => boolean) => [...requests].filter(([key]) => keep(key)).reduce((n, [, count]) => n + count, 0);
-  const rows = (await readFile(times, 'utf8')).split('\n').map((l) => l.trim().split(' ').map(Number)).filter((r) => r.length === 3 && r.every(Number.isFinite));
+  const rows = (await readFile(times, 'utf8'))
+    .split('\n')
+    .map((l) => l.trim().split(' ').map(Number))
+    .filter((r) => r.length === 3 && r.every(Number.isFinite));
   return {
     wallS,
     cpuS: rows.reduce((total, [u, s]) => total + u! + s!, 0),
@@ -66,7 +125,9 @@ async function burst(be: BenchEnv, dir: string, namespace: string, step: Step, n
 }
 
 await runBench('helm-env', intArg('max-seconds', 1500), async (cleanup) => {
-  say(`helm-env: chart ${chart}, ${releases} releases × ${rounds} rounds, concurrency ${concurrency}, variants ${variants.join(' | ')}; load ${loadavgString()}`);
+  say(
+    `helm-env: chart ${chart}, ${releases} releases × ${rounds} rounds, concurrency ${concurrency}, variants ${variants.join(' | ')}; load ${loadavgString()}`,
+  );
   const be = await startBenchEnv(cleanup);
   const workload = await prepareWorkload(chart, be, cleanup);
   const facts = { ...machineFacts(be.env.helmBin), loadavg: loadavgString() };
@@ -84,7 +145,9 @@ await runBench('helm-env', intArg('max-seconds', 1500), async (cleanup) => {
       const upgrade = await burst(be, dir, namespace, workload.upgrade, names, env, flags);
       results.get(variant)!.install.push(install);
       results.get(variant)!.upgrade.push(upgrade);
-      say(`round ${round + 1} ${variant}: install ${install.wallS.toFixed(1)} s wall, ${install.cpuS.toFixed(1)} CPU-s; upgrade ${upgrade.wallS.toFixed(1)} s, ${upgrade.cpuS.toFixed(1)} CPU-s`);
+      say(
+        `round ${round + 1} ${variant}: install ${install.wallS.toFixed(1)} s wall, ${install.cpuS.toFixed(1)} CPU-s; upgrade ${upgrade.wallS.toFixed(1)} s, ${upgrade.cpuS.toFixed(1)} CPU-s`,
+      );
       await deleteNamespaceFully(be.kubeConfig, namespace, 300_000);
       forget();
     }
@@ -106,7 +169,9 @@ await runBench('helm-env', intArg('max-seconds', 1500), async (cleanup) => {
     const ratio = (kind: 'install' | 'upgrade') => (m(r[kind], (x) => x.cpuS) / m(base[kind], (x) => x.cpuS)).toFixed(2);
     const perHelm = (kind: 'install' | 'upgrade', f: (x: Measured) => number) => (m(r[kind], f) / releases).toFixed(1);
     const api = `${perHelm('install', (x) => x.requests)} (${perHelm('install', (x) => x.openapiRequests)}) / ${perHelm('upgrade', (x) => x.requests)} (${perHelm('upgrade', (x) => x.openapiRequests)})`;
-    lines.push(`| ${variant} | ${m(r.install, (x) => x.wallS).toFixed(1)} s | ${m(r.install, (x) => x.cpuS).toFixed(2)} | ${m(r.upgrade, (x) => x.wallS).toFixed(1)} s | ${m(r.upgrade, (x) => x.cpuS).toFixed(2)} | ${ratio('install')}×, ${ratio('upgrade')}× | ${(median(rss) / 1024).toFixed(0)} / ${(Math.max(...rss) / 1024).toFixed(0)} MiB | ${api} |`);
+    lines.push(
+      `| ${variant} | ${m(r.install, (x) => x.wallS).toFixed(1)} s | ${m(r.install, (x) => x.cpuS).toFixed(2)} | ${m(r.upgrade, (x) => x.wallS).toFixed(1)} s | ${m(r.upgrade, (x) => x.cpuS).toFixed(2)} | ${ratio('install')}×, ${ratio('upgrade')}× | ${(median(rss) / 1024).toFixed(0)} / ${(Math.max(...rss) / 1024).toFixed(0)} MiB | ${api} |`,
+    );
   }
   process.stdout.write(`${lines.join('\n')}\n`);
 });

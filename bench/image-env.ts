@@ -36,5 +36,7 @@ export function imageControllerEnv(): Record<string, string> {
 
 /** `A=b C="x y"`, the way the reports print the variables. */
 export function formatEnv(env: Record<string, string>): string {
-  return Object.entries(env).map(([name, value]) => `${name}=${/\s/.test(value) ? JSON.stringify(value) : value}`).join(' ');
+  return Object.entries(env)
+    .map(([name, value]) => `${name}=${/\s/.test(value) ? JSON.stringify(value) : value}`)
+    .join(' ');
 }

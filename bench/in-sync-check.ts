@@ -70,7 +70,7 @@ const LABELS: Record<Method, string> = {
   a: '(a) helmcrew reconcileRelease (GET + LIST Secrets; since issue 9 no status PATCH when nothing changed)',
   'a-reads': '(a-reads) the two reads only (GET HelmRelease + LIST release Secrets)',
   b: '(b) helm status -o json + helm get values -o json',
-  'b-meta': "(b-meta) helm get metadata -o json + helm get values -o json",
+  'b-meta': '(b-meta) helm get metadata -o json + helm get values -o json',
 };
 
 interface RoundResult {
@@ -116,7 +116,9 @@ await runBench('in-sync-check', maxSeconds, async (cleanup) => {
   await mapLimit(names, 8, async (name) => generations.set(name, await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, spec))));
   const installed = await waitAllDone(kubeConfig, namespace, generations, t0, 300_000);
   if (installed.ready !== releases) throw new Error(`only ${installed.ready}/${releases} releases became Ready (${installed.failed} failed)`);
-  say(`set-up: ${releases} releases installed in ${fmtS(Date.now() - t0)} (helm ${JSON.stringify(countBy(await ctlHelm.invocations()))}); stopping the controller`);
+  say(
+    `set-up: ${releases} releases installed in ${fmtS(Date.now() - t0)} (helm ${JSON.stringify(countBy(await ctlHelm.invocations()))}); stopping the controller`,
+  );
   await controller.stop();
   forgetController();
 
@@ -148,14 +150,16 @@ await runBench('in-sync-check', maxSeconds, async (cleanup) => {
   // Where (a)'s time goes: the three calls it makes, timed at the ReconcileContext boundary.
   const callMs: Record<string, number[]> = { 'api.get': [], 'storage.history': [], 'api.patchStatus': [] };
   let timing = false;
-  const timed = <A extends unknown[], R>(label: string, fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
-    const started = performance.now();
-    try {
-      return await fn(...args);
-    } finally {
-      if (timing) callMs[label]!.push(performance.now() - started);
-    }
-  };
+  const timed =
+    <A extends unknown[], R>(label: string, fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const started = performance.now();
+      try {
+        return await fn(...args);
+      } finally {
+        if (timing) callMs[label]!.push(performance.now() - started);
+      }
+    };
   ctx.api.get = timed('api.get', ctx.api.get.bind(ctx.api));
   ctx.api.patchStatus = timed('api.patchStatus', ctx.api.patchStatus.bind(ctx.api));
   ctx.storage.history = timed('storage.history', ctx.storage.history.bind(ctx.storage));
@@ -238,18 +242,41 @@ await runBench('in-sync-check', maxSeconds, async (cleanup) => {
   const b = per('b');
   const bMeta = per('b-meta');
   const out: string[] = [];
-  out.push(`## in-sync-check: ${releases} in-sync releases, ${rounds} rounds (+1 warm-up), sequential`, '', '```', formatFacts(facts), `load avg:    ${loadavgString()} at end`, '```', '');
+  out.push(
+    `## in-sync-check: ${releases} in-sync releases, ${rounds} rounds (+1 warm-up), sequential`,
+    '',
+    '```',
+    formatFacts(facts),
+    `load avg:    ${loadavgString()} at end`,
+    '```',
+    '',
+  );
   out.push('| method | median ms / release | p90 ms | round medians (ms) | CPU ms / release: bench process | helm children | kube-apiserver |');
   out.push('|---|---|---|---|---|---|---|');
-  for (const [method, r] of [['a', a], ['a-reads', reads], ['b', b], ['b-meta', bMeta]] as const) {
-    out.push(`| ${LABELS[method]} | ${r.medianMs.toFixed(1)} | ${r.p90Ms.toFixed(1)} | ${r.roundMedians.map((m) => m.toFixed(1)).join(', ')} | ${r.selfCpuMs.toFixed(1)} | ${r.childCpuMs.toFixed(1)} | ${r.apiserverCpuMs.toFixed(1)} |`);
+  for (const [method, r] of [
+    ['a', a],
+    ['a-reads', reads],
+    ['b', b],
+    ['b-meta', bMeta],
+  ] as const) {
+    out.push(
+      `| ${LABELS[method]} | ${r.medianMs.toFixed(1)} | ${r.p90Ms.toFixed(1)} | ${r.roundMedians.map((m) => m.toFixed(1)).join(', ')} | ${r.selfCpuMs.toFixed(1)} | ${r.childCpuMs.toFixed(1)} | ${r.apiserverCpuMs.toFixed(1)} |`,
+    );
   }
   out.push('');
   out.push(`- ratio b/a (median wall time per release): ${fmtRatio(b.medianMs / a.medianMs)}`);
-  out.push(`- inside (a), median ms per call: ${Object.entries(callMs).map(([k, v]) => `${k} ${median(v).toFixed(1)} (n=${v.length})`).join(', ')}`);
+  out.push(
+    `- inside (a), median ms per call: ${Object.entries(callMs)
+      .map(([k, v]) => `${k} ${median(v).toFixed(1)} (n=${v.length})`)
+      .join(', ')}`,
+  );
   out.push(`- ratio b-meta/a: ${fmtRatio(bMeta.medianMs / a.medianMs)}; b/a-reads: ${fmtRatio(b.medianMs / reads.medianMs)}`);
-  out.push(`- CPU per release, all three columns summed: a ${(a.selfCpuMs + a.childCpuMs + a.apiserverCpuMs).toFixed(1)} ms, b ${(b.selfCpuMs + b.childCpuMs + b.apiserverCpuMs).toFixed(1)} ms (ratio ${fmtRatio((b.selfCpuMs + b.childCpuMs + b.apiserverCpuMs) / (a.selfCpuMs + a.childCpuMs + a.apiserverCpuMs))}); CPU from /proc at 10 ms ticks, per-round totals ÷ ${releases}`);
-  out.push(`- helm processes started by (a): ${helmDuringA.length}; by (b) and by (b-meta): ${2 * releases * (rounds + 1)} each (2 per release per round, warm-up included); \`helm status -o json\` printed ${statusBytes} bytes per release`);
+  out.push(
+    `- CPU per release, all three columns summed: a ${(a.selfCpuMs + a.childCpuMs + a.apiserverCpuMs).toFixed(1)} ms, b ${(b.selfCpuMs + b.childCpuMs + b.apiserverCpuMs).toFixed(1)} ms (ratio ${fmtRatio((b.selfCpuMs + b.childCpuMs + b.apiserverCpuMs) / (a.selfCpuMs + a.childCpuMs + a.apiserverCpuMs))}); CPU from /proc at 10 ms ticks, per-round totals ÷ ${releases}`,
+  );
+  out.push(
+    `- helm processes started by (a): ${helmDuringA.length}; by (b) and by (b-meta): ${2 * releases * (rounds + 1)} each (2 per release per round, warm-up included); \`helm status -o json\` printed ${statusBytes} bytes per release`,
+  );
   process.stdout.write(`${out.join('\n')}\n`);
 
   const nsMs = await deleteNamespaceFully(kubeConfig, namespace);

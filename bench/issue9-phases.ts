@@ -42,7 +42,6 @@ export interface Rest {
 
 export const names = (n: number) => Array.from({ length: n }, (_, i) => `r${String(i + 1).padStart(4, '0')}`);
 
-
 function apiRequests(be: BenchEnv) {
   return readApiRequests(be.env.kubectlBin, be.env.kubeconfig);
 }
@@ -75,7 +74,13 @@ export async function helmcrewBurst(
     const gen = generations.get(r.metadata.name);
     const ready = r.status?.conditions?.find((c) => c.type === 'Ready');
     const reconciling = r.status?.conditions?.find((c) => c.type === 'Reconciling');
-    return gen !== undefined && ready?.status === 'True' && ready.observedGeneration === gen && r.status?.observedGeneration === gen && reconciling?.status !== 'True';
+    return (
+      gen !== undefined &&
+      ready?.status === 'True' &&
+      ready.observedGeneration === gen &&
+      r.status?.observedGeneration === gen &&
+      reconciling?.status !== 'True'
+    );
   };
   // The controller's own small informer over one keep-alive connection: the bench's watch is a
   // cost on helmcrew's side of the machine only, so it should be as light as the controller's.
@@ -120,7 +125,12 @@ export async function helmcrewBurst(
 }
 
 /** Times from just before the apply to the start of the `helm upgrade` it causes (the wrapper logs each start). */
-export async function specChangeToHelmStartMs(be: BenchEnv, ctx: { namespace: string; helmLog: string }, name: string, makeSpec: () => HelmReleaseSpec): Promise<number> {
+export async function specChangeToHelmStartMs(
+  be: BenchEnv,
+  ctx: { namespace: string; helmLog: string },
+  name: string,
+  makeSpec: () => HelmReleaseSpec,
+): Promise<number> {
   const linesBefore = (await readFile(ctx.helmLog, 'utf8')).split('\n').filter(Boolean).length;
   const t0 = Date.now();
   await applyHelmRelease(be.kubeConfig, helmReleaseObject(ctx.namespace, name, makeSpec()));
@@ -161,7 +171,12 @@ export async function helmcrewRest(be: BenchEnv, ctx: { pid: number; helm: Count
  * names on stdin, through the same counting wrapper. Sampled as the xargs process tree. `env`
  * adds variables for helm (`--floor-env`), e.g. the GOGC helmcrew gives its helm processes.
  */
-export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: CountingHelm; dir: string; chartTgz: string; set: string[]; concurrency: number; env: Record<string, string> }, what: 'install' | 'upgrade', releaseNames: string[]): Promise<Burst> {
+export async function floorBurst(
+  be: BenchEnv,
+  opts: { namespace: string; helm: CountingHelm; dir: string; chartTgz: string; set: string[]; concurrency: number; env: Record<string, string> },
+  what: 'install' | 'upgrade',
+  releaseNames: string[],
+): Promise<Burst> {
   const helmBefore = (await opts.helm.invocations()).length;
   const before = apiRequests(be);
   const apiserver0 = be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0;
@@ -171,8 +186,37 @@ export async function floorBurst(be: BenchEnv, opts: { namespace: string; helm: 
   const t0 = Date.now();
   const child = spawn(
     'xargs',
-    ['-a', list, `-P${opts.concurrency}`, '-n1', '-I{}', opts.helm.bin, 'upgrade', '--install', '{}', opts.chartTgz, '--namespace', opts.namespace, ...opts.set, '--wait=watcher', '--timeout', '300s', '--history-max', '10'],
-    { env: { ...process.env, ...opts.env, KUBECONFIG: be.env.kubeconfig, HELM_CACHE_HOME: join(opts.dir, 'cache'), HELM_CONFIG_HOME: join(opts.dir, 'config'), HELM_DATA_HOME: join(opts.dir, 'data') }, stdio: ['ignore', 'ignore', 'pipe'] },
+    [
+      '-a',
+      list,
+      `-P${opts.concurrency}`,
+      '-n1',
+      '-I{}',
+      opts.helm.bin,
+      'upgrade',
+      '--install',
+      '{}',
+      opts.chartTgz,
+      '--namespace',
+      opts.namespace,
+      ...opts.set,
+      '--wait=watcher',
+      '--timeout',
+      '300s',
+      '--history-max',
+      '10',
+    ],
+    {
+      env: {
+        ...process.env,
+        ...opts.env,
+        KUBECONFIG: be.env.kubeconfig,
+        HELM_CACHE_HOME: join(opts.dir, 'cache'),
+        HELM_CONFIG_HOME: join(opts.dir, 'config'),
+        HELM_DATA_HOME: join(opts.dir, 'data'),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
   );
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => {

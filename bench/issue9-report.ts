@@ -26,8 +26,19 @@ const per = (x: number, n: number) => (x / n).toFixed(2);
 
 export function report(meta: Meta, results: SizeResult[]): string {
   const out: string[] = [];
-  out.push(`## issue9: chart ${meta.chart}, N = ${results.map((r) => r.n).join(', ')}, concurrency ${meta.concurrency}`, '', '```', meta.facts, `code:        ${meta.code}`, `controller:  compiled by tsc, ${meta.runtimeEnv}, interval ${meta.interval}`, '```', '');
-  out.push('| N | phase | helmcrew wall | floor wall | ratio | helm procs / release (helmcrew, floor) | API reads / writes per release, helmcrew (bench\'s own) | floor | ctl peak RSS | ctl+helm tree peak (VmRSS / RssAnon) | floor tree peak (VmRSS / RssAnon) | ctl CPU s |');
+  out.push(
+    `## issue9: chart ${meta.chart}, N = ${results.map((r) => r.n).join(', ')}, concurrency ${meta.concurrency}`,
+    '',
+    '```',
+    meta.facts,
+    `code:        ${meta.code}`,
+    `controller:  compiled by tsc, ${meta.runtimeEnv}, interval ${meta.interval}`,
+    '```',
+    '',
+  );
+  out.push(
+    "| N | phase | helmcrew wall | floor wall | ratio | helm procs / release (helmcrew, floor) | API reads / writes per release, helmcrew (bench's own) | floor | ctl peak RSS | ctl+helm tree peak (VmRSS / RssAnon) | floor tree peak (VmRSS / RssAnon) | ctl CPU s |",
+  );
   out.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     for (const b of r.helmcrew.bursts) {
@@ -49,7 +60,7 @@ export function report(meta: Meta, results: SizeResult[]): string {
   out.push('');
   const intervalS = parseDuration(meta.interval) / 1000;
   if (results.some((r) => r.helmcrew.rest)) out.push(...restTable(meta, results, intervalS));
-  out.push('Largest request rows per burst (all clients, including the control plane\'s own controllers and the bench):', '');
+  out.push("Largest request rows per burst (all clients, including the control plane's own controllers and the bench):", '');
   for (const r of results) {
     for (const b of r.helmcrew.bursts) out.push(`- N=${r.n} helmcrew ${b.what}: ${b.requests.top.join('; ')}`);
     for (const b of r.floor ?? []) out.push(`- N=${r.n} floor ${b.what}: ${b.requests.top.join('; ')}`);
@@ -65,8 +76,12 @@ export function report(meta: Meta, results: SizeResult[]): string {
   for (const r of results) {
     for (const b of r.helmcrew.bursts) {
       if (!b.log) continue;
-      const rec = Object.entries(b.log.reconcileMs).map(([k, q]) => `${k} n=${q.n} ${q.median}/${q.p90}/${q.max}`).join('; ');
-      const helm = Object.entries(b.log.helmMs).map(([k, q]) => `${k} n=${q.n} ${q.median}/${q.p90}/${q.max}`).join('; ');
+      const rec = Object.entries(b.log.reconcileMs)
+        .map(([k, q]) => `${k} n=${q.n} ${q.median}/${q.p90}/${q.max}`)
+        .join('; ');
+      const helm = Object.entries(b.log.helmMs)
+        .map(([k, q]) => `${k} n=${q.n} ${q.median}/${q.p90}/${q.max}`)
+        .join('; ');
       out.push(`- N=${r.n} ${b.what}: reconciled ${JSON.stringify(b.log.reconciled)}; levels ${JSON.stringify(b.log.byLevel)}; reconcile ${rec}; helm ${helm}`);
       for (const p of b.log.problems.slice(0, 5)) out.push(`  - ${p.level} ×${p.count} "${p.msg}": ${p.example.slice(0, 300)}`);
     }
@@ -77,8 +92,13 @@ export function report(meta: Meta, results: SizeResult[]): string {
 /** The steady-state table (only when the run measured it). */
 function restTable(meta: Meta, results: SizeResult[], intervalS: number): string[] {
   const out: string[] = [];
-  out.push(`Steady state: ${meta.restSeconds} s at rest, every release in sync, interval ${meta.interval} (${(meta.restSeconds / intervalS).toFixed(1)} intervals):`, '');
-  out.push('| N | HelmRelease writes (status) | helm processes | checks done (reconciled by action) | full resyncs done | ctl CPU s total / per full resync | kube-apiserver CPU s total / per full resync | API reads / writes, all clients | ctl RSS peak at rest | top requests |');
+  out.push(
+    `Steady state: ${meta.restSeconds} s at rest, every release in sync, interval ${meta.interval} (${(meta.restSeconds / intervalS).toFixed(1)} intervals):`,
+    '',
+  );
+  out.push(
+    '| N | HelmRelease writes (status) | helm processes | checks done (reconciled by action) | full resyncs done | ctl CPU s total / per full resync | kube-apiserver CPU s total / per full resync | API reads / writes, all clients | ctl RSS peak at rest | top requests |',
+  );
   out.push('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const rest = r.helmcrew.rest;

@@ -81,12 +81,13 @@ async function buildRef(dir: string, gitRef: string): Promise<string[]> {
   execFileSync('bash', ['-c', `git -C ${JSON.stringify(REPO_ROOT)} archive ${JSON.stringify(gitRef)} src tsconfig.json | tar -x -C ${JSON.stringify(tree)}`]);
   await symlink(join(REPO_ROOT, 'node_modules'), join(tree, 'node_modules'));
   await writeFile(join(tree, 'package.json'), '{"type":"module"}\n');
-  execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(tree, 'tsconfig.json'), '--outDir', join(dir, 'dist'), '--sourceMap', 'false'], { stdio: 'inherit' });
+  execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(tree, 'tsconfig.json'), '--outDir', join(dir, 'dist'), '--sourceMap', 'false'], {
+    stdio: 'inherit',
+  });
   await writeFile(join(dir, 'package.json'), '{"type":"module"}\n');
   await symlink(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
   return [join(dir, 'dist', 'cli', 'main.js'), 'controller'];
 }
-
 
 async function runHelmcrew(be: BenchEnv, w: Workload, entry: string[], n: number, cleanup: Cleanup): Promise<SizeResult['helmcrew']> {
   const dir = await mkdtemp(join(be.dir, `helmcrew-n${n}-`));
@@ -117,17 +118,25 @@ async function runHelmcrew(be: BenchEnv, w: Workload, entry: string[], n: number
     say(`  seeded: ${all[0]} installed by helmcrew, its record copied to ${n - 1} more names`);
   }
   bursts.push(await helmcrewBurst(be, c, seeded ? 'adopt' : 'install', all, () => releaseSpec(w, w.install, interval), phaseTimeoutMs));
-  say(`  ${bursts[0]!.what}: ${bursts[0]!.done}/${n} in ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; ctl peak ${fmtMiB(bursts[0]!.sampled.peakRssKb)}`);
+  say(
+    `  ${bursts[0]!.what}: ${bursts[0]!.done}/${n} in ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; ctl peak ${fmtMiB(bursts[0]!.sampled.peakRssKb)}`,
+  );
   if (!skip.has('upgrade') && !seeded) {
     bursts.push(await helmcrewBurst(be, c, 'upgrade', all, () => releaseSpec(w, w.upgrade, interval), phaseTimeoutMs));
-    say(`  upgrade: ${bursts[1]!.done}/${n} in ${fmtS(bursts[1]!.wallMs)}; helm ${JSON.stringify(bursts[1]!.helm)}; ctl peak ${fmtMiB(bursts[1]!.sampled.peakRssKb)}`);
+    say(
+      `  upgrade: ${bursts[1]!.done}/${n} in ${fmtS(bursts[1]!.wallMs)}; helm ${JSON.stringify(bursts[1]!.helm)}; ctl peak ${fmtMiB(bursts[1]!.sampled.peakRssKb)}`,
+    );
   }
   const step = skip.has('upgrade') || seeded ? w.install : w.upgrade;
   const latencies: number[] = [];
   if (!skip.has('latency')) {
     for (const [i, name] of [all[0]!, all[Math.floor(n / 2)]!, all[n - 1]!].entries()) {
       await sleep(3000);
-      latencies.push(await specChangeToHelmStartMs(be, { namespace, helmLog: join(dir, 'helm-invocations.log') }, name, () => releaseSpec(w, step, interval, { note: `change-${i}` })));
+      latencies.push(
+        await specChangeToHelmStartMs(be, { namespace, helmLog: join(dir, 'helm-invocations.log') }, name, () =>
+          releaseSpec(w, step, interval, { note: `change-${i}` }),
+        ),
+      );
     }
     say(`  single change → helm upgrade start: ${latencies.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`);
   }
@@ -135,7 +144,9 @@ async function runHelmcrew(be: BenchEnv, w: Workload, entry: string[], n: number
   if (!skip.has('rest')) {
     await sleep(5000);
     rest = await helmcrewRest(be, c, restSeconds);
-    say(`  rest ${restSeconds}s: HelmRelease writes ${rest.requests.helmReleaseWrites}; helm ${JSON.stringify(rest.helm)}; reconciled ${JSON.stringify(rest.reconciled)}; ctl CPU ${rest.ctlCpuS.toFixed(2)} s`);
+    say(
+      `  rest ${restSeconds}s: HelmRelease writes ${rest.requests.helmReleaseWrites}; helm ${JSON.stringify(rest.helm)}; reconciled ${JSON.stringify(rest.reconciled)}; ctl CPU ${rest.ctlCpuS.toFixed(2)} s`,
+    );
   }
   const hwmKb = peakRssOfLifetimeKb(ctl.pid);
   await ctl.stop();
@@ -174,7 +185,9 @@ async function runFloor(be: BenchEnv, w: Workload, n: number, cleanup: Cleanup):
 
 await runBench('issue9', maxSeconds, async (cleanup) => {
   const loadBefore = loadavgString();
-  say(`issue9: chart ${chart}, N=${sizes.join(',')}, concurrency ${concurrency}, interval ${interval}, rest ${restSeconds}s, skip [${[...skip].join(',')}], ref ${ref ?? 'checkout'}, floor env ${JSON.stringify(floorEnv)}, controller env ${JSON.stringify(controllerEnv)}; load ${loadBefore}`);
+  say(
+    `issue9: chart ${chart}, N=${sizes.join(',')}, concurrency ${concurrency}, interval ${interval}, rest ${restSeconds}s, skip [${[...skip].join(',')}], ref ${ref ?? 'checkout'}, floor env ${JSON.stringify(floorEnv)}, controller env ${JSON.stringify(controllerEnv)}; load ${loadBefore}`,
+  );
   parseDuration(interval);
   const be = await startBenchEnv(cleanup);
   const entry = ref ? await buildRef(join(be.dir, 'build-ref'), ref) : await buildCompiled(join(be.dir, 'build'));
@@ -192,6 +205,17 @@ await runBench('issue9', maxSeconds, async (cleanup) => {
     results.push({ n, floor, helmcrew });
   }
   const order = helmcrewFirst ? 'helmcrew first, then the floor' : 'the floor first, then helmcrew';
-  const text = report({ facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}\nfloor env:   ${Object.keys(floorEnv).length ? formatEnv(floorEnv) : 'none (helm as a person runs it)'}${Object.keys(controllerEnv).length ? `\ncontroller env: ${formatEnv(controllerEnv)}` : ''}`, chart, code, concurrency, interval, runtimeEnv: formatEnv(imageEnv), restSeconds }, results);
+  const text = report(
+    {
+      facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}\nfloor env:   ${Object.keys(floorEnv).length ? formatEnv(floorEnv) : 'none (helm as a person runs it)'}${Object.keys(controllerEnv).length ? `\ncontroller env: ${formatEnv(controllerEnv)}` : ''}`,
+      chart,
+      code,
+      concurrency,
+      interval,
+      runtimeEnv: formatEnv(imageEnv),
+      restSeconds,
+    },
+    results,
+  );
   process.stdout.write(`${text}\n`);
 });

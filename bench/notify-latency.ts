@@ -55,7 +55,9 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
   const undoTeams = cleanup.add(`delete Teams of ${run}`, () => deleteTeams(kube, run));
 
   const notify = await startNotifyChild(bench, cleanup, run, { HELMCREW_NOTIFY_RATE_PER_SECOND: String(scenario.ratePerSecond) });
-  say(`${scenario.name}: ${opts.releases} releases × ${opts.changes} operations (${opts.releases * opts.changes * 2} notifications) over ${opts.seconds}s, load ${loadavgString()}`);
+  say(
+    `${scenario.name}: ${opts.releases} releases × ${opts.changes} operations (${opts.releases * opts.changes * 2} notifications) over ${opts.seconds}s, load ${loadavgString()}`,
+  );
   const { all, finals } = await publishSchedule(bench, run, opts, (r) => ({ namespace: namespaceOf(r), name: `app-${r}` }));
   const published = all.length;
   // Wait until every operation's final state arrived (or a generous limit).
@@ -105,7 +107,10 @@ await runBench('notify-latency', intArg('max-seconds', 900), async (cleanup) => 
     '',
     '| scenario | published | delivered (after coalescing) | final state p50 / p99 / max | any delivery p50 / p99 | finals missing |',
     '|---|---|---|---|---|---|',
-    ...outcomes.map((o) => `| ${o.scenario.name} | ${o.published} | ${o.deliveredRequests} | ${ms(pct(o.finals, 0.5))} / ${ms(pct(o.finals, 0.99))} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.all, 0.5))} / ${ms(pct(o.all, 0.99))} | ${o.finalsMissing} |`),
+    ...outcomes.map(
+      (o) =>
+        `| ${o.scenario.name} | ${o.published} | ${o.deliveredRequests} | ${ms(pct(o.finals, 0.5))} / ${ms(pct(o.finals, 0.99))} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.all, 0.5))} / ${ms(pct(o.all, 0.99))} | ${o.finalsMissing} |`,
+    ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 });

@@ -75,28 +75,52 @@ await runBench('scale-out', maxSeconds, async (cleanup) => {
     say(`${k} controller(s) at concurrency ${concurrency} on prefix ${prefix}: pids ${ctls.map((c) => c.pid).join(', ')}`);
     await sleep(2000);
     const row: Row = { controllers: k, bursts: [] };
-    for (const [what, step] of [['install', w.install], ['upgrade', w.upgrade]] as const) {
+    for (const [what, step] of [
+      ['install', w.install],
+      ['upgrade', w.upgrade],
+    ] as const) {
       const samplers = ctls.slice(1).map((c) => startSampler(c.pid));
       const cpu0 = ctls.map((c) => cpuSeconds(c.pid) ?? 0);
-      const burst = await helmcrewBurst(be, { namespace, pid: ctls[0]!.pid, helm, logFile: ctls[0]!.logFile }, what, names(releases), () => releaseSpec(w, step, '10m'), 900_000);
+      const burst = await helmcrewBurst(
+        be,
+        { namespace, pid: ctls[0]!.pid, helm, logFile: ctls[0]!.logFile },
+        what,
+        names(releases),
+        () => releaseSpec(w, step, '10m'),
+        900_000,
+      );
       const others = samplers.map((s) => s.stop());
       const sumPeakRssKb = burst.sampled.peakRssKb + others.reduce((a, s) => a + s.peakRssKb, 0);
       const ctlCpuS = ctls.reduce((a, c, i) => a + ((cpuSeconds(c.pid) ?? 0) - cpu0[i]!), 0);
       row.bursts.push({ ...burst, sumPeakRssKb, ctlCpuS });
-      say(`  ${what}: ${burst.done}/${releases} in ${fmtS(burst.wallMs)}; helm ${JSON.stringify(burst.helm)}; controllers' peak RSS sum ${fmtMiB(sumPeakRssKb)}; ctl CPU ${ctlCpuS.toFixed(1)} s; apiserver CPU ${burst.cpuS.apiserver?.toFixed(1)} s; load ${burst.sampled.loadavgAtEnd}`);
+      say(
+        `  ${what}: ${burst.done}/${releases} in ${fmtS(burst.wallMs)}; helm ${JSON.stringify(burst.helm)}; controllers' peak RSS sum ${fmtMiB(sumPeakRssKb)}; ctl CPU ${ctlCpuS.toFixed(1)} s; apiserver CPU ${burst.cpuS.apiserver?.toFixed(1)} s; load ${burst.sampled.loadavgAtEnd}`,
+      );
     }
     for (const ctl of ctls) await ctl.stop();
     await deleteNamespaceFully(be.kubeConfig, namespace, 600_000);
     forgetNs();
     rows.push(row);
   }
-  const out: string[] = [`## scale-out: ${releases} releases, ${counts.join(' / ')} controllers at concurrency ${concurrency} each`, '', '```', formatFacts(facts), `load avg:    ${loadavgString()} at end`, '```', ''];
-  out.push('| controllers | phase | wall | speed vs 1 controller (wall₁ ÷ wall; < 1 = slower) | helm procs | controllers CPU s | kube-apiserver CPU s | controllers peak RSS (sum) | load avg at end |');
+  const out: string[] = [
+    `## scale-out: ${releases} releases, ${counts.join(' / ')} controllers at concurrency ${concurrency} each`,
+    '',
+    '```',
+    formatFacts(facts),
+    `load avg:    ${loadavgString()} at end`,
+    '```',
+    '',
+  ];
+  out.push(
+    '| controllers | phase | wall | speed vs 1 controller (wall₁ ÷ wall; < 1 = slower) | helm procs | controllers CPU s | kube-apiserver CPU s | controllers peak RSS (sum) | load avg at end |',
+  );
   out.push('|---|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     for (const b of row.bursts) {
       const base = rows[0]!.bursts.find((x) => x.what === b.what)!;
-      out.push(`| ${row.controllers} | ${b.what} | ${fmtS(b.wallMs)}${b.timedOut ? ' (timed out)' : ''} | ${fmtRatio(base.wallMs / b.wallMs)} | ${JSON.stringify(b.helm)} | ${b.ctlCpuS.toFixed(1)} | ${b.cpuS.apiserver?.toFixed(1) ?? '—'} | ${fmtMiB(b.sumPeakRssKb)} | ${b.sampled.loadavgAtEnd} |`);
+      out.push(
+        `| ${row.controllers} | ${b.what} | ${fmtS(b.wallMs)}${b.timedOut ? ' (timed out)' : ''} | ${fmtRatio(base.wallMs / b.wallMs)} | ${JSON.stringify(b.helm)} | ${b.ctlCpuS.toFixed(1)} | ${b.cpuS.apiserver?.toFixed(1) ?? '—'} | ${fmtMiB(b.sumPeakRssKb)} | ${b.sampled.loadavgAtEnd} |`,
+      );
     }
   }
   process.stdout.write(`${out.join('\n')}\n`);

@@ -67,7 +67,9 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
 
   const loadStart = loadavgString();
   const notifications = scenario.releases * scenario.changes * 2;
-  say(`${scenario.label} ${scenario.name}: ${scenario.releases} releases × ${scenario.changes} operations (${notifications} notifications) over ${seconds}s, load ${loadStart}`);
+  say(
+    `${scenario.label} ${scenario.name}: ${scenario.releases} releases × ${scenario.changes} operations (${notifications} notifications) over ${seconds}s, load ${loadStart}`,
+  );
   const opts = { releases: scenario.releases, changes: scenario.changes, seconds };
   const marked = (n: ReleaseNotification) => ({ ...n, message: `${n.message} ${benchMarker(n.id)}` });
   const { all, finals } = await publishSchedule(bench, run, opts, releaseOf, marked);
@@ -97,7 +99,11 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
     carried: all.filter((n) => first.has(n.id)).map(latency),
     finalsMissing: finalIds.length - carriedCount(),
     floor: limitFloor([...finals.values()].map((n) => ({ channel: channelOf(releaseIndex.get(n.release.name)!), atMs: Date.parse(n.at) }))),
-    updateFloor: limitFloor([...finals.values()].map((n) => ({ channel: 0, atMs: Date.parse(n.at) })), UPDATE_TIER.perSecond, UPDATE_TIER.burst),
+    updateFloor: limitFloor(
+      [...finals.values()].map((n) => ({ channel: 0, atMs: Date.parse(n.at) })),
+      UPDATE_TIER.perSecond,
+      UPDATE_TIER.burst,
+    ),
     calls: countCalls(calls),
     warnLines: 0,
   };
@@ -112,7 +118,10 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
   return outcome;
 }
 
-const fmtCounts = (counts: Record<string, number>) => Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ') || '0';
+const fmtCounts = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ') || '0';
 const per = (count: number, ops: number) => (count / ops).toFixed(2);
 
 function report(o: Outcome): string[] {
@@ -149,7 +158,8 @@ await runBench('slack-latency', intArg('max-seconds', 1500), async (cleanup) => 
   const outcomes: Outcome[] = [];
   for (const scenario of scenarios) outcomes.push(await runScenario(bench, kube, cleanup, scenario, seconds, namespaces));
 
-  const version = (pkg: string) => (JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+  const version = (pkg: string) =>
+    (JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
   const lines = [
     formatFacts(facts),
     `packages:    @slack/web-api ${version('@slack/web-api')}, bullmq ${version('bullmq')}, @kubernetes/client-node ${version('@kubernetes/client-node')}`,

@@ -62,11 +62,14 @@ export function intListArg(name: string, fallback: number[]): number[] {
 export function envAssignments(text: string): Record<string, string> {
   if (text.trim() === '' || text.trim() === 'default') return {};
   return Object.fromEntries(
-    text.trim().split(/\s+/).map((pair) => {
-      const at = pair.indexOf('=');
-      if (at <= 0) throw new Error(`"${pair}" is not NAME=value`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
+    text
+      .trim()
+      .split(/\s+/)
+      .map((pair) => {
+        const at = pair.indexOf('=');
+        if (at <= 0) throw new Error(`"${pair}" is not NAME=value`);
+        return [pair.slice(0, at), pair.slice(at + 1)];
+      }),
   );
 }
 
@@ -89,7 +92,9 @@ export interface MachineFacts {
 }
 
 export function loadavgString(): string {
-  return loadavg().map((l) => l.toFixed(2)).join(' ');
+  return loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 }
 
 /** Short commit of the checkout, noting uncommitted changes under src/ (the code a controller runs). */
@@ -414,7 +419,15 @@ export function startSampler(pid: number, everyMs = 250): { stop: () => SampleSt
     stop: () => {
       clearInterval(timer);
       sample();
-      return { samples, peakRssKb, peakTreeRssKb, peakTreeAnonKb, peakHelmProcesses: peakHelm, meanHelmProcesses: samples ? helmSum / samples : 0, loadavgAtEnd: loadavgString() };
+      return {
+        samples,
+        peakRssKb,
+        peakTreeRssKb,
+        peakTreeAnonKb,
+        peakHelmProcesses: peakHelm,
+        meanHelmProcesses: samples ? helmSum / samples : 0,
+        loadavgAtEnd: loadavgString(),
+      };
     },
   };
 }
@@ -468,10 +481,12 @@ export async function spawnController(opts: {
   const out = createWriteStream(opts.logFile);
   child.stdout!.pipe(out, { end: false });
   let exited = false;
-  const exitPromise = new Promise<void>((resolve) => child.once('exit', () => {
-    exited = true;
-    resolve();
-  }));
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const startedPromise = new Promise<void>((resolve, reject) => {
     let buffer = '';
     child.stderr!.on('data', (chunk: Buffer) => {
@@ -511,7 +526,11 @@ export async function spawnController(opts: {
  */
 export async function buildCompiled(dir: string): Promise<string[]> {
   await mkdir(dir, { recursive: true });
-  execFileSync(join(REPO_ROOT, 'node_modules', '.bin', 'tsc'), ['-p', join(REPO_ROOT, 'tsconfig.json'), '--outDir', join(dir, 'dist'), '--sourceMap', 'false'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  execFileSync(
+    join(REPO_ROOT, 'node_modules', '.bin', 'tsc'),
+    ['-p', join(REPO_ROOT, 'tsconfig.json'), '--outDir', join(dir, 'dist'), '--sourceMap', 'false'],
+    { cwd: REPO_ROOT, stdio: 'inherit' },
+  );
   await writeFile(join(dir, 'package.json'), '{"type":"module"}\n');
   await symlink(join(REPO_ROOT, 'node_modules'), join(dir, 'node_modules'));
   return [join(dir, 'dist', 'cli', 'main.js'), 'controller'];
@@ -593,7 +612,16 @@ export async function summarizeLog(file: string, from = 0): Promise<LogSummary> 
     }
   }
   const q = (m: Record<string, number[]>) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, quantiles(v)]));
-  return { lines, byLevel, reconciled, retriedJobs, reconcileMs: q(reconcileDurations), helmMs: q(helmDurations), problems: [...problems.values()], throttleMentions };
+  return {
+    lines,
+    byLevel,
+    reconciled,
+    retriedJobs,
+    reconcileMs: q(reconcileDurations),
+    helmMs: q(helmDurations),
+    problems: [...problems.values()],
+    throttleMentions,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -621,14 +649,25 @@ export async function deleteNamespaceFully(kc: KubeConfig, namespace: string, ti
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const { items } = await api.list(namespace).catch(() => ({ items: [] as HelmRelease[] }));
-    await mapLimit(items.filter((r) => (r.metadata.finalizers ?? []).length > 0), 10, async (r) => {
-      await custom
-        .patchNamespacedCustomObject(
-          { group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace, name: r.metadata.name, body: [{ op: 'remove', path: '/metadata/finalizers' }] },
-          jsonPatch,
-        )
-        .catch(() => undefined);
-    });
+    await mapLimit(
+      items.filter((r) => (r.metadata.finalizers ?? []).length > 0),
+      10,
+      async (r) => {
+        await custom
+          .patchNamespacedCustomObject(
+            {
+              group: API_GROUP,
+              version: API_VERSION,
+              plural: HELMRELEASE_PLURAL,
+              namespace,
+              name: r.metadata.name,
+              body: [{ op: 'remove', path: '/metadata/finalizers' }],
+            },
+            jsonPatch,
+          )
+          .catch(() => undefined);
+      },
+    );
     try {
       await core.readNamespace({ name: namespace });
     } catch (error) {
@@ -667,7 +706,14 @@ export interface ReadinessCount {
  * is done with that generation: Ready=True (ready) or Ready=False (failed), for that generation,
  * with Reconciling not True. Returns the counts when all are done or the time is up.
  */
-export async function waitAllDone(kc: KubeConfig, namespace: string, generations: Map<string, number>, since: number, timeoutMs: number, everyMs = 250): Promise<ReadinessCount & { timedOut: boolean }> {
+export async function waitAllDone(
+  kc: KubeConfig,
+  namespace: string,
+  generations: Map<string, number>,
+  since: number,
+  timeoutMs: number,
+  everyMs = 250,
+): Promise<ReadinessCount & { timedOut: boolean }> {
   const api = new HelmReleaseApi(makeKubeClients(kc));
   const done = new Map<string, { ok: boolean; at: number }>();
   const deadline = Date.now() + timeoutMs;
@@ -680,7 +726,14 @@ export async function waitAllDone(kc: KubeConfig, namespace: string, generations
       if (generation === undefined || done.has(name)) continue;
       const ready = r.status?.conditions?.find((c) => c.type === 'Ready');
       const reconciling = r.status?.conditions?.find((c) => c.type === 'Reconciling');
-      if (!ready || ready.status === 'Unknown' || ready.observedGeneration !== generation || r.status?.observedGeneration !== generation || reconciling?.status === 'True') continue;
+      if (
+        !ready ||
+        ready.status === 'Unknown' ||
+        ready.observedGeneration !== generation ||
+        r.status?.observedGeneration !== generation ||
+        reconciling?.status === 'True'
+      )
+        continue;
       done.set(name, { ok: ready.status === 'True', at: now - since });
     }
     const finished = done.size === generations.size;

@@ -36,11 +36,18 @@ export async function prepareWorkload(chart: string, be: BenchEnv, cleanup: Clea
   if (chart === 'unicorn') {
     const tgz: Record<string, string> = {};
     for (const version of ['1.0.0', '2.0.0']) {
-      execFileSync(be.env.helmBin, ['pull', 'unicorn', '--repo', be.env.chartRepoUrl, '--version', version, '--destination', dir], { env: { ...process.env, HELM_CACHE_HOME: join(dir, '.cache') } });
+      execFileSync(be.env.helmBin, ['pull', 'unicorn', '--repo', be.env.chartRepoUrl, '--version', version, '--destination', dir], {
+        env: { ...process.env, HELM_CACHE_HOME: join(dir, '.cache') },
+      });
       tgz[version] = join(dir, `unicorn-${version}.tgz`);
     }
     const zero = { values: { replicaCount: 0 }, floorSet: ['--set', 'replicaCount=0'] };
-    return { chart, repoUrl: be.env.chartRepoUrl, install: { version: '1.0.0', tgz: tgz['1.0.0']!, ...zero }, upgrade: { version: '2.0.0', tgz: tgz['2.0.0']!, ...zero } };
+    return {
+      chart,
+      repoUrl: be.env.chartRepoUrl,
+      install: { version: '1.0.0', tgz: tgz['1.0.0']!, ...zero },
+      upgrade: { version: '2.0.0', tgz: tgz['2.0.0']!, ...zero },
+    };
   }
   if (chart === 'podinfo') {
     const tgz = join(dir, 'podinfo-6.9.2.tgz');
@@ -50,7 +57,12 @@ export async function prepareWorkload(chart: string, be: BenchEnv, cleanup: Clea
       chart,
       repoUrl,
       install: { version: '6.9.2', tgz, values: { replicaCount: 0 }, floorSet: ['--set', 'replicaCount=0'] },
-      upgrade: { version: '6.9.2', tgz, values: { replicaCount: 0, ui: { message: 'upgraded' } }, floorSet: ['--set', 'replicaCount=0', '--set', 'ui.message=upgraded'] },
+      upgrade: {
+        version: '6.9.2',
+        tgz,
+        values: { replicaCount: 0, ui: { message: 'upgraded' } },
+        floorSet: ['--set', 'replicaCount=0', '--set', 'ui.message=upgraded'],
+      },
     };
   }
   throw new Error(`--chart must be unicorn or podinfo, got "${chart}"`);
@@ -65,7 +77,9 @@ async function serveRepository(dir: string, cleanup: Cleanup, helmBin: string): 
       return;
     }
     res.writeHead(200, { 'content-type': file.endsWith('.yaml') ? 'text/yaml' : 'application/gzip' });
-    createReadStream(join(dir, file)).on('error', () => res.destroy()).pipe(res);
+    createReadStream(join(dir, file))
+      .on('error', () => res.destroy())
+      .pipe(res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanup.add('stop the podinfo chart repository', () => new Promise<void>((resolve) => server.close(() => resolve())));

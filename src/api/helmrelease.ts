@@ -1,12 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  BoundedDuration,
-  celRules,
-  type CelRule,
-  DNS_LABEL_PATTERN,
-  FreeFormObject,
-  StringEnum,
-} from './schema-helpers.js';
+import { BoundedDuration, celRules, type CelRule, DNS_LABEL_PATTERN, FreeFormObject, StringEnum } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 
@@ -57,9 +50,7 @@ export const ChartRef = Type.Object(
 export const ValuesReference = Type.Object({
   kind: StringEnum(['ConfigMap', 'Secret'] as const, { description: 'Kind of the object holding the values.' }),
   name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }),
-  valuesKey: Type.Optional(
-    Type.String({ pattern: '^[-._a-zA-Z0-9]+$', maxLength: 253, description: 'Data key holding YAML values. Default: values.yaml.' }),
-  ),
+  valuesKey: Type.Optional(Type.String({ pattern: '^[-._a-zA-Z0-9]+$', maxLength: 253, description: 'Data key holding YAML values. Default: values.yaml.' })),
   optional: Type.Optional(Type.Boolean({ description: 'Missing object or key is not an error.' })),
 });
 
@@ -81,7 +72,11 @@ export const InstallRemediation = Type.Object(
 export const UpgradeRemediation = Type.Object(
   {
     retries: Type.Optional(Retries),
-    strategy: Type.Optional(StringEnum(['rollback', 'uninstall'] as const, { description: 'rollback (default): helm rollback to the last deployed revision; uninstall: remove the release, then install again.' })),
+    strategy: Type.Optional(
+      StringEnum(['rollback', 'uninstall'] as const, {
+        description: 'rollback (default): helm rollback to the last deployed revision; uninstall: remove the release, then install again.',
+      }),
+    ),
     remediateLastFailure: Type.Optional(RemediateLastFailure),
   },
   { description: 'What to do when an upgrade (or its helm test) fails.' },
@@ -104,17 +99,21 @@ export const UpgradeSpec = Type.Object({
 export const TestSpec = Type.Object({
   enable: Type.Optional(Type.Boolean({ description: 'Run `helm test` after every install and upgrade.' })),
   ignoreFailures: Type.Optional(Type.Boolean({ description: 'A failed test is reported (TestSuccess=False) but not remediated; the release stays Ready.' })),
-  timeout: Type.Optional(BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the test pods. Default: spec.timeout.' })),
+  timeout: Type.Optional(
+    BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the test pods. Default: spec.timeout.' }),
+  ),
 });
 
 export const UninstallSpec = Type.Object({
   keepHistory: Type.Optional(Type.Boolean({ description: 'helm uninstall --keep-history: keep the release records.' })),
-  timeout: Type.Optional(BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the uninstall. Default: spec.timeout.' })),
+  timeout: Type.Optional(
+    BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the uninstall. Default: spec.timeout.' }),
+  ),
 });
 
 export const DependencyReference = Type.Object({
   name: Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 253, description: 'Name of the HelmRelease this one waits for.' }),
-  namespace: Type.Optional(Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 63, description: 'Its namespace. Default: this HelmRelease\'s.' })),
+  namespace: Type.Optional(Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 63, description: "Its namespace. Default: this HelmRelease's." })),
 });
 
 export const HelmReleaseSpec = Type.Object(
@@ -158,7 +157,12 @@ export const HelmReleaseSpec = Type.Object(
     upgrade: Type.Optional(UpgradeSpec),
     test: Type.Optional(TestSpec),
     uninstall: Type.Optional(UninstallSpec),
-    dependsOn: Type.Optional(Type.Array(DependencyReference, { maxItems: 64, description: 'HelmReleases that must be Ready (at their current generation) before this one is installed or upgraded.' })),
+    dependsOn: Type.Optional(
+      Type.Array(DependencyReference, {
+        maxItems: 64,
+        description: 'HelmReleases that must be Ready (at their current generation) before this one is installed or upgraded.',
+      }),
+    ),
     maxHistory: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Revisions helm keeps. Default: 10; 0 = unlimited.' })),
   },
   {
@@ -256,7 +260,9 @@ export const HelmReleaseStatus = Type.Object({
   lastAttemptedAction: Type.Optional(Type.String()),
   lastAttemptedAt: Type.Optional(Type.String()),
   lastAttemptFailed: Type.Optional(Type.Boolean()),
-  lastReconciledAt: Type.Optional(Type.String({ description: 'When a check last changed this status. A check that finds nothing changed writes nothing, so this does not move at rest.' })),
+  lastReconciledAt: Type.Optional(
+    Type.String({ description: 'When a check last changed this status. A check that finds nothing changed writes nothing, so this does not move at rest.' }),
+  ),
   failures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed helm operations since the last success.' })),
   releaseName: Type.Optional(Type.String({ description: 'The release this object manages, as installed.' })),
   releaseNamespace: Type.Optional(Type.String()),

@@ -17,8 +17,7 @@ const SLACK_CHANNEL_PATTERN = '^([CG][A-Z0-9]+|#[a-z0-9][-_a-z0-9]{0,79})$';
 const RELEASE_REF_PATTERN = '^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
 const CHART_NAME_PATTERN = '^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$';
 
-const Names = (pattern: string, description: string, maxLength = 253) =>
-  Type.Array(Type.String({ pattern, maxLength }), { maxItems: 256, description });
+const Names = (pattern: string, description: string, maxLength = 253) => Type.Array(Type.String({ pattern, maxLength }), { maxItems: 256, description });
 
 export const TeamMembers = Type.Object(
   {
@@ -59,9 +58,7 @@ export const LabelSelectorRequirement = Type.Object({
 
 export const LabelSelector = Type.Object(
   {
-    matchLabels: Type.Optional(
-      Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string', maxLength: 63 } }),
-    ),
+    matchLabels: Type.Optional(Type.Unsafe<Record<string, string>>({ type: 'object', additionalProperties: { type: 'string', maxLength: 63 } })),
     matchExpressions: Type.Optional(Type.Array(LabelSelectorRequirement, { maxItems: 32 })),
   },
   { description: "A Kubernetes label selector over the HelmRelease's labels." },
@@ -83,9 +80,7 @@ export const Subscription = Type.Object(
   { description: 'What the team hears: an event matches when every field given matches (a field lists alternatives).' },
 );
 
-export const Verb = StringEnum(
-  ['list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const,
-);
+export const Verb = StringEnum(['list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const);
 
 export const Permission = Type.Object(
   {

@@ -35,7 +35,10 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     helmBin: env.HELM_BIN || 'helm',
     helmGoGC: helmGoGC(env, 'HELMCREW_HELM_GOGC'),
     concurrency: positiveInt(env, 'HELMCREW_CONCURRENCY', 4),
-    namespaces: (env.WATCH_NAMESPACES ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    namespaces: (env.WATCH_NAMESPACES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     workDir: env.HELMCREW_WORK_DIR || `${env.TMPDIR || '/tmp'}/helmcrew`,
     resyncTickMs: positiveInt(env, 'HELMCREW_RESYNC_TICK_MS', 5000),
     watchSilenceMs: positiveInt(env, 'HELMCREW_WATCH_SILENCE_MS', 5 * 60_000),

@@ -79,7 +79,8 @@ export async function startController(config: ControllerConfig, options: Control
     queue.enqueue(key, reason).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not enqueue'));
   };
   const onGeneration = (key: string, generation: number | undefined) => {
-    if (operations.supersede(key, generation)) log.info({ release: key, action: 'supersede', generation }, 'a newer generation cancels the running helm operation');
+    if (operations.supersede(key, generation))
+      log.info({ release: key, action: 'supersede', generation }, 'a newer generation cancels the running helm operation');
   };
   const informers = new InformerSupervisor({ rest, api, namespaces: config.namespaces, onKey: enqueue, onGeneration, log, silenceMs: config.watchSilenceMs });
   ctx.cache = informers;
@@ -113,7 +114,16 @@ export async function startController(config: ControllerConfig, options: Control
     tickMs: config.resyncTickMs,
   });
   const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
-  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, namespaces: config.namespaces, concurrency: config.concurrency, tenancy: config.tenancy }, 'controller started');
+  log.info(
+    {
+      redis: redactRedisUrl(config.redisUrl),
+      prefix: config.queuePrefix,
+      namespaces: config.namespaces,
+      concurrency: config.concurrency,
+      tenancy: config.tenancy,
+    },
+    'controller started',
+  );
 
   return {
     ready: () => informers.ready,

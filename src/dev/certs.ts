@@ -79,10 +79,25 @@ async function signLeaf(p: CertPaths, name: string, subject: string, extensions:
   await writeFile(ext, ['[v3]', ...extensions, ''].join('\n'));
   await openssl(['req', '-new', '-key', key, '-subj', subject, '-out', csr]);
   await openssl([
-    'x509', '-req', '-in', csr, '-CA', p.caCert, '-CAkey', p.caKey,
+    'x509',
+    '-req',
+    '-in',
+    csr,
+    '-CA',
+    p.caCert,
+    '-CAkey',
+    p.caKey,
     // A random serial instead of -CAcreateserial: no serial file to keep in sync.
-    '-set_serial', `0x${randomBytes(16).toString('hex')}`,
-    '-days', DAYS, '-extfile', ext, '-extensions', 'v3', '-out', join(p.dir, `${name}.crt`),
+    '-set_serial',
+    `0x${randomBytes(16).toString('hex')}`,
+    '-days',
+    DAYS,
+    '-extfile',
+    ext,
+    '-extensions',
+    'v3',
+    '-out',
+    join(p.dir, `${name}.crt`),
   ]);
   await Promise.all([rm(csr), rm(ext)]);
 }
@@ -106,22 +121,12 @@ async function generate(p: CertPaths): Promise<void> {
     ].join('\n'),
   );
   await genKey(p.caKey);
-  await openssl([
-    'req', '-x509', '-new', '-key', p.caKey, '-config', caConfig,
-    '-subj', '/CN=helmcrew-dev-ca', '-days', DAYS, '-out', p.caCert,
-  ]);
+  await openssl(['req', '-x509', '-new', '-key', p.caKey, '-config', caConfig, '-subj', '/CN=helmcrew-dev-ca', '-days', DAYS, '-out', p.caCert]);
   const leafUsage = 'keyUsage = critical, digitalSignature, keyEncipherment';
   await Promise.all([
-    signLeaf(p, 'apiserver', '/CN=kube-apiserver', [
-      leafUsage,
-      'extendedKeyUsage = serverAuth',
-      `subjectAltName = ${SERVER_SANS.join(', ')}`,
-    ]),
+    signLeaf(p, 'apiserver', '/CN=kube-apiserver', [leafUsage, 'extendedKeyUsage = serverAuth', `subjectAltName = ${SERVER_SANS.join(', ')}`]),
     // O=system:masters: the group RBAC always lets do everything.
-    signLeaf(p, 'admin', '/O=system:masters/CN=helmcrew-admin', [
-      leafUsage,
-      'extendedKeyUsage = clientAuth',
-    ]),
+    signLeaf(p, 'admin', '/O=system:masters/CN=helmcrew-admin', [leafUsage, 'extendedKeyUsage = clientAuth']),
     // The apiserver's identity towards aggregated APIs; with it configured, the apiserver also
     // publishes the request-header CA that controller-manager and scheduler wait for at start-up.
     signLeaf(p, 'front-proxy-client', '/CN=front-proxy-client', [leafUsage, 'extendedKeyUsage = clientAuth']),

@@ -90,7 +90,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-
 async function answers(url: string): Promise<boolean> {
   try {
     const res = await fetch(`${url}/index.yaml`, { signal: AbortSignal.timeout(1_000) });

@@ -34,9 +34,7 @@ async function writeKubeconfig(path: string, server: string, certs: CertPaths): 
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [
-      { name: 'helmcrew-dev', cluster: { server, 'certificate-authority-data': await b64(certs.caCert) } },
-    ],
+    clusters: [{ name: 'helmcrew-dev', cluster: { server, 'certificate-authority-data': await b64(certs.caCert) } }],
     users: [
       {
         name: 'helmcrew-admin',
@@ -46,9 +44,7 @@ async function writeKubeconfig(path: string, server: string, certs: CertPaths): 
         },
       },
     ],
-    contexts: [
-      { name: 'helmcrew-dev', context: { cluster: 'helmcrew-dev', user: 'helmcrew-admin', namespace: 'default' } },
-    ],
+    contexts: [{ name: 'helmcrew-dev', context: { cluster: 'helmcrew-dev', user: 'helmcrew-admin', namespace: 'default' } }],
     'current-context': 'helmcrew-dev',
     preferences: {},
   };
@@ -64,9 +60,7 @@ async function adminTls(certs: CertPaths): Promise<TlsMaterial> {
 export async function startControlPlane(opts: ControlPlaneOptions): Promise<ControlPlane> {
   const { stateDir, bins, certs, log } = opts;
   const paths = statePaths(stateDir);
-  const [etcdClient, etcdPeer, apiPort, cmPort, schedPort] = (await freePorts(5)) as [
-    number, number, number, number, number,
-  ];
+  const [etcdClient, etcdPeer, apiPort, cmPort, schedPort] = (await freePorts(5)) as [number, number, number, number, number];
   const start = async (name: string, command: string, args: string[]) => {
     const proc = await startDetached({ name, command, args, stateDir });
     opts.onStarted(proc);
@@ -138,7 +132,10 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     async () => {
       const r = await httpGet(`${apiserverUrl}/readyz?verbose`, tls);
       if (r.status === 200) return true;
-      const failing = r.body.split('\n').filter((l) => l.startsWith('[-]')).map((l) => l.slice(3).split(' ')[0]);
+      const failing = r.body
+        .split('\n')
+        .filter((l) => l.startsWith('[-]'))
+        .map((l) => l.slice(3).split(' ')[0]);
       return `HTTP ${r.status}${failing.length ? `, not ready: ${failing.join(', ')}` : ''}`;
     },
     { label: 'kube-apiserver /readyz', log, timeoutMs: 120_000, watch: [etcd, apiserver], intervalMs: 200 },

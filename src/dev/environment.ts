@@ -56,7 +56,15 @@ async function writeEnvFile(stateDir: string, file: EnvFile): Promise<void> {
 
 function toEnvironment(file: EnvFile): DevEnvironment {
   const { stateDir, kubeconfig, redisUrl, chartRepoUrl, helmBin, kubectlBin, processes } = file;
-  return { stateDir: stateDir!, kubeconfig: kubeconfig!, redisUrl: redisUrl!, chartRepoUrl: chartRepoUrl!, helmBin: helmBin!, kubectlBin: kubectlBin!, processes };
+  return {
+    stateDir: stateDir!,
+    kubeconfig: kubeconfig!,
+    redisUrl: redisUrl!,
+    chartRepoUrl: chartRepoUrl!,
+    helmBin: helmBin!,
+    kubectlBin: kubectlBin!,
+    processes,
+  };
 }
 
 /** The environment recorded in `stateDir` once fully up; undefined if none (or still starting). */
@@ -66,9 +74,7 @@ export async function readDevEnvironment(stateDir?: string): Promise<DevEnvironm
 }
 
 export type DevEnvironmentCheck =
-  | { state: 'none' }
-  | { state: 'up'; env: DevEnvironment; replaced: string[] }
-  | { state: 'down'; env: DevEnvironment; dead: string[] };
+  { state: 'none' } | { state: 'up'; env: DevEnvironment; replaced: string[] } | { state: 'down'; env: DevEnvironment; dead: string[] };
 
 /**
  * For `dev env`: the recorded environment and whether it works. A process restarted by hand

@@ -53,7 +53,11 @@ export const RUN_TO_FAILURE_STAGE = terminatedPodStage({
 
 /** A Stage that ends a Running, not-deleted pod matching `selectors`, every container terminated alike. */
 function terminatedPodStage(opts: { name: string; selectors: string[]; templateVars?: string[]; phase: string; exitCode: string; reason: string }): string {
-  const selectors = ["{ key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' }", "{ key: '.status.phase', operator: 'In', values: ['Running'] }", ...opts.selectors];
+  const selectors = [
+    "{ key: '.metadata.deletionTimestamp', operator: 'DoesNotExist' }",
+    "{ key: '.status.phase', operator: 'In', values: ['Running'] }",
+    ...opts.selectors,
+  ];
   return `apiVersion: kwok.x-k8s.io/v1alpha1
 kind: Stage
 metadata:

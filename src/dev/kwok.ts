@@ -90,12 +90,7 @@ function isReady(node: V1Node): boolean {
 }
 
 /** Creates the fake nodes (if missing) and waits until kwok has made them Ready. */
-export async function createFakeNodes(opts: {
-  kubeconfig: string;
-  log: Logger;
-  watch: StartedProcess[];
-  count?: number;
-}): Promise<string[]> {
+export async function createFakeNodes(opts: { kubeconfig: string; log: Logger; watch: StartedProcess[]; count?: number }): Promise<string[]> {
   const kc = new KubeConfig();
   kc.loadFromFile(opts.kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);

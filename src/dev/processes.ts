@@ -140,7 +140,5 @@ export async function tailFile(path: string, lines = 15): Promise<string> {
 /** An error naming the process, its log file and the end of that log. */
 export async function diedError(proc: StartedProcess, during: string): Promise<Error> {
   const tail = await tailFile(proc.logFile);
-  return new Error(
-    `${proc.name} (pid ${proc.pid}) exited ${during}; see ${proc.logFile}` + (tail ? `\n${tail}` : ''),
-  );
+  return new Error(`${proc.name} (pid ${proc.pid}) exited ${during}; see ${proc.logFile}` + (tail ? `\n${tail}` : ''));
 }

@@ -54,13 +54,20 @@ export async function startRedis(opts: RedisOptions): Promise<{ url: string; por
     stateDir: opts.stateDir,
     cwd: redisDir,
     args: [
-      '--bind', '127.0.0.1',
-      '--port', String(port),
-      '--dir', redisDir,
-      '--save', '', // no RDB snapshots
-      '--appendonly', 'no',
-      '--daemonize', 'no', // we track its pid; it must not fork away
-      '--logfile', '', // stdout, which goes to logs/redis.log
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--dir',
+      redisDir,
+      '--save',
+      '', // no RDB snapshots
+      '--appendonly',
+      'no',
+      '--daemonize',
+      'no', // we track its pid; it must not fork away
+      '--logfile',
+      '', // stdout, which goes to logs/redis.log
     ],
   });
   opts.onStarted(proc);

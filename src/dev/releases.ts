@@ -54,7 +54,13 @@ export async function waitForReconciled(kc: KubeConfig, namespace: string, name:
     last = await api.get(namespace, name);
     const ready = last?.status?.conditions?.find((c) => c.type === 'Ready');
     const reconciling = last?.status?.conditions?.find((c) => c.type === 'Reconciling');
-    if (ready && ready.status !== 'Unknown' && ready.observedGeneration === generation && last?.status?.observedGeneration === generation && reconciling?.status !== 'True') {
+    if (
+      ready &&
+      ready.status !== 'Unknown' &&
+      ready.observedGeneration === generation &&
+      last?.status?.observedGeneration === generation &&
+      reconciling?.status !== 'True'
+    ) {
       return last;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -6,16 +6,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import type { Logger } from '../core/log.js';
 import { UPSTREAM_STAGE_FILES } from './kwok-stages.js';
-import {
-  cacheDir,
-  ETCD_VERSION,
-  HELM_VERSION,
-  K8S_VERSION,
-  KWOK_VERSION,
-  REPO_ROOT,
-  toolchainPaths,
-  type ToolchainPaths,
-} from './paths.js';
+import { cacheDir, ETCD_VERSION, HELM_VERSION, K8S_VERSION, KWOK_VERSION, REPO_ROOT, toolchainPaths, type ToolchainPaths } from './paths.js';
 
 async function isExecutable(path: string): Promise<boolean> {
   try {
@@ -27,12 +18,13 @@ async function isExecutable(path: string): Promise<boolean> {
 }
 
 export async function missingBinaries(paths: ToolchainPaths): Promise<string[]> {
-  const checks = await Promise.all(
-    Object.values(paths).map(async (p) => ((await isExecutable(p)) ? undefined : p)),
-  );
+  const checks = await Promise.all(Object.values(paths).map(async (p) => ((await isExecutable(p)) ? undefined : p)));
   // kwok's stage files are installed beside its binary by the same script.
   const stages = join(dirname(paths.kwok), 'stages', UPSTREAM_STAGE_FILES[0]);
-  const stagesMissing = await access(stages).then(() => undefined, () => stages);
+  const stagesMissing = await access(stages).then(
+    () => undefined,
+    () => stages,
+  );
   return [...checks, stagesMissing].filter((p): p is string => p !== undefined);
 }
 

@@ -33,11 +33,7 @@ export function httpGet(url: string, tls: TlsMaterial = {}, timeoutMs = 2000): P
     };
     const req =
       u.protocol === 'https:'
-        ? httpsRequest(
-            u,
-            { ...options, ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: !tls.insecure },
-            onResponse,
-          )
+        ? httpsRequest(u, { ...options, ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: !tls.insecure }, onResponse)
         : httpRequest(u, options, onResponse);
     req.on('timeout', () => req.destroy(new Error(`timed out after ${timeoutMs}ms`)));
     req.on('error', reject);
@@ -78,10 +74,7 @@ export async function waitFor(check: () => Promise<true | string>, opts: WaitOpt
     const elapsed = Date.now() - started;
     if (elapsed > opts.timeoutMs) {
       const logs = (opts.watch ?? []).map((p) => p.logFile).join(', ');
-      throw new Error(
-        `timed out after ${Math.round(elapsed / 1000)}s waiting for ${opts.label}: ${reason}` +
-          (logs ? `; see ${logs}` : ''),
-      );
+      throw new Error(`timed out after ${Math.round(elapsed / 1000)}s waiting for ${opts.label}: ${reason}` + (logs ? `; see ${logs}` : ''));
     }
     if (Date.now() - lastReport >= 5000) {
       lastReport = Date.now();

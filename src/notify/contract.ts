@@ -38,9 +38,7 @@ export interface ReleaseNotification {
 }
 
 /** Where a Team is told; one per channel kind. */
-export type ChannelRef =
-  | { kind: 'slack'; channel: string }
-  | { kind: 'webhook'; url: string; secretRef: { namespace?: string; name: string; key?: string } };
+export type ChannelRef = { kind: 'slack'; channel: string } | { kind: 'webhook'; url: string; secretRef: { namespace?: string; name: string; key?: string } };
 
 /** A delivery that can never succeed by retrying (bad token, unknown channel). */
 export class PermanentDeliveryError extends Error {

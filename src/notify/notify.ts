@@ -74,10 +74,18 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
         );
       }
       await unrouted.unmark(notification);
-      log.info({ release, event: notification.event, notification: notification.id, teams: [...new Set(routes.map((r) => r.team))], channels: routes.length }, routes.length ? 'routed' : 'no Team subscribed');
+      log.info(
+        { release, event: notification.event, notification: notification.id, teams: [...new Set(routes.map((r) => r.team))], channels: routes.length },
+        routes.length ? 'routed' : 'no Team subscribed',
+      );
       return routes.length;
     },
-    { connection, prefix: config.queuePrefix, concurrency: config.concurrency, settings: { backoffStrategy: (attemptsMade: number) => deliveryRetryDelayMs(attemptsMade) } },
+    {
+      connection,
+      prefix: config.queuePrefix,
+      concurrency: config.concurrency,
+      settings: { backoffStrategy: (attemptsMade: number) => deliveryRetryDelayMs(attemptsMade) },
+    },
   );
 
   const deps: DrainDeps = {
@@ -110,7 +118,10 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
         const paced = pacedWait(error.retryAfterMs, job.data.pacedSince, Date.now());
         if (!paced) throw error;
         // The server said when to come back (429 Retry-After): wait as asked, no attempt used.
-        log.warn({ team: job.data.team, release: job.data.release, channel: job.data.channelKey, waitMs: paced.waitMs, error: error.message }, 'delivery paced by the server; retrying after its Retry-After');
+        log.warn(
+          { team: job.data.team, release: job.data.release, channel: job.data.channelKey, waitMs: paced.waitMs, error: error.message },
+          'delivery paced by the server; retrying after its Retry-After',
+        );
         await job.updateData({ ...job.data, slotAt: undefined, pacedSince: paced.pacedSince });
         await job.moveToDelayed(Date.now() + paced.waitMs, token);
         throw new DelayedError();
@@ -128,7 +139,10 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
     },
   );
 
-  for (const [name, worker] of [['router', router], ['delivery', drainer]] as const) {
+  for (const [name, worker] of [
+    ['router', router],
+    ['delivery', drainer],
+  ] as const) {
     worker.on('error', (error) => log.error({ worker: name, error: error.message }, 'notify worker error'));
   }
   router.on('failed', (job, error) => log.warn({ notification: job?.id, attempt: job?.attemptsMade, error: error.message }, 'routing failed; will retry'));
@@ -140,7 +154,10 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
     else log.warn(fields, 'delivery failed; will retry with backoff');
   });
 
-  log.info({ redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, providers: providers.kinds(), teams: directory.teams().length }, 'notify started');
+  log.info(
+    { redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, providers: providers.kinds(), teams: directory.teams().length },
+    'notify started',
+  );
   return {
     ready: () => directory.ready,
     stop: async () => {

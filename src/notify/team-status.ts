@@ -2,9 +2,7 @@ import type { Condition } from '../api/helmrelease.js';
 import type { ChannelStatus, TeamStatus } from '../api/team.js';
 import { ConditionType, TeamReason } from '../api/vocabulary.js';
 
-export type DeliveryOutcome =
-  | { channel: string; ok: true; at: Date }
-  | { channel: string; ok: false; code: string; message: string; at: Date };
+export type DeliveryOutcome = { channel: string; ok: true; at: Date } | { channel: string; ok: false; code: string; message: string; at: Date };
 
 const MAX_ERROR = 1024;
 
@@ -33,7 +31,10 @@ export function nextTeamStatus(current: TeamStatus | undefined, outcome: Deliver
         type: ConditionType.Ready,
         status: 'False',
         reason: TeamReason.DeliveryFailed,
-        message: failing.map((c) => `${c.channel}: ${c.errorCode} (${c.lastError})`).join('; ').slice(0, MAX_ERROR),
+        message: failing
+          .map((c) => `${c.channel}: ${c.errorCode} (${c.lastError})`)
+          .join('; ')
+          .slice(0, MAX_ERROR),
         lastTransitionTime: at,
       }
     : { type: ConditionType.Ready, status: 'True', reason: TeamReason.Delivering, message: 'Every channel delivers', lastTransitionTime: at };

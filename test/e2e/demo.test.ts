@@ -39,8 +39,12 @@ describe('helmcrew demo', () => {
     // confirmations) in their place and the bot's audit messages, edited to their outcome.
     const incident = result.stdout.slice(result.stdout.lastIndexOf('#incident: '));
     expect(incident).toMatch(/^#incident: 2 messages and 4 seen by one person only\n/);
-    expect(incident).toMatch(/\(only <@U0ALICE> sees\) Plan: roll back unicorn-demo\/unicorn: revision \d+ → \d+  \[Confirm\] \[Cancel\]\n +\(only <@U0ALICE> sees\) Confirmed.*\n +• <@U0ALICE> roll back unicorn-demo\/unicorn.*\n +:white_check_mark: .*Rolled back.*\(edited \d×\)/);
-    expect(incident).toMatch(/\(only <@U0ALICE> sees\) Plan: resume unicorn-demo\/unicorn.*\n +\(only <@U0ALICE> sees\) Confirmed.*\n +• <@U0ALICE> resume unicorn-demo\/unicorn.*\n +:white_check_mark: /);
+    expect(incident).toMatch(
+      /\(only <@U0ALICE> sees\) Plan: roll back unicorn-demo\/unicorn: revision \d+ → \d+  \[Confirm\] \[Cancel\]\n +\(only <@U0ALICE> sees\) Confirmed.*\n +• <@U0ALICE> roll back unicorn-demo\/unicorn.*\n +:white_check_mark: .*Rolled back.*\(edited \d×\)/,
+    );
+    expect(incident).toMatch(
+      /\(only <@U0ALICE> sees\) Plan: resume unicorn-demo\/unicorn.*\n +\(only <@U0ALICE> sees\) Confirmed.*\n +• <@U0ALICE> resume unicorn-demo\/unicorn.*\n +:white_check_mark: /,
+    );
     // The story stays clean: no JSON log line anywhere in what a person sees.
     expect(result.all.split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
     expect(result.stdout).toMatch(/controller started \(its log: .*demo-controller\.log\)/);

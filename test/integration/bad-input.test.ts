@@ -27,16 +27,32 @@ describe('bad input', () => {
     { name: 'no-spec', spec: undefined, want: /spec: Required value/ },
     { name: 'no-chart', spec: { interval: '5m' }, want: /spec.chart: Required value/ },
     { name: 'no-chart-name', spec: { chart: { repository: 'https://charts.example.test' } }, want: /spec.chart.name: Required value/ },
-    { name: 'ftp-repo', spec: { chart: { repository: 'ftp://charts.example.test', name: 'unicorn' } }, want: /spec.chart.repository: Invalid value.*should match/ },
+    {
+      name: 'ftp-repo',
+      spec: { chart: { repository: 'ftp://charts.example.test', name: 'unicorn' } },
+      want: /spec.chart.repository: Invalid value.*should match/,
+    },
     { name: 'bad-interval', spec: { chart: chart(), interval: 'ten minutes' }, want: /spec.interval: Invalid value: "ten minutes"/ },
     { name: 'bad-timeout', spec: { chart: chart(), timeout: '5 min' }, want: /spec.timeout: Invalid value/ },
     { name: 'upper-release', spec: { chart: chart(), releaseName: 'Unicorn' }, want: /spec.releaseName: Invalid value: "Unicorn"/ },
     { name: 'long-release', spec: { chart: chart(), releaseName: 'u'.repeat(54) }, want: /spec.releaseName: Too long/ },
-    { name: 'values-string', spec: { chart: chart(), values: 'color=pink' }, want: /spec.values: Invalid value: "string": spec.values in body must be of type object/ },
-    { name: 'values-from-kind', spec: { chart: chart(), valuesFrom: [{ kind: 'Deployment', name: 'x' }] }, want: /spec.valuesFrom\[0\].kind: Unsupported value: "Deployment"/ },
+    {
+      name: 'values-string',
+      spec: { chart: chart(), values: 'color=pink' },
+      want: /spec.values: Invalid value: "string": spec.values in body must be of type object/,
+    },
+    {
+      name: 'values-from-kind',
+      spec: { chart: chart(), valuesFrom: [{ kind: 'Deployment', name: 'x' }] },
+      want: /spec.valuesFrom\[0\].kind: Unsupported value: "Deployment"/,
+    },
     { name: 'negative-history', spec: { chart: chart(), maxHistory: -1 }, want: /spec.maxHistory: Invalid value: -1/ },
     { name: 'suspend-yes', spec: { chart: chart(), suspend: 'yes' }, want: /spec.suspend: Invalid value: "string"/ },
-    { name: 'oci-range', spec: { chart: { repository: 'oci://registry.example.test/charts', name: 'unicorn', version: '2.x' } }, want: /an oci:\/\/ chart needs an exact version/ },
+    {
+      name: 'oci-range',
+      spec: { chart: { repository: 'oci://registry.example.test/charts', name: 'unicorn', version: '2.x' } },
+      want: /an oci:\/\/ chart needs an exact version/,
+    },
     { name: 'n'.repeat(54), spec: { chart: chart() }, want: /longer than the 53 characters a Helm release name allows/ },
   ])('$name is refused: $want', async ({ name, spec, want }) => {
     const error = await create(name, spec).then(
@@ -59,7 +75,10 @@ describe('bad input', () => {
 
   it('a chart version that does not exist → Ready=False ChartPullFailed, while another release installs', async () => {
     const missingGen = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'missing', { chart: { ...chart(), version: '9.9.9' } }));
-    const wrongChartGen = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'nochart', { chart: { ...chart(), name: 'narwhal', version: '2.x' } }));
+    const wrongChartGen = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'nochart', { chart: { ...chart(), name: 'narwhal', version: '2.x' } }),
+    );
     const goodGen = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'healthy', { chart: chart() }));
 
     const good = await waitForReconciled(kubeConfig, namespace, 'healthy', goodGen);

@@ -25,13 +25,22 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
   let rbacYaml: string;
   let controllerUser: string;
 
-  const kubectl = (args: string[], input?: string) =>
-    execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, ...args], { input, reject: false });
+  const kubectl = (args: string[], input?: string) => execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, ...args], { input, reject: false });
 
   beforeAll(async () => {
     namespace = await freshNamespace(kubeConfig, 'rbac');
     controllerUser = `system:serviceaccount:${namespace}:${releaseName}`;
-    const rendered = await execa(env.helmBin, ['template', releaseName, join(REPO_ROOT, 'helm/helmcrew'), '--namespace', namespace, '--set', 'redis.url=redis://redis:6379', '--set', 'rbac.clusterAdmin=false']);
+    const rendered = await execa(env.helmBin, [
+      'template',
+      releaseName,
+      join(REPO_ROOT, 'helm/helmcrew'),
+      '--namespace',
+      namespace,
+      '--set',
+      'redis.url=redis://redis:6379',
+      '--set',
+      'rbac.clusterAdmin=false',
+    ]);
     const docs = parseAllDocuments(rendered.stdout).map((d) => d.toJSON() as { kind?: string } | null);
     const rbacDocs = docs.filter((d) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(d?.kind ?? ''));
     expect(rbacDocs.map((d) => d!.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ServiceAccount']);
@@ -45,8 +54,20 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
   });
 
   it('tenancy values reach the controller as the settings it parses', async () => {
-    const rendered = await execa(env.helmBin, ['template', releaseName, join(REPO_ROOT, 'helm/helmcrew'), '--set', 'redis.url=redis://redis:6379', '--set', 'tenancy.defaultServiceAccount=helm-deployer', '--set', 'tenancy.allowCrossNamespaceTargets=false']);
-    const deployment = parseAllDocuments(rendered.stdout).map((d) => d.toJSON() as { kind?: string; spec?: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } } }).find((d) => d?.kind === 'Deployment');
+    const rendered = await execa(env.helmBin, [
+      'template',
+      releaseName,
+      join(REPO_ROOT, 'helm/helmcrew'),
+      '--set',
+      'redis.url=redis://redis:6379',
+      '--set',
+      'tenancy.defaultServiceAccount=helm-deployer',
+      '--set',
+      'tenancy.allowCrossNamespaceTargets=false',
+    ]);
+    const deployment = parseAllDocuments(rendered.stdout)
+      .map((d) => d.toJSON() as { kind?: string; spec?: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } } })
+      .find((d) => d?.kind === 'Deployment');
     const vars = Object.fromEntries(deployment!.spec!.template.spec.containers[0]!.env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
     expect(readControllerConfig(vars).tenancy).toEqual({ defaultServiceAccount: 'helm-deployer', allowCrossNamespaceTargets: false });
   });
@@ -98,9 +119,15 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
 
   it('the controller’s token impersonates a tenant ServiceAccount, but no user or group', async () => {
     const kc = await controllerKubeconfig();
-    const asTenant = await execa(env.kubectlBin, ['--kubeconfig', kc, 'auth', 'can-i', 'create', 'deployments.apps', '-n', namespace, `--as=system:serviceaccount:${namespace}:tenant`], { reject: false });
+    const asTenant = await execa(
+      env.kubectlBin,
+      ['--kubeconfig', kc, 'auth', 'can-i', 'create', 'deployments.apps', '-n', namespace, `--as=system:serviceaccount:${namespace}:tenant`],
+      { reject: false },
+    );
     expect(asTenant.stdout.trim()).toBe('no'); // allowed to ask as the tenant; the tenant has no rights yet
-    const asAdmin = await execa(env.kubectlBin, ['--kubeconfig', kc, 'get', 'secrets', '-n', namespace, '--as=admin', '--as-group=system:masters'], { reject: false });
+    const asAdmin = await execa(env.kubectlBin, ['--kubeconfig', kc, 'get', 'secrets', '-n', namespace, '--as=admin', '--as-group=system:masters'], {
+      reject: false,
+    });
     expect(asAdmin.exitCode).not.toBe(0);
     expect(asAdmin.stderr).toMatch(/cannot impersonate/);
   });
@@ -110,7 +137,12 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     // Installed by a controller with full rights...
     const installer = await startTestController([namespace]);
     try {
-      await waitForReconciled(kubeConfig, namespace, 'stuck', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'stuck', { chart, timeout: '3s' })));
+      await waitForReconciled(
+        kubeConfig,
+        namespace,
+        'stuck',
+        await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'stuck', { chart, timeout: '3s' })),
+      );
     } finally {
       await installer.stop();
     }
@@ -118,7 +150,11 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     await kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'tenant' } } });
     await kubeConfig.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
       namespace,
-      body: { metadata: { name: 'tenant-admin' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' }, subjects: [{ kind: 'ServiceAccount', name: 'tenant', namespace }] },
+      body: {
+        metadata: { name: 'tenant-admin' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
+        subjects: [{ kind: 'ServiceAccount', name: 'tenant', namespace }],
+      },
     });
 
     // ...then a controller that authenticates as the chart's ServiceAccount, nothing more.

@@ -27,7 +27,6 @@ function rawGet(url: string, path: string): Promise<number> {
   });
 }
 
-
 describe('local chart repository', () => {
   let dir: string;
   let repo: { url: string; pid: number } | undefined;
@@ -38,7 +37,9 @@ describe('local chart repository', () => {
   /** The rendered page of `version` (ConfigMap `<release>-page`) and its Deployment. */
   async function render(version: string) {
     const { stdout } = await helm(['template', 'demo', 'unicorn', '--repo', repo!.url, '--version', version]);
-    const docs = parseAllDocuments(stdout).map((d) => d.toJS()).filter(Boolean);
+    const docs = parseAllDocuments(stdout)
+      .map((d) => d.toJS())
+      .filter(Boolean);
     const page = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'demo-page');
     const deployment = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'demo');
     return { html: page?.data?.['index.html'] as string, deployment };

@@ -15,7 +15,10 @@ describe('deleting and suspending', () => {
   const { namespace, ctl } = namespaceWithController('del');
 
   const install = async (name: string) => {
-    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }));
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }),
+    );
     const release = await waitForReconciled(kubeConfig, namespace, name, generation);
     expect(release.metadata.finalizers).toContain(FINALIZER);
     expect((await storage.history(namespace, name)).deployed?.revision).toBe(1);
@@ -57,12 +60,18 @@ describe('deleting and suspending', () => {
     const current = (await api.get(namespace, 'paused'))!;
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'paused', { ...current.spec, suspend: true }));
     const upgradesBefore = await ctl.helm.count('upgrade');
-    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'paused', { ...current.spec, suspend: true, chart: { ...current.spec.chart, version: '2.0.0' } }));
+    await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'paused', { ...current.spec, suspend: true, chart: { ...current.spec.chart, version: '2.0.0' } }),
+    );
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await ctl.helm.count('upgrade')).toBe(upgradesBefore);
     expect((await storage.history(namespace, 'paused')).deployed?.chartVersion).toBe('1.0.0');
 
-    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'paused', { ...current.spec, suspend: false, chart: { ...current.spec.chart, version: '2.0.0' } }));
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'paused', { ...current.spec, suspend: false, chart: { ...current.spec.chart, version: '2.0.0' } }),
+    );
     await waitForReconciled(kubeConfig, namespace, 'paused', generation);
     expect((await storage.history(namespace, 'paused')).deployed?.chartVersion).toBe('2.0.0');
   });

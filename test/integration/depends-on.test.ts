@@ -17,7 +17,15 @@ describe('dependsOn', () => {
   const { namespace, ctl } = namespaceWithController('deps');
   const condition = (release: HelmRelease | undefined, type: string) => release?.status?.conditions?.find((c) => c.type === type);
   const declare = (name: string, spec: Partial<HelmReleaseSpec>) =>
-    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '3.0.0' }, timeout: '60s', interval: '1m', ...spec }));
+    applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, name, {
+        chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '3.0.0' },
+        timeout: '60s',
+        interval: '1m',
+        ...spec,
+      }),
+    );
   const deployedAt = async (name: string) => Date.parse((await storage.history(namespace, name)).deployed?.lastDeployed ?? 'NaN');
 
   it('A ← B ← C applied in reverse order install A, then B, then C', async () => {
@@ -73,7 +81,10 @@ describe('dependsOn', () => {
   });
 
   it('while A is not Ready, a change to B waits (DependencyNotReady); A fixed, B goes on at once', async () => {
-    const broken = await declare('a', { version: undefined, chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '4.0.0' } } as Partial<HelmReleaseSpec>);
+    const broken = await declare('a', {
+      version: undefined,
+      chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '4.0.0' },
+    } as Partial<HelmReleaseSpec>);
     expect(condition(await waitForReconciled(kubeConfig, namespace, 'a', broken), 'Ready')).toMatchObject({ status: 'False', reason: 'UpgradeFailed' });
     const upgrades = await ctl.helm.count('upgrade');
     const b = await declare('b', { dependsOn: [{ name: 'a' }], values: { message: 'second' } });

@@ -32,7 +32,6 @@ async function eventually<T>(what: string, ms: number, check: () => Promise<T | 
   }
 }
 
-
 describe('dev environment', () => {
   let stateDir: string;
   let env: DevEnvironment;

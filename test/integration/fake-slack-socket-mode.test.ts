@@ -12,7 +12,10 @@ const client = (slack: FakeSlack, token: string) => new WebClient(token, { slack
 const openConnection = async (slack: FakeSlack, token: string) => ((await client(slack, token).apiCall('apps.connections.open')) as { url?: string }).url!;
 
 async function platformError(call: Promise<unknown>): Promise<string | undefined> {
-  const error = (await call.then(() => undefined, (e: unknown) => e)) as WebAPIPlatformError | undefined;
+  const error = (await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as WebAPIPlatformError | undefined;
   expect(error?.code).toBe(ErrorCode.PlatformError);
   return error?.data.error;
 }

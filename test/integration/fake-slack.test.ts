@@ -13,7 +13,10 @@ function client(slack: FakeSlack, token: string | undefined = slack.token, extra
 }
 
 async function platformError(call: Promise<unknown>): Promise<WebAPIPlatformError> {
-  const error = (await call.then(() => undefined, (e: unknown) => e)) as WebAPIPlatformError | undefined;
+  const error = (await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as WebAPIPlatformError | undefined;
   expect(error?.code).toBe(ErrorCode.PlatformError);
   return error!;
 }
@@ -23,7 +26,10 @@ describe('fake Slack Web API, spoken to by the real WebClient', () => {
   beforeAll(async () => {
     slack = await startFakeSlack({
       tokens: ['xoxb-good', 'xoxb-other'],
-      users: [{ id: 'U1', name: 'alice' }, { id: 'U2', name: 'bob' }],
+      users: [
+        { id: 'U1', name: 'alice' },
+        { id: 'U2', name: 'bob' },
+      ],
       userGroups: { S0ONCALL: ['U1'] },
       channels: [
         { name: 'releases', id: 'C1' },
@@ -88,9 +94,21 @@ describe('fake Slack Web API, spoken to by the real WebClient', () => {
     { name: 'no content', args: {}, want: 'no_text' },
     { name: 'text over 40,000 characters', args: { text: 'x'.repeat(40_001) }, want: 'msg_too_long' },
     { name: '51 blocks', args: { text: 'x', blocks: Array.from({ length: 51 }, () => ({ type: 'divider' })) }, want: 'invalid_blocks' },
-    { name: 'section text of 3001', args: { text: 'x', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'y'.repeat(3001) } }] }, want: 'invalid_blocks' },
-    { name: 'blocks in an attachment over the limit', args: { text: 'x', attachments: [{ color: '#e01e5a', blocks: Array.from({ length: 51 }, () => ({ type: 'divider' })) }] }, want: 'invalid_blocks' },
-    { name: 'button label of 76', args: { text: 'x', blocks: [{ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'b'.repeat(76) }, action_id: 'a' }] }] }, want: 'invalid_blocks' },
+    {
+      name: 'section text of 3001',
+      args: { text: 'x', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'y'.repeat(3001) } }] },
+      want: 'invalid_blocks',
+    },
+    {
+      name: 'blocks in an attachment over the limit',
+      args: { text: 'x', attachments: [{ color: '#e01e5a', blocks: Array.from({ length: 51 }, () => ({ type: 'divider' })) }] },
+      want: 'invalid_blocks',
+    },
+    {
+      name: 'button label of 76',
+      args: { text: 'x', blocks: [{ type: 'actions', elements: [{ type: 'button', text: { type: 'plain_text', text: 'b'.repeat(76) }, action_id: 'a' }] }] },
+      want: 'invalid_blocks',
+    },
   ])('chat.postMessage limits: $name → $want (nothing posted)', async ({ args, want }) => {
     const before = slack.workspace.messages.length;
     const error = await platformError(client(slack, 'xoxb-good').chat.postMessage({ channel: 'C5', ...args } as never));
@@ -99,7 +117,13 @@ describe('fake Slack Web API, spoken to by the real WebClient', () => {
   });
 
   it('invalid_blocks names the offending field with a json-pointer, as Slack does', async () => {
-    const error = await platformError(client(slack, 'xoxb-good').chat.postMessage({ channel: 'C5', text: 'x', blocks: [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: 'y'.repeat(3001) } }] }));
+    const error = await platformError(
+      client(slack, 'xoxb-good').chat.postMessage({
+        channel: 'C5',
+        text: 'x',
+        blocks: [{ type: 'divider' }, { type: 'section', text: { type: 'mrkdwn', text: 'y'.repeat(3001) } }],
+      }),
+    );
     expect(error.data.response_metadata?.messages).toEqual(['[ERROR] must be less than 3001 characters [json-pointer:/blocks/1/text/text]']);
   });
 
@@ -151,7 +175,12 @@ describe('fake Slack Web API, spoken to by the real WebClient', () => {
     const second = await web.chat.postMessage({ channel: 'C5', text: 'b' });
     expect(second.ok).toBe(true);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    expect(slack.calls('chat.postMessage').slice(before).map((c) => c.status)).toEqual([200, 429, 200]);
+    expect(
+      slack
+        .calls('chat.postMessage')
+        .slice(before)
+        .map((c) => c.status),
+    ).toEqual([200, 429, 200]);
   });
 
   it('faults: 500 → WebAPIHTTPError; dropped connection → request error; injected 429 → retryAfter', async () => {
@@ -167,14 +196,24 @@ describe('fake Slack Web API, spoken to by the real WebClient', () => {
     const limited = (await web.auth.test().catch((e: unknown) => e)) as WebAPIRateLimitedError;
     expect(limited.retryAfter).toBe(7);
     expect((await web.auth.test()).ok).toBe(true);
-    expect(slack.calls('auth.test').slice(-4).map((c) => c.fault)).toEqual(['status', 'drop', 'ratelimited', undefined]);
+    expect(
+      slack
+        .calls('auth.test')
+        .slice(-4)
+        .map((c) => c.fault),
+    ).toEqual(['status', 'drop', 'ratelimited', undefined]);
   });
 
   it('WebClient’s default retry policy retries a 500 and then succeeds', async () => {
     const web = new WebClient('xoxb-good', { slackApiUrl: slack.apiUrl, retryConfig: { retries: 2, minTimeout: 10, maxTimeout: 20 }, ...quiet });
     slack.failNext(1, { kind: 'status', status: 503 }, ['auth.test']);
     expect((await web.auth.test()).ok).toBe(true);
-    expect(slack.calls('auth.test').slice(-2).map((c) => c.status)).toEqual([503, 200]);
+    expect(
+      slack
+        .calls('auth.test')
+        .slice(-2)
+        .map((c) => c.status),
+    ).toEqual([503, 200]);
   });
 
   it('chat.postEphemeral, conversations.info, users.info and usergroups.users.list', async () => {

@@ -13,9 +13,19 @@ describe('helm test', () => {
   const { namespace, ctl } = namespaceWithController('helmtest');
   const condition = (release: HelmRelease, type: string) => release.status?.conditions?.find((c) => c.type === type);
   const reasons = async (name: string) =>
-    (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items.map((e) => `${e.type} ${e.reason}`);
+    (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items.map(
+      (e) => `${e.type} ${e.reason}`,
+    );
   const declare = (name: string, spec: Partial<HelmReleaseSpec>) =>
-    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '3.0.0' }, timeout: '60s', interval: '1s', ...spec }));
+    applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, name, {
+        chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '3.0.0' },
+        timeout: '60s',
+        interval: '1s',
+        ...spec,
+      }),
+    );
 
   it('test.enable: the install is tested once, TestSuccess=True, Ready', async () => {
     const generation = await declare('unicorn', { test: { enable: true, timeout: '30s' }, upgrade: { remediation: { retries: 0 } } });
@@ -31,7 +41,11 @@ describe('helm test', () => {
   });
 
   it('an upgrade whose test fails: TestFailed, rolled back to the tested revision, Stalled', async () => {
-    const generation = await declare('unicorn', { values: { message: 'untested', test: { kwokExitCode: 1 } }, test: { enable: true, timeout: '30s' }, upgrade: { remediation: { retries: 0 } } });
+    const generation = await declare('unicorn', {
+      values: { message: 'untested', test: { kwokExitCode: 1 } },
+      test: { enable: true, timeout: '30s' },
+      upgrade: { remediation: { retries: 0 } },
+    });
     const release = await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
     expect(condition(release, 'TestSuccess')).toMatchObject({ status: 'False', reason: 'TestFailed' });
     expect(condition(release, 'Remediated')).toMatchObject({ status: 'True', reason: 'RollbackSucceeded' });
@@ -40,14 +54,22 @@ describe('helm test', () => {
     expect(release.status?.lastTest).toMatchObject({ revision: 2, succeeded: false });
     const history = await storage.history(namespace, 'unicorn');
     // 2 was deployed and failed its test; 3 is the rollback to 1's chart and values
-    expect(history.releases.map((r) => [r.revision, r.status])).toEqual([[3, 'deployed'], [2, 'superseded'], [1, 'superseded']]);
+    expect(history.releases.map((r) => [r.revision, r.status])).toEqual([
+      [3, 'deployed'],
+      [2, 'superseded'],
+      [1, 'superseded'],
+    ]);
     expect(history.deployed?.config).toEqual({});
     expect(await ctl.helm.count('test')).toBe(2);
     expect(await reasons('unicorn')).toEqual(expect.arrayContaining(['Warning TestFailed', 'Normal RollbackSucceeded', 'Warning Stalled']));
   });
 
   it('test.ignoreFailures: the test fails, TestSuccess=False, still Ready and nothing undone', async () => {
-    const generation = await declare('tolerant', { values: { test: { kwokExitCode: 3 } }, test: { enable: true, ignoreFailures: true, timeout: '30s' }, upgrade: { remediation: { retries: 0 } } });
+    const generation = await declare('tolerant', {
+      values: { test: { kwokExitCode: 3 } },
+      test: { enable: true, ignoreFailures: true, timeout: '30s' },
+      upgrade: { remediation: { retries: 0 } },
+    });
     const release = await waitForReconciled(kubeConfig, namespace, 'tolerant', generation);
     expect(condition(release, 'TestSuccess')).toMatchObject({ status: 'False', reason: 'TestFailed' });
     expect(condition(release, 'Ready')).toMatchObject({ status: 'True', reason: 'TestFailed' });

@@ -21,18 +21,34 @@ describe('helm/helmcrew', () => {
 
   it('renders objects the API server accepts (server-side dry run), CRD included', async () => {
     const rendered = await execa(env.helmBin, ['template', 'hc', chart, '--namespace', 'helmcrew', '--include-crds', '--set', 'redis.existingSecret=hc-redis']);
-    const kinds = parseAllDocuments(rendered.stdout).map((d) => (d.toJSON() as { kind?: string } | null)?.kind).filter(Boolean);
+    const kinds = parseAllDocuments(rendered.stdout)
+      .map((d) => (d.toJSON() as { kind?: string } | null)?.kind)
+      .filter(Boolean);
     expect(kinds).toEqual(expect.arrayContaining(['CustomResourceDefinition', 'ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Deployment']));
-    const applied = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'apply', '--dry-run=server', '--server-side', '--force-conflicts', '-f', '-'], {
-      input: rendered.stdout.replace(/namespace: helmcrew/g, 'namespace: default'),
-      reject: false,
-    });
+    const applied = await execa(
+      env.kubectlBin,
+      ['--kubeconfig', env.kubeconfig, 'apply', '--dry-run=server', '--server-side', '--force-conflicts', '-f', '-'],
+      {
+        input: rendered.stdout.replace(/namespace: helmcrew/g, 'namespace: default'),
+        reject: false,
+      },
+    );
     expect(applied.exitCode, applied.stderr).toBe(0);
   });
 
   it('exposes the repository allow-list and the size limits, in a form the controller accepts', async () => {
-    const rendered = await execa(env.helmBin, ['template', 'hc', chart, '--set', 'redis.url=redis://redis:6379', '--set', 'repositories.allowedHosts=charts.example.com\\,10.0.0.0/8']);
-    const deployment = parseAllDocuments(rendered.stdout).map((d) => d.toJSON()).find((o) => o?.kind === 'Deployment');
+    const rendered = await execa(env.helmBin, [
+      'template',
+      'hc',
+      chart,
+      '--set',
+      'redis.url=redis://redis:6379',
+      '--set',
+      'repositories.allowedHosts=charts.example.com\\,10.0.0.0/8',
+    ]);
+    const deployment = parseAllDocuments(rendered.stdout)
+      .map((d) => d.toJSON())
+      .find((o) => o?.kind === 'Deployment');
     const vars = Object.fromEntries((deployment.spec.template.spec.containers[0].env as Array<{ name: string; value?: string }>).map((e) => [e.name, e.value]));
     expect(vars).toMatchObject({
       HELMCREW_ALLOWED_REPOSITORY_HOSTS: 'charts.example.com,10.0.0.0/8',

@@ -51,17 +51,28 @@ describe('a release in sync', () => {
     for (const [i, n] of names.entries()) await waitForReconciled(kubeConfig, namespace, n, generations[i]!);
     await sleep(2500);
     const helmRunsBefore = (await ctl.helm.invocations()).length;
-    const versions = async () => new Map((await api.list(namespace)).items.filter((r) => names.includes(r.metadata.name)).map((r) => [r.metadata.name, r.metadata.resourceVersion]));
+    const versions = async () =>
+      new Map((await api.list(namespace)).items.filter((r) => names.includes(r.metadata.name)).map((r) => [r.metadata.name, r.metadata.resourceVersion]));
     const before = await versions();
 
-    const checks = await waitForChecks(env.redisUrl, ctl.prefix, names.map((n) => `${namespace}/${n}`), 4, 30_000);
+    const checks = await waitForChecks(
+      env.redisUrl,
+      ctl.prefix,
+      names.map((n) => `${namespace}/${n}`),
+      4,
+      30_000,
+    );
     for (const [key, seen] of checks) expect({ key, checks: seen.size >= 4 }).toEqual({ key, checks: true });
     expect((await ctl.helm.invocations()).slice(helmRunsBefore).map((args) => args[0])).toEqual([]);
     expect(await versions()).toEqual(before);
   });
 
   it('a problem found again by each periodic check is reported once: no further writes, no second Event', async () => {
-    const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, interval: '1s', valuesFrom: [{ kind: 'ConfigMap' as const, name: 'not-there' }] };
+    const spec = {
+      chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' },
+      interval: '1s',
+      valuesFrom: [{ kind: 'ConfigMap' as const, name: 'not-there' }],
+    };
     const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'broken', spec));
     const reported = await waitForReconciled(kubeConfig, namespace, 'broken', generation);
     expect(reported.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ValuesInvalid' });
@@ -76,7 +87,11 @@ describe('a release in sync', () => {
 
   it('a values change is an upgrade, decided without helm and done with exactly one', async () => {
     const before = (await ctl.helm.invocations()).length;
-    const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '2.0.0' }, interval: '1s', values: { replicaCount: 2, message: 'changed' } };
+    const spec = {
+      chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '2.0.0' },
+      interval: '1s',
+      values: { replicaCount: 2, message: 'changed' },
+    };
     const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'steady', spec));
     const release = await waitForReconciled(kubeConfig, namespace, 'steady', generation);
     expect(release.status?.history?.[0]).toMatchObject({ revision: 2, status: 'deployed' });
@@ -92,24 +107,39 @@ describe('a release in sync', () => {
     await waitForReconciled(kubeConfig, namespace, 'handled', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'handled', spec)));
     await sleep(1500);
     const upgradesBefore = await ctl.helm.count('upgrade');
-    await execa(env.helmBin, ['upgrade', 'handled', 'unicorn', '--repo', env.chartRepoUrl, '--version', '2.0.0', '--reuse-values', '-n', namespace], { env: { KUBECONFIG: env.kubeconfig } });
+    await execa(env.helmBin, ['upgrade', 'handled', 'unicorn', '--repo', env.chartRepoUrl, '--version', '2.0.0', '--reuse-values', '-n', namespace], {
+      env: { KUBECONFIG: env.kubeconfig },
+    });
     const storage = new ReleaseStorage(kube);
     const deadline = Date.now() + 20_000;
     while ((await storage.history(namespace, 'handled')).deployed?.revision !== 3 && Date.now() < deadline) await sleep(250);
     const history = await storage.history(namespace, 'handled');
-    expect(history.releases.map((r) => [r.revision, r.status, r.chartVersion])).toEqual([[3, 'deployed', '1.0.0'], [2, 'superseded', '2.0.0'], [1, 'superseded', '1.0.0']]);
+    expect(history.releases.map((r) => [r.revision, r.status, r.chartVersion])).toEqual([
+      [3, 'deployed', '1.0.0'],
+      [2, 'superseded', '2.0.0'],
+      [1, 'superseded', '1.0.0'],
+    ]);
     expect(await ctl.helm.count('upgrade')).toBe(upgradesBefore + 1);
   });
 
   it('the history written after an upgrade, worked out without reading storage, is what storage holds: the next checks write nothing', async () => {
-    const spec = (version: string) => ({ chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, interval: '1s', values: { replicaCount: 0, message: version } });
-    for (const version of ['1.0.0', '2.0.0']) await waitForReconciled(kubeConfig, namespace, 'derived', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'derived', spec(version))));
+    const spec = (version: string) => ({
+      chart: { repository: env.chartRepoUrl, name: 'unicorn', version },
+      interval: '1s',
+      values: { replicaCount: 0, message: version },
+    });
+    for (const version of ['1.0.0', '2.0.0'])
+      await waitForReconciled(kubeConfig, namespace, 'derived', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'derived', spec(version))));
     const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'derived', spec('3.0.0')));
     const release = await waitForReconciled(kubeConfig, namespace, 'derived', generation);
     // This reader's digest key is not the controller's: compare everything but the digests.
     const withoutDigests = (entries: HistoryEntry[]) => entries.map(({ valuesDigest: _digest, ...entry }) => entry);
     const stored = historyFromStorage(await new ReleaseStorage(kube).history(namespace, 'derived'));
-    expect(stored.map((e) => [e.revision, e.status])).toEqual([[3, 'deployed'], [2, 'superseded'], [1, 'superseded']]);
+    expect(stored.map((e) => [e.revision, e.status])).toEqual([
+      [3, 'deployed'],
+      [2, 'superseded'],
+      [1, 'superseded'],
+    ]);
     expect(withoutDigests(release.status!.history!)).toEqual(withoutDigests(stored));
     // A check that read anything else (a digest, a date) would write the status again.
     const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/derived`], 3, 20_000);

@@ -56,7 +56,10 @@ describe('notify killed mid-delivery', () => {
 
   it('after a restart each accepted notification is delivered; only what was in flight at the kill is sent again', async () => {
     const start = () => {
-      const child = spawnNotify(env, run, join(dir, `notify-${children.length}.log`), { HELMCREW_NOTIFY_RATE_PER_SECOND: '50', HELMCREW_NOTIFY_RATE_BURST: '5' });
+      const child = spawnNotify(env, run, join(dir, `notify-${children.length}.log`), {
+        HELMCREW_NOTIFY_RATE_PER_SECOND: '50',
+        HELMCREW_NOTIFY_RATE_BURST: '5',
+      });
       children.push(child);
       return child;
     };
@@ -64,7 +67,8 @@ describe('notify killed mid-delivery', () => {
     // Four releases, three operations each: 12 notifications, each its own message.
     const sent: ReleaseNotification[] = [];
     for (let op = 0; op < 3; op++) {
-      for (let r = 0; r < 4; r++) sent.push(notificationFor({ namespace: subscribed, name: `app-${r}` }, op === 1 ? 'UpgradeFailed' : 'UpgradeSucceeded', `app-${r}:op${op}`));
+      for (let r = 0; r < 4; r++)
+        sent.push(notificationFor({ namespace: subscribed, name: `app-${r}` }, op === 1 ? 'UpgradeFailed' : 'UpgradeSucceeded', `app-${r}:op${op}`));
     }
     for (const n of sent) await publisher.publish(n);
 
@@ -91,7 +95,9 @@ describe('notify killed mid-delivery', () => {
     expect([...counts.values()].every((count) => count <= 2)).toBe(true);
     // Each release's operations arrived in order (first arrivals).
     for (let r = 0; r < 4; r++) {
-      const firstArrivals = [...new Set(receiver.requests.filter((q) => (q.json.release as { name: string }).name === `app-${r}`).map((q) => q.json.operationId))];
+      const firstArrivals = [
+        ...new Set(receiver.requests.filter((q) => (q.json.release as { name: string }).name === `app-${r}`).map((q) => q.json.operationId)),
+      ];
       expect(firstArrivals).toEqual([`app-${r}:op0`, `app-${r}:op1`, `app-${r}:op2`]);
     }
     expect(receiver.requests.every((q) => q.check === 'valid')).toBe(true);

@@ -6,15 +6,7 @@ import { TeamApi } from '../../src/core/kube/team-api.js';
 import { connectRedis } from '../../src/core/redis.js';
 import { startNotify, type RunningNotify } from '../../src/notify/notify.js';
 import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
-import {
-  createSigningSecret,
-  createTeam,
-  deleteTeams,
-  memoryLogger,
-  notificationFor,
-  randomKey,
-  TEST_LABEL,
-} from '../support/notify-fixtures.js';
+import { createSigningSecret, createTeam, deleteTeams, memoryLogger, notificationFor, randomKey, TEST_LABEL } from '../support/notify-fixtures.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { WebhookReceiver, type ReceivedRequest, type Reply } from '../support/webhook-receiver.js';
 
@@ -29,10 +21,24 @@ describe('notify delivering to webhooks', () => {
   const teams = new TeamApi(kube);
   const run = uniqueName('hc-notify');
   const { log, lines } = memoryLogger();
-  const keys = { '/ok': randomKey('ok'), '/flaky': randomKey('flaky'), '/gone': randomKey('gone'), '/also': randomKey('also'), '/burst': randomKey('burst'), '/paced': randomKey('paced') };
+  const keys = {
+    '/ok': randomKey('ok'),
+    '/flaky': randomKey('flaky'),
+    '/gone': randomKey('gone'),
+    '/also': randomKey('also'),
+    '/burst': randomKey('burst'),
+    '/paced': randomKey('paced'),
+  };
   const URL_TOKEN = randomKey('urltoken');
   // Each Team hears one namespace of its own (no cluster needed for these: the names are just names).
-  const ns = { ok: uniqueName('ok'), flaky: uniqueName('flaky'), gone: uniqueName('gone'), burst: uniqueName('burst'), slack: uniqueName('slack'), paced: uniqueName('paced') };
+  const ns = {
+    ok: uniqueName('ok'),
+    flaky: uniqueName('flaky'),
+    gone: uniqueName('gone'),
+    burst: uniqueName('burst'),
+    slack: uniqueName('slack'),
+    paced: uniqueName('paced'),
+  };
   const replies: Record<string, () => Reply> = {};
   const receiver: WebhookReceiver = new WebhookReceiver(keys, (path) => replies[path]?.() ?? { status: 200 });
   const redis = connectRedis(env.redisUrl);
@@ -41,7 +47,9 @@ describe('notify delivering to webhooks', () => {
   let notify: RunningNotify;
 
   const team = (name: string) => `${run}-${name}`;
-  const webhook = (path: keyof typeof keys, query = '') => ({ webhook: { url: receiver.url(path, query), secretRef: { namespace: hooks, name: path.slice(1) } } });
+  const webhook = (path: keyof typeof keys, query = '') => ({
+    webhook: { url: receiver.url(path, query), secretRef: { namespace: hooks, name: path.slice(1) } },
+  });
 
   beforeAll(async () => {
     await receiver.start();
@@ -79,14 +87,23 @@ describe('notify delivering to webhooks', () => {
     await receiver.waitFor(() => receiver.delivered('/ok').length === 1);
     const [got] = receiver.delivered('/ok');
     expect(got!.check).toBe('valid');
-    expect(got!.json).toMatchObject({ id: sent.id, operationId: 'op-ok', event: 'UpgradeSucceeded', team: team('ok'), release: { namespace: ns.ok, name: 'unicorn' } });
+    expect(got!.json).toMatchObject({
+      id: sent.id,
+      operationId: 'op-ok',
+      event: 'UpgradeSucceeded',
+      team: team('ok'),
+      release: { namespace: ns.ok, name: 'unicorn' },
+    });
     expect(got!.headers['x-helmcrew-delivery']).toBe(sent.id);
 
     const replay = (skewSeconds: number, body = got!.body) => {
       receiver.clockSkewSeconds = skewSeconds;
       return fetch(receiver.url('/ok'), {
         method: 'POST',
-        headers: { 'x-helmcrew-timestamp': got!.headers['x-helmcrew-timestamp'] as string, 'x-helmcrew-signature': got!.headers['x-helmcrew-signature'] as string },
+        headers: {
+          'x-helmcrew-timestamp': got!.headers['x-helmcrew-timestamp'] as string,
+          'x-helmcrew-signature': got!.headers['x-helmcrew-signature'] as string,
+        },
         body,
       }).then((r) => r.status);
     };
@@ -107,7 +124,10 @@ describe('notify delivering to webhooks', () => {
     const sent = Array.from({ length: 5 }, (_, i) => notificationFor({ namespace: ns.ok, name: `app-${i}` }, 'UpgradeSucceeded', `rate-${i}`));
     for (const n of sent) await publisher.publish(n);
     await receiver.waitFor(() => receiver.delivered('/ok').length === before + 5, 30_000);
-    const times = receiver.delivered('/ok').slice(before).map((r) => r.at);
+    const times = receiver
+      .delivered('/ok')
+      .slice(before)
+      .map((r) => r.at);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     // Five releases, five mailboxes, one channel: slots a second apart. Arrival times jitter on a
     // loaded 2-core machine (one late request shortens the next gap), so judge the whole span and
@@ -150,7 +170,8 @@ describe('notify delivering to webhooks', () => {
     // More 429s than DELIVERY_ATTEMPTS (30): counted as attempts, the job would give up (a busy
     // Slack workspace does this to chat.update within a minute, bench/RESULTS.md).
     const pacing = 33;
-    replies['/paced'] = () => (receiver.requests.filter((r) => r.path === '/paced').length <= pacing ? { status: 429, headers: { 'retry-after': '0' } } : { status: 200 });
+    replies['/paced'] = () =>
+      receiver.requests.filter((r) => r.path === '/paced').length <= pacing ? { status: 429, headers: { 'retry-after': '0' } } : { status: 200 };
     const sent = notificationFor({ namespace: ns.paced, name: 'unicorn' }, 'UpgradeSucceeded', 'op-paced');
     await publisher.publish(sent);
     await receiver.waitFor(() => receiver.delivered('/paced').length === 1, 120_000);
@@ -180,7 +201,9 @@ describe('notify delivering to webhooks', () => {
 
   it('a burst of 20 events of one release operation → a first message and few updates, the latest state last', async () => {
     const release = { namespace: ns.burst, name: 'unicorn' };
-    const burst = Array.from({ length: 20 }, (_, i) => notificationFor(release, i === 0 ? 'UpgradeStarted' : i === 19 ? 'UpgradeSucceeded' : 'ChartPullFailed', 'op-burst'));
+    const burst = Array.from({ length: 20 }, (_, i) =>
+      notificationFor(release, i === 0 ? 'UpgradeStarted' : i === 19 ? 'UpgradeSucceeded' : 'ChartPullFailed', 'op-burst'),
+    );
     for (const n of burst) await publisher.publish(n);
     await receiver.waitFor(() => receiver.delivered('/burst').some((r) => r.json.id === burst[19]!.id), 30_000);
     await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -211,7 +234,10 @@ describe('notify delivering to webhooks', () => {
     const sent = notificationFor({ namespace: ns.slack, name: 'unicorn' }, 'InstallFailed', 'op-slack');
     await publisher.publish(sent);
     const slacky = await waitForTeam(team('slacky'), (t) => t.status?.channels?.some((c) => c.errorCode === 'provider_not_configured') ?? false);
-    expect(slacky.status?.channels?.find((c) => c.channel === '#releases')).toMatchObject({ errorCode: 'provider_not_configured', lastError: expect.stringMatching(/no slack provider/) });
+    expect(slacky.status?.channels?.find((c) => c.channel === '#releases')).toMatchObject({
+      errorCode: 'provider_not_configured',
+      lastError: expect.stringMatching(/no slack provider/),
+    });
     await receiver.waitFor(() => receiver.delivered('/also').some((r) => r.json.id === sent.id));
   });
 

@@ -35,9 +35,16 @@ describe('the right team hears about the right release', () => {
     run = ctl.prefix;
     for (const [path, key] of Object.entries(keys)) await createSigningSecret(kube, prod, path.slice(1), key);
     const hook = (path: string) => ({ webhook: { url: receiver.url(path), secretRef: { namespace: prod, name: path.slice(1) } } });
-    await createTeam(kube, run, `${run}-oncall`, { members: { slackUsers: ['U0ONCALL'] }, subscriptions: [{ namespaces: [prod], severity: 'error' }], channels: [hook('/oncall')] });
+    await createTeam(kube, run, `${run}-oncall`, {
+      members: { slackUsers: ['U0ONCALL'] },
+      subscriptions: [{ namespaces: [prod], severity: 'error' }],
+      channels: [hook('/oncall')],
+    });
     await createTeam(kube, run, `${run}-frontend`, { subscriptions: [{ charts: ['unicorn'] }], channels: [hook('/frontend')] });
-    await createTeam(kube, run, `${run}-third`, { subscriptions: [{ charts: ['narwhal'] }, { namespaces: [uniqueName('elsewhere')] }], channels: [hook('/third')] });
+    await createTeam(kube, run, `${run}-third`, {
+      subscriptions: [{ charts: ['narwhal'] }, { namespaces: [uniqueName('elsewhere')] }],
+      channels: [hook('/third')],
+    });
     logFile = join(await mkdtemp(join(tmpdir(), 'helmcrew-notify-')), 'notify.log');
     notify = spawnNotify(env, run, logFile);
   });
@@ -51,8 +58,12 @@ describe('the right team hears about the right release', () => {
   });
 
   const declare = (namespace: string, version: string) =>
-    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '20s' }));
-  const heard = (path: string) => receiver.delivered(path).map((r: ReceivedRequest) => `${(r.json.release as { namespace: string }).namespace} ${r.json.event}`);
+    applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '20s' }),
+    );
+  const heard = (path: string) =>
+    receiver.delivered(path).map((r: ReceivedRequest) => `${(r.json.release as { namespace: string }).namespace} ${r.json.event}`);
 
   it('installs in prod and web, a failed upgrade in prod, a missing chart version in web: each Team hears its part', async () => {
     await waitForReconciled(kubeConfig, prod, 'unicorn', await declare(prod, '1.0.0'));
@@ -61,7 +72,10 @@ describe('the right team hears about the right release', () => {
     await declare(web, '9.9.9');
 
     await receiver.waitFor(
-      () => ['UpgradeFailed', 'InstallSucceeded'].every((e) => heard('/frontend').includes(`${prod} ${e}`)) && heard('/frontend').includes(`${web} ChartPullFailed`) && heard('/frontend').includes(`${web} InstallSucceeded`),
+      () =>
+        ['UpgradeFailed', 'InstallSucceeded'].every((e) => heard('/frontend').includes(`${prod} ${e}`)) &&
+        heard('/frontend').includes(`${web} ChartPullFailed`) &&
+        heard('/frontend').includes(`${web} InstallSucceeded`),
       90_000,
       'the frontend Team to hear both namespaces',
     );
@@ -74,13 +88,20 @@ describe('the right team hears about the right release', () => {
     expect(oncall.every((r) => (r.json.release as { namespace: string }).namespace === prod && r.json.severity === 'error')).toBe(true);
     expect(heard('/oncall')).not.toContain(`${web} ChartPullFailed`);
     const failed = oncall.find((r) => r.json.event === 'UpgradeFailed')!;
-    expect(failed.json).toMatchObject({ team: `${run}-oncall`, toVersion: '4.0.0', fromVersion: '1.0.0', release: { chart: 'unicorn', releaseName: 'unicorn' } });
+    expect(failed.json).toMatchObject({
+      team: `${run}-oncall`,
+      toVersion: '4.0.0',
+      fromVersion: '1.0.0',
+      release: { chart: 'unicorn', releaseName: 'unicorn' },
+    });
     expect(failed.json.errorExcerpt).toEqual(expect.any(String));
     expect(failed.json.message).toMatch(/Helm upgrade to unicorn@4\.0\.0 failed/);
     expect(failed.check).toBe('valid');
 
     // Frontend: every event of its chart, in both namespaces.
-    expect(heard('/frontend')).toEqual(expect.arrayContaining([`${prod} InstallSucceeded`, `${web} InstallSucceeded`, `${prod} UpgradeFailed`, `${web} ChartPullFailed`]));
+    expect(heard('/frontend')).toEqual(
+      expect.arrayContaining([`${prod} InstallSucceeded`, `${web} InstallSucceeded`, `${prod} UpgradeFailed`, `${web} ChartPullFailed`]),
+    );
     // The chart pull is retried with backoff (a Warning Event each time); the Team hears it once.
     expect(heard('/frontend').filter((e) => e === `${web} ChartPullFailed`)).toHaveLength(1);
     // The third Team: nothing.

@@ -37,11 +37,24 @@ describe('publishing notifications', () => {
   it('a happening becomes one job on the notify queue, kept until routed', async () => {
     const { log } = memoryLogger('controller');
     const publisher = new NotifyPublisher({ connection: direct, prefix, log });
-    await publisher.record(release, 'UpgradeFailed', 'Helm upgrade to unicorn@2.0.0 failed: boom', { action: 'upgrade', attempt: 'a1', fromVersion: '1.0.0', toVersion: '2.0.0', errorExcerpt: 'boom' });
+    await publisher.record(release, 'UpgradeFailed', 'Helm upgrade to unicorn@2.0.0 failed: boom', {
+      action: 'upgrade',
+      attempt: 'a1',
+      fromVersion: '1.0.0',
+      toVersion: '2.0.0',
+      errorExcerpt: 'boom',
+    });
     const jobs = await queue.getJobs(['waiting']);
     expect(jobs).toHaveLength(1);
     expect(jobs[0]!.id).toBe(jobs[0]!.data.id);
-    expect(jobs[0]!.data).toMatchObject({ event: 'UpgradeFailed', severity: 'error', operationId: 'uid-1:2:upgrade:a1', fromVersion: '1.0.0', toVersion: '2.0.0', release: { namespace: 'web', chart: 'unicorn', labels: { tier: 'web' } } });
+    expect(jobs[0]!.data).toMatchObject({
+      event: 'UpgradeFailed',
+      severity: 'error',
+      operationId: 'uid-1:2:upgrade:a1',
+      fromVersion: '1.0.0',
+      toVersion: '2.0.0',
+      release: { namespace: 'web', chart: 'unicorn', labels: { tier: 'web' } },
+    });
     expect(jobs[0]!.opts.removeOnFail).toBe(false);
     await publisher.close();
   });

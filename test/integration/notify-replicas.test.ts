@@ -76,7 +76,10 @@ describe('helmcrew run and a notify replica sharing the queue', () => {
   });
 
   it('`helmcrew run` reconciles and tells: an install is heard once', async () => {
-    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }));
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }),
+    );
     await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
     await receiver.waitFor(() => receiver.delivered('/hook').some((r) => r.json.event === 'InstallSucceeded'), 30_000, 'the install to be heard');
     await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -97,7 +100,11 @@ describe('helmcrew run and a notify replica sharing the queue', () => {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(mine()).toHaveLength(sent.length);
     for (let r = 0; r < 8; r++) {
-      expect(mine().filter((q) => (q.json.release as { name: string }).name === `app-${r}`).map((q) => q.json.operationId)).toEqual([0, 1, 2, 3, 4].map((op) => `app-${r}:op${op}`));
+      expect(
+        mine()
+          .filter((q) => (q.json.release as { name: string }).name === `app-${r}`)
+          .map((q) => q.json.operationId),
+      ).toEqual([0, 1, 2, 3, 4].map((op) => `app-${r}:op${op}`));
     }
     const logs = (await readFile(join(dir, 'run.log'), 'utf8')) + (await readFile(join(dir, 'notify.log'), 'utf8'));
     expect(logs).not.toContain(key);

@@ -43,7 +43,12 @@ describe('notify → Slack, end to end', () => {
   let dir: string;
   const children: ResultPromise[] = [];
   const startNotify = () => {
-    const child = spawnNotify(env, run, join(dir, `notify-${children.length}.log`), { SLACK_BOT_TOKEN: TOKEN, SLACK_API_URL: slack.apiUrl, HELMCREW_NOTIFY_RATE_PER_SECOND: '5', HELMCREW_NOTIFY_RATE_BURST: '5' });
+    const child = spawnNotify(env, run, join(dir, `notify-${children.length}.log`), {
+      SLACK_BOT_TOKEN: TOKEN,
+      SLACK_API_URL: slack.apiUrl,
+      HELMCREW_NOTIFY_RATE_PER_SECOND: '5',
+      HELMCREW_NOTIFY_RATE_BURST: '5',
+    });
     children.push(child);
     return child;
   };
@@ -87,7 +92,12 @@ describe('notify → Slack, end to end', () => {
     expect(frontend.map(color)).toEqual([PHASE_COLOR.succeeded, PHASE_COLOR.failed]);
     expect(frontend.map(hasButtons)).toEqual([false, true]);
     // Details in the thread: helm's error under the failed upgrade.
-    expect(slack.replies('frontend', frontend[1]!.ts).map((r) => r.text).join('\n')).toMatch(/80800/);
+    expect(
+      slack
+        .replies('frontend', frontend[1]!.ts)
+        .map((r) => r.text)
+        .join('\n'),
+    ).toMatch(/80800/);
 
     const oncall = slack.messages('oncall');
     expect(oncall).toHaveLength(1);
@@ -151,8 +161,14 @@ describe('notify → Slack, end to end', () => {
       await new Promise((r) => setTimeout(r, 3000)); // a retry would show up here
       // One attempt per channel, refused for good: none is repeated.
       // (A thread reply of the previous test's operation may still land here, late, under load.)
-      const attempts = slack.calls('chat.postMessage').slice(start).filter((c) => !c.params.thread_ts);
-      expect(attempts.map((c) => c.error), JSON.stringify(attempts)).toEqual(['token_revoked', 'token_revoked']);
+      const attempts = slack
+        .calls('chat.postMessage')
+        .slice(start)
+        .filter((c) => !c.params.thread_ts);
+      expect(
+        attempts.map((c) => c.error),
+        JSON.stringify(attempts),
+      ).toEqual(['token_revoked', 'token_revoked']);
       expect(new Set(attempts.map((c) => c.params.channel)).size).toBe(2);
     } finally {
       slack.setToken(TOKEN, 'valid');

@@ -24,12 +24,18 @@ describe('release ownership', () => {
   const { namespace, ctl } = namespaceWithController('owner');
 
   const chart = (version = '1.0.0') => ({ repository: env.chartRepoUrl, name: 'unicorn', version });
-  const remove = (name: string) => kube.custom.deleteNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace, name });
+  const remove = (name: string) =>
+    kube.custom.deleteNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace, name });
   const eventReasons = async (name: string) =>
     (await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items.map((e) => e.reason);
 
   it('the release record carries its owner and the timeout its helm ran with (helm 4 --labels)', async () => {
-    await waitForReconciled(kubeConfig, namespace, 'first', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'first', { chart: chart(), releaseName: 'shared', timeout: '4m' })));
+    await waitForReconciled(
+      kubeConfig,
+      namespace,
+      'first',
+      await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'first', { chart: chart(), releaseName: 'shared', timeout: '4m' })),
+    );
     const record = await core.readNamespacedSecret({ namespace, name: 'sh.helm.release.v1.shared.v1' });
     expect(record.metadata?.labels).toMatchObject({
       owner: 'helm',
@@ -63,17 +69,30 @@ describe('release ownership', () => {
       records.on('update', seen);
     });
     await records.start();
-    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'first', { chart: chart('2.0.0'), releaseName: 'shared', timeout: '4m' }));
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'first', { chart: chart('2.0.0'), releaseName: 'shared', timeout: '4m' }),
+    );
     const pendingRecord = await Promise.race([pending, new Promise<undefined>((resolve) => setTimeout(resolve, 30_000))]).finally(() => records.stop());
     // A spec change makes the controller look at second again while the upgrade runs.
-    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'second', { chart: chart('3.0.0'), releaseName: 'shared', timeout: '1s', values: { message: 'mine now' } }));
+    await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'second', { chart: chart('3.0.0'), releaseName: 'shared', timeout: '1s', values: { message: 'mine now' } }),
+    );
     // The pending record itself says who holds it and for how long (helm writes the labels before it starts).
-    expect(pendingRecord?.metadata?.labels).toMatchObject({ status: 'pending-upgrade', 'helmcrew.dev/owner-name': 'first', 'helmcrew.dev/timeout-seconds': '240' });
+    expect(pendingRecord?.metadata?.labels).toMatchObject({
+      status: 'pending-upgrade',
+      'helmcrew.dev/owner-name': 'first',
+      'helmcrew.dev/timeout-seconds': '240',
+    });
     const released = await waitForReconciled(kubeConfig, namespace, 'first', generation, 90_000);
     await ctl.helm.setUpgradeDelay(0);
     expect(released.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'UpgradeSucceeded' });
     const history = await storage.history(namespace, 'shared');
-    expect(history.releases.map((r) => [r.revision, r.status, r.chartVersion])).toEqual([[2, 'deployed', '2.0.0'], [1, 'superseded', '1.0.0']]);
+    expect(history.releases.map((r) => [r.revision, r.status, r.chartVersion])).toEqual([
+      [2, 'deployed', '2.0.0'],
+      [1, 'superseded', '1.0.0'],
+    ]);
     expect(await eventReasons('second')).not.toContain('ReleaseUnlocked');
     expect(await ctl.helm.count('upgrade')).toBe(1);
   });
@@ -88,7 +107,9 @@ describe('release ownership', () => {
   });
 
   it('a release installed by hand (no owner label) is not adopted, upgraded or uninstalled', async () => {
-    const byHand = await execa(env.helmBin, ['install', 'handmade', 'unicorn', '--repo', env.chartRepoUrl, '--version', '1.0.0', '-n', namespace], { env: { KUBECONFIG: env.kubeconfig } });
+    const byHand = await execa(env.helmBin, ['install', 'handmade', 'unicorn', '--repo', env.chartRepoUrl, '--version', '1.0.0', '-n', namespace], {
+      env: { KUBECONFIG: env.kubeconfig },
+    });
     expect(byHand.exitCode).toBe(0);
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'handmade', { chart: chart('2.0.0') }));
     const refused = await waitForReadyReason(kubeConfig, namespace, 'handmade', 'ReleaseOwnedByOther');
@@ -100,7 +121,12 @@ describe('release ownership', () => {
   });
 
   it('a pending record is judged by the timeout its holder recorded, not by the observer’s timeout: 1s', async () => {
-    await waitForReconciled(kubeConfig, namespace, 'patient', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'patient', { chart: chart(), timeout: '1s' })));
+    await waitForReconciled(
+      kubeConfig,
+      namespace,
+      'patient',
+      await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'patient', { chart: chart(), timeout: '1s' })),
+    );
     // As a helm still running with --timeout 10m would leave it: started 20 s ago, holder's timeout 600 s.
     const pending = await leavePendingUpgrade(kubeConfig, namespace, 'patient', 1, new Date(Date.now() - 20_000), { 'helmcrew.dev/timeout-seconds': '600' });
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'patient', { chart: chart('2.0.0'), timeout: '1s' }));

@@ -15,7 +15,10 @@ describe('a wiped Redis', () => {
   const { namespace, ctl } = namespaceWithController('wipe');
 
   const declare = (version: string, message = '') =>
-    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'amnesia', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, values: { message } }));
+    applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'amnesia', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, values: { message } }),
+    );
 
   it('a change queued behind an in-flight upgrade survives losing every queued job', async () => {
     await waitForReconciled(kubeConfig, namespace, 'amnesia', await declare('1.0.0'));

@@ -26,14 +26,27 @@ describe('/release in Slack (Socket Mode)', () => {
 
   beforeAll(async () => {
     namespace = await freshNamespace(kubeConfig, 'sock');
-    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }));
+    await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }),
+    );
     await kube.custom.createClusterCustomObject({
       group: API_GROUP,
       version: API_VERSION,
       plural: TEAM_PLURAL,
-      body: { apiVersion: `${API_GROUP}/${API_VERSION}`, kind: 'Team', metadata: { name: team }, spec: { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'suspend', 'resume'] }] } },
+      body: {
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: 'Team',
+        metadata: { name: team },
+        spec: { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'suspend', 'resume'] }] },
+      },
     });
-    slack = await startFakeSlack({ tokens: ['xoxb-socket'], appTokens: ['xapp-socket'], users: [{ id: 'UALICE', name: 'alice' }], channels: [{ id: 'C0SOCK', name: 'sock' }] });
+    slack = await startFakeSlack({
+      tokens: ['xoxb-socket'],
+      appTokens: ['xapp-socket'],
+      users: [{ id: 'UALICE', name: 'alice' }],
+      channels: [{ id: 'C0SOCK', name: 'sock' }],
+    });
     const config = readBotConfig({
       SLACK_BOT_TOKEN: 'xoxb-socket',
       SLACK_APP_TOKEN: 'xapp-socket',
@@ -53,10 +66,17 @@ describe('/release in Slack (Socket Mode)', () => {
     if (namespace) await deleteNamespace(kubeConfig, namespace);
   });
 
-  const replyOn = async (responseUrl: string) => (await slack.replyOn(responseUrl)) as { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };
+  const replyOn = async (responseUrl: string) =>
+    (await slack.replyOn(responseUrl)) as { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };
 
   it('a token Slack does not accept stops start-up with one line naming it', async () => {
-    const config = readBotConfig({ SLACK_BOT_TOKEN: 'xoxb-wrong', SLACK_APP_TOKEN: 'xapp-socket', SLACK_API_URL: slack.apiUrl, REDIS_URL: env.redisUrl, KUBECONFIG: env.kubeconfig });
+    const config = readBotConfig({
+      SLACK_BOT_TOKEN: 'xoxb-wrong',
+      SLACK_APP_TOKEN: 'xapp-socket',
+      SLACK_API_URL: slack.apiUrl,
+      REDIS_URL: env.redisUrl,
+      KUBECONFIG: env.kubeconfig,
+    });
     await expect(startBot(config, createLogger('bot', 'silent'))).rejects.toThrow(/^SLACK_BOT_TOKEN was not accepted by the Slack Web API: invalid_auth$/);
   });
 
@@ -102,7 +122,15 @@ describe('/release in Slack (Socket Mode)', () => {
       event_id: 'Ev1',
       event_time: Math.floor(Date.now() / 1000),
       authorizations: [{ team_id: FAKE_APP.teamId, user_id: FAKE_APP.userId, is_bot: true }],
-      event: { type: 'app_mention', user: 'UALICE', text: `<@${FAKE_APP.userId}> status ${namespace}/unicorn`, ts: '1.5', channel: 'C0SOCK', thread_ts: '1.1', event_ts: '1.5' },
+      event: {
+        type: 'app_mention',
+        user: 'UALICE',
+        text: `<@${FAKE_APP.userId}> status ${namespace}/unicorn`,
+        ts: '1.5',
+        channel: 'C0SOCK',
+        thread_ts: '1.1',
+        event_ts: '1.5',
+      },
     });
     expect(ack.envelope_id).toBeTruthy();
     const deadline = Date.now() + 10_000;

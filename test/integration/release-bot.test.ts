@@ -67,8 +67,15 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     });
     bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
     events = `http://127.0.0.1:${bot.port}/slack/events`;
-    for (const [name, version] of [['unicorn', '1.0.0'], ['unicorn', '2.0.0'], ['vault', '1.0.0']] as const) {
-      const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' }));
+    for (const [name, version] of [
+      ['unicorn', '1.0.0'],
+      ['unicorn', '2.0.0'],
+      ['vault', '1.0.0'],
+    ] as const) {
+      const generation = await applyHelmRelease(
+        kubeConfig,
+        helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' }),
+      );
       await waitForReconciled(kubeConfig, namespace, name, generation);
     }
   });
@@ -92,12 +99,16 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
   };
   type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; style?: string; value: string }> }> };
   const replyOn = async (responseUrl: string, timeoutMs = 30_000) => (await slack.replyOn(responseUrl, timeoutMs)) as Reply;
-  const confirmButton = (reply: Awaited<ReturnType<typeof replyOn>>) => reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm');
+  const confirmButton = (reply: Awaited<ReturnType<typeof replyOn>>) =>
+    reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm');
   /** Waits for the in-channel audit message to be updated with the controller's outcome. */
   const outcomeUpdate = async (after: number) => {
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
-      const update = slack.calls().slice(after).find((c) => c.method === 'chat.update' && /:white_check_mark:|:x:/.test(String(c.params.text)));
+      const update = slack
+        .calls()
+        .slice(after)
+        .find((c) => c.method === 'chat.update' && /:white_check_mark:|:x:/.test(String(c.params.text)));
       if (update) return String(update.params.text);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -156,7 +167,12 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     const clicked = await click('release_confirm', confirm.value);
     expect(clicked.reply.text).toMatch(/^Confirmed/);
     expect(await outcomeUpdate(mark)).toMatch(/<@UALICE> roll back .* — _blue is broken_\n:white_check_mark: .*Rolled back revision 2/);
-    expect(slack.calls().slice(mark).find((c) => c.method === 'chat.postMessage')?.params.channel).toBe(channel);
+    expect(
+      slack
+        .calls()
+        .slice(mark)
+        .find((c) => c.method === 'chat.postMessage')?.params.channel,
+    ).toBe(channel);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('pink');
     const release = await get();
     expect(release.spec.suspend).toBe(true);
@@ -201,8 +217,13 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     const mark = slack.calls().length;
     const confirmed = await click('release_confirm', confirmButton(reply)!.value);
     expect(confirmed.reply.text).toMatch(/Waiting for a second authorized person/);
-    const request = slack.calls().slice(mark).find((c) => c.method === 'chat.postMessage')!;
-    const approve = (request.params.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find((b) => b.type === 'actions')!.elements![0]!;
+    const request = slack
+      .calls()
+      .slice(mark)
+      .find((c) => c.method === 'chat.postMessage')!;
+    const approve = (request.params.blocks as Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }>).find(
+      (b) => b.type === 'actions',
+    )!.elements![0]!;
     expect(approve.action_id).toBe('release_approve');
 
     const self = await click('release_approve', approve.value, 'UALICE');
@@ -225,7 +246,13 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     const plan = await slash(`resume ${namespace}/unicorn`);
     const before = await get();
     await kube.custom.patchClusterCustomObject(
-      { group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team, body: { spec: { members: { slackUsers: [], slackUserGroups: ['S0ONCALL'] } } } },
+      {
+        group: API_GROUP,
+        version: API_VERSION,
+        plural: TEAM_PLURAL,
+        name: team,
+        body: { spec: { members: { slackUsers: [], slackUserGroups: ['S0ONCALL'] } } },
+      },
       mergePatch,
     );
     const late = await click('release_confirm', confirmButton(plan.reply)!.value);

@@ -25,7 +25,10 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
   const unicorn = `${namespace}/unicorn`;
 
   const declare = (name: string, version: string, extra: Partial<HelmRelease['spec']> = {}) =>
-    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s', ...extra }));
+    applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s', ...extra }),
+    );
   const command = (text: string): MutatingCommand => {
     const parsed = parseReleaseCommand(text);
     if (!parsed.ok || !isMutating(parsed.command)) throw new Error(`not a mutating command: ${text}`);
@@ -64,7 +67,10 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     expect(release.spec.chart.version).toBe('3.0.0');
     expect(release.status?.suspension).toMatchObject({ by: 'slack:UALICE', channel: 'C0INCIDENT', reason: 'green breaks checkout' });
     expect(release.status?.rollback).toMatchObject({ succeeded: true, fromRevision: 3, toRevision: 2, revision: 4 });
-    expect(condition(release, 'Suspended')).toMatchObject({ status: 'True', message: expect.stringMatching(/^Suspended by slack:UALICE in C0INCIDENT .*: green breaks checkout$/) });
+    expect(condition(release, 'Suspended')).toMatchObject({
+      status: 'True',
+      message: expect.stringMatching(/^Suspended by slack:UALICE in C0INCIDENT .*: green breaks checkout$/),
+    });
     expect(condition(release, 'Ready')).toMatchObject({ status: 'True', reason: 'RollbackSucceeded' });
     expect(await ctl.helm.count('rollback')).toBe(1);
 
@@ -75,7 +81,9 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
     const seen = events.items.map((e) => `${e.type} ${e.reason}`);
     expect(seen).toEqual(expect.arrayContaining(['Normal ActionRequested', 'Normal RollbackSucceeded']));
-    expect(events.items.find((e) => e.reason === 'ActionRequested')?.message).toBe(`slack:UALICE in C0INCIDENT asked for the rollback of ${unicorn} to the previous revision: green breaks checkout`);
+    expect(events.items.find((e) => e.reason === 'ActionRequested')?.message).toBe(
+      `slack:UALICE in C0INCIDENT asked for the rollback of ${unicorn} to the previous revision: green breaks checkout`,
+    );
   });
 
   it('the controller leaves it there through resyncs and a restart, and writes nothing more', async () => {
@@ -110,7 +118,12 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
 
   it('the terminal does the same: helmcrew release rollback, then resume', async () => {
     const cli = (...args: string[]) =>
-      execa('npx', ['tsx', 'src/cli/main.ts', 'release', ...args], { env: { KUBECONFIG: env.kubeconfig, LOG_LEVEL: 'warn' }, input: 'y\n', reject: false, timeout: 150_000 });
+      execa('npx', ['tsx', 'src/cli/main.ts', 'release', ...args], {
+        env: { KUBECONFIG: env.kubeconfig, LOG_LEVEL: 'warn' },
+        input: 'y\n',
+        reject: false,
+        timeout: 150_000,
+      });
     const rollback = await cli('rollback', unicorn, '--reason', 'from the terminal');
     expect(rollback.exitCode, rollback.stderr).toBe(0);
     expect(rollback.stdout).toMatch(/roll back .*: revision 5 → 4/);
@@ -159,10 +172,15 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
 
   it('upgrade patches spec.chart.version, and the plan warns when a GitOps tool owns the object', async () => {
     const body = { metadata: { labels: { 'kustomize.toolkit.fluxcd.io/name': 'apps' } } };
-    await kube.custom.patchNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace, name: 'dragon', body }, mergePatch);
+    await kube.custom.patchNamespacedCustomObject(
+      { group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace, name: 'dragon', body },
+      mergePatch,
+    );
     const { plan, outcomes } = await run(`upgrade ${namespace}/dragon 3.0.0 --reason hotfix`);
     expect(plan.lines[0]).toBe('spec.chart.version: 2.0.0 → 3.0.0');
-    expect(plan.warnings).toEqual([expect.stringMatching(/^Flux \(kustomize-controller\) manages this HelmRelease: its next sync will put back what Git says/)]);
+    expect(plan.warnings).toEqual([
+      expect.stringMatching(/^Flux \(kustomize-controller\) manages this HelmRelease: its next sync will put back what Git says/),
+    ]);
     expect(outcomes).toEqual([expect.objectContaining({ done: true, succeeded: true })]);
     expect((await get('dragon')).spec.chart.version).toBe('3.0.0');
     expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('green');

@@ -27,8 +27,24 @@ describe('helmcrew release under RBAC', () => {
     const core = kubeConfig.makeApiClient(CoreV1Api);
     const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'viewer' } } });
-    await rbac.createNamespacedRole({ namespace, body: { metadata: { name: 'hr-viewer' }, rules: [{ apiGroups: ['helmcrew.dev'], resources: ['helmreleases'], verbs: ['get', 'list'] }, { apiGroups: [''], resources: ['secrets'], verbs: ['list'] }] } });
-    await rbac.createNamespacedRoleBinding({ namespace, body: { metadata: { name: 'viewer' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'hr-viewer' }, subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace }] } });
+    await rbac.createNamespacedRole({
+      namespace,
+      body: {
+        metadata: { name: 'hr-viewer' },
+        rules: [
+          { apiGroups: ['helmcrew.dev'], resources: ['helmreleases'], verbs: ['get', 'list'] },
+          { apiGroups: [''], resources: ['secrets'], verbs: ['list'] },
+        ],
+      },
+    });
+    await rbac.createNamespacedRoleBinding({
+      namespace,
+      body: {
+        metadata: { name: 'viewer' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'hr-viewer' },
+        subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace }],
+      },
+    });
     const token = await core.createNamespacedServiceAccountToken({ namespace, name: 'viewer', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
     const admin = parse(await readFile(env.kubeconfig, 'utf8')) as { users: Array<{ name: string; user: Record<string, unknown> }> };
     admin.users = admin.users.map((u) => ({ name: u.name, user: { token: token.status!.token } }));
@@ -39,7 +55,8 @@ describe('helmcrew release under RBAC', () => {
     if (namespace) await deleteNamespace(kubeConfig, namespace);
   });
 
-  const cli = (...args: string[]) => execa('npx', ['tsx', 'src/cli/main.ts', 'release', ...args], { env: { KUBECONFIG: viewerKubeconfig, LOG_LEVEL: 'error' }, reject: false, timeout: 60_000 });
+  const cli = (...args: string[]) =>
+    execa('npx', ['tsx', 'src/cli/main.ts', 'release', ...args], { env: { KUBECONFIG: viewerKubeconfig, LOG_LEVEL: 'error' }, reject: false, timeout: 60_000 });
 
   it('whoami names the user the API server authenticated, not the kubeconfig label', async () => {
     const who = await cli('whoami');

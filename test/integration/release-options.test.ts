@@ -24,11 +24,21 @@ describe('release options', () => {
   const lastArgs = async (subcommand: string) => (await ctl.helm.invocations()).filter((args) => args[0] === subcommand).at(-1) ?? [];
 
   it('install without waiting for readiness, upgrade by replacement', async () => {
-    const installed = await waitForReconciled(kubeConfig, namespace, 'unicorn', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', spec({}))));
+    const installed = await waitForReconciled(
+      kubeConfig,
+      namespace,
+      'unicorn',
+      await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', spec({}))),
+    );
     expect(installed.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
     expect(await lastArgs('install')).toContain('--wait=hookOnly');
 
-    const upgraded = await waitForReconciled(kubeConfig, namespace, 'unicorn', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', spec({ color: 'purple' }))));
+    const upgraded = await waitForReconciled(
+      kubeConfig,
+      namespace,
+      'unicorn',
+      await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', spec({ color: 'purple' }))),
+    );
     expect(upgraded.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'UpgradeSucceeded' });
     const upgrade = await lastArgs('upgrade');
     expect(upgrade).toContain('--force-replace');

@@ -104,7 +104,11 @@ describe('SIGKILL of the controller during an automatic rollback', () => {
     expect(release.status?.conditions?.find((c) => c.type === 'Remediated')).toMatchObject({ status: 'True', reason: 'RollbackSucceeded' });
     const history = await storage.history(namespace, 'unicorn');
     expect(history.releases.filter((r) => r.status.startsWith('pending-'))).toEqual([]);
-    expect(history.releases.map((r) => [r.revision, r.chartVersion, r.status])).toEqual([[3, '3.0.0', 'deployed'], [2, '4.0.0', 'failed'], [1, '3.0.0', 'superseded']]);
+    expect(history.releases.map((r) => [r.revision, r.chartVersion, r.status])).toEqual([
+      [3, '3.0.0', 'deployed'],
+      [2, '4.0.0', 'failed'],
+      [1, '3.0.0', 'superseded'],
+    ]);
     expect(history.deployed).toMatchObject({ chartVersion: '3.0.0' });
     expect(history.latest).toBe(history.deployed);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');

@@ -40,7 +40,9 @@ describe('remediation: a broken upgrade is rolled back by itself', () => {
     expect(condition(release, 'Ready')).toMatchObject({ status: 'False', reason: 'UpgradeFailed' });
     const stalled = condition(release, 'Stalled') as { status: string; reason: string; message: string } | undefined;
     expect(stalled).toMatchObject({ status: 'True', reason: 'RetriesExceeded' });
-    expect(stalled?.message).toMatch(/Upgrade of unicorn@4\.0\.0 failed once \(retries: 0\); revision 3 \(unicorn@3\.0\.0\) is deployed\. No retries left: fix the chart or values and apply a changed spec/);
+    expect(stalled?.message).toMatch(
+      /Upgrade of unicorn@4\.0\.0 failed once \(retries: 0\); revision 3 \(unicorn@3\.0\.0\) is deployed\. No retries left: fix the chart or values and apply a changed spec/,
+    );
     expect(release.status?.lastRemediation).toMatchObject({ action: 'rollback', succeeded: true, failure: 1, failedAction: 'upgrade', revision: 3 });
 
     // Helm: 1 installed green, 2 the failed 4.0.0, 3 the rollback to 1
@@ -102,7 +104,9 @@ describe('remediation: a failing install is retried with backoff, then uninstall
     const release = await waitForReconciled(kubeConfig, namespace, 'broken', generation, 120_000);
     expect(release.status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'RetriesExceeded' });
     expect(release.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'InstallFailed' });
-    expect(release.status?.conditions?.find((c) => c.type === 'Stalled')?.message).toMatch(/Install of unicorn@4\.0\.0 failed 3 times \(retries: 2\); nothing is deployed/);
+    expect(release.status?.conditions?.find((c) => c.type === 'Stalled')?.message).toMatch(
+      /Install of unicorn@4\.0\.0 failed 3 times \(retries: 2\); nothing is deployed/,
+    );
     expect(release.status?.conditions?.find((c) => c.type === 'Remediated')).toMatchObject({ status: 'True', reason: 'UninstallSucceeded' });
     expect(release.status?.installFailures).toBe(3);
 
@@ -129,7 +133,10 @@ describe('why the rollback matters: without remediation the broken upgrade stays
 
   it('green, then 4.0.0 with no remediation: Helm says revision 1 is deployed, yet the page is gold', async () => {
     const declare = (version: string) =>
-      applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s' }));
+      applyHelmRelease(
+        kubeConfig,
+        helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s' }),
+      );
     await waitForReconciled(kubeConfig, namespace, 'unicorn', await declare('3.0.0'));
     const release = await waitForReconciled(kubeConfig, namespace, 'unicorn', await declare('4.0.0'));
     expect(release.status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'UpgradeFailed' });

@@ -11,8 +11,14 @@ describe('repository allow-list', () => {
   const port = new URL(env.chartRepoUrl).port;
 
   it('a listed host name installs; the same server by an unlisted address is refused', async () => {
-    const byName = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'by-name', { chart: { repository: `http://localhost:${port}`, name: 'unicorn', version: '1.0.0' } }));
-    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'by-address', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }));
+    const byName = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'by-name', { chart: { repository: `http://localhost:${port}`, name: 'unicorn', version: '1.0.0' } }),
+    );
+    await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'by-address', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }),
+    );
 
     const installed = await waitForReconciled(kubeConfig, namespace, 'by-name', byName);
     expect(installed.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });

@@ -69,9 +69,16 @@ describe('repository index load', () => {
     const lag = monitorEventLoopDelay({ resolution: 20 });
     lag.enable();
     const names = Array.from({ length: 20 }, (_, i) => `big-${i}`);
-    await Promise.all(names.map((name) => applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: `${base}/big`, name: 'chart-1', version: '9.x' } }))));
+    await Promise.all(
+      names.map((name) =>
+        applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: `${base}/big`, name: 'chart-1', version: '9.x' } })),
+      ),
+    );
     const started = Date.now();
-    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unrelated', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }));
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unrelated', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }),
+    );
     const unrelated = await waitForReconciled(kubeConfig, namespace, 'unrelated', generation);
     const unrelatedSeconds = (Date.now() - started) / 1000;
     for (const name of names) {
@@ -80,7 +87,9 @@ describe('repository index load', () => {
     }
     lag.disable();
     const maxLagMs = lag.max / 1e6;
-    console.error(`unrelated release Ready after ${unrelatedSeconds.toFixed(1)}s; index GETs ${served.big}; event-loop delay max ${maxLagMs.toFixed(0)} ms, p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms`);
+    console.error(
+      `unrelated release Ready after ${unrelatedSeconds.toFixed(1)}s; index GETs ${served.big}; event-loop delay max ${maxLagMs.toFixed(0)} ms, p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms`,
+    );
     expect(unrelated.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     // Before: each attempt of each release downloaded and parsed the index on the event loop
     // (~3 s a parse here), delaying the unrelated install by a minute and more.

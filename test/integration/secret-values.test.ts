@@ -29,8 +29,7 @@ describe('Secret values stay secret', () => {
 
   const secretFile = async (name: string, text: string) =>
     core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData: { 'values.yaml': text } } });
-  const eventsOf = async (name: string) =>
-    (await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items;
+  const eventsOf = async (name: string) => (await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items;
 
   it.each([
     // helm's schema check quotes the refused value
@@ -39,7 +38,10 @@ describe('Secret values stay secret', () => {
     { name: 'apiserver', secret: '80800', text: 'containerPort: 80800\n', reason: 'InstallFailed', about: /containerPort|ports/ },
   ])('a Secret value refused by $name appears in no status, Event or log line', async ({ name, secret, text, reason, about }) => {
     await secretFile(`${name}-values`, text);
-    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart, valuesFrom: [{ kind: 'Secret', name: `${name}-values` }] }));
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, name, { chart, valuesFrom: [{ kind: 'Secret', name: `${name}-values` }] }),
+    );
     const release = await waitForReconciled(kubeConfig, namespace, name, generation);
     const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({ status: 'False', reason });

@@ -31,7 +31,8 @@ describe('Slack provider against the fake Slack and the real API server', () => 
   const logs = capturingLogger();
   const errors: Error[] = [];
 
-  const provider = () => new SlackProvider({ config: { botToken: TOKEN, apiUrl: slack.apiUrl, timeoutMs: 5000 }, store: new ConfigMapMessageStore(kube), log: logs.log });
+  const provider = () =>
+    new SlackProvider({ config: { botToken: TOKEN, apiUrl: slack.apiUrl, timeoutMs: 5000 }, store: new ConfigMapMessageStore(kube), log: logs.log });
 
   function notification(operationId: string, id: string, overrides: Partial<ReleaseNotification> = {}): ReleaseNotification {
     return {
@@ -64,7 +65,10 @@ describe('Slack provider against the fake Slack and the real API server', () => 
   }
 
   async function failure(promise: Promise<unknown>): Promise<Error> {
-    const error = (await promise.then(() => undefined, (e: unknown) => e)) as Error | undefined;
+    const error = (await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as Error | undefined;
     expect(error).toBeInstanceOf(Error);
     errors.push(error!);
     return error!;
@@ -87,7 +91,11 @@ describe('Slack provider against the fake Slack and the real API server', () => 
   it('first notification posts; later ones of the same operation edit that message and add thread replies', async () => {
     const p = provider();
     const op = uniqueName('op');
-    await deliverLikeTheQueue(p, notification(op, 'a1', { event: 'ChartPullFailed', message: 'chart pull failed: 503 from the repository' }), '#frontend-releases');
+    await deliverLikeTheQueue(
+      p,
+      notification(op, 'a1', { event: 'ChartPullFailed', message: 'chart pull failed: 503 from the repository' }),
+      '#frontend-releases',
+    );
     const [message] = slack.messages('frontend-releases');
     expect(message).toBeDefined();
     expect(attachmentColor(message!)).toBe(PHASE_COLOR.failed);
@@ -125,7 +133,11 @@ describe('Slack provider against the fake Slack and the real API server', () => 
     expect(Object.values(map.data ?? {}).some((v) => v.includes(top.ts))).toBe(true);
 
     const restarted = provider();
-    await deliverLikeTheQueue(restarted, notification(op, 's2', { event: 'RollbackSucceeded', severity: 'info', message: 'rolled back to revision 3' }), 'burst');
+    await deliverLikeTheQueue(
+      restarted,
+      notification(op, 's2', { event: 'RollbackSucceeded', severity: 'info', message: 'rolled back to revision 3' }),
+      'burst',
+    );
     const after = slack.messages('burst').filter((m) => m.ts === top.ts);
     expect(after).toHaveLength(1);
     expect(after[0]!.text).toContain('Rolled back');
@@ -253,7 +265,12 @@ describe('Slack provider against the fake Slack and the real API server', () => 
     expect(errors.length).toBeGreaterThan(3);
     expect(logs.lines.length).toBeGreaterThan(0);
     const map = await kube.core.readNamespacedConfigMap({ name: SLACK_MESSAGES_CONFIGMAP, namespace });
-    const everything = [...logs.lines, ...errors.map((e) => `${e.name} ${e.message} ${e.stack}`), JSON.stringify(slack.workspace.messages), JSON.stringify(map)].join('\n');
+    const everything = [
+      ...logs.lines,
+      ...errors.map((e) => `${e.name} ${e.message} ${e.stack}`),
+      JSON.stringify(slack.workspace.messages),
+      JSON.stringify(map),
+    ].join('\n');
     expect(everything).not.toContain(TOKEN);
   });
 });

@@ -102,8 +102,14 @@ describe('the slim Kubernetes client (controller and notify)', () => {
 
   it("the valuesFrom metadata watch leaves Helm's records out and keeps only names and versions", async () => {
     const labels = { owner: 'helm', name: 'rec', status: 'deployed', version: '1' };
-    await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'sh.helm.release.v1.rec.v1', labels }, type: 'helm.sh/release.v1', data: { release: 'eA==' } } });
-    await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'values-source', labels: { team: 'web' } }, data: { 'values.yaml': 'eA==' } } });
+    await kube.core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: 'sh.helm.release.v1.rec.v1', labels }, type: 'helm.sh/release.v1', data: { release: 'eA==' } },
+    });
+    await kube.core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: 'values-source', labels: { team: 'web' } }, data: { 'values.yaml': 'eA==' } },
+    });
     const informer = makeMetadataInformer(rest, `/api/v1/namespaces/${namespace}/secrets`, () => undefined, NOT_HELM_RECORDS);
     const added: string[] = [];
     informer.on('add', (obj) => added.push(obj.metadata?.name ?? ''));
@@ -112,7 +118,10 @@ describe('the slim Kubernetes client (controller and notify)', () => {
       expect(added).toContain('values-source');
       expect(added).not.toContain('sh.helm.release.v1.rec.v1');
       // Watched the same way: a new record is not sent, a new source is.
-      await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'sh.helm.release.v1.rec.v2', labels: { ...labels, version: '2' } }, type: 'helm.sh/release.v1', data: { release: 'eA==' } } });
+      await kube.core.createNamespacedSecret({
+        namespace,
+        body: { metadata: { name: 'sh.helm.release.v1.rec.v2', labels: { ...labels, version: '2' } }, type: 'helm.sh/release.v1', data: { release: 'eA==' } },
+      });
       await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'values-later' }, data: { 'values.yaml': 'eA==' } } });
       await until('the new source', () => (added.includes('values-later') ? true : undefined));
       expect(added.filter((name) => name.startsWith('sh.helm.release'))).toEqual([]);
@@ -124,7 +133,10 @@ describe('the slim Kubernetes client (controller and notify)', () => {
   });
 
   async function applyAndRead(name: string) {
-    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }));
+    await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }),
+    );
     return (await new HelmReleaseApi(kube).get(namespace, name))!;
   }
 
@@ -162,7 +174,11 @@ describe('the slim Kubernetes client (controller and notify)', () => {
 
     await kubeConfig.makeApiClient(RbacAuthorizationV1Api).createNamespacedRoleBinding({
       namespace,
-      body: { metadata: { name: 'reader-view' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' }, subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace }] },
+      body: {
+        metadata: { name: 'reader-view' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
+        subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace }],
+      },
     });
     let read: Awaited<ReturnType<typeof reader.core.readNamespacedSecret>> | undefined;
     for (let i = 0; i < 50 && !read; i++) {
@@ -196,7 +212,10 @@ describe('the slim Kubernetes client (controller and notify)', () => {
   /** Compacts etcd's history up to now, as the API server does every 5 minutes. */
   async function compactEtcd(): Promise<void> {
     const etcd = inject('devEnv').processes.find((p) => p.name === 'etcd')!;
-    const url = (await readFile(`/proc/${etcd.pid}/cmdline`, 'utf8')).split('\0').find((a) => a.startsWith('--listen-client-urls='))!.split('=')[1];
+    const url = (await readFile(`/proc/${etcd.pid}/cmdline`, 'utf8'))
+      .split('\0')
+      .find((a) => a.startsWith('--listen-client-urls='))!
+      .split('=')[1];
     const { metadata } = await rest.request<Listed<KubernetesObject>>({ method: 'GET', path: '/api/v1/namespaces/default/configmaps' });
     const answer = await fetch(`${url}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision: metadata!.resourceVersion, physical: true }) });
     expect(answer.status).toBe(200);
@@ -238,11 +257,19 @@ describe('the slim Kubernetes client (controller and notify)', () => {
   });
 
   it('re-reads a rotated token file (a 401 reads it again at once)', async () => {
-    const { status } = await core.createNamespacedServiceAccountToken({ namespace, name: 'reader', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const { status } = await core.createNamespacedServiceAccountToken({
+      namespace,
+      name: 'reader',
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
     const tokenFile = join(await mkdtemp(join(tmpdir(), 'helmcrew-token-')), 'token');
     await writeFile(tokenFile, 'not-a-valid-token\n');
     const admin = fromKubeconfigFile(env.kubeconfig);
-    const connection = new KubeConnection({ server: admin.server, ca: admin.ca, insecureSkipTlsVerify: admin.insecureSkipTlsVerify, tokenFile }, Date.now, 3_600_000);
+    const connection = new KubeConnection(
+      { server: admin.server, ca: admin.ca, insecureSkipTlsVerify: admin.insecureSkipTlsVerify, tokenFile },
+      Date.now,
+      3_600_000,
+    );
     const asToken = slimKubeClients(new KubeRest(connection));
 
     const unauthorized = await asToken.core.readNamespacedSecret({ namespace, name: 'guarded' }).catch((error: unknown) => error);
@@ -254,12 +281,18 @@ describe('the slim Kubernetes client (controller and notify)', () => {
   });
 
   it('in a Pod: the service env, the mounted CA and ServiceAccount token', async () => {
-    const { status } = await core.createNamespacedServiceAccountToken({ namespace, name: 'reader', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
+    const { status } = await core.createNamespacedServiceAccountToken({
+      namespace,
+      name: 'reader',
+      body: { spec: { audiences: [], expirationSeconds: 3600 } },
+    });
     const mount = await mkdtemp(join(tmpdir(), 'helmcrew-sa-'));
     await writeFile(join(mount, 'token'), status!.token!);
     await writeFile(join(mount, 'ca.crt'), fromKubeconfigFile(env.kubeconfig).ca!);
     const server = new URL(rest.connection.config.server);
-    const pod = slimKubeClients(new KubeRest(new KubeConnection(inCluster({ KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port }, mount))));
+    const pod = slimKubeClients(
+      new KubeRest(new KubeConnection(inCluster({ KUBERNETES_SERVICE_HOST: server.hostname, KUBERNETES_SERVICE_PORT: server.port }, mount))),
+    );
     expect((await pod.core.readNamespacedSecret({ namespace, name: 'guarded' })).metadata?.name).toBe('guarded');
     expect(isForbidden(await pod.core.readNamespacedSecret({ namespace: 'default', name: 'anything' }).catch((error: unknown) => error))).toBe(true);
   });

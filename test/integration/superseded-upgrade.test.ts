@@ -16,7 +16,10 @@ describe('a doomed --wait upgrade, then a fixed spec', () => {
   const api = new HelmReleaseApi(kube);
   const { namespace, ctl } = namespaceWithController('supersede');
   const declare = (values: Record<string, unknown>, extra: Partial<HelmReleaseSpec> = {}) =>
-    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '3.0.0' }, timeout: '3m', values, ...extra }));
+    applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '3.0.0' }, timeout: '3m', values, ...extra }),
+    );
 
   it('the fix is applied within seconds, with exactly one new revision, and no rollback', async () => {
     await waitForReconciled(kubeConfig, namespace, 'unicorn', await declare({}));
@@ -36,7 +39,11 @@ describe('a doomed --wait upgrade, then a fixed spec', () => {
 
     const history = await storage.history(namespace, 'unicorn');
     // 2: the doomed upgrade, stopped; 3: the fix, the only new revision; nothing pending, no rollback.
-    expect(history.releases.map((r) => [r.revision, r.status])).toEqual([[3, 'deployed'], [2, 'failed'], [1, 'superseded']]);
+    expect(history.releases.map((r) => [r.revision, r.status])).toEqual([
+      [3, 'deployed'],
+      [2, 'failed'],
+      [1, 'superseded'],
+    ]);
     expect(history.deployed?.config).toEqual({ message: 'fixed' });
     expect(await ctl.helm.count('upgrade')).toBe(2);
     expect(await ctl.helm.count('rollback')).toBe(0);

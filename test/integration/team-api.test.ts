@@ -27,18 +27,46 @@ describe('the Team API', () => {
     { name: 'lower-user', spec: { members: { slackUsers: ['u0123'] } }, want: /spec.members.slackUsers\[0\]: Invalid value: "u0123"/ },
     { name: 'bad-group', spec: { members: { slackUserGroups: ['U0456'] } }, want: /spec.members.slackUserGroups\[0\]: Invalid value: "U0456"/ },
     { name: 'bad-channel', spec: { channels: [{ slack: 'frontend' }] }, want: /spec.channels\[0\].slack: Invalid value: "frontend"/ },
-    { name: 'both-kinds', spec: { channels: [{ slack: '#frontend', webhook: hook }] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack or webhook/ },
+    {
+      name: 'both-kinds',
+      spec: { channels: [{ slack: '#frontend', webhook: hook }] },
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack or webhook/,
+    },
     { name: 'no-kind', spec: { channels: [{}] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack or webhook/ },
     { name: 'ftp-hook', spec: { channels: [{ webhook: { ...hook, url: 'ftp://x.test/' } }] }, want: /spec.channels\[0\].webhook.url: Invalid value/ },
     { name: 'no-secret', spec: { channels: [{ webhook: { url: hook.url } }] }, want: /spec.channels\[0\].webhook.secretRef: Required value/ },
-    { name: 'secret-no-ns', spec: { channels: [{ webhook: { url: hook.url, secretRef: { name: 'hook' } } }] }, want: /spec.channels\[0\].webhook.secretRef.namespace: Required value/ },
-    { name: 'bad-event', spec: { subscriptions: [{ events: ['UpgradeExploded'] }] }, want: /spec.subscriptions\[0\].events\[0\]: Unsupported value: "UpgradeExploded"/ },
+    {
+      name: 'secret-no-ns',
+      spec: { channels: [{ webhook: { url: hook.url, secretRef: { name: 'hook' } } }] },
+      want: /spec.channels\[0\].webhook.secretRef.namespace: Required value/,
+    },
+    {
+      name: 'bad-event',
+      spec: { subscriptions: [{ events: ['UpgradeExploded'] }] },
+      want: /spec.subscriptions\[0\].events\[0\]: Unsupported value: "UpgradeExploded"/,
+    },
     { name: 'bad-severity', spec: { subscriptions: [{ severity: 'warning' }] }, want: /spec.subscriptions\[0\].severity: Unsupported value: "warning"/ },
-    { name: 'bad-release', spec: { subscriptions: [{ releases: ['prod/Unicorn'] }] }, want: /spec.subscriptions\[0\].releases\[0\]: Invalid value: "prod\/Unicorn"/ },
-    { name: 'bad-operator', spec: { subscriptions: [{ selector: { matchExpressions: [{ key: 'tier', operator: 'Like' }] } }] }, want: /spec.subscriptions\[0\].selector.matchExpressions\[0\].operator: Unsupported value: "Like"/ },
+    {
+      name: 'bad-release',
+      spec: { subscriptions: [{ releases: ['prod/Unicorn'] }] },
+      want: /spec.subscriptions\[0\].releases\[0\]: Invalid value: "prod\/Unicorn"/,
+    },
+    {
+      name: 'bad-operator',
+      spec: { subscriptions: [{ selector: { matchExpressions: [{ key: 'tier', operator: 'Like' }] } }] },
+      want: /spec.subscriptions\[0\].selector.matchExpressions\[0\].operator: Unsupported value: "Like"/,
+    },
     { name: 'bad-verb', spec: { permissions: [{ verbs: ['delete'] }] }, want: /spec.permissions\[0\].verbs\[0\]: Unsupported value: "delete"/ },
-    { name: 'no-verbs', spec: { permissions: [{ namespaces: ['prod'], verbs: [] }] }, want: /spec.permissions\[0\].verbs: Invalid value.*should have at least 1 items/ },
-    { name: 'approval-yes', spec: { permissions: [{ verbs: ['rollback'], requireApproval: 'yes' }] }, want: /spec.permissions\[0\].requireApproval: Invalid value: "string"/ },
+    {
+      name: 'no-verbs',
+      spec: { permissions: [{ namespaces: ['prod'], verbs: [] }] },
+      want: /spec.permissions\[0\].verbs: Invalid value.*should have at least 1 items/,
+    },
+    {
+      name: 'approval-yes',
+      spec: { permissions: [{ verbs: ['rollback'], requireApproval: 'yes' }] },
+      want: /spec.permissions\[0\].requireApproval: Invalid value: "string"/,
+    },
   ])('$name is refused: $want', async ({ name, spec, want }) => {
     const teamName = uniqueName(`bad-${name}`);
     const error = await create(teamName, spec).then(
@@ -59,7 +87,10 @@ describe('the Team API', () => {
       subscriptions: [
         { charts: ['frontend'], events: ['UpgradeSucceeded', 'UpgradeFailed', 'RollbackSucceeded'] },
         { namespaces: ['prod'], severity: 'error' },
-        { releases: ['unicorn', 'web/unicorn'], selector: { matchLabels: { tier: 'web' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }] } },
+        {
+          releases: ['unicorn', 'web/unicorn'],
+          selector: { matchLabels: { tier: 'web' }, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }] },
+        },
       ],
       permissions: [
         { namespaces: ['prod', 'staging'], verbs: ['status', 'history', 'suspend', 'resume', 'rollback'], requireApproval: true },
@@ -77,7 +108,10 @@ describe('the Team API', () => {
 
   it('kubectl get teams shows channels, subscriptions and the last delivery', async () => {
     const name = uniqueName('oncall');
-    await create(name, { channels: [{ slack: '#oncall' }, { webhook: hook }], subscriptions: [{ namespaces: ['prod'], severity: 'error' }, { charts: ['unicorn'] }] });
+    await create(name, {
+      channels: [{ slack: '#oncall' }, { webhook: hook }],
+      subscriptions: [{ namespaces: ['prod'], severity: 'error' }, { charts: ['unicorn'] }],
+    });
     try {
       const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'teams', name], { reject: false });
       expect(table.exitCode, table.stderr).toBe(0);

@@ -69,13 +69,18 @@ describe('tenancy lock-down (default ServiceAccount, no cross-namespace targets)
   });
 
   it('a chart that would make the tenant cluster-admin (a ClusterRoleBinding) is refused by the API server', async () => {
-    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'escalate', { chart: { repository: escalation.url, ...ESCALATION_CHART } }));
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'escalate', { chart: { repository: escalation.url, ...ESCALATION_CHART } }),
+    );
     const release = await waitForReconciled(kubeConfig, namespace, 'escalate', generation);
     const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({ status: 'False', reason: 'InstallFailed' });
     expect(ready?.message).toMatch(/clusterrolebindings/);
     expect(ready?.message).toMatch(/forbidden/i);
-    const binding = await rbac.readClusterRoleBinding({ name: `${namespace}-escalate-escalate` }).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+    const binding = await rbac
+      .readClusterRoleBinding({ name: `${namespace}-escalate-escalate` })
+      .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
     expect(binding).toBeUndefined();
   });
 
@@ -83,7 +88,10 @@ describe('tenancy lock-down (default ServiceAccount, no cross-namespace targets)
     // May list release records (helm's storage) but not get a Secret by name.
     await serviceAccountWithRole('lister', [{ apiGroups: [''], resources: ['secrets'], verbs: ['list'] }]);
     await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'db' }, stringData: { 'values.yaml': 'password: hunter2-s3cret\n' } } });
-    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'peek', { chart, serviceAccountName: 'lister', valuesFrom: [{ kind: 'Secret', name: 'db' }] }));
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'peek', { chart, serviceAccountName: 'lister', valuesFrom: [{ kind: 'Secret', name: 'db' }] }),
+    );
     const release = await waitForReconciled(kubeConfig, namespace, 'peek', generation);
     const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({ status: 'False', reason: 'ValuesInvalid' });
@@ -102,12 +110,19 @@ describe('tenancy lock-down (default ServiceAccount, no cross-namespace targets)
   });
 
   it('unlocking is done as the identity too: one that may read but not update release records → AccessDenied, the record untouched', async () => {
-    await waitForReconciled(kubeConfig, namespace, 'frozen', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'frozen', { chart, timeout: '3s' })));
+    await waitForReconciled(
+      kubeConfig,
+      namespace,
+      'frozen',
+      await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'frozen', { chart, timeout: '3s' })),
+    );
     const pending = await leavePendingUpgrade(kubeConfig, namespace, 'frozen', 1, new Date(Date.now() - 60 * 60_000));
     await serviceAccountWithRole('reader', [{ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list'] }]);
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'frozen', { chart, timeout: '3s', serviceAccountName: 'reader' }));
     const denied = await waitForReadyReason(kubeConfig, namespace, 'frozen', 'AccessDenied');
-    expect(denied.ready.message).toMatch(new RegExp(`Revision ${pending} of ${namespace}/frozen is stale pending-upgrade but may not be unlocked: .*system:serviceaccount:${namespace}:reader`));
+    expect(denied.ready.message).toMatch(
+      new RegExp(`Revision ${pending} of ${namespace}/frozen is stale pending-upgrade but may not be unlocked: .*system:serviceaccount:${namespace}:reader`),
+    );
     expect((await storage.history(namespace, 'frozen')).latest).toMatchObject({ revision: pending, status: 'pending-upgrade' });
   });
 });

@@ -56,7 +56,9 @@ describe('tenant limits', () => {
       const healthyGen = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'neighbour', { chart: chart() }));
       const ready = await waitForReadyReason(kubeConfig, namespace, 'bombed', 'ReleaseRecordInvalid', 60_000, sample);
       expect(ready.status).toBe('False');
-      expect(ready.message).toBe(`Helm release record ${namespace}/sh.helm.release.v1.bombed.v1 inflates past the 32 MiB limit; nothing is done for this release until that Secret is deleted or repaired`);
+      expect(ready.message).toBe(
+        `Helm release record ${namespace}/sh.helm.release.v1.bombed.v1 inflates past the 32 MiB limit; nothing is done for this release until that Secret is deleted or repaired`,
+      );
       const neighbour = await waitForReconciled(kubeConfig, namespace, 'neighbour', healthyGen);
       expect(neighbour.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
     } finally {
@@ -121,7 +123,9 @@ describe('tenant limits', () => {
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'metadata', { chart: { repository, name: 'unicorn', version: '1.0.0' } }));
     const ready = await waitForReadyReason(kubeConfig, namespace, 'metadata', 'RepositoryNotAllowed');
     expect(ready.status).toBe('False');
-    expect(ready.message).toBe(`repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`);
+    expect(ready.message).toBe(
+      `repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`,
+    );
   });
 
   it('an index whose chart URL points at a link-local address is refused before helm pulls it', async () => {
@@ -132,7 +136,9 @@ describe('tenant limits', () => {
     try {
       await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'redirected', { chart: { repository, name: 'unicorn', version: '1.0.0' } }));
       const ready = await waitForReadyReason(kubeConfig, namespace, 'redirected', 'RepositoryNotAllowed');
-      expect(ready.message).toBe(`repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`);
+      expect(ready.message).toBe(
+        `repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`,
+      );
     } finally {
       server.close();
     }
@@ -149,7 +155,10 @@ describe('tenant limits', () => {
     await new Promise((resolve) => closed.close(resolve));
     try {
       const messages: string[] = [];
-      for (const [name, port] of [['open-port', openPort], ['closed-port', closedPort]] as const) {
+      for (const [name, port] of [
+        ['open-port', openPort],
+        ['closed-port', closedPort],
+      ] as const) {
         const repository = `http://127.0.0.1:${port}`;
         await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository, name: 'unicorn', version: '1.0.0' } }));
         const ready = await waitForReadyReason(kubeConfig, namespace, name, 'ChartPullFailed');

@@ -56,14 +56,20 @@ describe('two controller processes sharing one queue', () => {
   });
 
   const declare = (version: string, values: Record<string, unknown> = {}) =>
-    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'shared', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, values, interval: '2s' }));
+    applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'shared', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, values, interval: '2s' }),
+    );
 
   it('both report ready once their informers have synced', async () => {
     for (const port of healthPorts) {
       const deadline = Date.now() + 30_000;
       let status = 0;
       while (Date.now() < deadline && status !== 200) {
-        status = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.status, () => 0);
+        status = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        );
         if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 200));
       }
       expect(status).toBe(200);

@@ -13,7 +13,10 @@ describe('the unicorn story', () => {
   const { namespace, ctl } = namespaceWithController('story');
 
   const declare = (version: string) =>
-    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' }));
+    applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' }),
+    );
 
   it.each([
     { version: '1.0.0', color: 'pink', revision: 1, reason: 'InstallSucceeded' },
@@ -69,7 +72,11 @@ describe('the unicorn story', () => {
     const history = await storage.history(namespace, 'unicorn');
     expect(history.deployed).toMatchObject({ revision: 5, chartVersion: '3.0.0' });
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');
-    const waited = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, '-n', namespace, 'wait', '--for=condition=Ready', 'helmrelease/unicorn', '--timeout=10s'], { reject: false });
+    const waited = await execa(
+      env.kubectlBin,
+      ['--kubeconfig', env.kubeconfig, '-n', namespace, 'wait', '--for=condition=Ready', 'helmrelease/unicorn', '--timeout=10s'],
+      { reject: false },
+    );
     expect(waited.exitCode, waited.stderr).toBe(0);
   });
 });

@@ -16,7 +16,10 @@ describe('values and identity', () => {
   const readyOf = (release: Awaited<ReturnType<typeof waitForReconciled>>) => release.status?.conditions?.find((c) => c.type === 'Ready');
 
   it('merges valuesFrom in order, then spec.values, and helm gets exactly that', async () => {
-    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'base' }, data: { 'values.yaml': 'color: purple\nmessage: from the configmap\n' } } });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'base' }, data: { 'values.yaml': 'color: purple\nmessage: from the configmap\n' } },
+    });
     await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'override' }, stringData: { custom: 'message: from the secret\n' } } });
     const generation = await applyHelmRelease(
       kubeConfig,

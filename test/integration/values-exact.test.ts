@@ -19,7 +19,20 @@ describe('values reach helm exactly as declared', () => {
   const chart = (version = '1.0.0') => ({ repository: env.chartRepoUrl, name: 'unicorn', version });
 
   // valuesFrom YAML is written for helm, so it is read as helm reads it: YAML 1.1 and merge keys.
-  const helmYaml = ['defaults: &defaults', '  enabled: yes', '  mode: on', '  retries: 0b11', '  size: 1_000', 'extra:', '  <<: *defaults', '  mode: off', '  octal: 012', '  day: 2001-12-14', '  n: quoted key', ''].join('\n');
+  const helmYaml = [
+    'defaults: &defaults',
+    '  enabled: yes',
+    '  mode: on',
+    '  retries: 0b11',
+    '  size: 1_000',
+    'extra:',
+    '  <<: *defaults',
+    '  mode: off',
+    '  octal: 012',
+    '  day: 2001-12-14',
+    '  n: quoted key',
+    '',
+  ].join('\n');
   const fromHelmYaml = {
     defaults: { enabled: true, mode: true, retries: 3, size: 1000 },
     extra: { enabled: true, mode: false, retries: 3, size: 1000, octal: 10, day: '2001-12-14', false: 'quoted key' },
@@ -28,18 +41,91 @@ describe('values reach helm exactly as declared', () => {
   const table: Array<{ name: string; spec: HelmReleaseSpec; want: Record<string, unknown>; chartVersion?: string }> = [
     {
       name: 'yaml11-strings',
-      spec: { chart: chart(), values: { extra: { on: 'on', yes: 'yes', off: 'off', y: 'y', n: 'n', thousand: '1_000', binary: '0b11', octal: '0o17', legacyOctal: '012', tilde: '~', nullText: 'null', exp: '1e3', day: '2001-12-14', time: '190:20:30' }, n: 'key n', y: 'key y', on: 'key on' } },
-      want: { extra: { on: 'on', yes: 'yes', off: 'off', y: 'y', n: 'n', thousand: '1_000', binary: '0b11', octal: '0o17', legacyOctal: '012', tilde: '~', nullText: 'null', exp: '1e3', day: '2001-12-14', time: '190:20:30' }, n: 'key n', y: 'key y', on: 'key on' },
+      spec: {
+        chart: chart(),
+        values: {
+          extra: {
+            on: 'on',
+            yes: 'yes',
+            off: 'off',
+            y: 'y',
+            n: 'n',
+            thousand: '1_000',
+            binary: '0b11',
+            octal: '0o17',
+            legacyOctal: '012',
+            tilde: '~',
+            nullText: 'null',
+            exp: '1e3',
+            day: '2001-12-14',
+            time: '190:20:30',
+          },
+          n: 'key n',
+          y: 'key y',
+          on: 'key on',
+        },
+      },
+      want: {
+        extra: {
+          on: 'on',
+          yes: 'yes',
+          off: 'off',
+          y: 'y',
+          n: 'n',
+          thousand: '1_000',
+          binary: '0b11',
+          octal: '0o17',
+          legacyOctal: '012',
+          tilde: '~',
+          nullText: 'null',
+          exp: '1e3',
+          day: '2001-12-14',
+          time: '190:20:30',
+        },
+        n: 'key n',
+        y: 'key y',
+        on: 'key on',
+      },
     },
     {
       name: 'typed-values',
-      spec: { chart: chart(), values: { extra: { nothing: null, big: 12345678901234567000, thousand: 1e3, half: 0.5, negative: -12, yes: true, list: [1, 'on', null, 2.25] } } },
+      spec: {
+        chart: chart(),
+        values: { extra: { nothing: null, big: 12345678901234567000, thousand: 1e3, half: 0.5, negative: -12, yes: true, list: [1, 'on', null, 2.25] } },
+      },
       want: { extra: { nothing: null, big: 12345678901234567000, thousand: 1000, half: 0.5, negative: -12, yes: true, list: [1, 'on', null, 2.25] } },
     },
     {
       name: 'unicode',
-      spec: { chart: chart(), values: { extra: { lineSeparator: 'a\u2028b', paragraph: 'a\u2029b', nextLine: 'a\u0085b', c1: 'a\u0080\u009fb', del: 'a\u007fb', bom: '\ufeffx', unicorn: '🦄 ünïcödé', tab: 'a\tb', newline: 'a\nb' } } },
-      want: { extra: { lineSeparator: 'a\u2028b', paragraph: 'a\u2029b', nextLine: 'a\u0085b', c1: 'a\u0080\u009fb', del: 'a\u007fb', bom: '\ufeffx', unicorn: '🦄 ünïcödé', tab: 'a\tb', newline: 'a\nb' } },
+      spec: {
+        chart: chart(),
+        values: {
+          extra: {
+            lineSeparator: 'a\u2028b',
+            paragraph: 'a\u2029b',
+            nextLine: 'a\u0085b',
+            c1: 'a\u0080\u009fb',
+            del: 'a\u007fb',
+            bom: '\ufeffx',
+            unicorn: '🦄 ünïcödé',
+            tab: 'a\tb',
+            newline: 'a\nb',
+          },
+        },
+      },
+      want: {
+        extra: {
+          lineSeparator: 'a\u2028b',
+          paragraph: 'a\u2029b',
+          nextLine: 'a\u0085b',
+          c1: 'a\u0080\u009fb',
+          del: 'a\u007fb',
+          bom: '\ufeffx',
+          unicorn: '🦄 ünïcödé',
+          tab: 'a\tb',
+          newline: 'a\nb',
+        },
+      },
     },
     {
       name: 'helm-yaml-from-configmap',
@@ -58,7 +144,9 @@ describe('values reach helm exactly as declared', () => {
 
   it('each tricky spec becomes Ready with helm’s stored config equal to what was declared', async () => {
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'helm-yaml' }, data: { 'values.yaml': helmYaml } } });
-    const generations = await Promise.all(table.map((row) => applyHelmRelease(kubeConfig, helmReleaseObject(namespace, row.name, { ...row.spec, interval: '1s' }))));
+    const generations = await Promise.all(
+      table.map((row) => applyHelmRelease(kubeConfig, helmReleaseObject(namespace, row.name, { ...row.spec, interval: '1s' }))),
+    );
     for (const [i, row] of table.entries()) {
       const release = await waitForReconciled(kubeConfig, namespace, row.name, generations[i]!);
       const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
@@ -73,7 +161,13 @@ describe('values reach helm exactly as declared', () => {
     const helmRunsBefore = (await ctl.helm.invocations()).length;
     // Several periodic checks (interval 1s, resync tick 500 ms) of every release, seen in the
     // check ledger (a quiet check writes nothing to the API server).
-    const checks = await waitForChecks(env.redisUrl, ctl.prefix, table.map((row) => `${namespace}/${row.name}`), 4, 60_000);
+    const checks = await waitForChecks(
+      env.redisUrl,
+      ctl.prefix,
+      table.map((row) => `${namespace}/${row.name}`),
+      4,
+      60_000,
+    );
     for (const [name, seen] of checks) expect({ name, enoughChecks: seen.size >= 4 }).toEqual({ name, enoughChecks: true });
     expect((await ctl.helm.invocations()).slice(helmRunsBefore).map((args) => args[0])).toEqual([]);
     expect(await ctl.helm.count('upgrade')).toBe(0);

@@ -36,29 +36,47 @@ describe('valuesFrom changes act', () => {
         chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '3.0.0' },
         interval: '10m',
         timeout: '60s',
-        valuesFrom: [{ kind: 'ConfigMap', name: 'unicorn-values' }, { kind: 'Secret', name: 'unicorn-secret' }],
+        valuesFrom: [
+          { kind: 'ConfigMap', name: 'unicorn-values' },
+          { kind: 'Secret', name: 'unicorn-secret' },
+        ],
       }),
     );
     await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('blue');
     const helmCalls = (await ctl.helm.invocations()).length;
 
-    await core.replaceNamespacedConfigMap({ namespace, name: 'unrelated', body: { metadata: { name: 'unrelated' }, data: { 'values.yaml': 'color: black\n' } } });
+    await core.replaceNamespacedConfigMap({
+      namespace,
+      name: 'unrelated',
+      body: { metadata: { name: 'unrelated' }, data: { 'values.yaml': 'color: black\n' } },
+    });
     await sleep(3000);
     expect((await ctl.helm.invocations()).length).toBe(helmCalls);
 
     const changedAt = Date.now();
-    await core.replaceNamespacedConfigMap({ namespace, name: 'unicorn-values', body: { metadata: { name: 'unicorn-values' }, data: { 'values.yaml': 'color: purple\n' } } });
+    await core.replaceNamespacedConfigMap({
+      namespace,
+      name: 'unicorn-values',
+      body: { metadata: { name: 'unicorn-values' }, data: { 'values.yaml': 'color: purple\n' } },
+    });
     expect(await waitFor(async () => (await storage.history(namespace, 'unicorn')).deployed?.revision === 2, 10_000)).toBe(true);
     expect(Date.now() - changedAt).toBeLessThan(10_000);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('purple');
 
     // and a Secret change the same way
     const secretChangedAt = Date.now();
-    await core.replaceNamespacedSecret({ namespace, name: 'unicorn-secret', body: { metadata: { name: 'unicorn-secret' }, stringData: { 'values.yaml': 'message: bonjour\n' } } });
+    await core.replaceNamespacedSecret({
+      namespace,
+      name: 'unicorn-secret',
+      body: { metadata: { name: 'unicorn-secret' }, stringData: { 'values.yaml': 'message: bonjour\n' } },
+    });
     expect(await waitFor(async () => (await storage.history(namespace, 'unicorn')).deployed?.revision === 3, 10_000)).toBe(true);
     expect(Date.now() - secretChangedAt).toBeLessThan(10_000);
     await waitFor(async () => (await api.get(namespace, 'unicorn'))?.status?.conditions?.find((c) => c.type === 'Reconciling') === undefined, 10_000);
-    expect((await api.get(namespace, 'unicorn'))?.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'UpgradeSucceeded' });
+    expect((await api.get(namespace, 'unicorn'))?.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'UpgradeSucceeded',
+    });
   });
 });

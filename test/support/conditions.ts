@@ -9,7 +9,14 @@ type Condition = NonNullable<NonNullable<HelmRelease['status']>['conditions']>[n
  * Polls until the HelmRelease's Ready condition has `reason`, calling `onTick` on each poll (to
  * sample memory, say). Returns the condition; fails with the last status seen.
  */
-export async function waitForReadyReason(kc: KubeConfig, namespace: string, name: string, reason: string, timeoutMs = 60_000, onTick?: () => void): Promise<Condition> {
+export async function waitForReadyReason(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  reason: string,
+  timeoutMs = 60_000,
+  onTick?: () => void,
+): Promise<Condition> {
   const api = new HelmReleaseApi(makeKubeClients(kc));
   const deadline = Date.now() + timeoutMs;
   let last: HelmRelease | undefined;

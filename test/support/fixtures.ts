@@ -29,7 +29,10 @@ export async function freshNamespace(kc: KubeConfig, prefix = 'hc'): Promise<str
 }
 
 export async function deleteNamespace(kc: KubeConfig, name: string): Promise<void> {
-  await kc.makeApiClient(CoreV1Api).deleteNamespace({ name }).catch(() => undefined);
+  await kc
+    .makeApiClient(CoreV1Api)
+    .deleteNamespace({ name })
+    .catch(() => undefined);
 }
 
 export interface TestController {

@@ -19,7 +19,9 @@ export async function createTeam(kube: KubeClients, run: string, name: string, s
 export async function deleteTeams(kube: KubeClients, run: string): Promise<void> {
   const teams = await new TeamApi(kube).list(`${TEST_LABEL}=${run}`);
   for (const team of teams.items) {
-    await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team.metadata.name }).catch(() => undefined);
+    await kube.custom
+      .deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team.metadata.name })
+      .catch(() => undefined);
   }
 }
 
@@ -48,7 +50,14 @@ export function notificationFor(release: { namespace: string; name: string; char
     operationId,
     event,
     severity: severityOf(event),
-    release: { namespace: release.namespace, name: release.name, releaseName: release.name, targetNamespace: release.namespace, chart: release.chart ?? 'unicorn', labels: {} },
+    release: {
+      namespace: release.namespace,
+      name: release.name,
+      releaseName: release.name,
+      targetNamespace: release.namespace,
+      chart: release.chart ?? 'unicorn',
+      labels: {},
+    },
     cause: 'test',
     message: `${event} of ${release.namespace}/${release.name}`,
     at: now.toISOString(),

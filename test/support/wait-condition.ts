@@ -4,7 +4,13 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 
 /** Waits until the HelmRelease's Ready condition has `reason`; returns the object. */
-export async function waitForReadyReason(kc: KubeConfig, namespace: string, name: string, reason: string, timeoutMs = 60_000): Promise<HelmRelease & { ready: Condition }> {
+export async function waitForReadyReason(
+  kc: KubeConfig,
+  namespace: string,
+  name: string,
+  reason: string,
+  timeoutMs = 60_000,
+): Promise<HelmRelease & { ready: Condition }> {
   const api = new HelmReleaseApi(makeKubeClients(kc));
   const deadline = Date.now() + timeoutMs;
   let last: HelmRelease | undefined;

@@ -84,7 +84,8 @@ export class WebhookReceiver {
   async waitFor(predicate: () => boolean, timeoutMs = 30_000, what = 'deliveries'): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; received: ${this.requests.map((r) => `${r.path} ${r.json.event} ${r.status}`).join(', ')}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}; received: ${this.requests.map((r) => `${r.path} ${r.json.event} ${r.status}`).join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -4,8 +4,19 @@ import type { RecordedCall } from '../../src/dev/fake-slack/index.js';
 
 const ID1 = '00abcdefg-0001-0a1b2c3d';
 const ID2 = '00abcdefg-0002-0a1b2c3e';
-const call = (method: string, at: number, params: Record<string, unknown>, status = 200, ok = true, error?: string): RecordedCall => ({ method, params, status, ok, error, at });
-const body = (id: string) => ({ channel: 'C1', text: 'Upgraded', attachments: JSON.stringify([{ blocks: [{ text: { text: `UpgradeSucceeded of ns/app ${benchMarker(id)}` } }] }]) });
+const call = (method: string, at: number, params: Record<string, unknown>, status = 200, ok = true, error?: string): RecordedCall => ({
+  method,
+  params,
+  status,
+  ok,
+  error,
+  at,
+});
+const body = (id: string) => ({
+  channel: 'C1',
+  text: 'Upgraded',
+  attachments: JSON.stringify([{ blocks: [{ text: { text: `UpgradeSucceeded of ns/app ${benchMarker(id)}` } }] }]),
+});
 
 describe('bench: which Slack call first carried a notification', () => {
   it.each([
@@ -13,7 +24,11 @@ describe('bench: which Slack call first carried a notification', () => {
     ['the first of a post and a later update', [call('chat.postMessage', 10, body(ID1)), call('chat.update', 20, { ...body(ID1), ts: '1.1' })], { [ID1]: 10 }],
     ['a thread reply does not count', [call('chat.postMessage', 10, { ...body(ID1), thread_ts: '1.1' })], {}],
     ['a refused call (429) does not count', [call('chat.update', 10, body(ID2), 429, false, 'ratelimited'), call('chat.update', 30, body(ID2))], { [ID2]: 30 }],
-    ['an update carries the new state', [call('chat.postMessage', 10, body(ID1)), call('chat.update', 25, { ...body(ID2), ts: '1.1' })], { [ID1]: 10, [ID2]: 25 }],
+    [
+      'an update carries the new state',
+      [call('chat.postMessage', 10, body(ID1)), call('chat.update', 25, { ...body(ID2), ts: '1.1' })],
+      { [ID1]: 10, [ID2]: 25 },
+    ],
   ])('%s', (_, calls, expected) => {
     expect(Object.fromEntries(firstCarried(calls))).toEqual(expected);
   });
@@ -27,17 +42,65 @@ describe('bench: which Slack call first carried a notification', () => {
       call('chat.update', 5, body(ID2), 429, false, 'ratelimited'),
       call('chat.update', 6, body(ID2), 200, false, 'message_not_found'),
     ]);
-    expect(counts).toEqual({ posts: 1, updates: 1, replies: 1, rateLimited: { 'chat.postMessage': 1, 'chat.update': 1 }, otherErrors: { 'chat.update message_not_found': 1 } });
+    expect(counts).toEqual({
+      posts: 1,
+      updates: 1,
+      replies: 1,
+      rateLimited: { 'chat.postMessage': 1, 'chat.update': 1 },
+      otherErrors: { 'chat.update message_not_found': 1 },
+    });
   });
 });
 
 describe('bench: the floor a per-channel rate alone sets', () => {
   it.each([
-    ['spread out, no wait', [{ channel: 0, atMs: 0 }, { channel: 0, atMs: 1500 }], 1, [0, 0]],
-    ['three at once on one channel queue 0, 1, 2 s', [{ channel: 0, atMs: 0 }, { channel: 0, atMs: 0 }, { channel: 0, atMs: 0 }], 1, [0, 1000, 2000]],
-    ['other channels do not wait', [{ channel: 0, atMs: 0 }, { channel: 1, atMs: 0 }, { channel: 2, atMs: 0 }], 1, [0, 0, 0]],
-    ['served in the order they happened', [{ channel: 0, atMs: 500 }, { channel: 0, atMs: 0 }], 1, [0, 500]],
-    ['a faster rate shortens the queue', [{ channel: 0, atMs: 0 }, { channel: 0, atMs: 0 }], 4, [0, 250]],
+    [
+      'spread out, no wait',
+      [
+        { channel: 0, atMs: 0 },
+        { channel: 0, atMs: 1500 },
+      ],
+      1,
+      [0, 0],
+    ],
+    [
+      'three at once on one channel queue 0, 1, 2 s',
+      [
+        { channel: 0, atMs: 0 },
+        { channel: 0, atMs: 0 },
+        { channel: 0, atMs: 0 },
+      ],
+      1,
+      [0, 1000, 2000],
+    ],
+    [
+      'other channels do not wait',
+      [
+        { channel: 0, atMs: 0 },
+        { channel: 1, atMs: 0 },
+        { channel: 2, atMs: 0 },
+      ],
+      1,
+      [0, 0, 0],
+    ],
+    [
+      'served in the order they happened',
+      [
+        { channel: 0, atMs: 500 },
+        { channel: 0, atMs: 0 },
+      ],
+      1,
+      [0, 500],
+    ],
+    [
+      'a faster rate shortens the queue',
+      [
+        { channel: 0, atMs: 0 },
+        { channel: 0, atMs: 0 },
+      ],
+      4,
+      [0, 250],
+    ],
   ])('%s', (_, finals, perSecond, expected) => {
     expect(limitFloor(finals, perSecond)).toEqual(expected);
   });

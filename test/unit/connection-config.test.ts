@@ -23,14 +23,20 @@ function kubeconfig(cluster: Record<string, unknown>, user: Record<string, unkno
       { name: 'elsewhere', cluster: { server: 'https://elsewhere.test' } },
       { name: 'local', cluster: { server: 'https://127.0.0.1:6443/', ...cluster } },
     ],
-    users: [{ name: 'nobody', user: { token: 'wrong' } }, { name: 'me', user }],
+    users: [
+      { name: 'nobody', user: { token: 'wrong' } },
+      { name: 'me', user },
+    ],
   });
 }
 
 describe('kubeconfig for the slim client', () => {
   it('takes the current context: server, inline CA, client certificate and key, TLS server name', () => {
     const config = fromKubeconfig(
-      kubeconfig({ 'certificate-authority-data': b64('CA'), 'tls-server-name': 'kubernetes' }, { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') }),
+      kubeconfig(
+        { 'certificate-authority-data': b64('CA'), 'tls-server-name': 'kubernetes' },
+        { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY') },
+      ),
     );
     expect(config).toMatchObject({ server: 'https://127.0.0.1:6443', insecureSkipTlsVerify: false, tlsServerName: 'kubernetes' });
     expect([config.ca?.toString(), config.cert?.toString(), config.key?.toString()]).toEqual(['CA', 'CERT', 'KEY']);
@@ -43,7 +49,13 @@ describe('kubeconfig for the slim client', () => {
     await writeFile(join(dir, 'client.crt'), 'CERT FILE');
     await writeFile(join(dir, 'client.key'), 'KEY FILE');
     const path = join(dir, 'config');
-    await writeFile(path, kubeconfig({ 'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': true }, { 'client-certificate': 'client.crt', 'client-key': join(dir, 'client.key'), tokenFile: 'token', as: 'jane' }));
+    await writeFile(
+      path,
+      kubeconfig(
+        { 'certificate-authority': 'ca.crt', 'insecure-skip-tls-verify': true },
+        { 'client-certificate': 'client.crt', 'client-key': join(dir, 'client.key'), tokenFile: 'token', as: 'jane' },
+      ),
+    );
     const config = fromKubeconfigFile(path);
     expect([config.ca?.toString(), config.cert?.toString(), config.key?.toString()]).toEqual(['CA FILE', 'CERT FILE', 'KEY FILE']);
     expect(config).toMatchObject({ insecureSkipTlsVerify: true, tokenFile: join(dir, 'token'), impersonate: 'jane' });
@@ -70,7 +82,11 @@ describe('kubeconfig for the slim client', () => {
 
   it.each([
     ['no current-context', stringify({ contexts: [] }), /no current-context/],
-    ['a missing cluster', stringify({ 'current-context': 'c', contexts: [{ name: 'c', context: { cluster: 'gone', user: 'u' } }], users: [{ name: 'u', user: {} }] }), /no cluster named "gone"/],
+    [
+      'a missing cluster',
+      stringify({ 'current-context': 'c', contexts: [{ name: 'c', context: { cluster: 'gone', user: 'u' } }], users: [{ name: 'u', user: {} }] }),
+      /no cluster named "gone"/,
+    ],
     ['a cluster without server', kubeconfig({ server: '' }, {}), /has no server/],
     ['a proxy-url', kubeconfig({ 'proxy-url': 'http://proxy:3128' }, {}), /uses "proxy-url"/],
   ])('says what is wrong with %s', (_case, text, message) => {
@@ -112,11 +128,16 @@ describe('helmcrew controller with a kubeconfig it cannot use', () => {
     await writeFile(path, kubeconfig({}, { exec: { command: 'gke-gcloud-auth-plugin', apiVersion: 'client.authentication.k8s.io/v1beta1' } }));
     const root = join(import.meta.dirname, '../..');
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'controller'], { cwd: root, env: { ...process.env, KUBECONFIG: path, REDIS_URL: 'redis://127.0.0.1:1', HELMCREW_WORK_DIR: join(dir, 'work') } }, (error, _stdout, stderr) =>
-        resolve({ code: error ? (error as { code?: number }).code ?? null : 0, stderr }),
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'controller'],
+        { cwd: root, env: { ...process.env, KUBECONFIG: path, REDIS_URL: 'redis://127.0.0.1:1', HELMCREW_WORK_DIR: join(dir, 'work') } },
+        (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }),
       );
     });
     expect(result.code).toBe(2);
-    expect(result.stderr.trim()).toBe(`helmcrew: ${path}: user "me" uses "exec", which helmcrew does not support; use a client certificate, token or tokenFile`);
+    expect(result.stderr.trim()).toBe(
+      `helmcrew: ${path}: user "me" uses "exec", which helmcrew does not support; use a client certificate, token or tokenFile`,
+    );
   }, 30_000);
 });

@@ -20,10 +20,14 @@ async function modulesLoadedBy(modulePath: string): Promise<string[]> {
     const { appendFileSync } = await import('node:fs');
     appendFileSync(${JSON.stringify(file)}, Object.keys(cache).join('\\n') + '\\n');
   `;
-  await promisify(execFile)(process.execPath, ['--import', 'tsx', '--import', join(root, 'test/support/record-modules.mjs'), '--input-type=module', '-e', script], {
-    cwd: root,
-    env: { ...process.env, RECORD_MODULES_TO: file },
-  });
+  await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', '--import', join(root, 'test/support/record-modules.mjs'), '--input-type=module', '-e', script],
+    {
+      cwd: root,
+      env: { ...process.env, RECORD_MODULES_TO: file },
+    },
+  );
   return (await readFile(file, 'utf8')).split('\n').filter(Boolean);
 }
 
@@ -32,13 +36,17 @@ const clientNode = (modules: string[]) => modules.filter((m) => m.includes('/@ku
 describe('what the controller, notify and run processes load', () => {
   // Importing @kubernetes/client-node costs ~85 MiB of RSS (docs/field-notes.md, issue 9).
   // `run` is what the chart runs; it loads the bot (and client-node) only when Slack is configured for it.
-  it.each([['src/cli/commands/controller.ts'], ['src/cli/commands/notify.ts'], ['src/cli/commands/run.ts']])('%s does not load @kubernetes/client-node', async (modulePath) => {
-    const modules = await modulesLoadedBy(modulePath);
-    // The recorder saw the process's real graph: its own modules and its libraries.
-    expect(modules.some((m) => m.includes('/src/core/kube/rest-client.ts'))).toBe(true);
-    expect(modules.some((m) => m.includes('/node_modules/bullmq/'))).toBe(true);
-    expect(clientNode(modules)).toEqual([]);
-  }, 60_000);
+  it.each([['src/cli/commands/controller.ts'], ['src/cli/commands/notify.ts'], ['src/cli/commands/run.ts']])(
+    '%s does not load @kubernetes/client-node',
+    async (modulePath) => {
+      const modules = await modulesLoadedBy(modulePath);
+      // The recorder saw the process's real graph: its own modules and its libraries.
+      expect(modules.some((m) => m.includes('/src/core/kube/rest-client.ts'))).toBe(true);
+      expect(modules.some((m) => m.includes('/node_modules/bullmq/'))).toBe(true);
+      expect(clientNode(modules)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('the recorder does see client-node where a process loads it (the bot)', async () => {
     expect(clientNode(await modulesLoadedBy('src/cli/commands/bot.ts')).length).toBeGreaterThan(0);

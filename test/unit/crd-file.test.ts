@@ -13,9 +13,6 @@ describe('the CRDs under helm/', () => {
   );
 
   it('covers HelmRelease and Team', () => {
-    expect(allCrds().map((c) => c.file)).toEqual([
-      'helm/helmcrew/crds/helmreleases.helmcrew.dev.yaml',
-      'helm/helmcrew/crds/teams.helmcrew.dev.yaml',
-    ]);
+    expect(allCrds().map((c) => c.file)).toEqual(['helm/helmcrew/crds/helmreleases.helmcrew.dev.yaml', 'helm/helmcrew/crds/teams.helmcrew.dev.yaml']);
   });
 });

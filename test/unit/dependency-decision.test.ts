@@ -20,7 +20,16 @@ const hr = (name: string, deps: Array<string | { name: string; namespace: string
     spec: { chart: { repository: 'https://x.test', name: 'unicorn' }, dependsOn: deps.map((d) => (typeof d === 'string' ? { name: d } : d)) },
     status: {
       observedGeneration: observed,
-      conditions: [{ type: 'Ready', status: ready === 'not-ready' ? 'False' : 'True', reason: 'X', message: '', lastTransitionTime: '2026-11-22T00:00:00Z', observedGeneration: observed }],
+      conditions: [
+        {
+          type: 'Ready',
+          status: ready === 'not-ready' ? 'False' : 'True',
+          reason: 'X',
+          message: '',
+          lastTransitionTime: '2026-11-22T00:00:00Z',
+          observedGeneration: observed,
+        },
+      ],
     },
   };
 };
@@ -34,13 +43,28 @@ describe('evaluateDependencies', () => {
     { name: 'no dependsOn', self: hr('b'), others: [], want: { kind: 'ready' } },
     { name: 'dependency Ready at its generation', self: hr('b', ['a']), others: [hr('a')], want: { kind: 'ready' } },
     { name: 'dependency not Ready', self: hr('b', ['a']), others: [hr('a', [], 'not-ready')], want: { kind: 'waiting', notReady: ['web/a'] } },
-    { name: 'dependency Ready for an older generation', self: hr('b', ['a']), others: [hr('a', [], 'old-generation')], want: { kind: 'waiting', notReady: ['web/a'] } },
+    {
+      name: 'dependency Ready for an older generation',
+      self: hr('b', ['a']),
+      others: [hr('a', [], 'old-generation')],
+      want: { kind: 'waiting', notReady: ['web/a'] },
+    },
     { name: 'another namespace', self: hr('b', [{ name: 'mesh', namespace: 'infra' }]), others: [hr('mesh', [], 'ready', 'infra')], want: { kind: 'ready' } },
     { name: 'missing', self: hr('b', ['a', 'ghost']), others: [hr('a')], want: { kind: 'missing', missing: ['web/ghost'] } },
     { name: 'depends on itself', self: hr('a', ['a']), others: [], want: { kind: 'cycle', cycle: ['web/a', 'web/a'] } },
     { name: 'two-cycle', self: hr('x', ['y']), others: [hr('y', ['x'])], want: { kind: 'cycle', cycle: ['web/x', 'web/y', 'web/x'] } },
-    { name: 'three-cycle, seen from y', self: hr('y', ['z']), others: [hr('x', ['y']), hr('z', ['x'])], want: { kind: 'cycle', cycle: ['web/y', 'web/z', 'web/x', 'web/y'] } },
-    { name: 'behind a cycle, not on it: waits', self: hr('w', ['x']), others: [hr('x', ['y'], 'not-ready'), hr('y', ['x'], 'not-ready')], want: { kind: 'waiting', notReady: ['web/x'] } },
+    {
+      name: 'three-cycle, seen from y',
+      self: hr('y', ['z']),
+      others: [hr('x', ['y']), hr('z', ['x'])],
+      want: { kind: 'cycle', cycle: ['web/y', 'web/z', 'web/x', 'web/y'] },
+    },
+    {
+      name: 'behind a cycle, not on it: waits',
+      self: hr('w', ['x']),
+      others: [hr('x', ['y'], 'not-ready'), hr('y', ['x'], 'not-ready')],
+      want: { kind: 'waiting', notReady: ['web/x'] },
+    },
     { name: 'diamond is not a cycle', self: hr('d', ['b', 'c']), others: [hr('b', ['a']), hr('c', ['a']), hr('a')], want: { kind: 'ready' } },
   ])('$name', ({ self, others, want }) => {
     expect(evaluateDependencies(self, world(self, ...others))).toEqual(want);

@@ -20,7 +20,11 @@ const helmOutput = {
   namespace: 'n',
   version: 3,
   info: { status: 'deployed', last_deployed: '2026-11-23T12:00:00Z', description: 'Upgrade complete', first_deployed: '2026-11-20T00:00:00Z' },
-  chart: { metadata: { name: 'unicorn', version: '3.0.0', appVersion: '3' }, templates: [{ name: 'templates/deployment.yaml', data: 'YXBp' }], values: { color: 'pink' } },
+  chart: {
+    metadata: { name: 'unicorn', version: '3.0.0', appVersion: '3' },
+    templates: [{ name: 'templates/deployment.yaml', data: 'YXBp' }],
+    values: { color: 'pink' },
+  },
   config: { color: 'green' },
   manifest: '---\nkind: Deployment\n',
 };
@@ -39,7 +43,14 @@ describe('releaseWritten: the record helm printed', () => {
         chart: { metadata: { name: 'unicorn', version: '3.0.0', appVersion: '3' } },
       },
     });
-    expect(storedRelease(written.release!)).toMatchObject({ revision: 3, status: 'deployed', chartVersion: '3.0.0', appVersion: '3', config: { color: 'green' }, lastDeployed: '2026-11-23T12:00:00Z' });
+    expect(storedRelease(written.release!)).toMatchObject({
+      revision: 3,
+      status: 'deployed',
+      chartVersion: '3.0.0',
+      appVersion: '3',
+      config: { color: 'green' },
+      lastDeployed: '2026-11-23T12:00:00Z',
+    });
   });
   it.each([
     ['{"name":"r","version":3,"info":{"status":"deployed"}}', { revision: 3 }],
@@ -69,7 +80,12 @@ describe('historyAfterWrite: the records after a successful install or upgrade, 
   it('an upgrade: the deployed revision becomes superseded (label too), failed ones stay failed', () => {
     const before = summarizeHistory([record(3, 'failed'), record(2, 'deployed'), record(1, 'superseded')]);
     const after = historyAfterWrite(before, record(4, 'deployed'), 10)!;
-    expect(after.releases.map((r) => [r.revision, r.status])).toEqual([[4, 'deployed'], [3, 'failed'], [2, 'superseded'], [1, 'superseded']]);
+    expect(after.releases.map((r) => [r.revision, r.status])).toEqual([
+      [4, 'deployed'],
+      [3, 'failed'],
+      [2, 'superseded'],
+      [1, 'superseded'],
+    ]);
     expect(after.releases.find((r) => r.revision === 2)?.labels?.status).toBe('superseded');
     expect({ latest: after.latest?.revision, deployed: after.deployed?.revision }).toEqual({ latest: 4, deployed: 4 });
     // the history read before is not changed
@@ -78,8 +94,18 @@ describe('historyAfterWrite: the records after a successful install or upgrade, 
   it.each([
     { name: 'someone else wrote a revision in between', before: [record(2, 'deployed')], written: record(4, 'deployed'), max: 10 },
     { name: 'the written record is not deployed', before: [record(1, 'deployed')], written: record(2, 'failed'), max: 10 },
-    { name: 'no deployed revision to supersede (helm picks one)', before: [record(2, 'failed'), record(1, 'uninstalled')], written: record(3, 'deployed'), max: 10 },
-    { name: 'the history limit pruned records', before: [record(3, 'deployed'), record(2, 'superseded'), record(1, 'superseded')], written: record(4, 'deployed'), max: 3 },
+    {
+      name: 'no deployed revision to supersede (helm picks one)',
+      before: [record(2, 'failed'), record(1, 'uninstalled')],
+      written: record(3, 'deployed'),
+      max: 10,
+    },
+    {
+      name: 'the history limit pruned records',
+      before: [record(3, 'deployed'), record(2, 'superseded'), record(1, 'superseded')],
+      written: record(4, 'deployed'),
+      max: 3,
+    },
   ])('$name: read storage instead', ({ before, written, max }) => {
     expect(historyAfterWrite(summarizeHistory(before), written, max)).toBeUndefined();
   });

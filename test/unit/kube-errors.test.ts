@@ -12,7 +12,12 @@ describe('Kubernetes API errors from either client', () => {
     ['slim 404 without a Status body', new KubeApiError(404, undefined, 'GET', '/apis/x'), 404, 'HTTP 404'],
     ['client-node 409 (JSON text body)', new ApiException(409, 'HTTP-Code: 409', JSON.stringify(status(409, 'already exists')), {}), 409, 'already exists'],
     ['client-node 404 (plain text body)', new ApiException(404, 'HTTP-Code: 404', '404 page not found', {}), 404, 'HTTP 404'],
-    ['client-node 422 (object body)', new ApiException(422, 'HTTP-Code: 422', status(422, 'spec.interval: Invalid value'), {}), 422, 'spec.interval: Invalid value'],
+    [
+      'client-node 422 (object body)',
+      new ApiException(422, 'HTTP-Code: 422', status(422, 'spec.interval: Invalid value'), {}),
+      422,
+      'spec.interval: Invalid value',
+    ],
   ])('%s', (_case, error, code, message) => {
     expect(apiStatusCode(error)).toBe(code);
     expect(apiErrorMessage(error)).toBe(message);

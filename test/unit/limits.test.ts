@@ -50,7 +50,10 @@ describe('durations', () => {
   ])('clampDuration: $name', ({ given, want }) => expect(clampDuration(given, '1s', '24h')).toBe(want));
 
   const release = (spec: Record<string, unknown>) =>
-    ({ metadata: { namespace: 'ns', name: 'r', generation: 1 }, spec: { chart: { repository: 'https://x.test', name: 'c' }, ...spec } }) as unknown as HelmRelease;
+    ({
+      metadata: { namespace: 'ns', name: 'r', generation: 1 },
+      spec: { chart: { repository: 'https://x.test', name: 'c' }, ...spec },
+    }) as unknown as HelmRelease;
   it.each([
     { name: 'timeout 600h (stored before the schema bound)', spec: { timeout: '600h' }, want: { timeoutSeconds: 24 * 3600 } },
     { name: 'interval 0s', spec: { interval: '0s' }, want: { intervalMs: 1000 } },
@@ -87,8 +90,18 @@ describe('decodeReleasePayload limits', () => {
 
 describe('unexpected errors', () => {
   it.each([
-    { name: 'a bad release record', given: new ReleaseRecordError('ns/sh.helm.release.v1.r.v1', 'is not valid gzip'), reason: ReleaseEvent.ReleaseRecordInvalid, message: /^Helm release record ns\/sh.helm.release.v1.r.v1 is not valid gzip; nothing is done for this release until that Secret is deleted or repaired$/ },
-    { name: 'a stack overflow', given: new RangeError('Maximum call stack size exceeded'), reason: ReleaseEvent.ReconcileError, message: /^Reconcile failed: Maximum call stack size exceeded$/ },
+    {
+      name: 'a bad release record',
+      given: new ReleaseRecordError('ns/sh.helm.release.v1.r.v1', 'is not valid gzip'),
+      reason: ReleaseEvent.ReleaseRecordInvalid,
+      message: /^Helm release record ns\/sh.helm.release.v1.r.v1 is not valid gzip; nothing is done for this release until that Secret is deleted or repaired$/,
+    },
+    {
+      name: 'a stack overflow',
+      given: new RangeError('Maximum call stack size exceeded'),
+      reason: ReleaseEvent.ReconcileError,
+      message: /^Reconcile failed: Maximum call stack size exceeded$/,
+    },
     { name: 'anything else', given: new TypeError('x is undefined'), reason: ReleaseEvent.ReconcileError, message: /^Reconcile failed: x is undefined$/ },
     { name: 'a long message', given: new Error('e'.repeat(5000)), reason: ReleaseEvent.ReconcileError, message: /^Reconcile failed: e{900,1000}…$/ },
   ])('$name → $reason', ({ given, reason, message }) => {
@@ -106,8 +119,16 @@ describe('helm timeouts', () => {
   ])('helmTimedOut: $name → $want', ({ given, want }) => expect(helmTimedOut(given)).toBe(want));
 
   it.each([
-    { name: 'timeout, no output', given: { step: 'install' as const, timedOut: true, timeoutSeconds: 3, excerpt: '(no output)' }, want: "timed out after 3s waiting for the release's resources to become ready (spec.timeout)" },
-    { name: 'timeout with words', given: { step: 'uninstall' as const, timedOut: true, timeoutSeconds: 60, excerpt: 'Error: context deadline exceeded' }, want: "timed out after 60s waiting for the release's resources to be deleted (spec.timeout); helm said: Error: context deadline exceeded" },
+    {
+      name: 'timeout, no output',
+      given: { step: 'install' as const, timedOut: true, timeoutSeconds: 3, excerpt: '(no output)' },
+      want: "timed out after 3s waiting for the release's resources to become ready (spec.timeout)",
+    },
+    {
+      name: 'timeout with words',
+      given: { step: 'uninstall' as const, timedOut: true, timeoutSeconds: 60, excerpt: 'Error: context deadline exceeded' },
+      want: "timed out after 60s waiting for the release's resources to be deleted (spec.timeout); helm said: Error: context deadline exceeded",
+    },
     { name: 'plain failure', given: { step: 'upgrade' as const, timedOut: false, excerpt: 'Error: boom' }, want: 'failed: Error: boom' },
   ])('describeHelmOutcome: $name', ({ given, want }) => expect(describeHelmOutcome(given)).toBe(want));
 });

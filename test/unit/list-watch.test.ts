@@ -42,8 +42,20 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
 describe('ListWatch', () => {
   it('reports the list, then watch events; resumes a watch the server ended from the last resourceVersion (bookmarks too)', async () => {
     const { watch, calls } = scripted([
-      { events: [{ type: 'ADDED', object: obj('b', '11') }, { type: 'MODIFIED', object: obj('a', '12') }], end: 'server-closed' },
-      { events: [{ type: 'BOOKMARK', object: obj('', '20') }, { type: 'DELETED', object: obj('b', '21') }], end: 'hang' },
+      {
+        events: [
+          { type: 'ADDED', object: obj('b', '11') },
+          { type: 'MODIFIED', object: obj('a', '12') },
+        ],
+        end: 'server-closed',
+      },
+      {
+        events: [
+          { type: 'BOOKMARK', object: obj('', '20') },
+          { type: 'DELETED', object: obj('b', '21') },
+        ],
+        end: 'hang',
+      },
     ]);
     const informer = new ListWatch<KubernetesObject>(async () => ({ items: [obj('a', '5')], metadata: { resourceVersion: '10' } }), watch);
     const seen = record(informer);
@@ -61,7 +73,9 @@ describe('ListWatch', () => {
       { items: [obj('a', '5'), obj('b', '6'), obj('c', '7')], metadata: { resourceVersion: '10' } },
       { items: [obj('a', '5'), obj('b', '30'), obj('d', '31')], metadata: { resourceVersion: '40' } },
     ];
-    const { watch, calls } = scripted([{ events: [{ type: 'ERROR', object: { code: 410, reason: 'Expired', message: 'too old' } as never }], end: 'server-closed' }]);
+    const { watch, calls } = scripted([
+      { events: [{ type: 'ERROR', object: { code: 410, reason: 'Expired', message: 'too old' } as never }], end: 'server-closed' },
+    ]);
     const informer = new ListWatch<KubernetesObject>(async () => lists.shift()!, watch);
     const seen = record(informer);
     await informer.start();
@@ -72,7 +86,11 @@ describe('ListWatch', () => {
   });
 
   it.each([
-    ['an ERROR event other than 410', { events: [{ type: 'ERROR' as const, object: { code: 500, message: 'storage is (re)initializing' } as never }], end: 'hang' as const }, /storage is \(re\)initializing/],
+    [
+      'an ERROR event other than 410',
+      { events: [{ type: 'ERROR' as const, object: { code: 500, message: 'storage is (re)initializing' } as never }], end: 'hang' as const },
+      /storage is \(re\)initializing/,
+    ],
     ['a broken connection', { events: [], end: new Error('socket hang up') }, /socket hang up/],
     ['a 403 on the watch', { events: [], end: new KubeApiError(403, { message: 'forbidden' }, 'GET', '/x') }, /forbidden/],
   ])('%s is reported once and ends the ListWatch (its owner replaces it)', async (_case, script, message) => {
@@ -96,9 +114,15 @@ describe('ListWatch', () => {
 
 describe('what the cache keeps', () => {
   it('the `keep` transform is applied to listed and watched objects alike; handlers and get() see the kept copy', async () => {
-    const managed = (name: string, rv: string): KubernetesObject => ({ metadata: { name, namespace: 'ns', resourceVersion: rv, managedFields: [{ manager: 'kubectl' }] } });
+    const managed = (name: string, rv: string): KubernetesObject => ({
+      metadata: { name, namespace: 'ns', resourceVersion: rv, managedFields: [{ manager: 'kubectl' }] },
+    });
     const { watch } = scripted([{ events: [{ type: 'ADDED', object: managed('b', '11') }], end: 'hang' }]);
-    const informer = new ListWatch<KubernetesObject>(async () => ({ items: [managed('a', '5')], metadata: { resourceVersion: '10' } }), watch, withoutManagedFields);
+    const informer = new ListWatch<KubernetesObject>(
+      async () => ({ items: [managed('a', '5')], metadata: { resourceVersion: '10' } }),
+      watch,
+      withoutManagedFields,
+    );
     const handed: KubernetesObject[] = [];
     informer.on('add', (o) => handed.push(o));
     await informer.start();

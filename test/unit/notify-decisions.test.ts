@@ -172,7 +172,14 @@ describe('notifications from the controller', () => {
   });
 
   it('carries the release, versions, revision, cause and severity', () => {
-    const built = buildNotification(release, 'UpgradeFailed', 'Helm upgrade failed', { action: 'upgrade', fromVersion: '1.0.0', toVersion: '2.0.0', revision: 3, cause: 'spec changed', errorExcerpt: 'boom' }, new Date(T0), 'id1');
+    const built = buildNotification(
+      release,
+      'UpgradeFailed',
+      'Helm upgrade failed',
+      { action: 'upgrade', fromVersion: '1.0.0', toVersion: '2.0.0', revision: 3, cause: 'spec changed', errorExcerpt: 'boom' },
+      new Date(T0),
+      'id1',
+    );
     expect(built).toMatchObject({
       id: 'id1',
       severity: 'error',

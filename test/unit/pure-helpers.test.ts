@@ -15,7 +15,11 @@ import { dueForResync, shouldEnqueueOnUpdate } from '../../src/controller/watch/
 
 describe('parseDuration', () => {
   it.each([
-    ['30s', 30_000], ['5m', 300_000], ['1h30m', 5_400_000], ['1.5h', 5_400_000], ['250ms', 250],
+    ['30s', 30_000],
+    ['5m', 300_000],
+    ['1h30m', 5_400_000],
+    ['1.5h', 5_400_000],
+    ['250ms', 250],
   ])('%s → %i ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
   it.each(['', '5', 'ten minutes', '5m garbage', '-1s'])('refuses %j', (text) => expect(() => parseDuration(text)).toThrow(/not a duration/));
 });
@@ -40,7 +44,8 @@ describe('parseValuesText', () => {
   const ref = { kind: 'ConfigMap' as const, name: 'v' };
   it('reads a YAML map', () => expect(parseValuesText('color: pink\n', ref)).toEqual({ color: 'pink' }));
   it('treats an empty document as no values', () => expect(parseValuesText('', ref)).toEqual({}));
-  it('names the source of broken YAML, not its content', () => expect(() => parseValuesText('color: [pink\n', ref)).toThrow(/ConfigMap\/v key values.yaml is not valid YAML/));
+  it('names the source of broken YAML, not its content', () =>
+    expect(() => parseValuesText('color: [pink\n', ref)).toThrow(/ConfigMap\/v key values.yaml is not valid YAML/));
   it('refuses a list', () => expect(() => parseValuesText('- a\n', ref)).toThrow(/must hold a YAML map/));
 });
 
@@ -48,10 +53,18 @@ describe('pickChartVersion', () => {
   const versions = ['1.0.0', '2.0.0', '2.1.0', '3.0.0', '4.0.0+build.1', 'not-semver'];
   const index = (chart: string) => (chart === 'unicorn' ? versions : undefined);
   it.each([
-    [undefined, '4.0.0+build.1'], ['2.x', '2.1.0'], ['^1.0.0', '1.0.0'], ['2.0.0', '2.0.0'], ['v2.0.0', '2.0.0'], ['4.0.0', '4.0.0+build.1'], ['4.0.0+build.1', '4.0.0+build.1'],
+    [undefined, '4.0.0+build.1'],
+    ['2.x', '2.1.0'],
+    ['^1.0.0', '1.0.0'],
+    ['2.0.0', '2.0.0'],
+    ['v2.0.0', '2.0.0'],
+    ['4.0.0', '4.0.0+build.1'],
+    ['4.0.0+build.1', '4.0.0+build.1'],
   ])('%s → %s', (constraint, want) => expect(pickChartVersion(index('unicorn'), 'unicorn', constraint)).toBe(want));
   it.each([
-    ['unicorn', '9.9.9', /has no version 9.9.9/], ['unicorn', '7.x', /no version matching 7.x/], ['narwhal', undefined, /not in the repository index/],
+    ['unicorn', '9.9.9', /has no version 9.9.9/],
+    ['unicorn', '7.x', /no version matching 7.x/],
+    ['narwhal', undefined, /not in the repository index/],
   ])('%s %s is ChartNotFound', (chart, constraint, want) => {
     expect(() => pickChartVersion(index(chart), chart, constraint)).toThrow(ChartNotFoundError);
     expect(() => pickChartVersion(index(chart), chart, constraint)).toThrow(want);
@@ -60,7 +73,14 @@ describe('pickChartVersion', () => {
 
 describe('decodeReleaseRecord', () => {
   it('reads what helm stores: base64 of base64 of gzip of JSON', () => {
-    const payload = { name: 'unicorn', namespace: 'web', version: 3, config: { color: 'green' }, info: { status: 'deployed', last_deployed: '2026-11-22T00:00:00Z' }, chart: { metadata: { name: 'unicorn', version: '3.0.0', appVersion: '3.0.0' } } };
+    const payload = {
+      name: 'unicorn',
+      namespace: 'web',
+      version: 3,
+      config: { color: 'green' },
+      info: { status: 'deployed', last_deployed: '2026-11-22T00:00:00Z' },
+      chart: { metadata: { name: 'unicorn', version: '3.0.0', appVersion: '3.0.0' } },
+    };
     const helmText = gzipSync(Buffer.from(JSON.stringify(payload))).toString('base64');
     const secretData = Buffer.from(helmText).toString('base64');
     expect(decodeReleaseRecord(secretData)).toMatchObject({ revision: 3, status: 'deployed', chartVersion: '3.0.0', config: { color: 'green' } });
@@ -69,7 +89,9 @@ describe('decodeReleaseRecord', () => {
 
 describe('summarizeStderr', () => {
   it('keeps the Error: lines and drops warnings', () => {
-    expect(summarizeStderr('WARNING: kubeconfig is group-readable\nError: UPGRADE FAILED: port out of range\n')).toBe('Error: UPGRADE FAILED: port out of range');
+    expect(summarizeStderr('WARNING: kubeconfig is group-readable\nError: UPGRADE FAILED: port out of range\n')).toBe(
+      'Error: UPGRADE FAILED: port out of range',
+    );
   });
   it('keeps the details helm prints after the Error: line', () => {
     expect(summarizeStderr("Error: INSTALLATION FAILED: values don't meet the specifications:\nunicorn:\n- at '/color': does not match pattern\n")).toBe(
@@ -85,7 +107,9 @@ describe('setCondition', () => {
   it('keeps lastTransitionTime when the status stays the same', () => {
     const first = setCondition([], { type: 'Ready', status: 'True', reason: 'InstallSucceeded', message: 'a' }, t0, 1);
     const second = setCondition(first, { type: 'Ready', status: 'True', reason: 'UpgradeSucceeded', message: 'b' }, t1, 2);
-    expect(second).toEqual([{ type: 'Ready', status: 'True', reason: 'UpgradeSucceeded', message: 'b', lastTransitionTime: t0.toISOString(), observedGeneration: 2 }]);
+    expect(second).toEqual([
+      { type: 'Ready', status: 'True', reason: 'UpgradeSucceeded', message: 'b', lastTransitionTime: t0.toISOString(), observedGeneration: 2 },
+    ]);
     const third = setCondition(second, { type: 'Ready', status: 'False', reason: 'UpgradeFailed', message: 'c' }, t1, 3);
     expect(third[0]?.lastTransitionTime).toBe(t1.toISOString());
   });
@@ -111,15 +135,37 @@ describe('watch policy', () => {
     { name: 'never checked', spec: {}, status: undefined, want: true },
     { name: 'checked 10m ago, interval 10m', spec: {}, status: { observedGeneration: 2, lastReconciledAt: '2026-11-22T00:00:00Z' }, want: true },
     { name: 'checked 1m ago', spec: {}, status: { observedGeneration: 2, lastReconciledAt: '2026-11-22T00:09:00Z' }, want: false },
-    { name: 'checked 1m ago, but a newer generation is not done', spec: {}, status: { observedGeneration: 1, lastReconciledAt: '2026-11-22T00:09:00Z' }, want: true },
+    {
+      name: 'checked 1m ago, but a newer generation is not done',
+      spec: {},
+      status: { observedGeneration: 1, lastReconciledAt: '2026-11-22T00:09:00Z' },
+      want: true,
+    },
     { name: 'upgrade for it started 1m ago (timeout 5m)', spec: {}, status: { ...upgrading, lastAttemptedAt: '2026-11-22T00:09:00Z' }, want: false },
     { name: 'upgrade for it started 7m ago: its worker is gone', spec: {}, status: { ...upgrading, lastAttemptedAt: '2026-11-22T00:03:00Z' }, want: true },
     { name: 'suspended', spec: { suspend: true }, status: undefined, want: false },
-    { name: 'suspended with a rollback not done yet', spec: { suspend: true }, status: undefined, annotations: { 'helmcrew.dev/rollback-request': 'r1' }, want: true },
-    { name: 'suspended, the rollback done', spec: { suspend: true }, status: { rollback: { requestId: 'r1', succeeded: true, message: '', at: '' } }, annotations: { 'helmcrew.dev/rollback-request': 'r1' }, want: false },
+    {
+      name: 'suspended with a rollback not done yet',
+      spec: { suspend: true },
+      status: undefined,
+      annotations: { 'helmcrew.dev/rollback-request': 'r1' },
+      want: true,
+    },
+    {
+      name: 'suspended, the rollback done',
+      spec: { suspend: true },
+      status: { rollback: { requestId: 'r1', succeeded: true, message: '', at: '' } },
+      annotations: { 'helmcrew.dev/rollback-request': 'r1' },
+      want: false,
+    },
   ])('$name → due $want', ({ spec, status, want, ...rest }) => {
     const annotations = 'annotations' in rest ? rest.annotations : undefined;
-    expect(dueForResync({ ...base, metadata: { ...base.metadata, annotations }, spec: { chart: { repository: 'https://x.test', name: 'u' }, ...spec }, status }, now)).toBe(want);
+    expect(
+      dueForResync(
+        { ...base, metadata: { ...base.metadata, annotations }, spec: { chart: { repository: 'https://x.test', name: 'u' }, ...spec }, status },
+        now,
+      ),
+    ).toBe(want);
   });
 });
 
@@ -130,7 +176,7 @@ describe('retryDelayMs', () => {
 });
 
 describe('helmProcessEnv', () => {
-  it('sets GOGC only when one is chosen, beside helm\'s folders and the kubeconfig', () => {
+  it("sets GOGC only when one is chosen, beside helm's folders and the kubeconfig", () => {
     expect(helmProcessEnv({ workDir: '/w', goGC: '200' })).toEqual({
       HELM_CACHE_HOME: '/w/helm/cache',
       HELM_CONFIG_HOME: '/w/helm/config',
@@ -153,7 +199,7 @@ describe('readControllerConfig', () => {
     expect(() => readControllerConfig(env)).toThrow(ConfigError);
     expect(() => readControllerConfig(env)).toThrow(want);
   });
-  it('leaves helm Go\'s GOGC unless told otherwise, and refuses what Go would not read', () => {
+  it("leaves helm Go's GOGC unless told otherwise, and refuses what Go would not read", () => {
     const base = { REDIS_URL: 'redis://x' };
     expect(readControllerConfig(base).helmGoGC).toBeUndefined();
     expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: '200' }).helmGoGC).toBe('200');
@@ -161,7 +207,9 @@ describe('readControllerConfig', () => {
     expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: 'off' }).helmGoGC).toBe('off');
     expect(readControllerConfig({ ...base, HELMCREW_HELM_GOGC: 'default' }).helmGoGC).toBeUndefined();
     for (const bad of ['0', '-5', '2OO', '200%', ' 200']) {
-      expect(() => readControllerConfig({ ...base, HELMCREW_HELM_GOGC: bad })).toThrow(`HELMCREW_HELM_GOGC must be a whole number of percent (e.g. 200), "off" or "default", got "${bad}"`);
+      expect(() => readControllerConfig({ ...base, HELMCREW_HELM_GOGC: bad })).toThrow(
+        `HELMCREW_HELM_GOGC must be a whole number of percent (e.g. 200), "off" or "default", got "${bad}"`,
+      );
     }
   });
   it('never echoes the Redis password', () => {

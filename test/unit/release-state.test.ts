@@ -26,16 +26,38 @@ const release = (over: { spec?: Partial<HelmRelease['spec']>; meta?: Partial<Hel
 });
 
 // Records as helmcrew writes them for this HelmRelease (web/unicorn): labelled with their owner.
-const stored = (revision: number, status: StoredRelease['status'], chartVersion = '2.0.0', config: Record<string, unknown> = { color: 'blue' }): StoredRelease => ({
-  name: 'unicorn', namespace: 'web', revision, status, chartName: 'unicorn', chartVersion, config,
+const stored = (
+  revision: number,
+  status: StoredRelease['status'],
+  chartVersion = '2.0.0',
+  config: Record<string, unknown> = { color: 'blue' },
+): StoredRelease => ({
+  name: 'unicorn',
+  namespace: 'web',
+  revision,
+  status,
+  chartName: 'unicorn',
+  chartVersion,
+  config,
   labels: { owner: 'helm', 'helmcrew.dev/owner-namespace': 'web', 'helmcrew.dev/owner-name': 'unicorn' },
 });
 const unlabelled = (revision: number, status: StoredRelease['status']): StoredRelease => ({ ...stored(revision, status), labels: { owner: 'helm' } });
 
-const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '2.0.0', values: { color: 'blue' }, valuesDigest: digester.digest({ color: 'blue' }), secrets: new SecretValues() };
+const desired: DesiredRelease = {
+  chartName: 'unicorn',
+  chartVersion: '2.0.0',
+  values: { color: 'blue' },
+  valuesDigest: digester.digest({ color: 'blue' }),
+  secrets: new SecretValues(),
+};
 const clock = { now: new Date('2026-11-22T12:00:00Z'), timeoutSeconds: 300 };
 const pendingSince = (iso: string) => ({ ...stored(2, 'pending-upgrade'), lastDeployed: iso });
-const failedAttempt = { lastAttemptFailed: true, lastAttemptedGeneration: 3, lastAttemptedChartVersion: '2.0.0', lastAttemptedValuesDigest: desired.valuesDigest };
+const failedAttempt = {
+  lastAttemptFailed: true,
+  lastAttemptedGeneration: 3,
+  lastAttemptedChartVersion: '2.0.0',
+  lastAttemptedValuesDigest: desired.valuesDigest,
+};
 
 describe('determineReleaseState → nextAction', () => {
   it.each([
@@ -45,13 +67,33 @@ describe('determineReleaseState → nextAction', () => {
     { name: 'values key order differs', given: { history: [stored(1, 'deployed', '2.0.0', { color: 'blue' })] }, want: ['in-sync', 'report-ready'] },
     { name: 'new chart version', given: { history: [stored(1, 'deployed', '1.0.0')] }, want: ['out-of-sync', 'upgrade'] },
     { name: 'values changed', given: { history: [stored(1, 'deployed', '2.0.0', { color: 'pink' })] }, want: ['out-of-sync', 'upgrade'] },
-    { name: 'helm upgrading for 1 minute (timeout 5m)', given: { history: [pendingSince('2026-11-22T11:59:00Z'), stored(1, 'deployed')] }, want: ['locked', 'wait-for-lock'] },
-    { name: 'pending for 6 minutes: its helm is gone', given: { history: [pendingSince('2026-11-22T11:54:00Z'), stored(1, 'deployed')] }, want: ['stale-lock', 'unlock'] },
+    {
+      name: 'helm upgrading for 1 minute (timeout 5m)',
+      given: { history: [pendingSince('2026-11-22T11:59:00Z'), stored(1, 'deployed')] },
+      want: ['locked', 'wait-for-lock'],
+    },
+    {
+      name: 'pending for 6 minutes: its helm is gone',
+      given: { history: [pendingSince('2026-11-22T11:54:00Z'), stored(1, 'deployed')] },
+      want: ['stale-lock', 'unlock'],
+    },
     { name: 'pending with no start time', given: { history: [stored(2, 'pending-install')] }, want: ['stale-lock', 'unlock'] },
     { name: 'first install failed', given: { history: [stored(1, 'failed')] }, want: ['failed-install', 'reinstall'] },
-    { name: 'latest failed, deployed equals desired: re-apply', given: { history: [stored(3, 'failed', '4.0.0'), stored(2, 'deployed')] }, want: ['out-of-sync', 'upgrade'] },
-    { name: 'same failed attempt again', given: { history: [stored(2, 'failed'), stored(1, 'deployed', '1.0.0')], status: failedAttempt }, want: ['failed-unchanged', 'report-failure'] },
-    { name: 'failed attempt, then a new generation', given: { history: [stored(2, 'failed'), stored(1, 'deployed', '1.0.0')], status: { ...failedAttempt, lastAttemptedGeneration: 2 } }, want: ['out-of-sync', 'upgrade'] },
+    {
+      name: 'latest failed, deployed equals desired: re-apply',
+      given: { history: [stored(3, 'failed', '4.0.0'), stored(2, 'deployed')] },
+      want: ['out-of-sync', 'upgrade'],
+    },
+    {
+      name: 'same failed attempt again',
+      given: { history: [stored(2, 'failed'), stored(1, 'deployed', '1.0.0')], status: failedAttempt },
+      want: ['failed-unchanged', 'report-failure'],
+    },
+    {
+      name: 'failed attempt, then a new generation',
+      given: { history: [stored(2, 'failed'), stored(1, 'deployed', '1.0.0')], status: { ...failedAttempt, lastAttemptedGeneration: 2 } },
+      want: ['out-of-sync', 'upgrade'],
+    },
   ])('$name → $want', ({ given, want }) => {
     const state = determineReleaseState(release({ status: given.status }), desired, summarizeHistory(given.history), clock);
     expect([state.kind, nextAction(state)]).toEqual(want);
@@ -71,23 +113,66 @@ describe('determineLifecycle → nextLifecycleAction', () => {
     { name: 'suspended, status does not show it yet', given: release({ spec: { suspend: true } }), history: [], want: 'record-suspension' },
     { name: 'suspended and recorded', given: release({ spec: { suspend: true }, status: suspendedByKubectl }), history: [], want: 'report-suspended' },
     // The API server returns status objects with their keys sorted, not in the order written.
-    { name: 'suspended from chat and recorded, read back from the API server', given: release({ spec: { suspend: true }, status: { ...suspendedByKubectl, suspension: { at: '2026-11-22T01:00:00Z', by: 'slack:U1', reason: 'incident' } }, meta: { annotations: bySlack } }), history: [], want: 'report-suspended' },
-    { name: 'suspended, recorded, then suspended again by someone else', given: release({ spec: { suspend: true }, status: suspendedByKubectl, meta: { annotations: bySlack } }), history: [], want: 'record-suspension' },
-    { name: 'suspended with a rollback asked for', given: release({ spec: { suspend: true }, status: suspendedByKubectl, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [], want: 'rollback' },
-    { name: 'suspended, that rollback already done', given: release({ spec: { suspend: true }, status: { ...suspendedByKubectl, rollback: { requestId: 'r1', succeeded: true, message: '', at: '' } }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [], want: 'report-suspended' },
-    { name: 'a rollback request on an active release is not acted on', given: release({ meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [], want: 'continue' },
+    {
+      name: 'suspended from chat and recorded, read back from the API server',
+      given: release({
+        spec: { suspend: true },
+        status: { ...suspendedByKubectl, suspension: { at: '2026-11-22T01:00:00Z', by: 'slack:U1', reason: 'incident' } },
+        meta: { annotations: bySlack },
+      }),
+      history: [],
+      want: 'report-suspended',
+    },
+    {
+      name: 'suspended, recorded, then suspended again by someone else',
+      given: release({ spec: { suspend: true }, status: suspendedByKubectl, meta: { annotations: bySlack } }),
+      history: [],
+      want: 'record-suspension',
+    },
+    {
+      name: 'suspended with a rollback asked for',
+      given: release({ spec: { suspend: true }, status: suspendedByKubectl, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }),
+      history: [],
+      want: 'rollback',
+    },
+    {
+      name: 'suspended, that rollback already done',
+      given: release({
+        spec: { suspend: true },
+        status: { ...suspendedByKubectl, rollback: { requestId: 'r1', succeeded: true, message: '', at: '' } },
+        meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } },
+      }),
+      history: [],
+      want: 'report-suspended',
+    },
+    {
+      name: 'a rollback request on an active release is not acted on',
+      given: release({ meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }),
+      history: [],
+      want: 'continue',
+    },
     { name: 'resumed while status still says suspended', given: release({ status: suspendedByKubectl }), history: [], want: 'record-resume' },
     { name: 'deleting, installed', given: release({ meta: deleting }), history: [stored(1, 'deployed')], want: 'uninstall' },
     { name: 'deleting, failed install still stored', given: release({ meta: deleting }), history: [stored(1, 'failed')], want: 'uninstall' },
     { name: 'deleting, nothing installed', given: release({ meta: deleting }), history: [], want: 'remove-finalizer' },
-    { name: 'deleting while suspended keeps the release', given: release({ meta: deleting, spec: { suspend: true } }), history: [stored(1, 'deployed')], want: 'remove-finalizer' },
-    { name: 'deleting, our finalizer already gone', given: release({ meta: { ...deleting, finalizers: ['other'] } }), history: [stored(1, 'deployed')], want: 'nothing' },
+    {
+      name: 'deleting while suspended keeps the release',
+      given: release({ meta: deleting, spec: { suspend: true } }),
+      history: [stored(1, 'deployed')],
+      want: 'remove-finalizer',
+    },
+    {
+      name: 'deleting, our finalizer already gone',
+      given: release({ meta: { ...deleting, finalizers: ['other'] } }),
+      history: [stored(1, 'deployed')],
+      want: 'nothing',
+    },
   ])('$name → $want', ({ given, history, want }) => {
     expect(nextLifecycleAction(determineLifecycle(given, summarizeHistory(history)))).toBe(want);
   });
 });
 
-describe('a pending record is judged by the timeout its holder recorded, not the observer\'s', () => {
+describe("a pending record is judged by the timeout its holder recorded, not the observer's", () => {
   const holder = (timeoutSeconds?: number) => ({
     ...pendingSince('2026-11-22T11:50:00Z'), // 10 minutes ago
     labels: { [OWNER_NAMESPACE_LABEL]: 'web', [OWNER_NAME_LABEL]: 'unicorn', ...(timeoutSeconds ? { [TIMEOUT_LABEL]: String(timeoutSeconds) } : {}) },
@@ -97,8 +182,13 @@ describe('a pending record is judged by the timeout its holder recorded, not the
     { name: 'holder 30m, observer 5m', pending: holder(1800), observerTimeout: 300, want: 'locked' },
     { name: 'holder 1m, observer 30m: the holder is surely gone', pending: holder(60), observerTimeout: 1800, want: 'stale-lock' },
     { name: 'holder 9m50s: within its grace period', pending: holder(590), observerTimeout: 1, want: 'locked' },
-    { name: 'nothing recorded, observer 1s: helm\'s default 5m is the floor', pending: { ...holder(), lastDeployed: '2026-11-22T11:57:00Z' }, observerTimeout: 1, want: 'locked' },
-    { name: 'nothing recorded, past helm\'s default', pending: holder(), observerTimeout: 1, want: 'stale-lock' },
+    {
+      name: "nothing recorded, observer 1s: helm's default 5m is the floor",
+      pending: { ...holder(), lastDeployed: '2026-11-22T11:57:00Z' },
+      observerTimeout: 1,
+      want: 'locked',
+    },
+    { name: "nothing recorded, past helm's default", pending: holder(), observerTimeout: 1, want: 'stale-lock' },
     { name: 'nothing recorded, observer 30m', pending: holder(), observerTimeout: 1800, want: 'locked' },
   ])('$name → $want', ({ pending, observerTimeout, want }) => {
     const history = summarizeHistory([pending, stored(1, 'deployed')]);
@@ -114,16 +204,51 @@ describe('ownership decides before anything acts', () => {
   });
   it.each([
     { name: 'ours, active', given: release(), history: [labelled('web', 'unicorn')], want: ['active', 'continue'] },
-    { name: 'another HelmRelease\'s, active', given: release(), history: [labelled('web', 'other')], want: ['not-ours', 'report-not-ours'] },
-    { name: 'another HelmRelease\'s, pending: never unlocked', given: release(), history: [labelled('web', 'other', 'pending-upgrade')], want: ['not-ours', 'report-not-ours'] },
-    { name: 'another HelmRelease\'s, failed: never reinstalled', given: release(), history: [labelled('web', 'other', 'failed')], want: ['not-ours', 'report-not-ours'] },
-    { name: 'another HelmRelease\'s, deleting: never uninstalled', given: release({ meta: deleting }), history: [labelled('web', 'other')], want: ['deleting-not-ours', 'remove-finalizer'] },
+    { name: "another HelmRelease's, active", given: release(), history: [labelled('web', 'other')], want: ['not-ours', 'report-not-ours'] },
+    {
+      name: "another HelmRelease's, pending: never unlocked",
+      given: release(),
+      history: [labelled('web', 'other', 'pending-upgrade')],
+      want: ['not-ours', 'report-not-ours'],
+    },
+    {
+      name: "another HelmRelease's, failed: never reinstalled",
+      given: release(),
+      history: [labelled('web', 'other', 'failed')],
+      want: ['not-ours', 'report-not-ours'],
+    },
+    {
+      name: "another HelmRelease's, deleting: never uninstalled",
+      given: release({ meta: deleting }),
+      history: [labelled('web', 'other')],
+      want: ['deleting-not-ours', 'remove-finalizer'],
+    },
     { name: 'ours, deleting', given: release({ meta: deleting }), history: [labelled('web', 'unicorn')], want: ['deleting-installed', 'uninstall'] },
     { name: 'unlabelled, not installed by us', given: release(), history: [unlabelled(1, 'deployed')], want: ['not-ours', 'report-not-ours'] },
-    { name: 'unlabelled, deleting, not installed by us: left installed', given: release({ meta: deleting }), history: [unlabelled(1, 'deployed')], want: ['deleting-not-ours', 'remove-finalizer'] },
-    { name: 'unlabelled, status says we installed it', given: release({ status: { releaseName: 'unicorn', releaseNamespace: 'web' } }), history: [unlabelled(1, 'deployed')], want: ['active', 'continue'] },
-    { name: 'another\'s, but suspended: only our own status records it', given: release({ spec: { suspend: true } }), history: [labelled('web', 'other')], want: ['suspended', 'record-suspension'] },
-    { name: 'another\'s, suspended, a rollback asked for: never rolled back', given: release({ spec: { suspend: true }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }), history: [labelled('web', 'other')], want: ['suspended', 'record-suspension'] },
+    {
+      name: 'unlabelled, deleting, not installed by us: left installed',
+      given: release({ meta: deleting }),
+      history: [unlabelled(1, 'deployed')],
+      want: ['deleting-not-ours', 'remove-finalizer'],
+    },
+    {
+      name: 'unlabelled, status says we installed it',
+      given: release({ status: { releaseName: 'unicorn', releaseNamespace: 'web' } }),
+      history: [unlabelled(1, 'deployed')],
+      want: ['active', 'continue'],
+    },
+    {
+      name: "another's, but suspended: only our own status records it",
+      given: release({ spec: { suspend: true } }),
+      history: [labelled('web', 'other')],
+      want: ['suspended', 'record-suspension'],
+    },
+    {
+      name: "another's, suspended, a rollback asked for: never rolled back",
+      given: release({ spec: { suspend: true }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }),
+      history: [labelled('web', 'other')],
+      want: ['suspended', 'record-suspension'],
+    },
   ])('$name → $want', ({ given, history, want }) => {
     const state = determineLifecycle(given, summarizeHistory(history));
     expect([state.kind, nextLifecycleAction(state)]).toEqual(want);

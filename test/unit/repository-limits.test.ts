@@ -23,7 +23,13 @@ describe('decideRepositoryHost', () => {
     { name: 'list: wildcard does not match a suffix trick', list: '*.example.com', host: 'evilexample.com', addresses: ['203.0.113.7'], want: false },
     { name: 'list: CIDR covers every address', list: '10.0.0.0/8', host: 'internal.corp', addresses: ['10.1.2.3'], want: true },
     { name: 'list: CIDR misses one address', list: '10.0.0.0/8', host: 'internal.corp', addresses: ['10.1.2.3', '192.168.0.1'], want: false },
-    { name: 'list: a listed name still may not resolve link-local', list: 'charts.example.com', host: 'charts.example.com', addresses: ['169.254.169.254'], want: false },
+    {
+      name: 'list: a listed name still may not resolve link-local',
+      list: 'charts.example.com',
+      host: 'charts.example.com',
+      addresses: ['169.254.169.254'],
+      want: false,
+    },
     { name: 'list: link-local explicitly allowed by address', list: '169.254.10.0/24', host: '169.254.10.5', addresses: ['169.254.10.5'], want: true },
     { name: 'list: metadata name explicitly listed', list: 'metadata', host: 'metadata', addresses: ['10.0.0.1'], want: true },
     { name: 'nothing resolved', list: '*', host: 'x.example.com', addresses: [], want: false },
@@ -35,13 +41,16 @@ describe('decideRepositoryHost', () => {
 
   it.each(['10.0.0.0/33', 'not a host!', '*.', 'fe80::/200'])('refuses the list entry %j', (entry) => {
     expect(() => readControllerConfig({ REDIS_URL: 'redis://127.0.0.1:6379', HELMCREW_ALLOWED_REPOSITORY_HOSTS: entry })).toThrow(ConfigError);
-    expect(() => readControllerConfig({ REDIS_URL: 'redis://127.0.0.1:6379', HELMCREW_ALLOWED_REPOSITORY_HOSTS: entry })).toThrow(/HELMCREW_ALLOWED_REPOSITORY_HOSTS/);
+    expect(() => readControllerConfig({ REDIS_URL: 'redis://127.0.0.1:6379', HELMCREW_ALLOWED_REPOSITORY_HOSTS: entry })).toThrow(
+      /HELMCREW_ALLOWED_REPOSITORY_HOSTS/,
+    );
   });
 });
 
 describe('parseIndex (worker thread)', () => {
-  it('keeps only each chart\'s versions', async () => {
-    const yaml = 'apiVersion: v1\nentries:\n  a:\n  - version: 1.0.0\n    description: long text\n    urls: [a-1.0.0.tgz]\n  - version: 2.0.0\n    urls: ["https://dl.example.com/a-2.0.0.tgz", "http://169.254.169.254/x.tgz", "https://dl.example.com/b.tgz"]\n  b: []\n';
+  it("keeps only each chart's versions", async () => {
+    const yaml =
+      'apiVersion: v1\nentries:\n  a:\n  - version: 1.0.0\n    description: long text\n    urls: [a-1.0.0.tgz]\n  - version: 2.0.0\n    urls: ["https://dl.example.com/a-2.0.0.tgz", "http://169.254.169.254/x.tgz", "https://dl.example.com/b.tgz"]\n  b: []\n';
     const versions = await parseIndex(Buffer.from(yaml), 'repo');
     expect([...versions]).toEqual([
       ['a', { versions: ['1.0.0', '2.0.0'], hosts: ['dl.example.com', '169.254.169.254'] }],
@@ -57,7 +66,12 @@ describe('parseIndex (worker thread)', () => {
   });
   it('does not expand an alias bomb (aliases stay references), also inside entries', async () => {
     const bomb = ['a: &a ["x","x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 12; i++) bomb.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 12; i++)
+      bomb.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     bomb.push('entries:', '  boom: *l', '  ok:', '  - version: 1.0.0');
     const started = Date.now();
     const versions = await parseIndex(Buffer.from(bomb.join('\n')), 'repo');
@@ -68,7 +82,9 @@ describe('parseIndex (worker thread)', () => {
 
   it('stops a parse that runs past its time limit', async () => {
     const huge = `entries:\n  a:\n${'  - version: 1.0.0\n'.repeat(200_000)}`;
-    await expect(parseIndex(Buffer.from(huge), 'http://slow.test', { maxHeapMb: 384, maxMs: 1 })).rejects.toThrow(/index of http:\/\/slow.test took longer than 0.001s to parse/);
+    await expect(parseIndex(Buffer.from(huge), 'http://slow.test', { maxHeapMb: 384, maxMs: 1 })).rejects.toThrow(
+      /index of http:\/\/slow.test took longer than 0.001s to parse/,
+    );
   });
 
   it('parses a 20 MB index within the default limits', async () => {
@@ -76,7 +92,17 @@ describe('parseIndex (worker thread)', () => {
     for (let c = 0; c < 250; c++) {
       lines.push(`  chart-${c}:`);
       for (let v = 0; v < 220; v++) {
-        lines.push('  - apiVersion: v2', `    name: chart-${c}`, `    version: 1.${v}.0`, `    appVersion: 1.${v}.0`, '    description: A chart that exists only to make this index as large as a real public one', '    created: "2026-01-01T00:00:00.000000000Z"', `    digest: ${'ab'.repeat(32)}`, '    urls:', `    - https://charts.example.test/chart-${c}-1.${v}.0.tgz`);
+        lines.push(
+          '  - apiVersion: v2',
+          `    name: chart-${c}`,
+          `    version: 1.${v}.0`,
+          `    appVersion: 1.${v}.0`,
+          '    description: A chart that exists only to make this index as large as a real public one',
+          '    created: "2026-01-01T00:00:00.000000000Z"',
+          `    digest: ${'ab'.repeat(32)}`,
+          '    urls:',
+          `    - https://charts.example.test/chart-${c}-1.${v}.0.tgz`,
+        );
       }
     }
     const text = `${lines.join('\n')}\n`;

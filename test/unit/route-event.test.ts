@@ -4,7 +4,9 @@ import { severityOf, type ReleaseEvent } from '../../src/api/vocabulary.js';
 import type { ReleaseNotification } from '../../src/notify/contract.js';
 import { routeEvent, selectorMatches, subscriptionMatches } from '../../src/notify/routing/route-event.js';
 
-const notification = (over: { event?: ReleaseEvent; namespace?: string; targetNamespace?: string; name?: string; chart?: string; labels?: Record<string, string> } = {}): ReleaseNotification => {
+const notification = (
+  over: { event?: ReleaseEvent; namespace?: string; targetNamespace?: string; name?: string; chart?: string; labels?: Record<string, string> } = {},
+): ReleaseNotification => {
   const event = over.event ?? 'UpgradeSucceeded';
   const namespace = over.namespace ?? 'web';
   const name = over.name ?? 'unicorn';
@@ -13,7 +15,14 @@ const notification = (over: { event?: ReleaseEvent; namespace?: string; targetNa
     operationId: 'uid:3:upgrade',
     event,
     severity: severityOf(event),
-    release: { namespace, name, releaseName: name, targetNamespace: over.targetNamespace ?? namespace, chart: over.chart ?? 'unicorn', labels: over.labels ?? {} },
+    release: {
+      namespace,
+      name,
+      releaseName: name,
+      targetNamespace: over.targetNamespace ?? namespace,
+      chart: over.chart ?? 'unicorn',
+      labels: over.labels ?? {},
+    },
     cause: 'spec change',
     message: 'Upgraded',
     at: '2026-11-23T06:00:00.000Z',
@@ -32,7 +41,12 @@ describe('subscriptionMatches', () => {
     { name: 'empty subscription hears everything', sub: {}, given: {}, want: true },
     { name: 'namespace listed', sub: { namespaces: ['prod', 'web'] }, given: {}, want: true },
     { name: 'namespace not listed', sub: { namespaces: ['prod'] }, given: {}, want: false },
-    { name: 'target namespace counts as the release namespace', sub: { namespaces: ['prod'] }, given: { namespace: 'gitops', targetNamespace: 'prod' }, want: true },
+    {
+      name: 'target namespace counts as the release namespace',
+      sub: { namespaces: ['prod'] },
+      given: { namespace: 'gitops', targetNamespace: 'prod' },
+      want: true,
+    },
     { name: 'chart listed', sub: { charts: ['unicorn'] }, given: {}, want: true },
     { name: 'chart not listed', sub: { charts: ['frontend'] }, given: {}, want: false },
     { name: 'release by name, any namespace', sub: { releases: ['unicorn'] }, given: { namespace: 'other' }, want: true },
@@ -47,7 +61,12 @@ describe('subscriptionMatches', () => {
     { name: 'labels match', sub: { selector: { matchLabels: { tier: 'web' } } }, given: { labels: { tier: 'web', env: 'prod' } }, want: true },
     { name: 'labels differ', sub: { selector: { matchLabels: { tier: 'db' } } }, given: { labels: { tier: 'web' } }, want: false },
     { name: 'all fields must hold: namespace yes, chart no', sub: { namespaces: ['web'], charts: ['frontend'] }, given: {}, want: false },
-    { name: 'all fields hold', sub: { namespaces: ['prod'], severity: 'error' as const }, given: { namespace: 'prod', event: 'ChartPullFailed' as const }, want: true },
+    {
+      name: 'all fields hold',
+      sub: { namespaces: ['prod'], severity: 'error' as const },
+      given: { namespace: 'prod', event: 'ChartPullFailed' as const },
+      want: true,
+    },
   ])('$name → $want', ({ sub, given, want }) => {
     expect(subscriptionMatches(sub as Subscription, notification(given as Parameters<typeof notification>[0]))).toBe(want);
   });
@@ -56,30 +75,62 @@ describe('subscriptionMatches', () => {
 describe('selectorMatches', () => {
   it.each([
     { name: 'empty selector', selector: {}, labels: {}, want: true },
-    { name: 'In, present', selector: { matchExpressions: [{ key: 'env', operator: 'In' as const, values: ['prod', 'staging'] }] }, labels: { env: 'prod' }, want: true },
+    {
+      name: 'In, present',
+      selector: { matchExpressions: [{ key: 'env', operator: 'In' as const, values: ['prod', 'staging'] }] },
+      labels: { env: 'prod' },
+      want: true,
+    },
     { name: 'In, absent', selector: { matchExpressions: [{ key: 'env', operator: 'In' as const, values: ['prod'] }] }, labels: {}, want: false },
-    { name: 'NotIn, absent key matches', selector: { matchExpressions: [{ key: 'env', operator: 'NotIn' as const, values: ['prod'] }] }, labels: {}, want: true },
-    { name: 'NotIn, listed value', selector: { matchExpressions: [{ key: 'env', operator: 'NotIn' as const, values: ['prod'] }] }, labels: { env: 'prod' }, want: false },
+    {
+      name: 'NotIn, absent key matches',
+      selector: { matchExpressions: [{ key: 'env', operator: 'NotIn' as const, values: ['prod'] }] },
+      labels: {},
+      want: true,
+    },
+    {
+      name: 'NotIn, listed value',
+      selector: { matchExpressions: [{ key: 'env', operator: 'NotIn' as const, values: ['prod'] }] },
+      labels: { env: 'prod' },
+      want: false,
+    },
     { name: 'Exists', selector: { matchExpressions: [{ key: 'team', operator: 'Exists' as const }] }, labels: { team: '' }, want: true },
     { name: 'DoesNotExist', selector: { matchExpressions: [{ key: 'team', operator: 'DoesNotExist' as const }] }, labels: { team: 'a' }, want: false },
-    { name: 'matchLabels and expressions both hold', selector: { matchLabels: { tier: 'web' }, matchExpressions: [{ key: 'env', operator: 'Exists' as const }] }, labels: { tier: 'web' }, want: false },
+    {
+      name: 'matchLabels and expressions both hold',
+      selector: { matchLabels: { tier: 'web' }, matchExpressions: [{ key: 'env', operator: 'Exists' as const }] },
+      labels: { tier: 'web' },
+      want: false,
+    },
   ])('$name → $want', ({ selector, labels, want }) => {
     expect(selectorMatches(selector, labels as Record<string, string>)).toBe(want);
   });
 });
 
 describe('routeEvent', () => {
-  const onCall = team('oncall', [{ namespaces: ['prod'], severity: 'error' }], [{ slack: '#oncall' }, { webhook: { url: 'https://hooks.test/a?token=s3cret', secretRef: { namespace: 'ops', name: 'hook' } } }]);
+  const onCall = team(
+    'oncall',
+    [{ namespaces: ['prod'], severity: 'error' }],
+    [{ slack: '#oncall' }, { webhook: { url: 'https://hooks.test/a?token=s3cret', secretRef: { namespace: 'ops', name: 'hook' } } }],
+  );
   const frontend = team('frontend', [{ charts: ['unicorn'] }]);
   const quiet = team('quiet', [{ namespaces: ['nowhere'] }]);
   const deaf = team('deaf', undefined);
   const all = [onCall, frontend, quiet, deaf];
 
   it.each([
-    { name: 'failure in prod: on-call (both channels) and frontend', given: { namespace: 'prod', event: 'UpgradeFailed' as const }, want: ['oncall #oncall', 'oncall webhook', 'frontend #frontend'] },
+    {
+      name: 'failure in prod: on-call (both channels) and frontend',
+      given: { namespace: 'prod', event: 'UpgradeFailed' as const },
+      want: ['oncall #oncall', 'oncall webhook', 'frontend #frontend'],
+    },
     { name: 'success in prod: frontend only', given: { namespace: 'prod' }, want: ['frontend #frontend'] },
     { name: 'failure elsewhere of another chart: nobody', given: { namespace: 'staging', chart: 'narwhal', event: 'InstallFailed' as const }, want: [] },
-    { name: 'failure of another chart in prod: on-call only', given: { namespace: 'prod', chart: 'narwhal', event: 'ChartPullFailed' as const }, want: ['oncall #oncall', 'oncall webhook'] },
+    {
+      name: 'failure of another chart in prod: on-call only',
+      given: { namespace: 'prod', chart: 'narwhal', event: 'ChartPullFailed' as const },
+      want: ['oncall #oncall', 'oncall webhook'],
+    },
     { name: 'any event of the frontend chart anywhere', given: { namespace: 'team-b', event: 'Resumed' as const }, want: ['frontend #frontend'] },
   ])('$name', ({ given, want }) => {
     const routes = routeEvent(notification(given), all);

@@ -10,7 +10,11 @@ describe('redactSecrets', () => {
     { name: 'as is', text: "at '/color': 'hunter2-pass' does not match", want: "at '/color': '[redacted]' does not match" },
     { name: 'JSON-quoted with escaped quotes', text: 'value "Hot \\"Pink\\" <3 & co" is invalid', want: 'value "[redacted]" is invalid' },
     { name: 'Go HTML-safe JSON', text: '{"color":"Hot \\"Pink\\" \\u003c3 \\u0026 co"}', want: '{"color":"[redacted]"}' },
-    { name: 'quoted twice (JSON inside an error string)', text: 'body: "{\\"color\\":\\"Hot \\\\\\"Pink\\\\\\" <3 & co\\"}"', want: 'body: "{\\"color\\":\\"[redacted]\\"}"' },
+    {
+      name: 'quoted twice (JSON inside an error string)',
+      text: 'body: "{\\"color\\":\\"Hot \\\\\\"Pink\\\\\\" <3 & co\\"}"',
+      want: 'body: "{\\"color\\":\\"[redacted]\\"}"',
+    },
     { name: 'newline escaped', text: 'got "line one\\nline two"', want: 'got "[redacted]"' },
     { name: 'lines joined by the stderr excerpt', text: 'Error: x line one line two', want: 'Error: x [redacted] [redacted]' },
     { name: 'backslashes doubled', text: 'path "a\\\\b\\\\c"', want: 'path "[redacted]"' },

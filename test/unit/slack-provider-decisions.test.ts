@@ -17,7 +17,12 @@ describe('Slack failures → delivery contract', () => {
     { name: 'channel_not_found', error: new WebAPIPlatformError({ ok: false, error: 'channel_not_found' }), want: 'permanent', code: 'channel_not_found' },
     { name: 'not_in_channel', error: new WebAPIPlatformError({ ok: false, error: 'not_in_channel' }), want: 'permanent', code: 'not_in_channel' },
     { name: 'is_archived', error: new WebAPIPlatformError({ ok: false, error: 'is_archived' }), want: 'permanent', code: 'is_archived' },
-    { name: 'invalid_blocks (same answer every time)', error: new WebAPIPlatformError({ ok: false, error: 'invalid_blocks' }), want: 'permanent', code: 'invalid_blocks' },
+    {
+      name: 'invalid_blocks (same answer every time)',
+      error: new WebAPIPlatformError({ ok: false, error: 'invalid_blocks' }),
+      want: 'permanent',
+      code: 'invalid_blocks',
+    },
     { name: 'internal_error', error: new WebAPIPlatformError({ ok: false, error: 'internal_error' }), want: 'retryable' },
     { name: 'HTTP 500', error: new WebAPIHTTPError(500, 'Internal Server Error', {}, ''), want: 'retryable' },
     { name: 'HTTP 503', error: new WebAPIHTTPError(503, 'Service Unavailable', {}, ''), want: 'retryable' },
@@ -43,7 +48,11 @@ describe('readSlackConfig', () => {
   it.each([
     { name: 'no token', env: {}, want: undefined },
     { name: 'token only', env: { SLACK_BOT_TOKEN: 'xoxb-a' }, want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000 } },
-    { name: 'API URL gets its slash', env: { SLACK_BOT_TOKEN: 'xoxb-a', SLACK_API_URL: 'http://127.0.0.1:9/api' }, want: { botToken: 'xoxb-a', apiUrl: 'http://127.0.0.1:9/api/', timeoutMs: 10_000 } },
+    {
+      name: 'API URL gets its slash',
+      env: { SLACK_BOT_TOKEN: 'xoxb-a', SLACK_API_URL: 'http://127.0.0.1:9/api' },
+      want: { botToken: 'xoxb-a', apiUrl: 'http://127.0.0.1:9/api/', timeoutMs: 10_000 },
+    },
   ])('$name', ({ env, want }) => expect(readSlackConfig(env)).toEqual(want));
 
   it.each([
@@ -71,12 +80,15 @@ describe('message references', () => {
     expect(new Set(keys).size).toBe(3);
   });
 
-  const entry = (minute: number) => JSON.stringify({ ts: '1.1', channelId: 'C', timeline: [], delivered: [], updatedAt: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString() });
+  const entry = (minute: number) =>
+    JSON.stringify({ ts: '1.1', channelId: 'C', timeline: [], delivered: [], updatedAt: new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString() });
   it.each([
     { name: 'under the limit', data: { a: entry(1), b: entry(2) }, max: 3, want: [] },
     { name: 'oldest go first', data: { a: entry(5), b: entry(1), c: entry(3), d: entry(2) }, max: 2, want: ['b', 'd'] },
     { name: 'unreadable entries go before any readable one', data: { a: entry(1), junk: 'not json' }, max: 1, want: ['junk'] },
-  ] as Array<{ name: string; data: Record<string, string>; max: number; want: string[] }>)('eviction: $name', ({ data, max, want }) => expect(keysToEvict(data, max)).toEqual(want));
+  ] as Array<{ name: string; data: Record<string, string>; max: number; want: string[] }>)('eviction: $name', ({ data, max, want }) =>
+    expect(keysToEvict(data, max)).toEqual(want),
+  );
 
   it.each([
     { name: 'valid', raw: entry(1), ok: true },

@@ -3,7 +3,15 @@ import { checkMessage } from '../../src/dev/fake-slack/block-limits.js';
 import type { ReleaseNotification } from '../../src/notify/contract.js';
 import { parseReleaseActionValue, ReleaseAction } from '../../src/notify/providers/slack/actions.js';
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../src/notify/providers/slack/mrkdwn.js';
-import { extendTimeline, MAX_TIMELINE, needsThreadReply, detailFingerprint, markDelivered, MAX_DELIVERED_IDS, type TimelineEntry } from '../../src/notify/providers/slack/operation-state.js';
+import {
+  extendTimeline,
+  MAX_TIMELINE,
+  needsThreadReply,
+  detailFingerprint,
+  markDelivered,
+  MAX_DELIVERED_IDS,
+  type TimelineEntry,
+} from '../../src/notify/providers/slack/operation-state.js';
 import { ReleaseEvent } from '../../src/api/vocabulary.js';
 import { slackTranscript } from '../../src/cli/demo/slack-transcript.js';
 import { EVENT_TITLE, PHASE_COLOR, phaseOf, renderOperationMessage, renderThreadReply, titleOf, type Block } from '../../src/notify/providers/slack/render.js';
@@ -68,10 +76,34 @@ it.each(Object.values(ReleaseEvent))('every event has a human title: %s', (event
 
 describe('renderOperationMessage', () => {
   it.each([
-    { name: 'upgrade failed', given: notification(), wantActions: true, wantHeading: 'Upgrade failed', wantText: 'web/unicorn: Upgrade failed (2.0.0 → 3.0.0)' },
-    { name: 'upgrade succeeded', given: notification({ event: 'UpgradeSucceeded', severity: 'info', errorExcerpt: undefined }), wantActions: false, wantHeading: 'Upgraded', wantText: 'web/unicorn: Upgraded (2.0.0 → 3.0.0)' },
-    { name: 'install, no from-version', given: notification({ event: 'InstallSucceeded', severity: 'info', fromVersion: undefined, errorExcerpt: undefined }), wantActions: false, wantHeading: 'Installed', wantText: 'web/unicorn: Installed (3.0.0)' },
-    { name: 'chart pull failed', given: notification({ event: 'ChartPullFailed', revision: undefined }), wantActions: true, wantHeading: 'Chart pull failed', wantText: 'web/unicorn: Chart pull failed (2.0.0 → 3.0.0)' },
+    {
+      name: 'upgrade failed',
+      given: notification(),
+      wantActions: true,
+      wantHeading: 'Upgrade failed',
+      wantText: 'web/unicorn: Upgrade failed (2.0.0 → 3.0.0)',
+    },
+    {
+      name: 'upgrade succeeded',
+      given: notification({ event: 'UpgradeSucceeded', severity: 'info', errorExcerpt: undefined }),
+      wantActions: false,
+      wantHeading: 'Upgraded',
+      wantText: 'web/unicorn: Upgraded (2.0.0 → 3.0.0)',
+    },
+    {
+      name: 'install, no from-version',
+      given: notification({ event: 'InstallSucceeded', severity: 'info', fromVersion: undefined, errorExcerpt: undefined }),
+      wantActions: false,
+      wantHeading: 'Installed',
+      wantText: 'web/unicorn: Installed (3.0.0)',
+    },
+    {
+      name: 'chart pull failed',
+      given: notification({ event: 'ChartPullFailed', revision: undefined }),
+      wantActions: true,
+      wantHeading: 'Chart pull failed',
+      wantText: 'web/unicorn: Chart pull failed (2.0.0 → 3.0.0)',
+    },
   ])('$name', ({ given, wantActions, wantHeading, wantText }) => {
     const rendered = renderOperationMessage(given, timelineOf(given));
     expect(rendered.text).toBe(wantText);
@@ -113,7 +145,14 @@ describe('renderOperationMessage', () => {
       cause: huge,
       fromVersion: 'v'.repeat(500),
       toVersion: 'w'.repeat(500),
-      release: { namespace: 'n'.repeat(63), name: 'x'.repeat(253), releaseName: 'r'.repeat(53), targetNamespace: 't'.repeat(63), chart: 'c'.repeat(1000), labels: {} },
+      release: {
+        namespace: 'n'.repeat(63),
+        name: 'x'.repeat(253),
+        releaseName: 'r'.repeat(53),
+        targetNamespace: 't'.repeat(63),
+        chart: 'c'.repeat(1000),
+        labels: {},
+      },
     });
     let timeline: TimelineEntry[] = [];
     for (let i = 0; i < 500; i++) timeline = extendTimeline(timeline, { event: i % 2 ? 'UpgradeFailed' : 'ChartPullFailed', severity: 'error', at: n.at });
@@ -134,7 +173,12 @@ describe('renderOperationMessage', () => {
   });
 
   it('an operation moves in place: Upgrading (blue, no buttons) → Upgrade failed (red, buttons)', () => {
-    const started = notification({ event: 'UpgradeStarted' as ReleaseNotification['event'], severity: 'info', errorExcerpt: undefined, message: 'upgrading to 3.0.0' });
+    const started = notification({
+      event: 'UpgradeStarted' as ReleaseNotification['event'],
+      severity: 'info',
+      errorExcerpt: undefined,
+      message: 'upgrading to 3.0.0',
+    });
     const first = renderOperationMessage(started, timelineOf(started));
     expect(first.color).toBe(PHASE_COLOR['in-progress']);
     expect(first.text).toBe('web/unicorn: Upgrading (2.0.0 → 3.0.0)');
@@ -182,13 +226,14 @@ describe('operation state decisions', () => {
   it('repeats fold into a count; the timeline is bounded and keeps its first entry', () => {
     let timeline: TimelineEntry[] = [];
     timeline = extendTimeline(timeline, { event: 'Upgrading' as never, severity: 'info', at: 't0' });
-    for (let i = 0; i < 30; i++) timeline = extendTimeline(timeline, { event: i % 2 ? 'ChartPullFailed' : 'DependencyNotReady', severity: 'error', at: `t${i + 1}` });
+    for (let i = 0; i < 30; i++)
+      timeline = extendTimeline(timeline, { event: i % 2 ? 'ChartPullFailed' : 'DependencyNotReady', severity: 'error', at: `t${i + 1}` });
     expect(timeline).toHaveLength(MAX_TIMELINE);
     expect(timeline[0]!.event).toBe('Upgrading');
     expect(timeline.at(-1)!.at).toBe('t30');
-    expect(extendTimeline([{ event: 'ChartPullFailed', severity: 'error', at: 't', count: 2 }], { event: 'ChartPullFailed', severity: 'error', at: 'u' })).toEqual([
-      { event: 'ChartPullFailed', severity: 'error', at: 't', count: 3 },
-    ]);
+    expect(
+      extendTimeline([{ event: 'ChartPullFailed', severity: 'error', at: 't', count: 2 }], { event: 'ChartPullFailed', severity: 'error', at: 'u' }),
+    ).toEqual([{ event: 'ChartPullFailed', severity: 'error', at: 't', count: 3 }]);
   });
 
   it.each([
@@ -232,11 +277,23 @@ describe('slackTranscript (the demo prints what the fake Slack recorded)', () =>
   it('the chat channel: ephemeral plans and confirmations in their place among the messages, multi-line text kept under its first line', () => {
     const planBlocks = [
       { type: 'section', text: { type: 'mrkdwn', text: '*Plan*' } },
-      { type: 'actions', elements: [{ type: 'button', action_id: 'release_confirm', text: { type: 'plain_text', text: 'Confirm' } }, { type: 'button', action_id: 'release_cancel', text: { type: 'plain_text', text: 'Cancel' } }] },
+      {
+        type: 'actions',
+        elements: [
+          { type: 'button', action_id: 'release_confirm', text: { type: 'plain_text', text: 'Confirm' } },
+          { type: 'button', action_id: 'release_cancel', text: { type: 'plain_text', text: 'Cancel' } },
+        ],
+      },
     ];
     const plan = { channel: 'C9', user: 'U0ALICE', text: 'Plan: roll back web/unicorn: revision 5 → 2', blocks: planBlocks, messageTs: '1.000001' };
     const confirmed = { channel: 'C9', user: 'U0ALICE', text: 'Confirmed: roll back web/unicorn', messageTs: '1.000002' };
-    const audit = { channel: 'C9', ts: '1.000003', author: 'B0', text: '<@U0ALICE> roll back web/unicorn — _green &amp; broken_\n:white_check_mark: Rolled back', edits: [{ text: 'a' }, { text: 'b' }] };
+    const audit = {
+      channel: 'C9',
+      ts: '1.000003',
+      author: 'B0',
+      text: '<@U0ALICE> roll back web/unicorn — _green &amp; broken_\n:white_check_mark: Rolled back',
+      edits: [{ text: 'a' }, { text: 'b' }],
+    };
     const later = { channel: 'C9', user: 'U0ALICE', text: 'Plan: resume web/unicorn', messageTs: '1.000004' };
     expect(slackTranscript('incident', [audit], () => [], [later, confirmed, plan])).toEqual([
       '#incident: 1 message and 3 seen by one person only',

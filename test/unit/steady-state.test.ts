@@ -12,22 +12,58 @@ import { dueForResync } from '../../src/controller/watch/enqueue-policy.js';
 import { jobPriority, RESYNC_PRIORITY } from '../../src/controller/queue/reconcile-queue.js';
 
 const T0 = '2026-11-22T00:00:00.000Z';
-const ready = (over: Partial<Condition> = {}): Condition => ({ type: 'Ready', status: 'True', reason: 'UpgradeSucceeded', message: 'ok', lastTransitionTime: T0, observedGeneration: 2, ...over });
+const ready = (over: Partial<Condition> = {}): Condition => ({
+  type: 'Ready',
+  status: 'True',
+  reason: 'UpgradeSucceeded',
+  message: 'ok',
+  lastTransitionTime: T0,
+  observedGeneration: 2,
+  ...over,
+});
 const released: Condition = { type: 'Released', status: 'True', reason: 'UpgradeSucceeded', message: 'ok', lastTransitionTime: T0, observedGeneration: 2 };
-const reconciling: Condition = { type: 'Reconciling', status: 'True', reason: 'Upgrading', message: 'Upgrading unicorn@2.0.0', lastTransitionTime: T0, observedGeneration: 2 };
+const reconciling: Condition = {
+  type: 'Reconciling',
+  status: 'True',
+  reason: 'Upgrading',
+  message: 'Upgrading unicorn@2.0.0',
+  lastTransitionTime: T0,
+  observedGeneration: 2,
+};
 const historyEntry = { revision: 2, chartName: 'unicorn', chartVersion: '2.0.0', valuesDigest: 'd', status: 'deployed', deployedAt: T0 };
-const settledStatus: HelmReleaseStatus = { observedGeneration: 2, conditions: [released, ready()], history: [historyEntry], lastAttemptFailed: false, lastReconciledAt: T0 };
+const settledStatus: HelmReleaseStatus = {
+  observedGeneration: 2,
+  conditions: [released, ready()],
+  history: [historyEntry],
+  lastAttemptFailed: false,
+  lastReconciledAt: T0,
+};
 
 describe('statusPatchChangesNothing', () => {
   it.each([
     { name: 'only lastReconciledAt moves', current: settledStatus, patch: { lastReconciledAt: '2026-11-22T01:00:00Z' }, want: true },
-    { name: 'same fields, conditions in another order', current: settledStatus, patch: { observedGeneration: 2, conditions: [ready(), released], history: [historyEntry], lastAttemptFailed: false, lastReconciledAt: 'later' }, want: true },
+    {
+      name: 'same fields, conditions in another order',
+      current: settledStatus,
+      patch: { observedGeneration: 2, conditions: [ready(), released], history: [historyEntry], lastAttemptFailed: false, lastReconciledAt: 'later' },
+      want: true,
+    },
     { name: 'a new observedGeneration', current: settledStatus, patch: { observedGeneration: 3, lastReconciledAt: 'later' }, want: false },
     { name: 'a condition observes a new generation', current: settledStatus, patch: { conditions: [released, ready({ observedGeneration: 3 })] }, want: false },
     { name: 'a condition changes reason', current: settledStatus, patch: { conditions: [released, ready({ reason: 'InSync' })] }, want: false },
     { name: 'a condition changes message', current: settledStatus, patch: { conditions: [released, ready({ message: 'other' })] }, want: false },
-    { name: 'a condition changes transition time', current: settledStatus, patch: { conditions: [released, ready({ lastTransitionTime: '2026-11-22T02:00:00Z' })] }, want: false },
-    { name: 'a condition is removed (Reconciling done)', current: { ...settledStatus, conditions: [released, ready(), reconciling] }, patch: { conditions: [released, ready()] }, want: false },
+    {
+      name: 'a condition changes transition time',
+      current: settledStatus,
+      patch: { conditions: [released, ready({ lastTransitionTime: '2026-11-22T02:00:00Z' })] },
+      want: false,
+    },
+    {
+      name: 'a condition is removed (Reconciling done)',
+      current: { ...settledStatus, conditions: [released, ready(), reconciling] },
+      patch: { conditions: [released, ready()] },
+      want: false,
+    },
     { name: 'a condition is added', current: settledStatus, patch: { conditions: [released, ready(), reconciling] }, want: false },
     { name: 'history gains a revision', current: settledStatus, patch: { history: [{ ...historyEntry, revision: 3 }, historyEntry] }, want: false },
     { name: 'a field not there before', current: settledStatus, patch: { failures: 0 }, want: false },
@@ -45,7 +81,17 @@ describe('statusPatchChangesNothing', () => {
     spec: { chart: { repository: 'https://x.test', name: 'unicorn', version: '2.0.0' } },
     status: settledStatus,
   };
-  const stored: StoredRelease = { name: 'u', namespace: 'n', revision: 2, status: 'deployed', chartName: 'unicorn', chartVersion: '2.0.0', config: {}, lastDeployed: T0, valuesDigest: 'd' };
+  const stored: StoredRelease = {
+    name: 'u',
+    namespace: 'n',
+    revision: 2,
+    status: 'deployed',
+    chartName: 'unicorn',
+    chartVersion: '2.0.0',
+    config: {},
+    lastDeployed: T0,
+    valuesDigest: 'd',
+  };
   const history: ReleaseHistory = { releases: [stored], latest: stored, deployed: stored };
   const desired: DesiredRelease = { chartName: 'unicorn', chartVersion: '2.0.0', values: {}, valuesDigest: 'd', secrets: [] as never };
   it('inSyncStatus on a settled release an hour later is a no-op', () => {
@@ -99,27 +145,38 @@ describe('readOnlyContext', () => {
   } as unknown as ReconcileContext;
   const guarded = readOnlyContext(ctx) as unknown as Record<string, Record<string, () => Promise<string>>>;
 
-  it.each([['api', 'get'], ['api', 'list'], ['storage', 'history'], ['charts', 'resolve']])('lets %s.%s through', async (field, method) => {
+  it.each([
+    ['api', 'get'],
+    ['api', 'list'],
+    ['storage', 'history'],
+    ['charts', 'resolve'],
+  ])('lets %s.%s through', async (field, method) => {
     await expect(guarded[field]![method]!()).resolves.toBe(`${field}.${method}`);
   });
-  it.each([['api', 'patchStatus'], ['api', 'addFinalizer'], ['storage', 'markFailed'], ['helm', 'upgrade'], ['helm', 'pullChart'], ['events', 'record']])(
-    'stops %s.%s before it runs',
-    (field, method) => {
-      const before = calls.length;
-      expect(() => guarded[field]![method]!()).toThrow(FreshReadNeeded);
-      expect(calls.length).toBe(before);
-    },
-  );
+  it.each([
+    ['api', 'patchStatus'],
+    ['api', 'addFinalizer'],
+    ['storage', 'markFailed'],
+    ['helm', 'upgrade'],
+    ['helm', 'pullChart'],
+    ['events', 'record'],
+  ])('stops %s.%s before it runs', (field, method) => {
+    const before = calls.length;
+    expect(() => guarded[field]![method]!()).toThrow(FreshReadNeeded);
+    expect(calls.length).toBe(before);
+  });
 });
 
 describe('verifiedFirstWriteContext', () => {
   const setUp = (conflict = false) => {
     const calls: string[] = [];
-    const rec = (name: string) => async (...args: unknown[]) => {
-      calls.push(`${name}${args.length ? ` ${JSON.stringify(args)}` : ''}`);
-      if (conflict && name.startsWith('api.') && name !== 'api.get') throw new KubeApiError(409, { reason: 'Conflict' }, 'PATCH', '/x');
-      return name;
-    };
+    const rec =
+      (name: string) =>
+      async (...args: unknown[]) => {
+        calls.push(`${name}${args.length ? ` ${JSON.stringify(args)}` : ''}`);
+        if (conflict && name.startsWith('api.') && name !== 'api.get') throw new KubeApiError(409, { reason: 'Conflict' }, 'PATCH', '/x');
+        return name;
+      };
     const ctx = {
       api: { get: rec('api.get'), patchStatus: rec('api.patchStatus'), addFinalizer: rec('api.addFinalizer'), removeFinalizer: rec('api.removeFinalizer') },
       storage: { history: rec('storage.history'), markFailed: rec('storage.markFailed') },
@@ -134,19 +191,29 @@ describe('verifiedFirstWriteContext', () => {
     await guarded.api!.get!();
     await guarded.storage!.history!();
     await guarded.helm!.pullChart!();
-    for (const [field, method] of [['helm', 'upgrade'], ['events', 'record'], ['storage', 'markFailed'], ['api', 'removeFinalizer']] as const) {
+    for (const [field, method] of [
+      ['helm', 'upgrade'],
+      ['events', 'record'],
+      ['storage', 'markFailed'],
+      ['api', 'removeFinalizer'],
+    ] as const) {
       expect(() => guarded[field]![method]!()).toThrow(FreshReadNeeded);
     }
     expect(calls).toEqual(['api.get', 'storage.history', 'helm.pullChart']);
   });
 
-  it('makes the first write conditional on the copy\'s version, then lets everything through unconditionally', async () => {
+  it("makes the first write conditional on the copy's version, then lets everything through unconditionally", async () => {
     const { calls, guarded } = setUp();
     await guarded.api!.patchStatus!('release', { phase: 'started' });
     await guarded.events!.record!();
     await guarded.helm!.upgrade!();
     await guarded.api!.patchStatus!('release', { phase: 'done' });
-    expect(calls).toEqual(['api.patchStatus ["release",{"phase":"started"},{"resourceVersion":"41"}]', 'events.record', 'helm.upgrade', 'api.patchStatus ["release",{"phase":"done"}]']);
+    expect(calls).toEqual([
+      'api.patchStatus ["release",{"phase":"started"},{"resourceVersion":"41"}]',
+      'events.record',
+      'helm.upgrade',
+      'api.patchStatus ["release",{"phase":"done"}]',
+    ]);
   });
 
   it('turns a conflict on the first write into FreshReadNeeded, and stays locked', async () => {
@@ -168,10 +235,20 @@ describe('dueForResync with the check ledger', () => {
   it.each([
     { name: 'written 10m ago, quietly checked 1m ago', status: { observedGeneration: 2, lastReconciledAt: T0 }, checked: '2026-11-22T00:09:00Z', want: false },
     { name: 'written 10m ago, quietly checked 6m ago', status: { observedGeneration: 2, lastReconciledAt: T0 }, checked: '2026-11-22T00:04:00Z', want: true },
-    { name: 'written 1m ago, ledger older (another replica)', status: { observedGeneration: 2, lastReconciledAt: '2026-11-22T00:09:00Z' }, checked: T0, want: false },
+    {
+      name: 'written 1m ago, ledger older (another replica)',
+      status: { observedGeneration: 2, lastReconciledAt: '2026-11-22T00:09:00Z' },
+      checked: T0,
+      want: false,
+    },
     { name: 'never written, checked 1m ago', status: { observedGeneration: 2 }, checked: '2026-11-22T00:09:00Z', want: false },
     { name: 'written 10m ago, not in the ledger (Redis wiped)', status: { observedGeneration: 2, lastReconciledAt: T0 }, checked: undefined, want: true },
-    { name: 'checked 1m ago, but a newer generation is not done', status: { observedGeneration: 1, lastReconciledAt: T0 }, checked: '2026-11-22T00:09:00Z', want: true },
+    {
+      name: 'checked 1m ago, but a newer generation is not done',
+      status: { observedGeneration: 1, lastReconciledAt: T0 },
+      checked: '2026-11-22T00:09:00Z',
+      want: true,
+    },
   ])('$name → due $want', ({ status, checked, want }) => {
     expect(dueForResync(release(status), now, checked ? Date.parse(checked) : undefined)).toBe(want);
   });
@@ -202,7 +279,15 @@ describe('jobPriority', () => {
 
 describe('withSupersededFromStatus', () => {
   const record = (revision: number, status: StoredRelease['status'], version: string): StoredRelease => ({
-    name: 'u', namespace: 'n', revision, status, chartName: 'unicorn', chartVersion: version, config: { v: version }, lastDeployed: `2026-11-22T0${revision}:00:00Z`, valuesDigest: `d${revision}`,
+    name: 'u',
+    namespace: 'n',
+    revision,
+    status,
+    chartName: 'unicorn',
+    chartVersion: version,
+    config: { v: version },
+    lastDeployed: `2026-11-22T0${revision}:00:00Z`,
+    valuesDigest: `d${revision}`,
   });
   const full = summarizeHistory([record(3, 'deployed', '3.0.0'), record(2, 'superseded', '2.0.0'), record(1, 'superseded', '1.0.0')]);
   const statusHistory = historyFromStorage(full);

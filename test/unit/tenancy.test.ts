@@ -26,7 +26,14 @@ const hr = (spec: Partial<HelmRelease['spec']> = {}, status?: HelmRelease['statu
 });
 
 const record = (labels?: Record<string, string>, status: StoredRelease['status'] = 'deployed'): StoredRelease => ({
-  name: 'shop', namespace: 'team-a', revision: 1, status, chartName: 'unicorn', chartVersion: '1.0.0', config: {}, labels,
+  name: 'shop',
+  namespace: 'team-a',
+  revision: 1,
+  status,
+  chartName: 'unicorn',
+  chartVersion: '1.0.0',
+  config: {},
+  labels,
 });
 const ownedBy = (namespace: string, name: string) => ({ owner: 'helm', [OWNER_NAMESPACE_LABEL]: namespace, [OWNER_NAME_LABEL]: name });
 
@@ -86,7 +93,12 @@ describe('determineOwnership', () => {
     { name: 'labelled for the same name in another namespace', records: [record(ownedBy('team-b', 'shop'))], status: ours, want: 'other' },
     { name: 'unlabelled, installed by this HelmRelease before labels existed', records: [record({ owner: 'helm' })], status: ours, want: 'ours' },
     { name: 'unlabelled, never installed by this one (helm by hand)', records: [record({ owner: 'helm' })], status: undefined, want: 'unmanaged' },
-    { name: 'unlabelled, this one installed another release name', records: [record()], status: { releaseName: 'shop2', releaseNamespace: 'team-a' }, want: 'unmanaged' },
+    {
+      name: 'unlabelled, this one installed another release name',
+      records: [record()],
+      status: { releaseName: 'shop2', releaseNamespace: 'team-a' },
+      want: 'unmanaged',
+    },
   ])('$name → $want', ({ records, status, want }) => {
     expect(determineOwnership(hr({}, status), summarizeHistory(records)).kind).toBe(want);
   });
@@ -119,14 +131,17 @@ describe('impersonatingConfig', () => {
     const kc = new KubeConfig();
     kc.loadFromOptions({
       clusters: [{ name: 'local', server: 'https://127.0.0.1:6443', skipTLSVerify: false }],
-      users: [{ name: 'admin', token: 'controller-token' }, { name: 'other', token: 'x' }],
+      users: [
+        { name: 'admin', token: 'controller-token' },
+        { name: 'other', token: 'x' },
+      ],
       contexts: [{ name: 'ctx', cluster: 'local', user: 'admin' }],
       currentContext: 'ctx',
     });
     return kc;
   };
 
-  it('sends Impersonate-User as the ServiceAccount, with the controller\'s own credentials, and leaves the original alone', async () => {
+  it("sends Impersonate-User as the ServiceAccount, with the controller's own credentials, and leaves the original alone", async () => {
     const original = base();
     const copy = impersonatingConfig(original, 'system:serviceaccount:team-a:deployer');
     const headersOf = async (kc: KubeConfig) => {

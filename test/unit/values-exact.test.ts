@@ -6,9 +6,31 @@ import { parseValuesText, ValuesError } from '../../src/controller/reconcile/val
 
 describe('helmValuesDocument', () => {
   const tricky = {
-    on: 'on', yes: 'yes', off: 'off', n: 'n', y: 'y', underscore: '1_000', binary: '0b11', octal: '0o17', legacyOctal: '012', tilde: '~', nullText: 'null',
-    date: '2001-12-14', sexagesimal: '190:20:30', lineSeparator: 'a\u2028b', paragraph: 'a\u2029b', nextLine: 'a\u0085b', c1: 'a\u0080\u009fb', del: 'a\u007fb',
-    bom: '\ufeffx', nonChars: '\ufffe\uffff', unicode: 'licorne 🦄 ünïcödé', tab: 'a\tb', nul: 'a\u0000b', nested: { list: [1, 'on', null, 1.5, true] }, empty: '',
+    on: 'on',
+    yes: 'yes',
+    off: 'off',
+    n: 'n',
+    y: 'y',
+    underscore: '1_000',
+    binary: '0b11',
+    octal: '0o17',
+    legacyOctal: '012',
+    tilde: '~',
+    nullText: 'null',
+    date: '2001-12-14',
+    sexagesimal: '190:20:30',
+    lineSeparator: 'a\u2028b',
+    paragraph: 'a\u2029b',
+    nextLine: 'a\u0085b',
+    c1: 'a\u0080\u009fb',
+    del: 'a\u007fb',
+    bom: '\ufeffx',
+    nonChars: '\ufffe\uffff',
+    unicode: 'licorne 🦄 ünïcödé',
+    tab: 'a\tb',
+    nul: 'a\u0000b',
+    nested: { list: [1, 'on', null, 1.5, true] },
+    empty: '',
   };
   it('is JSON that gives back exactly the values', () => expect(JSON.parse(helmValuesDocument(tricky))).toEqual(tricky));
   it('leaves no character raw that YAML 1.1 folds, breaks on or refuses', () => {
@@ -52,7 +74,9 @@ describe('parseHelmYaml reads values as helm does', () => {
 
   it('keeps a "__proto__" key as a key', () => expect(Object.keys(parseHelmYaml('__proto__: {a: 1}') as object)).toEqual(['__proto__']));
 
-  it.each(['a: .inf', 'a: -.Inf', 'a: .nan', '~: 1', 'null: x', '? [a]\n: 1'])('refuses %j as helm does', (text) => expect(() => parseHelmYaml(text)).toThrow());
+  it.each(['a: .inf', 'a: -.Inf', 'a: .nan', '~: 1', 'null: x', '? [a]\n: 1'])('refuses %j as helm does', (text) =>
+    expect(() => parseHelmYaml(text)).toThrow(),
+  );
 
   it('a valuesFrom document that helm refuses is a ValuesError naming the source', () => {
     expect(() => parseValuesText('replicas: .inf\n', { kind: 'ConfigMap', name: 'v' })).toThrow(ValuesError);

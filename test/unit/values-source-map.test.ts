@@ -12,7 +12,10 @@ const hr = (namespace: string, name: string, valuesFrom: HelmRelease['spec']['va
 describe('valuesFrom sources map back to their HelmReleases', () => {
   const releases = [
     hr('web', 'a', [{ kind: 'ConfigMap', name: 'shared' }]),
-    hr('web', 'b', [{ kind: 'Secret', name: 'shared' }, { kind: 'ConfigMap', name: 'b-values' }]),
+    hr('web', 'b', [
+      { kind: 'Secret', name: 'shared' },
+      { kind: 'ConfigMap', name: 'b-values' },
+    ]),
     hr('other', 'c', [{ kind: 'ConfigMap', name: 'shared' }]),
     hr('web', 'd', undefined),
   ];

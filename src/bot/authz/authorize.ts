@@ -5,9 +5,7 @@ import type { AuthzTarget, PermissionRule, PermissionVerb, Subject, TeamPolicy }
  * granting that verb there. A refusal says what is missing. Pure.
  */
 
-export type AuthzDecision =
-  | { allowed: true; teams: string[]; requireApproval: boolean }
-  | { allowed: false; reason: string };
+export type AuthzDecision = { allowed: true; teams: string[]; requireApproval: boolean } | { allowed: false; reason: string };
 
 export function teamsOf(subject: Subject, teams: readonly TeamPolicy[]): TeamPolicy[] {
   return teams.filter(
@@ -20,7 +18,11 @@ export function teamsOf(subject: Subject, teams: readonly TeamPolicy[]): TeamPol
 export function authorize(subject: Subject, verb: PermissionVerb, target: AuthzTarget, teams: readonly TeamPolicy[]): AuthzDecision {
   const mine = teamsOf(subject, teams);
   const what = `${verb} ${describeTarget(target)}`;
-  if (mine.length === 0) return { allowed: false, reason: `you may not ${what}: you are in no Team (neither your Slack user ${subject.slackUser} nor your user groups are members of one)` };
+  if (mine.length === 0)
+    return {
+      allowed: false,
+      reason: `you may not ${what}: you are in no Team (neither your Slack user ${subject.slackUser} nor your user groups are members of one)`,
+    };
   const withVerb = mine.flatMap((team) => team.permissions.filter((rule) => rule.verbs.includes(verb)).map((rule) => ({ team: team.name, rule })));
   if (withVerb.length === 0) return { allowed: false, reason: `you may not ${what}: none of your Teams (${names(mine)}) grants "${verb}"` };
   const granting = withVerb.filter(({ rule }) => ruleCovers(rule, target));
@@ -40,7 +42,13 @@ export function authorize(subject: Subject, verb: PermissionVerb, target: AuthzT
  * The two-person rule: the approver must be another person, and authorized for the same verb
  * on the same target in their own right.
  */
-export function authorizeApproval(requester: Subject, approver: Subject, verb: PermissionVerb, target: AuthzTarget, teams: readonly TeamPolicy[]): AuthzDecision {
+export function authorizeApproval(
+  requester: Subject,
+  approver: Subject,
+  verb: PermissionVerb,
+  target: AuthzTarget,
+  teams: readonly TeamPolicy[],
+): AuthzDecision {
   if (approver.slackUser === requester.slackUser) return { allowed: false, reason: `you asked for this ${verb}; a second, different person must approve it` };
   const decision = authorize(approver, verb, target, teams);
   if (!decision.allowed) return { allowed: false, reason: decision.reason.replace(/^you may not/, 'you may not approve') };

@@ -26,7 +26,4 @@ export interface Subject {
 }
 
 /** What the verb acts on. A release, a namespace (list, freeze), or everything (freeze all). */
-export type AuthzTarget =
-  | { kind: 'release'; namespace: string; name: string; chart: string }
-  | { kind: 'namespace'; namespace: string }
-  | { kind: 'all' };
+export type AuthzTarget = { kind: 'release'; namespace: string; name: string; chart: string } | { kind: 'namespace'; namespace: string } | { kind: 'all' };

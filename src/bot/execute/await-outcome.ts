@@ -3,7 +3,13 @@ import type { PreparedAction } from './prepared.js';
 import { outcomeOf, type Outcome } from './outcome.js';
 
 /** Polls the releases' status until the controller has reported on each, or the time is up. */
-export async function awaitOutcomes(api: HelmReleaseApi, action: PreparedAction, requestId: string | undefined, timeoutMs: number, pollMs = 500): Promise<Outcome[]> {
+export async function awaitOutcomes(
+  api: HelmReleaseApi,
+  action: PreparedAction,
+  requestId: string | undefined,
+  timeoutMs: number,
+  pollMs = 500,
+): Promise<Outcome[]> {
   const deadline = Date.now() + timeoutMs;
   const results = new Map<string, Outcome>();
   while (true) {
@@ -15,7 +21,9 @@ export async function awaitOutcomes(api: HelmReleaseApi, action: PreparedAction,
     }
     const all = [...results.values()];
     if (all.every((o) => o.done) || Date.now() >= deadline) {
-      return all.map((o) => (o.done ? o : { ...o, message: `${o.message} (no report within ${Math.round(timeoutMs / 1000)}s; the controller may be busy or down)` }));
+      return all.map((o) =>
+        o.done ? o : { ...o, message: `${o.message} (no report within ${Math.round(timeoutMs / 1000)}s; the controller may be busy or down)` },
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, pollMs));
   }

@@ -34,5 +34,7 @@ export function gitOpsOwner(release: HelmRelease & { metadata: { managedFields?:
 
 export function gitOpsWarning(release: HelmRelease): string | undefined {
   const tool = gitOpsOwner(release);
-  return tool ? `${tool} manages this HelmRelease: its next sync will put back what Git says; change Git too, or suspend ${tool.split(' ')[0]} for it` : undefined;
+  return tool
+    ? `${tool} manages this HelmRelease: its next sync will put back what Git says; change Git too, or suspend ${tool.split(' ')[0]} for it`
+    : undefined;
 }

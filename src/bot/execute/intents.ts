@@ -1,10 +1,4 @@
-import {
-  FREEZE_ANNOTATION,
-  ROLLBACK_REQUEST_ANNOTATION,
-  ROLLBACK_TO_ANNOTATION,
-  SUSPENSION_ANNOTATION,
-  type SuspensionRecord,
-} from '../../api/annotations.js';
+import { FREEZE_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, ROLLBACK_TO_ANNOTATION, SUSPENSION_ANNOTATION, type SuspensionRecord } from '../../api/annotations.js';
 import type { Actor } from './actor.js';
 
 /**
@@ -42,7 +36,9 @@ export function freezePatch(actor: Actor, reason: string, freezeId: string, now:
 /** Back to the declared spec; a pending rollback request is dropped with the suspension. */
 export function resumePatch(): MergePatch {
   return {
-    metadata: { annotations: { [SUSPENSION_ANNOTATION]: null, [FREEZE_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null } },
+    metadata: {
+      annotations: { [SUSPENSION_ANNOTATION]: null, [FREEZE_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null },
+    },
     spec: { suspend: false },
   };
 }
@@ -51,7 +47,13 @@ export function resumePatch(): MergePatch {
 export function rollbackPatch(actor: Actor, reason: string | undefined, revision: number | undefined, requestId: string, now: Date): MergePatch {
   const suspend = suspendPatch(actor, reason ?? `rollback to ${revision ?? 'the previous revision'}`, now);
   return {
-    metadata: { annotations: { ...suspend.metadata!.annotations, [ROLLBACK_REQUEST_ANNOTATION]: requestId, [ROLLBACK_TO_ANNOTATION]: revision === undefined ? 'previous' : String(revision) } },
+    metadata: {
+      annotations: {
+        ...suspend.metadata!.annotations,
+        [ROLLBACK_REQUEST_ANNOTATION]: requestId,
+        [ROLLBACK_TO_ANNOTATION]: revision === undefined ? 'previous' : String(revision),
+      },
+    },
     spec: suspend.spec,
   };
 }

@@ -7,7 +7,9 @@ import { AuthenticationV1Api, type KubeConfig } from '@kubernetes/client-node';
  */
 export async function kubeActorId(kubeConfig: KubeConfig): Promise<string> {
   try {
-    const review = await kubeConfig.makeApiClient(AuthenticationV1Api).createSelfSubjectReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
+    const review = await kubeConfig
+      .makeApiClient(AuthenticationV1Api)
+      .createSelfSubjectReview({ body: { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' } });
     const username = review.status?.userInfo?.username;
     if (username) return `kube:${username}`;
   } catch {

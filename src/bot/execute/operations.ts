@@ -86,12 +86,31 @@ export class ReleaseOperations {
       }
       const patch = this.patchFor(action, actor, now, requestId);
       await this.deps.kube.custom.patchNamespacedCustomObject(
-        { group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace: target.namespace, name: target.name, body: patch, fieldManager: BOT_FIELD_MANAGER },
+        {
+          group: API_GROUP,
+          version: API_VERSION,
+          plural: HELMRELEASE_PLURAL,
+          namespace: target.namespace,
+          name: target.name,
+          body: patch,
+          fieldManager: BOT_FIELD_MANAGER,
+        },
         mergePatch,
       );
       const message = auditMessage(action.command, actor, key);
       await this.deps.events.record(current, ReleaseEvent.ActionRequested, message);
-      this.deps.log.info({ release: key, action: action.command.verb, actor: actor.id, channel: actor.channel, reason: action.command.reason, requestId, freezeId: action.freezeId }, 'release action requested');
+      this.deps.log.info(
+        {
+          release: key,
+          action: action.command.verb,
+          actor: actor.id,
+          channel: actor.channel,
+          reason: action.command.reason,
+          requestId,
+          freezeId: action.freezeId,
+        },
+        'release action requested',
+      );
       lines.push(message);
     }
     return { summary: lines.length ? lines.join('\n') : 'nothing to do', ...(requestId ? { requestId } : {}) };
@@ -101,7 +120,10 @@ export class ReleaseOperations {
   async recordRefusal(release: HelmRelease | undefined, actor: Actor, what: string, why: string): Promise<void> {
     const message = `${actor.id}${actor.channel ? ` in ${actor.channel}` : ''} was refused ${what}: ${why}`;
     if (release) await this.deps.events.record(release, ReleaseEvent.ActionRefused, message);
-    this.deps.log.warn({ release: release ? `${release.metadata.namespace}/${release.metadata.name}` : undefined, actor: actor.id, channel: actor.channel, what }, message);
+    this.deps.log.warn(
+      { release: release ? `${release.metadata.namespace}/${release.metadata.name}` : undefined, actor: actor.id, channel: actor.channel, what },
+      message,
+    );
   }
 
   private patchFor(action: PreparedAction, actor: Actor, now: Date, requestId: string | undefined): MergePatch {
@@ -128,8 +150,10 @@ function targetOf(release: HelmRelease): PreparedAction['targets'][number] {
 
 export function auditMessage(command: MutatingCommand, actor: Actor, key: string): string {
   const what =
-    command.verb === 'rollback' ? `rollback of ${key} to ${command.revision ?? 'the previous revision'}`
-    : command.verb === 'upgrade' ? `upgrade of ${key} to ${command.version}`
-    : `${command.verb} of ${key}`;
+    command.verb === 'rollback'
+      ? `rollback of ${key} to ${command.revision ?? 'the previous revision'}`
+      : command.verb === 'upgrade'
+        ? `upgrade of ${key} to ${command.version}`
+        : `${command.verb} of ${key}`;
   return `${actor.id}${actor.channel ? ` in ${actor.channel}` : ''} asked for the ${what}${command.reason ? `: ${command.reason}` : ''}`;
 }

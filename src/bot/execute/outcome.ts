@@ -33,7 +33,8 @@ export function outcomeOf(release: HelmRelease, verb: MutatingVerb, requestId?: 
     case 'upgrade': {
       const generation = release.metadata.generation;
       if (suspended && verb !== 'upgrade') return pending;
-      if (verb === 'upgrade' && release.spec.suspend) return { done: true, succeeded: true, message: `${key}: version recorded; the release is suspended, so the controller upgrades on resume` };
+      if (verb === 'upgrade' && release.spec.suspend)
+        return { done: true, succeeded: true, message: `${key}: version recorded; the release is suspended, so the controller upgrades on resume` };
       if (!ready || ready.status === 'Unknown' || ready.observedGeneration !== generation || release.status?.observedGeneration !== generation) return pending;
       if (condition(release, ConditionType.Reconciling)?.status === 'True') return pending;
       return { done: true, succeeded: ready.status === 'True', message: `${key}: ${ready.message}` };

@@ -144,7 +144,11 @@ function splitFlags(verb: Verb, tokens: Token[]): { ok: true; args: Token[]; rea
     const flag = rawFlag.toLowerCase();
     if (flag !== '--reason') {
       const suggestion = closest(flag, FLAGS);
-      return fail('unknown-flag', `unknown option "${show(flag)}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}; ${verb} knows only --reason`, suggestion);
+      return fail(
+        'unknown-flag',
+        `unknown option "${show(flag)}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}; ${verb} knows only --reason`,
+        suggestion,
+      );
     }
     const words = [...(inline ? [inline] : []), ...tokens.slice(i + 1).map((t) => t.text)];
     const reason = words.join(' ').trim();

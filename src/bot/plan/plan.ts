@@ -37,7 +37,12 @@ export function planReleaseCommand(command: Exclude<MutatingCommand, { verb: 'fr
       const differs = deployed && deployed.chartVersion !== release.spec.chart.version;
       return {
         title: `resume ${key}`,
-        lines: [`back to the declared spec: ${declared}`, now, ...(differs ? [`the controller will upgrade ${deployed.chartVersion} → ${release.spec.chart.version}`] : []), ...why],
+        lines: [
+          `back to the declared spec: ${declared}`,
+          now,
+          ...(differs ? [`the controller will upgrade ${deployed.chartVersion} → ${release.spec.chart.version}`] : []),
+          ...why,
+        ],
         warnings: [],
         doable: true,
       };
@@ -46,7 +51,12 @@ export function planReleaseCommand(command: Exclude<MutatingCommand, { verb: 'fr
       const gitops = gitOpsWarning(release);
       return {
         title: `upgrade ${key} to ${command.version}`,
-        lines: [`spec.chart.version: ${release.spec.chart.version ?? '(newest)'} → ${command.version}`, now, ...(release.spec.suspend ? ['the release is suspended: the controller upgrades on resume'] : []), ...why],
+        lines: [
+          `spec.chart.version: ${release.spec.chart.version ?? '(newest)'} → ${command.version}`,
+          now,
+          ...(release.spec.suspend ? ['the release is suspended: the controller upgrades on resume'] : []),
+          ...why,
+        ],
         warnings: gitops ? [gitops] : [],
         doable: release.spec.chart.version !== command.version,
       };
@@ -72,8 +82,12 @@ export function planReleaseCommand(command: Exclude<MutatingCommand, { verb: 'fr
 
 export function planFreeze(verb: 'freeze' | 'unfreeze', scopeText: string, affected: HelmRelease[], untouched: HelmRelease[], reason?: string): Plan {
   const names = (list: HelmRelease[]) => list.map(keyOf).join(', ');
-  const lines = verb === 'freeze'
-    ? [affected.length ? `suspends ${affected.length}: ${names(affected)}` : 'no release to suspend', ...(untouched.length ? [`already suspended, left as they are: ${names(untouched)}`] : [])]
-    : [affected.length ? `resumes ${affected.length} frozen: ${names(affected)}` : 'no frozen release here'];
+  const lines =
+    verb === 'freeze'
+      ? [
+          affected.length ? `suspends ${affected.length}: ${names(affected)}` : 'no release to suspend',
+          ...(untouched.length ? [`already suspended, left as they are: ${names(untouched)}`] : []),
+        ]
+      : [affected.length ? `resumes ${affected.length} frozen: ${names(affected)}` : 'no frozen release here'];
   return { title: `${verb} ${scopeText}`, lines: [...lines, ...(reason ? [`reason: ${reason}`] : [])], warnings: [], doable: affected.length > 0 };
 }

@@ -29,7 +29,9 @@ export function renderList(releases: HelmRelease[]): string {
 }
 
 export function renderStatus(release: HelmRelease): string {
-  const lines = [`${keyOf(release)}: chart ${release.spec.chart.name} ${release.spec.chart.version ?? '(newest)'} declared${release.spec.suspend ? ', SUSPENDED' : ''}`];
+  const lines = [
+    `${keyOf(release)}: chart ${release.spec.chart.name} ${release.spec.chart.version ?? '(newest)'} declared${release.spec.suspend ? ', SUSPENDED' : ''}`,
+  ];
   const latest = release.status?.history?.[0];
   if (latest) lines.push(`revision ${latest.revision}: ${latest.chartName} ${latest.chartVersion} ${latest.status}`);
   for (const c of release.status?.conditions ?? []) lines.push(`${c.type}=${c.status} ${c.reason}: ${c.message}`);
@@ -40,7 +42,9 @@ export function renderHistory(release: HelmRelease, history: ReleaseHistory): st
   if (history.releases.length === 0) return `${keyOf(release)}: no revisions`;
   return [
     `${keyOf(release)} revisions, newest first:`,
-    ...history.releases.map((r) => `  ${r.revision}  ${r.status.padEnd(11)} ${r.chartName} ${r.chartVersion}${r.appVersion ? ` (app ${r.appVersion})` : ''}  ${r.lastDeployed ?? ''}`),
+    ...history.releases.map(
+      (r) => `  ${r.revision}  ${r.status.padEnd(11)} ${r.chartName} ${r.chartVersion}${r.appVersion ? ` (app ${r.appVersion})` : ''}  ${r.lastDeployed ?? ''}`,
+    ),
   ].join('\n');
 }
 

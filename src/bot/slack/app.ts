@@ -109,7 +109,8 @@ function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logge
     const ctx: RequestContext = {
       user,
       channel: event.channel,
-      reply: async (message) => void (await web.chat.postEphemeral({ channel: event.channel, user, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), ...message })),
+      reply: async (message) =>
+        void (await web.chat.postEphemeral({ channel: event.channel, user, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), ...message })),
     };
     await work(ctx, 'mention', () => bot.handleText(unescapeSlackText(text), ctx));
   });

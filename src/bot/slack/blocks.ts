@@ -58,7 +58,10 @@ export function approvalRequestMessage(requester: string, plan: Plan, planId: st
     text,
     blocks: [
       section([text, ...plan.lines.map((l) => `• ${escapeMrkdwn(l)}`)].join('\n')),
-      { type: 'actions', elements: [{ type: 'button', action_id: ACTION_APPROVE, style: 'danger', text: { type: 'plain_text', text: 'Approve' }, value: planId }] },
+      {
+        type: 'actions',
+        elements: [{ type: 'button', action_id: ACTION_APPROVE, style: 'danger', text: { type: 'plain_text', text: 'Approve' }, value: planId }],
+      },
     ],
   };
 }

@@ -54,8 +54,14 @@ export class ReleaseBot {
     const command = parsed.command;
     const subject = await this.subject(ctx.user);
     if (command.verb === 'whoami') {
-      const teams = (await this.deps.teams()).filter((t) => (t.members.slackUsers ?? []).includes(ctx.user) || (t.members.slackUserGroups ?? []).some((g) => subject.slackUserGroups.includes(g)));
-      const lines = [`you are <@${ctx.user}> (${ctx.user})`, `user groups: ${subject.slackUserGroups.join(', ') || 'none'}`, `teams: ${teams.map((t) => t.name).join(', ') || 'none — you may do nothing here yet'}`];
+      const teams = (await this.deps.teams()).filter(
+        (t) => (t.members.slackUsers ?? []).includes(ctx.user) || (t.members.slackUserGroups ?? []).some((g) => subject.slackUserGroups.includes(g)),
+      );
+      const lines = [
+        `you are <@${ctx.user}> (${ctx.user})`,
+        `user groups: ${subject.slackUserGroups.join(', ') || 'none'}`,
+        `teams: ${teams.map((t) => t.name).join(', ') || 'none — you may do nothing here yet'}`,
+      ];
       return ctx.reply({ text: lines.join('\n') });
     }
     if (isQuery(command)) return this.query(command, subject, ctx);
@@ -101,8 +107,14 @@ export class ReleaseBot {
     if (!decision.allowed) return this.refuse(ctx, plan.action.targets[0], plan.action.plan.title, decision.reason);
     if (decision.requireApproval) {
       const approvalId = await this.deps.plans.put({ ...plan, awaitingApproval: true });
-      const posted = await this.deps.poster.post(plan.requester.channel, approvalRequestMessage(ctx.user, plan.action.plan, approvalId, plan.action.command.reason));
-      this.deps.log.info({ actor: `slack:${ctx.user}`, action: plan.action.command.verb, plan: plan.action.plan.title, channel: plan.requester.channel, ts: posted.ts }, 'approval requested');
+      const posted = await this.deps.poster.post(
+        plan.requester.channel,
+        approvalRequestMessage(ctx.user, plan.action.plan, approvalId, plan.action.command.reason),
+      );
+      this.deps.log.info(
+        { actor: `slack:${ctx.user}`, action: plan.action.command.verb, plan: plan.action.plan.title, channel: plan.requester.channel, ts: posted.ts },
+        'approval requested',
+      );
       return ctx.reply(textMessage('Waiting for a second authorized person to approve in the channel.'));
     }
     await ctx.reply(textMessage(`Confirmed: ${plan.action.plan.title}`));
@@ -133,16 +145,27 @@ export class ReleaseBot {
     const { action, requester } = plan;
     const actor: Actor = { id: `slack:${requester.slackUser}`, channel: requester.channel };
     const reason = action.command.reason;
-    const message = await this.deps.poster.post(requester.channel, auditMessage(requester.slackUser, action.plan.title, reason, ':hourglass: asked the controller…', approver));
+    const message = await this.deps.poster.post(
+      requester.channel,
+      auditMessage(requester.slackUser, action.plan.title, reason, ':hourglass: asked the controller…', approver),
+    );
     let applied;
     try {
       applied = await this.deps.ops.apply(action, actor);
     } catch (error) {
       // The channel must not be left believing it is in progress.
-      await this.deps.poster.update(requester.channel, message.ts, auditMessage(requester.slackUser, action.plan.title, reason, ':x: could not write the change to the cluster; see the bot log', approver));
+      await this.deps.poster.update(
+        requester.channel,
+        message.ts,
+        auditMessage(requester.slackUser, action.plan.title, reason, ':x: could not write the change to the cluster; see the bot log', approver),
+      );
       throw error;
     }
-    await this.deps.poster.update(requester.channel, message.ts, auditMessage(requester.slackUser, action.plan.title, reason, `:hourglass: ${applied.summary}`, approver));
+    await this.deps.poster.update(
+      requester.channel,
+      message.ts,
+      auditMessage(requester.slackUser, action.plan.title, reason, `:hourglass: ${applied.summary}`, approver),
+    );
     const outcomes = await awaitOutcomes(this.deps.api, action, applied.requestId, this.deps.outcomeTimeoutMs);
     const ok = outcomes.every((o) => o.done && o.succeeded);
     const state = `${ok ? ':white_check_mark:' : ':x:'} ${outcomes.map((o) => o.message).join('\n') || applied.summary}`;

@@ -6,7 +6,11 @@ import { loadKubeConfig } from '../../core/kube/client.js';
 export async function crdsCommand(args: string[]): Promise<number> {
   switch (args[0]) {
     case 'print':
-      process.stdout.write(allCrds().map((c) => c.yaml).join('---\n'));
+      process.stdout.write(
+        allCrds()
+          .map((c) => c.yaml)
+          .join('---\n'),
+      );
       return 0;
     case 'write':
       for (const { file, yaml } of allCrds()) {

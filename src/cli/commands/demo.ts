@@ -42,9 +42,17 @@ export async function demoCommand(): Promise<number> {
     namespace: DEMO_NAMESPACE,
     log: createLogger('notify', process.env.LOG_LEVEL ?? 'info', join(env.stateDir, 'logs', 'demo-notify.log')),
   });
-  say(`notify started: Team unicorn-team hears ${DEMO_NAMESPACE} in #unicorn-releases, Team unicorn-oncall its failures in #oncall (local fake Slack at ${slack.slack.origin})`);
+  say(
+    `notify started: Team unicorn-team hears ${DEMO_NAMESPACE} in #unicorn-releases, Team unicorn-oncall its failures in #oncall (local fake Slack at ${slack.slack.origin})`,
+  );
   try {
-    await tellUnicornStory({ kubeConfig, chartRepoUrl: env.chartRepoUrl, namespace: DEMO_NAMESPACE, say, afterStep: (_step, index) => slack.sayNewMessages(say, index + 1) });
+    await tellUnicornStory({
+      kubeConfig,
+      chartRepoUrl: env.chartRepoUrl,
+      namespace: DEMO_NAMESPACE,
+      say,
+      afterStep: (_step, index) => slack.sayNewMessages(say, index + 1),
+    });
     // notify's operations in the team channel: five story steps, the rollback, then the resume
     // (Resumed) and the upgrade it starts. The transcript is read only once all have arrived.
     const operationsAfter = { rollback: 6, resume: 8 } as const;

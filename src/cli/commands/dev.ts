@@ -25,11 +25,15 @@ export async function devCommand(args: string[]): Promise<number> {
           console.error('helmcrew: no local environment is up; run `npx helmcrew dev up`');
           return 1;
         case 'down':
-          console.error(`helmcrew: the local environment does not answer and these processes are gone: ${check.dead.join(', ')}; run \`npx helmcrew dev up\` to restart it`);
+          console.error(
+            `helmcrew: the local environment does not answer and these processes are gone: ${check.dead.join(', ')}; run \`npx helmcrew dev up\` to restart it`,
+          );
           return 1;
         case 'up':
           if (check.replaced.length > 0) {
-            console.error(`helmcrew: note: ${check.replaced.join(', ')} run with a new pid (restarted outside \`dev up\`); the environment answers, but \`dev down\` will not stop them`);
+            console.error(
+              `helmcrew: note: ${check.replaced.join(', ')} run with a new pid (restarted outside \`dev up\`); the environment answers, but \`dev down\` will not stop them`,
+            );
           }
           process.stdout.write(formatShellExports(check.env));
           return 0;

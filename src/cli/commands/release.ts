@@ -20,7 +20,10 @@ export async function releaseCommand(args: string[]): Promise<number> {
   const yes = args.includes('--yes') || args.includes('-y');
   const wait = !args.includes('--no-wait');
   // The shell already split the words; quote those with spaces so the grammar sees them whole.
-  const line = args.filter((a) => !OPTIONS.has(a)).map((a) => (/\s/.test(a) && !a.includes('"') ? `"${a}"` : a)).join(' ');
+  const line = args
+    .filter((a) => !OPTIONS.has(a))
+    .map((a) => (/\s/.test(a) && !a.includes('"') ? `"${a}"` : a))
+    .join(' ');
   const parsed = parseReleaseCommand(line);
   if (!parsed.ok) {
     console.error(`helmcrew release: ${parsed.error.message}`);

@@ -34,7 +34,15 @@ const SECRET = 'demo-signing-secret';
 export async function tellChatStory(opts: ChatStoryOptions): Promise<{ afterRollback?: string; afterResume?: string }> {
   const { say, namespace, slack } = opts;
   const bot = await startBot(
-    readBotConfig({ SLACK_BOT_TOKEN: slack.token, SLACK_SIGNING_SECRET: SECRET, SLACK_API_URL: slack.apiUrl, PORT: String(await freePort()), REDIS_URL: opts.redisUrl, KUBECONFIG: opts.kubeconfigPath, HELMCREW_QUEUE_PREFIX: `helmcrew-demo-bot-${process.pid}` }),
+    readBotConfig({
+      SLACK_BOT_TOKEN: slack.token,
+      SLACK_SIGNING_SECRET: SECRET,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(await freePort()),
+      REDIS_URL: opts.redisUrl,
+      KUBECONFIG: opts.kubeconfigPath,
+      HELMCREW_QUEUE_PREFIX: `helmcrew-demo-bot-${process.pid}`,
+    }),
     opts.log,
   );
   const events = `http://127.0.0.1:${bot.port}/slack/events`;
@@ -93,5 +101,8 @@ async function confirm(slack: FakeSlack, url: string, planId: string | undefined
 type Reply = { blocks?: Array<{ type: string; text?: { text: string }; elements?: Array<{ action_id: string; value: string }> }> };
 
 function indent(text: string): string {
-  return text.split('\n').map((line) => `              ${line.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')}`).join('\n');
+  return text
+    .split('\n')
+    .map((line) => `              ${line.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&')}`)
+    .join('\n');
 }

@@ -32,7 +32,14 @@ export interface DemoSlack {
   stop(): Promise<void>;
 }
 
-export async function startDemoSlack(opts: { kubeConfig: KubeConfig; kubeconfigPath: string; redisUrl: string; queuePrefix: string; namespace: string; log: Logger }): Promise<DemoSlack> {
+export async function startDemoSlack(opts: {
+  kubeConfig: KubeConfig;
+  kubeconfigPath: string;
+  redisUrl: string;
+  queuePrefix: string;
+  namespace: string;
+  log: Logger;
+}): Promise<DemoSlack> {
   const slack = await startFakeSlack({ users: [{ id: ALICE, name: 'alice' }], channels: [...DEMO_CHANNELS.map((name) => ({ name })), INCIDENT_CHANNEL] });
   const teams = [
     { name: 'unicorn-team', spec: { subscriptions: [{ namespaces: [opts.namespace] }], channels: [{ slack: '#unicorn-releases' }] } },
@@ -57,7 +64,13 @@ export async function startDemoSlack(opts: { kubeConfig: KubeConfig; kubeconfigP
   }
   const kube = makeKubeClients(opts.kubeConfig);
   const notify: RunningNotify = await startNotify(
-    readNotifyConfig({ KUBECONFIG: opts.kubeconfigPath, REDIS_URL: opts.redisUrl, HELMCREW_QUEUE_PREFIX: opts.queuePrefix, HELMCREW_TEAM_SELECTOR: `${DEMO_LABEL}=unicorn`, HELMCREW_TEAM_REFRESH_MS: '1000' }),
+    readNotifyConfig({
+      KUBECONFIG: opts.kubeconfigPath,
+      REDIS_URL: opts.redisUrl,
+      HELMCREW_QUEUE_PREFIX: opts.queuePrefix,
+      HELMCREW_TEAM_SELECTOR: `${DEMO_LABEL}=unicorn`,
+      HELMCREW_TEAM_REFRESH_MS: '1000',
+    }),
     opts.log,
     { providers: defaultProviders(kube, opts.log, { SLACK_BOT_TOKEN: slack.token, SLACK_API_URL: slack.apiUrl }) },
   );

@@ -23,7 +23,10 @@ function phaseOfColor(color: string | undefined): Phase | undefined {
 }
 
 function buttonLabels(message: Pick<FakeMessage, 'blocks' | 'attachments'>): string[] {
-  const blocks = [...(message.blocks ?? []), ...(attachment(message as FakeMessage)?.blocks ?? [])] as Array<{ type?: string; elements?: Array<{ type?: string; text?: { text?: string } }> }>;
+  const blocks = [...(message.blocks ?? []), ...(attachment(message as FakeMessage)?.blocks ?? [])] as Array<{
+    type?: string;
+    elements?: Array<{ type?: string; text?: { text?: string } }>;
+  }>;
   return blocks.filter((b) => b.type === 'actions').flatMap((b) => (b.elements ?? []).filter((e) => e.type === 'button').map((e) => e.text?.text ?? '?'));
 }
 
@@ -46,7 +49,12 @@ function indentLines(text: string, pad: string): string {
   return text.replace(/\n/g, `\n${pad}`);
 }
 
-export function slackTranscript(channelName: string, messages: readonly FakeMessage[], repliesOf: (ts: string) => readonly FakeMessage[], ephemerals: readonly EphemeralMessage[] = []): string[] {
+export function slackTranscript(
+  channelName: string,
+  messages: readonly FakeMessage[],
+  repliesOf: (ts: string) => readonly FakeMessage[],
+  ephemerals: readonly EphemeralMessage[] = [],
+): string[] {
   const ephemeralCount = ephemerals.length ? ` and ${ephemerals.length} seen by one person only` : '';
   const lines = [`#${channelName}: ${messages.length} message${messages.length === 1 ? '' : 's'}${ephemeralCount}`];
   // Slack's ts order is the order things appeared in (the fake's ts grow across both kinds).

@@ -30,15 +30,19 @@ export class ReconcileQueue {
    */
   async enqueue(key: string, reason: string, delayMs?: number): Promise<void> {
     const priority = jobPriority(reason);
-    await this.queue.add('reconcile', { key, reason }, {
-      deduplication: { id: key, keepLastIfActive: true, replace: true },
-      ...(delayMs && delayMs > 0 ? { delay: Math.ceil(delayMs) } : {}),
-      ...(priority !== undefined ? { priority } : {}),
-      attempts: RECONCILE_ATTEMPTS,
-      backoff: { type: 'reconcile' },
-      removeOnComplete: true,
-      removeOnFail: { age: 24 * 3600, count: 1000 },
-    });
+    await this.queue.add(
+      'reconcile',
+      { key, reason },
+      {
+        deduplication: { id: key, keepLastIfActive: true, replace: true },
+        ...(delayMs && delayMs > 0 ? { delay: Math.ceil(delayMs) } : {}),
+        ...(priority !== undefined ? { priority } : {}),
+        attempts: RECONCILE_ATTEMPTS,
+        backoff: { type: 'reconcile' },
+        removeOnComplete: true,
+        removeOnFail: { age: 24 * 3600, count: 1000 },
+      },
+    );
   }
 
   async close(): Promise<void> {
@@ -82,7 +86,10 @@ export function startReconcileWorker(opts: {
       const { namespace, name } = parseReleaseKey(job.data.key);
       const started = Date.now();
       const { action, requeueAfterMs } = await opts.reconcile(namespace, name);
-      opts.log.info({ release: job.data.key, action, reason: job.data.reason, attempt: job.attemptsMade + 1, durationMs: Date.now() - started, requeueAfterMs }, 'reconciled');
+      opts.log.info(
+        { release: job.data.key, action, reason: job.data.reason, attempt: job.attemptsMade + 1, durationMs: Date.now() - started, requeueAfterMs },
+        'reconciled',
+      );
       return { action, requeueAfterMs };
     },
     {

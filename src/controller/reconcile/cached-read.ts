@@ -36,7 +36,9 @@ export function looksSettled(release: HelmRelease): boolean {
   if (!status || status.observedGeneration !== metadata.generation) return false;
   const ready = findCondition(status.conditions, ConditionType.Ready);
   if (ready?.status !== 'True' || ready.observedGeneration !== metadata.generation) return false;
-  return findCondition(status.conditions, ConditionType.Reconciling)?.status !== 'True' && findCondition(status.conditions, ConditionType.Stalled)?.status !== 'True';
+  return (
+    findCondition(status.conditions, ConditionType.Reconciling)?.status !== 'True' && findCondition(status.conditions, ConditionType.Stalled)?.status !== 'True'
+  );
 }
 
 /** Methods a pass from the cache may call: reads only. Anything else (unknown methods included) aborts it. */

@@ -18,10 +18,7 @@ export function isReadyAtGeneration(release: HelmRelease): boolean {
 }
 
 export type DependencyVerdict =
-  | { kind: 'ready' }
-  | { kind: 'waiting'; notReady: string[] }
-  | { kind: 'missing'; missing: string[] }
-  | { kind: 'cycle'; cycle: string[] };
+  { kind: 'ready' } | { kind: 'waiting'; notReady: string[] } | { kind: 'missing'; missing: string[] } | { kind: 'cycle'; cycle: string[] };
 
 export type ReleaseLookup = (key: string) => HelmRelease | undefined;
 

@@ -6,9 +6,7 @@ import type { DesiredRelease } from './release-state.js';
 import { valuesTooDeep } from './values-depth.js';
 import { composeValues, ValuesError, type ComposedValues } from './values-from.js';
 
-export type DesiredOutcome =
-  | { ok: true; desired: DesiredRelease }
-  | { ok: false; problem: 'values' | 'chart' | 'repository'; message: string };
+export type DesiredOutcome = { ok: true; desired: DesiredRelease } | { ok: false; problem: 'values' | 'chart' | 'repository'; message: string };
 
 /**
  * Resolves what the HelmRelease asks for: the exact chart version (an exact version is taken as

@@ -58,14 +58,16 @@ function toHelmValue(value: unknown, path: string): unknown {
   if (value instanceof Map) {
     const out: Record<string, unknown> = {};
     for (const [key, inner] of value) {
-      if (key === null || key === undefined || typeof key === 'object') throw new HelmYamlError(`a map key at ${path || 'the top'} is not a string, number or boolean`);
+      if (key === null || key === undefined || typeof key === 'object')
+        throw new HelmYamlError(`a map key at ${path || 'the top'} is not a string, number or boolean`);
       const name = String(key);
       setOwn(out, name, toHelmValue(inner, `${path}.${name}`));
     }
     return out;
   }
   if (Array.isArray(value)) return value.map((inner, i) => toHelmValue(inner, `${path}[${i}]`));
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new HelmYamlError(`${path.slice(1) || 'the value'} is ${value}, which helm cannot pass on (values become JSON)`);
+  if (typeof value === 'number' && !Number.isFinite(value))
+    throw new HelmYamlError(`${path.slice(1) || 'the value'} is ${value}, which helm cannot pass on (values become JSON)`);
   if (isPlainObject(value)) throw new HelmYamlError(`${path.slice(1) || 'the value'} uses a YAML type helmcrew does not pass on (!!omap or !!pairs)`);
   return value;
 }

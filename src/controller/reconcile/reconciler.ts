@@ -78,12 +78,22 @@ async function reconcileFresh(controllerCtx: ReconcileContext, namespace: string
   return reconcileFrom(controllerCtx, release, readFrom);
 }
 
-async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelease, readFrom: ReadFrom, knownHistory?: ReleaseHistory): Promise<ReconcileResult> {
+async function reconcileFrom(
+  controllerCtx: ReconcileContext,
+  release: HelmRelease,
+  readFrom: ReadFrom,
+  knownHistory?: ReleaseHistory,
+): Promise<ReconcileResult> {
   const { namespace, name } = release.metadata;
   const key = `${namespace}/${name}`;
   const target = releaseTarget(release, controllerCtx.tenancy);
   const acting = actingAs(controllerCtx, target);
-  const ctx = readFrom === 'cache' ? readOnlyContext(acting) : readFrom === 'cache-until-write' ? verifiedFirstWriteContext(acting, release.metadata.resourceVersion!) : acting;
+  const ctx =
+    readFrom === 'cache'
+      ? readOnlyContext(acting)
+      : readFrom === 'cache-until-write'
+        ? verifiedFirstWriteContext(acting, release.metadata.resourceVersion!)
+        : acting;
 
   const tenancy = checkTenancy(release, target, ctx.tenancy);
   if (!tenancy.allowed) {
@@ -160,7 +170,8 @@ async function reconcileFrom(controllerCtx: ReconcileContext, release: HelmRelea
       if (followUp(release, await installRelease(ctx, release, target, desired, action, history))) return reconcileFresh(ctx, namespace, name, 'latest');
       break;
     case 'upgrade':
-      if (followUp(release, await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync', history))) return reconcileFresh(ctx, namespace, name, 'latest');
+      if (followUp(release, await upgradeRelease(ctx, release, target, desired, state.kind === 'out-of-sync' ? state.why : 'out of sync', history)))
+        return reconcileFresh(ctx, namespace, name, 'latest');
       break;
     case 'test':
       if (state.kind !== 'untested') break;
@@ -247,7 +258,10 @@ async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, targe
     case 'record-suspension': {
       const record = readSuspension(release.metadata.annotations);
       await ctx.api.patchStatus(release, suspendedStatus(release, record, ctx.now()));
-      await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record), { action: 'suspend', ...(record ? { cause: record.by, attempt: record.at } : {}) });
+      await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record), {
+        action: 'suspend',
+        ...(record ? { cause: record.by, attempt: record.at } : {}),
+      });
       ctx.log.info({ release: target.key, action: 'suspend', by: record?.by }, 'suspended');
       return;
     }
@@ -291,7 +305,10 @@ async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: 
     // is seen unless it is that recent, and then the next check sees it. A fully consistent read
     // would ask etcd for its revision and wait for the cache to reach it (up to ~100 ms).
     if (readFrom === 'cache') {
-      const newest = await ctx.storage.history(target.namespace, target.releaseName, { withoutSuperseded: true, notOlderThan: release.metadata.resourceVersion });
+      const newest = await ctx.storage.history(target.namespace, target.releaseName, {
+        withoutSuperseded: true,
+        notOlderThan: release.metadata.resourceVersion,
+      });
       return withSupersededFromStatus(newest, release.status?.history);
     }
     if (readFrom === 'latest') return await ctx.storage.history(target.namespace, target.releaseName);

@@ -199,7 +199,8 @@ export function lastAttemptFailedForThis(release: HelmRelease, desired: DesiredR
 }
 
 function describeDifference(stored: StoredRelease, desired: DesiredRelease, latest?: StoredRelease): string {
-  if (latest && latest !== stored && isSameRelease(stored, desired)) return `revision ${latest.revision} ${latest.status}; re-applying revision ${stored.revision}'s chart and values`;
+  if (latest && latest !== stored && isSameRelease(stored, desired))
+    return `revision ${latest.revision} ${latest.status}; re-applying revision ${stored.revision}'s chart and values`;
   if (stored.chartName !== desired.chartName) return `chart ${stored.chartName} → ${desired.chartName}`;
   if (!sameChartVersion(stored.chartVersion, desired.chartVersion)) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
   return 'values changed';

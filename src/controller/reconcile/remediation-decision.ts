@@ -114,7 +114,10 @@ export function remediationOfThisFailure(release: HelmRelease, failed: FailedAct
 }
 
 /** What a person reads when the controller gives up: what happened, and what to do. */
-export function describeGiveUp(reason: GiveUpReason, f: { failed: FailedAction; failures: number; chart: string; policy: RemediationPolicy; deployed?: StoredRelease; lastError?: string }): string {
+export function describeGiveUp(
+  reason: GiveUpReason,
+  f: { failed: FailedAction; failures: number; chart: string; policy: RemediationPolicy; deployed?: StoredRelease; lastError?: string },
+): string {
   const attempts = `${f.failed === 'install' ? 'Install' : 'Upgrade'} of ${f.chart} failed ${f.failures === 1 ? 'once' : `${f.failures} times`}`;
   const running = f.deployed ? `revision ${f.deployed.revision} (${f.deployed.chartName}@${f.deployed.chartVersion}) is deployed` : 'nothing is deployed';
   const error = f.lastError ? ` Last error: ${f.lastError}` : '';

@@ -77,7 +77,14 @@ export function succeededStatus(release: HelmRelease, event: ReleaseEvent, messa
   conditions = dropStaleRemediated(conditions, gen);
   conditions = setCondition(conditions, { type: ConditionType.Released, status: 'True', reason: event, message }, now, gen);
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'True', reason: event, message }, now, gen);
-  return { conditions, observedGeneration: gen, history: historyFromStorage(history), failures: 0, lastAttemptFailed: false, lastReconciledAt: now.toISOString() };
+  return {
+    conditions,
+    observedGeneration: gen,
+    history: historyFromStorage(history),
+    failures: 0,
+    lastAttemptFailed: false,
+    lastReconciledAt: now.toISOString(),
+  };
 }
 
 /**
@@ -99,7 +106,12 @@ export function failedStatus(
     conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', reason: event, message }, now, gen);
   } else {
     conditions = removeCondition(conditions, ConditionType.Stalled);
-    conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message: `${message}; remediating` }, now, gen);
+    conditions = setCondition(
+      conditions,
+      { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message: `${message}; remediating` },
+      now,
+      gen,
+    );
   }
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: event, message }, now, gen);
   const counters =
@@ -122,7 +134,12 @@ export function failedStatus(
 /** Something that may clear up by itself (chart repository down, values source missing): retried. */
 export function retryingStatus(release: HelmRelease, event: ReleaseEvent, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: event, message: `${message}; retrying` }, now, gen);
+  let conditions = setCondition(
+    release.status?.conditions,
+    { type: ConditionType.Reconciling, status: 'True', reason: event, message: `${message}; retrying` },
+    now,
+    gen,
+  );
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: event, message }, now, gen);
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
 }
@@ -139,7 +156,12 @@ export function inSyncStatus(release: HelmRelease, desired: DesiredRelease, hist
   conditions = dropStaleRemediated(conditions, gen);
   conditions = setCondition(
     conditions,
-    { type: ConditionType.Ready, status: 'True', reason: keepReason ? (ready.reason as ReleaseEvent) : StateReason.InSync, message: keepReason ? ready.message : message },
+    {
+      type: ConditionType.Ready,
+      status: 'True',
+      reason: keepReason ? (ready.reason as ReleaseEvent) : StateReason.InSync,
+      message: keepReason ? ready.message : message,
+    },
     now,
     gen,
   );
@@ -164,13 +186,23 @@ export function refusedStatus(release: HelmRelease, reason: ReleaseEvent, messag
 
 export function lockedStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  const conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.ReleaseLocked, message }, now, gen);
+  const conditions = setCondition(
+    release.status?.conditions,
+    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.ReleaseLocked, message },
+    now,
+    gen,
+  );
   return { conditions, lastReconciledAt: now.toISOString() };
 }
 
 export function uninstallingStatus(release: HelmRelease, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  const conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Uninstalling, message: 'Uninstalling the release' }, now, gen);
+  const conditions = setCondition(
+    release.status?.conditions,
+    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Uninstalling, message: 'Uninstalling the release' },
+    now,
+    gen,
+  );
   return { conditions };
 }
 
@@ -181,6 +213,11 @@ export function checkedStatus(now: Date): HelmReleaseStatus {
 /** An install/upgrade cancelled because a newer generation arrived: still reconciling, no failure counted. */
 export function supersededStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  const conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Progressing, message }, now, gen);
+  const conditions = setCondition(
+    release.status?.conditions,
+    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Progressing, message },
+    now,
+    gen,
+  );
   return { conditions, lastAttemptFailed: false, lastReconciledAt: now.toISOString() };
 }

@@ -18,18 +18,39 @@ export function failureEvent(failed: FailedAction): ReleaseEvent {
 /** Written before helm starts, so a crash mid-remediation leaves a trace. */
 export function remediationStartedStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message }, now, gen);
+  let conditions = setCondition(
+    release.status?.conditions,
+    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message },
+    now,
+    gen,
+  );
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Remediating, message }, now, gen);
   return { conditions, lastReconciledAt: now.toISOString() };
 }
 
-export function remediationDoneStatus(release: HelmRelease, record: RemediationRecord, failed: FailedAction, history: ReleaseHistory, now: Date): HelmReleaseStatus {
+export function remediationDoneStatus(
+  release: HelmRelease,
+  record: RemediationRecord,
+  failed: FailedAction,
+  history: ReleaseHistory,
+  now: Date,
+): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const event = remediationEvent(record);
-  let conditions = setCondition(release.status?.conditions, { type: ConditionType.Remediated, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message }, now, gen);
+  let conditions = setCondition(
+    release.status?.conditions,
+    { type: ConditionType.Remediated, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message },
+    now,
+    gen,
+  );
   // The declared spec is not what runs: Ready stays False with the failure's reason; what
   // comes next (a retry or giving up) is decided in the pass that follows at once.
-  conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message: record.message }, now, gen);
+  conditions = setCondition(
+    conditions,
+    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message: record.message },
+    now,
+    gen,
+  );
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: failureEvent(failed), message: record.message }, now, gen);
   return { conditions, observedGeneration: gen, history: historyFromStorage(history), lastRemediation: record, lastReconciledAt: now.toISOString() };
 }

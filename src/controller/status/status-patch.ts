@@ -40,5 +40,11 @@ function sameConditions(a: Condition[] | undefined, b: Condition[]): boolean {
 export function failureAlreadyReported(release: { metadata: { generation?: number }; status?: HelmReleaseStatus }, reason: string, message: string): boolean {
   const gen = release.metadata.generation;
   const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
-  return release.status?.observedGeneration === gen && ready?.status === 'False' && ready.reason === reason && ready.message === message && ready.observedGeneration === gen;
+  return (
+    release.status?.observedGeneration === gen &&
+    ready?.status === 'False' &&
+    ready.reason === reason &&
+    ready.message === message &&
+    ready.observedGeneration === gen
+  );
 }

@@ -20,7 +20,12 @@ export function describeSuspension(record: SuspensionRecord | undefined): string
 export function suspendedStatus(release: HelmRelease, record: SuspensionRecord | undefined, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
   let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = setCondition(conditions, { type: ConditionType.Suspended, status: 'True', reason: StateReason.Suspended, message: describeSuspension(record) }, now, gen);
+  conditions = setCondition(
+    conditions,
+    { type: ConditionType.Suspended, status: 'True', reason: StateReason.Suspended, message: describeSuspension(record) },
+    now,
+    gen,
+  );
   // `null` removes a stale record in a merge patch (suspended by kubectl after a chat suspension).
   return { conditions, observedGeneration: gen, suspension: record ?? (null as unknown as undefined), lastReconciledAt: now.toISOString() };
 }
@@ -35,7 +40,12 @@ export function resumedStatus(release: HelmRelease): HelmReleaseStatus {
 export function rollbackStartedStatus(release: HelmRelease, record: RollbackRecord, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const message = record.message;
-  let conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.RollingBack, message }, now, gen);
+  let conditions = setCondition(
+    release.status?.conditions,
+    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.RollingBack, message },
+    now,
+    gen,
+  );
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.RollingBack, message }, now, gen);
   return { conditions, rollback: wholeRecord({ ...record, inProgress: true }), lastAttemptedAction: 'rollback', lastAttemptedAt: now.toISOString() };
 }
@@ -51,7 +61,12 @@ export function rollbackDoneStatus(
   const event = record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed;
   const status = record.succeeded ? 'True' : 'False';
   let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = setCondition(conditions, { type: ConditionType.Suspended, status: 'True', reason: StateReason.Suspended, message: describeSuspension(suspension) }, now, gen);
+  conditions = setCondition(
+    conditions,
+    { type: ConditionType.Suspended, status: 'True', reason: StateReason.Suspended, message: describeSuspension(suspension) },
+    now,
+    gen,
+  );
   conditions = setCondition(conditions, { type: ConditionType.Released, status, reason: event, message: record.message }, now, gen);
   conditions = setCondition(conditions, { type: ConditionType.Ready, status, reason: event, message: record.message }, now, gen);
   return {

@@ -24,7 +24,12 @@ export function testPassedOrIgnoredStatus(release: HelmRelease, record: TestReco
   const event = record.succeeded ? ReleaseEvent.TestSucceeded : ReleaseEvent.TestFailed;
   let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
   conditions = removeCondition(conditions, ConditionType.Stalled);
-  conditions = setCondition(conditions, { type: ConditionType.TestSuccess, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message }, now, gen);
+  conditions = setCondition(
+    conditions,
+    { type: ConditionType.TestSuccess, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message },
+    now,
+    gen,
+  );
   const ready = record.succeeded ? record.message : `${record.message} (ignored: test.ignoreFailures)`;
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'True', reason: event, message: ready }, now, gen);
   return { conditions, observedGeneration: gen, lastTest: record, lastReconciledAt: now.toISOString() };
@@ -32,6 +37,11 @@ export function testPassedOrIgnoredStatus(release: HelmRelease, record: TestReco
 
 /** Added to a failure status when the failure was the test: TestSuccess=False and the record. */
 export function withTestFailed(status: HelmReleaseStatus, release: HelmRelease, record: TestRecord, now: Date): HelmReleaseStatus {
-  const conditions = setCondition(status.conditions, { type: ConditionType.TestSuccess, status: 'False', reason: ReleaseEvent.TestFailed, message: record.message }, now, release.metadata.generation);
+  const conditions = setCondition(
+    status.conditions,
+    { type: ConditionType.TestSuccess, status: 'False', reason: ReleaseEvent.TestFailed, message: record.message },
+    now,
+    release.metadata.generation,
+  );
   return { ...status, conditions, lastTest: record };
 }

@@ -46,7 +46,15 @@ const keyOf = (obj: KubernetesObject) => `${obj.metadata?.namespace ?? ''}/${obj
  */
 export class ListWatch<T extends KubernetesObject> {
   private readonly cache = new Map<string, T>();
-  private readonly handlers: { [K in keyof Handlers<T>]: Array<Handlers<T>[K]> } = { add: [], update: [], delete: [], connect: [], bookmark: [], synced: [], error: [] };
+  private readonly handlers: { [K in keyof Handlers<T>]: Array<Handlers<T>[K]> } = {
+    add: [],
+    update: [],
+    delete: [],
+    connect: [],
+    bookmark: [],
+    synced: [],
+    error: [],
+  };
   private resourceVersion?: string;
   private readonly stopping = new AbortController();
   private watchAbort?: AbortController;
@@ -93,7 +101,12 @@ export class ListWatch<T extends KubernetesObject> {
       this.gone = false;
       this.watchAbort = new AbortController();
       try {
-        await this.watchFn(this.resourceVersion, () => this.emit('connect'), (event) => this.apply(event), this.watchAbort.signal);
+        await this.watchFn(
+          this.resourceVersion,
+          () => this.emit('connect'),
+          (event) => this.apply(event),
+          this.watchAbort.signal,
+        );
         if (this.stopped) return;
         if (this.failure) return this.emit('error', this.failure);
         if (!this.gone) continue; // the server ended the watch (its timeout): resume

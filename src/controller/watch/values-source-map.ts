@@ -13,7 +13,12 @@ export function releasesUsingValuesSource(kind: 'ConfigMap' | 'Secret', namespac
  * informer's first list reports everything as added, which says nothing new; later adds (a
  * source created after its HelmRelease), changes of the content (resourceVersion) and deletes do.
  */
-export function valuesSourceChanged(event: 'add' | 'update' | 'delete', synced: boolean, previousVersion: string | undefined, version: string | undefined): boolean {
+export function valuesSourceChanged(
+  event: 'add' | 'update' | 'delete',
+  synced: boolean,
+  previousVersion: string | undefined,
+  version: string | undefined,
+): boolean {
   if (event === 'delete') return true;
   if (event === 'add') return synced;
   return previousVersion !== version;

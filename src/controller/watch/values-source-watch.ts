@@ -85,7 +85,10 @@ export class ValuesSourceWatch {
     void stale?.stop().catch(() => undefined);
     slot.failures += 1;
     const delay = retryDelayMs(slot.failures, 1000, 30_000);
-    this.opts.log.warn({ kind: slot.kind, scope: slot.scope || 'all namespaces', delayMs: delay, error: apiErrorMessage(error) }, 'valuesFrom watch failed; restarting');
+    this.opts.log.warn(
+      { kind: slot.kind, scope: slot.scope || 'all namespaces', delayMs: delay, error: apiErrorMessage(error) },
+      'valuesFrom watch failed; restarting',
+    );
     setTimeout(() => void this.startSlot(slot), delay).unref();
   }
 

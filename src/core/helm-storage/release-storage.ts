@@ -4,7 +4,14 @@ import type { KubeClients } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';
 import { ValuesDigester } from '../release/values-digest.js';
 import type { ReleaseWritten } from './release-written.js';
-import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, releaseSecretName, type HelmReleasePayload, type ReleaseRecordLimits } from './release-record.js';
+import {
+  DEFAULT_RECORD_LIMITS,
+  decodeReleasePayload,
+  encodeReleasePayload,
+  releaseSecretName,
+  type HelmReleasePayload,
+  type ReleaseRecordLimits,
+} from './release-record.js';
 
 /**
  * Reads Helm's own release records (Secrets `sh.helm.release.v1.<name>.v<revision>`) through the
@@ -12,15 +19,7 @@ import { DEFAULT_RECORD_LIMITS, decodeReleasePayload, encodeReleasePayload, rele
  */
 
 export type StoredReleaseStatus =
-  | 'unknown'
-  | 'deployed'
-  | 'uninstalled'
-  | 'superseded'
-  | 'failed'
-  | 'uninstalling'
-  | 'pending-install'
-  | 'pending-upgrade'
-  | 'pending-rollback';
+  'unknown' | 'deployed' | 'uninstalled' | 'superseded' | 'failed' | 'uninstalling' | 'pending-install' | 'pending-upgrade' | 'pending-rollback';
 
 export interface StoredRelease {
   name: string;

@@ -39,7 +39,11 @@ export function reuseConnections(config: KubeConfig): void {
   const cache = new Map<string, Dispatcher>();
   target.createDispatcher = function cachedDispatcher(this: unknown, cluster, agentOptions) {
     const server = (cluster as { server?: string; proxyUrl?: string } | null) ?? {};
-    const key = JSON.stringify([server.server, server.proxyUrl, ...['ca', 'cert', 'key', 'pfx', 'rejectUnauthorized', 'servername'].map((k) => String(agentOptions[k] ?? ''))]);
+    const key = JSON.stringify([
+      server.server,
+      server.proxyUrl,
+      ...['ca', 'cert', 'key', 'pfx', 'rejectUnauthorized', 'servername'].map((k) => String(agentOptions[k] ?? '')),
+    ]);
     let dispatcher = cache.get(key);
     if (dispatcher === undefined) {
       dispatcher = original.call(this, cluster, agentOptions) as Dispatcher;

@@ -95,7 +95,8 @@ export function fromKubeconfig(text: string, path = 'kubeconfig'): ConnectionCon
     }
   }
   for (const field of UNSUPPORTED_CLUSTER_FIELDS) {
-    if (cluster[field] !== undefined && cluster[field] !== '') throw new KubeconfigError(`${path}: cluster "${String(context.cluster)}" uses "${field}", which helmcrew does not support`);
+    if (cluster[field] !== undefined && cluster[field] !== '')
+      throw new KubeconfigError(`${path}: cluster "${String(context.cluster)}" uses "${field}", which helmcrew does not support`);
   }
   const server = cluster.server;
   if (typeof server !== 'string' || !server) throw new KubeconfigError(`${path}: cluster "${String(context.cluster)}" has no server`);

@@ -60,7 +60,10 @@ export class HelmReleaseApi {
     const current = release.metadata.finalizers;
     if (precondition) {
       const body = { metadata: { resourceVersion: precondition.resourceVersion, finalizers: [...(current ?? []), FINALIZER] } };
-      return (await this.kube.custom.patchNamespacedCustomObject({ ...this.coordinates(release.metadata.namespace), name: release.metadata.name, body, fieldManager: FIELD_MANAGER }, mergePatch)) as HelmRelease;
+      return (await this.kube.custom.patchNamespacedCustomObject(
+        { ...this.coordinates(release.metadata.namespace), name: release.metadata.name, body, fieldManager: FIELD_MANAGER },
+        mergePatch,
+      )) as HelmRelease;
     }
     const ops = current
       ? [

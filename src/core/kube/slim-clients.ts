@@ -24,7 +24,8 @@ function customPath({ group, version, plural, namespace, name }: Coordinates, su
   return `/apis/${seg(group)}/${seg(version)}${scope}/${seg(plural)}${name === undefined ? '' : `/${seg(name)}`}${sub}`;
 }
 
-const corePath = (namespace: string, plural: string, name?: string) => `/api/v1/namespaces/${seg(namespace)}/${plural}${name === undefined ? '' : `/${seg(name)}`}`;
+const corePath = (namespace: string, plural: string, name?: string) =>
+  `/api/v1/namespaces/${seg(namespace)}/${plural}${name === undefined ? '' : `/${seg(name)}`}`;
 
 /** A patch's Content-Type from the request options (mergePatch, jsonPatch); merge patch when none. */
 async function patchType(options: ConfigurationOptions | undefined): Promise<string> {
@@ -36,7 +37,8 @@ async function patchType(options: ConfigurationOptions | undefined): Promise<str
 export function slimKubeClients(rest: KubeRest): KubeClients {
   // Results are the server's JSON; the declared client-node types differ only in Date fields.
   const get = (path: string, param: object) => rest.request<never>({ method: 'GET', path, query: queryOf(param) });
-  const write = (method: 'POST' | 'PUT', path: string, param: { body: unknown }) => rest.request<never>({ method, path, query: queryOf(param), body: param.body });
+  const write = (method: 'POST' | 'PUT', path: string, param: { body: unknown }) =>
+    rest.request<never>({ method, path, query: queryOf(param), body: param.body });
   const patch = async (path: string, param: { body: unknown }, options?: ConfigurationOptions) =>
     rest.request<never>({ method: 'PATCH', path, query: queryOf(param), body: param.body, contentType: await patchType(options) });
 

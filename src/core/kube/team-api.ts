@@ -11,7 +11,10 @@ export class TeamApi {
 
   /** Every Team, or those matching a label selector (`team-set=payments`). */
   async list(labelSelector?: string): Promise<{ items: Team[]; metadata?: { resourceVersion?: string } }> {
-    return (await this.kube.custom.listClusterCustomObject({ ...COORDINATES, ...(labelSelector ? { labelSelector } : {}) })) as { items: Team[]; metadata?: { resourceVersion?: string } };
+    return (await this.kube.custom.listClusterCustomObject({ ...COORDINATES, ...(labelSelector ? { labelSelector } : {}) })) as {
+      items: Team[];
+      metadata?: { resourceVersion?: string };
+    };
   }
 
   async get(name: string): Promise<Team | undefined> {

@@ -30,22 +30,29 @@ export type RollbackChoice = { ok: true; from: StoredRelease; to: StoredRelease 
  */
 export function chooseRollbackRevision(history: ReleaseHistory, request: RollbackRequest): RollbackChoice {
   const { latest, deployed } = history;
-  if (latest?.status.startsWith('pending-')) return { ok: false, message: `revision ${latest.revision} is ${latest.status}; another helm operation holds the release` };
+  if (latest?.status.startsWith('pending-'))
+    return { ok: false, message: `revision ${latest.revision} is ${latest.status}; another helm operation holds the release` };
   if (!deployed) return { ok: false, message: 'no revision is deployed, so there is nothing to roll back from' };
   if (request.revision === undefined) {
     // After a failed upgrade, as with `helm rollback` itself, "previous" is the last good revision:
     // re-applying it repairs what the failed upgrade half-changed.
     if (latest && latest.revision > deployed.revision && latest.status === 'failed') return { ok: true, from: latest, to: deployed };
     const previous = history.releases.find((r) => r.revision < deployed.revision && r.status === 'superseded');
-    return previous ? { ok: true, from: deployed, to: previous } : { ok: false, message: `revision ${deployed.revision} is the first deployed revision; there is no earlier one to go back to` };
+    return previous
+      ? { ok: true, from: deployed, to: previous }
+      : { ok: false, message: `revision ${deployed.revision} is the first deployed revision; there is no earlier one to go back to` };
   }
   if (!Number.isInteger(request.revision) || request.revision < 1) return { ok: false, message: 'the requested rollback target is not a revision number' };
   const target = history.releases.find((r) => r.revision === request.revision);
   if (!target) {
-    const known = history.releases.map((r) => r.revision).sort((a, b) => a - b).join(', ');
+    const known = history.releases
+      .map((r) => r.revision)
+      .sort((a, b) => a - b)
+      .join(', ');
     return { ok: false, message: `revision ${request.revision} is not in the release history (revisions kept: ${known || 'none'})` };
   }
-  if (target.status === 'uninstalled' || target.status.startsWith('pending-')) return { ok: false, message: `revision ${request.revision} is ${target.status} and cannot be rolled back to` };
+  if (target.status === 'uninstalled' || target.status.startsWith('pending-'))
+    return { ok: false, message: `revision ${request.revision} is ${target.status} and cannot be rolled back to` };
   return { ok: true, from: deployed, to: target };
 }
 

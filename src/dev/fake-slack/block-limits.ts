@@ -68,7 +68,8 @@ export function checkBlocks(blocks: unknown[], at: string): string[] {
     if (!isObject(block) || typeof block.type !== 'string') return problems.push(err('must provide an object with a type', here));
     if (!BLOCK_TYPES.has(block.type)) return problems.push(err(`unsupported type: ${block.type}`, `${here}/type`));
     if (block.block_id !== undefined) {
-      if (typeof block.block_id !== 'string' || block.block_id.length > MAX_ID) problems.push(err(`must be less than ${MAX_ID + 1} characters`, `${here}/block_id`));
+      if (typeof block.block_id !== 'string' || block.block_id.length > MAX_ID)
+        problems.push(err(`must be less than ${MAX_ID + 1} characters`, `${here}/block_id`));
       else if (blockIds.has(block.block_id)) problems.push(err('duplicate block_id', `${here}/block_id`));
       else blockIds.add(block.block_id);
     }

@@ -16,7 +16,19 @@ import { firstAcceptedPost, ResponseUrls, type ResponseUrlRecord } from './respo
 import { SocketMode, type EnvelopeAck, type EnvelopeType } from './socket-mode.js';
 import { FakeWorkspace, type EphemeralMessage, type FakeChannel, type FakeMessage, type FakeUser, type RecordedCall, type TokenState } from './workspace.js';
 
-export type { EnvelopeAck, EnvelopeType, EphemeralMessage, FakeChannel, FakeMessage, FakeUser, RecordedCall, TokenState, ResponseUrlRecord, RateLimitConfig, BucketLimit };
+export type {
+  EnvelopeAck,
+  EnvelopeType,
+  EphemeralMessage,
+  FakeChannel,
+  FakeMessage,
+  FakeUser,
+  RecordedCall,
+  TokenState,
+  ResponseUrlRecord,
+  RateLimitConfig,
+  BucketLimit,
+};
 
 export const DEFAULT_FAKE_TOKEN = 'xoxb-fake-helmcrew-token';
 export const DEFAULT_FAKE_APP_TOKEN = 'xapp-fake-helmcrew-token';
@@ -49,10 +61,7 @@ export interface FakeSlackOptions {
 
 /** What the next matching calls answer instead of the real thing. */
 export type Fault =
-  | { kind: 'status'; status: number }
-  | { kind: 'ratelimited'; retryAfterSeconds: number }
-  | { kind: 'drop' }
-  | { kind: 'error'; error: string };
+  { kind: 'status'; status: number } | { kind: 'ratelimited'; retryAfterSeconds: number } | { kind: 'drop' } | { kind: 'error'; error: string };
 
 interface PendingFault {
   fault: Fault;
@@ -106,7 +115,11 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   const appTokens = new Set(options.appTokens ?? [DEFAULT_FAKE_APP_TOKEN]);
   for (const user of options.users ?? []) ws.users.set(user.id, user);
   for (const [group, members] of Object.entries(options.userGroups ?? {})) ws.userGroups.set(group, members);
-  const limits: RateLimitConfig = { ...DEFAULT_RATE_LIMITS, ...options.rateLimits, methods: { ...DEFAULT_RATE_LIMITS.methods, ...options.rateLimits?.methods } };
+  const limits: RateLimitConfig = {
+    ...DEFAULT_RATE_LIMITS,
+    ...options.rateLimits,
+    methods: { ...DEFAULT_RATE_LIMITS.methods, ...options.rateLimits?.methods },
+  };
   const limiter = new RateLimiter(now);
   const responses = new ResponseUrls(ws, now);
   const faults: PendingFault[] = [];

@@ -158,7 +158,15 @@ const usersInfo: Handler = (ctx, params) => {
   const user = ctx.ws.users.get(str(params.user) ?? '');
   if (!user) return fail('user_not_found');
   return ok({
-    user: { id: user.id, team_id: ctx.ws.app.teamId, name: user.name, real_name: user.realName ?? user.name, is_bot: false, deleted: false, profile: { display_name: user.name, real_name: user.realName ?? user.name } },
+    user: {
+      id: user.id,
+      team_id: ctx.ws.app.teamId,
+      name: user.name,
+      real_name: user.realName ?? user.name,
+      is_bot: false,
+      deleted: false,
+      profile: { display_name: user.name, real_name: user.realName ?? user.name },
+    },
   });
 };
 
@@ -174,7 +182,11 @@ const userGroupsList: Handler = (ctx, params) => {
   const limited = methodRateLimit(ctx, 'usergroups.list');
   if (limited) return limited;
   const withUsers = params.include_users === true || params.include_users === 'true';
-  const usergroups = [...ctx.ws.userGroups].map(([id, users]) => ({ id, team_id: ctx.ws.app.teamId, ...(withUsers ? { users: [...users], user_count: users.length } : {}) }));
+  const usergroups = [...ctx.ws.userGroups].map(([id, users]) => ({
+    id,
+    team_id: ctx.ws.app.teamId,
+    ...(withUsers ? { users: [...users], user_count: users.length } : {}),
+  }));
   return ok({ usergroups });
 };
 

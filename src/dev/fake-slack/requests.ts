@@ -18,7 +18,11 @@ export function slackSignature(secret: string, timestamp: number, body: string):
   return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:${body}`).digest('hex')}`;
 }
 
-export async function postSigned(url: string, form: Record<string, string>, opts: { secret: string; timestamp?: number; signature?: string }): Promise<{ status: number; body: string; ms: number }> {
+export async function postSigned(
+  url: string,
+  form: Record<string, string>,
+  opts: { secret: string; timestamp?: number; signature?: string },
+): Promise<{ status: number; body: string; ms: number }> {
   const body = new URLSearchParams(form).toString();
   const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
   const started = performance.now();
@@ -45,12 +49,31 @@ function channelOf(slack: FakeSlack, ref: string): { id: string; name: string } 
 export function slashCommand(slack: FakeSlack, text: string, user: string, channel: string): SlackRequest {
   const { id, name } = channelOf(slack, channel);
   const responseUrl = slack.createResponseUrl({ channel: id, user });
-  const form = { token: 'legacy-unused', team_id: FAKE_APP.teamId, team_domain: FAKE_APP.team, channel_id: id, channel_name: name, user_id: user, user_name: user.toLowerCase(), command: '/release', text, response_url: responseUrl, trigger_id: '1.2.3', api_app_id: FAKE_APP_ID };
+  const form = {
+    token: 'legacy-unused',
+    team_id: FAKE_APP.teamId,
+    team_domain: FAKE_APP.team,
+    channel_id: id,
+    channel_name: name,
+    user_id: user,
+    user_name: user.toLowerCase(),
+    command: '/release',
+    text,
+    response_url: responseUrl,
+    trigger_id: '1.2.3',
+    api_app_id: FAKE_APP_ID,
+  };
   return { form, responseUrl };
 }
 
 /** A click on a button (`actionId`, `value`) in a message `user` sees in `channel`. */
-export function buttonClick(slack: FakeSlack, actionId: string, value: string, user: string, channel: string): SlackRequest & { payload: Record<string, unknown> } {
+export function buttonClick(
+  slack: FakeSlack,
+  actionId: string,
+  value: string,
+  user: string,
+  channel: string,
+): SlackRequest & { payload: Record<string, unknown> } {
   const { id, name } = channelOf(slack, channel);
   const responseUrl = slack.createResponseUrl({ channel: id, user });
   const payload = {

@@ -69,8 +69,13 @@ export class ResponseUrls {
       return ok();
     }
     const problem = checkMessage(body);
-    if (problem) return { status: 400, body: { ok: false, error: problem.error, ...(problem.messages ? { response_metadata: { messages: problem.messages } } : {}) } };
-    const content = { text: typeof body.text === 'string' ? body.text : '', blocks: body.blocks as unknown[] | undefined, attachments: body.attachments as unknown[] | undefined };
+    if (problem)
+      return { status: 400, body: { ok: false, error: problem.error, ...(problem.messages ? { response_metadata: { messages: problem.messages } } : {}) } };
+    const content = {
+      text: typeof body.text === 'string' ? body.text : '',
+      blocks: body.blocks as unknown[] | undefined,
+      attachments: body.attachments as unknown[] | undefined,
+    };
     if (body.replace_original === true && original) {
       original.edits.push({ text: original.text, blocks: original.blocks, attachments: original.attachments });
       Object.assign(original, content);

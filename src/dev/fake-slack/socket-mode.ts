@@ -30,7 +30,10 @@ export class SocketMode {
   private onConnected: () => void = () => undefined;
   readonly connected = new Promise<void>((resolve) => (this.onConnected = resolve));
 
-  constructor(server: Server, private readonly origin: () => string) {
+  constructor(
+    server: Server,
+    private readonly origin: () => string,
+  ) {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
   }
 
@@ -56,7 +59,9 @@ export class SocketMode {
         this.acks.delete(envelopeId);
         resolve({ ...ack, ms: performance.now() - started });
       });
-      socket.send(JSON.stringify({ envelope_id: envelopeId, payload, type, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }));
+      socket.send(
+        JSON.stringify({ envelope_id: envelopeId, payload, type, accepts_response_payload: type !== 'events_api', retry_attempt: 0, retry_reason: '' }),
+      );
     });
   }
 
@@ -81,7 +86,14 @@ export class SocketMode {
       const message = parseAck(String(data));
       if (message?.envelope_id) this.acks.get(message.envelope_id)?.({ envelope_id: message.envelope_id, payload: message.payload });
     });
-    ws.send(JSON.stringify({ type: 'hello', num_connections: 1, debug_info: { host: 'fake-slack', approximate_connection_time: 3600 }, connection_info: { app_id: FAKE_APP_ID } }));
+    ws.send(
+      JSON.stringify({
+        type: 'hello',
+        num_connections: 1,
+        debug_info: { host: 'fake-slack', approximate_connection_time: 3600 },
+        connection_info: { app_id: FAKE_APP_ID },
+      }),
+    );
     this.onConnected();
   }
 }

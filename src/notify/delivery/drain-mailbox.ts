@@ -106,7 +106,12 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob & { slotAt?
         if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`lost the lock of mailbox ${job.mailbox}`);
         const started = Date.now();
         await provider.deliver(notification, channel, job.team);
-        await mailboxes.consume(job.mailbox, consume, { id: notification.id, event: notification.event, operationId: notification.operationId, atMs: Date.parse(notification.at) });
+        await mailboxes.consume(job.mailbox, consume, {
+          id: notification.id,
+          event: notification.event,
+          operationId: notification.operationId,
+          atMs: Date.parse(notification.at),
+        });
         delivered++;
         log.info({ ...fields, channel: label, callMs: Date.now() - started, sinceEventMs: deps.now().getTime() - Date.parse(notification.at) }, 'delivered');
         void deps.status.record(job.team, { channel: label, ok: true, at: deps.now() });

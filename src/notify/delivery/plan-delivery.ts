@@ -34,10 +34,6 @@ export function planDelivery(pending: readonly ReleaseNotification[], last: Last
   const run = pending.slice(0, end);
   const latest = run[run.length - 1]!;
   const consume = run.map((n) => n.id);
-  const repeated =
-    last !== undefined &&
-    last.event === latest.event &&
-    last.operationId === latest.operationId &&
-    Date.parse(latest.at) - last.atMs < windowMs;
+  const repeated = last !== undefined && last.event === latest.event && last.operationId === latest.operationId && Date.parse(latest.at) - last.atMs < windowMs;
   return repeated ? { kind: 'suppress', notification: latest, consume } : { kind: 'deliver', notification: latest, consume };
 }

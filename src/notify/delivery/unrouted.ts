@@ -32,7 +32,11 @@ export class UnroutedMarks {
   /** Not awaited by the publisher: it must not add a round trip to a reconcile. */
   mark(n: ReleaseNotification): Promise<unknown> {
     const key = this.key(UnroutedMarks.releaseOf(n));
-    return this.redis.multi().zadd(key, UnroutedMarks.scoreOf(n), n.id).pexpire(key, 24 * 3600_000).exec();
+    return this.redis
+      .multi()
+      .zadd(key, UnroutedMarks.scoreOf(n), n.id)
+      .pexpire(key, 24 * 3600_000)
+      .exec();
   }
 
   async unmark(n: ReleaseNotification): Promise<void> {

@@ -80,7 +80,8 @@ export class NotifyPublisher implements ReleaseEventSink {
     });
     const answered = await Promise.race([added, waited]);
     clearTimeout(timer);
-    if (!answered) this.opts.log.warn({ ...fields, waitedMs: this.maxWaitMs }, 'Redis is slow to accept a notification; the reconcile goes on, the add continues');
+    if (!answered)
+      this.opts.log.warn({ ...fields, waitedMs: this.maxWaitMs }, 'Redis is slow to accept a notification; the reconcile goes on, the add continues');
   }
 
   async close(): Promise<void> {

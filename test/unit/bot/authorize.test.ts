@@ -13,9 +13,20 @@ const teams: TeamPolicy[] = [
       { verbs: ['freeze', 'unfreeze'], namespaces: ['staging'] },
     ],
   },
-  { name: 'payments', members: { slackUsers: ['UBOB'] }, permissions: [{ verbs: ['rollback', 'upgrade'], namespaces: ['prod'], charts: ['billing'], requireApproval: true }] },
+  {
+    name: 'payments',
+    members: { slackUsers: ['UBOB'] },
+    permissions: [{ verbs: ['rollback', 'upgrade'], namespaces: ['prod'], charts: ['billing'], requireApproval: true }],
+  },
   { name: 'sre', members: { slackUserGroups: ['SSRE'] }, permissions: [{ verbs: ['freeze', 'unfreeze', 'list'] }] },
-  { name: 'web-owner', members: { slackUsers: ['UCAROL'] }, permissions: [{ verbs: ['rollback'], releases: ['prod/unicorn'] }, { verbs: ['upgrade'], namespaces: ['*'], releases: ['dragon'] }] },
+  {
+    name: 'web-owner',
+    members: { slackUsers: ['UCAROL'] },
+    permissions: [
+      { verbs: ['rollback'], releases: ['prod/unicorn'] },
+      { verbs: ['upgrade'], namespaces: ['*'], releases: ['dragon'] },
+    ],
+  },
 ];
 
 const user = (slackUser: string, slackUserGroups: string[] = []): Subject => ({ slackUser, slackUserGroups });
@@ -24,25 +35,103 @@ const alice = user('UALICE');
 
 describe('authorize (default deny)', () => {
   it.each<{ name: string; who: Subject; verb: PermissionVerb; target: AuthzTarget; want: object }>([
-    { name: 'member by user id, verb and namespace granted', who: alice, verb: 'rollback', target: release('prod', 'unicorn'), want: { allowed: true, teams: ['frontend'], requireApproval: false } },
-    { name: 'member by user group', who: user('UDAVE', ['SONCALL']), verb: 'suspend', target: release('staging', 'unicorn'), want: { allowed: true, teams: ['frontend'] } },
-    { name: 'in no team', who: user('UMALLORY'), verb: 'status', target: release('prod', 'unicorn'), want: { allowed: false, reason: expect.stringMatching(/you are in no Team/) } },
-    { name: 'verb granted by no team', who: alice, verb: 'diff', target: release('prod', 'unicorn'), want: { allowed: false, reason: expect.stringMatching(/none of your Teams \(frontend\) grants "diff"/) } },
-    { name: 'namespace not granted', who: alice, verb: 'rollback', target: release('dev', 'unicorn'), want: { allowed: false, reason: expect.stringMatching(/grant "rollback" only for frontend: namespaces prod, staging/) } },
-    { name: 'upgrade in staging: no approval', who: alice, verb: 'upgrade', target: release('staging', 'unicorn'), want: { allowed: true, requireApproval: false } },
-    { name: 'upgrade in prod: two-person rule', who: alice, verb: 'upgrade', target: release('prod', 'unicorn'), want: { allowed: true, requireApproval: true } },
-    { name: 'chart restriction met', who: user('UBOB'), verb: 'rollback', target: release('prod', 'pay', 'billing'), want: { allowed: true, requireApproval: true } },
-    { name: 'chart restriction not met', who: user('UBOB'), verb: 'rollback', target: release('prod', 'unicorn'), want: { allowed: false, reason: expect.stringMatching(/charts billing/) } },
+    {
+      name: 'member by user id, verb and namespace granted',
+      who: alice,
+      verb: 'rollback',
+      target: release('prod', 'unicorn'),
+      want: { allowed: true, teams: ['frontend'], requireApproval: false },
+    },
+    {
+      name: 'member by user group',
+      who: user('UDAVE', ['SONCALL']),
+      verb: 'suspend',
+      target: release('staging', 'unicorn'),
+      want: { allowed: true, teams: ['frontend'] },
+    },
+    {
+      name: 'in no team',
+      who: user('UMALLORY'),
+      verb: 'status',
+      target: release('prod', 'unicorn'),
+      want: { allowed: false, reason: expect.stringMatching(/you are in no Team/) },
+    },
+    {
+      name: 'verb granted by no team',
+      who: alice,
+      verb: 'diff',
+      target: release('prod', 'unicorn'),
+      want: { allowed: false, reason: expect.stringMatching(/none of your Teams \(frontend\) grants "diff"/) },
+    },
+    {
+      name: 'namespace not granted',
+      who: alice,
+      verb: 'rollback',
+      target: release('dev', 'unicorn'),
+      want: { allowed: false, reason: expect.stringMatching(/grant "rollback" only for frontend: namespaces prod, staging/) },
+    },
+    {
+      name: 'upgrade in staging: no approval',
+      who: alice,
+      verb: 'upgrade',
+      target: release('staging', 'unicorn'),
+      want: { allowed: true, requireApproval: false },
+    },
+    {
+      name: 'upgrade in prod: two-person rule',
+      who: alice,
+      verb: 'upgrade',
+      target: release('prod', 'unicorn'),
+      want: { allowed: true, requireApproval: true },
+    },
+    {
+      name: 'chart restriction met',
+      who: user('UBOB'),
+      verb: 'rollback',
+      target: release('prod', 'pay', 'billing'),
+      want: { allowed: true, requireApproval: true },
+    },
+    {
+      name: 'chart restriction not met',
+      who: user('UBOB'),
+      verb: 'rollback',
+      target: release('prod', 'unicorn'),
+      want: { allowed: false, reason: expect.stringMatching(/charts billing/) },
+    },
     { name: 'release by namespace/name', who: user('UCAROL'), verb: 'rollback', target: release('prod', 'unicorn'), want: { allowed: true } },
-    { name: 'same name, other namespace', who: user('UCAROL'), verb: 'rollback', target: release('staging', 'unicorn'), want: { allowed: false, reason: expect.stringMatching(/releases prod\/unicorn/) } },
+    {
+      name: 'same name, other namespace',
+      who: user('UCAROL'),
+      verb: 'rollback',
+      target: release('staging', 'unicorn'),
+      want: { allowed: false, reason: expect.stringMatching(/releases prod\/unicorn/) },
+    },
     { name: 'bare release name in any namespace ("*")', who: user('UCAROL'), verb: 'upgrade', target: release('qa', 'dragon'), want: { allowed: true } },
     { name: 'freeze a granted namespace', who: alice, verb: 'freeze', target: { kind: 'namespace', namespace: 'staging' }, want: { allowed: true } },
     { name: 'freeze another namespace', who: alice, verb: 'freeze', target: { kind: 'namespace', namespace: 'prod' }, want: { allowed: false } },
-    { name: 'freeze all needs an unrestricted rule', who: alice, verb: 'freeze', target: { kind: 'all' }, want: { allowed: false, reason: expect.stringMatching(/in every namespace/) } },
+    {
+      name: 'freeze all needs an unrestricted rule',
+      who: alice,
+      verb: 'freeze',
+      target: { kind: 'all' },
+      want: { allowed: false, reason: expect.stringMatching(/in every namespace/) },
+    },
     { name: 'sre freezes all', who: user('UERIN', ['SSRE']), verb: 'freeze', target: { kind: 'all' }, want: { allowed: true, teams: ['sre'] } },
-    { name: 'a release-scoped rule does not grant a whole namespace', who: user('UCAROL'), verb: 'rollback', target: { kind: 'namespace', namespace: 'prod' }, want: { allowed: false } },
+    {
+      name: 'a release-scoped rule does not grant a whole namespace',
+      who: user('UCAROL'),
+      verb: 'rollback',
+      target: { kind: 'namespace', namespace: 'prod' },
+      want: { allowed: false },
+    },
     { name: 'list everything (sre)', who: user('UERIN', ['SSRE']), verb: 'list', target: { kind: 'all' }, want: { allowed: true } },
-    { name: 'rules of two teams: the one without approval wins', who: user('UBOB', ['SONCALL']), verb: 'rollback', target: release('prod', 'pay', 'billing'), want: { allowed: true, teams: ['frontend', 'payments'], requireApproval: false } },
+    {
+      name: 'rules of two teams: the one without approval wins',
+      who: user('UBOB', ['SONCALL']),
+      verb: 'rollback',
+      target: release('prod', 'pay', 'billing'),
+      want: { allowed: true, teams: ['frontend', 'payments'], requireApproval: false },
+    },
     { name: 'a group id is not a user id', who: user('SONCALL'), verb: 'status', target: release('prod', 'unicorn'), want: { allowed: false } },
   ])('$name', ({ who, verb, target, want }) => {
     expect(authorize(who, verb, target, teams)).toMatchObject(want);
@@ -56,10 +145,20 @@ describe('authorize (default deny)', () => {
 describe('authorizeApproval (two-person rule)', () => {
   const prodUpgrade = release('prod', 'unicorn');
   it.each([
-    { name: 'the requester cannot approve their own request', requester: alice, approver: alice, want: { allowed: false, reason: expect.stringMatching(/second, different person/) } },
+    {
+      name: 'the requester cannot approve their own request',
+      requester: alice,
+      approver: alice,
+      want: { allowed: false, reason: expect.stringMatching(/second, different person/) },
+    },
     { name: 'the same user with other groups is still the same person', requester: alice, approver: user('UALICE', ['SSRE']), want: { allowed: false } },
     { name: 'another authorized member approves', requester: alice, approver: user('UDAVE', ['SONCALL']), want: { allowed: true } },
-    { name: 'another person without the permission cannot', requester: alice, approver: user('UERIN', ['SSRE']), want: { allowed: false, reason: expect.stringMatching(/^you may not approve upgrade/) } },
+    {
+      name: 'another person without the permission cannot',
+      requester: alice,
+      approver: user('UERIN', ['SSRE']),
+      want: { allowed: false, reason: expect.stringMatching(/^you may not approve upgrade/) },
+    },
     { name: 'a stranger cannot', requester: alice, approver: user('UMALLORY'), want: { allowed: false } },
   ])('$name', ({ requester, approver, want }) => {
     expect(authorizeApproval(requester, approver, 'upgrade', prodUpgrade, teams)).toMatchObject(want);

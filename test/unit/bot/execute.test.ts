@@ -9,7 +9,18 @@ import { resolveRelease } from '../../../src/bot/execute/resolve.js';
 import { escapeMrkdwn, unescapeSlackText } from '../../../src/bot/slack/blocks.js';
 import { diffValues, summarizeValuesDifference } from '../../../src/bot/plan/values-diff.js';
 
-const hr = (namespace: string, name: string, over: { suspend?: boolean; annotations?: Record<string, string>; labels?: Record<string, string>; managedFields?: Array<{ manager: string }>; status?: HelmRelease['status']; generation?: number } = {}): HelmRelease =>
+const hr = (
+  namespace: string,
+  name: string,
+  over: {
+    suspend?: boolean;
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+    managedFields?: Array<{ manager: string }>;
+    status?: HelmRelease['status'];
+    generation?: number;
+  } = {},
+): HelmRelease =>
   ({
     apiVersion: 'helmcrew.dev/v1alpha1',
     kind: 'HelmRelease',
@@ -24,13 +35,23 @@ describe('resolveRelease', () => {
   it.each([
     { name: 'unique bare name', ref: { name: 'dragon' }, want: { ok: true, key: 'web/dragon' } },
     { name: 'namespace/name', ref: { namespace: 'staging', name: 'unicorn' }, want: { ok: true, key: 'staging/unicorn' } },
-    { name: 'ambiguous bare name lists the candidates', ref: { name: 'unicorn' }, want: { ok: false, message: '"unicorn" is in 2 namespaces; say which: staging/unicorn, web/unicorn' } },
+    {
+      name: 'ambiguous bare name lists the candidates',
+      ref: { name: 'unicorn' },
+      want: { ok: false, message: '"unicorn" is in 2 namespaces; say which: staging/unicorn, web/unicorn' },
+    },
     { name: 'a typo', ref: { name: 'dargon' }, want: { ok: false, message: 'no release "dargon" — did you mean "dragon"?' } },
-    { name: 'right name, wrong namespace', ref: { namespace: 'prod', name: 'dragon' }, want: { ok: false, message: 'no release "prod/dragon"; there is web/dragon' } },
+    {
+      name: 'right name, wrong namespace',
+      ref: { namespace: 'prod', name: 'dragon' },
+      want: { ok: false, message: 'no release "prod/dragon"; there is web/dragon' },
+    },
     { name: 'nothing like it', ref: { name: 'zebra' }, want: { ok: false, message: 'no release "zebra"' } },
   ])('$name', ({ ref, want }) => {
     const result = resolveRelease(ref, releases);
-    expect(result.ok ? { ok: true, key: `${result.release.metadata.namespace}/${result.release.metadata.name}` } : { ok: false, message: result.message }).toEqual(want);
+    expect(
+      result.ok ? { ok: true, key: `${result.release.metadata.namespace}/${result.release.metadata.name}` } : { ok: false, message: result.message },
+    ).toEqual(want);
   });
 });
 
@@ -43,7 +64,11 @@ describe('freeze and unfreeze selection', () => {
   ];
   const keys = (list: HelmRelease[]) => list.map((r) => `${r.metadata.namespace}/${r.metadata.name}`);
   it.each([
-    { name: 'a namespace: the running ones are suspended, the held ones left', scope: { kind: 'namespace' as const, namespace: 'web' }, want: { suspend: ['web/a'], already: ['web/held', 'web/frozen'] } },
+    {
+      name: 'a namespace: the running ones are suspended, the held ones left',
+      scope: { kind: 'namespace' as const, namespace: 'web' },
+      want: { suspend: ['web/a'], already: ['web/held', 'web/frozen'] },
+    },
     { name: 'all', scope: { kind: 'all' as const }, want: { suspend: ['web/a', 'api/b'], already: ['web/held', 'web/frozen'] } },
   ])('freeze $name', ({ scope, want }) => {
     const selected = selectFreeze(world, scope);
@@ -60,7 +85,12 @@ describe('intent patches', () => {
   const actor = { id: 'slack:U1', channel: 'C1' };
   it('suspend records who, why, when and where, and drops a freeze mark', () => {
     expect(suspendPatch(actor, 'db down', now)).toEqual({
-      metadata: { annotations: { [SUSPENSION_ANNOTATION]: JSON.stringify({ by: 'slack:U1', at: '2026-11-23T03:00:00.000Z', reason: 'db down', channel: 'C1' }), [FREEZE_ANNOTATION]: null } },
+      metadata: {
+        annotations: {
+          [SUSPENSION_ANNOTATION]: JSON.stringify({ by: 'slack:U1', at: '2026-11-23T03:00:00.000Z', reason: 'db down', channel: 'C1' }),
+          [FREEZE_ANNOTATION]: null,
+        },
+      },
       spec: { suspend: true },
     });
   });
@@ -74,7 +104,9 @@ describe('intent patches', () => {
   it('freeze marks with its id; resume clears every mark', () => {
     expect(freezePatch(actor, 'sale', 'fz-9', now).metadata?.annotations?.[FREEZE_ANNOTATION]).toBe('fz-9');
     expect(resumePatch()).toEqual({
-      metadata: { annotations: { [SUSPENSION_ANNOTATION]: null, [FREEZE_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null } },
+      metadata: {
+        annotations: { [SUSPENSION_ANNOTATION]: null, [FREEZE_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null },
+      },
       spec: { suspend: false },
     });
   });
@@ -83,7 +115,11 @@ describe('intent patches', () => {
 describe('gitOpsOwner', () => {
   it.each([
     { name: 'plain', given: hr('web', 'a'), want: undefined },
-    { name: 'Flux kustomization label', given: hr('web', 'a', { labels: { 'kustomize.toolkit.fluxcd.io/name': 'apps' } }), want: 'Flux (kustomize-controller)' },
+    {
+      name: 'Flux kustomization label',
+      given: hr('web', 'a', { labels: { 'kustomize.toolkit.fluxcd.io/name': 'apps' } }),
+      want: 'Flux (kustomize-controller)',
+    },
     { name: 'Argo CD tracking annotation', given: hr('web', 'a', { annotations: { 'argocd.argoproj.io/tracking-id': 'x' } }), want: 'Argo CD' },
     { name: 'Argo CD as field manager', given: hr('web', 'a', { managedFields: [{ manager: 'argocd-controller' }] }), want: 'Argo CD' },
     { name: 'kubectl as field manager', given: hr('web', 'a', { managedFields: [{ manager: 'kubectl-client-side-apply' }] }), want: undefined },
@@ -93,16 +129,63 @@ describe('gitOpsOwner', () => {
 });
 
 describe('outcomeOf (read from status only)', () => {
-  const cond = (type: string, status: 'True' | 'False' | 'Unknown', message = 'm', observedGeneration = 2) => ({ type, status, reason: 'r', message, lastTransitionTime: 't', observedGeneration });
+  const cond = (type: string, status: 'True' | 'False' | 'Unknown', message = 'm', observedGeneration = 2) => ({
+    type,
+    status,
+    reason: 'r',
+    message,
+    lastTransitionTime: 't',
+    observedGeneration,
+  });
   it.each([
-    { name: 'rollback not handled yet', verb: 'rollback' as const, given: hr('web', 'a', { status: { rollback: { requestId: 'old', succeeded: true, message: 'x', at: 't' } } }), want: { done: false } },
-    { name: 'rollback started, helm still running', verb: 'rollback' as const, given: hr('web', 'a', { status: { rollback: { requestId: 'rb', succeeded: false, inProgress: true, message: 'Rolling back', at: 't' } } }), want: { done: false } },
-    { name: 'rollback handled', verb: 'rollback' as const, given: hr('web', 'a', { status: { rollback: { requestId: 'rb', succeeded: false, message: 'no earlier revision', at: 't' } } }), want: { done: true, succeeded: false, message: 'web/a: no earlier revision' } },
-    { name: 'suspend seen', verb: 'suspend' as const, given: hr('web', 'a', { status: { conditions: [cond('Suspended', 'True', 'Suspended by slack:U1')] } }), want: { done: true, succeeded: true } },
-    { name: 'resume, still marked suspended', verb: 'resume' as const, given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Suspended', 'True'), cond('Ready', 'True')] } }), want: { done: false } },
-    { name: 'resume, ready for the new generation', verb: 'resume' as const, given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Ready', 'True', 'Upgraded')] } }), want: { done: true, succeeded: true, message: 'web/a: Upgraded' } },
-    { name: 'upgrade, ready for an older generation', verb: 'upgrade' as const, given: hr('web', 'a', { generation: 3, status: { observedGeneration: 2, conditions: [cond('Ready', 'True')] } }), want: { done: false } },
-    { name: 'upgrade failed', verb: 'upgrade' as const, given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Ready', 'False', 'Helm upgrade failed')] } }), want: { done: true, succeeded: false } },
+    {
+      name: 'rollback not handled yet',
+      verb: 'rollback' as const,
+      given: hr('web', 'a', { status: { rollback: { requestId: 'old', succeeded: true, message: 'x', at: 't' } } }),
+      want: { done: false },
+    },
+    {
+      name: 'rollback started, helm still running',
+      verb: 'rollback' as const,
+      given: hr('web', 'a', { status: { rollback: { requestId: 'rb', succeeded: false, inProgress: true, message: 'Rolling back', at: 't' } } }),
+      want: { done: false },
+    },
+    {
+      name: 'rollback handled',
+      verb: 'rollback' as const,
+      given: hr('web', 'a', { status: { rollback: { requestId: 'rb', succeeded: false, message: 'no earlier revision', at: 't' } } }),
+      want: { done: true, succeeded: false, message: 'web/a: no earlier revision' },
+    },
+    {
+      name: 'suspend seen',
+      verb: 'suspend' as const,
+      given: hr('web', 'a', { status: { conditions: [cond('Suspended', 'True', 'Suspended by slack:U1')] } }),
+      want: { done: true, succeeded: true },
+    },
+    {
+      name: 'resume, still marked suspended',
+      verb: 'resume' as const,
+      given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Suspended', 'True'), cond('Ready', 'True')] } }),
+      want: { done: false },
+    },
+    {
+      name: 'resume, ready for the new generation',
+      verb: 'resume' as const,
+      given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Ready', 'True', 'Upgraded')] } }),
+      want: { done: true, succeeded: true, message: 'web/a: Upgraded' },
+    },
+    {
+      name: 'upgrade, ready for an older generation',
+      verb: 'upgrade' as const,
+      given: hr('web', 'a', { generation: 3, status: { observedGeneration: 2, conditions: [cond('Ready', 'True')] } }),
+      want: { done: false },
+    },
+    {
+      name: 'upgrade failed',
+      verb: 'upgrade' as const,
+      given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Ready', 'False', 'Helm upgrade failed')] } }),
+      want: { done: true, succeeded: false },
+    },
   ])('$name', ({ verb, given, want }) => {
     expect(outcomeOf(given, verb, 'rb')).toMatchObject(want);
   });

@@ -10,20 +10,74 @@ const release = (spec: Partial<HelmRelease['spec']> = {}, labels?: Record<string
   spec: { chart: { repository: 'https://x.test', name: 'unicorn', version: '3.0.0' }, ...spec },
 });
 const stored = (revision: number, status: StoredRelease['status'], chartVersion: string, config: Record<string, unknown> = {}): StoredRelease => ({
-  name: 'unicorn', namespace: 'web', revision, status, chartName: 'unicorn', chartVersion, appVersion: chartVersion, config,
+  name: 'unicorn',
+  namespace: 'web',
+  revision,
+  status,
+  chartName: 'unicorn',
+  chartVersion,
+  appVersion: chartVersion,
+  config,
 });
-const history = summarizeHistory([stored(3, 'deployed', '3.0.0', { color: 'green' }), stored(2, 'superseded', '2.0.0', { color: 'blue', replicas: 2 }), stored(1, 'superseded', '1.0.0')]);
+const history = summarizeHistory([
+  stored(3, 'deployed', '3.0.0', { color: 'green' }),
+  stored(2, 'superseded', '2.0.0', { color: 'blue', replicas: 2 }),
+  stored(1, 'superseded', '1.0.0'),
+]);
 
 describe('planReleaseCommand', () => {
   it.each([
-    { name: 'rollback to previous', command: { verb: 'rollback', release: { name: 'unicorn' } }, given: release(), want: { doable: true, title: 'roll back web/unicorn: revision 3 → 2', lines: ['revision 3 (unicorn 3.0.0, app 3.0.0) → revision 2 (unicorn 2.0.0, app 2.0.0)', 'values: changed color; added replicas', expect.stringMatching(/suspended so the controller does not undo it/)] } },
-    { name: 'rollback to a revision not kept', command: { verb: 'rollback', release: { name: 'unicorn' }, revision: 9 }, given: release(), want: { doable: false, lines: [expect.stringMatching(/revision 9 is not in the release history/)] } },
-    { name: 'suspend, with the reason shown', command: { verb: 'suspend', release: { name: 'unicorn' }, reason: 'db down' }, given: release(), want: { doable: true, lines: expect.arrayContaining(['reason: db down']) } },
-    { name: 'suspend an already suspended release', command: { verb: 'suspend', release: { name: 'unicorn' } }, given: release({ suspend: true }), want: { doable: false, lines: ['web/unicorn is already suspended'] } },
+    {
+      name: 'rollback to previous',
+      command: { verb: 'rollback', release: { name: 'unicorn' } },
+      given: release(),
+      want: {
+        doable: true,
+        title: 'roll back web/unicorn: revision 3 → 2',
+        lines: [
+          'revision 3 (unicorn 3.0.0, app 3.0.0) → revision 2 (unicorn 2.0.0, app 2.0.0)',
+          'values: changed color; added replicas',
+          expect.stringMatching(/suspended so the controller does not undo it/),
+        ],
+      },
+    },
+    {
+      name: 'rollback to a revision not kept',
+      command: { verb: 'rollback', release: { name: 'unicorn' }, revision: 9 },
+      given: release(),
+      want: { doable: false, lines: [expect.stringMatching(/revision 9 is not in the release history/)] },
+    },
+    {
+      name: 'suspend, with the reason shown',
+      command: { verb: 'suspend', release: { name: 'unicorn' }, reason: 'db down' },
+      given: release(),
+      want: { doable: true, lines: expect.arrayContaining(['reason: db down']) },
+    },
+    {
+      name: 'suspend an already suspended release',
+      command: { verb: 'suspend', release: { name: 'unicorn' } },
+      given: release({ suspend: true }),
+      want: { doable: false, lines: ['web/unicorn is already suspended'] },
+    },
     { name: 'resume a release that is not suspended', command: { verb: 'resume', release: { name: 'unicorn' } }, given: release(), want: { doable: false } },
-    { name: 'upgrade to the version already declared', command: { verb: 'upgrade', release: { name: 'unicorn' }, version: '3.0.0' }, given: release(), want: { doable: false } },
-    { name: 'upgrade a suspended release says when it happens', command: { verb: 'upgrade', release: { name: 'unicorn' }, version: '4.0.0' }, given: release({ suspend: true }), want: { doable: true, lines: expect.arrayContaining(['the release is suspended: the controller upgrades on resume']) } },
-    { name: 'upgrade an Argo CD-owned release warns', command: { verb: 'upgrade', release: { name: 'unicorn' }, version: '4.0.0' }, given: release({}, { 'argocd.argoproj.io/instance': 'web' }), want: { warnings: [expect.stringMatching(/^Argo CD manages this HelmRelease/)] } },
+    {
+      name: 'upgrade to the version already declared',
+      command: { verb: 'upgrade', release: { name: 'unicorn' }, version: '3.0.0' },
+      given: release(),
+      want: { doable: false },
+    },
+    {
+      name: 'upgrade a suspended release says when it happens',
+      command: { verb: 'upgrade', release: { name: 'unicorn' }, version: '4.0.0' },
+      given: release({ suspend: true }),
+      want: { doable: true, lines: expect.arrayContaining(['the release is suspended: the controller upgrades on resume']) },
+    },
+    {
+      name: 'upgrade an Argo CD-owned release warns',
+      command: { verb: 'upgrade', release: { name: 'unicorn' }, version: '4.0.0' },
+      given: release({}, { 'argocd.argoproj.io/instance': 'web' }),
+      want: { warnings: [expect.stringMatching(/^Argo CD manages this HelmRelease/)] },
+    },
   ] as const)('$name', ({ command, given, want }) => {
     expect(planReleaseCommand(command as Parameters<typeof planReleaseCommand>[0], given, history)).toMatchObject(want);
   });
@@ -31,6 +85,9 @@ describe('planReleaseCommand', () => {
 
 describe('planFreeze', () => {
   it('nothing to freeze cannot be confirmed', () => {
-    expect(planFreeze('freeze', 'namespace web', [], [release({ suspend: true })], 'sale')).toMatchObject({ doable: false, lines: ['no release to suspend', 'already suspended, left as they are: web/unicorn', 'reason: sale'] });
+    expect(planFreeze('freeze', 'namespace web', [], [release({ suspend: true })], 'sale')).toMatchObject({
+      doable: false,
+      lines: ['no release to suspend', 'already suspended, left as they are: web/unicorn', 'reason: sale'],
+    });
   });
 });

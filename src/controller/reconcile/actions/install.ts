@@ -35,7 +35,13 @@ export async function installRelease(
     before: mode === 'install' ? before : undefined,
     run: async (request, cancelSignal) => {
       if (mode === 'reinstall') {
-        await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
+        await ctx.helm.uninstall({
+          key: target.key,
+          releaseName: target.releaseName,
+          namespace: target.namespace,
+          timeoutSeconds: target.uninstallTimeoutSeconds,
+          impersonate: target.impersonate,
+        });
       }
       return ctx.helm.install({ ...request, cancelSignal });
     },

@@ -41,7 +41,13 @@ export interface ReleaseAttempt {
  * may cancel), then the outcome as status, Event and notification. A failure is counted towards
  * the remediation policy's retries.
  */
-export async function runReleaseAttempt(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, attempt: ReleaseAttempt): Promise<AttemptOutcome> {
+export async function runReleaseAttempt(
+  ctx: ReconcileContext,
+  release: HelmRelease,
+  target: ReleaseTarget,
+  desired: DesiredRelease,
+  attempt: ReleaseAttempt,
+): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
   const request = releaseRequest(release, target, desired, chartPath, attempt.action);
   const startedAt = ctx.now();
@@ -62,10 +68,17 @@ export async function runReleaseAttempt(ctx: ReconcileContext, release: HelmRele
     const failures = ((attempt.action === 'install' ? started.installFailures : started.upgradeFailures) ?? 0) + 1;
     const final = failureIsFinal(remediationPolicy(release.spec, attempt.action), failures);
     await ctx.api.patchStatus(release, failedStatus(attempted, attempt.events.failed, message, history, ctx.now(), { final, counter: attempt.action }));
-    await ctx.events.record(release, attempt.events.failed, message, { ...details, revision: history.latest?.revision, errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets) });
+    await ctx.events.record(release, attempt.events.failed, message, {
+      ...details,
+      revision: history.latest?.revision,
+      errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets),
+    });
     return final ? 'failed-final' : 'failed';
   }
-  const history = await ctx.storage.afterWrite(target.namespace, target.releaseName, attempt.before, written, { labels: request.labels, maxHistory: attempt.action === 'upgrade' ? request.maxHistory : 0 });
+  const history = await ctx.storage.afterWrite(target.namespace, target.releaseName, attempt.before, written, {
+    labels: request.labels,
+    maxHistory: attempt.action === 'upgrade' ? request.maxHistory : 0,
+  });
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = attempt.succeededMessage(revision);
   const succeeded = succeededStatus(attempted, attempt.events.succeeded, message, history, ctx.now());

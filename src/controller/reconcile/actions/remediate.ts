@@ -34,14 +34,26 @@ export async function remediateRelease(
       await helmRollback(ctx, target, plan.to.revision);
     } else {
       // Always without --keep-history: helm cannot install again over kept records.
-      await ctx.helm.uninstall({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds: target.uninstallTimeoutSeconds, impersonate: target.impersonate });
+      await ctx.helm.uninstall({
+        key: target.key,
+        releaseName: target.releaseName,
+        namespace: target.namespace,
+        timeoutSeconds: target.uninstallTimeoutSeconds,
+        impersonate: target.impersonate,
+      });
     }
     const after = await ctx.storage.history(target.namespace, target.releaseName);
     const message =
       plan.action === 'rollback'
         ? `Remediated: rolled back revision ${plan.from.revision} (${plan.from.chartName}@${plan.from.chartVersion}) to revision ${plan.to.revision} (${plan.to.chartName}@${plan.to.chartVersion}), now revision ${after.deployed?.revision}`
         : `Remediated: uninstalled ${target.namespace}/${target.releaseName} after the failed ${failed}`;
-    record = { ...base, succeeded: true, ...(plan.action === 'rollback' && after.deployed ? { revision: after.deployed.revision } : {}), message, at: ctx.now().toISOString() };
+    record = {
+      ...base,
+      succeeded: true,
+      ...(plan.action === 'rollback' && after.deployed ? { revision: after.deployed.revision } : {}),
+      message,
+      at: ctx.now().toISOString(),
+    };
     await finish(ctx, release, record, failed, after);
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
@@ -52,7 +64,13 @@ export async function remediateRelease(
   }
 }
 
-async function finish(ctx: ReconcileContext, release: HelmRelease, record: RemediationRecord, failed: ReturnType<typeof failedActionOf>, history: Awaited<ReturnType<ReconcileContext['storage']['history']>>): Promise<void> {
+async function finish(
+  ctx: ReconcileContext,
+  release: HelmRelease,
+  record: RemediationRecord,
+  failed: ReturnType<typeof failedActionOf>,
+  history: Awaited<ReturnType<ReconcileContext['storage']['history']>>,
+): Promise<void> {
   await ctx.api.patchStatus(release, remediationDoneStatus(release, record, failed, history, ctx.now()));
   await ctx.events.record(release, remediationEvent(record), record.message);
 }

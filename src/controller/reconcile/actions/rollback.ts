@@ -27,7 +27,14 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
   const { from, to } = choice;
   const what = `revision ${from.revision} (${from.chartName}@${from.chartVersion}) → revision ${to.revision} (${to.chartName}@${to.chartVersion})`;
   ctx.log.info({ release: target.key, action: 'rollback', from: from.revision, to: to.revision, request: request.id }, 'rolling back');
-  const started: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: `Rolling back ${what}`, at: at() };
+  const started: RollbackRecord = {
+    requestId: request.id,
+    succeeded: false,
+    fromRevision: from.revision,
+    toRevision: to.revision,
+    message: `Rolling back ${what}`,
+    at: at(),
+  };
   await ctx.api.patchStatus(release, rollbackStartedStatus(release, started, ctx.now()));
   // helm quotes values in its errors. The Secret values the spec composes now are the ones known;
   // a revision's own values are not marked, so those of a Secret since changed cannot be told apart.
@@ -40,13 +47,28 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const after = await ctx.storage.history(target.namespace, target.releaseName);
-    const record: RollbackRecord = { requestId: request.id, succeeded: false, fromRevision: from.revision, toRevision: to.revision, message: redact(`Helm rollback ${what} failed: ${error.stderrExcerpt}`), at: at() };
+    const record: RollbackRecord = {
+      requestId: request.id,
+      succeeded: false,
+      fromRevision: from.revision,
+      toRevision: to.revision,
+      message: redact(`Helm rollback ${what} failed: ${error.stderrExcerpt}`),
+      at: at(),
+    };
     await finish(ctx, release, record, suspension, after);
     return;
   }
   const after = await ctx.storage.history(target.namespace, target.releaseName);
   const message = `Rolled back ${what}, now revision ${after.deployed?.revision}; suspended until resume`;
-  const record: RollbackRecord = { requestId: request.id, succeeded: true, fromRevision: from.revision, toRevision: to.revision, revision: after.deployed?.revision, message, at: at() };
+  const record: RollbackRecord = {
+    requestId: request.id,
+    succeeded: true,
+    fromRevision: from.revision,
+    toRevision: to.revision,
+    revision: after.deployed?.revision,
+    message,
+    at: at(),
+  };
   ctx.log.info({ release: target.key, action: 'rollback', durationMs: Date.now() - startedAt, revision: after.deployed?.revision }, 'rolled back');
   await finish(ctx, release, record, suspension, after);
 }
@@ -65,7 +87,13 @@ export async function helmRollback(ctx: ReconcileContext, target: ReleaseTarget,
   });
 }
 
-async function finish(ctx: ReconcileContext, release: HelmRelease, record: RollbackRecord, suspension: ReturnType<typeof readSuspension>, history: Parameters<typeof rollbackDoneStatus>[3]): Promise<void> {
+async function finish(
+  ctx: ReconcileContext,
+  release: HelmRelease,
+  record: RollbackRecord,
+  suspension: ReturnType<typeof readSuspension>,
+  history: Parameters<typeof rollbackDoneStatus>[3],
+): Promise<void> {
   await ctx.api.patchStatus(release, rollbackDoneStatus(release, record, suspension, history, ctx.now()));
   const from = history.releases.find((r) => r.revision === record.fromRevision);
   const to = history.releases.find((r) => r.revision === record.toRevision);
@@ -77,5 +105,6 @@ async function finish(ctx: ReconcileContext, release: HelmRelease, record: Rollb
     ...(record.revision !== undefined ? { revision: record.revision } : {}),
     ...(suspension ? { cause: `${suspension.by} rollback` } : {}),
   });
-  if (!record.succeeded) ctx.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'rollback', request: record.requestId }, record.message);
+  if (!record.succeeded)
+    ctx.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'rollback', request: record.requestId }, record.message);
 }

@@ -36,7 +36,13 @@ export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease
   await ctx.events.record(release, event, message, details);
 }
 
-export function releaseRequest(release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, chartPath: string, op: 'install' | 'upgrade'): ReleaseRequest {
+export function releaseRequest(
+  release: HelmRelease,
+  target: ReleaseTarget,
+  desired: DesiredRelease,
+  chartPath: string,
+  op: 'install' | 'upgrade',
+): ReleaseRequest {
   return {
     key: target.key,
     releaseName: target.releaseName,

@@ -15,7 +15,13 @@ import type { AttemptOutcome } from './shared.js';
  * Runs `helm test` on the deployed revision. A failure is a failure of the install or upgrade
  * that made the revision, remediated by the same policy, unless test.ignoreFailures.
  */
-export async function testRelease(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, deployed: StoredRelease): Promise<AttemptOutcome> {
+export async function testRelease(
+  ctx: ReconcileContext,
+  release: HelmRelease,
+  target: ReleaseTarget,
+  desired: DesiredRelease,
+  deployed: StoredRelease,
+): Promise<AttemptOutcome> {
   const timeoutSeconds = release.spec.test?.timeout ? timeoutSecondsOf(release.spec.test.timeout) : target.timeoutSeconds;
   await ctx.api.patchStatus(release, testStartedStatus(release, ctx.now()));
   const started = Date.now();
@@ -23,7 +29,12 @@ export async function testRelease(ctx: ReconcileContext, release: HelmRelease, t
     await ctx.helm.test({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds, impersonate: target.impersonate });
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
-    const record: TestRecord = { revision: deployed.revision, succeeded: false, message: `helm test of revision ${deployed.revision} (${deployed.chartName}@${deployed.chartVersion}) failed: ${error.stderrExcerpt}`, at: ctx.now().toISOString() };
+    const record: TestRecord = {
+      revision: deployed.revision,
+      succeeded: false,
+      message: `helm test of revision ${deployed.revision} (${deployed.chartName}@${deployed.chartVersion}) failed: ${error.stderrExcerpt}`,
+      at: ctx.now().toISOString(),
+    };
     ctx.log.warn({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, record.message);
     if (release.spec.test?.ignoreFailures) {
       await ctx.api.patchStatus(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
@@ -32,7 +43,12 @@ export async function testRelease(ctx: ReconcileContext, release: HelmRelease, t
     }
     return failTheAttempt(ctx, release, target, desired, deployed, record);
   }
-  const record: TestRecord = { revision: deployed.revision, succeeded: true, message: `helm test of revision ${deployed.revision} (${deployed.chartName}@${deployed.chartVersion}) passed`, at: ctx.now().toISOString() };
+  const record: TestRecord = {
+    revision: deployed.revision,
+    succeeded: true,
+    message: `helm test of revision ${deployed.revision} (${deployed.chartName}@${deployed.chartVersion}) passed`,
+    at: ctx.now().toISOString(),
+  };
   ctx.log.info({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, 'tests passed');
   await ctx.api.patchStatus(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
   await ctx.events.record(release, ReleaseEvent.TestSucceeded, record.message);
@@ -40,11 +56,24 @@ export async function testRelease(ctx: ReconcileContext, release: HelmRelease, t
 }
 
 /** Records the failed test as a failed attempt of this spec, so the remediation decision takes it from here. */
-async function failTheAttempt(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease, deployed: StoredRelease, record: TestRecord): Promise<AttemptOutcome> {
+async function failTheAttempt(
+  ctx: ReconcileContext,
+  release: HelmRelease,
+  target: ReleaseTarget,
+  desired: DesiredRelease,
+  deployed: StoredRelease,
+  record: TestRecord,
+): Promise<AttemptOutcome> {
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const failed = testedAction(release, history, deployed);
-  const sameSpec = release.status?.lastAttemptedGeneration === release.metadata.generation && release.status?.lastAttemptedValuesDigest === desired.valuesDigest && release.status?.lastAttemptedChartVersion === desired.chartVersion;
-  const counters = { installFailures: sameSpec ? (release.status?.installFailures ?? 0) : 0, upgradeFailures: sameSpec ? (release.status?.upgradeFailures ?? 0) : 0 };
+  const sameSpec =
+    release.status?.lastAttemptedGeneration === release.metadata.generation &&
+    release.status?.lastAttemptedValuesDigest === desired.valuesDigest &&
+    release.status?.lastAttemptedChartVersion === desired.chartVersion;
+  const counters = {
+    installFailures: sameSpec ? (release.status?.installFailures ?? 0) : 0,
+    upgradeFailures: sameSpec ? (release.status?.upgradeFailures ?? 0) : 0,
+  };
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...counters } };
   const failures = (failed === 'install' ? counters.installFailures : counters.upgradeFailures) + 1;
   const final = failureIsFinal(remediationPolicy(release.spec, failed), failures);

@@ -26,6 +26,9 @@ export async function uninstallRelease(ctx: ReconcileContext, release: HelmRelea
     await ctx.events.record(release, ReleaseEvent.UninstallFailed, message, { action: 'uninstall', cause: 'HelmRelease deleted' });
     throw new RetryLaterError(message);
   }
-  await ctx.events.record(release, ReleaseEvent.UninstallSucceeded, `Uninstalled ${target.namespace}/${target.releaseName}`, { action: 'uninstall', cause: 'HelmRelease deleted' });
+  await ctx.events.record(release, ReleaseEvent.UninstallSucceeded, `Uninstalled ${target.namespace}/${target.releaseName}`, {
+    action: 'uninstall',
+    cause: 'HelmRelease deleted',
+  });
   await ctx.api.removeFinalizer(release);
 }

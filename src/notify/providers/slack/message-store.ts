@@ -47,7 +47,8 @@ export function parseState(raw: string | undefined): OperationState | undefined 
   if (!raw) return undefined;
   try {
     const value = JSON.parse(raw) as Partial<OperationState>;
-    if (typeof value.ts !== 'string' || typeof value.channelId !== 'string' || !Array.isArray(value.timeline) || !Array.isArray(value.delivered)) return undefined;
+    if (typeof value.ts !== 'string' || typeof value.channelId !== 'string' || !Array.isArray(value.timeline) || !Array.isArray(value.delivered))
+      return undefined;
     return { ...value, version: typeof value.version === 'number' ? value.version : 0 } as OperationState;
   } catch {
     return undefined;

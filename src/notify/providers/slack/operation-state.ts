@@ -60,10 +60,16 @@ export function markDelivered(delivered: readonly string[], notificationId: stri
 
 /** What a thread reply would say, reduced to a fingerprint: same event, message and error → same detail. */
 export function detailFingerprint(n: Pick<ReleaseNotification, 'event' | 'message' | 'errorExcerpt'>): string {
-  return createHash('sha256').update(JSON.stringify([n.event, n.message, n.errorExcerpt ?? ''])).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify([n.event, n.message, n.errorExcerpt ?? '']))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** A thread reply is due when the detail differs from the last one posted. */
-export function needsThreadReply(state: Pick<OperationState, 'lastDetail'> | undefined, n: Pick<ReleaseNotification, 'event' | 'message' | 'errorExcerpt'>): boolean {
+export function needsThreadReply(
+  state: Pick<OperationState, 'lastDetail'> | undefined,
+  n: Pick<ReleaseNotification, 'event' | 'message' | 'errorExcerpt'>,
+): boolean {
   return state?.lastDetail !== detailFingerprint(n);
 }

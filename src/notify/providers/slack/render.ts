@@ -141,7 +141,10 @@ function actionsBlock(n: ReleaseNotification): Block {
         value,
         confirm: {
           title: plain(`Roll back ${n.release.name}?`, 100),
-          text: { type: 'mrkdwn', text: safeText(`Suspends ${target} and rolls it back to its previous revision. It stays there until someone resumes it.`, 300) },
+          text: {
+            type: 'mrkdwn',
+            text: safeText(`Suspends ${target} and rolls it back to its previous revision. It stays there until someone resumes it.`, 300),
+          },
           confirm: plain('Roll back', 30),
           deny: plain('Cancel', 30),
           style: 'danger',

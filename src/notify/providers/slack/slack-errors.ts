@@ -26,7 +26,14 @@ export const PERMANENT_SLACK_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Codes Slack documents as transient: its own trouble, worth another try. */
-export const TRANSIENT_SLACK_CODES: ReadonlySet<string> = new Set(['internal_error', 'fatal_error', 'service_unavailable', 'request_timeout', 'ratelimited', 'rate_limited']);
+export const TRANSIENT_SLACK_CODES: ReadonlySet<string> = new Set([
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+  'ratelimited',
+  'rate_limited',
+]);
 
 export type SlackFailureKind = 'permanent' | 'retryable';
 

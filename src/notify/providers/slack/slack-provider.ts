@@ -74,7 +74,14 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
 
   private async deliverNow(n: ReleaseNotification, channelRef: string, team: string, key: string): Promise<void> {
     const started = Date.now();
-    const context = { release: `${n.release.namespace}/${n.release.name}`, team, channel: channelRef, operation: n.operationId, notification: n.id, event: n.event };
+    const context = {
+      release: `${n.release.namespace}/${n.release.name}`,
+      team,
+      channel: channelRef,
+      operation: n.operationId,
+      notification: n.id,
+      event: n.event,
+    };
     let state = await this.currentState(n, channelRef, key);
     if (wasDelivered(state, n.id)) {
       if (this.unsaved.has(key) && state) await this.persist(n.release.namespace, key, state);
@@ -96,7 +103,14 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     if (needsThreadReply(state, n)) {
       const reply = renderThreadReply(n);
       await this.call('chat.postMessage (thread reply)', () =>
-        this.web.chat.postMessage({ channel: state!.channelId, thread_ts: state!.ts, text: reply.text, blocks: asSlackBlocks(reply.blocks), unfurl_links: false, unfurl_media: false }),
+        this.web.chat.postMessage({
+          channel: state!.channelId,
+          thread_ts: state!.ts,
+          text: reply.text,
+          blocks: asSlackBlocks(reply.blocks),
+          unfurl_links: false,
+          unfurl_media: false,
+        }),
       );
       state = { ...state, lastDetail: detailFingerprint(n), version: state.version + 1 };
       this.remember(n.release.namespace, state);
@@ -114,7 +128,10 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       stored = await this.store.load(n.release.namespace, n.operationId, channelRef);
     } catch (error) {
       if (cached) {
-        this.log.warn({ release: `${n.release.namespace}/${n.release.name}`, err: String(error) }, 'slack: message references unreadable; using this process’s copy');
+        this.log.warn(
+          { release: `${n.release.namespace}/${n.release.name}`, err: String(error) },
+          'slack: message references unreadable; using this process’s copy',
+        );
         return cached;
       }
       // Without the reference a new message might duplicate one already posted: wait instead.
@@ -126,7 +143,12 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     return cached.version > stored.version ? cached : stored;
   }
 
-  private async postOperationMessage(n: ReleaseNotification, channelRef: string, rendered: RenderedMessage, timeline: OperationState['timeline']): Promise<OperationState> {
+  private async postOperationMessage(
+    n: ReleaseNotification,
+    channelRef: string,
+    rendered: RenderedMessage,
+    timeline: OperationState['timeline'],
+  ): Promise<OperationState> {
     const posted = await this.call('chat.postMessage', () =>
       this.web.chat.postMessage({ channel: channelRef, ...messageBody(rendered), unfurl_links: false, unfurl_media: false }),
     );
