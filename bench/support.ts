@@ -1,6 +1,7 @@
 // Shared pieces of the benchmarks: machine facts, a bench-only environment, a counting helm
 // wrapper, a controller child process with /proc sampling, namespace clean-up, and a clean-up
 // stack that runs on success, failure, a signal or the overall time limit.
+import { outcomeAtGeneration } from '../src/core/release/reconciled.js';
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, readFileSync, readdirSync } from 'node:fs';
@@ -724,17 +725,9 @@ export async function waitAllDone(
       const name = r.metadata.name;
       const generation = generations.get(name);
       if (generation === undefined || done.has(name)) continue;
-      const ready = r.status?.conditions?.find((c) => c.type === 'Ready');
-      const reconciling = r.status?.conditions?.find((c) => c.type === 'Reconciling');
-      if (
-        !ready ||
-        ready.status === 'Unknown' ||
-        ready.observedGeneration !== generation ||
-        r.status?.observedGeneration !== generation ||
-        reconciling?.status === 'True'
-      )
-        continue;
-      done.set(name, { ok: ready.status === 'True', at: now - since });
+      const outcome = outcomeAtGeneration(r, generation);
+      if (outcome === 'pending') continue;
+      done.set(name, { ok: outcome === 'ready', at: now - since });
     }
     const finished = done.size === generations.size;
     if (finished || now > deadline) {

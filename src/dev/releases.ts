@@ -1,4 +1,5 @@
 import { CoreV1Api, AppsV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { isReconciledAt } from '../core/release/reconciled.js';
 import type { HelmRelease, HelmReleaseSpec } from '../api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND, HELMRELEASE_PLURAL } from '../api/vocabulary.js';
 import { makeKubeClients } from '../core/kube/client.js';
@@ -52,15 +53,7 @@ export async function waitForReconciled(kc: KubeConfig, namespace: string, name:
   let last: HelmRelease | undefined;
   while (Date.now() < deadline) {
     last = await api.get(namespace, name);
-    const ready = last?.status?.conditions?.find((c) => c.type === 'Ready');
-    const reconciling = last?.status?.conditions?.find((c) => c.type === 'Reconciling');
-    if (
-      ready &&
-      ready.status !== 'Unknown' &&
-      ready.observedGeneration === generation &&
-      last?.status?.observedGeneration === generation &&
-      reconciling?.status !== 'True'
-    ) {
+    if (last && isReconciledAt(last, generation)) {
       return last;
     }
     await new Promise((resolve) => setTimeout(resolve, 250));

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import {
-  dependantsOf,
-  dependencyRetryMs,
-  evaluateDependencies,
-  isReadyAtGeneration,
-  shouldWakeDependants,
-} from '../../src/controller/reconcile/dependency-decision.js';
+import { dependantsOf, dependencyRetryMs, evaluateDependencies, shouldWakeDependants } from '../../src/controller/reconcile/dependency-decision.js';
+import { isReadyAtGeneration } from '../../src/core/release/reconciled.js';
 import { gatedByDependencies, type NextAction } from '../../src/controller/reconcile/release-state.js';
 
 type Ready = 'ready' | 'not-ready' | 'old-generation';

@@ -1,4 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
+import { outcomeAtGeneration } from '../../core/release/reconciled.js';
 import { ConditionType } from '../../api/vocabulary.js';
 import type { MutatingVerb } from '../grammar/command.js';
 
@@ -35,9 +36,9 @@ export function outcomeOf(release: HelmRelease, verb: MutatingVerb, requestId?: 
       if (suspended && verb !== 'upgrade') return pending;
       if (verb === 'upgrade' && release.spec.suspend)
         return { done: true, succeeded: true, message: `${key}: version recorded; the release is suspended, so the controller upgrades on resume` };
-      if (!ready || ready.status === 'Unknown' || ready.observedGeneration !== generation || release.status?.observedGeneration !== generation) return pending;
-      if (condition(release, ConditionType.Reconciling)?.status === 'True') return pending;
-      return { done: true, succeeded: ready.status === 'True', message: `${key}: ${ready.message}` };
+      const outcome = outcomeAtGeneration(release, generation);
+      if (outcome === 'pending') return pending;
+      return { done: true, succeeded: outcome === 'ready', message: `${key}: ${ready?.message ?? ''}` };
     }
   }
 }

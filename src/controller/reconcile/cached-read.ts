@@ -1,4 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
+import { outcomeAtGeneration } from '../../core/release/reconciled.js';
 import { ConditionType, FINALIZER } from '../../api/vocabulary.js';
 import { findCondition } from '../status/conditions.js';
 import type { ReconcileContext } from './context.js';
@@ -30,15 +31,11 @@ export class FreshReadNeeded extends Error {
  * (generation ahead of observedGeneration) would need a fresh read anyway.
  */
 export function looksSettled(release: HelmRelease): boolean {
-  const { metadata, status } = release;
+  const { metadata } = release;
   if (metadata.deletionTimestamp || release.spec?.suspend) return false;
   if (!metadata.finalizers?.includes(FINALIZER)) return false;
-  if (!status || status.observedGeneration !== metadata.generation) return false;
-  const ready = findCondition(status.conditions, ConditionType.Ready);
-  if (ready?.status !== 'True' || ready.observedGeneration !== metadata.generation) return false;
-  return (
-    findCondition(status.conditions, ConditionType.Reconciling)?.status !== 'True' && findCondition(status.conditions, ConditionType.Stalled)?.status !== 'True'
-  );
+  if (outcomeAtGeneration(release) !== 'ready') return false;
+  return findCondition(release.status?.conditions, ConditionType.Stalled)?.status !== 'True';
 }
 
 /** Methods a pass from the cache may call: reads only. Anything else (unknown methods included) aborts it. */

@@ -1,4 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
+import { isReadyAtGeneration } from '../../core/release/reconciled.js';
 import { releaseKey } from '../../core/release/release-target.js';
 
 /**
@@ -8,13 +9,6 @@ import { releaseKey } from '../../core/release/release-target.js';
 
 export function dependencyKeys(release: HelmRelease): string[] {
   return (release.spec?.dependsOn ?? []).map((d) => releaseKey(d.namespace ?? release.metadata.namespace, d.name));
-}
-
-/** Ready=True, and both status and the condition speak of the object's current generation. */
-export function isReadyAtGeneration(release: HelmRelease): boolean {
-  const generation = release.metadata.generation;
-  const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
-  return ready?.status === 'True' && ready.observedGeneration === generation && release.status?.observedGeneration === generation;
 }
 
 export type DependencyVerdict =

@@ -8,7 +8,8 @@ import type { KubeRest } from '../../core/kube/rest-client.js';
 import { releaseKey } from '../../core/release/release-target.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-policy.js';
-import { dependantsOf, isReadyAtGeneration, shouldWakeDependants } from '../reconcile/dependency-decision.js';
+import { isReadyAtGeneration } from '../../core/release/reconciled.js';
+import { dependantsOf, shouldWakeDependants } from '../reconcile/dependency-decision.js';
 import { ListWatch, restWatch } from './list-watch.js';
 
 type HelmReleaseInformer = ListWatch<KubernetesObject>;
