@@ -8,6 +8,15 @@ export interface Precondition {
   resourceVersion: string;
 }
 
+/**
+ * A JSON merge patch of what a person asks of a release: annotations and spec, never status (the
+ * controller's). `null` removes a key.
+ */
+export interface IntentPatch {
+  metadata?: { annotations?: Record<string, string | null> };
+  spec?: Record<string, unknown>;
+}
+
 /** Reads and writes HelmRelease objects; the only code that knows their REST coordinates. */
 export class HelmReleaseApi {
   constructor(private readonly kube: KubeClients) {}
@@ -48,6 +57,14 @@ export class HelmReleaseApi {
       },
       mergePatch,
     )) as HelmRelease;
+  }
+
+  /**
+   * Merge-patches annotations and spec: the intent the bot and the terminal write for the
+   * controller to act on, under their own field manager. Returns the object after the write.
+   */
+  async patchIntent(namespace: string, name: string, patch: IntentPatch, fieldManager: string): Promise<HelmRelease> {
+    return (await this.kube.custom.patchNamespacedCustomObject({ ...this.coordinates(namespace), name, body: patch, fieldManager }, mergePatch)) as HelmRelease;
   }
 
   /**
