@@ -59,7 +59,7 @@ export async function waitFor(check: () => Promise<true | string>, opts: WaitOpt
   const started = Date.now();
   const interval = opts.intervalMs ?? 100;
   let lastReport = started;
-  let reason = 'not checked yet';
+  let reason: string;
   for (;;) {
     for (const proc of opts.watch ?? []) {
       if (!isAlive(proc)) throw await diedError(proc, `while waiting for ${opts.label}`);

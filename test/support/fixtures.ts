@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { readControllerConfig } from '../../src/controller/config.js';
 import { startControllerWithNotify } from '../../src/cli/compose/controller-with-notify.js';
 import type { RunningController } from '../../src/controller/controller.js';
 import { loadKubeConfig } from '../../src/core/kube/client.js';
-import { ensureNamespace } from '../../src/dev/releases.js';
+import { createNamespace, deleteNamespace, ensureNamespace, uniqueName } from '../../src/dev/harness/index.js';
 import { createLogger, type Logger } from '../../src/core/log.js';
 import { createHelmShim, type HelmShim } from './helm-shim.js';
 
@@ -17,22 +16,12 @@ export function testEnv() {
   return { env, kubeConfig: loadKubeConfig(env.kubeconfig) };
 }
 
-export function uniqueName(prefix: string): string {
-  return `${prefix}-${randomBytes(3).toString('hex')}`;
-}
+// Names and namespaces come from the cluster harness (src/dev/harness), shared with dev and the benchmarks.
+export { deleteNamespace, uniqueName };
 
 /** A fresh namespace per test, so tests never see each other's releases. */
 export async function freshNamespace(kc: KubeConfig, prefix = 'hc'): Promise<string> {
-  const name = uniqueName(prefix);
-  await ensureNamespace(kc, name);
-  return name;
-}
-
-export async function deleteNamespace(kc: KubeConfig, name: string): Promise<void> {
-  await kc
-    .makeApiClient(CoreV1Api)
-    .deleteNamespace({ name })
-    .catch(() => undefined);
+  return createNamespace(kc, prefix);
 }
 
 export interface TestController {

@@ -2,9 +2,8 @@ import type { TestProject } from 'vitest/node';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devDown, devUp, type DevEnvironment } from '../../src/dev/environment.js';
-import { applyCrds } from '../../src/core/kube/crd-installer.js';
-import { loadKubeConfig } from '../../src/core/kube/client.js';
+import { devDown, type DevEnvironment } from '../../src/dev/environment.js';
+import { startEnvironmentWithCrds } from '../../src/dev/harness/index.js';
 import { createLogger } from '../../src/core/log.js';
 
 declare module 'vitest' {
@@ -22,8 +21,7 @@ export default async function setup(project: TestProject) {
   const reuse = process.env.HELMCREW_TEST_STATE_DIR;
   const stateDir = reuse ?? (await mkdtemp(join(tmpdir(), 'helmcrew-test-')));
   const started = Date.now();
-  const env = await devUp({ stateDir, log });
-  await applyCrds(loadKubeConfig(env.kubeconfig));
+  const { env } = await startEnvironmentWithCrds({ stateDir, log });
   console.error(`test environment up in ${((Date.now() - started) / 1000).toFixed(1)}s (${stateDir})`);
   project.provide('devEnv', env);
   return async () => {

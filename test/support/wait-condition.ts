@@ -1,9 +1,10 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Condition, HelmRelease } from '../../src/api/helmrelease.js';
-import { makeKubeClients } from '../../src/core/kube/client.js';
-import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { waitForReadyReason as waitForReady } from '../../src/dev/harness/index.js';
 
-/** Waits until the HelmRelease's Ready condition has `reason`; returns the object. */
+export { waitForGone } from '../../src/dev/harness/index.js';
+
+/** Waits until the HelmRelease's Ready condition has `reason`; returns the object with that condition as `ready`. */
 export async function waitForReadyReason(
   kc: KubeConfig,
   namespace: string,
@@ -11,25 +12,6 @@ export async function waitForReadyReason(
   reason: string,
   timeoutMs = 60_000,
 ): Promise<HelmRelease & { ready: Condition }> {
-  const api = new HelmReleaseApi(makeKubeClients(kc));
-  const deadline = Date.now() + timeoutMs;
-  let last: HelmRelease | undefined;
-  while (Date.now() < deadline) {
-    last = await api.get(namespace, name);
-    const ready = last?.status?.conditions?.find((c) => c.type === 'Ready');
-    if (last && ready?.reason === reason) return { ...last, ready };
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${namespace}/${name} never had Ready reason ${reason}; last status: ${JSON.stringify(last?.status)}`);
-}
-
-/** Waits until the HelmRelease object is gone (its finalizer removed). */
-export async function waitForGone(kc: KubeConfig, namespace: string, name: string, timeoutMs = 60_000): Promise<void> {
-  const api = new HelmReleaseApi(makeKubeClients(kc));
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!(await api.get(namespace, name))) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`${namespace}/${name} still exists after ${timeoutMs / 1000}s`);
+  const { release, ready } = await waitForReady(kc, namespace, name, reason, { timeoutMs });
+  return { ...release, ready };
 }

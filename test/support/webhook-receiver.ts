@@ -85,7 +85,7 @@ export class WebhookReceiver {
     const deadline = Date.now() + timeoutMs;
     while (!predicate()) {
       if (Date.now() > deadline)
-        throw new Error(`timed out waiting for ${what}; received: ${this.requests.map((r) => `${r.path} ${r.json.event} ${r.status}`).join(', ')}`);
+        throw new Error(`timed out waiting for ${what}; received: ${this.requests.map((r) => `${r.path} ${String(r.json.event)} ${r.status}`).join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

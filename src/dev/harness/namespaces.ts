@@ -1,0 +1,82 @@
+// Namespaces: create one (optionally with a unique name), delete one, or delete one fully
+// (helmcrew's finalizers stripped, waited until gone) when no controller is left to uninstall.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
+import { jsonPatch, makeKubeClients } from '../../core/kube/client.js';
+import { isConflict, isNotFound } from '../../core/kube/errors.js';
+import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import { mapLimit } from './map-limit.js';
+import { uniqueName } from './names.js';
+
+/** Creates the namespace; one that exists already is fine. */
+export async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
+  const core = kc.makeApiClient(CoreV1Api);
+  try {
+    await core.createNamespace({ body: { metadata: { name } } });
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+  }
+}
+
+/** A fresh namespace named `prefix-<6 hex digits>`; returns its name. */
+export async function createNamespace(kc: KubeConfig, prefix: string): Promise<string> {
+  const name = uniqueName(prefix);
+  await ensureNamespace(kc, name);
+  return name;
+}
+
+/** Asks for the namespace's deletion and does not wait; errors (already gone) are ignored. */
+export async function deleteNamespace(kc: KubeConfig, name: string): Promise<void> {
+  await kc
+    .makeApiClient(CoreV1Api)
+    .deleteNamespace({ name })
+    .catch(() => undefined);
+}
+
+/**
+ * Deletes a namespace without the controller: strips helmcrew's finalizer from every HelmRelease
+ * (the controller is stopped, nobody would uninstall), deletes the namespace and waits until it is
+ * gone, so what runs next does not share the machine with its garbage collection. Returns the ms it took.
+ */
+export async function deleteNamespaceFully(kc: KubeConfig, namespace: string, timeoutMs = 120_000): Promise<number> {
+  const started = Date.now();
+  const kube = makeKubeClients(kc);
+  const api = new HelmReleaseApi(kube);
+  const core = kc.makeApiClient(CoreV1Api);
+  await core.deleteNamespace({ name: namespace }).catch((error: unknown) => {
+    if (!isNotFound(error)) throw error;
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const { items } = await api.list(namespace).catch(() => ({ items: [] as HelmRelease[] }));
+    await mapLimit(
+      items.filter((r) => (r.metadata.finalizers ?? []).length > 0),
+      10,
+      async (r) => {
+        await kube.custom
+          .patchNamespacedCustomObject(
+            {
+              group: API_GROUP,
+              version: API_VERSION,
+              plural: HELMRELEASE_PLURAL,
+              namespace,
+              name: r.metadata.name,
+              body: [{ op: 'remove', path: '/metadata/finalizers' }],
+            },
+            jsonPatch,
+          )
+          .catch(() => undefined);
+      },
+    );
+    try {
+      await core.readNamespace({ name: namespace });
+    } catch (error) {
+      if (isNotFound(error)) return Date.now() - started;
+      throw error;
+    }
+    await sleep(500);
+  }
+  throw new Error(`namespace ${namespace} still exists after ${timeoutMs / 1000}s`);
+}
