@@ -1,5 +1,5 @@
 # The two commands of the README. Each does its own set-up (scripts/setup.sh).
-.PHONY: setup demo test test-unit typecheck down
+.PHONY: setup demo test test-unit typecheck lint format down
 
 setup:
 	@bash scripts/setup.sh
@@ -7,7 +7,7 @@ setup:
 demo: setup
 	node bin/helmcrew.js demo
 
-test: setup typecheck
+test: setup typecheck lint
 	@mkdir -p .helmcrew
 	npx vitest run --reporter=default --reporter=json --outputFile.json=.helmcrew/test-results.json; \
 	  status=$$?; node scripts/print-test-summary.mjs .helmcrew/test-results.json; exit $$status
@@ -17,6 +17,15 @@ test-unit:
 
 typecheck:
 	npx tsc --noEmit -p tsconfig.test.json
+
+# The formatter, the linter and the import rule (docs/architecture.md); each names what it refuses.
+lint:
+	npx prettier --check --log-level warn .
+	npx eslint --max-warnings 0 --cache --cache-location .helmcrew/eslint-cache .
+	npx depcruise src --config .dependency-cruiser.cjs --output-type err-long
+
+format:
+	npx prettier --write --log-level warn .
 
 down:
 	node bin/helmcrew.js dev down

@@ -46,29 +46,44 @@ export function fileFor(root: string, rawUrl: string): string | undefined {
 
 export function createChartServer(root: string) {
   const dir = resolve(root);
-  return createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    res.on('finish', () => log(`${req.method} ${req.url} ${res.statusCode}`));
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('allow', 'GET, HEAD');
-      return send(res, 405, 'method not allowed\n');
-    }
-    const file = fileFor(dir, req.url ?? '');
-    const info = file === undefined ? undefined : await stat(file).catch(() => undefined);
-    if (file === undefined || info === undefined || !info.isFile()) return send(res, 404, 'not found\n');
-    res.writeHead(200, {
-      'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
-      'content-length': info.size,
-      'last-modified': info.mtime.toUTCString(),
-      'cache-control': 'no-cache',
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    serveFile(dir, req, res).catch((error: Error) => {
+      log(`${req.method} ${req.url}: ${error.message}`);
+      if (!res.headersSent) send(res, 500, 'internal error\n');
+      else res.destroy(error);
     });
-    if (req.method === 'HEAD') return res.end();
-    createReadStream(file)
-      .on('error', (err) => {
-        log(`read ${file}: ${err.message}`);
-        res.destroy(err);
-      })
-      .pipe(res);
   });
+}
+
+async function serveFile(dir: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  res.on('finish', () => log(`${req.method} ${req.url} ${res.statusCode}`));
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('allow', 'GET, HEAD');
+    send(res, 405, 'method not allowed\n');
+    return;
+  }
+  const file = fileFor(dir, req.url ?? '');
+  const info = file === undefined ? undefined : await stat(file).catch(() => undefined);
+  if (file === undefined || info === undefined || !info.isFile()) {
+    send(res, 404, 'not found\n');
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+    'content-length': info.size,
+    'last-modified': info.mtime.toUTCString(),
+    'cache-control': 'no-cache',
+  });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  createReadStream(file)
+    .on('error', (err) => {
+      log(`read ${file}: ${err.message}`);
+      res.destroy(err);
+    })
+    .pipe(res);
 }
 
 function main(argv: string[]): void {

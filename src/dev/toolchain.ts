@@ -18,7 +18,7 @@ async function isExecutable(path: string): Promise<boolean> {
 }
 
 export async function missingBinaries(paths: ToolchainPaths): Promise<string[]> {
-  const checks = await Promise.all(Object.values(paths).map(async (p) => ((await isExecutable(p)) ? undefined : p)));
+  const checks = await Promise.all((Object.values(paths) as string[]).map(async (p) => ((await isExecutable(p)) ? undefined : p)));
   // kwok's stage files are installed beside its binary by the same script.
   const stages = join(dirname(paths.kwok), 'stages', UPSTREAM_STAGE_FILES[0]);
   const stagesMissing = await access(stages).then(

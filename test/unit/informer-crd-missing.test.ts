@@ -29,7 +29,7 @@ describe('controller against a cluster without the CRD', () => {
     await new Promise((resolve) => setTimeout(resolve, 3500));
     await supervisor.stop();
 
-    const about = lines.filter((l) => typeof l.msg === 'string' && (l.msg as string).includes('CRD'));
+    const about = lines.filter((l) => typeof l.msg === 'string' && l.msg.includes('CRD'));
     expect(about.length).toBeGreaterThanOrEqual(1);
     // Backoff 1 s, 2 s, …: at most three in 3.5 s, never a tight loop.
     expect(about.length).toBeLessThanOrEqual(3);

@@ -73,9 +73,7 @@ describe('ListWatch', () => {
       { items: [obj('a', '5'), obj('b', '6'), obj('c', '7')], metadata: { resourceVersion: '10' } },
       { items: [obj('a', '5'), obj('b', '30'), obj('d', '31')], metadata: { resourceVersion: '40' } },
     ];
-    const { watch, calls } = scripted([
-      { events: [{ type: 'ERROR', object: { code: 410, reason: 'Expired', message: 'too old' } as never }], end: 'server-closed' },
-    ]);
+    const { watch, calls } = scripted([{ events: [{ type: 'ERROR', object: { code: 410, reason: 'Expired', message: 'too old' } }], end: 'server-closed' }]);
     const informer = new ListWatch<KubernetesObject>(async () => lists.shift()!, watch);
     const seen = record(informer);
     await informer.start();

@@ -11,7 +11,7 @@ function release(generation: number, statusGeneration: number | undefined, condi
     metadata: { name: 'a', namespace: 'ns', generation },
     spec: { chart: { repository: 'https://charts.example.org', name: 'a', version: '1.0.0' } },
     status: { observedGeneration: statusGeneration, conditions: conditions.map((c) => ({ reason: 'R', message: 'm', lastTransitionTime: '', ...c })) },
-  } as HelmRelease;
+  };
 }
 
 describe('outcomeAtGeneration: has the controller finished with this generation?', () => {

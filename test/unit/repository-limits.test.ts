@@ -58,6 +58,10 @@ describe('parseIndex (worker thread)', () => {
     ]);
     expect(estimateBytes(versions)).toBeLessThan(1000);
   });
+  it('names an IPv6 download host without its brackets, as the allow-list spells it', async () => {
+    const yaml = 'entries:\n  a:\n  - version: 1.0.0\n    urls: ["http://[::1]:8080/a-1.0.0.tgz"]\n';
+    expect((await parseIndex(Buffer.from(yaml), 'repo')).get('a')).toEqual({ versions: ['1.0.0'], hosts: ['::1'] });
+  });
   it('reads a JSON index', async () => {
     expect([...(await parseIndex(Buffer.from('{"entries":{"a":[{"version":"1.2.3"}]}}'), 'repo'))]).toEqual([['a', { versions: ['1.2.3'], hosts: [] }]]);
   });

@@ -146,7 +146,7 @@ describe('impersonatingConfig', () => {
     const copy = impersonatingConfig(original, 'system:serviceaccount:team-a:deployer');
     const headersOf = async (kc: KubeConfig) => {
       const opts: { headers?: Record<string, string> } = {};
-      await kc.applyToHTTPSOptions(opts as never);
+      await kc.applyToHTTPSOptions(opts);
       return opts.headers ?? {};
     };
     expect(await headersOf(copy)).toMatchObject({ 'Impersonate-User': 'system:serviceaccount:team-a:deployer', Authorization: 'Bearer controller-token' });

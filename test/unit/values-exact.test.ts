@@ -34,6 +34,7 @@ describe('helmValuesDocument', () => {
   };
   it('is JSON that gives back exactly the values', () => expect(JSON.parse(helmValuesDocument(tricky))).toEqual(tricky));
   it('leaves no character raw that YAML 1.1 folds, breaks on or refuses', () => {
+    // eslint-disable-next-line no-control-regex -- control characters are what this test looks for
     expect(helmValuesDocument(tricky)).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/);
     expect(helmValuesDocument({ s: 'a\u0085b\u2028' })).toBe('{"s":"a\\u0085b\\u2028"}');
   });
@@ -60,6 +61,7 @@ describe('parseHelmYaml reads values as helm does', () => {
     { text: 'a:', want: { a: null } },
     { text: 'a: 1e3', want: { a: 1000 } },
     { text: 'a: 685_230.15', want: { a: 685230.15 } },
+    // eslint-disable-next-line no-loss-of-precision -- YAML reads it as the same rounded double
     { text: 'a: 12345678901234567890', want: { a: 12345678901234567890 } },
     { text: 'a: 2001-12-14', want: { a: '2001-12-14' } },
     { text: 'a: 2001-12-14t21:59:43.10-05:00', want: { a: '2001-12-14t21:59:43.10-05:00' } },

@@ -46,7 +46,7 @@ if (entries && typeof entries === 'object') {
       for (const url of Array.isArray(entry.urls) ? entry.urls : []) {
         if (typeof url !== 'string' || !/^[a-z][a-z0-9+.-]*:/i.test(url)) continue;
         try {
-          hosts.add(new URL(url).hostname.replace(/^\[|\]$/g, ''));
+          hosts.add(new URL(url).hostname.replace(/^\\[|\\]$/g, ''));
         } catch {}
       }
     }

@@ -44,7 +44,11 @@ export class ValuesSourceWatch {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.all(this.informers.map((slot) => slot.informer?.stop().catch(() => undefined)));
+    await Promise.all(
+      this.informers.map(async (slot) => {
+        await slot.informer?.stop().catch(() => undefined);
+      }),
+    );
   }
 
   private async startSlot(slot: (typeof this.informers)[number]): Promise<void> {

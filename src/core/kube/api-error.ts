@@ -27,7 +27,7 @@ export class KubeApiError extends Error {
 export function parseStatus(text: string): KubeStatus | undefined {
   try {
     const body = JSON.parse(text) as unknown;
-    return body && typeof body === 'object' ? (body as KubeStatus) : undefined;
+    return body && typeof body === 'object' ? body : undefined;
   } catch {
     return undefined;
   }

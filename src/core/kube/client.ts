@@ -42,7 +42,7 @@ export function reuseConnections(config: KubeConfig): void {
     const key = JSON.stringify([
       server.server,
       server.proxyUrl,
-      ...['ca', 'cert', 'key', 'pfx', 'rejectUnauthorized', 'servername'].map((k) => String(agentOptions[k] ?? '')),
+      ...['ca', 'cert', 'key', 'pfx', 'rejectUnauthorized', 'servername'].map((k) => keyPart(agentOptions[k])),
     ]);
     let dispatcher = cache.get(key);
     if (dispatcher === undefined) {
@@ -83,4 +83,11 @@ export function impersonatingConfig(base: KubeConfig, user: string): KubeConfig 
     (copy as unknown as { createDispatcher: (...args: unknown[]) => unknown }).createDispatcher = (...args) => shared.createDispatcher!(...args);
   }
   return copy;
+}
+
+/** One TLS option as part of a cache key: equal options give equal text. */
+function keyPart(value: unknown): string {
+  if (Buffer.isBuffer(value)) return value.toString('base64');
+  if (Array.isArray(value)) return `[${value.map(keyPart).join(',')}]`;
+  return typeof value === 'string' || typeof value === 'boolean' || typeof value === 'number' ? String(value) : '';
 }

@@ -86,8 +86,8 @@ export function fromKubeconfig(text: string, path = 'kubeconfig'): ConnectionCon
   const contextName = doc['current-context'];
   if (typeof contextName !== 'string' || !contextName) throw new KubeconfigError(`${path}: no current-context`);
   const context = named(doc, 'contexts', 'context', contextName, path);
-  const cluster = named(doc, 'clusters', 'cluster', String(context.cluster ?? ''), path);
-  const userName = String(context.user ?? '');
+  const cluster = named(doc, 'clusters', 'cluster', typeof context.cluster === 'string' ? context.cluster : '', path);
+  const userName = typeof context.user === 'string' ? context.user : '';
   const user = userName ? named(doc, 'users', 'user', userName, path) : {};
   for (const field of UNSUPPORTED_USER_FIELDS) {
     if (user[field] !== undefined && user[field] !== '') {

@@ -157,7 +157,7 @@ export class KubeRest {
     let result: { res: IncomingMessage; text: string };
     try {
       result = await new Promise((resolve, reject) => {
-        const request = this.open(req, this.connection.bearer(retried), (res) => collect(res).then((text) => resolve({ res, text }), reject), payload);
+        const request = this.open(req, this.connection.bearer(retried), (res) => void collect(res).then((text) => resolve({ res, text }), reject), payload);
         request.on('error', (error: NodeJS.ErrnoException) => reject(Object.assign(error, { reusedSocket: request.reusedSocket })));
         request.end(payload);
       });

@@ -83,7 +83,9 @@ export class SocketMode {
   private accept(ws: WebSocket): void {
     this.socket = ws;
     ws.on('message', (data) => {
-      const message = parseAck(String(data));
+      const message = parseAck(
+        Buffer.isBuffer(data) ? data.toString('utf8') : Array.isArray(data) ? Buffer.concat(data).toString('utf8') : Buffer.from(data).toString('utf8'),
+      );
       if (message?.envelope_id) this.acks.get(message.envelope_id)?.({ envelope_id: message.envelope_id, payload: message.payload });
     });
     ws.send(

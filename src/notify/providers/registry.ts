@@ -8,7 +8,7 @@ export class ProviderRegistry {
   private readonly providers = new Map<ChannelRef['kind'], NotificationProvider>();
 
   register<C extends ChannelRef>(provider: NotificationProvider<C>): this {
-    this.providers.set(provider.kind, provider as unknown as NotificationProvider);
+    this.providers.set(provider.kind, provider);
     return this;
   }
 

@@ -1,0 +1,73 @@
+// The import rule of docs/architecture.md, checked by `make test` (npm run lint:imports).
+// controller, notify and bot are siblings on a shared core; the CLI is the only composition root.
+const PARTS = 'controller|notify|bot';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'parts-are-siblings',
+      comment: 'controller, notify and bot never import one another: what two of them need belongs in src/core (the CLI wires them together).',
+      severity: 'error',
+      from: { path: `^src/(${PARTS})/` },
+      to: { path: `^src/(${PARTS})/`, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'part-stays-in-its-folder',
+      comment: 'A part imports its own folder, src/core and src/api only: nothing from a folder above it, src/dev or src/cli.',
+      severity: 'error',
+      from: { path: `^src/(${PARTS})/` },
+      to: { path: '^src/', pathNot: ['^src/$1/', '^src/core/', '^src/api/', `^src/(${PARTS})/`] },
+    },
+    {
+      name: 'core-imports-no-part',
+      comment: 'src/core is shared by every part and imports none of them (only itself and src/api).',
+      severity: 'error',
+      from: { path: '^src/core/' },
+      to: { path: '^src/', pathNot: ['^src/core/', '^src/api/'] },
+    },
+    {
+      name: 'api-imports-nothing-of-ours',
+      comment: 'src/api is types, schemas and the vocabulary: it imports only itself.',
+      severity: 'error',
+      from: { path: '^src/api/' },
+      to: { path: '^src/', pathNot: '^src/api/' },
+    },
+    {
+      name: 'dev-uses-the-core-only',
+      comment: 'The local environment and its fakes build on src/core and src/api, never on a part or the CLI.',
+      severity: 'error',
+      from: { path: '^src/dev/' },
+      to: { path: '^src/', pathNot: ['^src/dev/', '^src/core/', '^src/api/'] },
+    },
+    {
+      name: 'cli-is-the-only-composition-root',
+      comment: 'Only the CLI (and tests and benches) may import src/cli.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'controller-layers',
+      comment: 'Inside the controller, helm/ and status/ are used by reconcile/, never the other way round.',
+      severity: 'error',
+      from: { path: '^src/controller/(helm|status)/' },
+      to: { path: '^src/controller/reconcile/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'Import cycles make the order of module evaluation matter and hide layering mistakes.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.test.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.mjs'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
