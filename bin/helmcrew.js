@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when it exists (the container image), otherwise the TypeScript source
-// through tsx (a checkout), so `npx helmcrew` works in both without a build step.
+// A checkout (src/ beside bin/) always runs the TypeScript source through tsx, so a dist/ left by
+// an old `npm run build` can never run in its place. The image ships dist/ and no src/: it runs
+// the compiled CLI. `npx helmcrew` works in both without a build step.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const compiled = new URL('../dist/cli/main.js', import.meta.url);
-if (existsSync(fileURLToPath(compiled))) {
-  await import(compiled.href);
-} else {
+const source = new URL('../src/cli/main.ts', import.meta.url);
+if (existsSync(fileURLToPath(source))) {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(new URL('../src/cli/main.ts', import.meta.url).href);
+  await import(source.href);
+} else {
+  await import(new URL('../dist/cli/main.js', import.meta.url).href);
 }
