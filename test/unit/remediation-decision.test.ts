@@ -10,9 +10,10 @@ import {
   type FailureFacts,
   type RemediationPolicy,
 } from '../../src/controller/reconcile/remediation-decision.js';
-import { determineReleaseState, nextAction, type DesiredRelease } from '../../src/controller/reconcile/release-state.js';
+import { determineReleaseState, nextAction } from '../../src/controller/reconcile/release-state.js';
+import type { DesiredRelease } from '../../src/core/release/desired-release.js';
 import { testedAction } from '../../src/controller/reconcile/test-decision.js';
-import { SecretValues } from '../../src/controller/reconcile/redact.js';
+import { SecretValues } from '../../src/core/release/secret-values.js';
 import { ValuesDigester } from '../../src/core/release/values-digest.js';
 
 const digester = new ValuesDigester(Buffer.alloc(32, 7));

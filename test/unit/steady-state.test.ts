@@ -5,7 +5,7 @@ import { summarizeHistory, withSupersededFromStatus, type ReleaseHistory, type S
 import { FreshReadNeeded, looksSettled, readOnlyContext, verifiedFirstWriteContext } from '../../src/controller/reconcile/cached-read.js';
 import type { ReconcileContext } from '../../src/controller/reconcile/context.js';
 import { KubeApiError } from '../../src/core/kube/api-error.js';
-import type { DesiredRelease } from '../../src/controller/reconcile/release-state.js';
+import type { DesiredRelease } from '../../src/core/release/desired-release.js';
 import { checkedStatus, historyFromStorage, inSyncStatus } from '../../src/controller/status/release-status.js';
 import { failureAlreadyReported, statusPatchChangesNothing } from '../../src/controller/status/status-patch.js';
 import { dueForResync } from '../../src/controller/watch/enqueue-policy.js';
@@ -70,7 +70,7 @@ describe('statusPatchChangesNothing', () => {
     { name: 'no status yet', current: undefined, patch: { observedGeneration: 1 }, want: false },
     { name: 'no status yet, bookkeeping only', current: undefined, patch: { lastReconciledAt: T0 }, want: true },
   ])('$name → no-op $want', ({ current, patch, want }) => {
-    expect(statusPatchChangesNothing(current as HelmReleaseStatus | undefined, patch as HelmReleaseStatus)).toBe(want);
+    expect(statusPatchChangesNothing(current, patch as HelmReleaseStatus)).toBe(want);
   });
 
   // The builders the reconciler uses for a periodic check produce a no-op on a settled release.
@@ -127,7 +127,7 @@ describe('looksSettled', () => {
     { name: 'Ready False', release: { ...base, status: { ...settledStatus, conditions: [ready({ status: 'False' })] } }, want: false },
     { name: 'Ready for an older generation', release: { ...base, status: { ...settledStatus, conditions: [ready({ observedGeneration: 1 })] } }, want: false },
     { name: 'Reconciling True', release: { ...base, status: { ...settledStatus, conditions: [ready(), reconciling] } }, want: false },
-  ])('$name → $want', ({ release, want }) => expect(looksSettled(release as HelmRelease)).toBe(want));
+  ])('$name → $want', ({ release, want }) => expect(looksSettled(release)).toBe(want));
 });
 
 describe('readOnlyContext', () => {

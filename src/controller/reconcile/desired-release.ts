@@ -2,7 +2,7 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import { valid } from 'semver';
 import { ChartNotFoundError, RepositoryNotAllowedError } from '../charts/repository-errors.js';
 import type { ReconcileContext } from './context.js';
-import type { DesiredRelease } from './release-state.js';
+import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { valuesTooDeep } from './values-depth.js';
 import { composeValues, ValuesError, type ComposedValues } from './values-from.js';
 

@@ -47,7 +47,8 @@ function helmTags(tags: Tags): Tags {
 /** Parses one values document as helm would; null for an empty document. */
 export function parseHelmYaml(text: string): unknown {
   const doc = parseDocument(text, { version: '1.1', merge: true, customTags: helmTags, uniqueKeys: false });
-  if (doc.errors.length > 0) throw doc.errors[0];
+  const [error] = doc.errors;
+  if (error) throw error;
   return toHelmValue(doc.toJS({ mapAsMap: true, maxAliasCount: 100 }), '');
 }
 

@@ -5,7 +5,7 @@ import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/rele
 import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from '../../core/release/rollback-decision.js';
 import { determineOwnership, recordedTimeoutSeconds, type Ownership } from './ownership.js';
 import { sameChartVersion } from './chart-version.js';
-import type { SecretValues } from './redact.js';
+import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { canonicalJson } from '../../core/release/values.js';
 import { untested } from './test-decision.js';
 import {
@@ -22,17 +22,6 @@ import {
  * Decide, then act: these functions look at the HelmRelease and Helm's stored release and name
  * the state and the next action. No I/O here; the reconciler does what they say.
  */
-
-/** What the HelmRelease asks for, fully resolved (exact chart version, composed values). */
-export interface DesiredRelease {
-  chartName: string;
-  chartVersion: string;
-  values: Record<string, unknown>;
-  /** Keyed digest of the values (values-digest.ts). */
-  valuesDigest: string;
-  /** Strings that came from Secrets: redacted from every message about this release. */
-  secrets: SecretValues;
-}
 
 export type LifecycleState =
   | { kind: 'deleting-installed'; release: StoredRelease }

@@ -1,5 +1,6 @@
 import type { HelmRelease, HelmReleaseSpec } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
+import type { FailedAction } from '../../core/release/failed-action.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 
 /**
@@ -8,7 +9,6 @@ import { retryDelayMs } from '../queue/retry-policy.js';
  * Field meanings follow Flux's HelmRelease v2 `install.remediation` / `upgrade.remediation`.
  */
 
-export type FailedAction = 'install' | 'upgrade';
 export type RemediationStrategy = 'rollback' | 'uninstall';
 
 export interface RemediationPolicy {

@@ -2,7 +2,7 @@ import type { HelmRelease, ValuesReference } from '../../api/helmrelease.js';
 import type { KubeClients } from '../../core/kube/client.js';
 import { apiErrorMessage, isForbidden, isNotFound } from '../../core/kube/errors.js';
 import { HelmYamlError, parseHelmYaml } from './helm-yaml.js';
-import { SecretValues } from './redact.js';
+import { SecretValues } from '../../core/release/secret-values.js';
 import { isPlainObject, mergeValues } from '../../core/release/values.js';
 
 /** Values that cannot be assembled: a missing source, a missing key, or YAML that is not a map. */

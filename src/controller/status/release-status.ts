@@ -1,7 +1,7 @@
 import type { Condition, HelmRelease, HelmReleaseStatus, HistoryEntry } from '../../api/helmrelease.js';
 import { ConditionType, StateReason, type ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
-import type { DesiredRelease } from '../reconcile/release-state.js';
+import type { DesiredRelease } from '../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../core/release/release-target.js';
 import { findCondition, removeCondition, setCondition } from './conditions.js';
 

@@ -1,7 +1,7 @@
 import type { HelmRelease, HelmReleaseStatus, RemediationRecord } from '../../api/helmrelease.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
-import type { FailedAction } from '../reconcile/remediation-decision.js';
+import type { FailedAction } from '../../core/release/failed-action.js';
 import { findCondition, removeCondition, setCondition } from './conditions.js';
 import { historyFromStorage } from './release-status.js';
 

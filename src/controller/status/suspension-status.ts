@@ -83,5 +83,5 @@ export function rollbackDoneStatus(
 function wholeRecord(record: RollbackRecord): RollbackRecord {
   const keys = ['fromRevision', 'toRevision', 'revision'] as const;
   const cleared = Object.fromEntries(keys.filter((k) => record[k] === undefined).map((k) => [k, null]));
-  return { ...record, ...cleared } as RollbackRecord;
+  return { ...record, ...cleared };
 }

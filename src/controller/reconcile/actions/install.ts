@@ -2,7 +2,7 @@ import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
 import type { ReconcileContext } from '../context.js';
-import type { DesiredRelease } from '../release-state.js';
+import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { runReleaseAttempt } from './release-attempt.js';
 import type { AttemptOutcome } from './shared.js';

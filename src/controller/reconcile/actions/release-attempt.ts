@@ -9,7 +9,7 @@ import { attemptStartedStatus, failedStatus, succeededStatus } from '../../statu
 import { withTestsPending } from '../../status/test-status.js';
 import type { ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
-import type { DesiredRelease } from '../release-state.js';
+import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import { testsWanted } from '../test-decision.js';

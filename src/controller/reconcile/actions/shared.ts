@@ -6,7 +6,7 @@ import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus, supersededStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
-import type { DesiredRelease } from '../release-state.js';
+import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { releaseLabels } from '../ownership.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 

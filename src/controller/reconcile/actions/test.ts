@@ -5,7 +5,7 @@ import type { StoredRelease } from '../../../core/helm-storage/release-storage.j
 import { failedStatus } from '../../status/release-status.js';
 import { testPassedOrIgnoredStatus, testStartedStatus, withTestFailed } from '../../status/test-status.js';
 import type { ReconcileContext } from '../context.js';
-import type { DesiredRelease } from '../release-state.js';
+import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { timeoutSecondsOf, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import { testedAction } from '../test-decision.js';
