@@ -1,5 +1,5 @@
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
-import type { PreparedAction } from './prepared.js';
+import type { PreparedAction } from '../plan/prepared.js';
 import { outcomeOf, type Outcome } from './outcome.js';
 
 /** Polls the releases' status until the controller has reported on each, or the time is up. */

@@ -3,7 +3,7 @@ import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import type { ReleaseCommand } from '../grammar/command.js';
 import { renderDiff, renderHelp, renderHistory, renderList, renderStatus } from '../render/text.js';
-import { resolveRelease } from './resolve.js';
+import { resolveRelease } from '../plan/resolve.js';
 
 export type QueryCommand = Extract<ReleaseCommand, { verb: 'help' | 'list' | 'status' | 'history' | 'diff' }>;
 

@@ -12,6 +12,6 @@ export function releaseOperations(kubeConfig: KubeConfig, log: Logger, component
   const api = new HelmReleaseApi(kube);
   const storage = new ReleaseStorage(kube);
   const events = new KubeEventRecorder(kube, log, component);
-  const ops = new ReleaseOperations({ kube, api, storage, events, log, now: () => new Date() });
+  const ops = new ReleaseOperations({ api, storage, events, log, now: () => new Date() });
   return { kube, api, storage, events, ops };
 }

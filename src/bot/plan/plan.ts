@@ -2,7 +2,7 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { chooseRollbackRevision } from '../../core/release/rollback-decision.js';
 import type { MutatingCommand } from '../grammar/command.js';
-import { gitOpsWarning } from '../execute/gitops.js';
+import { gitOpsWarning } from './gitops.js';
 import { diffValues, summarizeValuesDifference } from './values-diff.js';
 
 /**

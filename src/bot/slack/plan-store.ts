@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { PreparedAction } from '../execute/prepared.js';
+import type { PreparedAction } from '../plan/prepared.js';
 
 /**
  * Plans waiting for a Confirm (or an Approve) click, in Redis with a TTL. A button carries only

@@ -2,16 +2,17 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { Logger } from '../../core/log.js';
-import { authorize } from '../authz/authorize.js';
+import { authorizeAction, authorizeActionApproval } from '../authz/authorize-action.js';
+import { authorize, teamsOf } from '../authz/authorize.js';
 import type { AuthzTarget, Subject, TeamPolicy } from '../authz/policy-types.js';
-import type { Actor } from '../execute/actor.js';
+import { namespaceAuthzTarget, releaseAuthzTarget } from '../authz/targets.js';
 import { awaitOutcomes } from '../execute/await-outcome.js';
 import type { ReleaseOperations } from '../execute/operations.js';
 import { isQuery, runQuery, type QueryCommand } from '../execute/queries.js';
-import { resolveRelease } from '../execute/resolve.js';
 import { isMutating, type MutatingCommand } from '../grammar/command.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
-import { authorizeAction, authorizeActionApproval } from './authorize-action.js';
+import type { Actor } from '../plan/actor.js';
+import { resolveRelease } from '../plan/resolve.js';
 import { approvalRequestMessage, auditMessage, codeMessage, planMessage, textMessage, type SlackMessage } from './blocks.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
 
@@ -54,9 +55,7 @@ export class ReleaseBot {
     const command = parsed.command;
     const subject = await this.subject(ctx.user);
     if (command.verb === 'whoami') {
-      const teams = (await this.deps.teams()).filter(
-        (t) => (t.members.slackUsers ?? []).includes(ctx.user) || (t.members.slackUserGroups ?? []).some((g) => subject.slackUserGroups.includes(g)),
-      );
+      const teams = teamsOf(subject, await this.deps.teams());
       const lines = [
         `you are <@${ctx.user}> (${ctx.user})`,
         `user groups: ${subject.slackUserGroups.join(', ') || 'none'}`,
@@ -71,11 +70,11 @@ export class ReleaseBot {
   private async query(command: QueryCommand, subject: Subject, ctx: RequestContext): Promise<void> {
     if (command.verb !== 'help') {
       let target: AuthzTarget;
-      if (command.verb === 'list') target = command.namespace ? { kind: 'namespace', namespace: command.namespace } : { kind: 'all' };
+      if (command.verb === 'list') target = namespaceAuthzTarget(command.namespace);
       else {
         const resolved = resolveRelease(command.release, (await this.deps.api.list(command.release.namespace)).items);
         if (!resolved.ok) return ctx.reply(textMessage(resolved.message));
-        target = releaseTarget(resolved.release);
+        target = releaseAuthzTarget(resolved.release);
       }
       const decision = authorize(subject, command.verb, target, await this.deps.teams());
       if (!decision.allowed) return ctx.reply(textMessage(decision.reason));
@@ -186,8 +185,4 @@ export class ReleaseBot {
   private async subject(user: string): Promise<Subject> {
     return { slackUser: user, slackUserGroups: await this.deps.userGroups(user) };
   }
-}
-
-function releaseTarget(release: HelmRelease): AuthzTarget {
-  return { kind: 'release', namespace: release.metadata.namespace, name: release.metadata.name, chart: release.spec.chart.name };
 }

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { FREEZE_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, ROLLBACK_TO_ANNOTATION, SUSPENSION_ANNOTATION } from '../../../src/api/annotations.js';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
-import { selectFreeze, selectUnfreeze } from '../../../src/bot/execute/freeze.js';
-import { gitOpsOwner } from '../../../src/bot/execute/gitops.js';
-import { freezePatch, resumePatch, rollbackPatch, suspendPatch } from '../../../src/bot/execute/intents.js';
+import { selectFreeze, selectUnfreeze } from '../../../src/bot/plan/freeze.js';
+import { gitOpsOwner } from '../../../src/bot/plan/gitops.js';
+import { freezePatch, resumePatch, rollbackPatch, suspendPatch } from '../../../src/bot/plan/intents.js';
 import { outcomeOf } from '../../../src/bot/execute/outcome.js';
-import { resolveRelease } from '../../../src/bot/execute/resolve.js';
+import { resolveRelease } from '../../../src/bot/plan/resolve.js';
 import { escapeMrkdwn, unescapeSlackText } from '../../../src/bot/slack/blocks.js';
 import { diffValues, summarizeValuesDifference } from '../../../src/bot/plan/values-diff.js';
 

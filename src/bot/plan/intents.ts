@@ -1,12 +1,14 @@
 import { FREEZE_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, ROLLBACK_TO_ANNOTATION, SUSPENSION_ANNOTATION, type SuspensionRecord } from '../../api/annotations.js';
+import type { IntentPatch } from '../../core/kube/helmrelease-api.js';
 import type { Actor } from './actor.js';
+import type { PreparedAction } from './prepared.js';
 
 /**
  * The intent the bot and the terminal write to the API server, as JSON merge patches on the
  * HelmRelease. Pure; the controller acts on them. `null` removes a key in a merge patch.
  */
 
-export type MergePatch = { metadata?: { annotations?: Record<string, string | null> }; spec?: Record<string, unknown> };
+export type MergePatch = IntentPatch;
 
 export function suspensionRecord(actor: Actor, reason: string | undefined, now: Date, freezeId?: string): SuspensionRecord {
   return {
@@ -60,4 +62,22 @@ export function rollbackPatch(actor: Actor, reason: string | undefined, revision
 
 export function upgradePatch(version: string): MergePatch {
   return { spec: { chart: { version } } };
+}
+
+/** The patch that carries out a confirmed action; `requestId` is set for a rollback, `action.freezeId` for a freeze. */
+export function intentPatch(action: PreparedAction, actor: Actor, now: Date, requestId: string | undefined): MergePatch {
+  const command = action.command;
+  switch (command.verb) {
+    case 'suspend':
+      return suspendPatch(actor, command.reason, now);
+    case 'resume':
+    case 'unfreeze':
+      return resumePatch();
+    case 'upgrade':
+      return upgradePatch(command.version);
+    case 'rollback':
+      return rollbackPatch(actor, command.reason, command.revision, requestId!, now);
+    case 'freeze':
+      return freezePatch(actor, command.reason, action.freezeId!, now);
+  }
 }

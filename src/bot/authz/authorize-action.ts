@@ -1,0 +1,22 @@
+import type { PreparedAction } from '../plan/prepared.js';
+import { authorize, authorizeApproval, type AuthzDecision } from './authorize.js';
+import type { PermissionVerb, Subject, TeamPolicy } from './policy-types.js';
+import { authzTargets } from './targets.js';
+
+/** Pure: every target must be allowed; approval is needed if any target needs it. */
+export function authorizeAction(subject: Subject, action: PreparedAction, teams: readonly TeamPolicy[]): AuthzDecision {
+  const verb: PermissionVerb = action.command.verb;
+  return combine(authzTargets(action).map((target) => authorize(subject, verb, target, teams)));
+}
+
+export function authorizeActionApproval(requester: Subject, approver: Subject, action: PreparedAction, teams: readonly TeamPolicy[]): AuthzDecision {
+  const verb: PermissionVerb = action.command.verb;
+  return combine(authzTargets(action).map((target) => authorizeApproval(requester, approver, verb, target, teams)));
+}
+
+function combine(decisions: AuthzDecision[]): AuthzDecision {
+  const refused = decisions.find((d) => !d.allowed);
+  if (refused) return refused;
+  const allowed = decisions.filter((d): d is Extract<AuthzDecision, { allowed: true }> => d.allowed);
+  return { allowed: true, teams: [...new Set(allowed.flatMap((d) => d.teams))], requireApproval: allowed.some((d) => d.requireApproval) };
+}

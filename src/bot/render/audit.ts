@@ -1,0 +1,20 @@
+import type { MutatingCommand } from '../grammar/command.js';
+import type { Actor } from '../plan/actor.js';
+
+/** Pure: the audit lines (Events on the release, log, chat summary) for what someone asked and was refused. */
+
+const who = (actor: Actor) => `${actor.id}${actor.channel ? ` in ${actor.channel}` : ''}`;
+
+export function auditMessage(command: MutatingCommand, actor: Actor, key: string): string {
+  const what =
+    command.verb === 'rollback'
+      ? `rollback of ${key} to ${command.revision ?? 'the previous revision'}`
+      : command.verb === 'upgrade'
+        ? `upgrade of ${key} to ${command.version}`
+        : `${command.verb} of ${key}`;
+  return `${who(actor)} asked for the ${what}${command.reason ? `: ${command.reason}` : ''}`;
+}
+
+export function refusalMessage(actor: Actor, what: string, why: string): string {
+  return `${who(actor)} was refused ${what}: ${why}`;
+}

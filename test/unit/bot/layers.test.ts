@@ -1,0 +1,57 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The bot's layers: grammar/ parses, authz/ decides who may, plan/ decides what happens; all
+ * three are pure. They may import code (not only types) from the pure places listed here and
+ * nothing else: no Kubernetes client, Bolt, Redis or node built-in. I/O lives in execute/ and slack/.
+ */
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const bot = join(root, 'src/bot');
+
+const PURE: Record<string, string[]> = {
+  // semver: a pure library (what a version looks like).
+  grammar: ['src/bot/grammar/', 'semver'],
+  authz: ['src/bot/authz/', 'src/bot/plan/', 'src/bot/grammar/', 'src/api/'],
+  plan: ['src/bot/plan/', 'src/bot/grammar/', 'src/api/', 'src/core/release/'],
+};
+
+const files = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
+
+/** Every `import … from '…'` that brings in code, i.e. not `import type`, as a path from the repository root (or the bare package name). */
+function valueImports(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  return [...source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+'([^']+)';/gms)]
+    .filter((m) => !m[1])
+    .map((m) => m[2]!)
+    .map((spec) => (spec.startsWith('.') ? relative(root, resolve(dirname(file), spec)).replace(/\.js$/, '.ts') : spec));
+}
+
+describe('bot layers', () => {
+  for (const [layer, allowed] of Object.entries(PURE)) {
+    it(`${layer}/ imports code only from ${allowed.join(', ')}`, () => {
+      const offending = files(join(bot, layer)).flatMap((file) =>
+        valueImports(file)
+          .filter((path) => !allowed.some((prefix) => path.startsWith(prefix)))
+          .map((path) => `${relative(root, file)} → ${path}`),
+      );
+      expect(offending).toEqual([]);
+    });
+  }
+
+  it('no file in src/bot is over 300 lines', () => {
+    const long = files(bot)
+      .map((file) => ({ file: relative(root, file), lines: readFileSync(file, 'utf8').split('\n').length }))
+      .filter(({ lines }) => lines > 300);
+    expect(long).toEqual([]);
+  });
+
+  it('every HelmRelease write goes through HelmReleaseApi (core/kube/helmrelease-api.ts): no raw custom-object client or patch in src/bot', () => {
+    const raw = files(bot).filter((file) => /\.custom\.|CustomObjectsApi|\b(mergePatch|jsonPatch)\b|kube-clients\.js/.test(readFileSync(file, 'utf8')));
+    expect(raw.map((file) => relative(root, file))).toEqual([]);
+  });
+});
