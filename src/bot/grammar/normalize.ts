@@ -30,8 +30,8 @@ export function normalizeInput(text: string): string {
       .replace(/(^|\s)[\u2014\u2013](?=[a-z])/gi, '$1--')
       // every other kind of space, tab and line break counts as a plain space
       .replace(/[\s\u00A0\u1680\u2000-\u200A\u2028\u2029\u202F\u205F\u3000]+/g, ' ')
-      // remaining control characters are dropped
-      .replace(/[\u0000-\u001F\u007F-\u009F]/g, '')
+      // remaining control characters (Unicode category Cc: U+0000–U+001F, U+007F–U+009F) are dropped
+      .replace(/\p{Cc}/gu, '')
       .trim()
   );
 }

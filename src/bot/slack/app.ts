@@ -3,7 +3,7 @@ import { App, LogLevel, SocketModeReceiver, type RespondFn } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../../core/config/env.js';
-import { loadKubeConfig, makeKubeClients } from '../../core/kube/client.js';
+import { loadKubeConfig } from '../../core/kube/client.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import { releaseOperations } from '../execute/wiring.js';
@@ -40,9 +40,9 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
     throw new ConfigError(`the Slack Web API${config.slackApiUrl ? ` at SLACK_API_URL` : ''} could not be reached: ${(error as Error).message}`);
   }
   const kubeConfig = loadKubeConfig(config.kubeconfig);
-  const { api, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot');
+  const { kube, api, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot');
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
-  const directory = new Directory(new TeamApi(makeKubeClients(kubeConfig)), web);
+  const directory = new Directory(new TeamApi(kube), web);
   const bot = new ReleaseBot({
     ops,
     api,
@@ -128,7 +128,9 @@ function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logge
   // A notification's button is the same as typing the command: plan, confirm, act.
   button(NOTIFICATION_ACTIONS, (release, actionId, ctx) => bot.handleText(`${actionId.replace(/^release_/, '')} ${release}`, ctx));
 
-  app.error(async (error) => {
+  // Bolt wants a promise back; logging is all there is to do.
+  app.error((error) => {
     log.error({ err: error }, 'bolt error');
+    return Promise.resolve();
   });
 }

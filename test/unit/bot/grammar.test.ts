@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
 import { editDistance } from '../../../src/bot/grammar/suggest.js';
+import { matching, objectWith } from './matchers.js';
 
 type Row = { name: string; input: string; want: object };
 const ok = (command: object) => ({ ok: true, command });
-const err = (code: string, extra: object = {}) => ({ ok: false, error: expect.objectContaining({ code, ...extra }) });
+const err = (code: string, extra: object = {}) => ({ ok: false, error: objectWith({ code, ...extra }) });
 const unicorn = { name: 'unicorn' };
 
 describe('parseReleaseCommand', () => {
@@ -87,7 +88,7 @@ describe('parseReleaseCommand', () => {
     {
       name: 'a word too far from any verb',
       input: 'deploy unicorn',
-      want: { ok: false, error: { code: 'unknown-verb', message: expect.stringMatching(/the commands are help, whoami/) } },
+      want: { ok: false, error: { code: 'unknown-verb', message: matching(/the commands are help, whoami/) } },
     },
     { name: 'misspelt flag', input: 'suspend unicorn --reasn oops', want: err('unknown-flag', { suggestion: '--reason' }) },
     { name: 'help on a misspelt verb', input: 'help rolback', want: err('unknown-verb', { suggestion: 'rollback' }) },
