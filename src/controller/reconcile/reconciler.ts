@@ -1,16 +1,15 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
-import type { HelmReleaseStatus } from '../../api/helmrelease.js';
-import { ReleaseStorage, withSupersededFromStatus, type ReleaseHistory } from '../../core/helm-storage/release-storage.js';
+import { withSupersededFromStatus, type ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { apiErrorMessage, isForbidden } from '../../core/kube/errors.js';
 import { checkedStatus, failedStatus, inSyncStatus, lockedStatus } from '../status/release-status.js';
-import { failureAlreadyReported, statusPatchChangesNothing } from '../status/status-patch.js';
+import { failureAlreadyReported } from '../status/status-patch.js';
 import { readSuspension } from '../../api/annotations.js';
 import { describeSuspension, resumedStatus, suspendedStatus } from '../status/suspension-status.js';
 import { installRelease } from './actions/install.js';
 import { rollbackRelease } from './actions/rollback.js';
 import { reportNotOurs, reportRefused } from './actions/refuse.js';
-import { reportRetrying } from './actions/shared.js';
+import { reportRetrying, writeStatusIfChanged } from './actions/shared.js';
 import { uninstallRelease } from './actions/uninstall.js';
 import { upgradeRelease } from './actions/upgrade.js';
 import { FreshReadNeeded, looksSettled, readOnlyContext, verifiedFirstWriteContext } from './cached-read.js';
@@ -238,13 +237,6 @@ async function reconcileFrom(
       assertNever(action);
   }
   return { key, action };
-}
-
-/** A check that finds nothing new writes nothing: only a patch that changes more than bookkeeping is sent. */
-async function writeStatusIfChanged(ctx: ReconcileContext, release: HelmRelease, status: HelmReleaseStatus): Promise<boolean> {
-  if (statusPatchChangesNothing(release.status, status)) return false;
-  await ctx.api.patchStatus(release, status);
-  return true;
 }
 
 async function actOnLifecycle(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, action: NextAction): Promise<void> {

@@ -1,10 +1,10 @@
-import type { HelmRelease, HelmReleaseStatus } from '../../../api/helmrelease.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { dependencyInvalidStatus, dependencyProblemRecorded, dependencyWaitedMs, dependencyWaitingStatus } from '../../status/dependency-status.js';
-import { statusPatchChangesNothing } from '../../status/status-patch.js';
 import type { ReconcileContext } from '../context.js';
 import { dependencyKeys, dependencyRetryMs, describeVerdict, evaluateDependencies } from '../dependency-decision.js';
 import { releaseKey } from '../../../core/release/release-target.js';
+import { writeStatusIfChanged } from './shared.js';
 
 /** At most this many HelmReleases are read to follow a dependency chain (and find a cycle). */
 const MAX_GRAPH = 200;
@@ -27,22 +27,18 @@ export async function holdForDependencies(ctx: ReconcileContext, release: HelmRe
   const now = ctx.now();
   if (verdict.kind === 'waiting') {
     const requeueAfterMs = dependencyRetryMs(dependencyWaitedMs(release, now));
-    await writeUnlessUnchanged(ctx, release, dependencyWaitingStatus(release, message, now));
+    // The same problem found again by a later pass writes nothing (issue 9: nothing changed, nothing written).
+    await writeStatusIfChanged(ctx, release, dependencyWaitingStatus(release, message, now));
     if (!known) await ctx.events.record(release, ReleaseEvent.DependencyNotReady, message);
     ctx.log.info({ release: key, action: 'wait-for-dependencies', waitingFor: verdict.notReady, requeueAfterMs }, 'waiting for dependencies');
     return { held: true, requeueAfterMs };
   }
-  await writeUnlessUnchanged(ctx, release, dependencyInvalidStatus(release, message, now));
+  await writeStatusIfChanged(ctx, release, dependencyInvalidStatus(release, message, now));
   if (!known) {
     await ctx.events.record(release, ReleaseEvent.DependencyNotReady, message);
     ctx.log.warn({ release: key, action: 'wait-for-dependencies', problem: verdict.kind }, message);
   }
   return { held: true };
-}
-
-/** The same problem found again by a later pass writes nothing (issue 9: nothing changed, nothing written). */
-async function writeUnlessUnchanged(ctx: ReconcileContext, release: HelmRelease, status: HelmReleaseStatus): Promise<void> {
-  if (!statusPatchChangesNothing(release.status, status)) await ctx.api.patchStatus(release, status);
 }
 
 /** Reads the release's dependencies, theirs, and so on (breadth first, bounded). */

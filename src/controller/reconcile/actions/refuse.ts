@@ -1,10 +1,10 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { refusedStatus } from '../../status/release-status.js';
-import { statusPatchChangesNothing } from '../../status/status-patch.js';
 import type { ReconcileContext } from '../context.js';
 import { describeOwner, type Ownership } from '../ownership.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
+import { writeStatusIfChanged } from './shared.js';
 
 /**
  * helmcrew will not act for this HelmRelease as it stands: another owns the release, the operator
@@ -13,9 +13,8 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 export async function reportRefused(ctx: ReconcileContext, release: HelmRelease, reason: ReleaseEvent, message: string): Promise<void> {
   const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
-  const status = refusedStatus(release, reason, message, ctx.now());
   // The same refusal found again by a periodic check writes nothing.
-  if (!statusPatchChangesNothing(release.status, status)) await ctx.api.patchStatus(release, status);
+  await writeStatusIfChanged(ctx, release, refusedStatus(release, reason, message, ctx.now()));
   // One Event when it starts, not one per periodic check.
   if (ready?.reason !== reason || ready.message !== message) await ctx.events.record(release, reason, message);
 }

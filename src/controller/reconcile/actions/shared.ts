@@ -4,6 +4,7 @@ import type { ReleaseRequest } from '../../helm/helm-client.js';
 import type { EventDetails } from '../../../core/events/release-event-sink.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus, supersededStatus } from '../../status/release-status.js';
+import { statusPatchChangesNothing } from '../../status/status-patch.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
@@ -29,6 +30,16 @@ export async function pullChart(ctx: ReconcileContext, release: HelmRelease, tar
     await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, message, { toVersion: desired.chartVersion });
     throw new RetryLaterError(message);
   }
+}
+
+/**
+ * A check that finds nothing new writes nothing: the patch is sent only when it changes more than
+ * bookkeeping (status-patch.ts). Says whether it was sent.
+ */
+export async function writeStatusIfChanged(ctx: ReconcileContext, release: HelmRelease, status: HelmReleaseStatus): Promise<boolean> {
+  if (statusPatchChangesNothing(release.status, status)) return false;
+  await ctx.api.patchStatus(release, status);
+  return true;
 }
 
 export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease, event: ReleaseEvent, message: string, details?: EventDetails): Promise<void> {
