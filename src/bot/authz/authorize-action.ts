@@ -14,6 +14,11 @@ export function authorizeActionApproval(requester: Subject, approver: Subject, a
   return combine(authzTargets(action).map((target) => authorizeApproval(requester, approver, verb, target, teams)));
 }
 
+/** Confirm and Cancel of a plan belong to the person who asked for it (Approve to someone else: authorizeActionApproval). */
+export function isRequester(requester: { slackUser: string }, user: string): boolean {
+  return requester.slackUser === user;
+}
+
 function combine(decisions: AuthzDecision[]): AuthzDecision {
   const refused = decisions.find((d) => !d.allowed);
   if (refused) return refused;

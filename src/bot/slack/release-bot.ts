@@ -2,7 +2,7 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { Logger } from '../../core/log.js';
-import { authorizeAction, authorizeActionApproval } from '../authz/authorize-action.js';
+import { authorizeAction, authorizeActionApproval, isRequester } from '../authz/authorize-action.js';
 import { authorize, teamsOf } from '../authz/authorize.js';
 import type { AuthzTarget, Subject, TeamPolicy } from '../authz/policy-types.js';
 import { namespaceAuthzTarget, releaseAuthzTarget } from '../authz/targets.js';
@@ -98,7 +98,7 @@ export class ReleaseBot {
   async confirm(planId: string, ctx: RequestContext): Promise<void> {
     const peeked = await this.deps.plans.peek(planId);
     if (!peeked || peeked.awaitingApproval) return this.expired(ctx, 'confirm');
-    if (peeked.requester.slackUser !== ctx.user) return ctx.reply(textMessage('only the person who asked can confirm this plan'));
+    if (!isRequester(peeked.requester, ctx.user)) return ctx.reply(textMessage('only the person who asked can confirm this plan'));
     const plan = await this.deps.plans.take(planId);
     if (!plan) return this.expired(ctx, 'confirm');
     const subject = await this.subject(ctx.user);
@@ -122,7 +122,7 @@ export class ReleaseBot {
 
   async cancel(planId: string, ctx: RequestContext): Promise<void> {
     const plan = await this.deps.plans.peek(planId);
-    if (plan && plan.requester.slackUser === ctx.user && !plan.awaitingApproval) await this.deps.plans.take(planId);
+    if (plan && isRequester(plan.requester, ctx.user) && !plan.awaitingApproval) await this.deps.plans.take(planId);
     return ctx.reply(textMessage('Cancelled; nothing changed.'));
   }
 

@@ -22,11 +22,11 @@ const PURE: Record<string, string[]> = {
 const files = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]));
 
-/** Every `import … from '…'` that brings in code, i.e. not `import type`, as a path from the repository root (or the bare package name). */
-function valueImports(file: string): string[] {
+/** Every `import … from '…'` that brings in code (with `typesToo`, every import), as a path from the repository root (or the bare package name). */
+function importsOf(file: string, typesToo = false): string[] {
   const source = readFileSync(file, 'utf8');
   return [...source.matchAll(/^import\s+(type\s+)?[^;]*?from\s+'([^']+)';/gms)]
-    .filter((m) => !m[1])
+    .filter((m) => typesToo || !m[1])
     .map((m) => m[2]!)
     .map((spec) => (spec.startsWith('.') ? relative(root, resolve(dirname(file), spec)).replace(/\.js$/, '.ts') : spec));
 }
@@ -35,13 +35,22 @@ describe('bot layers', () => {
   for (const [layer, allowed] of Object.entries(PURE)) {
     it(`${layer}/ imports code only from ${allowed.join(', ')}`, () => {
       const offending = files(join(bot, layer)).flatMap((file) =>
-        valueImports(file)
+        importsOf(file)
           .filter((path) => !allowed.some((prefix) => path.startsWith(prefix)))
           .map((path) => `${relative(root, file)} → ${path}`),
       );
       expect(offending).toEqual([]);
     });
   }
+
+  it('execute/ serves Slack and the terminal alike: it never imports slack/', () => {
+    const offending = files(join(bot, 'execute')).flatMap((file) =>
+      importsOf(file, true)
+        .filter((path) => path.startsWith('src/bot/slack/'))
+        .map((path) => `${relative(root, file)} → ${path}`),
+    );
+    expect(offending).toEqual([]);
+  });
 
   it('no file in src/bot is over 300 lines', () => {
     const long = files(bot)
