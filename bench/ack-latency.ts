@@ -4,111 +4,112 @@
 // Real Bolt, real Redis (plans), real API server (releases, Teams); the local fake Slack.
 // Two commands of three are `status` (reads the API server after the ack), one of three is
 // `resume` (plan → stored in Redis → ephemeral plan with a Confirm button).
-//
-//   npx tsx bench/ack-latency.ts [--rate 20] [--seconds 30] [--max-seconds 300] [--state-dir DIR]
 import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../src/api/vocabulary.js';
 import { startBot } from '../src/bot/slack/app.js';
 import { readBotConfig } from '../src/bot/slack/config.js';
 import { makeKubeClients } from '../src/core/kube/client.js';
-import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
 import { freePort } from '../src/dev/free-port.js';
 import { postSigned, slashCommand, startFakeSlack } from '../src/dev/fake-slack/index.js';
-import { createNamespace, formatFacts, intArg, loadavgString, log, machineFacts, randomSuffix, runBench, say, startBenchEnv } from './support.js';
+import { applyHelmRelease, createNamespace, helmReleaseObject, randomSuffix } from '../src/dev/harness/index.js';
+import type { Benchmark } from './lib/benchmark.js';
+import { startBenchEnv } from './lib/environment.js';
+import { formatFacts, loadavgString, machineFacts } from './lib/machine.js';
+import { log, say } from './lib/say.js';
+import { pct } from './lib/stats.js';
 
-const rate = intArg('rate', 20);
-const seconds = intArg('seconds', 30);
-const maxSeconds = intArg('max-seconds', 300);
-
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 const fmt = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
-  return `n=${sorted.length} p50 ${percentile(sorted, 50).toFixed(1)} ms, p90 ${percentile(sorted, 90).toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms`;
+  return `n=${sorted.length} p50 ${pct(sorted, 0.5).toFixed(1)} ms, p90 ${pct(sorted, 0.9).toFixed(1)} ms, p99 ${pct(sorted, 0.99).toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms`;
 };
 
-await runBench('ack-latency', maxSeconds, async (cleanup) => {
-  const loadBefore = loadavgString();
-  const { env, kubeConfig } = await startBenchEnv(cleanup);
-  say(formatFacts({ ...machineFacts(env.helmBin), loadavg: loadBefore }));
-  const kube = makeKubeClients(kubeConfig);
-  const namespace = await createNamespace(kubeConfig, 'bench-ack');
-  await applyHelmRelease(
-    kubeConfig,
-    helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }),
-  );
-  const team = `bench-${randomSuffix()}`;
-  await kube.custom.createClusterCustomObject({
-    group: API_GROUP,
-    version: API_VERSION,
-    plural: TEAM_PLURAL,
-    body: {
-      apiVersion: `${API_GROUP}/${API_VERSION}`,
-      kind: 'Team',
-      metadata: { name: team },
-      spec: { members: { slackUsers: ['UBENCH'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'resume'] }] },
-    },
-  });
-  cleanup.add(
-    `delete Team ${team}`,
-    async () => void (await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team })),
-  );
-
-  const slack = await startFakeSlack({ tokens: ['xoxb-bench'], users: [{ id: 'UBENCH', name: 'bench' }], channels: [{ id: 'C0BENCH', name: 'bench' }] });
-  cleanup.add('stop the fake Slack', () => slack.stop());
-  const secret = 'bench-signing-secret';
-  const config = readBotConfig({
-    SLACK_BOT_TOKEN: 'xoxb-bench',
-    SLACK_SIGNING_SECRET: secret,
-    SLACK_API_URL: slack.apiUrl,
-    PORT: String(await freePort()),
-    REDIS_URL: env.redisUrl,
-    KUBECONFIG: env.kubeconfig,
-    HELMCREW_QUEUE_PREFIX: `bench-ack-${randomSuffix()}`,
-  });
-  const bot = await startBot(config, log);
-  cleanup.add('stop the bot', () => bot.stop());
-  const url = `http://127.0.0.1:${bot.port}/slack/events`;
-
-  const total = rate * seconds;
-  say(`sending ${total} signed slash commands at ${rate}/s to ${url}`);
-  const acks: number[] = [];
-  const failures: string[] = [];
-  const sentAt = new Map<string, number>();
-  const started = performance.now();
-  const inflight: Array<Promise<void>> = [];
-  for (let i = 0; i < total; i++) {
-    const due = started + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const text = i % 3 === 2 ? `resume ${namespace}/unicorn` : `status ${namespace}/unicorn`;
-    const command = slashCommand(slack, text, 'UBENCH', 'C0BENCH');
-    // The fake stamps response_url posts with Date.now().
-    sentAt.set(command.responseUrl, Date.now());
-    inflight.push(
-      postSigned(url, command.form, { secret }).then(
-        (r) => void (r.status === 200 ? acks.push(r.ms) : failures.push(`HTTP ${r.status}`)),
-        (error: Error) => void failures.push(error.message),
-      ),
+export const benchmark: Benchmark = {
+  usage: '[--rate 20] [--seconds 30]',
+  options: { rate: { type: 'string' }, seconds: { type: 'string' } },
+  maxSeconds: 300,
+  async run(args, cleanup) {
+    const rate = args.int('rate', 20);
+    const seconds = args.int('seconds', 30);
+    const loadBefore = loadavgString();
+    const { env, kubeConfig } = await startBenchEnv(cleanup, args.optional('state-dir'));
+    say(formatFacts({ ...machineFacts(env.helmBin), loadavg: loadBefore }));
+    const kube = makeKubeClients(kubeConfig);
+    const namespace = await createNamespace(kubeConfig, 'bench-ack');
+    await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }),
     );
-  }
-  await Promise.all(inflight);
-  const sendSeconds = (performance.now() - started) / 1000;
-  const deadline = Date.now() + 30_000;
-  const answered = () =>
-    [...sentAt].flatMap(
-      ([responseUrl, at]) =>
-        slack
-          .responseUrl(responseUrl)
-          ?.posts.slice(0, 1)
-          .map((post) => post.at - at) ?? [],
+    const team = `bench-${randomSuffix()}`;
+    await kube.custom.createClusterCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: TEAM_PLURAL,
+      body: {
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: 'Team',
+        metadata: { name: team },
+        spec: { members: { slackUsers: ['UBENCH'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'resume'] }] },
+      },
+    });
+    cleanup.add(
+      `delete Team ${team}`,
+      async () => void (await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team })),
     );
-  while (answered().length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-  const answers = answered();
-  say(`sent ${total} in ${sendSeconds.toFixed(1)} s (${(total / sendSeconds).toFixed(1)}/s); load average ${loadavgString()}`);
-  say(
-    `ack (HTTP response): ${fmt(acks)}; over 3 s: ${acks.filter((ms) => ms > 3000).length}; failed: ${failures.length}${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`,
-  );
-  say(`full answer on response_url: ${fmt(answers)}; missing: ${total - answers.length}`);
-});
+
+    const slack = await startFakeSlack({ tokens: ['xoxb-bench'], users: [{ id: 'UBENCH', name: 'bench' }], channels: [{ id: 'C0BENCH', name: 'bench' }] });
+    cleanup.add('stop the fake Slack', () => slack.stop());
+    const secret = 'bench-signing-secret';
+    const config = readBotConfig({
+      SLACK_BOT_TOKEN: 'xoxb-bench',
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(await freePort()),
+      REDIS_URL: env.redisUrl,
+      KUBECONFIG: env.kubeconfig,
+      HELMCREW_QUEUE_PREFIX: `bench-ack-${randomSuffix()}`,
+    });
+    const bot = await startBot(config, log);
+    cleanup.add('stop the bot', () => bot.stop());
+    const url = `http://127.0.0.1:${bot.port}/slack/events`;
+
+    const total = rate * seconds;
+    say(`sending ${total} signed slash commands at ${rate}/s to ${url}`);
+    const acks: number[] = [];
+    const failures: string[] = [];
+    const sentAt = new Map<string, number>();
+    const started = performance.now();
+    const inflight: Array<Promise<void>> = [];
+    for (let i = 0; i < total; i++) {
+      const due = started + (i * 1000) / rate;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      const text = i % 3 === 2 ? `resume ${namespace}/unicorn` : `status ${namespace}/unicorn`;
+      const command = slashCommand(slack, text, 'UBENCH', 'C0BENCH');
+      // The fake stamps response_url posts with Date.now().
+      sentAt.set(command.responseUrl, Date.now());
+      inflight.push(
+        postSigned(url, command.form, { secret }).then(
+          (r) => void (r.status === 200 ? acks.push(r.ms) : failures.push(`HTTP ${r.status}`)),
+          (error: Error) => void failures.push(error.message),
+        ),
+      );
+    }
+    await Promise.all(inflight);
+    const sendSeconds = (performance.now() - started) / 1000;
+    const deadline = Date.now() + 30_000;
+    const answered = () =>
+      [...sentAt].flatMap(
+        ([responseUrl, at]) =>
+          slack
+            .responseUrl(responseUrl)
+            ?.posts.slice(0, 1)
+            .map((post) => post.at - at) ?? [],
+      );
+    while (answered().length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const answers = answered();
+    say(`sent ${total} in ${sendSeconds.toFixed(1)} s (${(total / sendSeconds).toFixed(1)}/s); load average ${loadavgString()}`);
+    say(
+      `ack (HTTP response): ${fmt(acks)}; over 3 s: ${acks.filter((ms) => ms > 3000).length}; failed: ${failures.length}${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`,
+    );
+    say(`full answer on response_url: ${fmt(answers)}; missing: ${total - answers.length}`);
+  },
+};

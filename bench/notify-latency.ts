@@ -2,8 +2,6 @@
 // published with the controller's own publisher onto the real queue, a `helmcrew notify` child
 // process routing and delivering them to a local signed-webhook receiver on 127.0.0.1.
 //
-//   npx tsx bench/notify-latency.ts [--releases 100] [--teams 10] [--changes 3] [--seconds 40]
-//
 // Three scenarios, each with a fresh queue prefix and Teams: the releases spread over one channel
 // per Team at the default limit of 1 message/s per channel; all releases on one channel (the worst
 // case for the limit); and the limit lifted (the pipeline's own cost).
@@ -11,8 +9,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { makeKubeClients, type ClientNodeKubeClients as KubeClients } from '../src/core/kube/client.js';
 import { createSigningSecret, createTeam, deleteTeams, randomKey } from '../test/support/notify-fixtures.js';
 import { WebhookReceiver } from '../test/support/webhook-receiver.js';
-import { ms, pct, publishSchedule, startNotifyChild } from './notify-harness.js';
-import { createNamespace, formatFacts, intArg, machineFacts, runBench, say, startBenchEnv, loadavgString, type BenchEnv, type Cleanup } from './support.js';
+import { createNamespace } from '../src/dev/harness/index.js';
+import type { Benchmark } from './lib/benchmark.js';
+import type { Cleanup } from './lib/cleanup.js';
+import { startBenchEnv, type BenchEnv } from './lib/environment.js';
+import { formatFacts, loadavgString, machineFacts } from './lib/machine.js';
+import { publishSchedule, startNotifyChild } from './lib/notify-harness.js';
+import { say } from './lib/say.js';
+import { fmtMs as ms, pct } from './lib/stats.js';
 
 interface Scenario {
   name: string;
@@ -84,33 +88,39 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
   return outcome;
 }
 
-await runBench('notify-latency', intArg('max-seconds', 900), async (cleanup) => {
-  const releases = intArg('releases', 100);
-  const changes = intArg('changes', 3);
-  const seconds = intArg('seconds', 40);
-  const teams = intArg('teams', 10);
-  const bench = await startBenchEnv(cleanup);
-  const kube = makeKubeClients(bench.kubeConfig);
-  const scenarios: Scenario[] = [
-    { name: `${releases} releases, ${teams} channels, 1 msg/s each`, channels: teams, ratePerSecond: 1, releases, changes },
-    // One channel at 1 msg/s can carry only ~seconds messages: this one is sized to show queueing, not to finish in an hour.
-    { name: `20 releases × 2, 1 channel, 1 msg/s`, channels: 1, ratePerSecond: 1, releases: 20, changes: 2 },
-    { name: `${releases} releases, ${teams} channels, limit lifted`, channels: teams, ratePerSecond: 1000, releases, changes },
-  ];
-  const outcomes: Outcome[] = [];
-  for (const scenario of scenarios) outcomes.push(await runScenario(bench, kube, cleanup, scenario, seconds));
+export const benchmark: Benchmark = {
+  usage: '[--releases 100] [--teams 10] [--changes 3] [--seconds 40]',
+  options: { releases: { type: 'string' }, teams: { type: 'string' }, changes: { type: 'string' }, seconds: { type: 'string' } },
+  maxSeconds: 900,
+  async run(args, cleanup) {
+    const releases = args.int('releases', 100);
+    const changes = args.int('changes', 3);
+    const seconds = args.int('seconds', 40);
+    const teams = args.int('teams', 10);
+    const bench = await startBenchEnv(cleanup, args.optional('state-dir'));
+    const kube = makeKubeClients(bench.kubeConfig);
+    const scenarios: Scenario[] = [
+      { name: `${releases} releases, ${teams} channels, 1 msg/s each`, channels: teams, ratePerSecond: 1, releases, changes },
+      // One channel at 1 msg/s can carry only ~seconds messages: this one is sized to show queueing, not to finish in an hour.
+      { name: `20 releases × 2, 1 channel, 1 msg/s`, channels: 1, ratePerSecond: 1, releases: 20, changes: 2 },
+      { name: `${releases} releases, ${teams} channels, limit lifted`, channels: teams, ratePerSecond: 1000, releases, changes },
+    ];
+    const outcomes: Outcome[] = [];
+    for (const scenario of scenarios) outcomes.push(await runScenario(bench, kube, cleanup, scenario, seconds));
 
-  const lines = [
-    formatFacts(machineFacts()),
-    '',
-    `Each release runs its operations (Started → Succeeded/Failed 1–3 s later) at random moments of ${seconds} s`,
-    '',
-    '| scenario | published | delivered (after coalescing) | final state p50 / p99 / max | any delivery p50 / p99 | finals missing |',
-    '|---|---|---|---|---|---|',
-    ...outcomes.map(
-      (o) =>
-        `| ${o.scenario.name} | ${o.published} | ${o.deliveredRequests} | ${ms(pct(o.finals, 0.5))} / ${ms(pct(o.finals, 0.99))} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.all, 0.5))} / ${ms(pct(o.all, 0.99))} | ${o.finalsMissing} |`,
-    ),
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-});
+    const lines = [
+      formatFacts(machineFacts()),
+      `command:     npm run bench -- notify-latency ${args.raw.join(' ')}`.trimEnd(),
+      '',
+      `Each release runs its operations (Started → Succeeded/Failed 1–3 s later) at random moments of ${seconds} s`,
+      '',
+      '| scenario | published | delivered (after coalescing) | final state p50 / p99 / max | any delivery p50 / p99 | finals missing |',
+      '|---|---|---|---|---|---|',
+      ...outcomes.map(
+        (o) =>
+          `| ${o.scenario.name} | ${o.published} | ${o.deliveredRequests} | ${ms(pct(o.finals, 0.5))} / ${ms(pct(o.finals, 0.99))} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.all, 0.5))} / ${ms(pct(o.all, 0.99))} | ${o.finalsMissing} |`,
+      ),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  },
+};

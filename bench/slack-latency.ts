@@ -4,8 +4,6 @@
 // delivers; the fake records every call and enforces Slack's limits (chat.postMessage ~1/s per
 // channel with a burst of 3, chat.update Tier 3 ≈ 50/min per workspace, 429 + Retry-After).
 //
-//   npx tsx bench/slack-latency.ts [--releases 100] [--changes 1] [--seconds 30] [--max-seconds 1500]
-//
 // Scenarios (fresh queue prefix, Teams and fake Slack each): (a) every release in its own channel,
 // (b) the releases sharing 10 channels, (c) all in one channel. Each notification's message carries
 // a marker (its id), so the bench finds the chat.postMessage / chat.update call that first carried
@@ -16,9 +14,15 @@ import { makeKubeClients, type ClientNodeKubeClients as KubeClients } from '../s
 import { DEFAULT_RATE_LIMITS, startFakeSlack } from '../src/dev/fake-slack/index.js';
 import type { ReleaseNotification } from '../src/notify/contract.js';
 import { createTeam, deleteTeams } from '../test/support/notify-fixtures.js';
-import { ms, pct, publishSchedule, startNotifyChild } from './notify-harness.js';
-import { benchMarker, countCalls, firstCarried, limitFloor, type CallCounts } from './slack-calls.js';
-import { createNamespace, formatFacts, intArg, loadavgString, machineFacts, runBench, say, startBenchEnv, type BenchEnv, type Cleanup } from './support.js';
+import { createNamespace } from '../src/dev/harness/index.js';
+import type { Benchmark } from './lib/benchmark.js';
+import type { Cleanup } from './lib/cleanup.js';
+import { startBenchEnv, type BenchEnv } from './lib/environment.js';
+import { formatFacts, loadavgString, machineFacts } from './lib/machine.js';
+import { publishSchedule, startNotifyChild } from './lib/notify-harness.js';
+import { say } from './lib/say.js';
+import { benchMarker, countCalls, firstCarried, limitFloor, type CallCounts } from './lib/slack-calls.js';
+import { fmtMs as ms, pct } from './lib/stats.js';
 
 const TOKEN = 'xoxb-bench-slack-latency';
 const NAMESPACES = 10;
@@ -136,41 +140,52 @@ function report(o: Outcome): string[] {
   ];
 }
 
-await runBench('slack-latency', intArg('max-seconds', 1500), async (cleanup) => {
-  const releases = intArg('releases', 100);
-  const changes = intArg('changes', 1);
-  const seconds = intArg('seconds', 30);
-  const shared = intArg('shared-channels', 10);
-  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]!.split(',') : ['a', 'b', 'c'];
-  const facts = machineFacts();
-  const bench = await startBenchEnv(cleanup);
-  const kube = makeKubeClients(bench.kubeConfig);
-  const namespaces: string[] = [];
-  for (let i = 0; i < NAMESPACES; i++) namespaces.push(await createNamespace(bench.kubeConfig, 'bench-slack'));
-  cleanup.add('delete bench namespaces', async () => {
-    for (const name of namespaces) await kube.core.deleteNamespace({ name }).catch(() => undefined);
-  });
-  const scenarios: Scenario[] = [
-    { label: '(a)', name: `${releases} releases, each in its own channel`, channels: releases, releases, changes },
-    { label: '(b)', name: `${releases} releases sharing ${shared} channels`, channels: shared, releases, changes },
-    { label: '(c)', name: `${releases} releases in one channel`, channels: 1, releases, changes },
-  ].filter((s) => only.includes(s.label.slice(1, 2)));
-  const outcomes: Outcome[] = [];
-  for (const scenario of scenarios) outcomes.push(await runScenario(bench, kube, cleanup, scenario, seconds, namespaces));
+export const benchmark: Benchmark = {
+  usage: '[--releases 100] [--changes 1] [--seconds 30] [--shared-channels 10] [--only a,b,c]',
+  options: {
+    releases: { type: 'string' },
+    changes: { type: 'string' },
+    seconds: { type: 'string' },
+    'shared-channels': { type: 'string' },
+    only: { type: 'string' },
+  },
+  maxSeconds: 1500,
+  async run(args, cleanup) {
+    const releases = args.int('releases', 100);
+    const changes = args.int('changes', 1);
+    const seconds = args.int('seconds', 30);
+    const shared = args.int('shared-channels', 10);
+    const only = args.list('only', ['a', 'b', 'c']);
+    const facts = machineFacts();
+    const bench = await startBenchEnv(cleanup, args.optional('state-dir'));
+    const kube = makeKubeClients(bench.kubeConfig);
+    const namespaces: string[] = [];
+    for (let i = 0; i < NAMESPACES; i++) namespaces.push(await createNamespace(bench.kubeConfig, 'bench-slack'));
+    cleanup.add('delete bench namespaces', async () => {
+      for (const name of namespaces) await kube.core.deleteNamespace({ name }).catch(() => undefined);
+    });
+    const scenarios: Scenario[] = [
+      { label: '(a)', name: `${releases} releases, each in its own channel`, channels: releases, releases, changes },
+      { label: '(b)', name: `${releases} releases sharing ${shared} channels`, channels: shared, releases, changes },
+      { label: '(c)', name: `${releases} releases in one channel`, channels: 1, releases, changes },
+    ].filter((s) => only.includes(s.label.slice(1, 2)));
+    const outcomes: Outcome[] = [];
+    for (const scenario of scenarios) outcomes.push(await runScenario(bench, kube, cleanup, scenario, seconds, namespaces));
 
-  const version = (pkg: string) =>
-    (JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
-  const lines = [
-    formatFacts(facts),
-    `packages:    @slack/web-api ${version('@slack/web-api')}, bullmq ${version('bullmq')}, @kubernetes/client-node ${version('@kubernetes/client-node')}`,
-    `load avg:    ${loadavgString()} at end`,
-    `command:     npx tsx bench/slack-latency.ts ${process.argv.slice(2).join(' ')}`.trimEnd(),
-    '',
-    `Each release runs ${changes} operation(s) (UpgradeStarted → UpgradeSucceeded/Failed 1–3 s later) at random moments of ${seconds} s; releases in ${NAMESPACES} namespaces; notify at its defaults (1 message/s per channel, burst 1).`,
-    '',
-    '| scenario | published / operations | final state p50 / p99 / max | any carried state p50 / p99 (count) | per-channel limit floor p50 / p99 | measured ÷ floor p50 / p99 | chat.update tier floor p50 / p99 | posts / updates / thread replies (per operation) | 429s | other errors | finals missing | notify warn+ lines | load avg start → end |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...outcomes.flatMap(report),
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-});
+    const version = (pkg: string) =>
+      (JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
+    const lines = [
+      formatFacts(facts),
+      `packages:    @slack/web-api ${version('@slack/web-api')}, bullmq ${version('bullmq')}, @kubernetes/client-node ${version('@kubernetes/client-node')}`,
+      `load avg:    ${loadavgString()} at end`,
+      `command:     npm run bench -- slack-latency ${args.raw.join(' ')}`.trimEnd(),
+      '',
+      `Each release runs ${changes} operation(s) (UpgradeStarted → UpgradeSucceeded/Failed 1–3 s later) at random moments of ${seconds} s; releases in ${NAMESPACES} namespaces; notify at its defaults (1 message/s per channel, burst 1).`,
+      '',
+      '| scenario | published / operations | final state p50 / p99 / max | any carried state p50 / p99 (count) | per-channel limit floor p50 / p99 | measured ÷ floor p50 / p99 | chat.update tier floor p50 / p99 | posts / updates / thread replies (per operation) | 429s | other errors | finals missing | notify warn+ lines | load avg start → end |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      ...outcomes.flatMap(report),
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  },
+};

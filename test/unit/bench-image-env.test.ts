@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { finalStageEnv, imageControllerEnv } from '../../bench/image-env.js';
+import { finalStageEnv, imageControllerEnv } from '../../bench/lib/image-env.js';
 
 describe('bench: the image runtime variables read from the Dockerfile', () => {
   it('takes only the final stage, quoted values whole, continuation lines joined, later ones winning', () => {

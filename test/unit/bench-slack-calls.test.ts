@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { benchMarker, countCalls, firstCarried, limitFloor } from '../../bench/slack-calls.js';
+import { benchMarker, countCalls, firstCarried, limitFloor } from '../../bench/lib/slack-calls.js';
 import type { RecordedCall } from '../../src/dev/fake-slack/index.js';
 
 const ID1 = '00abcdefg-0001-0a1b2c3d';

@@ -1,4 +1,4 @@
-// The notify benchmarks' shared harness: a `helmcrew notify` child process serving one run's
+// The notify benchmarks' shared parts: a `helmcrew notify` child process serving one run's
 // Teams, and a publishing schedule (N releases × operations at random moments of a period,
 // published with the controller's own NotifyPublisher onto the real queue). Used by
 // notify-latency.ts (webhook) and slack-latency.ts (Slack provider against the local fake Slack).
@@ -6,19 +6,15 @@ import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ReleaseEvent } from '../src/api/vocabulary.js';
-import { connectRedis } from '../src/core/redis.js';
-import { REPO_ROOT } from '../src/dev/paths.js';
-import type { ReleaseNotification } from '../src/notify/contract.js';
-import { NotifyPublisher } from '../src/notify/publish/publisher.js';
-import { notificationFor, TEST_LABEL } from '../test/support/notify-fixtures.js';
-import { log, withTimeout, type BenchEnv, type Cleanup } from './support.js';
-
-export const pct = (values: number[], q: number): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]! : NaN;
-};
-export const ms = (v: number): string => (Number.isFinite(v) ? `${Math.round(v)} ms` : 'n/a');
+import type { ReleaseEvent } from '../../src/api/vocabulary.js';
+import { connectRedis } from '../../src/core/redis.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+import type { ReleaseNotification } from '../../src/notify/contract.js';
+import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
+import { notificationFor, TEST_LABEL } from '../../test/support/notify-fixtures.js';
+import { withTimeout, type Cleanup } from './cleanup.js';
+import type { BenchEnv } from './environment.js';
+import { log } from './say.js';
 
 export interface NotifyChild {
   pid: number;
@@ -43,7 +39,7 @@ export async function startNotifyChild(bench: BenchEnv, cleanup: Cleanup, run: s
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  child.stderr!.pipe(out);
+  child.stderr.pipe(out);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let undo = () => {};
   const stop = async () => {
@@ -55,7 +51,7 @@ export async function startNotifyChild(bench: BenchEnv, cleanup: Cleanup, run: s
   await withTimeout(
     new Promise<void>((resolve, reject) => {
       let buffer = '';
-      child.stderr!.on('data', (chunk: Buffer) => {
+      child.stderr.on('data', (chunk: Buffer) => {
         buffer += chunk.toString('utf8');
         if (buffer.includes('"msg":"notify started"')) resolve();
       });

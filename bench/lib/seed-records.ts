@@ -4,8 +4,8 @@
 // in sync. Bench-only; RESULTS.md says where it is used. At rest the controller reads only these
 // records and the HelmReleases, so what it does there is the same as after N real installs.
 import { CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
-import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from '../src/core/helm-storage/release-record.js';
-import { mapLimit } from './support.js';
+import { decodeReleasePayload, encodeReleasePayload, releaseSecretName } from '../../src/core/helm-storage/release-record.js';
+import { mapLimit } from '../../src/dev/harness/index.js';
 
 export async function cloneReleaseRecord(kc: KubeConfig, namespace: string, from: string, to: string[]): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);

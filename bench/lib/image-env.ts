@@ -3,7 +3,7 @@
 // are written down in one place only.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../src/dev/paths.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
 
 /** Set by the image but not a runtime setting of the benchmark's controller (it runs the bench's counting helm). */
 const NOT_FOR_THE_BENCH = new Set(['HELM_BIN']);

@@ -1,18 +1,22 @@
-// The measured phases of bench/issue9.ts: helmcrew (a controller child process) and the floor
+// The measured phases of bench/burst.ts: helmcrew (a controller child process) and the floor
 // (`helm upgrade --install` driven by `xargs -P<c>`), each over N releases in a fresh namespace.
 import { spawn } from 'node:child_process';
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { HelmRelease, HelmReleaseSpec } from '../src/api/helmrelease.js';
-import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../src/api/vocabulary.js';
-import { connectKube } from '../src/core/kube/slim-clients.js';
-import { ListWatch, restWatch, type Listed } from '../src/controller/watch/list-watch.js';
-import { applyHelmRelease, helmReleaseObject } from '../src/dev/releases.js';
-import { cpuBreakdown, cpuSnapshot } from './cpu-breakdown.js';
+import type { HelmRelease, HelmReleaseSpec } from '../../src/api/helmrelease.js';
+import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
+import { connectKube } from '../../src/core/kube/slim-clients.js';
+import { outcomeAtGeneration } from '../../src/core/release/reconciled.js';
+import { ListWatch, restWatch, type Listed } from '../../src/controller/watch/list-watch.js';
+import { applyHelmRelease, helmReleaseObject, mapLimit } from '../../src/dev/harness/index.js';
 import { diffCounts, readApiRequests, summarizeRequests, type RequestSummary } from './api-metrics.js';
-import { countBy, cpuSeconds, mapLimit, startSampler, summarizeLog, type BenchEnv, type CountingHelm, type LogSummary, type SampleStats } from './support.js';
+import { summarizeLog, type LogSummary } from './controller-log.js';
+import { countBy, type CountingHelm } from './counting-helm.js';
+import { cpuBreakdown, cpuSnapshot } from './cpu-breakdown.js';
+import type { BenchEnv } from './environment.js';
+import { cpuSeconds, startSampler, type SampleStats } from './proc-sampler.js';
 
 export interface Burst {
   what: 'install' | 'upgrade' | 'adopt';
@@ -70,17 +74,10 @@ export async function helmcrewBurst(
   // LIST of N objects every few hundred ms would load the API server the floor does not share.
   const done = new Set<string>();
   let doneAt = 0;
+  // Done = Ready=True at the generation applied, nothing running (core's predicate; a failure is not done).
   const isDone = (r: HelmRelease) => {
     const gen = generations.get(r.metadata.name);
-    const ready = r.status?.conditions?.find((c) => c.type === 'Ready');
-    const reconciling = r.status?.conditions?.find((c) => c.type === 'Reconciling');
-    return (
-      gen !== undefined &&
-      ready?.status === 'True' &&
-      ready.observedGeneration === gen &&
-      r.status?.observedGeneration === gen &&
-      reconciling?.status !== 'True'
-    );
+    return gen !== undefined && outcomeAtGeneration(r, gen) === 'ready';
   };
   // The controller's own small informer over one keep-alive connection: the bench's watch is a
   // cost on helmcrew's side of the machine only, so it should be as light as the controller's.
@@ -219,7 +216,7 @@ export async function floorBurst(
     },
   );
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     if (stderr.length < 4000) stderr += chunk.toString('utf8');
   });
   const sampler = startSampler(child.pid!);

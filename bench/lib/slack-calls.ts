@@ -1,7 +1,7 @@
 // What the Slack benchmark reads from the fake Slack's record of calls: which call first carried a
 // notification's state (by a marker in its message), how many calls of each kind and how many
 // 429s, and the floor that a per-channel message rate alone sets. Pure, table-tested.
-import type { RecordedCall } from '../src/dev/fake-slack/index.js';
+import type { RecordedCall } from '../../src/dev/fake-slack/index.js';
 
 /** The marker the bench appends to each notification's message; the rendered message keeps it. */
 export const benchMarker = (id: string): string => `[bench:${id}]`;
@@ -33,7 +33,10 @@ export function countCalls(calls: RecordedCall[]): CallCounts {
     if (c.status === 429) counts.rateLimited[c.method] = (counts.rateLimited[c.method] ?? 0) + 1;
     else if (!c.ok) counts.otherErrors[`${c.method} ${c.error}`] = (counts.otherErrors[`${c.method} ${c.error}`] ?? 0) + 1;
     else if (c.method === 'chat.update') counts.updates++;
-    else if (c.method === 'chat.postMessage') c.params.thread_ts ? counts.replies++ : counts.posts++;
+    else if (c.method === 'chat.postMessage') {
+      if (c.params.thread_ts) counts.replies++;
+      else counts.posts++;
+    }
   }
   return counts;
 }

@@ -1,8 +1,8 @@
-// Markdown for bench/issue9.ts: one table per N, the steady state, and the ratios of one run.
-import { parseDuration } from '../src/api/duration.js';
+// Markdown for bench/burst.ts: one table per N, the steady state, and the ratios of one run.
+import { parseDuration } from '../../src/api/duration.js';
+import type { Burst, Rest } from './burst-phases.js';
 import { formatBreakdown } from './cpu-breakdown.js';
-import type { Burst, Rest } from './issue9-phases.js';
-import { fmtMiB, fmtRatio, fmtS, median } from './support.js';
+import { fmtMiB, fmtRatio, fmtS, median } from './stats.js';
 
 export interface SizeResult {
   n: number;
@@ -12,6 +12,8 @@ export interface SizeResult {
 
 interface Meta {
   facts: string;
+  /** How the run was started (`npm run bench -- burst …`). */
+  command: string;
   chart: string;
   code: string;
   concurrency: number;
@@ -27,10 +29,11 @@ const per = (x: number, n: number) => (x / n).toFixed(2);
 export function report(meta: Meta, results: SizeResult[]): string {
   const out: string[] = [];
   out.push(
-    `## issue9: chart ${meta.chart}, N = ${results.map((r) => r.n).join(', ')}, concurrency ${meta.concurrency}`,
+    `## burst: chart ${meta.chart}, N = ${results.map((r) => r.n).join(', ')}, concurrency ${meta.concurrency}`,
     '',
     '```',
     meta.facts,
+    `command:     ${meta.command}`,
     `code:        ${meta.code}`,
     `controller:  compiled by tsc, ${meta.runtimeEnv}, interval ${meta.interval}`,
     '```',

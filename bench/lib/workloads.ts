@@ -1,4 +1,4 @@
-// The charts issue9.ts can run: unicorn (this project's own small chart: a ConfigMap, a Deployment
+// The charts burst.ts and helm-env.ts can run: unicorn (this project's own small chart: a ConfigMap, a Deployment
 // and a Service, 1.0.0 → 2.0.0) and podinfo 6.9.2 (Flux's benchmark chart, vendored under
 // bench/charts/ with its licence; the upgrade is a values change, the same on both sides).
 import { execFileSync } from 'node:child_process';
@@ -6,9 +6,10 @@ import { copyFile, mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import type { HelmReleaseSpec } from '../src/api/helmrelease.js';
-import { REPO_ROOT } from '../src/dev/paths.js';
-import type { BenchEnv, Cleanup } from './support.js';
+import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+import type { Cleanup } from './cleanup.js';
+import type { BenchEnv } from './environment.js';
 
 export interface Step {
   version: string;
