@@ -8,8 +8,6 @@ import type { PreparedAction } from './prepared.js';
  * HelmRelease. Pure; the controller acts on them. `null` removes a key in a merge patch.
  */
 
-export type MergePatch = IntentPatch;
-
 export function suspensionRecord(actor: Actor, reason: string | undefined, now: Date, freezeId?: string): SuspensionRecord {
   return {
     by: actor.id,
@@ -21,14 +19,14 @@ export function suspensionRecord(actor: Actor, reason: string | undefined, now: 
 }
 
 /** A personal suspension replaces a freeze mark: unfreeze must not resume what someone chose to hold. */
-export function suspendPatch(actor: Actor, reason: string | undefined, now: Date): MergePatch {
+export function suspendPatch(actor: Actor, reason: string | undefined, now: Date): IntentPatch {
   return {
     metadata: { annotations: { [SUSPENSION_ANNOTATION]: JSON.stringify(suspensionRecord(actor, reason, now)), [FREEZE_ANNOTATION]: null } },
     spec: { suspend: true },
   };
 }
 
-export function freezePatch(actor: Actor, reason: string, freezeId: string, now: Date): MergePatch {
+export function freezePatch(actor: Actor, reason: string, freezeId: string, now: Date): IntentPatch {
   return {
     metadata: { annotations: { [SUSPENSION_ANNOTATION]: JSON.stringify(suspensionRecord(actor, reason, now, freezeId)), [FREEZE_ANNOTATION]: freezeId } },
     spec: { suspend: true },
@@ -36,7 +34,7 @@ export function freezePatch(actor: Actor, reason: string, freezeId: string, now:
 }
 
 /** Back to the declared spec; a pending rollback request is dropped with the suspension. */
-export function resumePatch(): MergePatch {
+export function resumePatch(): IntentPatch {
   return {
     metadata: {
       annotations: { [SUSPENSION_ANNOTATION]: null, [FREEZE_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null },
@@ -46,7 +44,7 @@ export function resumePatch(): MergePatch {
 }
 
 /** Suspends (so nothing undoes it) and asks the controller for `helm rollback`, once per request id. */
-export function rollbackPatch(actor: Actor, reason: string | undefined, revision: number | undefined, requestId: string, now: Date): MergePatch {
+export function rollbackPatch(actor: Actor, reason: string | undefined, revision: number | undefined, requestId: string, now: Date): IntentPatch {
   const suspend = suspendPatch(actor, reason ?? `rollback to ${revision ?? 'the previous revision'}`, now);
   return {
     metadata: {
@@ -60,12 +58,12 @@ export function rollbackPatch(actor: Actor, reason: string | undefined, revision
   };
 }
 
-export function upgradePatch(version: string): MergePatch {
+export function upgradePatch(version: string): IntentPatch {
   return { spec: { chart: { version } } };
 }
 
 /** The patch that carries out a confirmed action; `requestId` is set for a rollback, `action.freezeId` for a freeze. */
-export function intentPatch(action: PreparedAction, actor: Actor, now: Date, requestId: string | undefined): MergePatch {
+export function intentPatch(action: PreparedAction, actor: Actor, now: Date, requestId: string | undefined): IntentPatch {
   const command = action.command;
   switch (command.verb) {
     case 'suspend':
