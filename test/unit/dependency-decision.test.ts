@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { dependantsOf, dependencyRetryMs, evaluateDependencies, shouldWakeDependants } from '../../src/controller/reconcile/dependency-decision.js';
 import { isReadyAtGeneration } from '../../src/core/release/reconciled.js';
-import { gatedByDependencies, type NextAction } from '../../src/controller/reconcile/release-state.js';
+import { gatedByDependencies, type ReleaseAction } from '../../src/controller/reconcile/release-state.js';
 
 type Ready = 'ready' | 'not-ready' | 'old-generation';
 const hr = (name: string, deps: Array<string | { name: string; namespace: string }> = [], ready: Ready = 'ready', namespace = 'web'): HelmRelease => {
@@ -98,7 +98,7 @@ describe('waking and waiting', () => {
     expect(isReadyAtGeneration(hr('a', [], 'not-ready'))).toBe(false);
   });
 
-  it.each<[NextAction, boolean]>([
+  it.each<[ReleaseAction, boolean]>([
     ['install', true],
     ['reinstall', true],
     ['upgrade', true],

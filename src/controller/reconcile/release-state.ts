@@ -1,9 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { FINALIZER } from '../../api/vocabulary.js';
-import type { RollbackRequest } from '../../api/annotations.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
-import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from '../../core/release/rollback-decision.js';
-import { determineOwnership, recordedTimeoutSeconds, type Ownership } from './ownership.js';
+import { assertNever } from './assert-never.js';
+import { recordedTimeoutSeconds } from './ownership.js';
 import { sameChartVersion } from './chart-version.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { canonicalJson } from '../../core/release/values.js';
@@ -19,53 +17,10 @@ import {
 } from './remediation-decision.js';
 
 /**
- * Decide, then act: these functions look at the HelmRelease and Helm's stored release and name
- * the state and the next action. No I/O here; the reconciler does what they say.
+ * Decide, then act: these functions look at the HelmRelease, what it asks for and Helm's stored
+ * release, and name the state and the next action (once the lifecycle, lifecycle-state.ts, lets the
+ * spec be reconciled). No I/O here; the reconciler does what they say.
  */
-
-export type LifecycleState =
-  | { kind: 'deleting-installed'; release: StoredRelease }
-  | { kind: 'deleting-suspended' }
-  | { kind: 'deleting-not-installed' }
-  /** The stored release belongs to someone else: let the object go, leave the release alone. */
-  | { kind: 'deleting-not-ours'; ownership: Ownership }
-  | { kind: 'not-ours'; ownership: Ownership }
-  | { kind: 'deleted' }
-  | { kind: 'needs-finalizer' }
-  | { kind: 'suspended'; rollback?: RollbackRequest; recorded: boolean }
-  | { kind: 'resumed' }
-  | { kind: 'active' };
-
-/**
- * Deletion, finalizer, suspension and ownership come before anything that needs the chart or
- * values. A release owned by another HelmRelease is never upgraded, unlocked or uninstalled.
- */
-/** Pure: an object that lives and lacks helmcrew's finalizer gets it first, whatever the history. */
-export function needsFinalizer(release: HelmRelease): boolean {
-  return !release.metadata.deletionTimestamp && !(release.metadata.finalizers?.includes(FINALIZER) ?? false);
-}
-
-export function determineLifecycle(release: HelmRelease, history: ReleaseHistory): LifecycleState {
-  const hasFinalizer = release.metadata.finalizers?.includes(FINALIZER) ?? false;
-  const ownership = determineOwnership(release, history);
-  const ours = ownership.kind === 'free' || ownership.kind === 'ours';
-  if (release.metadata.deletionTimestamp) {
-    if (!hasFinalizer) return { kind: 'deleted' };
-    if (release.spec.suspend) return { kind: 'deleting-suspended' };
-    if (!ours) return { kind: 'deleting-not-ours', ownership };
-    const installed = history.latest && history.latest.status !== 'uninstalled' ? history.latest : undefined;
-    return installed ? { kind: 'deleting-installed', release: installed } : { kind: 'deleting-not-installed' };
-  }
-  if (!hasFinalizer) return { kind: 'needs-finalizer' };
-  if (release.spec.suspend) {
-    // A rollback is only ever run on a release this HelmRelease owns.
-    const rollback = ours ? pendingRollback(release) : undefined;
-    return { kind: 'suspended', recorded: suspensionRecorded(release), ...(rollback ? { rollback } : {}) };
-  }
-  if (!ours) return { kind: 'not-ours', ownership };
-  if (resumedButNotRecorded(release)) return { kind: 'resumed' };
-  return { kind: 'active' };
-}
 
 export type ReleaseState =
   | { kind: 'not-installed' }
@@ -195,56 +150,21 @@ function describeDifference(stored: StoredRelease, desired: DesiredRelease, late
   return 'values changed';
 }
 
-export type NextAction =
+/** What reconciling the spec against Helm's records calls for. */
+export type ReleaseAction =
   | 'install'
   | 'reinstall'
   | 'upgrade'
-  | 'uninstall'
-  | 'add-finalizer'
-  | 'remove-finalizer'
   | 'wait-for-lock'
   | 'unlock'
-  | 'rollback'
-  | 'record-suspension'
-  | 'record-resume'
-  | 'report-suspended'
-  | 'report-not-ours'
   | 'report-failure'
   | 'remediate-rollback'
   | 'remediate-uninstall'
   | 'wait-for-retry'
   | 'test'
-  | 'report-ready'
-  | 'nothing';
+  | 'report-ready';
 
-export function nextLifecycleAction(state: LifecycleState): NextAction | 'continue' {
-  switch (state.kind) {
-    case 'deleting-installed':
-      return 'uninstall';
-    case 'deleting-suspended':
-    case 'deleting-not-installed':
-    case 'deleting-not-ours':
-      return 'remove-finalizer';
-    case 'deleted':
-      return 'nothing';
-    case 'needs-finalizer':
-      return 'add-finalizer';
-    case 'suspended':
-      // A requested rollback comes first; status is written with its outcome.
-      if (state.rollback) return 'rollback';
-      return state.recorded ? 'report-suspended' : 'record-suspension';
-    case 'resumed':
-      return 'record-resume';
-    case 'not-ours':
-      return 'report-not-ours';
-    case 'active':
-      return 'continue';
-    default:
-      return assertNever(state);
-  }
-}
-
-export function nextAction(state: ReleaseState): NextAction {
+export function nextAction(state: ReleaseState): ReleaseAction {
   switch (state.kind) {
     case 'not-installed':
       return 'install';
@@ -274,10 +194,6 @@ export function nextAction(state: ReleaseState): NextAction {
 }
 
 /** Only what changes the release waits for dependsOn; tests and remediation follow what already ran. */
-export function gatedByDependencies(action: NextAction): boolean {
+export function gatedByDependencies(action: ReleaseAction): boolean {
   return action === 'install' || action === 'reinstall' || action === 'upgrade';
-}
-
-export function assertNever(value: never): never {
-  throw new Error(`unexpected state: ${JSON.stringify(value)}`);
 }

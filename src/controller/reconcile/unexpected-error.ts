@@ -3,7 +3,8 @@ import { ReleaseRecordError } from '../../core/helm-storage/release-record.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import { retryingStatus } from '../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from './context.js';
-import { reconcileRelease, type ReconcileResult } from './reconciler.js';
+import { reconcileRelease } from './reconciler.js';
+import type { ReconcileResult } from './stages/pass.js';
 
 const MAX_MESSAGE = 1000;
 

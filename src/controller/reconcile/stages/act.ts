@@ -1,0 +1,120 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
+import { apiErrorMessage, isForbidden } from '../../../core/kube/errors.js';
+import type { DesiredRelease } from '../../../core/release/desired-release.js';
+import { checkedStatus, inSyncStatus, lockedStatus } from '../../status/release-status.js';
+import { backingOffStatus, stalledStatus, stallRecorded } from '../../status/remediation-status.js';
+import { holdForDependencies } from '../actions/hold-for-dependencies.js';
+import { installRelease } from '../actions/install.js';
+import { reportRefused } from '../actions/refuse.js';
+import { remediateRelease } from '../actions/remediate.js';
+import { writeStatusIfChanged, type AttemptOutcome } from '../actions/shared.js';
+import { testRelease } from '../actions/test.js';
+import { upgradeRelease } from '../actions/upgrade.js';
+import { assertNever } from '../assert-never.js';
+import { RetryLaterError } from '../context.js';
+import { gatedByDependencies, nextAction, type ReleaseAction, type ReleaseState } from '../release-state.js';
+import { failedActionOf, remediationPolicy } from '../remediation-decision.js';
+import { testsWanted } from '../test-decision.js';
+import { done, FRESH_PASS, type Pass, type PassEnd } from './pass.js';
+
+/**
+ * The last stage: does what the release's state calls for (release-state.ts names it). Installs,
+ * upgrades, tests and remediations that change Helm's records are followed at once by a fresh
+ * pass, which decides what comes next from what is there now.
+ */
+export async function actStage(pass: Pass, desired: DesiredRelease, state: ReleaseState): Promise<PassEnd> {
+  const { ctx, release, target, history, key } = pass;
+  const action = nextAction(state);
+  ctx.log.debug({ release: key, state: state.kind, action }, 'decided');
+  if (gatedByDependencies(action)) {
+    const hold = await holdForDependencies(ctx, release);
+    if (hold.held) return done(key, 'wait-for-dependencies', hold.requeueAfterMs);
+  }
+  switch (state.kind) {
+    case 'not-installed':
+      return afterAttempt(pass, 'install', await installRelease(ctx, release, target, desired, 'install', history));
+    case 'failed-install':
+      return afterAttempt(pass, 'reinstall', await installRelease(ctx, release, target, desired, 'reinstall', history));
+    case 'out-of-sync':
+      return afterAttempt(pass, 'upgrade', await upgradeRelease(ctx, release, target, desired, state.why, history));
+    case 'untested':
+      return (await testRelease(ctx, release, target, desired, state.deployed)) === 'failed' ? FRESH_PASS : done(key, 'test');
+    case 'failed-needs-rollback':
+      await remediateRelease(ctx, release, target, { action: 'rollback', from: state.from, to: state.to });
+      // Storage changed: decide the retry (or giving up) from what is there now.
+      return FRESH_PASS;
+    case 'failed-needs-uninstall':
+      await remediateRelease(ctx, release, target, { action: 'uninstall', release: state.release });
+      return FRESH_PASS;
+    case 'failed-backing-off':
+      await ctx.api.patchStatus(release, backingOffStatus(release, failedActionOf(release), backingOffMessage(release, desired, state), ctx.now()));
+      return done(key, 'wait-for-retry', state.retryInMs);
+    case 'locked':
+      return waitForLock(pass, state.release);
+    case 'stale-lock':
+      return unlock(pass, state.release);
+    case 'failed-unchanged':
+      return reportFailure(pass, state);
+    case 'in-sync':
+      // A check that finds nothing new writes nothing.
+      return (await writeStatusIfChanged(ctx, release, inSyncStatus(release, desired, history, ctx.now())))
+        ? done(key, 'report-ready')
+        : done(key, 'unchanged');
+    default:
+      return assertNever(state);
+  }
+}
+
+/** helm test, or the decision about a failure that will be remediated or retried, follows at once in a fresh pass. */
+function afterAttempt(pass: Pass, action: ReleaseAction, outcome: AttemptOutcome): PassEnd {
+  const followUp = outcome === 'failed' || outcome === 'superseded' || (outcome === 'succeeded' && testsWanted(pass.release));
+  return followUp ? FRESH_PASS : done(pass.key, action);
+}
+
+/** Another helm operation holds the release: said in status, and the queue tries again with backoff. */
+async function waitForLock({ ctx, release, target }: Pass, pending: StoredRelease): Promise<never> {
+  const message = `Release ${target.namespace}/${target.releaseName} is ${pending.status} (revision ${pending.revision}); another helm operation holds it`;
+  await writeStatusIfChanged(ctx, release, lockedStatus(release, message, ctx.now()));
+  throw new RetryLaterError(message);
+}
+
+/** A pending record whose helm process is gone is marked failed, so the release can go on. */
+async function unlock({ ctx, release, target, key }: Pass, pending: StoredRelease): Promise<PassEnd> {
+  const message = `Revision ${pending.revision} was left ${pending.status} by a helm process that is gone; marked it failed to go on`;
+  try {
+    await ctx.storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+    const denied = `Revision ${pending.revision} of ${target.namespace}/${target.releaseName} is stale ${pending.status} but may not be unlocked: ${apiErrorMessage(error)}`;
+    await reportRefused(ctx, release, ReleaseEvent.AccessDenied, denied);
+    return done(key, 'refused');
+  }
+  await ctx.events.record(release, ReleaseEvent.ReleaseUnlocked, message);
+  ctx.log.warn({ release: key, action: 'unlock', revision: pending.revision, status: pending.status }, 'unlocked a stale pending release');
+  // Storage changed under us: decide again from what is there now.
+  return FRESH_PASS;
+}
+
+/** Nothing more will be tried for this spec: Stalled once, with an Event; later checks only record the check. */
+async function reportFailure(pass: Pass, state: Extract<ReleaseState, { kind: 'failed-unchanged' }>): Promise<PassEnd> {
+  const { ctx, release, key } = pass;
+  if (!stallRecorded(release, state.message)) {
+    await ctx.api.patchStatus(release, stalledStatus(release, failedActionOf(release), state.message, ctx.now()));
+    await ctx.events.record(release, ReleaseEvent.Stalled, state.message);
+    ctx.log.warn({ release: key, action: 'report-failure', reason: state.reason }, 'stalled: a person must act');
+  } else {
+    await writeStatusIfChanged(ctx, release, checkedStatus(ctx.now()));
+  }
+  return done(key, 'report-failure');
+}
+
+/** Pure: what status says while a failed attempt waits for its next try. */
+function backingOffMessage(release: HelmRelease, desired: DesiredRelease, state: Extract<ReleaseState, { kind: 'failed-backing-off' }>): string {
+  const failed = failedActionOf(release);
+  const seconds = Math.ceil(state.retryInMs / 1000);
+  const retries = remediationPolicy(release.spec, failed).retries;
+  const attempts = retries < 0 ? 'unlimited attempts' : `${retries + 1} attempts`;
+  return `${failed === 'install' ? 'Install' : 'Upgrade'} of ${desired.chartName}@${desired.chartVersion} failed (${state.failures} of ${attempts}); trying again in ${seconds}s`;
+}

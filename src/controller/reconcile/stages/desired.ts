@@ -1,0 +1,37 @@
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import type { DesiredRelease } from '../../../core/release/desired-release.js';
+import { failedStatus } from '../../status/release-status.js';
+import { failureAlreadyReported } from '../../status/status-patch.js';
+import { reportRetrying } from '../actions/shared.js';
+import { RetryLaterError } from '../context.js';
+import { resolveDesiredRelease } from '../desired-release.js';
+import { done, type Pass, type PassEnd, type ReconcileResult } from './pass.js';
+
+/**
+ * What the HelmRelease asks for: the exact chart version and the composed values
+ * (desired-release.ts). A problem with them ends the pass, reported in status.
+ */
+export async function desiredStage(pass: Pass): Promise<DesiredRelease | PassEnd> {
+  const resolved = await resolveDesiredRelease(pass.ctx, pass.release);
+  if (resolved.ok) return resolved.desired;
+  switch (resolved.problem) {
+    case 'values':
+      // Wrong values do not fix themselves by retrying fast; the periodic check looks again.
+      return reportSpecProblem(pass, ReleaseEvent.ValuesInvalid, resolved.message, 'values-invalid');
+    case 'repository':
+      // An operator policy: retrying cannot help until the spec or the policy changes.
+      return reportSpecProblem(pass, ReleaseEvent.RepositoryNotAllowed, resolved.message, 'repository-refused');
+    case 'chart':
+      await reportRetrying(pass.ctx, pass.release, ReleaseEvent.ChartPullFailed, resolved.message);
+      throw new RetryLaterError(resolved.message);
+  }
+}
+
+/** Reported once: the same problem found again by a periodic check writes nothing and records no Event. */
+async function reportSpecProblem(pass: Pass, event: ReleaseEvent, message: string, action: ReconcileResult['action']): Promise<PassEnd> {
+  const { ctx, release, history } = pass;
+  if (failureAlreadyReported(release, event, message)) return done(pass.key, action);
+  await ctx.api.patchStatus(release, failedStatus(release, event, message, history, ctx.now()));
+  await ctx.events.record(release, event, message);
+  return done(pass.key, action);
+}

@@ -1,0 +1,93 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { withSupersededFromStatus, type ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
+import { apiErrorMessage, isForbidden } from '../../../core/kube/errors.js';
+import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
+import { reportRefused } from '../actions/refuse.js';
+import { readOnlyContext, verifiedFirstWriteContext } from '../cached-read.js';
+import type { ReconcileContext } from '../context.js';
+import { needsFinalizer } from '../lifecycle-state.js';
+import { checkTenancy, serviceAccountUser } from '../tenancy.js';
+import { done, type Pass, type PassEnd, type ReadFrom } from './pass.js';
+
+/**
+ * The first stage: who the pass acts as, whether the operator lets it act at all, the finalizer,
+ * and Helm's records for the target. Nothing is read or run in a namespace the operator keeps
+ * this HelmRelease out of.
+ */
+export async function gateStage(
+  controllerCtx: ReconcileContext,
+  release: HelmRelease,
+  readFrom: ReadFrom,
+  knownHistory?: ReleaseHistory,
+): Promise<Pass | PassEnd> {
+  const key = `${release.metadata.namespace}/${release.metadata.name}`;
+  const target = releaseTarget(release, controllerCtx.tenancy);
+  const ctx = guardedFor(readFrom, release, actingAs(controllerCtx, target));
+  const tenancy = checkTenancy(release, target, ctx.tenancy);
+  if (!tenancy.allowed) {
+    if (release.metadata.deletionTimestamp) await ctx.api.removeFinalizer(release);
+    else await reportRefused(ctx, release, ReleaseEvent.TargetNamespaceRefused, tenancy.message);
+    return done(key, 'refused');
+  }
+  if (!knownHistory && needsFinalizer(release)) {
+    // The finalizer is decided from the object alone, so it is written while the history is
+    // read. Metadata changes do not requeue (only generation does), so the pass goes on from the
+    // object the PATCH returned: a finalizer changes neither the spec nor Helm's records.
+    const [updated, read] = await Promise.all([ctx.api.addFinalizer(release), readHistory(ctx, release, target, readFrom)]);
+    return read ? { end: 'go-on-from', release: updated, history: read } : done(key, 'refused');
+  }
+  const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom));
+  return history ? { ctx, release, target, key, history } : done(key, 'refused');
+}
+
+/**
+ * The pass as the HelmRelease's identity: values sources and release records are read with the
+ * ServiceAccount's rights when it acts as one, as helm is run. Status and Events of the
+ * HelmRelease itself stay the controller's.
+ */
+function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContext {
+  if (!target.impersonate) return ctx;
+  const kube = ctx.identities.forUser(serviceAccountUser(target.impersonate));
+  return { ...ctx, kube, storage: ctx.storage.withClients(kube) };
+}
+
+/** A pass from the informer's copy may only do what that copy can carry (cached-read.ts). */
+function guardedFor(readFrom: ReadFrom, release: HelmRelease, ctx: ReconcileContext): ReconcileContext {
+  if (readFrom === 'cache') return readOnlyContext(ctx);
+  if (readFrom === 'cache-until-write') return verifiedFirstWriteContext(ctx, release.metadata.resourceVersion!);
+  return ctx;
+}
+
+/** Helm's records for the target, or undefined (status written) when the identity may not read them. */
+async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, readFrom: ReadFrom): Promise<ReleaseHistory | undefined> {
+  try {
+    // A quiet check of a settled release needs only the newest records (cached-read.ts); any
+    // action it might lead to is decided again from a fresh pass with the whole history.
+    // Every helm operation of ours is followed by a status write, so records as new as this
+    // object's version include all of them. The API server answers such a read from its watch
+    // cache at once, as new as that cache is (milliseconds behind etcd): someone else's helm run
+    // is seen unless it is that recent, and then the next check sees it. A fully consistent read
+    // would ask etcd for its revision and wait for the cache to reach it (up to ~100 ms).
+    if (readFrom === 'cache') {
+      const newest = await ctx.storage.history(target.namespace, target.releaseName, {
+        withoutSuperseded: true,
+        notOlderThan: release.metadata.resourceVersion,
+      });
+      return withSupersededFromStatus(newest, release.status?.history);
+    }
+    if (readFrom === 'latest') return await ctx.storage.history(target.namespace, target.releaseName);
+    return await ctx.storage.history(target.namespace, target.releaseName, { notOlderThan: release.metadata.resourceVersion });
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+    const message = `Cannot read the Helm release records of ${target.namespace}/${target.releaseName}: ${apiErrorMessage(error)}`;
+    // Never installed by this object, nothing to uninstall: deleting need not wait for rights.
+    if (release.metadata.deletionTimestamp && !release.status?.releaseName) {
+      await ctx.api.removeFinalizer(release);
+      return undefined;
+    }
+    // Like wrong values, missing rights do not come back by retrying fast; the periodic check looks again.
+    await reportRefused(ctx, release, ReleaseEvent.AccessDenied, message);
+    return undefined;
+  }
+}
