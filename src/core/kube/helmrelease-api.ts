@@ -36,7 +36,7 @@ export class HelmReleaseApi {
 
   async list(namespace?: string): Promise<{ items: HelmRelease[]; metadata?: { resourceVersion?: string } }> {
     const coords = { group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL };
-    const list = namespace
+    const list: unknown = namespace
       ? await this.kube.custom.listNamespacedCustomObject({ ...coords, namespace })
       : await this.kube.custom.listClusterCustomObject(coords);
     return list as { items: HelmRelease[]; metadata?: { resourceVersion?: string } };
