@@ -20,7 +20,7 @@ WORKDIR /app
 # A 1 MiB young generation and an old-space limit that keeps V8 from letting garbage grow to 4×
 # the live heap; at most two glibc malloc arenas, where V8's worker threads would otherwise each
 # keep one: less RSS for the controller (bench/RESULTS.md and docs/field-notes.md, issue 9).
-# The benchmarks read these values from here (bench/image-env.ts).
+# The benchmarks read these values from here (bench/lib/image-env.ts).
 ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=512" MALLOC_ARENA_MAX=2
 COPY --from=helm /out/helm /usr/local/bin/helm
 COPY --from=build /app/node_modules ./node_modules
