@@ -1,4 +1,5 @@
 import { ConfigError } from '../core/config/env.js';
+import { unreachableReason } from '../core/kube/errors.js';
 
 const USAGE = `helmcrew — keeps Helm releases as declared
 
@@ -54,8 +55,15 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    if (error instanceof ConfigError) console.error(`helmcrew: ${error.message}`);
-    else console.error(`helmcrew: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    console.error(`helmcrew: ${startFailure(error)}`);
     process.exitCode = error instanceof ConfigError ? 2 : 1;
   },
 );
+
+/** One line for what a person can fix (configuration, a server that cannot be reached); the stack only for a bug. */
+function startFailure(error: unknown): string {
+  if (error instanceof ConfigError) return error.message;
+  const unreachable = unreachableReason(error);
+  if (unreachable) return `cannot reach a server (${unreachable}): is it up, and does KUBECONFIG (or REDIS_URL, SLACK_API_URL) name it?`;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}

@@ -1,4 +1,8 @@
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { KubeconfigError, SERVICE_ACCOUNT_DIR } from './connection-config.js';
 import type { KubeClients } from './kube-clients.js';
 
 // client-node's side of KubeClients: for the bot, the CLI, dev tooling, the demo and tests.
@@ -14,13 +18,41 @@ export interface ClientNodeKubeClients extends KubeClients {
   impersonate(user: string): ClientNodeKubeClients;
 }
 
-/** KUBECONFIG when set (a path), otherwise in-cluster or ~/.kube/config, as kubectl does. */
-export function loadKubeConfig(kubeconfigPath = process.env.KUBECONFIG): KubeConfig {
+/**
+ * KUBECONFIG when set (a path), otherwise in-cluster or ~/.kube/config, as kubectl does. Finding
+ * none is a KubeconfigError naming what to set: client-node would otherwise fall back to
+ * http://localhost:8080 and fail later with a stack trace about TLS.
+ */
+export function loadKubeConfig(kubeconfigPath = process.env.KUBECONFIG, env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const config = new KubeConfig();
-  if (kubeconfigPath) config.loadFromFile(kubeconfigPath);
-  else config.loadFromDefault();
+  const source = kubeconfigSource(kubeconfigPath, env);
+  if (source.kind === 'none') {
+    throw new KubeconfigError(`no kubeconfig found: set KUBECONFIG to your cluster's kubeconfig file (or create ${source.defaultPath})`);
+  }
+  try {
+    if (source.kind === 'in-cluster') config.loadFromCluster();
+    else config.loadFromFile(source.path);
+  } catch (error) {
+    const what = source.kind === 'in-cluster' ? "the pod's ServiceAccount" : `${source.path}${kubeconfigPath ? ' (KUBECONFIG)' : ''}`;
+    throw new KubeconfigError(`cannot read ${what}: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`);
+  }
   reuseConnections(config);
   return config;
+}
+
+export type KubeconfigSource = { kind: 'file'; path: string } | { kind: 'in-cluster' } | { kind: 'none'; defaultPath: string };
+
+/** Where the kubeconfig comes from, in kubectl's order: KUBECONFIG, ~/.kube/config, the pod's ServiceAccount. */
+export function kubeconfigSource(kubeconfigPath: string | undefined, env: NodeJS.ProcessEnv, exists: (path: string) => boolean = existsSync): KubeconfigSource {
+  if (kubeconfigPath) {
+    const first = kubeconfigPath.split(delimiter).find((path) => path && exists(path));
+    if (!first) throw new KubeconfigError(`KUBECONFIG names ${kubeconfigPath}, which does not exist: set KUBECONFIG to your cluster's kubeconfig file`);
+    return { kind: 'file', path: first };
+  }
+  const defaultPath = join(env.HOME || homedir(), '.kube', 'config');
+  if (exists(defaultPath)) return { kind: 'file', path: defaultPath };
+  if (env.KUBERNETES_SERVICE_HOST && exists(join(SERVICE_ACCOUNT_DIR, 'token'))) return { kind: 'in-cluster' };
+  return { kind: 'none', defaultPath };
 }
 
 type DispatcherFactory = (cluster: unknown, agentOptions: Record<string, unknown>) => unknown;

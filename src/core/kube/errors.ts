@@ -43,3 +43,35 @@ function safeParse(text: string): unknown {
     return undefined;
   }
 }
+
+/** Error codes of a server that could not be reached or trusted, as node and undici name them. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'CERT_HAS_EXPIRED',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * Pure: the low-level reason ("connect ECONNREFUSED 127.0.0.1:6443") when an error, or one of its
+ * causes (fetch wraps them in "fetch failed"), is a server that could not be reached; else undefined.
+ */
+export function unreachableReason(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return current.message.includes(code) ? current.message : `${code}: ${current.message}`;
+    current = current.cause;
+  }
+  return undefined;
+}
