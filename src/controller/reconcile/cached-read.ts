@@ -15,11 +15,6 @@ import { isConflict } from '../../core/kube/errors.js';
  * Either way an aborted pass is redone from a fresh GET.
  */
 
-/** Where a pass may find the HelmRelease without a request (the informer supervisor). */
-export interface ReleaseCache {
-  get(namespace: string, name: string): HelmRelease | undefined;
-}
-
 /** Thrown by a guarded context when a pass from the cache wants to act on a copy not proven current. */
 export class FreshReadNeeded extends Error {
   override name = 'FreshReadNeeded';

@@ -1,3 +1,4 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
 import type { TenancyPolicy } from '../../core/release/tenancy-policy.js';
 import type { Logger } from '../../core/log.js';
 import type { RunningOperations } from './running-operations.js';
@@ -8,7 +9,6 @@ import type { KubeClients } from '../../core/kube/client.js';
 import type { IdentityClients } from '../../core/kube/identity.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
-import type { ReleaseCache } from './cached-read.js';
 import type { ValuesDigester } from '../../core/release/values-digest.js';
 
 /** Everything a reconcile touches, injected so tests can drive it and the clock. */
@@ -26,10 +26,15 @@ export interface ReconcileContext {
   events: ReleaseEventSink;
   log: Logger;
   now: () => Date;
-  /** The informer's copies of HelmReleases: a settled one is checked without a GET. */
+  /** The informer's copies of HelmReleases: a settled one is checked without a GET (cached-read.ts). */
   cache?: ReleaseCache;
   /** Installs and upgrades running here, cancelled when a newer generation arrives. */
   operations?: RunningOperations;
+}
+
+/** Where a pass may find the HelmRelease without a request (the informer supervisor). */
+export interface ReleaseCache {
+  get(namespace: string, name: string): HelmRelease | undefined;
 }
 
 /** Thrown to have the queue try again later with backoff: the cause may clear up by itself. */
