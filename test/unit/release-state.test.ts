@@ -239,6 +239,18 @@ describe('ownership decides before anything acts', () => {
       want: ['suspended', 'record-suspension'],
     },
     {
+      name: 'ours, suspended, a rollback asked for',
+      given: release({ spec: { suspend: true }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }),
+      history: [labelled('web', 'unicorn')],
+      want: ['rollback-requested', 'rollback'],
+    },
+    {
+      name: 'ours, suspended and recorded',
+      given: release({ spec: { suspend: true }, status: suspendedByKubectl }),
+      history: [labelled('web', 'unicorn')],
+      want: ['suspension-recorded', 'report-suspended'],
+    },
+    {
       name: "another's, suspended, a rollback asked for: never rolled back",
       given: release({ spec: { suspend: true }, meta: { annotations: { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' } } }),
       history: [labelled('web', 'other')],
