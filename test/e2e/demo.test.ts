@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL, TEAM_PLURAL } from '../../src/api/vocabulary.js';
 import { makeKubeClients, mergePatch } from '../../src/core/kube/client.js';
-import { isNotFound } from '../../src/core/kube/errors.js';
+import { apiStatusCode, isNotFound } from '../../src/core/kube/errors.js';
 import { TeamApi } from '../../src/core/kube/team-api.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { testEnv } from '../support/fixtures.js';
@@ -16,6 +16,22 @@ const DEMO_NAMESPACE = 'unicorn-demo';
 const DEMO_TEAMS = 'helmcrew.dev/demo=unicorn';
 
 /**
+ * Calls `call` again while the API server answers 429: right after the CRDs are installed on a
+ * fresh environment it says "storage is (re)initializing" for a moment.
+ */
+async function whileInitializing<T>(call: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (apiStatusCode(error) !== 429 || Date.now() > deadline) throw error;
+      await sleep(500);
+    }
+  }
+}
+
+/**
  * What a demo run leaves on the environment, removed so that the next run starts from nothing
  * (the story expects a first install). The demo's controller is stopped by then, so the
  * HelmReleases' finalizers are taken off by hand, else the namespace would stay Terminating.
@@ -23,7 +39,7 @@ const DEMO_TEAMS = 'helmcrew.dev/demo=unicorn';
 async function removeDemoLeftovers(): Promise<void> {
   const kube = makeKubeClients(testEnv().kubeConfig);
   const coords = { group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace: DEMO_NAMESPACE };
-  const releases = (await kube.custom.listNamespacedCustomObject(coords)) as { items: HelmRelease[] };
+  const releases = (await whileInitializing(() => kube.custom.listNamespacedCustomObject(coords))) as { items: HelmRelease[] };
   for (const release of releases.items) {
     await kube.custom
       .patchNamespacedCustomObject({ ...coords, name: release.metadata.name, body: { metadata: { finalizers: null } } }, mergePatch)
@@ -34,7 +50,7 @@ async function removeDemoLeftovers(): Promise<void> {
   await kube.core.deleteNamespace({ name: DEMO_NAMESPACE }).catch((error: unknown) => {
     if (!isNotFound(error)) throw error;
   });
-  for (const team of (await new TeamApi(kube).list(DEMO_TEAMS)).items) {
+  for (const team of (await whileInitializing(() => new TeamApi(kube).list(DEMO_TEAMS))).items) {
     await kube.custom
       .deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team.metadata.name })
       .catch(() => undefined);
