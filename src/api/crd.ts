@@ -1,6 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { stringify } from 'yaml';
-import { HelmReleaseSpec, HelmReleaseStatus } from './helmrelease.js';
+import { HelmReleaseSpec } from './helmrelease.js';
+import { HelmReleaseStatus } from './helmrelease-status.js';
 import { celRules, toOpenApi, type CelRule } from './schema-helpers.js';
 import { TeamSpec, TeamStatus } from './team.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND, HELMRELEASE_PLURAL, TEAM_KIND, TEAM_PLURAL } from './vocabulary.js';

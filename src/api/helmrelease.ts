@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BoundedDuration, celRules, type CelRule, DNS_LABEL_PATTERN, FreeFormObject, StringEnum } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
+import type { HelmReleaseStatus } from './helmrelease-status.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 
 /**
@@ -181,109 +182,9 @@ function immutableOptional(field: string): CelRule {
   };
 }
 
-export const Condition = Type.Object({
-  type: Type.String({ maxLength: 316 }),
-  status: StringEnum(['True', 'False', 'Unknown'] as const),
-  reason: Type.String({ maxLength: 1024 }),
-  message: Type.String({ maxLength: 32768 }),
-  lastTransitionTime: Type.String({ format: 'date-time' }),
-  observedGeneration: Type.Optional(Type.Integer({ minimum: 0 })),
-});
-
-export const HistoryEntry = Type.Object({
-  revision: Type.Integer(),
-  chartName: Type.String(),
-  chartVersion: Type.String(),
-  appVersion: Type.Optional(Type.String()),
-  valuesDigest: Type.String(),
-  status: Type.String(),
-  deployedAt: Type.Optional(Type.String()),
-});
-
-export const Suspension = Type.Object(
-  {
-    by: Type.String({ maxLength: 200, description: 'Who suspended it: slack:<user id> or kube:<user>.' }),
-    reason: Type.Optional(Type.String({ maxLength: 500 })),
-    at: Type.String({ maxLength: 40, description: 'When it was asked (ISO time).' }),
-    channel: Type.Optional(Type.String({ maxLength: 100, description: 'The Slack channel it was asked from.' })),
-    freezeId: Type.Optional(Type.String({ maxLength: 100, description: 'The freeze it is part of.' })),
-  },
-  { description: 'Why the release is suspended, when suspended from chat or the terminal.' },
-);
-
-export const RollbackRecord = Type.Object(
-  {
-    requestId: Type.String({ maxLength: 100, description: 'The request handled (helmcrew.dev/rollback-request).' }),
-    succeeded: Type.Boolean(),
-    inProgress: Type.Optional(Type.Boolean({ description: 'Written before helm starts: a controller that died mid-rollback retries to the same revision.' })),
-    fromRevision: Type.Optional(Type.Integer()),
-    toRevision: Type.Optional(Type.Integer({ description: 'The revision rolled back to.' })),
-    revision: Type.Optional(Type.Integer({ description: 'The new revision helm wrote.' })),
-    message: Type.String({ maxLength: 4096 }),
-    at: Type.String({ maxLength: 40 }),
-  },
-  { description: 'The last rollback the controller did on request.' },
-);
-
-export const RemediationRecord = Type.Object(
-  {
-    action: StringEnum(['rollback', 'uninstall'] as const),
-    succeeded: Type.Boolean(),
-    /** Which failure of the spec it answered (installFailures/upgradeFailures at the time), so each failure is remediated once. */
-    failure: Type.Integer({ minimum: 0 }),
-    failedAction: StringEnum(['install', 'upgrade'] as const),
-    generation: Type.Optional(Type.Integer()),
-    revision: Type.Optional(Type.Integer({ description: 'The revision helm wrote (rollback).' })),
-    message: Type.String({ maxLength: 4096 }),
-    at: Type.String({ maxLength: 40 }),
-  },
-  { description: 'The last remediation the controller did by itself after a failure.' },
-);
-
-export const TestRecord = Type.Object(
-  {
-    revision: Type.Integer({ description: 'The release revision tested.' }),
-    succeeded: Type.Boolean(),
-    message: Type.String({ maxLength: 4096 }),
-    at: Type.String({ maxLength: 40 }),
-  },
-  { description: 'The last `helm test` run.' },
-);
-
-export const HelmReleaseStatus = Type.Object({
-  observedGeneration: Type.Optional(Type.Integer()),
-  conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
-  history: Type.Optional(Type.Array(HistoryEntry, { maxItems: 20, description: 'Newest first.' })),
-  lastAttemptedGeneration: Type.Optional(Type.Integer()),
-  lastAttemptedChartVersion: Type.Optional(Type.String()),
-  lastAttemptedValuesDigest: Type.Optional(Type.String()),
-  lastAttemptedAction: Type.Optional(Type.String()),
-  lastAttemptedAt: Type.Optional(Type.String()),
-  lastAttemptFailed: Type.Optional(Type.Boolean()),
-  lastReconciledAt: Type.Optional(
-    Type.String({ description: 'When a check last changed this status. A check that finds nothing changed writes nothing, so this does not move at rest.' }),
-  ),
-  failures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed helm operations since the last success.' })),
-  releaseName: Type.Optional(Type.String({ description: 'The release this object manages, as installed.' })),
-  releaseNamespace: Type.Optional(Type.String()),
-  suspension: Type.Optional(Suspension),
-  rollback: Type.Optional(RollbackRecord),
-  installFailures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed installs of the current spec; a new spec starts again at 0.' })),
-  upgradeFailures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed upgrades of the current spec; a new spec starts again at 0.' })),
-  lastRemediation: Type.Optional(RemediationRecord),
-  lastTest: Type.Optional(TestRecord),
-});
-
 export type ChartRef = Static<typeof ChartRef>;
 export type ValuesReference = Static<typeof ValuesReference>;
 export type HelmReleaseSpec = Static<typeof HelmReleaseSpec>;
-export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
-export type Condition = Static<typeof Condition>;
-export type HistoryEntry = Static<typeof HistoryEntry>;
-export type Suspension = Static<typeof Suspension>;
-export type RollbackRecord = Static<typeof RollbackRecord>;
-export type RemediationRecord = Static<typeof RemediationRecord>;
-export type TestRecord = Static<typeof TestRecord>;
 export type DependencyReference = Static<typeof DependencyReference>;
 
 export interface ObjectMeta {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Condition } from './helmrelease.js';
+import { Condition } from './helmrelease-status.js';
 import { celRules, DNS_LABEL_PATTERN, StringEnum } from './schema-helpers.js';
 import { API_GROUP, API_VERSION, ReleaseEvent, TEAM_KIND } from './vocabulary.js';
 

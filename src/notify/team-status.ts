@@ -1,4 +1,4 @@
-import type { Condition } from '../api/helmrelease.js';
+import type { Condition } from '../api/helmrelease-status.js';
 import type { ChannelStatus, TeamStatus } from '../api/team.js';
 import { ConditionType, TeamReason } from '../api/vocabulary.js';
 

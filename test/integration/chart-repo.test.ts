@@ -103,7 +103,8 @@ describe('local chart repository', () => {
     expect(green.html).toContain('data-color="green"');
     expect(green.html).not.toContain('pink');
     // A new colour rolls the pods.
-    const checksum = (d: any) => d.spec.template.metadata.annotations['checksum/page'];
+    const checksum = (d: { spec: { template: { metadata: { annotations: Record<string, string> } } } }) =>
+      d.spec.template.metadata.annotations['checksum/page'];
     expect(checksum(green.deployment)).not.toBe(checksum(pink.deployment));
   }, 30_000);
 

@@ -1,4 +1,5 @@
 import { ErrorCode, LogLevel, WebClient, type WebAPIPlatformError } from '@slack/web-api';
+import type { RawData } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
@@ -26,7 +27,7 @@ function connect(url: string): Promise<{ socket: WebSocket; received: Array<Reco
     const socket = new WebSocket(url);
     const received: Array<Record<string, unknown>> = [];
     const closed = new Promise<void>((done) => socket.on('close', () => done()));
-    socket.on('message', (data) => received.push(JSON.parse(String(data)) as Record<string, unknown>));
+    socket.on('message', (data) => received.push(JSON.parse(rawText(data)) as Record<string, unknown>));
     socket.on('open', () => resolve({ socket, received, closed }));
     socket.on('unexpected-response', (_req, res) => reject(new Error(`refused: HTTP ${res.statusCode}`)));
     socket.on('error', reject);
@@ -41,6 +42,12 @@ async function until<T>(check: () => T | undefined, timeoutMs = 5000): Promise<T
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** A WebSocket message's text, whichever of ws's shapes it came in. */
+function rawText(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  return (Buffer.isBuffer(data) ? data : Buffer.from(new Uint8Array(data))).toString('utf8');
 }
 
 describe('fake Slack: Socket Mode and user groups', () => {
@@ -65,7 +72,7 @@ describe('fake Slack: Socket Mode and user groups', () => {
     await expect(connect(url)).rejects.toThrow(/refused: HTTP 401/);
 
     socket.on('message', (data) => {
-      const envelope = JSON.parse(String(data)) as { envelope_id?: string };
+      const envelope = JSON.parse(rawText(data)) as { envelope_id?: string };
       if (envelope.envelope_id) socket.send(JSON.stringify({ envelope_id: envelope.envelope_id, payload: { text: 'on it' } }));
     });
     const ack = await slack.sendEnvelope('slash_commands', { command: '/release', text: 'whoami' });

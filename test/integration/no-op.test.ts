@@ -1,7 +1,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import type { HistoryEntry } from '../../src/api/helmrelease.js';
+import type { HistoryEntry } from '../../src/api/helmrelease-status.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';

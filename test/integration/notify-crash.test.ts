@@ -80,7 +80,7 @@ describe('notify killed mid-delivery', () => {
     const inFlightAtKill = new Set(receiver.requests.filter((r) => r.at + 1500 > killedAt).map((r) => r.json.id));
     expect(inFlightAtKill.size).toBeGreaterThan(0);
 
-    start();
+    void start(); // a child process, kept in `children` and stopped in afterAll
     const ids = () => new Set(receiver.requests.map((r) => r.json.id));
     await receiver.waitFor(() => sent.every((n) => ids().has(n.id)), 90_000, 'every notification after the restart');
     await new Promise((resolve) => setTimeout(resolve, 3000));

@@ -63,7 +63,7 @@ describe('the right team hears about the right release', () => {
       helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '20s' }),
     );
   const heard = (path: string) =>
-    receiver.delivered(path).map((r: ReceivedRequest) => `${(r.json.release as { namespace: string }).namespace} ${r.json.event}`);
+    receiver.delivered(path).map((r: ReceivedRequest) => `${(r.json.release as { namespace: string }).namespace} ${String(r.json.event)}`);
 
   it('installs in prod and web, a failed upgrade in prod, a missing chart version in web: each Team hears its part', async () => {
     await waitForReconciled(kubeConfig, prod, 'unicorn', await declare(prod, '1.0.0'));

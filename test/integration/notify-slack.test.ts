@@ -62,7 +62,7 @@ describe('notify → Slack, end to end', () => {
     await createTeam(kube, run, `${run}-oncall`, { subscriptions: [{ namespaces: [ns], severity: 'error' }], channels: [{ slack: '#oncall' }] });
     await createTeam(kube, run, `${run}-frontend`, { subscriptions: [{ charts: ['unicorn'], namespaces: [ns] }], channels: [{ slack: '#frontend' }] });
     await createTeam(kube, run, `${run}-wipe`, { subscriptions: [{ releases: [`${ns}/wiped`] }], channels: [{ slack: '#wipe' }] });
-    startNotify();
+    void startNotify(); // a child process, kept in `children` and stopped in afterAll
   });
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
@@ -126,7 +126,7 @@ describe('notify → Slack, end to end', () => {
       } while (cursor !== '0');
       expect(await redis.keys(`${run}:*`)).toEqual([]);
 
-      startNotify();
+      void startNotify(); // a child process, kept in `children` and stopped in afterAll
       await publisher.publish(notificationFor(release, 'UpgradeSucceeded', operation));
       await waitUntil(() => slack.messages('wipe')[0]!.text.includes('Upgraded'), 30_000, 'the same message to read Upgraded');
       const [message] = slack.messages('wipe');

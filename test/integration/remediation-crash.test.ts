@@ -96,7 +96,7 @@ describe('SIGKILL of the controller during an automatic rollback', () => {
     expect((await storage.history(namespace, 'unicorn')).latest).toMatchObject({ revision: 2, status: 'failed' });
 
     await helm.setDelay('rollback', 0);
-    startController('second');
+    void startController('second'); // a child process, kept in `children` and killed in afterAll
     const release = await waitForReconciled(kubeConfig, namespace, 'unicorn', broken, 120_000);
     expect(release.status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'RetriesExceeded' });
     expect(release.status?.conditions?.find((c) => c.type === 'Stalled')?.message).toMatch(/No retries left/);

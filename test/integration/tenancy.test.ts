@@ -80,7 +80,7 @@ describe('tenancy lock-down (default ServiceAccount, no cross-namespace targets)
     expect(ready?.message).toMatch(/forbidden/i);
     const binding = await rbac
       .readClusterRoleBinding({ name: `${namespace}-escalate-escalate` })
-      .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+      .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e instanceof Error ? e : new Error(String(e)))));
     expect(binding).toBeUndefined();
   });
 

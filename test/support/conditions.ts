@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Condition } from '../../src/api/helmrelease.js';
+import type { Condition } from '../../src/api/helmrelease-status.js';
 import { waitForReadyReason as waitForReady } from '../../src/dev/harness/index.js';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition, HelmRelease, HelmReleaseStatus } from '../../src/api/helmrelease.js';
+import type { HelmRelease } from '../../src/api/helmrelease.js';
+import type { Condition, HelmReleaseStatus } from '../../src/api/helmrelease-status.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
 import { summarizeHistory, withSupersededFromStatus, type ReleaseHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
 import { FreshReadNeeded, looksSettled, readOnlyContext, verifiedFirstWriteContext } from '../../src/controller/reconcile/cached-read.js';

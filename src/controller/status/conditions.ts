@@ -1,4 +1,4 @@
-import type { Condition } from '../../api/helmrelease.js';
+import type { Condition } from '../../api/helmrelease-status.js';
 import type { ConditionType, Reason } from '../../api/vocabulary.js';
 
 export interface ConditionUpdate {

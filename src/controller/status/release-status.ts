@@ -1,4 +1,5 @@
-import type { Condition, HelmRelease, HelmReleaseStatus, HistoryEntry } from '../../api/helmrelease.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { Condition, HelmReleaseStatus, HistoryEntry } from '../../api/helmrelease-status.js';
 import { ConditionType, StateReason, type ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';

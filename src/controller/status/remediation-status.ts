@@ -1,4 +1,5 @@
-import type { HelmRelease, HelmReleaseStatus, RemediationRecord } from '../../api/helmrelease.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { HelmReleaseStatus, RemediationRecord } from '../../api/helmrelease-status.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import type { FailedAction } from '../../core/release/failed-action.js';

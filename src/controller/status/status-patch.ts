@@ -1,4 +1,4 @@
-import type { Condition, HelmReleaseStatus } from '../../api/helmrelease.js';
+import type { Condition, HelmReleaseStatus } from '../../api/helmrelease-status.js';
 import { canonicalJson } from '../../core/release/values.js';
 
 /**

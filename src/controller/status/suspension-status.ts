@@ -1,5 +1,6 @@
 import type { SuspensionRecord } from '../../api/annotations.js';
-import type { HelmRelease, HelmReleaseStatus, RollbackRecord } from '../../api/helmrelease.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { HelmReleaseStatus, RollbackRecord } from '../../api/helmrelease-status.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { removeCondition, setCondition } from './conditions.js';

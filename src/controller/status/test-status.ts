@@ -1,4 +1,5 @@
-import type { HelmRelease, HelmReleaseStatus, TestRecord } from '../../api/helmrelease.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { HelmReleaseStatus, TestRecord } from '../../api/helmrelease-status.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
 import { removeCondition, setCondition } from './conditions.js';
 

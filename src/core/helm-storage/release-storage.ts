@@ -1,4 +1,4 @@
-import type { HistoryEntry } from '../../api/helmrelease.js';
+import type { HistoryEntry } from '../../api/helmrelease-status.js';
 import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
 import { isNotFound } from '../kube/errors.js';

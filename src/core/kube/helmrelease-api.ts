@@ -1,4 +1,5 @@
-import type { HelmRelease, HelmReleaseStatus } from '../../api/helmrelease.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { HelmReleaseStatus } from '../../api/helmrelease-status.js';
 import { API_GROUP, API_VERSION, FIELD_MANAGER, FINALIZER, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
 import { jsonPatch, mergePatch, type KubeClients } from './kube-clients.js';
 import { isNotFound } from './errors.js';

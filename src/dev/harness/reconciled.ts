@@ -3,7 +3,8 @@
 // (isReconciledAt / outcomeAtGeneration), never a copy of it.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Condition, HelmRelease } from '../../api/helmrelease.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { Condition } from '../../api/helmrelease-status.js';
 import { ConditionType } from '../../api/vocabulary.js';
 import { makeKubeClients } from '../../core/kube/client.js';
 import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';

@@ -1,4 +1,5 @@
-import type { HelmRelease, RemediationRecord } from '../../../api/helmrelease.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { RemediationRecord } from '../../../api/helmrelease-status.js';
 import { HelmError } from '../../helm/helm-error.js';
 import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import { remediationDoneStatus, remediationEvent, remediationStartedStatus } from '../../status/remediation-status.js';

@@ -1,5 +1,6 @@
 import { readSuspension, type RollbackRequest } from '../../../api/annotations.js';
-import type { HelmRelease, RollbackRecord } from '../../../api/helmrelease.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { RollbackRecord } from '../../../api/helmrelease-status.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { rollbackDoneStatus, rollbackStartedStatus } from '../../status/suspension-status.js';

@@ -1,4 +1,5 @@
-import type { HelmRelease, HelmReleaseStatus } from '../../../api/helmrelease.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { HelmReleaseStatus } from '../../../api/helmrelease-status.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
 import type { EventDetails } from '../../../core/events/release-event-sink.js';

@@ -1,4 +1,5 @@
-import type { HelmRelease, TestRecord } from '../../../api/helmrelease.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { TestRecord } from '../../../api/helmrelease-status.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
 import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
