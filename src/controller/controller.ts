@@ -18,6 +18,8 @@ import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
 import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
+import { computePreview } from './preview/compute-preview.js';
+import { startPreviewWorker } from './preview/preview-worker.js';
 import type { ReconcileContext } from './reconcile/context.js';
 import { RunningOperations } from './reconcile/running-operations.js';
 import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
@@ -102,6 +104,9 @@ export async function startController(config: ControllerConfig, options: Control
     },
   });
 
+  // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.
+  const previews = startPreviewWorker({ connection, prefix: config.queuePrefix, log, preview: (request) => computePreview(ctx, request) });
+
   await informers.start();
   // valuesFrom: a changed ConfigMap or Secret enqueues the releases that read it (metadata only).
   const valuesSources = new ValuesSourceWatch({ rest, namespaces: config.namespaces, releases: () => informers.list(), onKey: enqueue, log });
@@ -134,6 +139,7 @@ export async function startController(config: ControllerConfig, options: Control
       await valuesSources.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
+      await previews.close();
       await queue.close();
       await publisher?.close();
       connection.disconnect();

@@ -55,6 +55,8 @@ describe('/release in Slack (Socket Mode)', () => {
       KUBECONFIG: env.kubeconfig,
       HELMCREW_QUEUE_PREFIX: uniqueName('hc-sock'),
       HELMCREW_OUTCOME_TIMEOUT_SECONDS: '1',
+      // No controller here: a plan's object diff is not answered, and the plan says so.
+      HELMCREW_PREVIEW_TIMEOUT_SECONDS: '1',
     });
     bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
     await slack.socketConnected();
@@ -102,6 +104,7 @@ describe('/release in Slack (Socket Mode)', () => {
     const command = slashCommand(slack, `resume ${namespace}/unicorn`, 'UALICE', 'C0SOCK');
     await slack.sendEnvelope('slash_commands', command.form);
     const plan = await replyOn(command.responseUrl);
+    expect(JSON.stringify(plan.blocks)).toMatch(/what would change is unknown: no controller answered within 1 s/);
     const planId = plan.blocks!.find((b) => b.type === 'actions')!.elements!.find((e) => e.action_id === 'release_confirm')!.value;
     const click = buttonClick(slack, 'release_confirm', planId, 'UALICE', 'C0SOCK');
     const ack = await slack.sendEnvelope('interactive', click.payload);

@@ -62,7 +62,8 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
       PORT: String(port),
       REDIS_URL: env.redisUrl,
       KUBECONFIG: env.kubeconfig,
-      HELMCREW_QUEUE_PREFIX: uniqueName('hc-bot'),
+      // The controller's prefix: plans ask it what a change would do (core/preview).
+      HELMCREW_QUEUE_PREFIX: ctl.prefix,
       HELMCREW_PLAN_TTL_SECONDS: '3',
     });
     bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
@@ -167,6 +168,15 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     const clicked = await click('release_confirm', confirm.value);
     expect(clicked.reply.text).toMatch(/^Confirmed/);
     expect(await outcomeUpdate(mark)).toMatch(/<@UALICE> roll back .* — _blue is broken_\n:white_check_mark: .*Rolled back revision 2/);
+    // Left suspended: the record offers Resume (the same as typing it: plan, confirm) and Status.
+    const recorded = slack
+      .okCalls('chat.update')
+      .slice(-1)
+      .map((c) => (typeof c.params.blocks === 'string' ? JSON.parse(c.params.blocks) : c.params.blocks) as NonNullable<Reply['blocks']>)[0]!;
+    expect(recorded.find((b) => b.type === 'actions')?.elements?.map((e) => [e.action_id, e.value])).toEqual([
+      ['release_resume', `${namespace}/unicorn`],
+      ['release_status', `${namespace}/unicorn`],
+    ]);
     expect(
       slack
         .calls()

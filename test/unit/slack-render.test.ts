@@ -108,7 +108,7 @@ describe('renderOperationMessage', () => {
     const rendered = renderOperationMessage(given, timelineOf(given));
     expect(rendered.text).toBe(wantText);
     expect((rendered.blocks[0]!.text as { text: string }).text).toContain(`*${wantHeading}*`);
-    expect(actionIds(rendered.blocks)).toEqual(wantActions ? [ReleaseAction.Rollback, ReleaseAction.Suspend, ReleaseAction.History] : []);
+    expect(actionIds(rendered.blocks)).toEqual(wantActions ? [ReleaseAction.Rollback, ReleaseAction.Suspend, ReleaseAction.History, ReleaseAction.Status] : []);
     expect(checkMessage({ text: rendered.text, attachments: [{ color: rendered.color, blocks: rendered.blocks }] })).toBeUndefined();
   });
 
@@ -120,6 +120,7 @@ describe('renderOperationMessage', () => {
       ['release_rollback', 'prod/frontend'],
       ['release_suspend', 'prod/frontend'],
       ['release_history', 'prod/frontend'],
+      ['release_status', 'prod/frontend'],
     ]);
     expect(elements[0]!.style).toBe('danger');
     expect(elements[0]!.confirm).toBeDefined();
@@ -269,7 +270,7 @@ describe('slackTranscript (the demo prints what the fake Slack recorded)', () =>
     const reply = { channel: 'C1', ts: '1.000002', author: 'B0', text: renderThreadReply(failed).text, threadTs: '1.000001', edits: [] };
     expect(slackTranscript('releases', [message], (ts) => (ts === '1.000001' ? [reply] : []))).toEqual([
       '#releases: 1 message',
-      '  ✘ web/unicorn: Upgrade failed (2.0.0 → 3.0.0) (edited 1×)  [Roll back] [Suspend] [History]',
+      '  ✘ web/unicorn: Upgrade failed (2.0.0 → 3.0.0) (edited 1×)  [Roll back] [Suspend] [History] [Status]',
       '      ↳ Upgrade failed: upgrade failed: <bad> & worse',
     ]);
   });

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
+import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import type { Logger } from '../../core/log.js';
 import type { MutatingCommand } from '../grammar/command.js';
+import type { ChangePreviews } from './preview-client.js';
 import type { Actor } from '../plan/actor.js';
 import { intentPatch } from '../plan/intents.js';
 import { isFreezeCommand, prepareFreeze, prepareReleaseCommand, stillAsPlanned, type Prepared, type PreparedAction } from '../plan/prepared.js';
@@ -21,6 +23,8 @@ export interface OperationsDeps {
   events: ReleaseEventSink;
   log: Logger;
   now: () => Date;
+  /** What upgrade and resume plans would change (the controller renders it); plans go without it when absent. */
+  previews?: ChangePreviews;
 }
 
 export interface Applied {
@@ -53,6 +57,33 @@ export class ReleaseOperations {
     const target = releaseTarget(resolved.release);
     const history = await this.deps.storage.history(target.namespace, target.releaseName);
     return { ok: true, action: prepareReleaseCommand(command, resolved.release, history) };
+  }
+
+  /**
+   * The plan again, with what the change would do to the cluster's objects. Asked only after the
+   * person is authorized: a preview costs the controller a helm process.
+   */
+  async withPreview(action: PreparedAction): Promise<PreparedAction> {
+    const command = action.command;
+    if (isFreezeCommand(command) || !this.deps.previews) return action;
+    const [target] = action.targets;
+    const release = target && (await this.deps.api.get(target.namespace, target.name));
+    if (!release) return action;
+    const preview = await this.previewFor(command, release);
+    if (!preview) return action;
+    const storageTarget = releaseTarget(release);
+    const history = await this.deps.storage.history(storageTarget.namespace, storageTarget.releaseName);
+    return prepareReleaseCommand(command, release, history, preview);
+  }
+
+  /** Upgrade: the spec at the new version. Resume of a suspended release: the spec as declared. */
+  private async previewFor(command: MutatingCommand, release: HelmRelease): Promise<PreviewResult | undefined> {
+    const previews = this.deps.previews;
+    if (!previews) return undefined;
+    const { namespace, name } = release.metadata;
+    if (command.verb === 'upgrade' && command.version !== release.spec.chart.version) return previews.preview({ namespace, name, version: command.version });
+    if (command.verb === 'resume' && release.spec.suspend) return previews.preview({ namespace, name });
+    return undefined;
   }
 
   /**

@@ -2,7 +2,8 @@ import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js'
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import type { ReleaseCommand } from '../grammar/command.js';
-import { renderDiff, renderHelp, renderHistory, renderList, renderStatus } from '../render/text.js';
+import { renderDiff, renderHelp, renderHistory, renderList, renderObjectDiff, renderStatus } from '../render/text.js';
+import type { ChangePreviews } from './preview-client.js';
 import { resolveRelease } from '../plan/resolve.js';
 
 export type QueryCommand = Extract<ReleaseCommand, { verb: 'help' | 'list' | 'status' | 'history' | 'diff' }>;
@@ -12,7 +13,7 @@ export function isQuery(command: ReleaseCommand): command is QueryCommand {
 }
 
 /** Read-only verbs: answered from the API server and Helm's stored records; nothing changes. */
-export async function runQuery(command: QueryCommand, deps: { api: HelmReleaseApi; storage: ReleaseStorage }): Promise<string> {
+export async function runQuery(command: QueryCommand, deps: { api: HelmReleaseApi; storage: ReleaseStorage; previews?: ChangePreviews }): Promise<string> {
   if (command.verb === 'help') return renderHelp(command.topic);
   if (command.verb === 'list') return renderList((await deps.api.list(command.namespace)).items);
   const resolved = resolveRelease(command.release, (await deps.api.list(command.release.namespace)).items);
@@ -21,5 +22,9 @@ export async function runQuery(command: QueryCommand, deps: { api: HelmReleaseAp
   if (command.verb === 'status') return renderStatus(release);
   const target = releaseTarget(release);
   const history = await deps.storage.history(target.namespace, target.releaseName);
-  return command.verb === 'history' ? renderHistory(release, history) : renderDiff(release, history, command.version);
+  if (command.verb === 'history') return renderHistory(release, history);
+  const { namespace, name } = release.metadata;
+  // The objects, when a controller can render them; the chart and value paths from Helm's records either way.
+  const preview = deps.previews ? await deps.previews.preview({ namespace, name, ...(command.version ? { version: command.version } : {}) }) : undefined;
+  return [renderDiff(release, history, command.version), ...(preview ? [renderObjectDiff(preview)] : [])].join('\n');
 }

@@ -2,6 +2,9 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { chooseRollbackRevision } from '../../core/release/rollback-decision.js';
 import type { MutatingCommand } from '../grammar/command.js';
+import type { PreviewResult } from '../../core/preview/preview-protocol.js';
+import { diffManifests } from '../../core/release/manifest-diff.js';
+import { summarizeManifestDiff } from '../../core/release/manifest-diff-summary.js';
 import { gitOpsWarning } from './gitops.js';
 import { diffValues, summarizeValuesDifference } from './values-diff.js';
 
@@ -17,12 +20,23 @@ export interface Plan {
   warnings: string[];
   /** False when there is nothing to confirm: `lines` say why. */
   doable: boolean;
+  /** What a long object diff left out of `lines`: posted in a thread under the plan. */
+  more?: string[];
 }
 
 const describe = (r: StoredRelease) => `revision ${r.revision} (${r.chartName} ${r.chartVersion}${r.appVersion ? `, app ${r.appVersion}` : ''})`;
 const keyOf = (r: HelmRelease) => `${r.metadata.namespace}/${r.metadata.name}`;
 
-export function planReleaseCommand(command: Exclude<MutatingCommand, { verb: 'freeze' | 'unfreeze' }>, release: HelmRelease, history: ReleaseHistory): Plan {
+/**
+ * `preview` is the controller's answer to "what would the spec (at this version) change"
+ * (core/preview): given for upgrade and resume. A rollback's change is read from Helm's records.
+ */
+export function planReleaseCommand(
+  command: Exclude<MutatingCommand, { verb: 'freeze' | 'unfreeze' }>,
+  release: HelmRelease,
+  history: ReleaseHistory,
+  preview?: PreviewResult,
+): Plan {
   const key = keyOf(release);
   const deployed = history.deployed;
   const now = deployed ? `${describe(deployed)} is deployed` : 'nothing is deployed';
@@ -41,10 +55,12 @@ export function planReleaseCommand(command: Exclude<MutatingCommand, { verb: 'fr
           `back to the declared spec: ${declared}`,
           now,
           ...(differs ? [`the controller will upgrade ${deployed.chartVersion} → ${release.spec.chart.version}`] : []),
+          ...previewLines(preview),
           ...why,
         ],
         warnings: [],
         doable: true,
+        ...previewMore(preview),
       };
     }
     case 'upgrade': {
@@ -55,21 +71,26 @@ export function planReleaseCommand(command: Exclude<MutatingCommand, { verb: 'fr
           `spec.chart.version: ${release.spec.chart.version ?? '(newest)'} → ${command.version}`,
           now,
           ...(release.spec.suspend ? ['the release is suspended: the controller upgrades on resume'] : []),
+          ...previewLines(preview),
           ...why,
         ],
         warnings: gitops ? [gitops] : [],
         doable: release.spec.chart.version !== command.version,
+        ...previewMore(preview),
       };
     }
     case 'rollback': {
       const choice = chooseRollbackRevision(history, { id: 'plan', revision: command.revision });
       if (!choice.ok) return { title: `roll back ${key}`, lines: [choice.message], warnings: [], doable: false };
       const { from, to } = choice;
+      const objects = from.manifest !== undefined && to.manifest !== undefined ? summarizeManifestDiff(diffManifests(from.manifest, to.manifest)) : undefined;
       return {
         title: `roll back ${key}: revision ${from.revision} → ${to.revision}`,
+        ...(objects?.rest.length ? { more: objects.rest } : {}),
         lines: [
           `${describe(from)} → ${describe(to)}`,
           summarizeValuesDifference(diffValues(from.config, to.config)),
+          ...(objects?.lines ?? []),
           `${key} is suspended so the controller does not undo it; resume returns to the declared spec (${release.spec.chart.name} ${release.spec.chart.version ?? '(newest)'})`,
           ...why,
         ],
@@ -78,6 +99,17 @@ export function planReleaseCommand(command: Exclude<MutatingCommand, { verb: 'fr
       };
     }
   }
+}
+
+/** The object diff in a plan's lines; when it could not be computed, why (the plan stays doable). */
+export function previewLines(preview: PreviewResult | undefined): string[] {
+  if (!preview) return [];
+  if (!preview.ok) return [`what would change is unknown: ${preview.message}`];
+  return preview.lines;
+}
+
+function previewMore(preview: PreviewResult | undefined): Pick<Plan, 'more'> {
+  return preview?.ok && preview.rest.length > 0 ? { more: preview.rest } : {};
 }
 
 export function planFreeze(verb: 'freeze' | 'unfreeze', scopeText: string, affected: HelmRelease[], untouched: HelmRelease[], reason?: string): Plan {

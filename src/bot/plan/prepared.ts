@@ -1,5 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
+import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { MutatingCommand } from '../grammar/command.js';
 import { selectFreeze, selectUnfreeze } from './freeze.js';
 import { planFreeze, planReleaseCommand, type Plan } from './plan.js';
@@ -47,8 +48,8 @@ export function prepareFreeze(command: FreezeCommand, releases: readonly HelmRel
 }
 
 /** Pure: a command on one release, planned from the release and Helm's history of it. */
-export function prepareReleaseCommand(command: SingleReleaseCommand, release: HelmRelease, history: ReleaseHistory): PreparedAction {
-  return { command, targets: [targetOf(release)], plan: planReleaseCommand(command, release, history) };
+export function prepareReleaseCommand(command: SingleReleaseCommand, release: HelmRelease, history: ReleaseHistory, preview?: PreviewResult): PreparedAction {
+  return { command, targets: [targetOf(release)], plan: planReleaseCommand(command, release, history, preview) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { ConditionType } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { USAGE, VERBS, type Verb } from '../grammar/command.js';
 import { diffValues, summarizeValuesDifference } from '../plan/values-diff.js';
+import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { Plan } from '../plan/plan.js';
 
 /** Pure plain-text renderings shared by the terminal and Slack (which wraps them in mrkdwn). */
@@ -58,6 +59,23 @@ export function renderDiff(release: HelmRelease, history: ReleaseHistory, versio
   return `${keyOf(release)} deployed revision ${deployed.revision} vs ${version ? `version ${version}` : 'spec'}: ${chart}; ${values}`;
 }
 
+/** The controller's object diff in full (a `diff` was asked for), or why there is none. */
+export function renderObjectDiff(preview: PreviewResult, maxLines = 60): string {
+  if (!preview.ok) return `objects: unknown (${preview.message})`;
+  const all = [...preview.lines, ...preview.rest];
+  const shown = all.slice(0, maxLines);
+  return [
+    `${preview.from} → ${preview.to}:`,
+    ...shown.map((l) => `  ${l}`),
+    ...(all.length > maxLines ? [`  … and ${all.length - maxLines} more lines`] : []),
+  ].join('\n');
+}
+
 export function renderPlan(plan: Plan): string {
-  return [plan.title, ...plan.lines.map((l) => `  • ${l}`), ...plan.warnings.map((w) => `  ⚠ ${w}`)].join('\n');
+  return [
+    plan.title,
+    ...plan.lines.map((l) => `  • ${l}`),
+    ...plan.warnings.map((w) => `  ⚠ ${w}`),
+    ...(plan.more?.length ? ['  more:', ...plan.more.map((l) => `    ${l}`)] : []),
+  ].join('\n');
 }

@@ -7,6 +7,8 @@ import { loadKubeConfig } from '../../core/kube/client.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import { releaseOperations } from '../execute/wiring.js';
+import { QueuedPreviews } from '../execute/preview-client.js';
+import { connectRedis } from '../../core/redis.js';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_CONFIRM, textMessage, unescapeSlackText, type SlackMessage } from './blocks.js';
 import type { BotConfig } from './config.js';
 import { Directory } from './directory.js';
@@ -40,13 +42,17 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
     throw new ConfigError(`the Slack Web API${config.slackApiUrl ? ` at SLACK_API_URL` : ''} could not be reached: ${(error as Error).message}`);
   }
   const kubeConfig = loadKubeConfig(config.kubeconfig);
-  const { kube, api, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot');
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  // The controller renders what a change would do (core/preview); asked over the shared queue prefix.
+  const previewConnection = connectRedis(config.redisUrl);
+  const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);
+  const { kube, api, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', previews);
   const directory = new Directory(new TeamApi(kube), web);
   const bot = new ReleaseBot({
     ops,
     api,
     storage,
+    previews,
     teams: () => directory.teams(),
     userGroups: (user) => directory.userGroups(user),
     plans: new PlanStore(redis, config.keyPrefix, config.planTtlSeconds),
@@ -78,6 +84,8 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
     stop: async () => {
       await app.stop();
       redis.disconnect();
+      await previews.close();
+      previewConnection.disconnect();
     },
   };
 }

@@ -5,6 +5,9 @@ import type { Plan } from '../plan/plan.js';
 export const ACTION_CONFIRM = 'release_confirm';
 export const ACTION_CANCEL = 'release_cancel';
 export const ACTION_APPROVE = 'release_approve';
+/** The same ids as notify's buttons: a click is the command typed (`resume ns/name`, `status ns/name`). */
+export const ACTION_RESUME = 'release_resume';
+export const ACTION_STATUS = 'release_status';
 
 /** Slack's three control characters; escaping them stops <!channel> and <@U…> from pinging anyone. */
 export function escapeMrkdwn(text: string): string {
@@ -32,6 +35,10 @@ export function codeMessage(title: string, body: string): SlackMessage {
   return { text, blocks: [section(text)] };
 }
 
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 40)}\n… (\`/release diff\` shows all)`;
+}
+
 export function planMessage(plan: Plan, planId: string | undefined, needsApproval: boolean): SlackMessage {
   const body = [
     `*Plan: ${escapeMrkdwn(plan.title)}*`,
@@ -40,6 +47,8 @@ export function planMessage(plan: Plan, planId: string | undefined, needsApprova
     ...(needsApproval ? ['_Two-person rule: after you confirm, a second authorized person must approve._'] : []),
   ].join('\n');
   const blocks: unknown[] = [section(body)];
+  // The rest of a long object diff, under the plan (a section holds at most 3000 characters).
+  if (plan.more?.length) blocks.push(section(clip(['_More changes:_', ...plan.more.map((l) => `• ${escapeMrkdwn(l)}`)].join('\n'), 2900)));
   if (planId && plan.doable) {
     blocks.push({
       type: 'actions',
@@ -66,8 +75,23 @@ export function approvalRequestMessage(requester: string, plan: Plan, planId: st
   };
 }
 
-/** The in-channel record of who did what and why, updated with the outcome. */
-export function auditMessage(actorUser: string, title: string, reason: string | undefined, state: string, approver?: string): SlackMessage {
+/**
+ * The in-channel record of who did what and why, updated with the outcome. Once the outcome is
+ * in, `next` offers what people do next: Status, and Resume for a release left suspended.
+ */
+export function auditMessage(
+  actorUser: string,
+  title: string,
+  reason: string | undefined,
+  state: string,
+  approver?: string,
+  next?: { release: string; suspended: boolean },
+): SlackMessage {
   const text = `<@${actorUser}> ${escapeMrkdwn(title)}${approver ? ` (approved by <@${approver}>)` : ''}${reason ? ` — _${escapeMrkdwn(reason)}_` : ''}\n${escapeMrkdwn(state)}`;
-  return { text, blocks: [section(text)] };
+  const blocks: unknown[] = [section(text)];
+  if (next) {
+    const button = (action_id: string, label: string) => ({ type: 'button', action_id, text: { type: 'plain_text', text: label }, value: next.release });
+    blocks.push({ type: 'actions', elements: [...(next.suspended ? [button(ACTION_RESUME, 'Resume')] : []), button(ACTION_STATUS, 'Status')] });
+  }
+  return { text, blocks };
 }

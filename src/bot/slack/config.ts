@@ -16,6 +16,8 @@ export interface BotConfig {
   planTtlSeconds: number;
   /** How long the bot waits for the controller's report before saying it is still pending. */
   outcomeTimeoutMs: number;
+  /** How long a plan waits for the controller's object diff before it is shown without one. */
+  previewTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -47,6 +49,7 @@ export function readBotConfig(env: Env = process.env): BotConfig {
     kubeconfig: env.KUBECONFIG || undefined,
     planTtlSeconds: intIn(env, 'HELMCREW_PLAN_TTL_SECONDS', 300, 1, 86_400),
     outcomeTimeoutMs: intIn(env, 'HELMCREW_OUTCOME_TIMEOUT_SECONDS', 300, 1, 3600) * 1000,
+    previewTimeoutMs: intIn(env, 'HELMCREW_PREVIEW_TIMEOUT_SECONDS', 20, 1, 600) * 1000,
   };
 }
 

@@ -9,9 +9,11 @@ import { namespaceAuthzTarget, releaseAuthzTarget } from '../authz/targets.js';
 import { awaitOutcomes } from '../execute/await-outcome.js';
 import type { ReleaseOperations } from '../execute/operations.js';
 import { isQuery, runQuery, type QueryCommand } from '../execute/queries.js';
+import type { ChangePreviews } from '../execute/preview-client.js';
 import { isMutating, type MutatingCommand } from '../grammar/command.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
 import type { Actor } from '../plan/actor.js';
+import type { PreparedAction } from '../plan/prepared.js';
 import { resolveRelease } from '../plan/resolve.js';
 import { approvalRequestMessage, auditMessage, codeMessage, planMessage, textMessage, type SlackMessage } from './blocks.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
@@ -33,6 +35,8 @@ export interface ReleaseBotDeps {
   ops: ReleaseOperations;
   api: HelmReleaseApi;
   storage: ReleaseStorage;
+  /** The controller's object diffs for `/release diff`. */
+  previews?: ChangePreviews;
   teams(): Promise<TeamPolicy[]>;
   userGroups(user: string): Promise<string[]>;
   plans: PlanStore;
@@ -86,9 +90,9 @@ export class ReleaseBot {
   private async plan(command: MutatingCommand, subject: Subject, ctx: RequestContext): Promise<void> {
     const prepared = await this.deps.ops.prepare(command);
     if (!prepared.ok) return ctx.reply(textMessage(prepared.message));
-    const { action } = prepared;
-    const decision = authorizeAction(subject, action, await this.deps.teams());
-    if (!decision.allowed) return this.refuse(ctx, action.targets[0], action.plan.title, decision.reason);
+    const decision = authorizeAction(subject, prepared.action, await this.deps.teams());
+    if (!decision.allowed) return this.refuse(ctx, prepared.action.targets[0], prepared.action.plan.title, decision.reason);
+    const action = await this.deps.ops.withPreview(prepared.action);
     if (!action.plan.doable) return ctx.reply(planMessage(action.plan, undefined, false));
     const planId = await this.deps.plans.put({ action, requester: { slackUser: ctx.user, channel: ctx.channel } });
     return ctx.reply(planMessage(action.plan, planId, decision.requireApproval));
@@ -168,7 +172,19 @@ export class ReleaseBot {
     const outcomes = await awaitOutcomes(this.deps.api, action, applied.requestId, this.deps.outcomeTimeoutMs);
     const ok = outcomes.every((o) => o.done && o.succeeded);
     const state = `${ok ? ':white_check_mark:' : ':x:'} ${outcomes.map((o) => o.message).join('\n') || applied.summary}`;
-    await this.deps.poster.update(requester.channel, message.ts, auditMessage(requester.slackUser, action.plan.title, reason, state, approver));
+    await this.deps.poster.update(
+      requester.channel,
+      message.ts,
+      auditMessage(requester.slackUser, action.plan.title, reason, state, approver, await this.nextSteps(action)),
+    );
+  }
+
+  /** One release acted on: its buttons for what comes next (a freeze's many releases get none). */
+  private async nextSteps(action: PreparedAction): Promise<{ release: string; suspended: boolean } | undefined> {
+    if (action.targets.length !== 1) return undefined;
+    const { namespace, name } = action.targets[0]!;
+    const release = await this.deps.api.get(namespace, name);
+    return release ? { release: `${namespace}/${name}`, suspended: !!release.spec.suspend } : undefined;
   }
 
   private async refuse(ctx: RequestContext, target: { namespace: string; name: string } | undefined, what: string, reason: string): Promise<void> {

@@ -3,6 +3,8 @@ import { awaitOutcomes } from '../../bot/execute/await-outcome.js';
 import { kubeActorId } from '../../bot/execute/kube-identity.js';
 import { isQuery, runQuery } from '../../bot/execute/queries.js';
 import { releaseOperations } from '../../bot/execute/wiring.js';
+import { QueuedPreviews } from '../../bot/execute/preview-client.js';
+import { connectRedis } from '../../core/redis.js';
 import { isMutating } from '../../bot/grammar/command.js';
 import { parseReleaseCommand } from '../../bot/grammar/parse.js';
 import { renderPlan } from '../../bot/render/text.js';
@@ -32,14 +34,17 @@ export async function releaseCommand(args: string[]): Promise<number> {
   const command = parsed.command;
   const kubeConfig = loadKubeConfig();
   const actor = { id: await kubeActorId(kubeConfig) };
-  const { api, storage, ops } = releaseOperations(kubeConfig, createLogger('release', process.env.LOG_LEVEL ?? 'warn'), 'helmcrew-cli');
+  // With REDIS_URL the controller answers what a change would do; without it plans show the rest.
+  const previewConnection = process.env.REDIS_URL ? connectRedis(process.env.REDIS_URL) : undefined;
+  const previews = previewConnection ? new QueuedPreviews(previewConnection, process.env.HELMCREW_QUEUE_PREFIX || 'helmcrew', 20_000) : undefined;
+  const { api, storage, ops } = releaseOperations(kubeConfig, createLogger('release', process.env.LOG_LEVEL ?? 'warn'), 'helmcrew-cli', previews);
   try {
     if (command.verb === 'whoami') {
       console.log(`${actor.id} (context ${kubeConfig.getCurrentContext()}); Kubernetes RBAC decides what you may do`);
       return 0;
     }
     if (isQuery(command)) {
-      console.log(await runQuery(command, { api, storage }));
+      console.log(await runQuery(command, { api, storage, previews }));
       return 0;
     }
     if (!isMutating(command)) return 2;
@@ -48,7 +53,7 @@ export async function releaseCommand(args: string[]): Promise<number> {
       console.error(`helmcrew release: ${prepared.message}`);
       return 1;
     }
-    const { action } = prepared;
+    const action = await ops.withPreview(prepared.action);
     console.log(renderPlan(action.plan));
     if (!action.plan.doable) return 1;
     if (!yes && !(await confirm('Go ahead? [y/N] '))) {
@@ -65,6 +70,9 @@ export async function releaseCommand(args: string[]): Promise<number> {
     if (apiStatusCode(error) === undefined) throw error;
     console.error(`helmcrew release: the API server refused: ${apiErrorMessage(error)}`);
     return 1;
+  } finally {
+    await previews?.close();
+    previewConnection?.disconnect();
   }
 }
 

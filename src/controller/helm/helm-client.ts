@@ -122,6 +122,19 @@ export class HelmClient {
     await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000, helmTimeoutSeconds: req.timeoutSeconds });
   }
 
+  /**
+   * What an install or upgrade would apply, rendered and checked by the API server as the
+   * release's identity (`--dry-run=server`: lookups see the cluster, nothing is written).
+   */
+  async renderDryRun(req: ReleaseRequest, mode: 'install' | 'upgrade'): Promise<string> {
+    const args = [mode, req.releaseName, req.chartPath, '--namespace', req.namespace, '--values', '-', '--dry-run=server', '--output', 'json'];
+    if (mode === 'upgrade') args.push('--reset-values');
+    args.push(...impersonationFlags(req.impersonate));
+    const stdout = await this.runner.run(args, { step: 'dry-run', release: req.key, timeoutMs: 120_000, input: helmValuesDocument(req.values), redact: req.redact });
+    const printed = JSON.parse(stdout) as { manifest?: unknown };
+    return typeof printed.manifest === 'string' ? printed.manifest : '';
+  }
+
   private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {
     return { step, release: req.key, timeoutMs: this.killAfterMs(req), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact, cancelSignal: req.cancelSignal };
   }

@@ -1,5 +1,5 @@
 /** Which step of a release operation failed; callers decide by this, never by message text. */
-export type HelmStep = 'pull' | 'install' | 'upgrade' | 'uninstall' | 'rollback' | 'test' | 'other';
+export type HelmStep = 'pull' | 'install' | 'upgrade' | 'uninstall' | 'rollback' | 'test' | 'dry-run' | 'other';
 
 const STDERR_EXCERPT = 2000;
 
@@ -11,6 +11,7 @@ const WAITING_FOR: Record<HelmStep, string> = {
   uninstall: 'waiting for the release\'s resources to be deleted',
   rollback: 'waiting for the rolled-back resources to become ready',
   test: 'waiting for the test pods',
+  'dry-run': 'rendering the release against the API server',
   other: 'running',
 };
 

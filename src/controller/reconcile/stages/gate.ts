@@ -46,7 +46,7 @@ export async function gateStage(
  * ServiceAccount's rights when it acts as one, as helm is run. Status and Events of the
  * HelmRelease itself stay the controller's.
  */
-function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContext {
+export function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContext {
   if (!target.impersonate) return ctx;
   const kube = ctx.identities.forUser(serviceAccountUser(target.impersonate));
   return { ...ctx, kube, storage: ctx.storage.withClients(kube) };

@@ -7,6 +7,7 @@ export const ReleaseAction = {
   Rollback: 'release_rollback',
   Suspend: 'release_suspend',
   History: 'release_history',
+  Status: 'release_status',
 } as const;
 export type ReleaseAction = (typeof ReleaseAction)[keyof typeof ReleaseAction];
 

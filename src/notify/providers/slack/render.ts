@@ -152,6 +152,7 @@ function actionsBlock(n: ReleaseNotification): Block {
       },
       { type: 'button', action_id: ReleaseAction.Suspend, text: plain('Suspend', 75), value },
       { type: 'button', action_id: ReleaseAction.History, text: plain('History', 75), value },
+      { type: 'button', action_id: ReleaseAction.Status, text: plain('Status', 75), value },
     ],
   };
 }

@@ -1,0 +1,64 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { diffManifests } from '../../core/release/manifest-diff.js';
+import { summarizeManifestDiff } from '../../core/release/manifest-diff-summary.js';
+import { releaseTarget } from '../../core/release/release-target.js';
+import type { PreviewRequest, PreviewResult } from '../../core/preview/preview-protocol.js';
+import { HelmError } from '../helm/helm-error.js';
+import type { ReconcileContext } from '../reconcile/context.js';
+import { resolveDesiredRelease } from '../reconcile/desired-release.js';
+import { redactSecrets } from '../reconcile/redact.js';
+import { releaseRequest } from '../reconcile/actions/shared.js';
+import { actingAs } from '../reconcile/stages/gate.js';
+import { checkTenancy } from '../reconcile/tenancy.js';
+
+/**
+ * What applying a HelmRelease's spec (or the spec at another chart version) would change, as its
+ * identity and without writing: the chart is resolved and pulled as a pass would, rendered by
+ * `helm … --dry-run=server`, and compared with the manifest of the deployed revision. Nothing in
+ * status, Events or notifications: this answers a question, it is not a pass.
+ */
+export async function computePreview(controllerCtx: ReconcileContext, request: PreviewRequest): Promise<PreviewResult> {
+  const key = `${request.namespace}/${request.name}`;
+  const found = await controllerCtx.api.get(request.namespace, request.name);
+  if (!found) return { ok: false, message: `HelmRelease ${key} not found` };
+  const release = withVersion(found, request.version);
+  const target = releaseTarget(release, controllerCtx.tenancy);
+  const tenancy = checkTenancy(release, target, controllerCtx.tenancy);
+  if (!tenancy.allowed) return { ok: false, message: tenancy.message };
+  const ctx = actingAs(controllerCtx, target);
+  const resolved = await resolveDesiredRelease(ctx, release);
+  if (!resolved.ok) return { ok: false, message: resolved.message };
+  const desired = resolved.desired;
+  const redact = (text: string) => redactSecrets(text, desired.secrets);
+  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const deployed = history.deployed;
+  try {
+    const chartPath = await ctx.helm.pullChart({
+      key: target.key,
+      repository: release.spec.chart.repository,
+      name: desired.chartName,
+      version: desired.chartVersion,
+      timeoutSeconds: Math.min(target.timeoutSeconds, 120),
+    });
+    const request = releaseRequest(release, target, desired, chartPath, deployed ? 'upgrade' : 'install');
+    const manifest = await ctx.helm.renderDryRun(request, deployed ? 'upgrade' : 'install');
+    const summary = summarizeManifestDiff(diffManifests(deployed?.manifest ?? '', manifest));
+    return {
+      ok: true,
+      from: deployed ? `revision ${deployed.revision} (${deployed.chartName} ${deployed.chartVersion})` : 'nothing deployed',
+      to: `${desired.chartName} ${desired.chartVersion}`,
+      lines: summary.lines.map(redact),
+      rest: summary.rest.map(redact),
+    };
+  } catch (error) {
+    if (!(error instanceof HelmError)) throw error;
+    // helm's own words stay in the controller's log (they can quote values and network errors).
+    ctx.log.warn({ release: key, action: 'dry-run', error: redact(error.stderrExcerpt) }, 'preview: helm could not render the release');
+    return { ok: false, message: `helm could not render ${desired.chartName} ${desired.chartVersion} for ${key}; the controller's log has helm's output` };
+  }
+}
+
+function withVersion(release: HelmRelease, version: string | undefined): HelmRelease {
+  if (!version) return release;
+  return { ...release, spec: { ...release.spec, chart: { ...release.spec.chart, version } } };
+}
