@@ -3,24 +3,34 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
+import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { TeamApi } from '../../core/kube/team-api.js';
+import { freezesHolding } from '../../core/release/freeze-match.js';
 import { releaseTarget } from '../../core/release/release-target.js';
+import { releaseFacts } from '../../core/release/team-releases.js';
 import type { Logger } from '../../core/log.js';
 import type { MutatingCommand } from '../grammar/command.js';
 import type { Actor } from '../plan/actor.js';
+import { freezeName } from '../plan/freeze.js';
 import { intentPatch } from '../plan/intents.js';
-import { isFreezeCommand, prepareFreeze, prepareReleaseCommand, stillAsPlanned, type Prepared, type PreparedAction } from '../plan/prepared.js';
+import { prepareFreeze, prepareReleaseCommand, prepareUnfreeze, stillAsPlanned, type Prepared, type PreparedAction } from '../plan/prepared.js';
 import { resolveRelease, type Resolution } from '../plan/resolve.js';
 import { auditMessage, refusalMessage } from '../render/audit.js';
+import { applyFreeze, applyUnfreeze, breakGlassPatch } from './freeze-writes.js';
 
 export const BOT_FIELD_MANAGER = 'helmcrew-bot';
 
 export interface OperationsDeps {
   api: HelmReleaseApi;
+  freezes: FreezeApi;
+  teams: TeamApi;
   storage: ReleaseStorage;
   events: ReleaseEventSink;
   log: Logger;
   now: () => Date;
+  /** The zone `--until 18:00` is read in (HELMCREW_TIME_ZONE, default UTC). */
+  timeZone: string;
 }
 
 export interface Applied {
@@ -33,7 +43,7 @@ export interface Applied {
 /**
  * The one execution path for `/release` from Slack and from the terminal: read what the plan
  * needs, let plan/ decide, and on confirmation write the intent to the API server through
- * HelmReleaseApi (never helm), with an audit Event and log line.
+ * HelmReleaseApi and FreezeApi (never helm), with an audit Event and log line.
  */
 export class ReleaseOperations {
   constructor(private readonly deps: OperationsDeps) {}
@@ -43,24 +53,39 @@ export class ReleaseOperations {
     return resolveRelease(ref, items);
   }
 
-  async prepare(command: MutatingCommand): Promise<Prepared> {
-    if (isFreezeCommand(command)) {
-      const { items } = await this.deps.api.list(command.scope.kind === 'namespace' ? command.scope.namespace : undefined);
-      return { ok: true, action: prepareFreeze(command, items, `fz-${randomBytes(4).toString('hex')}`) };
+  async prepare(command: MutatingCommand, actor: Actor): Promise<Prepared> {
+    const now = this.deps.now();
+    if (command.verb === 'freeze') {
+      const namespace = command.scope.kind === 'namespace' ? command.scope.namespace : undefined;
+      const [releases, teams] = await Promise.all([this.deps.api.list(namespace), this.deps.teams.list()]);
+      const name = freezeName(command.scope, randomBytes(2).toString('hex'));
+      return { ok: true, action: prepareFreeze(command, { releases: releases.items, teams: teams.items }, actor, now, this.deps.timeZone, name) };
+    }
+    if (command.verb === 'unfreeze') {
+      const [releases, teams, freezes] = await Promise.all([this.deps.api.list(), this.deps.teams.list(), this.deps.freezes.list()]);
+      return { ok: true, action: prepareUnfreeze(command, { releases: releases.items, teams: teams.items, freezes: freezes.items }, now) };
     }
     const resolved = await this.resolve(command.release);
     if (!resolved.ok) return resolved;
     const target = releaseTarget(resolved.release);
-    const history = await this.deps.storage.history(target.namespace, target.releaseName);
-    return { ok: true, action: prepareReleaseCommand(command, resolved.release, history) };
+    const [history, freezes, teams] = await Promise.all([
+      this.deps.storage.history(target.namespace, target.releaseName),
+      this.deps.freezes.list(),
+      this.deps.teams.list(),
+    ]);
+    const holding = freezesHolding(releaseFacts(resolved.release), freezes.items, teams.items, now);
+    return { ok: true, action: prepareReleaseCommand(command, resolved.release, history, holding) };
   }
 
   /**
    * Writes the intent. Each release is re-read first: if its spec changed since the plan was
-   * shown, the plan no longer says what would happen, so that release is not touched.
+   * shown, the plan no longer says what would happen, so that release is not touched. A
+   * break-glass change names the second person (`approvedBy`, a Slack user id).
    */
-  async apply(action: PreparedAction, actor: Actor): Promise<Applied> {
+  async apply(action: PreparedAction, actor: Actor, approvedBy?: string): Promise<Applied> {
     const now = this.deps.now();
+    if (action.freeze) return applyFreeze(this.deps, action, actor, now);
+    if (action.command.verb === 'unfreeze') return applyUnfreeze(this.deps, action, actor);
     const requestId = action.command.verb === 'rollback' ? `rb-${randomBytes(6).toString('hex')}` : undefined;
     const lines: string[] = [];
     for (const target of action.targets) {
@@ -70,8 +95,10 @@ export class ReleaseOperations {
         continue;
       }
       const key = `${target.namespace}/${target.name}`;
-      await this.deps.api.patchIntent(target.namespace, target.name, intentPatch(action, actor, now, requestId), BOT_FIELD_MANAGER);
-      const message = auditMessage(action.command, actor, key);
+      const patch = intentPatch(action, actor, now, requestId);
+      const breakGlass = action.breakGlass ? { freezes: action.breakGlass, approvedBy: `slack:${approvedBy ?? '?'}` } : undefined;
+      await this.deps.api.patchIntent(target.namespace, target.name, breakGlass ? breakGlassPatch(patch, check.release, actor, breakGlass, now) : patch, BOT_FIELD_MANAGER);
+      const message = auditMessage(action.command, actor, key, breakGlass);
       await this.deps.events.record(check.release, ReleaseEvent.ActionRequested, message);
       this.deps.log.info(
         {
@@ -81,7 +108,7 @@ export class ReleaseOperations {
           channel: actor.channel,
           reason: action.command.reason,
           requestId,
-          freezeId: action.freezeId,
+          ...(breakGlass ? { breakGlass: breakGlass.freezes, approvedBy: breakGlass.approvedBy } : {}),
         },
         'release action requested',
       );

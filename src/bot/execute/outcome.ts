@@ -20,6 +20,10 @@ export function outcomeOf(release: HelmRelease, verb: MutatingVerb, requestId?: 
   const pending: Outcome = { done: false, succeeded: false, message: `${key}: waiting for the controller` };
   const suspended = condition(release, ConditionType.Suspended);
   const ready = condition(release, ConditionType.Ready);
+  const frozen = condition(release, ConditionType.Frozen);
+  // A freeze holds it: the intent is recorded and waits for the freeze's end; nothing more to wait for here.
+  if (frozen?.status === 'True' && frozen.observedGeneration === release.metadata.generation && verb !== 'suspend')
+    return { done: true, succeeded: true, message: `${key}: recorded; ${frozen.message}` };
   switch (verb) {
     case 'rollback': {
       const record = release.status?.rollback;
@@ -27,10 +31,12 @@ export function outcomeOf(release: HelmRelease, verb: MutatingVerb, requestId?: 
       return { done: true, succeeded: record.succeeded, message: `${key}: ${record.message}` };
     }
     case 'suspend':
-    case 'freeze':
       return suspended?.status === 'True' ? { done: true, succeeded: true, message: `${key}: ${suspended.message}` } : pending;
-    case 'resume':
+    case 'freeze':
     case 'unfreeze':
+      // A Freeze is its own object: done when written (the plan and the summary say what it holds).
+      return { done: true, succeeded: true, message: `${key}: ${verb} written` };
+    case 'resume':
     case 'upgrade': {
       const generation = release.metadata.generation;
       if (suspended && verb !== 'upgrade') return pending;

@@ -40,12 +40,13 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
     throw new ConfigError(`the Slack Web API${config.slackApiUrl ? ` at SLACK_API_URL` : ''} could not be reached: ${(error as Error).message}`);
   }
   const kubeConfig = loadKubeConfig(config.kubeconfig);
-  const { kube, api, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot');
+  const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot');
   const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
   const directory = new Directory(new TeamApi(kube), web);
   const bot = new ReleaseBot({
     ops,
     api,
+    freezes,
     storage,
     teams: () => directory.teams(),
     userGroups: (user) => directory.userGroups(user),

@@ -1,4 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
+import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { Logger } from '../../core/log.js';
@@ -32,6 +33,7 @@ export interface ChannelPoster {
 export interface ReleaseBotDeps {
   ops: ReleaseOperations;
   api: HelmReleaseApi;
+  freezes: FreezeApi;
   storage: ReleaseStorage;
   teams(): Promise<TeamPolicy[]>;
   userGroups(user: string): Promise<string[]>;
@@ -68,7 +70,10 @@ export class ReleaseBot {
   }
 
   private async query(command: QueryCommand, subject: Subject, ctx: RequestContext): Promise<void> {
-    if (command.verb !== 'help') {
+    if (command.verb === 'freezes') {
+      // Freezes say why changes wait: any Team member may see them.
+      if (teamsOf(subject, await this.deps.teams()).length === 0) return ctx.reply(textMessage('you may not list freezes: you are in no Team'));
+    } else if (command.verb !== 'help') {
       let target: AuthzTarget;
       if (command.verb === 'list') target = namespaceAuthzTarget(command.namespace);
       else {
@@ -84,7 +89,7 @@ export class ReleaseBot {
   }
 
   private async plan(command: MutatingCommand, subject: Subject, ctx: RequestContext): Promise<void> {
-    const prepared = await this.deps.ops.prepare(command);
+    const prepared = await this.deps.ops.prepare(command, { id: `slack:${ctx.user}`, channel: ctx.channel });
     if (!prepared.ok) return ctx.reply(textMessage(prepared.message));
     const { action } = prepared;
     const decision = authorizeAction(subject, action, await this.deps.teams());
@@ -150,7 +155,7 @@ export class ReleaseBot {
     );
     let applied;
     try {
-      applied = await this.deps.ops.apply(action, actor);
+      applied = await this.deps.ops.apply(action, actor, approver);
     } catch (error) {
       // The channel must not be left believing it is in progress.
       await this.deps.poster.update(

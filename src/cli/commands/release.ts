@@ -32,18 +32,23 @@ export async function releaseCommand(args: string[]): Promise<number> {
   const command = parsed.command;
   const kubeConfig = loadKubeConfig();
   const actor = { id: await kubeActorId(kubeConfig) };
-  const { api, storage, ops } = releaseOperations(kubeConfig, createLogger('release', process.env.LOG_LEVEL ?? 'warn'), 'helmcrew-cli');
+  const { api, freezes, storage, ops } = releaseOperations(kubeConfig, createLogger('release', process.env.LOG_LEVEL ?? 'warn'), 'helmcrew-cli');
   try {
     if (command.verb === 'whoami') {
       console.log(`${actor.id} (context ${kubeConfig.getCurrentContext()}); Kubernetes RBAC decides what you may do`);
       return 0;
     }
     if (isQuery(command)) {
-      console.log(await runQuery(command, { api, storage }));
+      console.log(await runQuery(command, { api, storage, freezes }));
       return 0;
     }
     if (!isMutating(command)) return 2;
-    const prepared = await ops.prepare(command);
+    if ((command.verb === 'upgrade' || command.verb === 'rollback') && command.breakGlass) {
+      // The two-person rule needs a second person to approve: only Slack has one.
+      console.error('helmcrew release: --break-glass needs a second person to approve; ask for it with /release in Slack');
+      return 2;
+    }
+    const prepared = await ops.prepare(command, actor);
     if (!prepared.ok) {
       console.error(`helmcrew release: ${prepared.message}`);
       return 1;
