@@ -47,7 +47,13 @@ function row(label: string, rest: Rest, passes: number): string {
 
 export const benchmark: Benchmark = {
   usage: '[--releases 1000] [--freezes 10] [--interval 30s] [--rest-seconds 90] [--concurrency 4]',
-  options: { releases: { type: 'string' }, freezes: { type: 'string' }, interval: { type: 'string' }, 'rest-seconds': { type: 'string' }, concurrency: { type: 'string' } },
+  options: {
+    releases: { type: 'string' },
+    freezes: { type: 'string' },
+    interval: { type: 'string' },
+    'rest-seconds': { type: 'string' },
+    concurrency: { type: 'string' },
+  },
   maxSeconds: 2400,
   async run(args, cleanup) {
     const n = args.int('releases', 1000);
@@ -95,7 +101,9 @@ export const benchmark: Benchmark = {
     await sleep(5000);
     const withFreezes = await helmcrewRest(be, c, restSeconds);
     const passesWith = Object.values(withFreezes.reconciled).reduce((a, b) => a + b, 0);
-    say(`  rest with ${f} freezes: ${withFreezes.requests.reads} reads, ${withFreezes.requests.writes} writes, passes ${JSON.stringify(withFreezes.reconciled)}`);
+    say(
+      `  rest with ${f} freezes: ${withFreezes.requests.reads} reads, ${withFreezes.requests.writes} writes, passes ${JSON.stringify(withFreezes.reconciled)}`,
+    );
 
     await Promise.all(freezes.map((fz) => freezeApi.delete(fz.metadata.name)));
     await ctl.stop();

@@ -79,7 +79,8 @@ export function readBreakGlass(annotations: Record<string, string> | undefined):
   try {
     const value = JSON.parse(raw) as Partial<BreakGlassRecord>;
     if (!Array.isArray(value.freezes) || !value.freezes.every((f) => typeof f === 'string')) return undefined;
-    if (typeof value.generation !== 'number' || typeof value.by !== 'string' || typeof value.approvedBy !== 'string' || typeof value.at !== 'string') return undefined;
+    if (typeof value.generation !== 'number' || typeof value.by !== 'string' || typeof value.approvedBy !== 'string' || typeof value.at !== 'string')
+      return undefined;
     return {
       freezes: value.freezes.slice(0, 64),
       generation: value.generation,

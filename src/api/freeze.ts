@@ -16,7 +16,7 @@ const Names = (pattern: string, description: string, maxLength: number) => Type.
 export const FreezeScope = Type.Object(
   {
     all: Type.Optional(Type.Boolean({ description: 'Every HelmRelease in the cluster. Set alone.' })),
-    teams: Type.Optional(Names(DNS_LABEL_PATTERN, "Teams: the releases their subscriptions name (namespaces, charts, releases, selector).", 253)),
+    teams: Type.Optional(Names(DNS_LABEL_PATTERN, 'Teams: the releases their subscriptions name (namespaces, charts, releases, selector).', 253)),
     namespaces: Type.Optional(Names(DNS_LABEL_PATTERN, 'HelmRelease namespaces (or target namespaces).', 63)),
     charts: Type.Optional(Names(CHART_NAME_PATTERN, 'Chart names.', 250)),
   },
@@ -42,7 +42,9 @@ export const FreezeWindow = Type.Object(
       description: 'How long each window lasts (Go duration: 30m, 62h).',
       ...celRules({ rule: "duration(self) >= duration('1m') && duration(self) <= duration('744h')", message: 'must be between 1m and 744h' }),
     }),
-    timeZone: Type.Optional(Type.String({ pattern: TIME_ZONE_PATTERN, maxLength: 64, description: 'IANA time zone of the schedule (Europe/Berlin). Default: UTC.' })),
+    timeZone: Type.Optional(
+      Type.String({ pattern: TIME_ZONE_PATTERN, maxLength: 64, description: 'IANA time zone of the schedule (Europe/Berlin). Default: UTC.' }),
+    ),
   },
   { description: 'A recurring window: the freeze holds only while one is open.' },
 );

@@ -117,7 +117,7 @@ describe('/release upgrade --break-glass through a freeze', () => {
       .calls()
       .slice(mark)
       .find((c) => c.method === 'chat.postMessage')!;
-    const approve = button(request.params as { blocks?: unknown }, 'release_approve')!;
+    const approve = button(request.params, 'release_approve')!;
 
     // One person is not enough: Alice cannot approve her own break-glass.
     const self = await click('release_approve', approve.value, 'UALICE');

@@ -44,9 +44,13 @@ describe('Freeze: the controller holds every helm action while a freeze covers t
   const gitApply = async (name: string, version: string) => {
     const file = join(tmpdir(), `${uniqueName('hr')}.json`);
     await writeFile(file, JSON.stringify(helmReleaseObject(namespace, name, spec(version))));
-    const applied = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'apply', '--server-side', '--force-conflicts', '--field-manager=kustomize-controller', '-f', file], {
-      reject: false,
-    });
+    const applied = await execa(
+      env.kubectlBin,
+      ['--kubeconfig', env.kubeconfig, 'apply', '--server-side', '--force-conflicts', '--field-manager=kustomize-controller', '-f', file],
+      {
+        reject: false,
+      },
+    );
     expect(applied.exitCode, applied.stderr).toBe(0);
     return (await api.get(namespace, name))!.metadata.generation!;
   };
@@ -182,6 +186,10 @@ describe('Freeze: the controller holds every helm action while a freeze covers t
     expect(held.message).toContain(name);
     expect(await servedColor(kubeConfig, namespace, 'fresh')).toBe('blue');
     await run(`unfreeze ${name}`);
-    await pollUntil(async () => ((await api.get(namespace, 'fresh')) ? undefined : true), { timeoutMs: 30_000 }, () => 'fresh was never uninstalled');
+    await pollUntil(
+      async () => ((await api.get(namespace, 'fresh')) ? undefined : true),
+      { timeoutMs: 30_000 },
+      () => 'fresh was never uninstalled',
+    );
   });
 });

@@ -14,7 +14,9 @@ const release = (over: { frozen?: boolean; glass?: object; generation?: number }
     ...(over.glass ? { annotations: { [BREAK_GLASS_ANNOTATION]: JSON.stringify(over.glass) } } : {}),
   },
   spec: { chart: { repository: 'https://x.test', name: 'unicorn', version: '1.0.0' } },
-  ...(over.frozen ? { status: { observedGeneration: 2, conditions: [{ type: 'Frozen', status: 'True', reason: 'Frozen', message: 'm', lastTransitionTime: 't' }] } } : {}),
+  ...(over.frozen
+    ? { status: { observedGeneration: 2, conditions: [{ type: 'Frozen', status: 'True', reason: 'Frozen', message: 'm', lastTransitionTime: 't' }] } }
+    : {}),
 });
 const web1 = { name: 'web-1', reason: 'INC' };
 const all1 = { name: 'all-1', reason: 'sale' };
@@ -42,10 +44,22 @@ describe('decideFreeze', () => {
     { name: 'nothing holds, nothing recorded: go', given: release(), action: 'upgrade' as const, holding: [], want: { kind: 'go' } },
     { name: 'no helm action, nothing recorded: go', given: release(), action: undefined, holding: [], want: { kind: 'go' } },
     { name: 'held for the first time', given: release(), action: 'install' as const, holding: [web1], want: { kind: 'hold', action: 'install', first: true } },
-    { name: 'held again: not the first time', given: release({ frozen: true }), action: 'upgrade' as const, holding: [web1], want: { kind: 'hold', first: false } },
+    {
+      name: 'held again: not the first time',
+      given: release({ frozen: true }),
+      action: 'upgrade' as const,
+      holding: [web1],
+      want: { kind: 'hold', first: false },
+    },
     { name: 'recorded, nothing holds now: release', given: release({ frozen: true }), action: 'upgrade' as const, holding: [], want: { kind: 'release' } },
     { name: 'recorded, no helm action any more: release', given: release({ frozen: true }), action: undefined, holding: [], want: { kind: 'release' } },
-    { name: 'freezes not listed yet: wait, never act blind', given: release(), action: 'upgrade' as const, holding: undefined, want: { kind: 'wait-for-freezes' } },
+    {
+      name: 'freezes not listed yet: wait, never act blind',
+      given: release(),
+      action: 'upgrade' as const,
+      holding: undefined,
+      want: { kind: 'wait-for-freezes' },
+    },
     {
       name: 'break-glass for this generation through every holding freeze',
       given: release({ glass: glass(['web-1', 'all-1']) }),
@@ -53,8 +67,20 @@ describe('decideFreeze', () => {
       holding: [all1, web1],
       want: { kind: 'break-glass', by: 'slack:U1', approvedBy: 'slack:U2' },
     },
-    { name: 'break-glass that misses a freeze holds', given: release({ glass: glass(['web-1']) }), action: 'upgrade' as const, holding: [all1, web1], want: { kind: 'hold' } },
-    { name: 'break-glass of an older generation holds', given: release({ glass: glass(['web-1'], 1) }), action: 'upgrade' as const, holding: [web1], want: { kind: 'hold' } },
+    {
+      name: 'break-glass that misses a freeze holds',
+      given: release({ glass: glass(['web-1']) }),
+      action: 'upgrade' as const,
+      holding: [all1, web1],
+      want: { kind: 'hold' },
+    },
+    {
+      name: 'break-glass of an older generation holds',
+      given: release({ glass: glass(['web-1'], 1) }),
+      action: 'upgrade' as const,
+      holding: [web1],
+      want: { kind: 'hold' },
+    },
   ])('$name', ({ given, action, holding, want }) => {
     expect(decideFreeze(given, action, holding)).toMatchObject(want);
   });

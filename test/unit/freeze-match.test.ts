@@ -23,7 +23,10 @@ const facts = (namespace: string, name: string, over: Partial<ReleaseFacts> = {}
 });
 const teams = [
   { metadata: { name: 'frontend' }, spec: { subscriptions: [{ namespaces: ['web'] }, { releases: ['api/gateway'] }] } },
-  { metadata: { name: 'data' }, spec: { subscriptions: [{ charts: ['postgres'], selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['db'] }] } }] } },
+  {
+    metadata: { name: 'data' },
+    spec: { subscriptions: [{ charts: ['postgres'], selector: { matchExpressions: [{ key: 'tier', operator: 'In', values: ['db'] }] } }] },
+  },
   { metadata: { name: 'everyone' }, spec: { subscriptions: [{ severity: 'error' }] } },
 ] as Team[];
 
@@ -101,10 +104,18 @@ describe('recurring windows across daylight-saving changes (Europe/Berlin)', () 
   it('the window is computed valid', () => expect(checkWindow(daily)).toEqual({ ok: true }));
   it.each([
     { name: 'autumn, the day before (CEST)', now: '2026-10-24T07:30:00Z', want: { start: '2026-10-24T07:00:00Z', end: '2026-10-24T08:00:00Z' } },
-    { name: 'autumn, the day after (CET): an hour later in UTC', now: '2026-10-26T08:30:00Z', want: { start: '2026-10-26T08:00:00Z', end: '2026-10-26T09:00:00Z' } },
+    {
+      name: 'autumn, the day after (CET): an hour later in UTC',
+      now: '2026-10-26T08:30:00Z',
+      want: { start: '2026-10-26T08:00:00Z', end: '2026-10-26T09:00:00Z' },
+    },
     { name: 'autumn, the day after, at the summer hour: closed', now: '2026-10-26T07:30:00Z', want: undefined },
     { name: 'spring, the day before (CET)', now: '2026-03-28T08:30:00Z', want: { start: '2026-03-28T08:00:00Z', end: '2026-03-28T09:00:00Z' } },
-    { name: 'spring, the day after (CEST): an hour earlier in UTC', now: '2026-03-30T07:30:00Z', want: { start: '2026-03-30T07:00:00Z', end: '2026-03-30T08:00:00Z' } },
+    {
+      name: 'spring, the day after (CEST): an hour earlier in UTC',
+      now: '2026-03-30T07:30:00Z',
+      want: { start: '2026-03-30T07:00:00Z', end: '2026-03-30T08:00:00Z' },
+    },
   ])('$name', ({ now, want }) => {
     const open = openWindow(daily, at(now));
     expect(open && { start: open.start.toISOString().replace('.000', ''), end: open.end.toISOString().replace('.000', '') }).toEqual(want);

@@ -24,10 +24,20 @@ export async function applyFreeze(deps: FreezeDeps, action: PreparedAction, acto
   const created = await deps.freezes.create(freeze, 'helmcrew-bot');
   const until = created.spec.until ? ` until ${created.spec.until}` : ' until lifted';
   deps.log.info(
-    { freeze: created.metadata.name, action: 'freeze', actor: actor.id, channel: actor.channel, reason: created.spec.reason, scope: created.spec.scope, until: created.spec.until },
+    {
+      freeze: created.metadata.name,
+      action: 'freeze',
+      actor: actor.id,
+      channel: actor.channel,
+      reason: created.spec.reason,
+      scope: created.spec.scope,
+      until: created.spec.until,
+    },
     'freeze set',
   );
-  return { summary: `Freeze ${created.metadata.name} holds ${describeScope(created.spec.scope)}${until} (unfreeze with /release unfreeze ${created.metadata.name})` };
+  return {
+    summary: `Freeze ${created.metadata.name} holds ${describeScope(created.spec.scope)}${until} (unfreeze with /release unfreeze ${created.metadata.name})`,
+  };
 }
 
 export async function applyUnfreeze(deps: FreezeDeps, action: PreparedAction, actor: Actor): Promise<{ summary: string }> {
@@ -53,6 +63,12 @@ export function breakGlassPatch(
   const changesSpec = Object.entries(patch.spec ?? {}).some(([key, value]) =>
     key === 'suspend' ? release.spec.suspend !== value : key === 'chart' ? release.spec.chart.version !== (value as { version?: string }).version : true,
   );
-  const record: BreakGlassRecord = { freezes: glass.freezes, generation: changesSpec ? generation + 1 : generation, by: actor.id, approvedBy: glass.approvedBy, at: now.toISOString() };
+  const record: BreakGlassRecord = {
+    freezes: glass.freezes,
+    generation: changesSpec ? generation + 1 : generation,
+    by: actor.id,
+    approvedBy: glass.approvedBy,
+    at: now.toISOString(),
+  };
   return withBreakGlass(patch, record, release.metadata.resourceVersion ?? '');
 }

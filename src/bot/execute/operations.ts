@@ -97,7 +97,12 @@ export class ReleaseOperations {
       const key = `${target.namespace}/${target.name}`;
       const patch = intentPatch(action, actor, now, requestId);
       const breakGlass = action.breakGlass ? { freezes: action.breakGlass, approvedBy: `slack:${approvedBy ?? '?'}` } : undefined;
-      await this.deps.api.patchIntent(target.namespace, target.name, breakGlass ? breakGlassPatch(patch, check.release, actor, breakGlass, now) : patch, BOT_FIELD_MANAGER);
+      await this.deps.api.patchIntent(
+        target.namespace,
+        target.name,
+        breakGlass ? breakGlassPatch(patch, check.release, actor, breakGlass, now) : patch,
+        BOT_FIELD_MANAGER,
+      );
       const message = auditMessage(action.command, actor, key, breakGlass);
       await this.deps.events.record(check.release, ReleaseEvent.ActionRequested, message);
       this.deps.log.info(

@@ -14,7 +14,11 @@ export function isQuery(command: ReleaseCommand): command is QueryCommand {
 }
 
 /** Read-only verbs: answered from the API server and Helm's stored records; nothing changes. */
-export async function runQuery(command: QueryCommand, deps: { api: HelmReleaseApi; storage: ReleaseStorage; freezes: FreezeApi }, now = new Date()): Promise<string> {
+export async function runQuery(
+  command: QueryCommand,
+  deps: { api: HelmReleaseApi; storage: ReleaseStorage; freezes: FreezeApi },
+  now = new Date(),
+): Promise<string> {
   if (command.verb === 'help') return renderHelp(command.topic);
   if (command.verb === 'freezes') return renderFreezes((await deps.freezes.list()).items, now);
   if (command.verb === 'list') return renderList((await deps.api.list(command.namespace)).items);

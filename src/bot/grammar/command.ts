@@ -30,7 +30,21 @@ export type ReleaseCommand =
   | { verb: 'freezes' }
   | { verb: 'unfreeze'; name: string; reason?: string };
 
-export const VERBS = ['help', 'whoami', 'list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'freezes', 'unfreeze'] as const;
+export const VERBS = [
+  'help',
+  'whoami',
+  'list',
+  'status',
+  'history',
+  'diff',
+  'suspend',
+  'resume',
+  'upgrade',
+  'rollback',
+  'freeze',
+  'freezes',
+  'unfreeze',
+] as const;
 export type Verb = (typeof VERBS)[number];
 
 /** Verbs that change something: they show a plan and need a confirmation. */

@@ -47,7 +47,11 @@ export function splitFlags(verb: Verb, tokens: Token[]): ({ ok: true } & Flags) 
     }
     if (!isFlag(flag)) {
       const suggestion = closest(flag, FLAGS);
-      return fail('unknown-flag', `unknown option "${show(flag)}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}; usage: see "help ${verb}"`, suggestion);
+      return fail(
+        'unknown-flag',
+        `unknown option "${show(flag)}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}; usage: see "help ${verb}"`,
+        suggestion,
+      );
     }
     if (out.given.includes(flag)) return fail('unexpected-argument', `${flag} is given twice`);
     out.given.push(flag);

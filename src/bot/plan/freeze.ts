@@ -45,8 +45,12 @@ export function describeScope(scope: FreezeScope): string {
 
 /** A short name people can type back: `prod-7f3a`, `team-frontend-7f3a`, `all-7f3a`. */
 export function freezeName(scope: Scope, suffix: string): string {
-  const base = scope.kind === 'all' ? 'all' : scope.kind === 'namespace' ? scope.namespace : `${scope.kind}-${scope.kind === 'team' ? scope.team : scope.chart}`;
-  const cleaned = base.replace(/[^a-z0-9-]/g, '-').replace(/-+$/, '').slice(0, 240);
+  const base =
+    scope.kind === 'all' ? 'all' : scope.kind === 'namespace' ? scope.namespace : `${scope.kind}-${scope.kind === 'team' ? scope.team : scope.chart}`;
+  const cleaned = base
+    .replace(/[^a-z0-9-]/g, '-')
+    .replace(/-+$/, '')
+    .slice(0, 240);
   return `${cleaned}-${suffix}`;
 }
 
@@ -60,7 +64,13 @@ export function buildFreeze(command: FreezeCommand, actor: Actor, now: Date, tim
       reason: command.reason,
       setBy: actor.id,
       ...(actor.channel ? { channel: actor.channel } : {}),
-      ...(command.end ? { until: freezeEndsAt(command.end, now, timeZone).toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
+      ...(command.end
+        ? {
+            until: freezeEndsAt(command.end, now, timeZone)
+              .toISOString()
+              .replace(/\.\d{3}Z$/, 'Z'),
+          }
+        : {}),
     },
   };
 }
@@ -82,7 +92,9 @@ export function planFreeze(freeze: Freeze, releases: readonly HelmRelease[], tea
   const teamMissing = (freeze.spec.scope.teams ?? []).filter((t) => !teams.some((team) => team.metadata.name === t));
   const lines = [
     `creates Freeze ${freeze.metadata.name}: the controller runs no helm action (install, upgrade, rollback, uninstall, remediation, test) for ${scope}`,
-    covered.length ? `covers ${covered.length} release${covered.length === 1 ? '' : 's'} now: ${names(covered)}` : 'covers no release now; HelmReleases created there later are held too',
+    covered.length
+      ? `covers ${covered.length} release${covered.length === 1 ? '' : 's'} now: ${names(covered)}`
+      : 'covers no release now; HelmReleases created there later are held too',
     'specs are kept: what changes meanwhile (from Git, kubectl or chat) is applied when the freeze ends',
     freeze.spec.until ? `ends by itself at ${freeze.spec.until}` : `until lifted: /release unfreeze ${freeze.metadata.name}`,
     `reason: ${freeze.spec.reason}`,
@@ -106,7 +118,12 @@ export function planUnfreeze(name: string, freezes: readonly Freeze[], releases:
   const title = `unfreeze ${name}`;
   if (!freeze) {
     const active = freezes.filter((f) => freezeActivity(f, now).active).map((f) => f.metadata.name);
-    return { title, lines: [`no freeze named ${name}; ${active.length ? `active: ${active.join(', ')}` : 'no freeze is active'}`], warnings: [], doable: false };
+    return {
+      title,
+      lines: [`no freeze named ${name}; ${active.length ? `active: ${active.join(', ')}` : 'no freeze is active'}`],
+      warnings: [],
+      doable: false,
+    };
   }
   const others = freezes.filter((f) => f.metadata.name !== name);
   const held = releasesInScope(freeze.spec.scope, releases, teams).filter(frozen);
@@ -114,8 +131,17 @@ export function planUnfreeze(name: string, freezes: readonly Freeze[], releases:
   const goOn = held.filter((r) => !stillHeld.includes(r));
   const lines = [
     `lifts Freeze ${name} on ${describeScope(freeze.spec.scope)} (${freeze.spec.reason}${freeze.spec.setBy ? `, set by ${freeze.spec.setBy}` : ''})`,
-    goOn.length ? `the controller goes on with ${goOn.length} held release${goOn.length === 1 ? '' : 's'} at once: ${names(goOn)}` : 'no release is held by it alone',
-    ...stillHeld.map((r) => `${keyOf(r)} stays held by ${freezesHolding(releaseFacts(r), others, teams, now).map((f) => f.name).join(', ')}`).slice(0, SHOWN),
+    goOn.length
+      ? `the controller goes on with ${goOn.length} held release${goOn.length === 1 ? '' : 's'} at once: ${names(goOn)}`
+      : 'no release is held by it alone',
+    ...stillHeld
+      .map(
+        (r) =>
+          `${keyOf(r)} stays held by ${freezesHolding(releaseFacts(r), others, teams, now)
+            .map((f) => f.name)
+            .join(', ')}`,
+      )
+      .slice(0, SHOWN),
   ];
   return { title, lines, warnings: [], doable: true };
 }

@@ -45,7 +45,7 @@ export class FreezeWatch implements FreezeView {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all([...this.slots.values()].map((slot) => slot.informer?.stop().catch(() => undefined)));
+    await Promise.all([...this.slots.values()].map(async (slot) => slot.informer?.stop().catch(() => undefined)));
   }
 
   get ready(): boolean {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BREAK_GLASS_ANNOTATION, readBreakGlass, ROLLBACK_REQUEST_ANNOTATION, ROLLBACK_TO_ANNOTATION, SUSPENSION_ANNOTATION } from '../../../src/api/annotations.js';
+import {
+  BREAK_GLASS_ANNOTATION,
+  readBreakGlass,
+  ROLLBACK_REQUEST_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
+  SUSPENSION_ANNOTATION,
+} from '../../../src/api/annotations.js';
 import type { Team } from '../../../src/api/team.js';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
 import { breakGlassPatch } from '../../../src/bot/execute/freeze-writes.js';
@@ -65,7 +71,11 @@ describe('what a freeze scope covers (the Freeze object holds them; nothing is p
   ] as Team[];
   const keys = (list: HelmRelease[]) => list.map((r) => `${r.metadata.namespace}/${r.metadata.name}`);
   it.each([
-    { name: 'a namespace, suspended ones included (a freeze holds them too)', scope: { kind: 'namespace' as const, namespace: 'web' }, want: ['web/a', 'web/held'] },
+    {
+      name: 'a namespace, suspended ones included (a freeze holds them too)',
+      scope: { kind: 'namespace' as const, namespace: 'web' },
+      want: ['web/a', 'web/held'],
+    },
     { name: 'all', scope: { kind: 'all' as const }, want: ['api/b', 'data/c', 'web/a', 'web/held'] },
     { name: "a Team's subscriptions (namespaces and a selector)", scope: { kind: 'team' as const, team: 'frontend' }, want: ['api/b', 'web/a', 'web/held'] },
     { name: 'a Team that only hears everything owns nothing', scope: { kind: 'team' as const, team: 'sre' }, want: [] },
@@ -209,7 +219,10 @@ describe('outcomeOf (read from status only)', () => {
     {
       name: 'upgrade held by a freeze at this generation: recorded, waits for the freeze',
       verb: 'upgrade' as const,
-      given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Frozen', 'True', 'The upgrade is held by freeze prod-1 (x)')] } }),
+      given: hr('web', 'a', {
+        generation: 2,
+        status: { observedGeneration: 2, conditions: [cond('Frozen', 'True', 'The upgrade is held by freeze prod-1 (x)')] },
+      }),
       want: { done: true, succeeded: true, message: 'web/a: recorded; The upgrade is held by freeze prod-1 (x)' },
     },
     {

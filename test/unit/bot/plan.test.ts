@@ -121,7 +121,9 @@ describe('planFreeze', () => {
   });
   it('a freeze over GitOps-owned releases says the syncs cannot undo it', () => {
     const owned = release({}, { 'kustomize.toolkit.fluxcd.io/name': 'apps' });
-    expect(planFreeze(freeze({ all: true }), [owned], []).warnings).toEqual([matching(/^1 of these is managed by Flux \(kustomize-controller\): the freeze is its own object/)]);
+    expect(planFreeze(freeze({ all: true }), [owned], []).warnings).toEqual([
+      matching(/^1 of these is managed by Flux \(kustomize-controller\): the freeze is its own object/),
+    ]);
   });
   it('an unknown Team is warned about', () => {
     expect(planFreeze(freeze({ teams: ['ghosts'] }), [release()], []).warnings).toEqual(['no Team named ghosts: this freeze holds nothing until one exists']);

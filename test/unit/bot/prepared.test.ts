@@ -29,7 +29,14 @@ const world = { releases: [hr('web', 'a', { generation: 3 }), hr('web', 'held', 
 
 describe('prepareFreeze: a Freeze object, not a patch per release', () => {
   it('a namespace for 2h: the object, who set it, when it ends, and what it covers now', () => {
-    const action = prepareFreeze({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'INC-4242', end: { kind: 'for', text: '2h', ms: 7_200_000 } }, world, alice, now, 'UTC', 'web-7f3a');
+    const action = prepareFreeze(
+      { verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'INC-4242', end: { kind: 'for', text: '2h', ms: 7_200_000 } },
+      world,
+      alice,
+      now,
+      'UTC',
+      'web-7f3a',
+    );
     expect(action.targets).toEqual([]);
     expect(action.freeze).toEqual({
       apiVersion: 'helmcrew.dev/v1alpha1',
@@ -43,12 +50,22 @@ describe('prepareFreeze: a Freeze object, not a patch per release', () => {
     expect(action.plan.doable).toBe(true);
   });
   it('--until 18:00 is the next 18:00 in the bot time zone', () => {
-    const action = prepareFreeze({ verb: 'freeze', scope: { kind: 'all' }, reason: 'x', end: { kind: 'until', text: '18:00' } }, world, alice, now, 'Europe/Berlin', 'all-1');
+    const action = prepareFreeze(
+      { verb: 'freeze', scope: { kind: 'all' }, reason: 'x', end: { kind: 'until', text: '18:00' } },
+      world,
+      alice,
+      now,
+      'Europe/Berlin',
+      'all-1',
+    );
     expect(action.freeze?.spec.until).toBe('2026-01-02T17:00:00Z');
   });
   it('an empty namespace can still be frozen: what is created there later is held', () => {
     const action = prepareFreeze({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'new' }, reason: 'x' }, world, alice, now, 'UTC', 'new-1');
-    expect(action.plan).toMatchObject({ doable: true, lines: expect.arrayContaining(['covers no release now; HelmReleases created there later are held too']) });
+    expect(action.plan).toMatchObject({
+      doable: true,
+      lines: expect.arrayContaining(['covers no release now; HelmReleases created there later are held too']),
+    });
   });
 });
 

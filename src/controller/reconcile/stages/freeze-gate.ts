@@ -20,6 +20,8 @@ export async function freezeGate(pass: Pass, decided: ReleaseAction | LifecycleA
   const { ctx, release, key } = pass;
   if (!ctx.freezes) return release;
   const action = helmActionOf(decided);
+  // An object on its way out that runs no helm keeps whatever it says; it is about to be gone.
+  if (!action && release.metadata.deletionTimestamp) return release;
   const now = ctx.now();
   const holding = action ? ctx.freezes.holding(releaseFacts(release), now) : [];
   const decision = decideFreeze(release, action, holding);
