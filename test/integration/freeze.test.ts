@@ -11,6 +11,7 @@ import { isMutating, type MutatingCommand } from '../../src/bot/grammar/command.
 import { parseReleaseCommand } from '../../src/bot/grammar/parse.js';
 import { renderFreezes } from '../../src/bot/render/freezes.js';
 import { createLogger } from '../../src/core/log.js';
+import { isReconciledAt } from '../../src/core/release/reconciled.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
@@ -65,6 +66,17 @@ describe('Freeze: the controller holds every helm action while a freeze covers t
       { timeoutMs: 30_000 },
       () => `${namespace}/${name} never showed Frozen at generation ${generation}`,
     );
+  /** Waits until the controller applied `generation` (a held release reads as reconciled too, Ready=False Frozen). */
+  const appliedAt = async (name: string, generation: number) =>
+    pollUntil(
+      async () => {
+        const release = await api.get(namespace, name);
+        const ready = condition(release, 'Ready');
+        return release && isReconciledAt(release, generation) && ready?.reason !== 'Frozen' ? release : undefined;
+      },
+      { timeoutMs: 30_000 },
+      () => `${namespace}/${name} generation ${generation} was not applied within 30s`,
+    );
   const frozenEvents = async (name: string) =>
     (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name},reason=Frozen` })).items;
   const helmRuns = async () => (await ctl.helm.invocations()).filter((a) => ['install', 'upgrade', 'rollback', 'uninstall', 'test'].includes(a[0]!)).length;
@@ -110,10 +122,7 @@ describe('Freeze: the controller holds every helm action while a freeze covers t
     const lifted = Date.now();
     const unfreeze = await run(`unfreeze ${name}`);
     expect(unfreeze.plan.lines[1]).toBe(`the controller goes on with 2 held releases at once: ${namespace}/existing, ${namespace}/fresh`);
-    const [existing, installed] = await Promise.all([
-      waitForReconciled(kubeConfig, namespace, 'existing', changed, 30_000),
-      waitForReconciled(kubeConfig, namespace, 'fresh', fresh, 30_000),
-    ]);
+    const [existing, installed] = await Promise.all([appliedAt('existing', changed), appliedAt('fresh', fresh)]);
     const tookMs = Date.now() - lifted;
     expect(condition(existing, 'Ready')).toMatchObject({ status: 'True', reason: 'UpgradeSucceeded' });
     expect(condition(installed, 'Ready')).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
@@ -152,7 +161,7 @@ describe('Freeze: the controller holds every helm action while a freeze covers t
     expect(await servedColor(kubeConfig, namespace, 'existing')).toBe('blue');
 
     await run(`unfreeze ${byTeam.name}`);
-    await waitForReconciled(kubeConfig, namespace, 'existing', generation, 30_000);
+    await appliedAt('existing', generation);
     expect(await servedColor(kubeConfig, namespace, 'existing')).toBe('green');
   });
 
@@ -163,7 +172,7 @@ describe('Freeze: the controller holds every helm action while a freeze covers t
     expect(Date.parse(freeze!.spec.until!) - set).toBeGreaterThanOrEqual(4000);
     const generation = await gitApply('existing', '1.0.0');
     await frozenAt('existing', generation);
-    const done = await waitForReconciled(kubeConfig, namespace, 'existing', generation, 30_000);
+    const done = await appliedAt('existing', generation);
     const upgradedAt = Date.now();
     expect(condition(done, 'Ready')).toMatchObject({ status: 'True', reason: 'UpgradeSucceeded' });
     expect(upgradedAt - set).toBeGreaterThanOrEqual(4500);

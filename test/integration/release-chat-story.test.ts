@@ -11,6 +11,7 @@ import { createLogger } from '../../src/core/log.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
 import { mergePatch } from '../../src/core/kube/client.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { waitForReadyReason } from '../support/wait-condition.js';
 
 /**
  * Issue 7: the chat story on the real API server, Redis and helm, through the one execution
@@ -153,7 +154,7 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
 
     // a spec change while frozen is not acted on
     const upgrades = await ctl.helm.count('upgrade');
-    const generation = await declare('dragon', '2.0.0');
+    await declare('dragon', '2.0.0');
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await ctl.helm.count('upgrade')).toBe(upgrades);
     expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('pink');
@@ -161,7 +162,8 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
 
     const unfrozen = await run(`unfreeze ${frozen.freeze}`);
     expect(unfrozen.plan.lines[1]).toBe(`the controller goes on with 1 held release at once: ${namespace}/dragon`);
-    await waitForReconciled(kubeConfig, namespace, 'dragon', generation);
+    // Held reads as reconciled (Ready=False, Frozen) at that generation: wait for the upgrade's outcome.
+    await waitForReadyReason(kubeConfig, namespace, 'dragon', 'UpgradeSucceeded', 30_000);
     expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('blue');
     expect(condition(await get('dragon'), 'Frozen')).toBeUndefined();
     expect((await get('held')).spec.suspend).toBe(true);
