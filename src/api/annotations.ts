@@ -15,6 +15,8 @@ export const ROLLBACK_REQUEST_ANNOTATION = 'helmcrew.dev/rollback-request';
  * freezes (`/release upgrade … --break-glass`). Any later spec change makes it stale.
  */
 export const BREAK_GLASS_ANNOTATION = 'helmcrew.dev/break-glass';
+/** On a Freeze set from Slack: `<channel id>/<message ts>` of its channel message, updated when it is lifted from chat. */
+export const FREEZE_MESSAGE_ANNOTATION = 'helmcrew.dev/slack-message';
 
 export interface SuspensionRecord {
   /** "slack:U0123" or "kube:alice". */

@@ -73,7 +73,15 @@ export type FreezeStatus = Static<typeof FreezeStatus>;
 export interface Freeze {
   apiVersion: `${typeof API_GROUP}/${typeof API_VERSION}`;
   kind: typeof FREEZE_KIND;
-  metadata: { name: string; uid?: string; resourceVersion?: string; creationTimestamp?: string; deletionTimestamp?: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    uid?: string;
+    resourceVersion?: string;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   spec: FreezeSpec;
   status?: FreezeStatus;
 }

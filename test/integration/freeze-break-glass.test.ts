@@ -173,4 +173,33 @@ describe('/release upgrade --break-glass through a freeze', () => {
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('blue');
     expect(await ctl.helm.count('upgrade')).toBe(1);
   });
+
+  it("freeze and unfreeze from Slack: the freeze's own message then says what it held and what happened", async () => {
+    const plan = await slash(`freeze ${namespace} --reason "change window in ${namespace}"`);
+    await click('release_confirm', button(plan, 'release_confirm')!.value);
+    const name = await pollUntil(
+      async () => (await freezes.list()).items.find((f) => f.spec.reason === `change window in ${namespace}`)?.metadata.name,
+      { timeoutMs: 10_000 },
+      () => 'the freeze was not created',
+    );
+    const posted = slack.messages(channel).find((m) => m.text.includes(`(${name})`))!;
+    await freezes.delete(freezeName); // only the chat freeze holds it now
+    const list = await slash('freezes');
+    expect(list.text).toContain(`${name}  ACTIVE  namespace ${namespace} until lifted by slack:UALICE: change window in ${namespace}`);
+
+    const lift = await slash(`unfreeze ${name}`, 'UBOB');
+    expect(JSON.stringify(lift.blocks)).toContain(`the controller goes on with 1 held release at once: ${namespace}/unicorn`);
+    await click('release_confirm', button(lift, 'release_confirm')!.value, 'UBOB');
+    const updated = await pollUntil(
+      async () => slack.messages(channel).find((m) => m.ts === posted.ts && m.text.startsWith(':unlock:')),
+      { timeoutMs: 60_000 },
+      () => "the freeze's message was never updated",
+    );
+    expect(updated.text).toMatch(
+      new RegExp(
+        `^:unlock: Freeze ${name} \\(change window in ${namespace}, set by slack:UALICE\\) lifted by <@UBOB>\nIt held, and then:\n:white_check_mark: ${namespace}/unicorn: `,
+      ),
+    );
+    expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');
+  });
 });

@@ -100,6 +100,9 @@ describe('freeze status', () => {
     expect(frozenRecorded(written, message)).toBe(true);
     expect(frozenRecorded(written, frozenMessage('upgrade', [web1, all1]))).toBe(false);
     expect(frozenRecorded({ ...written, metadata: { ...written.metadata, generation: 3 } }, message)).toBe(false);
-    expect(unfrozenStatus(written).conditions?.map((c) => c.type)).toEqual(['Ready']);
+    // Released: Ready no longer says Frozen (a waiter must not read it as the outcome), and says the pass goes on.
+    expect(unfrozenStatus(written, now).conditions).toEqual([
+      expect.objectContaining({ type: 'Ready', status: 'Unknown', reason: 'Progressing', message: 'No freeze holds the release any more; applying the spec' }),
+    ]);
   });
 });

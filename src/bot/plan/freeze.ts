@@ -1,3 +1,4 @@
+import { FREEZE_MESSAGE_ANNOTATION } from '../../api/annotations.js';
 import type { Freeze, FreezeScope } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Team } from '../../api/team.js';
@@ -112,18 +113,20 @@ export function planFreeze(freeze: Freeze, releases: readonly HelmRelease[], tea
 
 const frozen = (r: HelmRelease) => r.status?.conditions?.some((c) => c.type === ConditionType.Frozen && c.status === 'True') ?? false;
 
-/** Pure: what lifting `name` lets go, and what other freezes keep holding. */
-export function planUnfreeze(name: string, freezes: readonly Freeze[], releases: readonly HelmRelease[], teams: readonly Team[], now: Date): Plan {
+/** Pure: what lifting `name` lets go (`goOn`), and what other freezes keep holding. */
+export function planUnfreeze(
+  name: string,
+  freezes: readonly Freeze[],
+  releases: readonly HelmRelease[],
+  teams: readonly Team[],
+  now: Date,
+): { plan: Plan; goOn: HelmRelease[] } {
   const freeze = freezes.find((f) => f.metadata.name === name);
   const title = `unfreeze ${name}`;
   if (!freeze) {
     const active = freezes.filter((f) => freezeActivity(f, now).active).map((f) => f.metadata.name);
-    return {
-      title,
-      lines: [`no freeze named ${name}; ${active.length ? `active: ${active.join(', ')}` : 'no freeze is active'}`],
-      warnings: [],
-      doable: false,
-    };
+    const lines = [`no freeze named ${name}; ${active.length ? `active: ${active.join(', ')}` : 'no freeze is active'}`];
+    return { plan: { title, lines, warnings: [], doable: false }, goOn: [] };
   }
   const others = freezes.filter((f) => f.metadata.name !== name);
   const held = releasesInScope(freeze.spec.scope, releases, teams).filter(frozen);
@@ -143,5 +146,17 @@ export function planUnfreeze(name: string, freezes: readonly Freeze[], releases:
       )
       .slice(0, SHOWN),
   ];
-  return { title, lines, warnings: [], doable: true };
+  return { plan: { title, lines, warnings: [], doable: true }, goOn };
+}
+
+/** Pure: the Freeze to create, carrying where its channel message is (so lifting it from chat can update that message). */
+export function withMessageRef(freeze: Freeze, channel: string, ts: string): Freeze {
+  return { ...freeze, metadata: { ...freeze.metadata, annotations: { ...freeze.metadata.annotations, [FREEZE_MESSAGE_ANNOTATION]: `${channel}/${ts}` } } };
+}
+
+/** Pure: the channel message of a freeze, or undefined when it was not set from Slack. */
+export function messageRefOf(freeze: Freeze | undefined): { channel: string; ts: string } | undefined {
+  const ref = freeze?.metadata.annotations?.[FREEZE_MESSAGE_ANNOTATION];
+  const slash = ref?.indexOf('/') ?? -1;
+  return ref && slash > 0 ? { channel: ref.slice(0, slash), ts: ref.slice(slash + 1) } : undefined;
 }

@@ -63,8 +63,9 @@ export function prepareUnfreeze(
   now: Date,
 ): PreparedAction {
   const freeze = world.freezes.find((f) => f.metadata.name === command.name);
-  const plan = planUnfreeze(command.name, world.freezes, world.releases, world.teams, now);
-  return { command, targets: [], plan, ...(freeze ? { unfreeze: freeze } : {}) };
+  const { plan, goOn } = planUnfreeze(command.name, world.freezes, world.releases, world.teams, now);
+  // The releases it lets go are awaited, so the channel hears what then happened to each.
+  return { command, targets: goOn.map(targetOf), plan, ...(freeze ? { unfreeze: freeze } : {}) };
 }
 
 /** Pure: a command on one release, planned from the release, Helm's history of it and the freezes that hold it. */

@@ -13,8 +13,9 @@ import { isQuery, runQuery, type QueryCommand } from '../execute/queries.js';
 import { isMutating, type MutatingCommand } from '../grammar/command.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
 import type { Actor } from '../plan/actor.js';
+import { messageRefOf, withMessageRef } from '../plan/freeze.js';
 import { resolveRelease } from '../plan/resolve.js';
-import { approvalRequestMessage, auditMessage, codeMessage, planMessage, textMessage, type SlackMessage } from './blocks.js';
+import { approvalRequestMessage, auditMessage, codeMessage, freezeLiftedMessage, planMessage, textMessage, type SlackMessage } from './blocks.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
 
 /** Where a request came from and how to answer the person privately (response_url or ephemeral). */
@@ -155,7 +156,9 @@ export class ReleaseBot {
     );
     let applied;
     try {
-      applied = await this.deps.ops.apply(action, actor, approver);
+      // A freeze carries where its message is, so lifting it from chat can tell that message what happened.
+      const toApply = action.freeze ? { ...action, freeze: withMessageRef(action.freeze, requester.channel, message.ts) } : action;
+      applied = await this.deps.ops.apply(toApply, actor, approver);
     } catch (error) {
       // The channel must not be left believing it is in progress.
       await this.deps.poster.update(
@@ -174,6 +177,15 @@ export class ReleaseBot {
     const ok = outcomes.every((o) => o.done && o.succeeded);
     const state = `${ok ? ':white_check_mark:' : ':x:'} ${outcomes.map((o) => o.message).join('\n') || applied.summary}`;
     await this.deps.poster.update(requester.channel, message.ts, auditMessage(requester.slackUser, action.plan.title, reason, state, approver));
+    const freezeMessage = messageRefOf(action.unfreeze);
+    if (action.unfreeze && freezeMessage) {
+      const { name } = action.unfreeze.metadata;
+      const lifted = freezeLiftedMessage({ name, reason: action.unfreeze.spec.reason, setBy: action.unfreeze.spec.setBy }, requester.slackUser, outcomes);
+      // The freeze's message may be gone or in a channel the bot left: the lift itself is done and recorded.
+      await this.deps.poster
+        .update(freezeMessage.channel, freezeMessage.ts, lifted)
+        .catch((error: Error) => this.deps.log.warn({ freeze: name, error: error.message }, "could not update the freeze's channel message"));
+    }
   }
 
   private async refuse(ctx: RequestContext, target: { namespace: string; name: string } | undefined, what: string, reason: string): Promise<void> {

@@ -1,6 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { HelmReleaseStatus } from '../../api/helmrelease-status.js';
-import { ConditionType, ReleaseEvent } from '../../api/vocabulary.js';
+import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
 import { describeHolding, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import { findCondition, removeCondition, setCondition } from './conditions.js';
 
@@ -29,6 +29,17 @@ export function frozenStatus(release: HelmRelease, message: string, now: Date): 
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
 }
 
-export function unfrozenStatus(release: HelmRelease): HelmReleaseStatus {
-  return { conditions: removeCondition(release.status?.conditions, ConditionType.Frozen) };
+/** Nothing holds it any more: Frozen goes, and a Ready that said Frozen says the pass goes on (never read as an outcome). */
+export function unfrozenStatus(release: HelmRelease, now: Date): HelmReleaseStatus {
+  const conditions = removeCondition(release.status?.conditions, ConditionType.Frozen);
+  if (findCondition(conditions, ConditionType.Ready)?.reason !== ReleaseEvent.Frozen) return { conditions };
+  const message = 'No freeze holds the release any more; applying the spec';
+  return {
+    conditions: setCondition(
+      conditions,
+      { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Progressing, message },
+      now,
+      release.metadata.generation,
+    ),
+  };
 }

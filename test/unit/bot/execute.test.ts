@@ -234,6 +234,25 @@ describe('outcomeOf (read from status only)', () => {
   ])('$name', ({ verb, given, want }) => {
     expect(outcomeOf(given, verb, 'rb')).toMatchObject(want);
   });
+  it.each([
+    {
+      name: 'still naming the lifted freeze: the controller has not looked yet',
+      given: hr('web', 'a', { status: { conditions: [cond('Frozen', 'True', 'The upgrade is held by freeze web-1 (x)', 1)] } }),
+      want: { done: false },
+    },
+    {
+      name: 'held by another freeze',
+      given: hr('web', 'a', { status: { conditions: [cond('Frozen', 'True', 'The upgrade is held by freeze all-1 (y)', 1)] } }),
+      want: { done: true, succeeded: true, message: 'web/a: still held. The upgrade is held by freeze all-1 (y)' },
+    },
+    {
+      name: 'gone on and upgraded',
+      given: hr('web', 'a', { status: { observedGeneration: 1, conditions: [cond('Ready', 'True', 'Upgraded', 1)] } }),
+      want: { done: true, succeeded: true, message: 'web/a: Upgraded' },
+    },
+  ])('unfreeze: $name', ({ given, want }) => {
+    expect(outcomeOf(given, 'unfreeze', undefined, 'web-1')).toMatchObject(want);
+  });
 });
 
 describe('values difference (paths only, never values)', () => {

@@ -76,6 +76,8 @@ describe('prepareUnfreeze', () => {
     const action = prepareUnfreeze({ verb: 'unfreeze', name: 'api-1' }, { releases, teams: [], freezes: [freezes[0]!, freezes[2]!] }, now);
     expect(action.unfreeze?.metadata.name).toBe('api-1');
     expect(action.plan.lines.slice(1)).toEqual(['the controller goes on with 1 held release at once: api/b']);
+    // What it lets go is awaited, so the channel hears what then happened.
+    expect(action.targets).toEqual([{ namespace: 'api', name: 'b', chart: 'unicorn', generation: 1 }]);
     const overlapping = prepareUnfreeze({ verb: 'unfreeze', name: 'web-1' }, { releases, teams: [], freezes }, now);
     expect(overlapping.plan.lines.slice(1)).toEqual(['no release is held by it alone', 'web/a stays held by all-1']);
   });

@@ -30,7 +30,7 @@ export async function freezeGate(pass: Pass, decided: ReleaseAction | LifecycleA
       return release;
     case 'release':
       ctx.log.info({ release: key, action: 'unfreeze' }, 'no freeze holds the release any more; going on');
-      return ctx.api.patchStatus(release, unfrozenStatus(release));
+      return ctx.api.patchStatus(release, unfrozenStatus(release, now));
     case 'wait-for-freezes':
       throw new RetryLaterError('the controller has not listed the Freezes yet; no helm action until it has');
     case 'break-glass': {
