@@ -201,4 +201,26 @@ describe('Freeze: the controller holds every helm action while a freeze covers t
       () => 'fresh was never uninstalled',
     );
   });
+
+  it('the terminal does the same: helmcrew release freeze --yes, freezes, unfreeze; break-glass is refused there', async () => {
+    const cli = (...args: string[]) =>
+      execa('npx', ['tsx', 'src/cli/main.ts', 'release', ...args], { env: { KUBECONFIG: env.kubeconfig, LOG_LEVEL: 'warn' }, reject: false, timeout: 120_000 });
+    const set = await cli('freeze', namespace, '--reason', `terminal freeze in ${namespace}`, '--for', '1h', '--yes');
+    expect(set.exitCode, set.stderr).toBe(0);
+    const name = /Freeze (\S+) holds namespace/.exec(set.stdout)?.[1];
+    expect(name, set.stdout).toBeDefined();
+    expect(set.stdout).toMatch(new RegExp(`holds namespace ${namespace} until \\d{4}-\\d{2}-\\d{2}T`));
+    expect((await freezes.get(name!))?.spec.setBy).toMatch(/^kube:/);
+
+    const listed = await cli('freezes');
+    expect(listed.stdout).toMatch(new RegExp(`^${name}  ACTIVE  namespace ${namespace} until `, 'm'));
+    const glass = await cli('upgrade', `${namespace}/existing`, '2.0.0', '--break-glass', '--yes');
+    expect(glass.exitCode).toBe(2);
+    expect(glass.stderr).toBe('helmcrew release: --break-glass needs a second person to approve; ask for it with /release in Slack');
+
+    const lifted = await cli('unfreeze', name!, '--yes');
+    expect(lifted.exitCode, lifted.stderr).toBe(0);
+    expect(lifted.stdout).toContain(`Freeze ${name} lifted`);
+    expect(await freezes.get(name!)).toBeUndefined();
+  });
 });
