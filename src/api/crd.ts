@@ -74,6 +74,7 @@ const HELMRELEASE: CrdSource = {
   printerColumns: [
     { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
     { name: 'Suspended', type: 'string', jsonPath: '.status.conditions[?(@.type=="Suspended")].status' },
+    { name: 'Frozen', type: 'string', jsonPath: '.status.conditions[?(@.type=="Frozen")].status', priority: 1, description: 'A Freeze holds its helm action.' },
     { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message', priority: 0 },
     { name: 'Chart', type: 'string', jsonPath: '.spec.chart.name' },
     { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
 import { editDistance } from '../../../src/bot/grammar/suggest.js';
+import { freezeEndsAt } from '../../../src/bot/grammar/flags.js';
 import { matching, objectWith } from './matchers.js';
 
 type Row = { name: string; input: string; want: object };
@@ -188,5 +189,48 @@ describe('editDistance', () => {
     { a: '', b: 'help', want: 4 },
   ])('$a ↔ $b = $want', ({ a, b, want }) => {
     expect(editDistance(a, b)).toBe(want);
+  });
+});
+
+describe('when a freeze asked for from chat ends', () => {
+  it.each([
+    { name: '--for 2h', end: { kind: 'for' as const, text: '2h', ms: 7_200_000 }, now: '2026-11-25T10:00:00Z', zone: 'UTC', want: '2026-11-25T12:00:00.000Z' },
+    {
+      name: '--until 18:00 later today (UTC)',
+      end: { kind: 'until' as const, text: '18:00' },
+      now: '2026-11-25T10:00:00Z',
+      zone: 'UTC',
+      want: '2026-11-25T18:00:00.000Z',
+    },
+    {
+      name: '--until 09:00 is tomorrow when past',
+      end: { kind: 'until' as const, text: '09:00' },
+      now: '2026-11-25T10:00:00Z',
+      zone: 'UTC',
+      want: '2026-11-26T09:00:00.000Z',
+    },
+    {
+      name: 'Berlin summer time',
+      end: { kind: 'until' as const, text: '18:00' },
+      now: '2026-10-24T12:00:00Z',
+      zone: 'Europe/Berlin',
+      want: '2026-10-24T16:00:00.000Z',
+    },
+    {
+      name: 'Berlin, the day the clocks go back',
+      end: { kind: 'until' as const, text: '18:00' },
+      now: '2026-10-25T12:00:00Z',
+      zone: 'Europe/Berlin',
+      want: '2026-10-25T17:00:00.000Z',
+    },
+    {
+      name: 'a full time is taken as written',
+      end: { kind: 'until' as const, text: '2026-11-27T18:00:00+01:00' },
+      now: '2026-11-25T10:00:00Z',
+      zone: 'Europe/Berlin',
+      want: '2026-11-27T17:00:00.000Z',
+    },
+  ])('$name', ({ end, now, zone, want }) => {
+    expect(freezeEndsAt(end, new Date(now), zone).toISOString()).toBe(want);
   });
 });
