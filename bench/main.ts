@@ -35,6 +35,10 @@ export const BENCHMARKS: Record<string, Entry> = {
   'import-rss': { summary: 'RSS of node after importing one compiled module (the cost of a module graph)', load: () => import('./import-rss.js') },
   'ack-latency': { summary: 'how fast the /release bot acknowledges signed slash commands arriving at a steady rate', load: () => import('./ack-latency.js') },
   'notify-latency': { summary: 'event → webhook call latency of notify, with the per-channel limit on and lifted', load: () => import('./notify-latency.js') },
+  'freeze-rest': {
+    summary: 'N in-sync releases at rest without and with F Freezes: API requests per reconciled pass (freezes are watched, not fetched)',
+    load: () => import('./freeze-rest.js'),
+  },
   'slack-latency': { summary: "event → Slack API call latency against the local fake Slack and Slack's rate limits", load: () => import('./slack-latency.js') },
 };
 

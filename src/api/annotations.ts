@@ -10,8 +10,13 @@ export const SUSPENSION_ANNOTATION = 'helmcrew.dev/suspension';
 export const ROLLBACK_TO_ANNOTATION = 'helmcrew.dev/rollback-to';
 /** Unique per request; the controller records the id it handled in status.rollback, so each request runs once. */
 export const ROLLBACK_REQUEST_ANNOTATION = 'helmcrew.dev/rollback-request';
-/** The id of the freeze that suspended this release; unfreeze resumes exactly the releases carrying it. */
-export const FREEZE_ANNOTATION = 'helmcrew.dev/freeze';
+/**
+ * JSON `BreakGlassRecord`: two people let one generation of this release through the named
+ * freezes (`/release upgrade … --break-glass`). Any later spec change makes it stale.
+ */
+export const BREAK_GLASS_ANNOTATION = 'helmcrew.dev/break-glass';
+/** On a Freeze set from Slack: `<channel id>/<message ts>` of its channel message, updated when it is lifted from chat. */
+export const FREEZE_MESSAGE_ANNOTATION = 'helmcrew.dev/slack-message';
 
 export interface SuspensionRecord {
   /** "slack:U0123" or "kube:alice". */
@@ -21,8 +26,6 @@ export interface SuspensionRecord {
   at: string;
   /** Slack channel id it was asked from, if any. */
   channel?: string;
-  /** The freeze this suspension is part of. */
-  freezeId?: string;
 }
 
 /** Pure: the record in the annotation, or undefined when absent or not ours to trust. */
@@ -37,7 +40,6 @@ export function readSuspension(annotations: Record<string, string> | undefined):
       at: value.at.slice(0, 40),
       ...(typeof value.reason === 'string' ? { reason: value.reason.slice(0, 500) } : {}),
       ...(typeof value.channel === 'string' ? { channel: value.channel.slice(0, 100) } : {}),
-      ...(typeof value.freezeId === 'string' ? { freezeId: value.freezeId.slice(0, 100) } : {}),
     };
   } catch {
     return undefined;
@@ -57,4 +59,39 @@ export function readRollbackRequest(annotations: Record<string, string> | undefi
   const to = annotations?.[ROLLBACK_TO_ANNOTATION] ?? 'previous';
   if (to === 'previous') return { id };
   return { id, revision: /^[0-9]+$/.test(to) ? Number(to) : Number.NaN };
+}
+
+export interface BreakGlassRecord {
+  /** The freezes the change may go through, by name. */
+  freezes: string[];
+  /** The generation it applies to: the one the requester's patch made. */
+  generation: number;
+  /** "slack:U0123": who asked. */
+  by: string;
+  /** "slack:U0456": the second person. */
+  approvedBy: string;
+  at: string;
+  reason?: string;
+}
+
+/** Pure: the break-glass record in the annotations, or undefined when absent or malformed. */
+export function readBreakGlass(annotations: Record<string, string> | undefined): BreakGlassRecord | undefined {
+  const raw = annotations?.[BREAK_GLASS_ANNOTATION];
+  if (!raw) return undefined;
+  try {
+    const value = JSON.parse(raw) as Partial<BreakGlassRecord>;
+    if (!Array.isArray(value.freezes) || !value.freezes.every((f) => typeof f === 'string')) return undefined;
+    if (typeof value.generation !== 'number' || typeof value.by !== 'string' || typeof value.approvedBy !== 'string' || typeof value.at !== 'string')
+      return undefined;
+    return {
+      freezes: value.freezes.slice(0, 64),
+      generation: value.generation,
+      by: value.by.slice(0, 200),
+      approvedBy: value.approvedBy.slice(0, 200),
+      at: value.at.slice(0, 40),
+      ...(typeof value.reason === 'string' ? { reason: value.reason.slice(0, 500) } : {}),
+    };
+  } catch {
+    return undefined;
+  }
 }

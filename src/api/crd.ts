@@ -3,8 +3,9 @@ import { stringify } from 'yaml';
 import { HelmReleaseSpec } from './helmrelease.js';
 import { HelmReleaseStatus } from './helmrelease-status.js';
 import { celRules, toOpenApi, type CelRule } from './schema-helpers.js';
+import { FreezeSpec, FreezeStatus } from './freeze.js';
 import { TeamSpec, TeamStatus } from './team.js';
-import { API_GROUP, API_VERSION, HELMRELEASE_KIND, HELMRELEASE_PLURAL, TEAM_KIND, TEAM_PLURAL } from './vocabulary.js';
+import { API_GROUP, API_VERSION, FREEZE_KIND, FREEZE_PLURAL, HELMRELEASE_KIND, HELMRELEASE_PLURAL, TEAM_KIND, TEAM_PLURAL } from './vocabulary.js';
 
 /** What differs between helmcrew's CustomResourceDefinitions; everything else is shared. */
 interface CrdSource {
@@ -73,6 +74,7 @@ const HELMRELEASE: CrdSource = {
   printerColumns: [
     { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
     { name: 'Suspended', type: 'string', jsonPath: '.status.conditions[?(@.type=="Suspended")].status' },
+    { name: 'Frozen', type: 'string', jsonPath: '.status.conditions[?(@.type=="Frozen")].status', priority: 1, description: 'A Freeze holds its helm action.' },
     { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message', priority: 0 },
     { name: 'Chart', type: 'string', jsonPath: '.spec.chart.name' },
     { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },
@@ -108,6 +110,28 @@ const TEAM: CrdSource = {
   ],
 };
 
+const FREEZE: CrdSource = {
+  kind: FREEZE_KIND,
+  plural: FREEZE_PLURAL,
+  singular: 'freeze',
+  shortNames: ['hcf'],
+  scope: 'Cluster',
+  spec: FreezeSpec,
+  status: FreezeStatus,
+  source: 'src/api/freeze.ts',
+  printerColumns: [
+    { name: 'Reason', type: 'string', jsonPath: '.spec.reason' },
+    { name: 'All', type: 'boolean', jsonPath: '.spec.scope.all', description: 'Holds every HelmRelease.' },
+    { name: 'Teams', type: 'string', jsonPath: '.spec.scope.teams' },
+    { name: 'Namespaces', type: 'string', jsonPath: '.spec.scope.namespaces' },
+    { name: 'Charts', type: 'string', jsonPath: '.spec.scope.charts' },
+    { name: 'Until', type: 'date', jsonPath: '.spec.until', description: 'When it ends by itself.' },
+    { name: 'Windows', type: 'string', jsonPath: '.spec.windows[*].schedule', priority: 1 },
+    { name: 'Set By', type: 'string', jsonPath: '.spec.setBy' },
+    { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+  ],
+};
+
 export interface CrdFile {
   /** Path under the repository where the generated YAML lives. */
   file: string;
@@ -123,7 +147,7 @@ function crdFile(source: CrdSource): CrdFile {
 
 /** Every helmcrew CRD, generated from its TypeBox source: what `crds write` and `crds apply` use. */
 export function allCrds(): CrdFile[] {
-  return [crdFile(HELMRELEASE), crdFile(TEAM)];
+  return [crdFile(HELMRELEASE), crdFile(TEAM), crdFile(FREEZE)];
 }
 
 export function helmReleaseCrd(): Record<string, unknown> {
@@ -132,4 +156,8 @@ export function helmReleaseCrd(): Record<string, unknown> {
 
 export function teamCrd(): Record<string, unknown> {
   return buildCrd(TEAM);
+}
+
+export function freezeCrd(): Record<string, unknown> {
+  return buildCrd(FREEZE);
 }

@@ -28,7 +28,6 @@ export const Suspension = Type.Object(
     reason: Type.Optional(Type.String({ maxLength: 500 })),
     at: Type.String({ maxLength: 40, description: 'When it was asked (ISO time).' }),
     channel: Type.Optional(Type.String({ maxLength: 100, description: 'The Slack channel it was asked from.' })),
-    freezeId: Type.Optional(Type.String({ maxLength: 100, description: 'The freeze it is part of.' })),
   },
   { description: 'Why the release is suspended, when suspended from chat or the terminal.' },
 );

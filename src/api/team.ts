@@ -80,7 +80,8 @@ export const Subscription = Type.Object(
   { description: 'What the team hears: an event matches when every field given matches (a field lists alternatives).' },
 );
 
-export const Verb = StringEnum(['list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const);
+/** `freeze-all`: freezing (or lifting a freeze on) the whole cluster is granted only by name, never by a broad `freeze` rule. */
+export const Verb = StringEnum(['list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze', 'freeze-all'] as const);
 
 export const Permission = Type.Object(
   {

@@ -9,6 +9,8 @@ export const HELMRELEASE_KIND = 'HelmRelease';
 export const HELMRELEASE_PLURAL = 'helmreleases';
 export const TEAM_KIND = 'Team';
 export const TEAM_PLURAL = 'teams';
+export const FREEZE_KIND = 'Freeze';
+export const FREEZE_PLURAL = 'freezes';
 export const FINALIZER = 'helmcrew.dev/finalizer';
 export const FIELD_MANAGER = 'helmcrew-controller';
 
@@ -23,6 +25,8 @@ export const ConditionType = {
   Remediated: 'Remediated',
   /** The result of the last `helm test` (test.enable). */
   TestSuccess: 'TestSuccess',
+  /** True while an active Freeze holds a helm action this release needs (abnormal-true); removed when it goes on. */
+  Frozen: 'Frozen',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -58,6 +62,8 @@ export const ReleaseEvent = {
   ActionRefused: 'ActionRefused',
   /** The Helm release belongs to another HelmRelease (or was not installed by helmcrew): left alone. */
   ReleaseOwnedByOther: 'ReleaseOwnedByOther',
+  /** An active Freeze holds the helm action this release needs; the spec is kept and applied when the freeze ends. */
+  Frozen: 'Frozen',
   /** The operator's lock-down forbids installing into another namespace than the HelmRelease's own. */
   TargetNamespaceRefused: 'TargetNamespaceRefused',
   /** The identity the HelmRelease acts as may not read its release records. */

@@ -24,6 +24,10 @@ import type { ReconcileContext } from './reconcile/context.js';
 import { RunningOperations } from './reconcile/running-operations.js';
 import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from '../core/release/values-digest.js';
+import { FreezeApi } from '../core/kube/freeze-api.js';
+import { TeamApi } from '../core/kube/team-api.js';
+import { isFrozenRecorded } from './reconcile/freeze-decision.js';
+import { FreezeWatch } from './watch/freeze-watch.js';
 import { InformerSupervisor } from './watch/informer-supervisor.js';
 import { startResync } from './watch/resync.js';
 import { ValuesSourceWatch } from './watch/values-source-watch.js';
@@ -86,6 +90,21 @@ export async function startController(config: ControllerConfig, options: Control
   };
   const informers = new InformerSupervisor({ rest, api, namespaces: config.namespaces, onKey: enqueue, onGeneration, log, silenceMs: config.watchSilenceMs });
   ctx.cache = informers;
+  // Freezes (and the Teams they may name) are watched, not fetched per pass. When one changes or
+  // ends by itself, every release it held is enqueued at once and goes on if nothing else holds it.
+  const freezeApi = new FreezeApi(kube);
+  const teamApi = new TeamApi(kube);
+  const freezes = new FreezeWatch({
+    rest,
+    list: { freezes: () => freezeApi.list(), teams: () => teamApi.list() },
+    onChange: (reason) => {
+      for (const release of informers.list()) {
+        if (isFrozenRecorded(release)) enqueue(`${release.metadata.namespace}/${release.metadata.name}`, reason);
+      }
+    },
+    log,
+  });
+  ctx.freezes = freezes;
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
@@ -107,7 +126,7 @@ export async function startController(config: ControllerConfig, options: Control
   // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.
   const previews = startPreviewWorker({ connection, prefix: config.queuePrefix, log, preview: (request) => computePreview(ctx, request) });
 
-  await informers.start();
+  await Promise.all([informers.start(), freezes.start()]);
   // valuesFrom: a changed ConfigMap or Secret enqueues the releases that read it (metadata only).
   const valuesSources = new ValuesSourceWatch({ rest, namespaces: config.namespaces, releases: () => informers.list(), onKey: enqueue, log });
   await valuesSources.start();
@@ -136,6 +155,7 @@ export async function startController(config: ControllerConfig, options: Control
       stopResync();
       health?.close();
       await informers.stop();
+      await freezes.stop();
       await valuesSources.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();

@@ -1,7 +1,6 @@
 import { execa } from 'execa';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { FREEZE_ANNOTATION } from '../../src/api/annotations.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { awaitOutcomes } from '../../src/bot/execute/await-outcome.js';
 import { releaseOperations } from '../../src/bot/execute/wiring.js';
@@ -12,6 +11,7 @@ import { createLogger } from '../../src/core/log.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
 import { mergePatch } from '../../src/core/kube/client.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { waitForReadyReason } from '../support/wait-condition.js';
 
 /**
  * Issue 7: the chat story on the real API server, Redis and helm, through the one execution
@@ -35,11 +35,11 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     return parsed.command;
   };
   const run = async (text: string) => {
-    const prepared = await ops.prepare(command(text));
+    const prepared = await ops.prepare(command(text), alice);
     if (!prepared.ok) throw new Error(prepared.message);
     const applied = await ops.apply(prepared.action, alice);
     const outcomes = await awaitOutcomes(api, prepared.action, applied.requestId, 120_000);
-    return { plan: prepared.action.plan, applied, outcomes };
+    return { plan: prepared.action.plan, applied, outcomes, freeze: prepared.action.freeze?.metadata.name };
   };
   const kubectl = (...args: string[]) => execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, '-n', namespace, ...args], { reject: false });
   const get = async (name = 'unicorn') => (await api.get(namespace, name))!;
@@ -138,35 +138,34 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');
   });
 
-  it('freeze suspends every release in the namespace and leaves them alone; unfreeze restores exactly the state before', async () => {
+  it('freeze holds the namespace without touching the releases; unfreeze lets the held change through and leaves a suspension alone', async () => {
     await waitForReconciled(kubeConfig, namespace, 'dragon', await declare('dragon', '1.0.0'));
     // held by someone before the freeze: must stay suspended after unfreeze
     await waitForReconciled(kubeConfig, namespace, 'held', await declare('held', '1.0.0'));
     await declare('held', '1.0.0', { suspend: true });
 
     const frozen = await run(`freeze ${namespace} --reason "Black Friday"`);
-    expect(frozen.plan.lines[0]).toBe(`suspends 2: ${namespace}/dragon, ${namespace}/unicorn`);
-    expect(frozen.plan.lines[1]).toBe(`already suspended, left as they are: ${namespace}/held`);
-    expect(frozen.outcomes.every((o) => o.done && o.succeeded)).toBe(true);
-    const [dragon, unicornNow, held] = [await get('dragon'), await get('unicorn'), await get('held')];
-    expect(dragon.spec.suspend && unicornNow.spec.suspend).toBe(true);
-    expect(dragon.metadata.annotations?.[FREEZE_ANNOTATION]).toMatch(/^fz-/);
-    expect(held.metadata.annotations?.[FREEZE_ANNOTATION]).toBeUndefined();
-    expect(dragon.status?.suspension?.freezeId).toBe(dragon.metadata.annotations?.[FREEZE_ANNOTATION]);
+    expect(frozen.plan.lines[1]).toBe(`covers 3 releases now: ${namespace}/dragon, ${namespace}/held, ${namespace}/unicorn`);
+    expect(frozen.outcomes).toEqual([]);
+    const [dragon, held] = [await get('dragon'), await get('held')];
+    // A freeze is its own object: no release is patched or suspended by it.
+    expect(dragon.spec.suspend).toBeFalsy();
+    expect(held.spec.suspend).toBe(true);
 
     // a spec change while frozen is not acted on
     const upgrades = await ctl.helm.count('upgrade');
-    await declare('dragon', '2.0.0', { suspend: true });
+    await declare('dragon', '2.0.0');
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await ctl.helm.count('upgrade')).toBe(upgrades);
     expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('pink');
+    expect(condition(await get('dragon'), 'Frozen')).toMatchObject({ status: 'True', message: expect.stringContaining(`freeze ${frozen.freeze}`) as unknown });
 
-    const unfrozen = await run(`unfreeze ${namespace}`);
-    expect(unfrozen.plan.lines[0]).toBe(`resumes 2 frozen: ${namespace}/dragon, ${namespace}/unicorn`);
-    expect(unfrozen.outcomes.every((o) => o.done && o.succeeded)).toBe(true);
-    expect((await get('dragon')).spec.suspend).toBe(false);
+    const unfrozen = await run(`unfreeze ${frozen.freeze}`);
+    expect(unfrozen.plan.lines[1]).toBe(`the controller goes on with 1 held release at once: ${namespace}/dragon`);
+    // Held reads as reconciled (Ready=False, Frozen) at that generation: wait for the upgrade's outcome.
+    await waitForReadyReason(kubeConfig, namespace, 'dragon', 'UpgradeSucceeded', 30_000);
     expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('blue');
-    expect((await get('unicorn')).spec.suspend).toBe(false);
+    expect(condition(await get('dragon'), 'Frozen')).toBeUndefined();
     expect((await get('held')).spec.suspend).toBe(true);
   });
 

@@ -12,7 +12,11 @@ describe('the CRDs under helm/', () => {
     },
   );
 
-  it('covers HelmRelease and Team', () => {
-    expect(allCrds().map((c) => c.file)).toEqual(['helm/helmcrew/crds/helmreleases.helmcrew.dev.yaml', 'helm/helmcrew/crds/teams.helmcrew.dev.yaml']);
+  it('covers HelmRelease, Team and Freeze', () => {
+    expect(allCrds().map((c) => c.file)).toEqual([
+      'helm/helmcrew/crds/helmreleases.helmcrew.dev.yaml',
+      'helm/helmcrew/crds/teams.helmcrew.dev.yaml',
+      'helm/helmcrew/crds/freezes.helmcrew.dev.yaml',
+    ]);
   });
 });

@@ -1,17 +1,19 @@
 import type { PreparedAction } from '../plan/prepared.js';
 import { authorize, authorizeApproval, type AuthzDecision } from './authorize.js';
-import type { PermissionVerb, Subject, TeamPolicy } from './policy-types.js';
-import { authzTargets } from './targets.js';
+import type { Subject, TeamPolicy } from './policy-types.js';
+import { authzTargets, authzVerb } from './targets.js';
 
-/** Pure: every target must be allowed; approval is needed if any target needs it. */
+/**
+ * Pure: every target must be allowed; approval is needed if any target needs it, and always for
+ * break-glass (a change through a freeze takes two people).
+ */
 export function authorizeAction(subject: Subject, action: PreparedAction, teams: readonly TeamPolicy[]): AuthzDecision {
-  const verb: PermissionVerb = action.command.verb;
-  return combine(authzTargets(action).map((target) => authorize(subject, verb, target, teams)));
+  const decision = combine(authzTargets(action).map((target) => authorize(subject, authzVerb(action), target, teams)));
+  return decision.allowed && action.breakGlass ? { ...decision, requireApproval: true } : decision;
 }
 
 export function authorizeActionApproval(requester: Subject, approver: Subject, action: PreparedAction, teams: readonly TeamPolicy[]): AuthzDecision {
-  const verb: PermissionVerb = action.command.verb;
-  return combine(authzTargets(action).map((target) => authorizeApproval(requester, approver, verb, target, teams)));
+  return combine(authzTargets(action).map((target) => authorizeApproval(requester, approver, authzVerb(action), target, teams)));
 }
 
 /** Confirm and Cancel of a plan belong to the person who asked for it (Approve to someone else: authorizeActionApproval). */

@@ -25,7 +25,7 @@ export function authorize(subject: Subject, verb: PermissionVerb, target: AuthzT
     };
   const withVerb = mine.flatMap((team) => team.permissions.filter((rule) => rule.verbs.includes(verb)).map((rule) => ({ team: team.name, rule })));
   if (withVerb.length === 0) return { allowed: false, reason: `you may not ${what}: none of your Teams (${names(mine)}) grants "${verb}"` };
-  const granting = withVerb.filter(({ rule }) => ruleCovers(rule, target));
+  const granting = withVerb.filter(({ team, rule }) => ruleCovers(rule, target, team));
   if (granting.length === 0) {
     const where = withVerb.map(({ team, rule }) => `${team}: ${describeRule(rule)}`).join('; ');
     return { allowed: false, reason: `you may not ${what}: your Teams grant "${verb}" only for ${where}` };
@@ -55,12 +55,19 @@ export function authorizeApproval(
   return { allowed: true, teams: decision.teams, requireApproval: false };
 }
 
-export function ruleCovers(rule: PermissionRule, target: AuthzTarget): boolean {
+/** Does this rule (of Team `team`) cover the target? */
+export function ruleCovers(rule: PermissionRule, target: AuthzTarget, team?: string): boolean {
   const anyNamespace = !rule.namespaces || rule.namespaces.includes('*');
+  const unrestricted = anyNamespace && !rule.releases && !rule.charts;
   switch (target.kind) {
     case 'all':
       // Everything at once: only a rule without any narrowing grants it.
-      return anyNamespace && !rule.releases && !rule.charts;
+      return unrestricted;
+    case 'team':
+      // A Team's own members may freeze its releases; other Teams only with an unrestricted rule.
+      return team === target.team || unrestricted;
+    case 'chart':
+      return anyNamespace && !rule.releases && (!rule.charts || rule.charts.includes(target.chart));
     case 'namespace':
       return (anyNamespace || rule.namespaces!.includes(target.namespace)) && !rule.releases && !rule.charts;
     case 'release':
@@ -76,6 +83,10 @@ function describeTarget(target: AuthzTarget): string {
   switch (target.kind) {
     case 'all':
       return 'in every namespace';
+    case 'team':
+      return `on team ${target.team}'s releases`;
+    case 'chart':
+      return `on chart ${target.chart} in every namespace`;
     case 'namespace':
       return `in namespace ${target.namespace}`;
     case 'release':

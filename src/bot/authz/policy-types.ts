@@ -25,5 +25,10 @@ export interface Subject {
   slackUserGroups: string[];
 }
 
-/** What the verb acts on. A release, a namespace (list, freeze), or everything (freeze all). */
-export type AuthzTarget = { kind: 'release'; namespace: string; name: string; chart: string } | { kind: 'namespace'; namespace: string } | { kind: 'all' };
+/** What the verb acts on. A release, a namespace (list, freeze), a Team's or a chart's releases (freeze), or everything (list, freeze all). */
+export type AuthzTarget =
+  | { kind: 'release'; namespace: string; name: string; chart: string }
+  | { kind: 'namespace'; namespace: string }
+  | { kind: 'team'; team: string }
+  | { kind: 'chart'; chart: string }
+  | { kind: 'all' };

@@ -1,6 +1,7 @@
+import type { FreezeScope } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { PreparedAction } from '../plan/prepared.js';
-import type { AuthzTarget } from './policy-types.js';
+import type { AuthzTarget, PermissionVerb } from './policy-types.js';
 
 /** Pure: what a request is authorized on. */
 
@@ -13,11 +14,25 @@ export function namespaceAuthzTarget(namespace: string | undefined): AuthzTarget
   return namespace ? { kind: 'namespace', namespace } : { kind: 'all' };
 }
 
-/** The targets a prepared action must be authorized on. A freeze is authorized on its scope. */
+/**
+ * The targets a prepared action must be authorized on. A freeze (and lifting one) is authorized on
+ * its scope: each namespace it names, else each Team, else each chart; `all` on everything.
+ */
 export function authzTargets(action: PreparedAction): AuthzTarget[] {
-  const command = action.command;
-  if (command.verb === 'freeze' || command.verb === 'unfreeze') {
-    return [command.scope.kind === 'all' ? { kind: 'all' } : { kind: 'namespace', namespace: command.scope.namespace }];
-  }
+  const scope = action.freeze?.spec.scope ?? action.unfreeze?.spec.scope;
+  if (scope) return scopeTargets(scope);
   return action.targets.map((t) => ({ kind: 'release', namespace: t.namespace, name: t.name, chart: t.chart }));
+}
+
+export function scopeTargets(scope: FreezeScope): AuthzTarget[] {
+  if (scope.all) return [{ kind: 'all' }];
+  if (scope.namespaces) return scope.namespaces.map((namespace) => ({ kind: 'namespace', namespace }));
+  if (scope.teams) return scope.teams.map((team) => ({ kind: 'team', team }));
+  return (scope.charts ?? []).map((chart) => ({ kind: 'chart', chart }));
+}
+
+/** The permission a prepared action needs: freezing or lifting a whole-cluster freeze needs `freeze-all`, granted by name. */
+export function authzVerb(action: PreparedAction): PermissionVerb {
+  const scope = action.freeze?.spec.scope ?? action.unfreeze?.spec.scope;
+  return scope?.all ? 'freeze-all' : action.command.verb;
 }

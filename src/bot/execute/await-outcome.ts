@@ -2,7 +2,7 @@ import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { PreparedAction } from '../plan/prepared.js';
 import { outcomeOf, type Outcome } from './outcome.js';
 
-/** Polls the releases' status until the controller has reported on each, or the time is up. */
+/** Polls the releases' status until the controller has reported on each, or the time is up (unfreeze: the releases it let go). */
 export async function awaitOutcomes(
   api: HelmReleaseApi,
   action: PreparedAction,
@@ -17,7 +17,8 @@ export async function awaitOutcomes(
       const key = `${target.namespace}/${target.name}`;
       if (results.get(key)?.done) continue;
       const release = await api.get(target.namespace, target.name);
-      results.set(key, release ? outcomeOf(release, action.command.verb, requestId) : { done: true, succeeded: false, message: `${key}: gone` });
+      const outcome = release ? outcomeOf(release, action.command.verb, requestId, action.unfreeze?.metadata.name) : undefined;
+      results.set(key, outcome ?? { done: true, succeeded: false, message: `${key}: gone` });
     }
     const all = [...results.values()];
     if (all.every((o) => o.done) || Date.now() >= deadline) {

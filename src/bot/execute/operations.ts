@@ -4,25 +4,35 @@ import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
+import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { TeamApi } from '../../core/kube/team-api.js';
+import { freezesHolding } from '../../core/release/freeze-match.js';
 import { releaseTarget } from '../../core/release/release-target.js';
+import { releaseFacts } from '../../core/release/team-releases.js';
 import type { Logger } from '../../core/log.js';
 import type { MutatingCommand } from '../grammar/command.js';
 import type { ChangePreviews } from './preview-client.js';
 import type { Actor } from '../plan/actor.js';
+import { freezeName } from '../plan/freeze.js';
 import { intentPatch } from '../plan/intents.js';
-import { isFreezeCommand, prepareFreeze, prepareReleaseCommand, stillAsPlanned, type Prepared, type PreparedAction } from '../plan/prepared.js';
+import { prepareFreeze, prepareReleaseCommand, prepareUnfreeze, stillAsPlanned, type Prepared, type PreparedAction } from '../plan/prepared.js';
 import { resolveRelease, type Resolution } from '../plan/resolve.js';
 import { auditMessage, refusalMessage } from '../render/audit.js';
+import { applyFreeze, applyUnfreeze, breakGlassPatch } from './freeze-writes.js';
 
 export const BOT_FIELD_MANAGER = 'helmcrew-bot';
 
 export interface OperationsDeps {
   api: HelmReleaseApi;
+  freezes: FreezeApi;
+  teams: TeamApi;
   storage: ReleaseStorage;
   events: ReleaseEventSink;
   log: Logger;
   now: () => Date;
+  /** The zone `--until 18:00` is read in (HELMCREW_TIME_ZONE, default UTC). */
+  timeZone: string;
   /** What upgrade and resume plans would change (the controller renders it); plans go without it when absent. */
   previews?: ChangePreviews;
 }
@@ -37,7 +47,7 @@ export interface Applied {
 /**
  * The one execution path for `/release` from Slack and from the terminal: read what the plan
  * needs, let plan/ decide, and on confirmation write the intent to the API server through
- * HelmReleaseApi (never helm), with an audit Event and log line.
+ * HelmReleaseApi and FreezeApi (never helm), with an audit Event and log line.
  */
 export class ReleaseOperations {
   constructor(private readonly deps: OperationsDeps) {}
@@ -47,16 +57,33 @@ export class ReleaseOperations {
     return resolveRelease(ref, items);
   }
 
-  async prepare(command: MutatingCommand): Promise<Prepared> {
-    if (isFreezeCommand(command)) {
-      const { items } = await this.deps.api.list(command.scope.kind === 'namespace' ? command.scope.namespace : undefined);
-      return { ok: true, action: prepareFreeze(command, items, `fz-${randomBytes(4).toString('hex')}`) };
+  async prepare(command: MutatingCommand, actor: Actor): Promise<Prepared> {
+    const now = this.deps.now();
+    if (command.verb === 'freeze') {
+      const namespace = command.scope.kind === 'namespace' ? command.scope.namespace : undefined;
+      const [releases, teams] = await Promise.all([this.deps.api.list(namespace), this.deps.teams.list()]);
+      const name = freezeName(command.scope, randomBytes(2).toString('hex'));
+      return { ok: true, action: prepareFreeze(command, { releases: releases.items, teams: teams.items }, actor, now, this.deps.timeZone, name) };
+    }
+    if (command.verb === 'unfreeze') {
+      const [releases, teams, freezes] = await Promise.all([this.deps.api.list(), this.deps.teams.list(), this.deps.freezes.list()]);
+      return { ok: true, action: prepareUnfreeze(command, { releases: releases.items, teams: teams.items, freezes: freezes.items }, now) };
     }
     const resolved = await this.resolve(command.release);
     if (!resolved.ok) return resolved;
-    const target = releaseTarget(resolved.release);
-    const history = await this.deps.storage.history(target.namespace, target.releaseName);
-    return { ok: true, action: prepareReleaseCommand(command, resolved.release, history) };
+    const { history, holding } = await this.planInputs(resolved.release, now);
+    return { ok: true, action: prepareReleaseCommand(command, resolved.release, history, holding) };
+  }
+
+  /** What a release command's plan is made from: Helm's history of it and the freezes holding it now. */
+  private async planInputs(release: HelmRelease, now: Date) {
+    const target = releaseTarget(release);
+    const [history, freezes, teams] = await Promise.all([
+      this.deps.storage.history(target.namespace, target.releaseName),
+      this.deps.freezes.list(),
+      this.deps.teams.list(),
+    ]);
+    return { history, holding: freezesHolding(releaseFacts(release), freezes.items, teams.items, now) };
   }
 
   /**
@@ -65,15 +92,14 @@ export class ReleaseOperations {
    */
   async withPreview(action: PreparedAction): Promise<PreparedAction> {
     const command = action.command;
-    if (isFreezeCommand(command) || !this.deps.previews) return action;
+    if (command.verb === 'freeze' || command.verb === 'unfreeze' || !this.deps.previews) return action;
     const [target] = action.targets;
     const release = target && (await this.deps.api.get(target.namespace, target.name));
     if (!release) return action;
     const preview = await this.previewFor(command, release);
     if (!preview) return action;
-    const storageTarget = releaseTarget(release);
-    const history = await this.deps.storage.history(storageTarget.namespace, storageTarget.releaseName);
-    return prepareReleaseCommand(command, release, history, preview);
+    const { history, holding } = await this.planInputs(release, this.deps.now());
+    return prepareReleaseCommand(command, release, history, holding, preview);
   }
 
   /** Upgrade: the spec at the new version. Resume of a suspended release: the spec as declared. */
@@ -88,10 +114,13 @@ export class ReleaseOperations {
 
   /**
    * Writes the intent. Each release is re-read first: if its spec changed since the plan was
-   * shown, the plan no longer says what would happen, so that release is not touched.
+   * shown, the plan no longer says what would happen, so that release is not touched. A
+   * break-glass change names the second person (`approvedBy`, a Slack user id).
    */
-  async apply(action: PreparedAction, actor: Actor): Promise<Applied> {
+  async apply(action: PreparedAction, actor: Actor, approvedBy?: string): Promise<Applied> {
     const now = this.deps.now();
+    if (action.freeze) return applyFreeze(this.deps, action, actor, now);
+    if (action.command.verb === 'unfreeze') return applyUnfreeze(this.deps, action, actor);
     const requestId = action.command.verb === 'rollback' ? `rb-${randomBytes(6).toString('hex')}` : undefined;
     const lines: string[] = [];
     for (const target of action.targets) {
@@ -101,8 +130,15 @@ export class ReleaseOperations {
         continue;
       }
       const key = `${target.namespace}/${target.name}`;
-      await this.deps.api.patchIntent(target.namespace, target.name, intentPatch(action, actor, now, requestId), BOT_FIELD_MANAGER);
-      const message = auditMessage(action.command, actor, key);
+      const patch = intentPatch(action, actor, now, requestId);
+      const breakGlass = action.breakGlass ? { freezes: action.breakGlass, approvedBy: `slack:${approvedBy ?? '?'}` } : undefined;
+      await this.deps.api.patchIntent(
+        target.namespace,
+        target.name,
+        breakGlass ? breakGlassPatch(patch, check.release, actor, breakGlass, now) : patch,
+        BOT_FIELD_MANAGER,
+      );
+      const message = auditMessage(action.command, actor, key, breakGlass);
       await this.deps.events.record(check.release, ReleaseEvent.ActionRequested, message);
       this.deps.log.info(
         {
@@ -112,7 +148,7 @@ export class ReleaseOperations {
           channel: actor.channel,
           reason: action.command.reason,
           requestId,
-          freezeId: action.freezeId,
+          ...(breakGlass ? { breakGlass: breakGlass.freezes, approvedBy: breakGlass.approvedBy } : {}),
         },
         'release action requested',
       );

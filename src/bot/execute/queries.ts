@@ -1,20 +1,27 @@
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import type { ReleaseCommand } from '../grammar/command.js';
+import { renderFreezes } from '../render/freezes.js';
 import { renderDiff, renderHelp, renderHistory, renderList, renderObjectDiff, renderStatus } from '../render/text.js';
 import type { ChangePreviews } from './preview-client.js';
 import { resolveRelease } from '../plan/resolve.js';
 
-export type QueryCommand = Extract<ReleaseCommand, { verb: 'help' | 'list' | 'status' | 'history' | 'diff' }>;
+export type QueryCommand = Extract<ReleaseCommand, { verb: 'help' | 'list' | 'status' | 'history' | 'diff' | 'freezes' }>;
 
 export function isQuery(command: ReleaseCommand): command is QueryCommand {
-  return ['help', 'list', 'status', 'history', 'diff'].includes(command.verb);
+  return ['help', 'list', 'status', 'history', 'diff', 'freezes'].includes(command.verb);
 }
 
 /** Read-only verbs: answered from the API server and Helm's stored records; nothing changes. */
-export async function runQuery(command: QueryCommand, deps: { api: HelmReleaseApi; storage: ReleaseStorage; previews?: ChangePreviews }): Promise<string> {
+export async function runQuery(
+  command: QueryCommand,
+  deps: { api: HelmReleaseApi; storage: ReleaseStorage; freezes: FreezeApi; previews?: ChangePreviews },
+  now = new Date(),
+): Promise<string> {
   if (command.verb === 'help') return renderHelp(command.topic);
+  if (command.verb === 'freezes') return renderFreezes((await deps.freezes.list()).items, now);
   if (command.verb === 'list') return renderList((await deps.api.list(command.namespace)).items);
   const resolved = resolveRelease(command.release, (await deps.api.list(command.release.namespace)).items);
   if (!resolved.ok) return resolved.message;

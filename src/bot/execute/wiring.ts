@@ -2,17 +2,22 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import { makeKubeClients } from '../../core/kube/client.js';
 import { KubeEventRecorder } from '../../core/kube/event-recorder.js';
+import { FreezeApi } from '../../core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import { ReleaseOperations } from './operations.js';
 import type { ChangePreviews } from './preview-client.js';
 
 /** The execution path's parts, made from one KubeConfig; the terminal and the bot share it. */
-export function releaseOperations(kubeConfig: KubeConfig, log: Logger, component: string, previews?: ChangePreviews) {
+export function releaseOperations(kubeConfig: KubeConfig, log: Logger, component: string, options: { previews?: ChangePreviews; timeZone?: string } = {}) {
+  const { previews, timeZone = process.env.HELMCREW_TIME_ZONE || 'UTC' } = options;
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
+  const freezes = new FreezeApi(kube);
+  const teams = new TeamApi(kube);
   const storage = new ReleaseStorage(kube);
   const events = new KubeEventRecorder(kube, log, component);
-  const ops = new ReleaseOperations({ api, storage, events, log, now: () => new Date(), previews });
-  return { kube, api, storage, events, ops, previews };
+  const ops = new ReleaseOperations({ api, freezes, teams, storage, events, log, now: () => new Date(), timeZone, previews });
+  return { kube, api, freezes, teams, storage, events, ops, previews };
 }

@@ -9,8 +9,11 @@ export interface ReleaseRef {
   name: string;
 }
 
-/** `all` or one namespace. */
-export type Scope = { kind: 'all' } | { kind: 'namespace'; namespace: string };
+/** What a freeze holds: everything, a namespace, a Team's releases, or a chart's. */
+export type Scope = { kind: 'all' } | { kind: 'namespace'; namespace: string } | { kind: 'team'; team: string } | { kind: 'chart'; chart: string };
+
+/** When a freeze ends by itself: after a duration (`--for 2h`) or at a time (`--until 18:00`, or an RFC 3339 time). */
+export type FreezeEnd = { kind: 'for'; text: string; ms: number } | { kind: 'until'; text: string };
 
 export type ReleaseCommand =
   | { verb: 'help'; topic?: Verb }
@@ -21,12 +24,27 @@ export type ReleaseCommand =
   | { verb: 'diff'; release: ReleaseRef; version?: string }
   | { verb: 'suspend'; release: ReleaseRef; reason?: string }
   | { verb: 'resume'; release: ReleaseRef; reason?: string }
-  | { verb: 'upgrade'; release: ReleaseRef; version: string; reason?: string }
-  | { verb: 'rollback'; release: ReleaseRef; revision?: number; reason?: string }
-  | { verb: 'freeze'; scope: Scope; reason: string }
-  | { verb: 'unfreeze'; scope: Scope; reason?: string };
+  | { verb: 'upgrade'; release: ReleaseRef; version: string; reason?: string; breakGlass?: boolean }
+  | { verb: 'rollback'; release: ReleaseRef; revision?: number; reason?: string; breakGlass?: boolean }
+  | { verb: 'freeze'; scope: Scope; reason: string; end?: FreezeEnd }
+  | { verb: 'freezes' }
+  | { verb: 'unfreeze'; name: string; reason?: string };
 
-export const VERBS = ['help', 'whoami', 'list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const;
+export const VERBS = [
+  'help',
+  'whoami',
+  'list',
+  'status',
+  'history',
+  'diff',
+  'suspend',
+  'resume',
+  'upgrade',
+  'rollback',
+  'freeze',
+  'freezes',
+  'unfreeze',
+] as const;
 export type Verb = (typeof VERBS)[number];
 
 /** Verbs that change something: they show a plan and need a confirmation. */
@@ -49,6 +67,9 @@ export type ParseErrorCode =
   | 'invalid-version'
   | 'invalid-revision'
   | 'invalid-reason'
+  | 'invalid-scope'
+  | 'invalid-freeze-end'
+  | 'invalid-freeze-name'
   | 'unknown-flag'
   | 'unterminated-quote';
 
@@ -72,8 +93,9 @@ export const USAGE: Record<Verb, string> = {
   diff: 'diff <release> [version]',
   suspend: 'suspend <release> [--reason …]',
   resume: 'resume <release> [--reason …]',
-  upgrade: 'upgrade <release> <version> [--reason …]',
-  rollback: 'rollback <release> [to <revision>] [--reason …]',
-  freeze: 'freeze <namespace|all> --reason …',
-  unfreeze: 'unfreeze <namespace|all> [--reason …]',
+  upgrade: 'upgrade <release> <version> [--reason …] [--break-glass]',
+  rollback: 'rollback <release> [to <revision>] [--reason …] [--break-glass]',
+  freeze: 'freeze <namespace|team:<name>|chart:<name>|all> --reason … [--for 2h | --until 18:00]',
+  freezes: 'freezes',
+  unfreeze: 'unfreeze <freeze name> [--reason …]',
 };

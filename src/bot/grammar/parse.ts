@@ -1,5 +1,6 @@
 import { valid, validRange } from 'semver';
 import { USAGE, VERBS, type ParseError, type ParseResult, type ReleaseCommand, type ReleaseRef, type Scope, type Verb } from './command.js';
+import { splitFlags, type Flags } from './flags.js';
 import { normalizeInput } from './normalize.js';
 import { closest } from './suggest.js';
 import { tokenize, type Token } from './tokenize.js';
@@ -10,10 +11,15 @@ import { tokenize, type Token } from './tokenize.js';
  */
 
 export const MAX_INPUT_LENGTH = 2000;
-export const MAX_REASON_LENGTH = 500;
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const FLAGS = ['--reason'] as const;
+const CHART = /^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/;
+/** Which options each verb takes besides --reason (checked separately). */
+const TAKES: Partial<Record<Verb, ReadonlyArray<Flags['given'][number]>>> = {
+  upgrade: ['--break-glass'],
+  rollback: ['--break-glass'],
+  freeze: ['--for', '--until'],
+};
 
 type Failure = { ok: false; error: ParseError };
 const fail = (code: ParseError['code'], message: string, suggestion?: string): Failure => ({
@@ -39,7 +45,14 @@ export function parseReleaseCommand(input: string): ParseResult {
   }
   const split = splitFlags(verb, rest);
   if (!split.ok) return split;
-  return parseVerb(verb, split.args, split.reason);
+  const refused = split.given.find((flag) => flag !== '--reason' && !(TAKES[verb] ?? []).includes(flag));
+  if (refused) return fail('unexpected-argument', `${verb} takes no ${refused}; usage: ${USAGE[verb]}`);
+  const parsed = parseVerb(verb, split.args, split.reason);
+  if (!parsed.ok) return parsed;
+  const command = parsed.command;
+  if (split.breakGlass && (command.verb === 'upgrade' || command.verb === 'rollback')) return { ok: true, command: { ...command, breakGlass: true } };
+  if (split.end && command.verb === 'freeze') return { ok: true, command: { ...command, end: split.end } };
+  return parsed;
 }
 
 function parseVerb(verb: Verb, args: Token[], reason: string | undefined): ParseResult {
@@ -113,55 +126,28 @@ function parseVerb(verb: Verb, args: Token[], reason: string | undefined): Parse
       if (!revision.ok) return revision;
       return noMore(hasTo ? 3 : 2) ?? ok(withReason({ verb, release: r.ref, revision: revision.revision }, reason));
     }
-    case 'freeze':
-    case 'unfreeze': {
-      if (at(0) === undefined) return needs('a namespace or "all"');
+    case 'freeze': {
+      if (at(0) === undefined) return needs('a scope: a namespace, team:<name>, chart:<name> or "all"');
       const scope = parseScope(at(0)!);
       if (!scope.ok) return scope;
       const fault = noMore(1);
       if (fault) return fault;
-      if (verb === 'freeze') {
-        if (reason === undefined) return fail('missing-argument', `freeze needs a reason, so the channel knows why; ${usage}`);
-        return ok({ verb, scope: scope.scope, reason });
-      }
-      return ok(withReason({ verb, scope: scope.scope }, reason));
+      if (reason === undefined) return fail('missing-argument', `freeze needs a reason, so the channel knows why; ${usage}`);
+      return ok({ verb, scope: scope.scope, reason });
+    }
+    case 'freezes': {
+      return noReason() ?? noMore(0) ?? ok({ verb });
+    }
+    case 'unfreeze': {
+      if (at(0) === undefined) return needs('the name of a freeze (see "freezes")');
+      const name = at(0)!.toLowerCase();
+      if (!NAME.test(name) || name.length > 253)
+        return fail('invalid-freeze-name', `"${show(at(0)!)}" is not a freeze name; "freezes" lists them (like prod-7f3a)`);
+      return noMore(1) ?? ok(withReason({ verb, name }, reason));
     }
     default:
       return assertNever(verb);
   }
-}
-
-/** Everything after `--reason` (or `--reason=`) is the reason; other words are arguments. */
-function splitFlags(verb: Verb, tokens: Token[]): { ok: true; args: Token[]; reason?: string } | Failure {
-  const args: Token[] = [];
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (token.quoted || !token.text.startsWith('--')) {
-      args.push(token);
-      continue;
-    }
-    const [rawFlag, inline] = splitOnce(token.text);
-    const flag = rawFlag.toLowerCase();
-    if (flag !== '--reason') {
-      const suggestion = closest(flag, FLAGS);
-      return fail(
-        'unknown-flag',
-        `unknown option "${show(flag)}"${suggestion ? ` — did you mean "${suggestion}"?` : ''}; ${verb} knows only --reason`,
-        suggestion,
-      );
-    }
-    const words = [...(inline ? [inline] : []), ...tokens.slice(i + 1).map((t) => t.text)];
-    const reason = words.join(' ').trim();
-    if (!reason) return fail('invalid-reason', `--reason needs some words after it`);
-    if (reason.length > MAX_REASON_LENGTH) return fail('invalid-reason', `the reason is ${reason.length} characters; at most ${MAX_REASON_LENGTH}`);
-    return { ok: true, args, reason };
-  }
-  return { ok: true, args };
-}
-
-function splitOnce(text: string): [string, string | undefined] {
-  const eq = text.indexOf('=');
-  return eq < 0 ? [text, undefined] : [text.slice(0, eq), text.slice(eq + 1)];
 }
 
 export function parseRelease(word: string): { ok: true; ref: ReleaseRef } | Failure {
@@ -182,8 +168,17 @@ function parseNamespace(word: string): { ok: true; namespace: string } | Failure
     : fail('invalid-namespace', `"${show(word)}" is not a namespace (lowercase letters, digits and "-", at most 63)`);
 }
 
-function parseScope(word: string): { ok: true; scope: Scope } | Failure {
-  if (word.toLowerCase() === 'all') return { ok: true, scope: { kind: 'all' } };
+/** `all`, `team:<name>`, `chart:<name>`, or a namespace. */
+export function parseScope(word: string): { ok: true; scope: Scope } | Failure {
+  const text = word.toLowerCase();
+  if (text === 'all') return { ok: true, scope: { kind: 'all' } };
+  const colon = text.indexOf(':');
+  if (colon >= 0) {
+    const [kind, name] = [text.slice(0, colon), text.slice(colon + 1)];
+    if (kind === 'team' && NAME.test(name) && name.length <= 253) return { ok: true, scope: { kind: 'team', team: name } };
+    if (kind === 'chart' && CHART.test(name) && name.length <= 250) return { ok: true, scope: { kind: 'chart', chart: name } };
+    return fail('invalid-scope', `"${show(word)}" is not a scope; write a namespace, team:<name>, chart:<name> or all`);
+  }
   const namespace = parseNamespace(word);
   return namespace.ok ? { ok: true, scope: { kind: 'namespace', namespace: namespace.namespace } } : namespace;
 }

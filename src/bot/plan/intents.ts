@@ -1,4 +1,11 @@
-import { FREEZE_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, ROLLBACK_TO_ANNOTATION, SUSPENSION_ANNOTATION, type SuspensionRecord } from '../../api/annotations.js';
+import {
+  BREAK_GLASS_ANNOTATION,
+  ROLLBACK_REQUEST_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
+  SUSPENSION_ANNOTATION,
+  type BreakGlassRecord,
+  type SuspensionRecord,
+} from '../../api/annotations.js';
 import type { IntentPatch } from '../../core/kube/helmrelease-api.js';
 import type { Actor } from './actor.js';
 import type { PreparedAction } from './prepared.js';
@@ -8,27 +15,18 @@ import type { PreparedAction } from './prepared.js';
  * HelmRelease. Pure; the controller acts on them. `null` removes a key in a merge patch.
  */
 
-export function suspensionRecord(actor: Actor, reason: string | undefined, now: Date, freezeId?: string): SuspensionRecord {
+export function suspensionRecord(actor: Actor, reason: string | undefined, now: Date): SuspensionRecord {
   return {
     by: actor.id,
     at: now.toISOString(),
     ...(reason ? { reason } : {}),
     ...(actor.channel ? { channel: actor.channel } : {}),
-    ...(freezeId ? { freezeId } : {}),
   };
 }
 
-/** A personal suspension replaces a freeze mark: unfreeze must not resume what someone chose to hold. */
 export function suspendPatch(actor: Actor, reason: string | undefined, now: Date): IntentPatch {
   return {
-    metadata: { annotations: { [SUSPENSION_ANNOTATION]: JSON.stringify(suspensionRecord(actor, reason, now)), [FREEZE_ANNOTATION]: null } },
-    spec: { suspend: true },
-  };
-}
-
-export function freezePatch(actor: Actor, reason: string, freezeId: string, now: Date): IntentPatch {
-  return {
-    metadata: { annotations: { [SUSPENSION_ANNOTATION]: JSON.stringify(suspensionRecord(actor, reason, now, freezeId)), [FREEZE_ANNOTATION]: freezeId } },
+    metadata: { annotations: { [SUSPENSION_ANNOTATION]: JSON.stringify(suspensionRecord(actor, reason, now)) } },
     spec: { suspend: true },
   };
 }
@@ -37,7 +35,7 @@ export function freezePatch(actor: Actor, reason: string, freezeId: string, now:
 export function resumePatch(): IntentPatch {
   return {
     metadata: {
-      annotations: { [SUSPENSION_ANNOTATION]: null, [FREEZE_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null },
+      annotations: { [SUSPENSION_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null },
     },
     spec: { suspend: false },
   };
@@ -62,20 +60,32 @@ export function upgradePatch(version: string): IntentPatch {
   return { spec: { chart: { version } } };
 }
 
-/** The patch that carries out a confirmed action; `requestId` is set for a rollback, `action.freezeId` for a freeze. */
+/**
+ * Break-glass: the change and the record letting exactly the generation it makes through the named
+ * freezes, in one patch made conditional on the version read (`resourceVersion`), so the generation
+ * it names is the one this patch produces and no other writer's.
+ */
+export function withBreakGlass(patch: IntentPatch, record: BreakGlassRecord, resourceVersion: string): IntentPatch {
+  return {
+    ...patch,
+    metadata: { ...patch.metadata, resourceVersion, annotations: { ...patch.metadata?.annotations, [BREAK_GLASS_ANNOTATION]: JSON.stringify(record) } },
+  };
+}
+
+/** The patch that carries out a confirmed release action; `requestId` is set for a rollback. Freezes are objects of their own, not patches. */
 export function intentPatch(action: PreparedAction, actor: Actor, now: Date, requestId: string | undefined): IntentPatch {
   const command = action.command;
   switch (command.verb) {
     case 'suspend':
       return suspendPatch(actor, command.reason, now);
     case 'resume':
-    case 'unfreeze':
       return resumePatch();
     case 'upgrade':
       return upgradePatch(command.version);
     case 'rollback':
       return rollbackPatch(actor, command.reason, command.revision, requestId!, now);
     case 'freeze':
-      return freezePatch(actor, command.reason, action.freezeId!, now);
+    case 'unfreeze':
+      throw new Error(`${command.verb} writes a Freeze, not a HelmRelease patch`);
   }
 }

@@ -5,6 +5,7 @@ import type { MutatingCommand } from '../grammar/command.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import { diffManifests } from '../../core/release/manifest-diff.js';
 import { summarizeManifestDiff } from '../../core/release/manifest-diff-summary.js';
+import { describeHolding, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import { gitOpsWarning } from './gitops.js';
 import { diffValues, summarizeValuesDifference } from './values-diff.js';
 
@@ -28,14 +29,40 @@ const describe = (r: StoredRelease) => `revision ${r.revision} (${r.chartName} $
 const keyOf = (r: HelmRelease) => `${r.metadata.namespace}/${r.metadata.name}`;
 
 /**
- * `preview` is the controller's answer to "what would the spec (at this version) change"
- * (core/preview): given for upgrade and resume. A rollback's change is read from Helm's records.
+ * A release command's plan, with what active freezes mean for it: a helm action they hold waits
+ * for their end unless two people break the glass (`--break-glass`). `preview` is the
+ * controller's answer to "what would the spec (at this version) change" (core/preview): given
+ * for upgrade and resume. A rollback's change is read from Helm's records.
  */
 export function planReleaseCommand(
   command: Exclude<MutatingCommand, { verb: 'freeze' | 'unfreeze' }>,
   release: HelmRelease,
   history: ReleaseHistory,
+  holding: readonly HoldingFreeze[] = [],
   preview?: PreviewResult,
+): Plan {
+  const plan = planWithoutFreezes(command, release, history, preview);
+  const gitops = command.verb === 'upgrade' ? undefined : gitOpsWarning(release);
+  const withGitOps = gitops && plan.doable ? { ...plan, warnings: [...plan.warnings, gitops] } : plan;
+  if (holding.length === 0 || command.verb === 'suspend' || !plan.doable) {
+    return 'breakGlass' in command && command.breakGlass
+      ? { ...withGitOps, lines: [...withGitOps.lines, 'no freeze holds this release: --break-glass changes nothing'] }
+      : withGitOps;
+  }
+  const freezes = describeHolding(holding);
+  if ('breakGlass' in command && command.breakGlass) {
+    const title = `${withGitOps.title} (BREAK-GLASS through freeze ${holding.map((f) => f.name).join(', ')})`;
+    return { ...withGitOps, title, lines: [...withGitOps.lines, `BREAK-GLASS through ${freezes}: a second person must approve; audited`] };
+  }
+  const hint = command.verb === 'resume' ? '' : '; add --break-glass to go through it now (a second person must approve)';
+  return { ...withGitOps, warnings: [...withGitOps.warnings, `held by ${freezes}: the controller does this when the freeze ends${hint}`] };
+}
+
+function planWithoutFreezes(
+  command: Exclude<MutatingCommand, { verb: 'freeze' | 'unfreeze' }>,
+  release: HelmRelease,
+  history: ReleaseHistory,
+  preview: PreviewResult | undefined,
 ): Plan {
   const key = keyOf(release);
   const deployed = history.deployed;
@@ -110,16 +137,4 @@ export function previewLines(preview: PreviewResult | undefined): string[] {
 
 function previewMore(preview: PreviewResult | undefined): Pick<Plan, 'more'> {
   return preview?.ok && preview.rest.length > 0 ? { more: preview.rest } : {};
-}
-
-export function planFreeze(verb: 'freeze' | 'unfreeze', scopeText: string, affected: HelmRelease[], untouched: HelmRelease[], reason?: string): Plan {
-  const names = (list: HelmRelease[]) => list.map(keyOf).join(', ');
-  const lines =
-    verb === 'freeze'
-      ? [
-          affected.length ? `suspends ${affected.length}: ${names(affected)}` : 'no release to suspend',
-          ...(untouched.length ? [`already suspended, left as they are: ${names(untouched)}`] : []),
-        ]
-      : [affected.length ? `resumes ${affected.length} frozen: ${names(affected)}` : 'no frozen release here'];
-  return { title: `${verb} ${scopeText}`, lines: [...lines, ...(reason ? [`reason: ${reason}`] : [])], warnings: [], doable: affected.length > 0 };
 }

@@ -1,9 +1,13 @@
+import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
+import type { Team } from '../../api/team.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
+import type { HoldingFreeze } from '../../core/release/freeze-match.js';
 import type { MutatingCommand } from '../grammar/command.js';
-import { selectFreeze, selectUnfreeze } from './freeze.js';
-import { planFreeze, planReleaseCommand, type Plan } from './plan.js';
+import type { Actor } from './actor.js';
+import { buildFreeze, planFreeze, planUnfreeze } from './freeze.js';
+import { planReleaseCommand, type Plan } from './plan.js';
 
 /** A release an action changes, with the generation the plan was made from. */
 export interface ActionTarget {
@@ -19,8 +23,12 @@ export interface PreparedAction {
   /** The releases it changes, with the generation the plan was made from. */
   targets: ActionTarget[];
   plan: Plan;
-  /** Set for freeze: the id every suspended release is marked with. */
-  freezeId?: string;
+  /** freeze: the Freeze to create. */
+  freeze?: Freeze;
+  /** unfreeze: the Freeze to delete, as it was when planned (its scope is what is authorized). */
+  unfreeze?: Freeze;
+  /** upgrade/rollback --break-glass: the freezes two people let this change through. */
+  breakGlass?: string[];
 }
 
 export type Prepared = { ok: true; action: PreparedAction } | { ok: false; message: string };
@@ -36,20 +44,42 @@ export function targetOf(release: HelmRelease): ActionTarget {
   return { namespace: release.metadata.namespace, name: release.metadata.name, chart: release.spec.chart.name, generation: release.metadata.generation ?? 0 };
 }
 
-/** Pure: a freeze or unfreeze over the releases read in its scope. `freezeId` marks what a freeze suspends. */
-export function prepareFreeze(command: FreezeCommand, releases: readonly HelmRelease[], freezeId: string): PreparedAction {
-  const scopeText = command.scope.kind === 'all' ? 'every namespace' : `namespace ${command.scope.namespace}`;
-  const freeze = selectFreeze(releases, command.scope);
-  const affected = command.verb === 'freeze' ? freeze.suspend : selectUnfreeze(releases, command.scope);
-  const plan = planFreeze(command.verb, scopeText, affected, command.verb === 'freeze' ? freeze.alreadySuspended : [], command.reason);
-  const action: PreparedAction = { command, targets: affected.map(targetOf), plan };
-  if (command.verb === 'freeze') action.freezeId = freezeId;
-  return action;
+/** Pure: the Freeze a freeze command creates, planned against the releases and Teams read now. */
+export function prepareFreeze(
+  command: Extract<MutatingCommand, { verb: 'freeze' }>,
+  world: { releases: readonly HelmRelease[]; teams: readonly Team[] },
+  actor: Actor,
+  now: Date,
+  timeZone: string,
+  name: string,
+): PreparedAction {
+  const freeze = buildFreeze(command, actor, now, timeZone, name);
+  return { command, targets: [], plan: planFreeze(freeze, world.releases, world.teams), freeze };
 }
 
-/** Pure: a command on one release, planned from the release and Helm's history of it. */
-export function prepareReleaseCommand(command: SingleReleaseCommand, release: HelmRelease, history: ReleaseHistory, preview?: PreviewResult): PreparedAction {
-  return { command, targets: [targetOf(release)], plan: planReleaseCommand(command, release, history, preview) };
+/** Pure: lifting a Freeze by name; not doable when there is none. */
+export function prepareUnfreeze(
+  command: Extract<MutatingCommand, { verb: 'unfreeze' }>,
+  world: { releases: readonly HelmRelease[]; teams: readonly Team[]; freezes: readonly Freeze[] },
+  now: Date,
+): PreparedAction {
+  const freeze = world.freezes.find((f) => f.metadata.name === command.name);
+  const { plan, goOn } = planUnfreeze(command.name, world.freezes, world.releases, world.teams, now);
+  // The releases it lets go are awaited, so the channel hears what then happened to each.
+  return { command, targets: goOn.map(targetOf), plan, ...(freeze ? { unfreeze: freeze } : {}) };
+}
+
+/** Pure: a command on one release, planned from the release, Helm's history of it and the freezes that hold it. */
+export function prepareReleaseCommand(
+  command: SingleReleaseCommand,
+  release: HelmRelease,
+  history: ReleaseHistory,
+  holding: readonly HoldingFreeze[] = [],
+  preview?: PreviewResult,
+): PreparedAction {
+  const action: PreparedAction = { command, targets: [targetOf(release)], plan: planReleaseCommand(command, release, history, holding, preview) };
+  const breaking = (command.verb === 'upgrade' || command.verb === 'rollback') && command.breakGlass && holding.length > 0;
+  return breaking ? { ...action, breakGlass: holding.map((f) => f.name) } : action;
 }
 
 /**

@@ -5,14 +5,15 @@ import type { Actor } from '../plan/actor.js';
 
 const who = (actor: Actor) => `${actor.id}${actor.channel ? ` in ${actor.channel}` : ''}`;
 
-export function auditMessage(command: MutatingCommand, actor: Actor, key: string): string {
+export function auditMessage(command: MutatingCommand, actor: Actor, key: string, breakGlass?: { freezes: string[]; approvedBy: string }): string {
   const what =
     command.verb === 'rollback'
       ? `rollback of ${key} to ${command.revision ?? 'the previous revision'}`
       : command.verb === 'upgrade'
         ? `upgrade of ${key} to ${command.version}`
         : `${command.verb} of ${key}`;
-  return `${who(actor)} asked for the ${what}${command.reason ? `: ${command.reason}` : ''}`;
+  const glass = breakGlass ? ` (BREAK-GLASS through freeze ${breakGlass.freezes.join(', ')}, approved by ${breakGlass.approvedBy})` : '';
+  return `${who(actor)} asked for the ${what}${glass}${command.reason ? `: ${command.reason}` : ''}`;
 }
 
 export function refusalMessage(actor: Actor, what: string, why: string): string {

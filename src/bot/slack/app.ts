@@ -46,11 +46,12 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
   // The controller renders what a change would do (core/preview); asked over the shared queue prefix.
   const previewConnection = connectRedis(config.redisUrl);
   const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);
-  const { kube, api, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', previews);
+  const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', { previews });
   const directory = new Directory(new TeamApi(kube), web);
   const bot = new ReleaseBot({
     ops,
     api,
+    freezes,
     storage,
     previews,
     teams: () => directory.teams(),

@@ -95,3 +95,17 @@ export function auditMessage(
   }
   return { text, blocks };
 }
+
+/** The freeze's own channel message once it is lifted from chat: who lifted it, what it held and what then happened. */
+export function freezeLiftedMessage(
+  freeze: { name: string; reason: string; setBy?: string },
+  liftedBy: string,
+  outcomes: Array<{ succeeded: boolean; done: boolean; message: string }>,
+): SlackMessage {
+  const header = `:unlock: Freeze ${escapeMrkdwn(freeze.name)} (${escapeMrkdwn(freeze.reason)}${freeze.setBy ? `, set by ${escapeMrkdwn(freeze.setBy)}` : ''}) lifted by <@${liftedBy}>`;
+  const lines = outcomes.length
+    ? ['It held, and then:', ...outcomes.map((o) => `${o.done ? (o.succeeded ? ':white_check_mark:' : ':x:') : ':hourglass:'} ${escapeMrkdwn(o.message)}`)]
+    : ['It held no release that is free now.'];
+  const text = [header, ...lines].join('\n');
+  return { text, blocks: [section(text)] };
+}

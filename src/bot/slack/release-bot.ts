@@ -1,4 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
+import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { Logger } from '../../core/log.js';
@@ -14,8 +15,9 @@ import { isMutating, type MutatingCommand } from '../grammar/command.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
 import type { Actor } from '../plan/actor.js';
 import type { PreparedAction } from '../plan/prepared.js';
+import { messageRefOf, withMessageRef } from '../plan/freeze.js';
 import { resolveRelease } from '../plan/resolve.js';
-import { approvalRequestMessage, auditMessage, codeMessage, planMessage, textMessage, type SlackMessage } from './blocks.js';
+import { approvalRequestMessage, auditMessage, codeMessage, freezeLiftedMessage, planMessage, textMessage, type SlackMessage } from './blocks.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
 
 /** Where a request came from and how to answer the person privately (response_url or ephemeral). */
@@ -34,6 +36,7 @@ export interface ChannelPoster {
 export interface ReleaseBotDeps {
   ops: ReleaseOperations;
   api: HelmReleaseApi;
+  freezes: FreezeApi;
   storage: ReleaseStorage;
   /** The controller's object diffs for `/release diff`. */
   previews?: ChangePreviews;
@@ -72,7 +75,10 @@ export class ReleaseBot {
   }
 
   private async query(command: QueryCommand, subject: Subject, ctx: RequestContext): Promise<void> {
-    if (command.verb !== 'help') {
+    if (command.verb === 'freezes') {
+      // Freezes say why changes wait: any Team member may see them.
+      if (teamsOf(subject, await this.deps.teams()).length === 0) return ctx.reply(textMessage('you may not list freezes: you are in no Team'));
+    } else if (command.verb !== 'help') {
       let target: AuthzTarget;
       if (command.verb === 'list') target = namespaceAuthzTarget(command.namespace);
       else {
@@ -88,7 +94,7 @@ export class ReleaseBot {
   }
 
   private async plan(command: MutatingCommand, subject: Subject, ctx: RequestContext): Promise<void> {
-    const prepared = await this.deps.ops.prepare(command);
+    const prepared = await this.deps.ops.prepare(command, { id: `slack:${ctx.user}`, channel: ctx.channel });
     if (!prepared.ok) return ctx.reply(textMessage(prepared.message));
     const decision = authorizeAction(subject, prepared.action, await this.deps.teams());
     if (!decision.allowed) return this.refuse(ctx, prepared.action.targets[0], prepared.action.plan.title, decision.reason);
@@ -154,7 +160,9 @@ export class ReleaseBot {
     );
     let applied;
     try {
-      applied = await this.deps.ops.apply(action, actor);
+      // A freeze carries where its message is, so lifting it from chat can tell that message what happened.
+      const toApply = action.freeze ? { ...action, freeze: withMessageRef(action.freeze, requester.channel, message.ts) } : action;
+      applied = await this.deps.ops.apply(toApply, actor, approver);
     } catch (error) {
       // The channel must not be left believing it is in progress.
       await this.deps.poster.update(
@@ -177,11 +185,20 @@ export class ReleaseBot {
       message.ts,
       auditMessage(requester.slackUser, action.plan.title, reason, state, approver, await this.nextSteps(action)),
     );
+    const freezeMessage = messageRefOf(action.unfreeze);
+    if (action.unfreeze && freezeMessage) {
+      const { name } = action.unfreeze.metadata;
+      const lifted = freezeLiftedMessage({ name, reason: action.unfreeze.spec.reason, setBy: action.unfreeze.spec.setBy }, requester.slackUser, outcomes);
+      // The freeze's message may be gone or in a channel the bot left: the lift itself is done and recorded.
+      await this.deps.poster
+        .update(freezeMessage.channel, freezeMessage.ts, lifted)
+        .catch((error: Error) => this.deps.log.warn({ freeze: name, error: error.message }, "could not update the freeze's channel message"));
+    }
   }
 
-  /** One release acted on: its buttons for what comes next (a freeze's many releases get none). */
+  /** One release acted on: its buttons for what comes next (a freeze's releases get none). */
   private async nextSteps(action: PreparedAction): Promise<{ release: string; suspended: boolean } | undefined> {
-    if (action.targets.length !== 1) return undefined;
+    if (action.command.verb === 'freeze' || action.command.verb === 'unfreeze' || action.targets.length !== 1) return undefined;
     const { namespace, name } = action.targets[0]!;
     const release = await this.deps.api.get(namespace, name);
     return release ? { release: `${namespace}/${name}`, suspended: !!release.spec.suspend } : undefined;

@@ -37,18 +37,23 @@ export async function releaseCommand(args: string[]): Promise<number> {
   // With REDIS_URL the controller answers what a change would do; without it plans show the rest.
   const previewConnection = process.env.REDIS_URL ? connectRedis(process.env.REDIS_URL) : undefined;
   const previews = previewConnection ? new QueuedPreviews(previewConnection, process.env.HELMCREW_QUEUE_PREFIX || 'helmcrew', 20_000) : undefined;
-  const { api, storage, ops } = releaseOperations(kubeConfig, createLogger('release', process.env.LOG_LEVEL ?? 'warn'), 'helmcrew-cli', previews);
+  const { api, freezes, storage, ops } = releaseOperations(kubeConfig, createLogger('release', process.env.LOG_LEVEL ?? 'warn'), 'helmcrew-cli', { previews });
   try {
     if (command.verb === 'whoami') {
       console.log(`${actor.id} (context ${kubeConfig.getCurrentContext()}); Kubernetes RBAC decides what you may do`);
       return 0;
     }
     if (isQuery(command)) {
-      console.log(await runQuery(command, { api, storage, previews }));
+      console.log(await runQuery(command, { api, storage, freezes, previews }));
       return 0;
     }
     if (!isMutating(command)) return 2;
-    const prepared = await ops.prepare(command);
+    if ((command.verb === 'upgrade' || command.verb === 'rollback') && command.breakGlass) {
+      // The two-person rule needs a second person to approve: only Slack has one.
+      console.error('helmcrew release: --break-glass needs a second person to approve; ask for it with /release in Slack');
+      return 2;
+    }
+    const prepared = await ops.prepare(command, actor);
     if (!prepared.ok) {
       console.error(`helmcrew release: ${prepared.message}`);
       return 1;

@@ -2,6 +2,8 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import type { TenancyPolicy } from '../../core/release/tenancy-policy.js';
 import type { Logger } from '../../core/log.js';
 import type { RunningOperations } from './running-operations.js';
+import type { HoldingFreeze } from '../../core/release/freeze-match.js';
+import type { ReleaseFacts } from '../../core/release/team-releases.js';
 import type { RepositoryIndexCache } from '../charts/repository-index.js';
 import type { HelmClient } from '../helm/helm-client.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
@@ -30,11 +32,18 @@ export interface ReconcileContext {
   cache?: ReleaseCache;
   /** Installs and upgrades running here, cancelled when a newer generation arrives. */
   operations?: RunningOperations;
+  /** The active Freezes (watched): asked before every helm action. None: nothing is ever held. */
+  freezes?: FreezeView;
 }
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */
 export interface ReleaseCache {
   get(namespace: string, name: string): HelmRelease | undefined;
+}
+
+/** What a pass asks before a helm action: undefined until Freezes and Teams have been listed (the pass then waits). */
+export interface FreezeView {
+  holding(release: ReleaseFacts, now: Date): HoldingFreeze[] | undefined;
 }
 
 /** Thrown to have the queue try again later with backoff: the cause may clear up by itself. */

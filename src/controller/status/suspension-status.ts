@@ -14,8 +14,7 @@ import { historyFromStorage } from './release-status.js';
 export function describeSuspension(record: SuspensionRecord | undefined): string {
   if (!record) return 'Suspended by spec.suspend';
   const from = record.channel ? ` in ${record.channel}` : '';
-  const freeze = record.freezeId ? ` (freeze ${record.freezeId})` : '';
-  return `Suspended by ${record.by}${from}${freeze} at ${record.at}${record.reason ? `: ${record.reason}` : ''}`;
+  return `Suspended by ${record.by}${from} at ${record.at}${record.reason ? `: ${record.reason}` : ''}`;
 }
 
 export function suspendedStatus(release: HelmRelease, record: SuspensionRecord | undefined, now: Date): HelmReleaseStatus {

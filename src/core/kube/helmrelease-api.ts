@@ -14,7 +14,8 @@ export interface Precondition {
  * controller's). `null` removes a key.
  */
 export interface IntentPatch {
-  metadata?: { annotations?: Record<string, string | null> };
+  /** With resourceVersion the server refuses the patch (409) unless the object is still at that version. */
+  metadata?: { annotations?: Record<string, string | null>; resourceVersion?: string };
   spec?: Record<string, unknown>;
 }
 

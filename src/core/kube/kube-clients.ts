@@ -31,6 +31,8 @@ export type CustomClient = Pick<
   | 'getClusterCustomObject'
   | 'listClusterCustomObject'
   | 'patchClusterCustomObjectStatus'
+  | 'createClusterCustomObject'
+  | 'deleteClusterCustomObject'
 >;
 
 /** The API clients a process uses, made once per identity. */

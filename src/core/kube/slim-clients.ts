@@ -37,7 +37,7 @@ async function patchType(options: ConfigurationOptions | undefined): Promise<str
 export function slimKubeClients(rest: KubeRest): KubeClients {
   // Results are the server's JSON; the declared client-node types differ only in Date fields.
   const get = (path: string, param: object) => rest.request<never>({ method: 'GET', path, query: queryOf(param) });
-  const write = (method: 'POST' | 'PUT', path: string, param: { body: unknown }) =>
+  const write = (method: 'POST' | 'PUT' | 'DELETE', path: string, param: { body?: unknown }) =>
     rest.request<never>({ method, path, query: queryOf(param), body: param.body });
   const patch = async (path: string, param: { body: unknown }, options?: ConfigurationOptions) =>
     rest.request<never>({ method: 'PATCH', path, query: queryOf(param), body: param.body, contentType: await patchType(options) });
@@ -60,6 +60,8 @@ export function slimKubeClients(rest: KubeRest): KubeClients {
     getClusterCustomObject: (p) => get(customPath(p), p),
     listClusterCustomObject: (p) => get(customPath(p), p),
     patchClusterCustomObjectStatus: (p, options) => patch(customPath(p, '/status'), p, options),
+    createClusterCustomObject: (p) => write('POST', customPath(p), p),
+    deleteClusterCustomObject: (p) => write('DELETE', customPath(p), p),
   };
   return { core, custom, impersonate: (user) => slimKubeClients(rest.impersonate(user)) };
 }

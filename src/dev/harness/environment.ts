@@ -3,6 +3,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig, makeKubeClients } from '../../core/kube/client.js';
 import { applyCrds } from '../../core/kube/crd-installer.js';
+import { FreezeApi } from '../../core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import { devUp, type DevEnvironment, type DevOptions } from '../environment.js';
@@ -18,18 +19,19 @@ export async function startEnvironmentWithCrds(opts: DevOptions): Promise<{ env:
 
 /**
  * An Established CRD is not yet served: right after it, the API server can answer 429 "storage is
- * (re)initializing" for its objects. Waits until HelmReleases and Teams can be listed, so the
+ * (re)initializing" for its objects. Waits until HelmReleases, Teams and Freezes can be listed, so the
  * first test of a run does not meet that.
  */
 async function waitForCustomObjectsServed(kubeConfig: KubeConfig, timeoutMs = 60_000): Promise<void> {
   const kube = makeKubeClients(kubeConfig);
   const releases = new HelmReleaseApi(kube);
   const teams = new TeamApi(kube);
+  const freezes = new FreezeApi(kube);
   let lastError = '';
   await pollUntil(
     async () => {
       try {
-        await Promise.all([releases.list(), teams.list()]);
+        await Promise.all([releases.list(), teams.list(), freezes.list()]);
         return true;
       } catch (error) {
         lastError = error instanceof Error ? error.message : String(error);
@@ -37,6 +39,6 @@ async function waitForCustomObjectsServed(kubeConfig: KubeConfig, timeoutMs = 60
       }
     },
     { timeoutMs, intervalMs: 500 },
-    () => `HelmReleases and Teams could not be listed within ${timeoutMs / 1000}s after their CRDs were established: ${lastError}`,
+    () => `HelmReleases, Teams and Freezes could not be listed within ${timeoutMs / 1000}s after their CRDs were established: ${lastError}`,
   );
 }

@@ -22,6 +22,7 @@ const DEFAULT_ACTION: Partial<Record<ReleaseEvent, string>> = {
   DriftCorrected: 'drift',
   Suspended: 'suspend',
   Resumed: 'suspend',
+  Frozen: 'freeze',
   ReleaseUnlocked: 'unlock',
 };
 

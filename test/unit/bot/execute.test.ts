@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { FREEZE_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, ROLLBACK_TO_ANNOTATION, SUSPENSION_ANNOTATION } from '../../../src/api/annotations.js';
+import {
+  BREAK_GLASS_ANNOTATION,
+  readBreakGlass,
+  ROLLBACK_REQUEST_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
+  SUSPENSION_ANNOTATION,
+} from '../../../src/api/annotations.js';
+import type { Team } from '../../../src/api/team.js';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
-import { selectFreeze, selectUnfreeze } from '../../../src/bot/plan/freeze.js';
+import { breakGlassPatch } from '../../../src/bot/execute/freeze-writes.js';
+import { freezeName, releasesInScope, scopeSpec } from '../../../src/bot/plan/freeze.js';
 import { gitOpsOwner } from '../../../src/bot/plan/gitops.js';
-import { freezePatch, resumePatch, rollbackPatch, suspendPatch } from '../../../src/bot/plan/intents.js';
+import { resumePatch, rollbackPatch, suspendPatch, upgradePatch } from '../../../src/bot/plan/intents.js';
 import { outcomeOf } from '../../../src/bot/execute/outcome.js';
 import { resolveRelease } from '../../../src/bot/plan/resolve.js';
 import { escapeMrkdwn, unescapeSlackText } from '../../../src/bot/slack/blocks.js';
@@ -55,40 +63,43 @@ describe('resolveRelease', () => {
   });
 });
 
-describe('freeze and unfreeze selection', () => {
-  const world = [
-    hr('web', 'a'),
-    hr('web', 'held', { suspend: true }),
-    hr('web', 'frozen', { suspend: true, annotations: { [FREEZE_ANNOTATION]: 'fz-1' } }),
-    hr('api', 'b'),
-  ];
+describe('what a freeze scope covers (the Freeze object holds them; nothing is patched)', () => {
+  const world = [hr('web', 'a'), hr('web', 'held', { suspend: true }), hr('api', 'b', { labels: { tier: 'edge' } }), hr('data', 'c')];
+  const teams = [
+    { metadata: { name: 'frontend' }, spec: { subscriptions: [{ namespaces: ['web'] }, { selector: { matchLabels: { tier: 'edge' } } }] } },
+    { metadata: { name: 'sre' }, spec: { subscriptions: [{}] } },
+  ] as Team[];
   const keys = (list: HelmRelease[]) => list.map((r) => `${r.metadata.namespace}/${r.metadata.name}`);
   it.each([
     {
-      name: 'a namespace: the running ones are suspended, the held ones left',
+      name: 'a namespace, suspended ones included (a freeze holds them too)',
       scope: { kind: 'namespace' as const, namespace: 'web' },
-      want: { suspend: ['web/a'], already: ['web/held', 'web/frozen'] },
+      want: ['web/a', 'web/held'],
     },
-    { name: 'all', scope: { kind: 'all' as const }, want: { suspend: ['web/a', 'api/b'], already: ['web/held', 'web/frozen'] } },
-  ])('freeze $name', ({ scope, want }) => {
-    const selected = selectFreeze(world, scope);
-    expect({ suspend: keys(selected.suspend), already: keys(selected.alreadySuspended) }).toEqual(want);
+    { name: 'all', scope: { kind: 'all' as const }, want: ['api/b', 'data/c', 'web/a', 'web/held'] },
+    { name: "a Team's subscriptions (namespaces and a selector)", scope: { kind: 'team' as const, team: 'frontend' }, want: ['api/b', 'web/a', 'web/held'] },
+    { name: 'a Team that only hears everything owns nothing', scope: { kind: 'team' as const, team: 'sre' }, want: [] },
+    { name: 'an unknown Team', scope: { kind: 'team' as const, team: 'nobody' }, want: [] },
+    { name: 'a chart', scope: { kind: 'chart' as const, chart: 'unicorn' }, want: ['api/b', 'data/c', 'web/a', 'web/held'] },
+  ])('$name', ({ scope, want }) => {
+    expect(keys(releasesInScope(scopeSpec(scope), world, teams))).toEqual(want);
   });
-  it('unfreeze resumes only releases a freeze marked', () => {
-    expect(keys(selectUnfreeze(world, { kind: 'all' }))).toEqual(['web/frozen']);
-    expect(keys(selectUnfreeze(world, { kind: 'namespace', namespace: 'api' }))).toEqual([]);
+  it('names are short and typeable', () => {
+    expect(freezeName({ kind: 'namespace', namespace: 'prod' }, '7f3a')).toBe('prod-7f3a');
+    expect(freezeName({ kind: 'team', team: 'frontend' }, '7f3a')).toBe('team-frontend-7f3a');
+    expect(freezeName({ kind: 'chart', chart: 'my_chart.x' }, '00ff')).toBe('chart-my-chart-x-00ff');
+    expect(freezeName({ kind: 'all' }, 'beef')).toBe('all-beef');
   });
 });
 
 describe('intent patches', () => {
   const now = new Date('2026-11-23T03:00:00Z');
   const actor = { id: 'slack:U1', channel: 'C1' };
-  it('suspend records who, why, when and where, and drops a freeze mark', () => {
+  it('suspend records who, why, when and where', () => {
     expect(suspendPatch(actor, 'db down', now)).toEqual({
       metadata: {
         annotations: {
           [SUSPENSION_ANNOTATION]: JSON.stringify({ by: 'slack:U1', at: '2026-11-23T03:00:00.000Z', reason: 'db down', channel: 'C1' }),
-          [FREEZE_ANNOTATION]: null,
         },
       },
       spec: { suspend: true },
@@ -101,14 +112,33 @@ describe('intent patches', () => {
     expect(JSON.parse(patch.metadata!.annotations![SUSPENSION_ANNOTATION]!)).toMatchObject({ reason: 'rollback to 3' });
     expect(rollbackPatch(actor, 'why', undefined, 'rb-2', now).metadata?.annotations?.[ROLLBACK_TO_ANNOTATION]).toBe('previous');
   });
-  it('freeze marks with its id; resume clears every mark', () => {
-    expect(freezePatch(actor, 'sale', 'fz-9', now).metadata?.annotations?.[FREEZE_ANNOTATION]).toBe('fz-9');
+  it('resume clears the suspension and a pending rollback', () => {
     expect(resumePatch()).toEqual({
-      metadata: {
-        annotations: { [SUSPENSION_ANNOTATION]: null, [FREEZE_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null },
-      },
+      metadata: { annotations: { [SUSPENSION_ANNOTATION]: null, [ROLLBACK_REQUEST_ANNOTATION]: null, [ROLLBACK_TO_ANNOTATION]: null } },
       spec: { suspend: false },
     });
+  });
+  it('break-glass names the generation its own patch makes, and is conditional on the version read', () => {
+    const release = { ...hr('web', 'a', { generation: 4 }), metadata: { ...hr('web', 'a', { generation: 4 }).metadata, resourceVersion: '77' } } as HelmRelease;
+    const glass = { freezes: ['prod-1'], approvedBy: 'slack:U2' };
+    const upgrade = breakGlassPatch(upgradePatch('2.0.0'), release, actor, glass, now);
+    expect(upgrade.spec).toEqual({ chart: { version: '2.0.0' } });
+    expect(upgrade.metadata?.resourceVersion).toBe('77');
+    expect(readBreakGlass(upgrade.metadata?.annotations as Record<string, string>)).toEqual({
+      freezes: ['prod-1'],
+      generation: 5,
+      by: 'slack:U1',
+      approvedBy: 'slack:U2',
+      at: '2026-11-23T03:00:00.000Z',
+    });
+    // A rollback of a release already suspended changes no spec: the generation stays.
+    const suspended = { ...release, spec: { ...release.spec, suspend: true } };
+    const rollback = breakGlassPatch(rollbackPatch(actor, undefined, 3, 'rb-1', now), suspended, actor, glass, now);
+    expect(JSON.parse(rollback.metadata!.annotations![BREAK_GLASS_ANNOTATION]!)).toMatchObject({ generation: 4 });
+  });
+  it('a malformed break-glass record is no record', () => {
+    expect(readBreakGlass({ [BREAK_GLASS_ANNOTATION]: '{"freezes":"x","generation":1}' })).toBeUndefined();
+    expect(readBreakGlass({ [BREAK_GLASS_ANNOTATION]: 'not json' })).toBeUndefined();
   });
 });
 
@@ -186,8 +216,42 @@ describe('outcomeOf (read from status only)', () => {
       given: hr('web', 'a', { generation: 2, status: { observedGeneration: 2, conditions: [cond('Ready', 'False', 'Helm upgrade failed')] } }),
       want: { done: true, succeeded: false },
     },
+    {
+      name: 'upgrade held by a freeze at this generation: recorded, waits for the freeze',
+      verb: 'upgrade' as const,
+      given: hr('web', 'a', {
+        generation: 2,
+        status: { observedGeneration: 2, conditions: [cond('Frozen', 'True', 'The upgrade is held by freeze prod-1 (x)')] },
+      }),
+      want: { done: true, succeeded: true, message: 'web/a: recorded; The upgrade is held by freeze prod-1 (x)' },
+    },
+    {
+      name: 'upgrade, Frozen from an older generation: still waiting',
+      verb: 'upgrade' as const,
+      given: hr('web', 'a', { generation: 3, status: { observedGeneration: 2, conditions: [cond('Frozen', 'True', 'held', 2)] } }),
+      want: { done: false },
+    },
   ])('$name', ({ verb, given, want }) => {
     expect(outcomeOf(given, verb, 'rb')).toMatchObject(want);
+  });
+  it.each([
+    {
+      name: 'still naming the lifted freeze: the controller has not looked yet',
+      given: hr('web', 'a', { status: { conditions: [cond('Frozen', 'True', 'The upgrade is held by freeze web-1 (x)', 1)] } }),
+      want: { done: false },
+    },
+    {
+      name: 'held by another freeze',
+      given: hr('web', 'a', { status: { conditions: [cond('Frozen', 'True', 'The upgrade is held by freeze all-1 (y)', 1)] } }),
+      want: { done: true, succeeded: true, message: 'web/a: still held. The upgrade is held by freeze all-1 (y)' },
+    },
+    {
+      name: 'gone on and upgraded',
+      given: hr('web', 'a', { status: { observedGeneration: 1, conditions: [cond('Ready', 'True', 'Upgraded', 1)] } }),
+      want: { done: true, succeeded: true, message: 'web/a: Upgraded' },
+    },
+  ])('unfreeze: $name', ({ given, want }) => {
+    expect(outcomeOf(given, 'unfreeze', undefined, 'web-1')).toMatchObject(want);
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
 import { editDistance } from '../../../src/bot/grammar/suggest.js';
+import { freezeEndsAt } from '../../../src/bot/grammar/flags.js';
 import { matching, objectWith } from './matchers.js';
 
 type Row = { name: string; input: string; want: object };
@@ -55,7 +56,28 @@ describe('parseReleaseCommand', () => {
       want: ok({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'release freeze for the sale' }),
     },
     { name: 'freeze all', input: 'freeze all --reason "incident 7"', want: ok({ verb: 'freeze', scope: { kind: 'all' }, reason: 'incident 7' }) },
-    { name: 'unfreeze', input: 'unfreeze web', want: ok({ verb: 'unfreeze', scope: { kind: 'namespace', namespace: 'web' } }) },
+    { name: 'unfreeze a freeze by name', input: 'unfreeze web-7f3a', want: ok({ verb: 'unfreeze', name: 'web-7f3a' }) },
+    { name: 'list the freezes', input: 'freezes', want: ok({ verb: 'freezes' }) },
+    {
+      name: 'freeze for 2h (the reason stops at the next option)',
+      input: 'freeze prod --reason "INC-4242" --for 2h',
+      want: ok({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'prod' }, reason: 'INC-4242', end: { kind: 'for', text: '2h', ms: 7_200_000 } }),
+    },
+    {
+      name: 'freeze a Team until 18:00, reason last and unquoted',
+      input: 'freeze team:frontend --until 18:00 --reason sale starts soon',
+      want: ok({ verb: 'freeze', scope: { kind: 'team', team: 'frontend' }, reason: 'sale starts soon', end: { kind: 'until', text: '18:00' } }),
+    },
+    {
+      name: 'freeze a chart until a full time',
+      input: 'freeze chart:postgres --reason migration --until=2026-11-27T18:00:00Z',
+      want: ok({ verb: 'freeze', scope: { kind: 'chart', chart: 'postgres' }, reason: 'migration', end: { kind: 'until', text: '2026-11-27T18:00:00Z' } }),
+    },
+    {
+      name: 'upgrade through a freeze',
+      input: 'upgrade web/unicorn 3.0.0 --break-glass --reason hotfix for INC-4242',
+      want: ok({ verb: 'upgrade', release: { namespace: 'web', name: 'unicorn' }, version: '3.0.0', reason: 'hotfix for INC-4242', breakGlass: true }),
+    },
 
     // spacing and case
     { name: 'extra spaces everywhere', input: '   rollback    unicorn   to    2   ', want: ok({ verb: 'rollback', release: unicorn, revision: 2 }) },
@@ -101,6 +123,18 @@ describe('parseReleaseCommand', () => {
     { name: 'rollback to nothing', input: 'rollback unicorn to', want: err('missing-argument') },
     { name: 'freeze without a reason', input: 'freeze web', want: err('missing-argument') },
     { name: 'freeze with an empty reason', input: 'freeze web --reason', want: err('invalid-reason') },
+    { name: 'freeze with an empty reason before --for', input: 'freeze web --reason --for 2h', want: err('invalid-reason') },
+    { name: 'freeze for no time', input: 'freeze web --reason x --for 0s', want: err('invalid-freeze-end') },
+    { name: 'freeze for a month and more', input: 'freeze web --reason x --for 745h', want: err('invalid-freeze-end') },
+    { name: 'freeze for a word', input: 'freeze web --reason x --for ever', want: err('invalid-freeze-end') },
+    { name: 'freeze until 25:00', input: 'freeze web --reason x --until 25:00', want: err('invalid-freeze-end') },
+    { name: 'freeze --for and --until', input: 'freeze web --reason x --for 1h --until 18:00', want: err('invalid-freeze-end') },
+    { name: '--for without a value', input: 'freeze web --reason x --for', want: err('invalid-freeze-end') },
+    { name: 'an unknown scope kind', input: 'freeze group:x --reason y', want: err('invalid-scope') },
+    { name: 'suspend takes no --for', input: 'suspend unicorn --for 2h', want: err('unexpected-argument') },
+    { name: 'freeze takes no --break-glass', input: 'freeze web --reason x --break-glass', want: err('unexpected-argument') },
+    { name: 'unfreeze needs a name', input: 'unfreeze', want: err('missing-argument') },
+    { name: 'unfreeze of a bad name', input: 'unfreeze Web_1!', want: err('invalid-freeze-name') },
     { name: 'status takes one release', input: 'status unicorn dragon', want: err('unexpected-argument') },
     { name: 'status takes no reason', input: 'status unicorn --reason why', want: err('unexpected-argument') },
     { name: 'bad revision', input: 'rollback unicorn to two', want: err('invalid-revision') },
@@ -155,5 +189,48 @@ describe('editDistance', () => {
     { a: '', b: 'help', want: 4 },
   ])('$a ↔ $b = $want', ({ a, b, want }) => {
     expect(editDistance(a, b)).toBe(want);
+  });
+});
+
+describe('when a freeze asked for from chat ends', () => {
+  it.each([
+    { name: '--for 2h', end: { kind: 'for' as const, text: '2h', ms: 7_200_000 }, now: '2026-11-25T10:00:00Z', zone: 'UTC', want: '2026-11-25T12:00:00.000Z' },
+    {
+      name: '--until 18:00 later today (UTC)',
+      end: { kind: 'until' as const, text: '18:00' },
+      now: '2026-11-25T10:00:00Z',
+      zone: 'UTC',
+      want: '2026-11-25T18:00:00.000Z',
+    },
+    {
+      name: '--until 09:00 is tomorrow when past',
+      end: { kind: 'until' as const, text: '09:00' },
+      now: '2026-11-25T10:00:00Z',
+      zone: 'UTC',
+      want: '2026-11-26T09:00:00.000Z',
+    },
+    {
+      name: 'Berlin summer time',
+      end: { kind: 'until' as const, text: '18:00' },
+      now: '2026-10-24T12:00:00Z',
+      zone: 'Europe/Berlin',
+      want: '2026-10-24T16:00:00.000Z',
+    },
+    {
+      name: 'Berlin, the day the clocks go back',
+      end: { kind: 'until' as const, text: '18:00' },
+      now: '2026-10-25T12:00:00Z',
+      zone: 'Europe/Berlin',
+      want: '2026-10-25T17:00:00.000Z',
+    },
+    {
+      name: 'a full time is taken as written',
+      end: { kind: 'until' as const, text: '2026-11-27T18:00:00+01:00' },
+      now: '2026-11-25T10:00:00Z',
+      zone: 'Europe/Berlin',
+      want: '2026-11-27T17:00:00.000Z',
+    },
+  ])('$name', ({ end, now, zone, want }) => {
+    expect(freezeEndsAt(end, new Date(now), zone).toISOString()).toBe(want);
   });
 });

@@ -13,8 +13,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const bot = join(root, 'src/bot');
 
 const PURE: Record<string, string[]> = {
-  // semver: a pure library (what a version looks like).
-  grammar: ['src/bot/grammar/', 'semver'],
+  // semver: a pure library (what a version looks like); duration.ts: what a Go duration is.
+  grammar: ['src/bot/grammar/', 'semver', 'src/api/duration.ts'],
   authz: ['src/bot/authz/', 'src/bot/plan/', 'src/bot/grammar/', 'src/api/'],
   plan: ['src/bot/plan/', 'src/bot/grammar/', 'src/api/', 'src/core/release/'],
 };

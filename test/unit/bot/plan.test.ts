@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
-import { planFreeze, planReleaseCommand } from '../../../src/bot/plan/plan.js';
+import type { Freeze } from '../../../src/api/freeze.js';
+import { planFreeze } from '../../../src/bot/plan/freeze.js';
+import { planReleaseCommand } from '../../../src/bot/plan/plan.js';
 import { summarizeHistory, type StoredRelease } from '../../../src/core/helm-storage/release-storage.js';
 import { containing, matching } from './matchers.js';
 
@@ -79,16 +81,51 @@ describe('planReleaseCommand', () => {
       given: release({}, { 'argocd.argoproj.io/instance': 'web' }),
       want: { warnings: [matching(/^Argo CD manages this HelmRelease/)] },
     },
+    {
+      name: 'suspend a Flux-owned release says so',
+      command: { verb: 'suspend', release: { name: 'unicorn' } },
+      given: release({}, { 'kustomize.toolkit.fluxcd.io/name': 'apps' }),
+      want: { warnings: [matching(/^Flux \(kustomize-controller\) manages this HelmRelease/)] },
+    },
+    {
+      name: 'rollback of an Argo CD-owned release says so',
+      command: { verb: 'rollback', release: { name: 'unicorn' } },
+      given: release({}, { 'argocd.argoproj.io/instance': 'web' }),
+      want: { warnings: [matching(/^Argo CD manages this HelmRelease/)] },
+    },
   ] as const)('$name', ({ command, given, want }) => {
     expect(planReleaseCommand(command as Parameters<typeof planReleaseCommand>[0], given, history)).toMatchObject(want);
   });
 });
 
 describe('planFreeze', () => {
-  it('nothing to freeze cannot be confirmed', () => {
-    expect(planFreeze('freeze', 'namespace web', [], [release({ suspend: true })], 'sale')).toMatchObject({
-      doable: false,
-      lines: ['no release to suspend', 'already suspended, left as they are: web/unicorn', 'reason: sale'],
+  const freeze = (scope: Freeze['spec']['scope']): Freeze => ({
+    apiVersion: 'helmcrew.dev/v1alpha1',
+    kind: 'Freeze',
+    metadata: { name: 'web-1' },
+    spec: { scope, reason: 'sale', setBy: 'slack:U1' },
+  });
+  it('says what it holds, that specs are kept, and how it ends', () => {
+    expect(planFreeze(freeze({ namespaces: ['web'] }), [release({ suspend: true })], [])).toMatchObject({
+      doable: true,
+      title: 'freeze namespace web (web-1)',
+      lines: [
+        matching(/^creates Freeze web-1: the controller runs no helm action/),
+        'covers 1 release now: web/unicorn',
+        matching(/^specs are kept/),
+        'until lifted: /release unfreeze web-1',
+        'reason: sale',
+      ],
+      warnings: [],
     });
+  });
+  it('a freeze over GitOps-owned releases says the syncs cannot undo it', () => {
+    const owned = release({}, { 'kustomize.toolkit.fluxcd.io/name': 'apps' });
+    expect(planFreeze(freeze({ all: true }), [owned], []).warnings).toEqual([
+      matching(/^1 of these is managed by Flux \(kustomize-controller\): the freeze is its own object/),
+    ]);
+  });
+  it('an unknown Team is warned about', () => {
+    expect(planFreeze(freeze({ teams: ['ghosts'] }), [release()], []).warnings).toEqual(['no Team named ghosts: this freeze holds nothing until one exists']);
   });
 });

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { FREEZE_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../../src/api/annotations.js';
+import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../../src/api/annotations.js';
+import type { Freeze } from '../../../src/api/freeze.js';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
 import { authorizeAction, isRequester } from '../../../src/bot/authz/authorize-action.js';
 import type { TeamPolicy } from '../../../src/bot/authz/policy-types.js';
-import { authzTargets, namespaceAuthzTarget, releaseAuthzTarget } from '../../../src/bot/authz/targets.js';
+import { authzTargets, authzVerb, namespaceAuthzTarget, releaseAuthzTarget } from '../../../src/bot/authz/targets.js';
 import { intentPatch } from '../../../src/bot/plan/intents.js';
-import { prepareFreeze, prepareReleaseCommand, stillAsPlanned, type PreparedAction } from '../../../src/bot/plan/prepared.js';
+import { prepareFreeze, prepareReleaseCommand, prepareUnfreeze, stillAsPlanned, type PreparedAction } from '../../../src/bot/plan/prepared.js';
 import { summarizeHistory } from '../../../src/core/helm-storage/release-storage.js';
 
 const hr = (namespace: string, name: string, over: { suspend?: boolean; generation?: number; chart?: string } = {}): HelmRelease => ({
@@ -17,19 +18,72 @@ const hr = (namespace: string, name: string, over: { suspend?: boolean; generati
 const alice = { id: 'slack:UALICE', channel: 'C1' };
 const now = new Date('2026-01-02T03:04:05Z');
 
-describe('prepareFreeze', () => {
-  const world = [hr('web', 'a', { generation: 3 }), hr('web', 'held', { suspend: true }), hr('api', 'b')];
-  it('a freeze targets the running releases in scope, at the generation read, and carries its id', () => {
-    const action = prepareFreeze({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'incident' }, world, 'fz-1');
-    expect(action.targets).toEqual([{ namespace: 'web', name: 'a', chart: 'unicorn', generation: 3 }]);
-    expect(action.freezeId).toBe('fz-1');
-    expect(action.plan.title).toBe('freeze namespace web');
+const frozenStatus = { conditions: [{ type: 'Frozen', status: 'True' as const, reason: 'Frozen', message: 'held', lastTransitionTime: 't' }] };
+const freezeOf = (name: string, scope: Freeze['spec']['scope'], until?: string): Freeze => ({
+  apiVersion: 'helmcrew.dev/v1alpha1',
+  kind: 'Freeze',
+  metadata: { name },
+  spec: { scope, reason: `because ${name}`, setBy: 'slack:UBOB', ...(until ? { until } : {}) },
+});
+const world = { releases: [hr('web', 'a', { generation: 3 }), hr('web', 'held', { suspend: true }), hr('api', 'b')], teams: [] };
+
+describe('prepareFreeze: a Freeze object, not a patch per release', () => {
+  it('a namespace for 2h: the object, who set it, when it ends, and what it covers now', () => {
+    const action = prepareFreeze(
+      { verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'INC-4242', end: { kind: 'for', text: '2h', ms: 7_200_000 } },
+      world,
+      alice,
+      now,
+      'UTC',
+      'web-7f3a',
+    );
+    expect(action.targets).toEqual([]);
+    expect(action.freeze).toEqual({
+      apiVersion: 'helmcrew.dev/v1alpha1',
+      kind: 'Freeze',
+      metadata: { name: 'web-7f3a' },
+      spec: { scope: { namespaces: ['web'] }, reason: 'INC-4242', setBy: 'slack:UALICE', channel: 'C1', until: '2026-01-02T05:04:05Z' },
+    });
+    expect(action.plan.title).toBe('freeze namespace web (web-7f3a)');
+    expect(action.plan.lines).toContain('covers 2 releases now: web/a, web/held');
+    expect(action.plan.lines).toContain('ends by itself at 2026-01-02T05:04:05Z');
+    expect(action.plan.doable).toBe(true);
   });
-  it('an unfreeze carries no freeze id', () => {
-    const action = prepareFreeze({ verb: 'unfreeze', scope: { kind: 'all' } }, world, 'fz-2');
-    expect(action.freezeId).toBeUndefined();
-    expect(action.plan.title).toBe('unfreeze every namespace');
-    expect(action.plan.doable).toBe(false);
+  it('--until 18:00 is the next 18:00 in the bot time zone', () => {
+    const action = prepareFreeze(
+      { verb: 'freeze', scope: { kind: 'all' }, reason: 'x', end: { kind: 'until', text: '18:00' } },
+      world,
+      alice,
+      now,
+      'Europe/Berlin',
+      'all-1',
+    );
+    expect(action.freeze?.spec.until).toBe('2026-01-02T17:00:00Z');
+  });
+  it('an empty namespace can still be frozen: what is created there later is held', () => {
+    const action = prepareFreeze({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'new' }, reason: 'x' }, world, alice, now, 'UTC', 'new-1');
+    expect(action.plan).toMatchObject({
+      doable: true,
+      lines: expect.arrayContaining(['covers no release now; HelmReleases created there later are held too']),
+    });
+  });
+});
+
+describe('prepareUnfreeze', () => {
+  const releases = [{ ...hr('web', 'a'), status: frozenStatus }, { ...hr('api', 'b'), status: frozenStatus }, hr('web', 'c')];
+  const freezes = [freezeOf('web-1', { namespaces: ['web'] }), freezeOf('all-1', { all: true }), freezeOf('api-1', { namespaces: ['api'] })];
+  it('names what goes on and what another freeze keeps holding', () => {
+    const action = prepareUnfreeze({ verb: 'unfreeze', name: 'api-1' }, { releases, teams: [], freezes: [freezes[0]!, freezes[2]!] }, now);
+    expect(action.unfreeze?.metadata.name).toBe('api-1');
+    expect(action.plan.lines.slice(1)).toEqual(['the controller goes on with 1 held release at once: api/b']);
+    // What it lets go is awaited, so the channel hears what then happened.
+    expect(action.targets).toEqual([{ namespace: 'api', name: 'b', chart: 'unicorn', generation: 1 }]);
+    const overlapping = prepareUnfreeze({ verb: 'unfreeze', name: 'web-1' }, { releases, teams: [], freezes }, now);
+    expect(overlapping.plan.lines.slice(1)).toEqual(['no release is held by it alone', 'web/a stays held by all-1']);
+  });
+  it('an unknown name is not doable and lists the active ones', () => {
+    const action = prepareUnfreeze({ verb: 'unfreeze', name: 'nope' }, { releases, teams: [], freezes }, now);
+    expect(action.plan).toMatchObject({ doable: false, lines: ['no freeze named nope; active: web-1, all-1, api-1'] });
   });
 });
 
@@ -57,10 +111,8 @@ describe('intentPatch: the patch for each confirmed verb', () => {
     expect(patch.spec).toEqual({ suspend: true });
     expect(JSON.parse(patch.metadata!.annotations![SUSPENSION_ANNOTATION]!)).toMatchObject({ by: 'slack:UALICE', reason: 'db down' });
   });
-  it('resume and unfreeze resume', () => {
+  it('resume', () => {
     expect(intentPatch(action({ verb: 'resume', release: { name: 'a' } }), alice, now, undefined).spec).toEqual({ suspend: false });
-    const unfreeze = prepareFreeze({ verb: 'unfreeze', scope: { kind: 'all' } }, [], 'unused');
-    expect(intentPatch(unfreeze, alice, now, undefined).spec).toEqual({ suspend: false });
   });
   it('upgrade sets the chart version only', () => {
     expect(intentPatch(action({ verb: 'upgrade', release: { name: 'a' }, version: '2.0.0' }), alice, now, undefined)).toEqual({
@@ -71,9 +123,21 @@ describe('intentPatch: the patch for each confirmed verb', () => {
     const patch = intentPatch(action({ verb: 'rollback', release: { name: 'a' }, revision: 1 }), alice, now, 'rb-1');
     expect(patch.metadata!.annotations![ROLLBACK_REQUEST_ANNOTATION]).toBe('rb-1');
   });
-  it('freeze marks with the action freeze id', () => {
-    const freeze = prepareFreeze({ verb: 'freeze', scope: { kind: 'all' }, reason: 'incident' }, [release], 'fz-9');
-    expect(intentPatch(freeze, alice, now, undefined).metadata!.annotations![FREEZE_ANNOTATION]).toBe('fz-9');
+  it('a freeze is an object, never a patch', () => {
+    const freeze = prepareFreeze({ verb: 'freeze', scope: { kind: 'all' }, reason: 'incident' }, world, alice, now, 'UTC', 'all-1');
+    expect(() => intentPatch(freeze, alice, now, undefined)).toThrow(/writes a Freeze/);
+  });
+  it('break-glass on a held release: the freezes it goes through, and two people', () => {
+    const holding = [{ name: 'web-1', reason: 'INC' }];
+    const glass = prepareReleaseCommand({ verb: 'upgrade', release: { name: 'a' }, version: '2.0.0', breakGlass: true }, release, history, holding);
+    expect(glass.breakGlass).toEqual(['web-1']);
+    expect(glass.plan.lines.at(-1)).toBe('BREAK-GLASS through freeze web-1 (INC): a second person must approve; audited');
+    const teams: TeamPolicy[] = [{ name: 'web', members: { slackUsers: ['UALICE'] }, permissions: [{ verbs: ['upgrade'], namespaces: ['web'] }] }];
+    expect(authorizeAction({ slackUser: 'UALICE', slackUserGroups: [] }, glass, teams)).toMatchObject({ allowed: true, requireApproval: true });
+    const held = prepareReleaseCommand({ verb: 'upgrade', release: { name: 'a' }, version: '2.0.0' }, release, history, holding);
+    expect(held.breakGlass).toBeUndefined();
+    expect(held.plan.warnings.at(-1)).toMatch(/^held by freeze web-1 \(INC\): the controller does this when the freeze ends; add --break-glass/);
+    expect(authorizeAction({ slackUser: 'UALICE', slackUserGroups: [] }, held, teams)).toMatchObject({ allowed: true, requireApproval: false });
   });
 });
 
@@ -81,8 +145,15 @@ describe('authorization targets and the requester', () => {
   it('a release action is authorized on each release and its chart; a freeze on its scope', () => {
     const suspend = prepareReleaseCommand({ verb: 'suspend', release: { name: 'a' } }, hr('web', 'a', { chart: 'billing' }), summarizeHistory([]));
     expect(authzTargets(suspend)).toEqual([{ kind: 'release', namespace: 'web', name: 'a', chart: 'billing' }]);
-    const freeze = prepareFreeze({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'x' }, [hr('web', 'a')], 'fz-1');
+    const freeze = prepareFreeze({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'x' }, world, alice, now, 'UTC', 'web-1');
     expect(authzTargets(freeze)).toEqual([{ kind: 'namespace', namespace: 'web' }]);
+    expect(authzVerb(freeze)).toBe('freeze');
+    const team = prepareFreeze({ verb: 'freeze', scope: { kind: 'team', team: 'frontend' }, reason: 'x' }, world, alice, now, 'UTC', 't-1');
+    expect(authzTargets(team)).toEqual([{ kind: 'team', team: 'frontend' }]);
+    const all = prepareFreeze({ verb: 'freeze', scope: { kind: 'all' }, reason: 'x' }, world, alice, now, 'UTC', 'all-1');
+    expect([authzTargets(all), authzVerb(all)]).toEqual([[{ kind: 'all' }], 'freeze-all']);
+    const lift = prepareUnfreeze({ verb: 'unfreeze', name: 'all-1' }, { ...world, freezes: [freezeOf('all-1', { all: true })] }, now);
+    expect(authzVerb(lift)).toBe('freeze-all');
     expect(releaseAuthzTarget(hr('api', 'b'))).toEqual({ kind: 'release', namespace: 'api', name: 'b', chart: 'unicorn' });
     expect(namespaceAuthzTarget(undefined)).toEqual({ kind: 'all' });
     expect(namespaceAuthzTarget('web')).toEqual({ kind: 'namespace', namespace: 'web' });
@@ -91,7 +162,7 @@ describe('authorization targets and the requester', () => {
     const teams: TeamPolicy[] = [
       { name: 'web', members: { slackUsers: ['UALICE'] }, permissions: [{ verbs: ['freeze'], namespaces: ['web'], charts: ['unicorn'] }] },
     ];
-    const freeze = prepareFreeze({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'x' }, [hr('web', 'a')], 'fz-1');
+    const freeze = prepareFreeze({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'x' }, world, alice, now, 'UTC', 'web-1');
     expect(authorizeAction({ slackUser: 'UALICE', slackUserGroups: [] }, freeze, teams)).toMatchObject({ allowed: false });
   });
   it('only the requester may confirm or cancel', () => {

@@ -17,17 +17,22 @@ import { RetryLaterError } from '../context.js';
 import { gatedByDependencies, nextAction, type ReleaseAction, type ReleaseState } from '../release-state.js';
 import { failedActionOf, remediationPolicy } from '../remediation-decision.js';
 import { testsWanted } from '../test-decision.js';
-import { done, FRESH_PASS, type Pass, type PassEnd } from './pass.js';
+import { freezeGate } from './freeze-gate.js';
+import { done, FRESH_PASS, isPassEnd, type Pass, type PassEnd } from './pass.js';
 
 /**
  * The last stage: does what the release's state calls for (release-state.ts names it). Installs,
  * upgrades, tests and remediations that change Helm's records are followed at once by a fresh
  * pass, which decides what comes next from what is there now.
  */
-export async function actStage(pass: Pass, desired: DesiredRelease, state: ReleaseState): Promise<PassEnd> {
-  const { ctx, release, target, history, key } = pass;
+export async function actStage(held: Pass, desired: DesiredRelease, state: ReleaseState): Promise<PassEnd> {
   const action = nextAction(state);
-  ctx.log.debug({ release: key, state: state.kind, action }, 'decided');
+  held.ctx.log.debug({ release: held.key, state: state.kind, action }, 'decided');
+  // Every helm action an active freeze covers stops here (freeze-gate.ts).
+  const gate = await freezeGate(held, action);
+  if (isPassEnd(gate)) return gate;
+  const pass = { ...held, release: gate };
+  const { ctx, release, target, history, key } = pass;
   if (gatedByDependencies(action)) {
     const hold = await holdForDependencies(ctx, release);
     if (hold.held) return done(key, 'wait-for-dependencies', hold.requeueAfterMs);

@@ -6,7 +6,8 @@ import { rollbackRelease } from '../actions/rollback.js';
 import { uninstallRelease } from '../actions/uninstall.js';
 import { assertNever } from '../assert-never.js';
 import { determineLifecycle, nextLifecycleAction, type LifecycleState } from '../lifecycle-state.js';
-import { done, type Pass, type PassEnd } from './pass.js';
+import { freezeGate } from './freeze-gate.js';
+import { done, isPassEnd, type Pass, type PassEnd } from './pass.js';
 
 /**
  * Deletion, finalizer, suspension and ownership, decided before anything needs the chart or
@@ -16,7 +17,10 @@ export async function lifecycleStage(pass: Pass): Promise<PassEnd | undefined> {
   const state = determineLifecycle(pass.release, pass.history);
   const action = nextLifecycleAction(state);
   if (action === 'continue') return undefined;
-  await actOnLifecycle(pass, state);
+  // An uninstall or a requested rollback is a helm action: an active freeze holds it too.
+  const gate = await freezeGate(pass, action);
+  if (isPassEnd(gate)) return gate;
+  await actOnLifecycle({ ...pass, release: gate }, state);
   // The suspension is over: the declared spec is reconciled in a new pass.
   return action === 'record-resume' ? { end: 'new-pass' } : done(pass.key, action);
 }

@@ -18,6 +18,8 @@ export interface ReconcileResult {
     | 'refused'
     | 'repository-refused'
     | 'wait-for-dependencies'
+    /** An active Freeze holds the helm action (stages/freeze-gate.ts). */
+    | 'frozen'
     | 'unchanged';
   /** Run this release again after this long (a backoff chosen by a decision, not an error). */
   requeueAfterMs?: number;

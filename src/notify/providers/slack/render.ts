@@ -52,6 +52,7 @@ export const EVENT_TITLE: Readonly<Record<string, string>> = {
   Stalled: 'Stalled',
   Suspended: 'Suspended',
   Resumed: 'Resumed',
+  Frozen: 'Held by a freeze',
   ReleaseUnlocked: 'Stuck release unlocked',
   ReleaseOwnedByOther: 'Release owned by someone else',
   TargetNamespaceRefused: 'Target namespace refused',

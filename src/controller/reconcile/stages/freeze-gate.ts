@@ -1,0 +1,53 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { describeHolding } from '../../../core/release/freeze-match.js';
+import { releaseFacts } from '../../../core/release/team-releases.js';
+import { frozenMessage, frozenRecorded, frozenStatus, unfrozenStatus } from '../../status/freeze-status.js';
+import { RetryLaterError } from '../context.js';
+import { decideFreeze, helmActionOf } from '../freeze-decision.js';
+import type { LifecycleAction } from '../lifecycle-state.js';
+import type { ReleaseAction } from '../release-state.js';
+import { done, type Pass, type PassEnd } from './pass.js';
+
+/**
+ * The one place every decided action passes before it runs (the lifecycle and act stages call it):
+ * an active Freeze that covers the release holds any helm action. A held release keeps its spec
+ * and gets `Frozen=True` naming the freezes, one `Frozen` Event and so one notification per
+ * generation. Returns the release to go on with (after clearing a Frozen that no longer holds),
+ * or how the pass ends.
+ */
+export async function freezeGate(pass: Pass, decided: ReleaseAction | LifecycleAction): Promise<HelmRelease | PassEnd> {
+  const { ctx, release, key } = pass;
+  if (!ctx.freezes) return release;
+  const action = helmActionOf(decided);
+  // An object on its way out that runs no helm keeps whatever it says; it is about to be gone.
+  if (!action && release.metadata.deletionTimestamp) return release;
+  const now = ctx.now();
+  const holding = action ? ctx.freezes.holding(releaseFacts(release), now) : [];
+  const decision = decideFreeze(release, action, holding);
+  switch (decision.kind) {
+    case 'go':
+      return release;
+    case 'release':
+      ctx.log.info({ release: key, action: 'unfreeze' }, 'no freeze holds the release any more; going on');
+      return ctx.api.patchStatus(release, unfrozenStatus(release, now));
+    case 'wait-for-freezes':
+      throw new RetryLaterError('the controller has not listed the Freezes yet; no helm action until it has');
+    case 'break-glass': {
+      ctx.log.warn(
+        { release: key, action: decided, freezes: decision.holding.map((f) => f.name), by: decision.by, approvedBy: decision.approvedBy },
+        'break-glass: going through the freezes',
+      );
+      return release;
+    }
+    case 'hold': {
+      const message = frozenMessage(decision.action, decision.holding);
+      if (frozenRecorded(release, message)) return done(key, 'frozen');
+      await ctx.api.patchStatus(release, frozenStatus(release, message, now));
+      // One Event (and notification) when a freeze starts holding this release, not one per check.
+      if (decision.first) await ctx.events.record(release, ReleaseEvent.Frozen, message, { action: 'freeze' });
+      ctx.log.info({ release: key, action: decided, freezes: describeHolding(decision.holding) }, 'held by a freeze');
+      return done(key, 'frozen');
+    }
+  }
+}

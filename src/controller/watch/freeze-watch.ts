@@ -1,0 +1,129 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { clampTimerMs } from '../../api/duration.js';
+import type { Freeze } from '../../api/freeze.js';
+import type { Team } from '../../api/team.js';
+import { API_GROUP, API_VERSION, FREEZE_PLURAL, TEAM_PLURAL } from '../../api/vocabulary.js';
+import { apiErrorMessage, isNotFound } from '../../core/kube/errors.js';
+import type { KubeRest } from '../../core/kube/rest-client.js';
+import type { Logger } from '../../core/log.js';
+import { freezesHolding, nextFreezeChange, type HoldingFreeze } from '../../core/release/freeze-match.js';
+import type { ReleaseFacts } from '../../core/release/team-releases.js';
+import { retryDelayMs } from '../queue/retry-policy.js';
+import type { FreezeView } from '../reconcile/context.js';
+import { ListWatch, restWatch, type Listed } from './list-watch.js';
+
+type Kind = 'freezes' | 'teams';
+
+/**
+ * Freezes and Teams (for Team-scoped freezes), watched with informers: a pass matches from memory,
+ * so a freeze adds no API request per release. Whenever a freeze or Team changes, and at the next
+ * moment any freeze starts or ends by itself (`until`, a window), `onChange` is called: the
+ * controller then enqueues every release it holds as Frozen, which goes on at once if nothing
+ * holds it any more.
+ */
+export class FreezeWatch implements FreezeView {
+  private readonly slots = new Map<Kind, { informer?: ListWatch<KubernetesObject>; synced: boolean; failures: number }>();
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+
+  constructor(
+    private readonly opts: {
+      rest: KubeRest;
+      list: { freezes: () => Promise<Listed<Freeze>>; teams: () => Promise<Listed<Team>> };
+      onChange: (reason: string) => void;
+      log: Logger;
+      now?: () => Date;
+    },
+  ) {
+    for (const kind of ['freezes', 'teams'] as const) this.slots.set(kind, { synced: false, failures: 0 });
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([...this.slots.keys()].map((kind) => this.startSlot(kind)));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.all([...this.slots.values()].map(async (slot) => slot.informer?.stop().catch(() => undefined)));
+  }
+
+  get ready(): boolean {
+    return [...this.slots.values()].every((slot) => slot.synced);
+  }
+
+  holding(release: ReleaseFacts, now: Date): HoldingFreeze[] | undefined {
+    if (!this.ready) return undefined;
+    return freezesHolding(release, this.freezes(), this.teams(), now);
+  }
+
+  freezes(): Freeze[] {
+    return (this.slots.get('freezes')?.informer?.list() ?? []) as unknown as Freeze[];
+  }
+
+  private teams(): Team[] {
+    return (this.slots.get('teams')?.informer?.list() ?? []) as unknown as Team[];
+  }
+
+  private async startSlot(kind: Kind): Promise<void> {
+    if (this.stopped) return;
+    const slot = this.slots.get(kind)!;
+    const plural = kind === 'freezes' ? FREEZE_PLURAL : TEAM_PLURAL;
+    const list = this.opts.list[kind] as () => Promise<Listed<KubernetesObject>>;
+    const informer = new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, `/apis/${API_GROUP}/${API_VERSION}/${plural}`));
+    slot.informer = informer;
+    const current = () => slot.informer === informer && !this.stopped;
+    const changed = (what: string) => (obj: KubernetesObject) => {
+      if (current() && slot.synced) this.changed(`${kind === 'freezes' ? 'freeze' : 'team'} ${obj.metadata?.name ?? ''} ${what}`);
+    };
+    informer.on('add', changed('added'));
+    informer.on('update', changed('changed'));
+    informer.on('delete', changed('deleted'));
+    informer.on('synced', () => {
+      if (!current()) return;
+      const first = !slot.synced;
+      slot.synced = true;
+      slot.failures = 0;
+      // A relist after an outage may have missed a deletion: let held releases look again.
+      this.changed(first ? `${kind} listed` : `${kind} relisted`);
+    });
+    informer.on('error', (error) => current() && this.restartLater(kind, error));
+    try {
+      await informer.start();
+    } catch (error) {
+      if (current()) this.restartLater(kind, error);
+    }
+  }
+
+  private restartLater(kind: Kind, error: unknown): void {
+    const slot = this.slots.get(kind)!;
+    const stale = slot.informer;
+    slot.informer = undefined;
+    slot.synced = false;
+    void stale?.stop().catch(() => undefined);
+    slot.failures += 1;
+    const delay = retryDelayMs(slot.failures, 1000, 30_000);
+    const message = isNotFound(error)
+      ? `the ${kind === 'freezes' ? 'Freeze' : 'Team'} CRD is not installed; install it with \`helmcrew crds apply\` (helm actions wait until freezes can be read)`
+      : `${kind} watch failed; restarting (helm actions wait until freezes can be read)`;
+    this.opts.log.error({ kind, delayMs: delay, error: apiErrorMessage(error) }, message);
+    setTimeout(() => void this.startSlot(kind), delay).unref();
+  }
+
+  private changed(reason: string): void {
+    if (this.stopped) return;
+    this.schedule();
+    this.opts.onChange(reason);
+  }
+
+  /** One timer, at the next moment a freeze starts or ends by itself. */
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    const now = (this.opts.now ?? (() => new Date()))();
+    const next = nextFreezeChange(this.freezes(), now);
+    if (!next) return;
+    // A little after the boundary, so the pass it starts sees the freeze as ended.
+    this.timer = setTimeout(() => this.changed('a freeze started or ended'), clampTimerMs(next.getTime() - now.getTime() + 50));
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,42 @@
+import type { Freeze } from '../../api/freeze.js';
+import { API_GROUP, API_VERSION, FREEZE_PLURAL } from '../../api/vocabulary.js';
+import type { KubeClients } from './kube-clients.js';
+import { isNotFound } from './errors.js';
+
+const COORDINATES = { group: API_GROUP, version: API_VERSION, plural: FREEZE_PLURAL };
+
+/**
+ * Reads, creates and deletes Freezes; the only code that knows their REST coordinates. The bot and
+ * the terminal write them; the controller only watches them (controller/watch/freeze-watch.ts).
+ */
+export class FreezeApi {
+  constructor(private readonly kube: KubeClients) {}
+
+  async list(): Promise<{ items: Freeze[]; metadata?: { resourceVersion?: string } }> {
+    return (await this.kube.custom.listClusterCustomObject(COORDINATES)) as { items: Freeze[]; metadata?: { resourceVersion?: string } };
+  }
+
+  async get(name: string): Promise<Freeze | undefined> {
+    try {
+      return (await this.kube.custom.getClusterCustomObject({ ...COORDINATES, name })) as Freeze;
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async create(freeze: Freeze, fieldManager: string): Promise<Freeze> {
+    return (await this.kube.custom.createClusterCustomObject({ ...COORDINATES, body: freeze, fieldManager })) as Freeze;
+  }
+
+  /** Lifts a freeze. False when it was already gone. */
+  async delete(name: string): Promise<boolean> {
+    try {
+      await this.kube.custom.deleteClusterCustomObject({ ...COORDINATES, name });
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
+  }
+}
