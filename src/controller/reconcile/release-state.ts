@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { assertNever } from './assert-never.js';
-import { recordedTimeoutSeconds } from './ownership.js';
+import { CHART_DIGEST_LABEL, chartDigestLabel, recordedTimeoutSeconds } from './ownership.js';
 import { sameChartVersion } from './chart-version.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { canonicalJson } from '../../core/release/values.js';
@@ -127,8 +127,14 @@ export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): b
   return (
     stored.chartName === desired.chartName &&
     sameChartVersion(stored.chartVersion, desired.chartVersion) &&
+    sameChartDigest(stored, desired) &&
     canonicalJson(stored.config) === canonicalJson(desired.values)
   );
+}
+
+/** oci:// charts: installed from the digest the tag points at now (a moved tag is a change). Others have none to compare. */
+function sameChartDigest(stored: StoredRelease, desired: DesiredRelease): boolean {
+  return !desired.chartDigest || stored.labels?.[CHART_DIGEST_LABEL] === chartDigestLabel(desired.chartDigest);
 }
 
 /** A failed attempt is not repeated for the same generation, chart and values; a change retries. */
@@ -147,6 +153,7 @@ function describeDifference(stored: StoredRelease, desired: DesiredRelease, late
     return `revision ${latest.revision} ${latest.status}; re-applying revision ${stored.revision}'s chart and values`;
   if (stored.chartName !== desired.chartName) return `chart ${stored.chartName} → ${desired.chartName}`;
   if (!sameChartVersion(stored.chartVersion, desired.chartVersion)) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
+  if (!sameChartDigest(stored, desired)) return `chart ${desired.chartVersion} moved to digest ${desired.chartDigest!.slice(0, 19)}…`;
   return 'values changed';
 }
 
