@@ -38,20 +38,20 @@ export const ChartRef = Type.Object(
         minLength: 1,
         maxLength: 100,
         pattern: '^[^\\s]+( [^\\s]+)*$',
-        description: 'An exact chart version (1.2.3) or a semver range (2.x, ^2.1), for oci:// too (resolved from the registry\'s tags). Default: the newest.',
+        description: "An exact chart version (1.2.3) or a semver range (2.x, ^2.1), for oci:// too (resolved from the registry's tags). Default: the newest.",
       }),
     ),
-    insecure: Type.Optional(
-      Type.Boolean({ description: 'oci:// only: talk plain HTTP to the registry (as for one on loopback). Default: TLS.' }),
-    ),
+    insecure: Type.Optional(Type.Boolean({ description: 'oci:// only: talk plain HTTP to the registry (as for one on loopback). Default: TLS.' })),
     secretRef: Type.Optional(
       LocalObjectName({
         description:
-          'A Secret in this namespace, read as the HelmRelease\'s identity: `username` + `password` (HTTP basic auth, or registry login) or `.dockerconfigjson` (oci:// only).',
+          "A Secret in this namespace, read as the HelmRelease's identity: `username` + `password` (HTTP basic auth, or registry login) or `.dockerconfigjson` (oci:// only).",
       }),
     ),
     certSecretRef: Type.Optional(
-      LocalObjectName({ description: 'A Secret in this namespace with `ca.crt` (the CA to trust), and optionally `tls.crt` + `tls.key` (a client certificate).' }),
+      LocalObjectName({
+        description: 'A Secret in this namespace with `ca.crt` (the CA to trust), and optionally `tls.crt` + `tls.key` (a client certificate).',
+      }),
     ),
   },
   {

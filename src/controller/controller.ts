@@ -54,7 +54,8 @@ export async function startController(config: ControllerConfig, options: Control
   const leftovers = await removeLeftoverValuesFiles(config.workDir);
   if (leftovers.length > 0) log.warn({ workDir: config.workDir, removed: leftovers.length }, 'removed values files left by a stopped controller');
   const credentialLeftovers = await removeLeftoverPrivateFiles(config.workDir);
-  if (credentialLeftovers.length > 0) log.warn({ workDir: config.workDir, removed: credentialLeftovers.length }, 'removed credential files left by a stopped controller');
+  if (credentialLeftovers.length > 0)
+    log.warn({ workDir: config.workDir, removed: credentialLeftovers.length }, 'removed credential files left by a stopped controller');
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const operations = new RunningOperations();

@@ -55,6 +55,8 @@ export interface ChartServerOptions {
   tls?: { cert: Buffer; key: Buffer; clientCa?: Buffer };
   /** Called for every request, for tests that count them. */
   onRequest?: (req: IncomingMessage) => void;
+  /** Where each request's line goes; default stdout (the detached server's log file). */
+  log?: (line: string) => void;
 }
 
 export function createChartServer(root: string, options: ChartServerOptions = {}) {
@@ -66,8 +68,8 @@ export function createChartServer(root: string, options: ChartServerOptions = {}
       send(res, 401, 'unauthorized\n');
       return;
     }
-    serveFile(dir, req, res).catch((error: Error) => {
-      log(`${req.method} ${req.url}: ${error.message}`);
+    serveFile(dir, req, res, options.log ?? log).catch((error: Error) => {
+      (options.log ?? log)(`${req.method} ${req.url}: ${error.message}`);
       if (!res.headersSent) send(res, 500, 'internal error\n');
       else res.destroy(error);
     });
@@ -96,7 +98,7 @@ export function notModified(headers: IncomingMessage['headers'], etag: string, m
   return !Number.isNaN(since) && Math.floor(mtime.getTime() / 1000) * 1000 <= since;
 }
 
-async function serveFile(dir: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function serveFile(dir: string, req: IncomingMessage, res: ServerResponse, log: (line: string) => void): Promise<void> {
   res.on('finish', () => log(`${req.method} ${req.url} ${res.statusCode}`));
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('allow', 'GET, HEAD');

@@ -116,7 +116,9 @@ async function isServing(file: EnvFile, certs: CertPaths): Promise<boolean> {
     const index = file.chartRepoUrl ? await httpGet(`${file.chartRepoUrl}/index.yaml`) : { status: 200 };
     // An environment from before the registries existed is not serving everything: it is replaced.
     if (!file.ociRegistry) return false;
-    const registries = await Promise.all([file.ociRegistry.url, file.ociRegistry.authUrl].map((u) => httpGet(`${u.replace(/^oci:\/\/([^/]+).*$/, 'http://$1')}/v2/`)));
+    const registries = await Promise.all(
+      [file.ociRegistry.url, file.ociRegistry.authUrl].map((u) => httpGet(`${u.replace(/^oci:\/\/([^/]+).*$/, 'http://$1')}/v2/`)),
+    );
     return readyz.status === 200 && index.status === 200 && registries.every((r) => [200, 401].includes(r.status)) && (await pingRedis(port));
   } catch {
     return false;

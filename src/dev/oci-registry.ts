@@ -75,7 +75,10 @@ export async function startOciRegistries(opts: OciRegistryOptions): Promise<OciR
 
   const [port, authPort] = await freePorts(2);
   const started: StartedProcess[] = [];
-  for (const [name, p, auth] of [['oci-registry', port!, undefined], ['oci-registry-auth', authPort!, htpasswd]] as const) {
+  for (const [name, p, auth] of [
+    ['oci-registry', port!, undefined],
+    ['oci-registry-auth', authPort!, htpasswd],
+  ] as const) {
     const config = join(dir, `${name}.yml`);
     await writeFile(config, registryConfig({ port: p, storage, htpasswd: auth }));
     const proc = await startDetached({ name, command: DOCKER_REGISTRY, args: ['serve', config], stateDir: opts.stateDir });
@@ -113,7 +116,12 @@ export async function pushChart(opts: { archive: string; url: string; helmBin: s
     const auths = opts.login ? { [host]: { auth: Buffer.from(`${opts.login.username}:${opts.login.password}`).toString('base64') } } : {};
     await writeFile(join(home, 'registry.json'), JSON.stringify({ auths }), { mode: 0o600 });
     await execa(opts.helmBin, ['push', opts.archive, opts.url, '--plain-http'], {
-      env: { HELM_REGISTRY_CONFIG: join(home, 'registry.json'), HELM_CACHE_HOME: join(home, 'cache'), HELM_CONFIG_HOME: join(home, 'config'), DOCKER_CONFIG: home },
+      env: {
+        HELM_REGISTRY_CONFIG: join(home, 'registry.json'),
+        HELM_CACHE_HOME: join(home, 'cache'),
+        HELM_CONFIG_HOME: join(home, 'config'),
+        DOCKER_CONFIG: home,
+      },
     });
   } finally {
     await rm(home, { recursive: true, force: true });

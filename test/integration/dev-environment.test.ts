@@ -62,7 +62,17 @@ describe('dev environment', () => {
     }
     expect(env.redisUrl).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
     expect(env.processes.map((p) => p.name)).toEqual(
-      expect.arrayContaining(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'redis', 'chart-repo', 'oci-registry', 'oci-registry-auth']),
+      expect.arrayContaining([
+        'etcd',
+        'kube-apiserver',
+        'kube-controller-manager',
+        'kube-scheduler',
+        'kwok',
+        'redis',
+        'chart-repo',
+        'oci-registry',
+        'oci-registry-auth',
+      ]),
     );
   });
 

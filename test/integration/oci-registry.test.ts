@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
+import type { ResultPromise } from 'execa';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChartRef } from '../../src/api/helmrelease.js';
@@ -13,6 +15,7 @@ import { waitForEvents } from '../support/events.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { createSigningSecret, createTeam, deleteTeams, randomKey } from '../support/notify-fixtures.js';
 import { pushRepackaged, pushUnicorn, registryLogin, registryPath } from '../support/oci.js';
+import { spawnNotify } from '../support/notify-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** Issue 19: charts from the local OCI registry (Debian's docker-registry), anonymous and behind basic auth. */
@@ -26,10 +29,13 @@ describe('OCI registries', () => {
   const { namespace, ctl } = namespaceWithController('oci', {}, log);
   const hookKey = randomKey('oci');
   const receiver = new WebhookReceiver({ '/oci': hookKey });
+  const notifyLog = join(tmpdir(), `${uniqueName('helmcrew-oci-notify')}.log`);
+  let notify: ResultPromise | undefined;
   let run = '';
 
   const chart = (over: Partial<ChartRef> = {}): ChartRef => ({ repository: env.ociRegistry.url, name: 'unicorn', version: '1.0.0', insecure: true, ...over });
-  const declare = (name: string, c: ChartRef, interval = '10m') => applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: c, interval, timeout: '30s' }));
+  const declare = (name: string, c: ChartRef, interval = '10m') =>
+    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: c, interval, timeout: '30s' }));
   const pulls = async () => (await ctl.helm.invocations()).filter((args) => args[0] === 'pull');
   const secret = (name: string, stringData: Record<string, string>) => core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData } });
 
@@ -38,9 +44,15 @@ describe('OCI registries', () => {
     run = ctl.prefix;
     // Every event of this namespace goes to a webhook, so the test can read what notify sent.
     await createSigningSecret(kube, namespace, 'oci-hook', hookKey);
-    await createTeam(kube, run, `${run}-oci`, { subscriptions: [{ namespaces: [namespace] }], channels: [{ webhook: { url: receiver.url('/oci'), secretRef: { namespace, name: 'oci-hook' } } }] });
+    await createTeam(kube, run, `${run}-oci`, {
+      subscriptions: [{ namespaces: [namespace] }],
+      channels: [{ webhook: { url: receiver.url('/oci'), secretRef: { namespace, name: 'oci-hook' } } }],
+    });
+    notify = spawnNotify(env, run, notifyLog);
   });
   afterAll(async () => {
+    notify?.kill('SIGTERM');
+    await notify;
     await receiver.stop();
     await deleteTeams(kube, run);
   });
@@ -81,7 +93,12 @@ describe('OCI registries', () => {
     const auth = Buffer.from(`${login.username}:${login.password}`).toString('base64');
     await secret('registry-dockerconfig', { '.dockerconfigjson': JSON.stringify({ auths: { [host]: { auth } } }) });
 
-    await waitForReconciled(kubeConfig, namespace, 'basic', await declare('basic', chart({ repository: env.ociRegistry.authUrl, secretRef: { name: 'registry-login' } })));
+    await waitForReconciled(
+      kubeConfig,
+      namespace,
+      'basic',
+      await declare('basic', chart({ repository: env.ociRegistry.authUrl, secretRef: { name: 'registry-login' } })),
+    );
     await waitForReconciled(
       kubeConfig,
       namespace,
@@ -93,14 +110,21 @@ describe('OCI registries', () => {
     // helm got the login as a file of a private folder, removed after the pull; never on its command line.
     for (const args of await pulls()) expect(args.join(' ')).not.toContain(login.password);
     const pull = (await pulls()).find((args) => args[1]!.startsWith(env.ociRegistry.authUrl))!;
-    expect(pull[pull.indexOf('--registry-config') + 1]).toMatch(/\/auth-[^/]+\/registry\.json$/);
+    const registryConfig = pull[pull.indexOf('--registry-config') + 1]!;
+    expect(registryConfig).toMatch(/\/auth-[^/]+\/registry\.json$/);
+    expect(existsSync(dirname(registryConfig))).toBe(false);
   });
 
   it('upgrades within the auth registry after a push there', async () => {
     const login = await registryLogin(env);
     const url = registryPath(env.ociRegistry.authUrl, uniqueName('auth-up'));
     await pushUnicorn(env, url, '1.0.0', login);
-    await waitForReconciled(kubeConfig, namespace, 'auth-up', await declare('auth-up', chart({ repository: url, version: '1.x || 2.x', secretRef: { name: 'registry-login' } }), '3s'));
+    await waitForReconciled(
+      kubeConfig,
+      namespace,
+      'auth-up',
+      await declare('auth-up', chart({ repository: url, version: '1.x || 2.x', secretRef: { name: 'registry-login' } }), '3s'),
+    );
     expect((await storage.history(namespace, 'auth-up')).deployed).toMatchObject({ chartVersion: '1.0.0' });
     await pushUnicorn(env, url, '2.0.0', login);
     await waitForEvents(kubeConfig, namespace, 'auth-up', ['Normal UpgradeSucceeded'], 30_000);
@@ -122,15 +146,25 @@ describe('OCI registries', () => {
     expect(missing.message).toMatch(new RegExp(`Secret ${namespace}/no-such-secret \\(spec.chart.secretRef\\) not found`));
 
     await waitForEvents(kubeConfig, namespace, 'wrong', ['Warning ChartPullFailed']);
-    await receiver.waitFor(() => receiver.requests.some((r) => (r.json.release as { name?: string } | undefined)?.name === 'wrong'), 30_000, 'the ChartPullFailed notification');
+    await receiver.waitFor(
+      () => receiver.requests.some((r) => (r.json.release as { name?: string } | undefined)?.name === 'wrong'),
+      30_000,
+      'the ChartPullFailed notification',
+    );
 
     const password = wrong;
-    const release = (await kube.custom.getNamespacedCustomObject({ group: 'helmcrew.dev', version: 'v1alpha1', namespace, plural: 'helmreleases', name: 'wrong' })) as object;
+    const release = (await kube.custom.getNamespacedCustomObject({
+      group: 'helmcrew.dev',
+      version: 'v1alpha1',
+      namespace,
+      plural: 'helmreleases',
+      name: 'wrong',
+    })) as object;
     expect(JSON.stringify(release)).not.toContain(password);
     const events = (await core.listNamespacedEvent({ namespace })).items;
     expect(events.length).toBeGreaterThan(0);
     for (const event of events) expect(JSON.stringify(event)).not.toContain(password);
-    const logs = await readFile(logFile, 'utf8');
+    const logs = (await readFile(logFile, 'utf8')) + (await readFile(notifyLog, 'utf8'));
     expect(logs).toContain('wrong');
     expect(logs).not.toContain(password);
     expect(logs).not.toContain(Buffer.from(`${env.ociRegistry.username}:${password}`).toString('base64'));

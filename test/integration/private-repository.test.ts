@@ -24,7 +24,8 @@ describe('private chart repositories', () => {
   let ca = '';
 
   const chart = (repository: string, over: Partial<ChartRef> = {}): ChartRef => ({ repository, name: 'unicorn', version: '1.0.0', ...over });
-  const declare = (name: string, c: ChartRef, interval = '10m') => applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: c, interval, timeout: '30s' }));
+  const declare = (name: string, c: ChartRef, interval = '10m') =>
+    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: c, interval, timeout: '30s' }));
   const secret = (name: string, stringData: Record<string, string>) => core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData } });
 
   beforeAll(async () => {
@@ -32,7 +33,9 @@ describe('private chart repositories', () => {
     basic = await startTestChartServer(dir, { basicAuth: login });
     // The local cluster's CA signed the API server's certificate (SAN 127.0.0.1) and an admin client certificate: a private PKI.
     const certs = certPaths(join(env.stateDir, 'certs'));
-    const [caPem, cert, key, clientCert, clientKey] = await Promise.all([certs.caCert, certs.serverCert, certs.serverKey, certs.adminCert, certs.adminKey].map((f) => readFile(f)));
+    const [caPem, cert, key, clientCert, clientKey] = await Promise.all(
+      [certs.caCert, certs.serverCert, certs.serverKey, certs.adminCert, certs.adminKey].map((f) => readFile(f)),
+    );
     ca = caPem!.toString('utf8');
     tls = await startTestChartServer(dir, { tls: { cert: cert!, key: key!, clientCa: caPem! } });
     await secret('charts-login', login);
@@ -82,7 +85,9 @@ describe('private chart repositories', () => {
   it('one index download per repository, shared by releases using the same Secret; later checks revalidate with ETag (304)', async () => {
     const before = basic.indexRequests.length;
     const started = Date.now();
-    await Promise.all(['shared-a', 'shared-b', 'shared-c'].map((name) => declare(name, chart(basic.url, { version: '1.x', secretRef: { name: 'charts-login' } }), '2s')));
+    await Promise.all(
+      ['shared-a', 'shared-b', 'shared-c'].map((name) => declare(name, chart(basic.url, { version: '1.x', secretRef: { name: 'charts-login' } }), '2s')),
+    );
     for (const name of ['shared-a', 'shared-b', 'shared-c']) await waitForReconciled(kubeConfig, namespace, name, 1);
     await new Promise((r) => setTimeout(r, 8_000));
     // Only this Secret's requests: the releases with a wrong or no password retry meanwhile.

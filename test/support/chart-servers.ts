@@ -15,12 +15,13 @@ export interface TestChartServer {
   stop(): Promise<void>;
 }
 
-export async function startTestChartServer(dir: string, options: Omit<ChartServerOptions, 'onRequest'> = {}): Promise<TestChartServer> {
+export async function startTestChartServer(dir: string, options: Omit<ChartServerOptions, 'onRequest' | 'log'> = {}): Promise<TestChartServer> {
   const indexRequests: TestChartServer['indexRequests'] = [];
   const onRequest = (req: IncomingMessage) => {
-    if (req.url?.startsWith('/index.yaml')) indexRequests.push({ conditional: !!req.headers['if-none-match'], at: Date.now(), authorization: req.headers.authorization });
+    if (req.url?.startsWith('/index.yaml'))
+      indexRequests.push({ conditional: !!req.headers['if-none-match'], at: Date.now(), authorization: req.headers.authorization });
   };
-  const server: Server = createChartServer(dir, { ...options, onRequest });
+  const server: Server = createChartServer(dir, { ...options, onRequest, log: () => {} });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   return {

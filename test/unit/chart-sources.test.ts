@@ -1,3 +1,7 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { ChartRef } from '../../src/api/helmrelease.js';
@@ -5,6 +9,7 @@ import { accessSecrets, ChartAccessError, chartAccessFrom, credentialsFor } from
 import { FreshCache } from '../../src/controller/charts/fresh-cache.js';
 import { DEFAULT_PARSE_LIMITS, parseIndex } from '../../src/controller/charts/index-parser.js';
 import { nextPage, ociChartRef, parseChallenge, tagToVersion, versionToTag } from '../../src/controller/charts/oci-registry.js';
+import { withPrivateFiles } from '../../src/controller/helm/private-files.js';
 import { registryFiles } from '../../src/controller/helm/registry-files.js';
 import { isSameRelease } from '../../src/controller/reconcile/release-state.js';
 import { CHART_DIGEST_LABEL, chartDigestLabel, releaseLabels } from '../../src/controller/reconcile/ownership.js';
@@ -19,7 +24,11 @@ const http: ChartRef = { repository: 'https://charts.example.test', name: 'unico
 
 describe('chartAccessFrom', () => {
   it('username + password', () => {
-    const access = chartAccessFrom({ chart: { ...http, secretRef: { name: 'login' } }, namespace: 'web', secretData: { username: b64('u'), password: b64('p4ssw0rd') } });
+    const access = chartAccessFrom({
+      chart: { ...http, secretRef: { name: 'login' } },
+      namespace: 'web',
+      secretData: { username: b64('u'), password: b64('p4ssw0rd') },
+    });
     expect(access).toMatchObject({ secret: 'web/login', basic: { username: 'u', password: 'p4ssw0rd' }, insecure: false });
     expect(credentialsFor(access, 'anything:5000')).toEqual({ username: 'u', password: 'p4ssw0rd' });
   });
@@ -29,31 +38,71 @@ describe('chartAccessFrom', () => {
       auths: { 'https://registry.example.test/v1/': { auth: b64('robot:t0ken:with:colons') }, 'other.test:5000': { username: 'a', password: 'bbbb' } },
       credHelpers: { 'registry.example.test': 'evil' },
     };
-    const access = chartAccessFrom({ chart: { ...oci, secretRef: { name: 'd' } }, namespace: 'web', secretData: { '.dockerconfigjson': b64(JSON.stringify(config)) } });
+    const access = chartAccessFrom({
+      chart: { ...oci, secretRef: { name: 'd' } },
+      namespace: 'web',
+      secretData: { '.dockerconfigjson': b64(JSON.stringify(config)) },
+    });
     expect(credentialsFor(access, 'registry.example.test')).toEqual({ username: 'robot', password: 't0ken:with:colons' });
     expect(credentialsFor(access, 'OTHER.test:5000')).toEqual({ username: 'a', password: 'bbbb' });
     expect(credentialsFor(access, 'third.test')).toBeUndefined();
   });
 
   it.each([
-    { name: 'password without user', chart: { ...http, secretRef: { name: 's' } }, secretData: { password: b64('x') }, want: /Secret web\/s \(spec.chart.secretRef\) needs both username and password/ },
-    { name: 'no known key', chart: { ...http, secretRef: { name: 's' } }, secretData: { token: b64('x') }, want: /has neither username \+ password nor .dockerconfigjson/ },
-    { name: 'dockerconfig for http', chart: { ...http, secretRef: { name: 's' } }, secretData: { '.dockerconfigjson': b64('{}') }, want: /.dockerconfigjson is for oci:\/\/ registries/ },
+    {
+      name: 'password without user',
+      chart: { ...http, secretRef: { name: 's' } },
+      secretData: { password: b64('x') },
+      want: /Secret web\/s \(spec.chart.secretRef\) needs both username and password/,
+    },
+    {
+      name: 'no known key',
+      chart: { ...http, secretRef: { name: 's' } },
+      secretData: { token: b64('x') },
+      want: /has neither username \+ password nor .dockerconfigjson/,
+    },
+    {
+      name: 'dockerconfig for http',
+      chart: { ...http, secretRef: { name: 's' } },
+      secretData: { '.dockerconfigjson': b64('{}') },
+      want: /.dockerconfigjson is for oci:\/\/ registries/,
+    },
     { name: 'dockerconfig not JSON', chart: { ...oci, secretRef: { name: 's' } }, secretData: { '.dockerconfigjson': b64('{') }, want: /is not JSON/ },
-    { name: 'dockerconfig without auths', chart: { ...oci, secretRef: { name: 's' } }, secretData: { '.dockerconfigjson': b64('{"auths":{"x":{}}}') }, want: /no usable auths entry/ },
-    { name: 'cert without key', chart: { ...http, certSecretRef: { name: 'c' } }, certData: { 'tls.crt': b64('PEM') }, want: /Secret web\/c \(spec.chart.certSecretRef\) needs both tls.crt and tls.key/ },
+    {
+      name: 'dockerconfig without auths',
+      chart: { ...oci, secretRef: { name: 's' } },
+      secretData: { '.dockerconfigjson': b64('{"auths":{"x":{}}}') },
+      want: /no usable auths entry/,
+    },
+    {
+      name: 'cert without key',
+      chart: { ...http, certSecretRef: { name: 'c' } },
+      certData: { 'tls.crt': b64('PEM') },
+      want: /Secret web\/c \(spec.chart.certSecretRef\) needs both tls.crt and tls.key/,
+    },
     { name: 'empty cert Secret', chart: { ...http, certSecretRef: { name: 'c' } }, certData: {}, want: /has neither ca.crt nor tls.crt \+ tls.key/ },
-  ] as Array<{ name: string; chart: ChartRef; secretData?: Record<string, string>; certData?: Record<string, string>; want: RegExp }>)('$name → $want', ({ chart, secretData, certData, want }) => {
-    const read = () => chartAccessFrom({ chart, namespace: 'web', ...(secretData ? { secretData } : {}), ...(certData ? { certData } : {}) });
-    expect(read).toThrow(ChartAccessError);
-    expect(read).toThrow(want);
-  });
+  ] as Array<{ name: string; chart: ChartRef; secretData?: Record<string, string>; certData?: Record<string, string>; want: RegExp }>)(
+    '$name → $want',
+    ({ chart, secretData, certData, want }) => {
+      const read = () => chartAccessFrom({ chart, namespace: 'web', ...(secretData ? { secretData } : {}), ...(certData ? { certData } : {}) });
+      expect(read).toThrow(ChartAccessError);
+      expect(read).toThrow(want);
+    },
+  );
 
   it('prints no credential, and tells credentials apart in cache keys', () => {
-    const access = chartAccessFrom({ chart: { ...http, secretRef: { name: 'login' } }, namespace: 'web', secretData: { username: b64('u'), password: b64('p4ssw0rd') } });
+    const access = chartAccessFrom({
+      chart: { ...http, secretRef: { name: 'login' } },
+      namespace: 'web',
+      secretData: { username: b64('u'), password: b64('p4ssw0rd') },
+    });
     expect(JSON.stringify({ access })).toBe('{"access":"[chart access via Secret web/login]"}');
     expect(inspect(access)).not.toContain('p4ssw0rd');
-    const other = chartAccessFrom({ chart: { ...http, secretRef: { name: 'login' } }, namespace: 'web', secretData: { username: b64('u'), password: b64('other') } });
+    const other = chartAccessFrom({
+      chart: { ...http, secretRef: { name: 'login' } },
+      namespace: 'web',
+      secretData: { username: b64('u'), password: b64('other') },
+    });
     expect(other.cacheKey).not.toBe(access.cacheKey);
     expect(accessSecrets(access)).toEqual(['p4ssw0rd', b64('u:p4ssw0rd')]);
   });
@@ -79,7 +128,10 @@ describe('OCI helpers', () => {
     { header: 'Basic realm="registry"', want: { scheme: 'basic', params: { realm: 'registry' } } },
     {
       header: 'Bearer realm="https://auth.example.test/token",service="registry.example.test",scope="repository:charts/unicorn:pull"',
-      want: { scheme: 'bearer', params: { realm: 'https://auth.example.test/token', service: 'registry.example.test', scope: 'repository:charts/unicorn:pull' } },
+      want: {
+        scheme: 'bearer',
+        params: { realm: 'https://auth.example.test/token', service: 'registry.example.test', scope: 'repository:charts/unicorn:pull' },
+      },
     },
     { header: 'Negotiate abc', want: undefined },
     { header: undefined, want: undefined },
@@ -87,7 +139,9 @@ describe('OCI helpers', () => {
 
   it('nextPage follows Link on the same origin only', () => {
     const current = 'https://r.test/v2/charts/unicorn/tags/list?n=1000';
-    expect(nextPage({ link: '</v2/charts/unicorn/tags/list?n=1000&last=9.0.0>; rel="next"' }, current)).toBe('https://r.test/v2/charts/unicorn/tags/list?n=1000&last=9.0.0');
+    expect(nextPage({ link: '</v2/charts/unicorn/tags/list?n=1000&last=9.0.0>; rel="next"' }, current)).toBe(
+      'https://r.test/v2/charts/unicorn/tags/list?n=1000&last=9.0.0',
+    );
     expect(nextPage({ link: '<https://elsewhere.test/x>; rel="next"' }, current)).toBeUndefined();
     expect(nextPage({}, current)).toBeUndefined();
   });
@@ -111,7 +165,16 @@ describe('a moved tag', () => {
     valuesDigest: 'd',
     secrets: new SecretValues(),
   });
-  const stored = (labels: Record<string, string>): StoredRelease => ({ name: 'u', namespace: 'web', revision: 1, status: 'deployed', chartName: 'unicorn', chartVersion: '1.0.0', config: {}, labels });
+  const stored = (labels: Record<string, string>): StoredRelease => ({
+    name: 'u',
+    namespace: 'web',
+    revision: 1,
+    status: 'deployed',
+    chartName: 'unicorn',
+    chartVersion: '1.0.0',
+    config: {},
+    labels,
+  });
 
   it('is a change; the same digest, or a chart without one, is not', () => {
     expect(chartDigestLabel(digest('a'))).toHaveLength(63);
@@ -157,7 +220,31 @@ describe('FreshCache', () => {
     await expect(cache.get('k', 5000, failing, () => 1)).rejects.toThrow('down');
     expect(calls).toBe(1);
     now = 1500;
-    await expect(cache.get('k', 5000, async () => 'back', () => 1)).resolves.toBe('back');
+    await expect(
+      cache.get(
+        'k',
+        5000,
+        async () => 'back',
+        () => 1,
+      ),
+    ).resolves.toBe('back');
+  });
+});
+
+describe('withPrivateFiles', () => {
+  it('writes 0600 files in a 0700 folder, and removes the folder after use, also when use fails', async () => {
+    const workDir = await mkdtemp(join(tmpdir(), 'helmcrew-private-'));
+    let seen: Record<string, string> = {};
+    await withPrivateFiles(workDir, { 'registry.json': '{}', 'tls.key': Buffer.from('KEY') }, async (paths) => {
+      seen = paths;
+      expect((await stat(dirname(paths['registry.json']!))).mode & 0o777).toBe(0o700);
+      for (const path of Object.values(paths)) expect((await stat(path)).mode & 0o777).toBe(0o600);
+      expect(await readFile(paths['tls.key']!, 'utf8')).toBe('KEY');
+    });
+    expect(existsSync(dirname(seen['registry.json']!))).toBe(false);
+    await expect(withPrivateFiles(workDir, { a: 'x' }, () => Promise.reject(new Error('helm failed')))).rejects.toThrow('helm failed');
+    expect(await readdir(workDir)).toEqual([]);
+    await rm(workDir, { recursive: true });
   });
 });
 

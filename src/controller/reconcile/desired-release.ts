@@ -47,7 +47,12 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
   }
   const { values, secrets } = composed;
   for (const secret of accessSecrets(access)) secrets.add(secret);
-  const chartSource = { repository: chart.repository, access, ...(resolved.ociRef ? { ociRef: resolved.ociRef } : {}), ...(resolved.archiveUrl ? { archiveUrl: resolved.archiveUrl } : {}) };
+  const chartSource = {
+    repository: chart.repository,
+    access,
+    ...(resolved.ociRef ? { ociRef: resolved.ociRef } : {}),
+    ...(resolved.archiveUrl ? { archiveUrl: resolved.archiveUrl } : {}),
+  };
   return {
     ok: true,
     desired: {
