@@ -86,6 +86,21 @@ describe('OCI registries', () => {
     expect((await ctl.helm.invocations()).slice(before)).toEqual([]);
   });
 
+  it('a broken chart pushed over a tag fails once; the fix pushed over the same tag is attempted again and deployed', async () => {
+    const url = registryPath(env.ociRegistry.url, uniqueName('refix'));
+    await pushUnicorn(env, url, '1.0.0');
+    await waitForReconciled(kubeConfig, namespace, 'refix', await declare('refix', chart({ repository: url }), '3s'));
+    await pushRepackaged(env, url, '4.0.0', '1.0.0');
+    await waitForReadyReason(kubeConfig, namespace, 'refix', 'UpgradeFailed', 30_000);
+    // Not retried by itself: the same digest failed (no remediation declared).
+    const upgrades = await ctl.helm.count('upgrade');
+    await new Promise((r) => setTimeout(r, 7_000));
+    expect(await ctl.helm.count('upgrade')).toBe(upgrades);
+    await pushRepackaged(env, url, '3.0.0', '1.0.0');
+    await waitForReadyReason(kubeConfig, namespace, 'refix', 'UpgradeSucceeded', 30_000);
+    expect((await storage.history(namespace, 'refix')).deployed).toMatchObject({ revision: 3, appVersion: '3.0.0-as-1.0.0' });
+  });
+
   it('installs from the registry behind basic auth, with username/password or .dockerconfigjson', async () => {
     const login = await registryLogin(env);
     await secret('registry-login', login);

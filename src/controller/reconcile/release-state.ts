@@ -5,6 +5,7 @@ import { CHART_DIGEST_LABEL, chartDigestLabel, recordedTimeoutSeconds } from './
 import { sameChartVersion } from './chart-version.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { canonicalJson } from '../../core/release/values.js';
+import { sameAttempt } from '../status/release-status.js';
 import { untested } from './test-decision.js';
 import {
   decideAfterFailure,
@@ -139,13 +140,7 @@ function sameChartDigest(stored: StoredRelease, desired: DesiredRelease): boolea
 
 /** A failed attempt is not repeated for the same generation, chart and values; a change retries. */
 export function lastAttemptFailedForThis(release: HelmRelease, desired: DesiredRelease): boolean {
-  const status = release.status;
-  return (
-    status?.lastAttemptFailed === true &&
-    status.lastAttemptedGeneration === release.metadata.generation &&
-    status.lastAttemptedChartVersion === desired.chartVersion &&
-    status.lastAttemptedValuesDigest === desired.valuesDigest
-  );
+  return release.status?.lastAttemptFailed === true && sameAttempt(release, desired);
 }
 
 function describeDifference(stored: StoredRelease, desired: DesiredRelease, latest?: StoredRelease): string {
