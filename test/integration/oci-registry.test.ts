@@ -16,6 +16,7 @@ import { namespaceWithController, testEnv, uniqueName } from '../support/fixture
 import { createSigningSecret, createTeam, deleteTeams, randomKey } from '../support/notify-fixtures.js';
 import { pushRepackaged, pushUnicorn, registryLogin, registryPath } from '../support/oci.js';
 import { spawnNotify } from '../support/notify-process.js';
+import { TokenGateway } from '../support/token-gateway.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** Issue 19: charts from the local OCI registry (Debian's docker-registry), anonymous and behind basic auth. */
@@ -144,6 +145,31 @@ describe('OCI registries', () => {
     await pushUnicorn(env, url, '2.0.0', login);
     await waitForEvents(kubeConfig, namespace, 'auth-up', ['Normal UpgradeSucceeded'], 30_000);
     expect((await storage.history(namespace, 'auth-up')).deployed).toMatchObject({ revision: 2, chartVersion: '2.0.0' });
+  });
+
+  it('a registry that hands out Bearer tokens (as GHCR and Harbor do): installs with the right login, ChartPullFailed with a wrong one', async () => {
+    const login = await registryLogin(env);
+    const gateway = await new TokenGateway(env.ociRegistry.url.replace(/^oci:\/\/([^/]+).*$/, 'http://$1'), login).start();
+    try {
+      await secret('gateway-login', login);
+      await secret('gateway-wrong', { username: login.username, password: 'not-the-password' });
+      await waitForReconciled(
+        kubeConfig,
+        namespace,
+        'bearer',
+        await declare('bearer', chart({ repository: gateway.url, secretRef: { name: 'gateway-login' } })),
+      );
+      expect((await storage.history(namespace, 'bearer')).deployed).toMatchObject({ chartVersion: '1.0.0', status: 'deployed' });
+      // The controller (tags, digest) and helm (the pull) both went through the token realm, for this repository.
+      expect(gateway.tokenRequests.filter((r) => r.ok).length).toBeGreaterThanOrEqual(2);
+      expect(gateway.tokenRequests.every((r) => r.service === 'gateway' && r.scope === 'repository:charts/unicorn:pull')).toBe(true);
+
+      await declare('bearer-wrong', chart({ repository: gateway.url, secretRef: { name: 'gateway-wrong' } }));
+      const ready = await waitForReadyReason(kubeConfig, namespace, 'bearer-wrong', 'ChartPullFailed');
+      expect(ready.message).toBe(`${gateway.url} refused the credentials in Secret ${namespace}/gateway-wrong (spec.chart.secretRef)`);
+    } finally {
+      await gateway.stop();
+    }
   });
 
   it('wrong credentials: Ready=False ChartPullFailed naming the registry and the Secret; the password appears nowhere', async () => {
