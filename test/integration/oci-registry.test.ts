@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChartRef } from '../../src/api/helmrelease.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
+import { certPaths } from '../../src/dev/certs.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { waitForReadyReason } from '../support/conditions.js';
 import { waitForEvents } from '../support/events.js';
@@ -16,6 +17,7 @@ import { namespaceWithController, testEnv, uniqueName } from '../support/fixture
 import { createSigningSecret, createTeam, deleteTeams, randomKey } from '../support/notify-fixtures.js';
 import { pushRepackaged, pushUnicorn, registryLogin, registryPath } from '../support/oci.js';
 import { spawnNotify } from '../support/notify-process.js';
+import { startTlsTerminator } from '../support/tls-terminator.js';
 import { TokenGateway } from '../support/token-gateway.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -169,6 +171,33 @@ describe('OCI registries', () => {
       expect(ready.message).toBe(`${gateway.url} refused the credentials in Secret ${namespace}/gateway-wrong (spec.chart.secretRef)`);
     } finally {
       await gateway.stop();
+    }
+  });
+
+  it('a registry over TLS with a private CA: installs with ca.crt from certSecretRef, refused without it', async () => {
+    const certs = certPaths(join(env.stateDir, 'certs'));
+    const [ca, cert, key] = await Promise.all([certs.caCert, certs.serverCert, certs.serverKey].map((f) => readFile(f)));
+    const authPort = Number(env.ociRegistry.authUrl.replace(/^oci:\/\/127\.0\.0\.1:(\d+).*$/, '$1'));
+    const terminator = await startTlsTerminator(authPort, { cert: cert!, key: key! });
+    try {
+      const url = `oci://127.0.0.1:${terminator.port}/charts`;
+      await secret('tls-login', await registryLogin(env));
+      await secret('registry-ca', { 'ca.crt': ca!.toString('utf8') });
+      await waitForReconciled(
+        kubeConfig,
+        namespace,
+        'tls',
+        await declare('tls', { repository: url, name: 'unicorn', version: '2.0.0', secretRef: { name: 'tls-login' }, certSecretRef: { name: 'registry-ca' } }),
+      );
+      expect((await storage.history(namespace, 'tls')).deployed).toMatchObject({ chartVersion: '2.0.0', status: 'deployed' });
+      const pull = (await pulls()).find((args) => args[1]!.startsWith(url))!;
+      expect(pull).not.toContain('--plain-http');
+      expect(pull[pull.indexOf('--ca-file') + 1]).toMatch(/\/auth-[^/]+\/ca\.crt$/);
+
+      await declare('tls-no-ca', { repository: url, name: 'unicorn', version: '2.0.0', secretRef: { name: 'tls-login' } });
+      expect((await waitForReadyReason(kubeConfig, namespace, 'tls-no-ca', 'ChartPullFailed')).message).toBe(`could not fetch the repository index of ${url}`);
+    } finally {
+      await terminator.close();
     }
   });
 

@@ -83,8 +83,6 @@ export class RepositoryIndexCache {
   private readonly tags: FreshCache<string[]>;
   private readonly digests: FreshCache<string>;
   private readonly registry: OciRegistryClient;
-  /** Index downloads (a 200, not a 304) per repository URL: for tests and metrics. */
-  readonly downloads = new Map<string, number>();
 
   constructor(options: Partial<IndexCacheOptions> = {}) {
     this.options = { ...DEFAULT_INDEX_CACHE_OPTIONS, ...options };
@@ -192,7 +190,6 @@ export class RepositoryIndexCache {
     if (res.status === 304 && previous) return previous;
     if (res.status === 401 || res.status === 403) throw accessRefused(repository, access);
     if (res.status !== 200) throw new RepositoryUnreachableError(repository);
-    this.downloads.set(base, (this.downloads.get(base) ?? 0) + 1);
     // Archive URLs only where the controller downloads archives itself (credentials or a private CA).
     const versions = await parseIndex(res.body, repository, { ...DEFAULT_PARSE_LIMITS, keepUrls: !!access.secret || !!access.certSecret });
     const one = (name: string) => [res.headers[name]].flat()[0];
