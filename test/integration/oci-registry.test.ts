@@ -159,12 +159,17 @@ describe('OCI registries', () => {
         kubeConfig,
         namespace,
         'bearer',
-        await declare('bearer', chart({ repository: gateway.url, secretRef: { name: 'gateway-login' } })),
+        await declare('bearer', chart({ repository: gateway.url, secretRef: { name: 'gateway-login' } }), '2s'),
       );
       expect((await storage.history(namespace, 'bearer')).deployed).toMatchObject({ chartVersion: '1.0.0', status: 'deployed' });
       // The controller (tags, digest) and helm (the pull) both went through the token realm, for this repository.
       expect(gateway.tokenRequests.filter((r) => r.ok).length).toBeGreaterThanOrEqual(2);
       expect(gateway.tokenRequests.every((r) => r.service === 'gateway' && r.scope === 'repository:charts/unicorn:pull')).toBe(true);
+      // Periodic checks (every 2 s) send the token they have: a HEAD each, no new challenge, no new token.
+      const [tokens, challenges, passed] = [gateway.tokenRequests.length, gateway.challenges, gateway.passed];
+      await new Promise((r) => setTimeout(r, 7_000));
+      expect(gateway.passed - passed).toBeGreaterThanOrEqual(2);
+      expect([gateway.tokenRequests.length - tokens, gateway.challenges - challenges]).toEqual([0, 0]);
 
       await declare('bearer-wrong', chart({ repository: gateway.url, secretRef: { name: 'gateway-wrong' } }));
       const ready = await waitForReadyReason(kubeConfig, namespace, 'bearer-wrong', 'ChartPullFailed');

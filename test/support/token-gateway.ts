@@ -9,6 +9,10 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
  */
 export class TokenGateway {
   readonly tokenRequests: Array<{ scope: string | null; service: string | null; ok: boolean }> = [];
+  /** Requests to /v2/… answered with the challenge (no valid token). */
+  challenges = 0;
+  /** Requests to /v2/… passed to the registry. */
+  passed = 0;
   private readonly tokens = new Set<string>();
   private server: Server | undefined;
   private port = 0;
@@ -38,6 +42,7 @@ export class TokenGateway {
     if (url.pathname === '/token') return this.token(req, res, url);
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!bearer || !this.tokens.has(bearer)) {
+      this.challenges++;
       const name = /^\/v2\/(.+)\/(tags|manifests|blobs)\//.exec(url.pathname)?.[1];
       const scope = name ? `,scope="repository:${name}:pull"` : '';
       res.writeHead(401, {
@@ -47,6 +52,7 @@ export class TokenGateway {
       res.end('{"errors":[{"code":"UNAUTHORIZED"}]}');
       return;
     }
+    this.passed++;
     const headers = { ...req.headers };
     delete headers.authorization;
     delete headers.host;

@@ -19,7 +19,7 @@ export interface GuardedGetOptions {
   /** The repository as the user wrote it, for messages. */
   repository: string;
   maxRedirects?: number;
-  /** Extra request headers. `authorization` is sent only to the first URL's origin, never across a redirect to another. */
+  /** Extra request headers. `authorization` is sent only to the first URL's origin, never across a redirect to another (nor is the client certificate). */
   headers?: Record<string, string>;
   tls?: RepositoryTls;
   method?: 'GET' | 'HEAD';
@@ -104,7 +104,8 @@ async function requestOnce(url: URL, opts: GuardedGetOptions, sameOrigin: boolea
       );
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const tls = url.protocol === 'https:' && opts.tls ? { ca: opts.tls.ca, cert: opts.tls.cert, key: opts.tls.key } : {};
+    // The client certificate, like the password, only for the origin it was given for; the CA for every hop.
+    const tls = url.protocol === 'https:' && opts.tls ? { ca: opts.tls.ca, ...(sameOrigin ? { cert: opts.tls.cert, key: opts.tls.key } : {}) } : {};
     // agent: false: a fresh connection, so every request passes the lookup (and its policy) again.
     const options = { method: opts.method ?? 'GET', agent: false as const, lookup: lookup as never, headers: hopHeaders(opts, sameOrigin), ...tls };
     const req = send(url, options, (res: IncomingMessage) => {

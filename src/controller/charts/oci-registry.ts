@@ -48,10 +48,26 @@ export interface RegistryOptions {
   timeoutMs: number;
   /** Largest answer read (a tag list). */
   maxBytes: number;
+  now?: () => number;
 }
 
+/** How long an Authorization that worked with Basic is sent at once; a Bearer token lives as its `expires_in` says (default 60 s). */
+const BASIC_REMEMBERED_MS = 60 * 60_000;
+const TOKEN_MARGIN_MS = 10_000;
+const MAX_REMEMBERED = 1000;
+
 export class OciRegistryClient {
+  /**
+   * The Authorization that last worked per repository and set of credentials: a periodic check
+   * sends it at once instead of meeting the challenge (and fetching a token) on every request.
+   */
+  private readonly remembered = new Map<string, { authorization: string; until: number }>();
+
   constructor(private readonly options: RegistryOptions) {}
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
 
   /** Every tag of the chart's repository (following `Link: rel="next"` pages). */
   async tags(repository: string, chart: OciChartRef, access: ChartAccess): Promise<string[]> {
@@ -86,18 +102,39 @@ export class OciRegistryClient {
   /** One call, answering the registry's challenge when it sends one. */
   private async get(repository: string, chart: OciChartRef, access: ChartAccess, url: string, headers: Record<string, string>, method: 'GET' | 'HEAD' = 'GET'): Promise<GuardedResponse> {
     const opts: GuardedGetOptions = { ...this.options, repository, headers, tls: access.tls, method };
-    const first = await guardedRequest(url, opts);
-    if (first.status !== 401) return refused(first, repository, access);
+    const memo = `${chart.base}/${chart.name}|${access.cacheKey}`;
+    const known = this.remembered.get(memo);
+    let first: GuardedResponse;
+    if (known && known.until > this.now()) {
+      first = await guardedRequest(url, { ...opts, headers: { ...headers, authorization: known.authorization } });
+      if (first.status !== 401) return refused(first, repository, access);
+      this.remembered.delete(memo);
+    } else {
+      first = await guardedRequest(url, opts);
+      if (first.status !== 401) return refused(first, repository, access);
+    }
     const challenge = parseChallenge(headerValue(first.headers, 'www-authenticate'));
     const login = credentialsFor(access, chart.host);
-    let authorization: string | undefined;
-    if (challenge?.scheme === 'basic' && login) authorization = basicAuth(login);
-    if (challenge?.scheme === 'bearer') authorization = `Bearer ${await this.token(repository, challenge.params, chart, access, login)}`;
-    if (!authorization) throw accessRefused(repository, access);
-    return refused(await guardedRequest(url, { ...opts, headers: { ...headers, authorization } }), repository, access);
+    let answer: { authorization: string; ttlMs: number } | undefined;
+    if (challenge?.scheme === 'basic' && login) answer = { authorization: basicAuth(login), ttlMs: BASIC_REMEMBERED_MS };
+    if (challenge?.scheme === 'bearer') {
+      const token = await this.token(repository, challenge.params, chart, access, login);
+      answer = { authorization: `Bearer ${token.token}`, ttlMs: token.expiresInS * 1000 - TOKEN_MARGIN_MS };
+    }
+    if (!answer) throw accessRefused(repository, access);
+    const res = refused(await guardedRequest(url, { ...opts, headers: { ...headers, authorization: answer.authorization } }), repository, access);
+    if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
+    this.remembered.set(memo, { authorization: answer.authorization, until: this.now() + answer.ttlMs });
+    return res;
   }
 
-  private async token(repository: string, params: Record<string, string>, chart: OciChartRef, access: ChartAccess, login?: { username: string; password: string }): Promise<string> {
+  private async token(
+    repository: string,
+    params: Record<string, string>,
+    chart: OciChartRef,
+    access: ChartAccess,
+    login?: { username: string; password: string },
+  ): Promise<{ token: string; expiresInS: number }> {
     if (!params.realm) throw new RepositoryUnreachableError(repository);
     const url = new URL(params.realm);
     if (params.service) url.searchParams.set('service', params.service);
@@ -105,10 +142,12 @@ export class OciRegistryClient {
     const headers: Record<string, string> = { accept: 'application/json', ...(login ? { authorization: basicAuth(login) } : {}) };
     const res = await guardedRequest(url.href, { ...this.options, repository, headers, tls: access.tls });
     if (res.status === 401 || res.status === 403) throw accessRefused(repository, access);
-    const body = parseJson(res.body) as { token?: unknown; access_token?: unknown } | undefined;
+    const body = parseJson(res.body) as { token?: unknown; access_token?: unknown; expires_in?: unknown } | undefined;
     const token = body?.token ?? body?.access_token;
     if (res.status !== 200 || typeof token !== 'string') throw new RepositoryUnreachableError(repository);
-    return token;
+    // The spec's default lifetime is 60 s when the server names none.
+    const expiresInS = typeof body?.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 60;
+    return { token, expiresInS };
   }
 }
 
