@@ -64,6 +64,18 @@ describe('private chart repositories', () => {
     expect(ready.message).toBe(`${basic.url} refused the credentials in Secret ${namespace}/charts-wrong (spec.chart.secretRef)`);
   });
 
+  it('a password fixed in the Secret is tried within seconds (the Secret is watched), not at the next interval', async () => {
+    await secret('charts-fixable', { ...login, password: 'not-yet' });
+    await declare('fixable', chart(basic.url, { secretRef: { name: 'charts-fixable' } }));
+    await waitForReadyReason(kubeConfig, namespace, 'fixable', 'ChartPullFailed');
+    // Let the retries back off (1, 2, 4, 8 s …): the next one is then more than ten seconds away.
+    await new Promise((r) => setTimeout(r, 16_000));
+    const fixed = Date.now();
+    await core.replaceNamespacedSecret({ namespace, name: 'charts-fixable', body: { metadata: { name: 'charts-fixable' }, stringData: login } });
+    await waitForReconciled(kubeConfig, namespace, 'fixable', 1, 30_000);
+    expect(Date.now() - fixed).toBeLessThan(6_000);
+  });
+
   it('without credentials: the one generic message, no status code', async () => {
     await declare('anonymous', chart(basic.url));
     const ready = await waitForReadyReason(kubeConfig, namespace, 'anonymous', 'ChartPullFailed');
