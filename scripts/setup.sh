@@ -11,13 +11,19 @@ missing=()
 command -v redis-server >/dev/null || [[ -x /usr/bin/redis-server ]] || missing+=(redis-server)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v ss >/dev/null || missing+=(iproute2)
+# The local OCI registry (src/dev/oci-registry.ts) and the bcrypt htpasswd file its auth instance reads.
+[[ -x /usr/bin/docker-registry ]] || missing+=(docker-registry)
+[[ -x /usr/bin/htpasswd ]] || missing+=(apache2-utils)
 if ((${#missing[@]})); then
   say "installing Debian packages: ${missing[*]}"
   if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
-  # Debian starts a redis service on 6379; the project runs its own on free ports instead.
-  ($SUDO systemctl disable --now redis-server 2>/dev/null || $SUDO service redis-server stop 2>/dev/null) || true
+  # -q, not -qq: each package's download and set-up shows, so a slow mirror does not look like a hang.
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
+  # Debian starts a redis service on 6379 and a registry on 5000; the project runs its own on free ports instead.
+  for service in redis-server docker-registry; do
+    ($SUDO systemctl disable --now "$service" 2>/dev/null || $SUDO service "$service" stop 2>/dev/null) || true
+  done
 fi
 
 if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-lock.json ]]; then

@@ -77,6 +77,9 @@ export const HelmReleaseStatus = Type.Object({
   history: Type.Optional(Type.Array(HistoryEntry, { maxItems: 20, description: 'Newest first.' })),
   lastAttemptedGeneration: Type.Optional(Type.Integer()),
   lastAttemptedChartVersion: Type.Optional(Type.String()),
+  lastAttemptedChartDigest: Type.Optional(
+    Type.String({ description: 'oci:// charts: the manifest digest last attempted (a tag pushed again is a new attempt).' }),
+  ),
   lastAttemptedValuesDigest: Type.Optional(Type.String()),
   lastAttemptedAction: Type.Optional(Type.String()),
   lastAttemptedAt: Type.Optional(Type.String()),

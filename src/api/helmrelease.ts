@@ -10,6 +10,11 @@ import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
  * HelmRelease v2 where the concept is the same.
  */
 
+/** `{name}` of an object in the HelmRelease's own namespace. */
+function LocalObjectName(opts: { description: string }) {
+  return Type.Object({ name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }) }, opts);
+}
+
 export const ChartRef = Type.Object(
   {
     repository: Type.String({
@@ -33,17 +38,28 @@ export const ChartRef = Type.Object(
         minLength: 1,
         maxLength: 100,
         pattern: '^[^\\s]+( [^\\s]+)*$',
-        description: 'An exact chart version (1.2.3) or a semver range (2.x, ^2.1). Default: the newest.',
+        description: "An exact chart version (1.2.3) or a semver range (2.x, ^2.1), for oci:// too (resolved from the registry's tags). Default: the newest.",
+      }),
+    ),
+    insecure: Type.Optional(Type.Boolean({ description: 'oci:// only: talk plain HTTP to the registry (as for one on loopback). Default: TLS.' })),
+    secretRef: Type.Optional(
+      LocalObjectName({
+        description:
+          "A Secret in this namespace, read as the HelmRelease's identity: `username` + `password` (HTTP basic auth, or registry login) or `.dockerconfigjson` (oci:// only).",
+      }),
+    ),
+    certSecretRef: Type.Optional(
+      LocalObjectName({
+        description: 'A Secret in this namespace with `ca.crt` (the CA to trust), and optionally `tls.crt` + `tls.key` (a client certificate).',
       }),
     ),
   },
   {
     description: 'Where the chart comes from.',
     ...celRules({
-      // helm resolves ranges for OCI by listing tags; helmcrew decides sync without helm, so it needs the exact tag.
-      rule: "!self.repository.startsWith('oci://') || (has(self.version) && self.version.matches('^v?[0-9]+[.][0-9]+[.][0-9]+([-+][0-9A-Za-z.+-]+)?$'))",
-      message: 'an oci:// chart needs an exact version (like 1.2.3), not a range',
-      fieldPath: '.version',
+      rule: "!has(self.insecure) || !self.insecure || self.repository.startsWith('oci://')",
+      message: 'insecure (plain HTTP) is for oci:// registries; an http:// repository URL says so itself',
+      fieldPath: '.insecure',
     }),
   },
 );

@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../core/log.js';
 import { RepositoryIndexCache } from './charts/repository-index.js';
 import { startHealthServer } from './health-server.js';
 import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
+import { removeLeftoverPrivateFiles } from './helm/private-files.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { helmProcessEnv } from './helm/helm-process-env.js';
 import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
@@ -58,6 +59,9 @@ export async function startController(config: ControllerConfig, options: Control
   await mkdir(config.workDir, { recursive: true, mode: 0o700 });
   const leftovers = await removeLeftoverValuesFiles(config.workDir);
   if (leftovers.length > 0) log.warn({ workDir: config.workDir, removed: leftovers.length }, 'removed values files left by a stopped controller');
+  const credentialLeftovers = await removeLeftoverPrivateFiles(config.workDir);
+  if (credentialLeftovers.length > 0)
+    log.warn({ workDir: config.workDir, removed: credentialLeftovers.length }, 'removed credential files left by a stopped controller');
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const operations = new RunningOperations();

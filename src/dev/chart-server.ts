@@ -1,9 +1,13 @@
 // A tiny static file server for the local chart repository: `chart-server <dir> <port>`.
 // Serves the regular files directly inside <dir> (index.yaml, *.tgz) on 127.0.0.1 and answers
-// 404 to everything else, including any path that tries to leave <dir>.
+// 404 to everything else, including any path that tries to leave <dir>. Sends ETag and
+// Last-Modified and answers conditional requests with 304, as real repositories do. In process
+// (tests), it can also ask for basic auth and serve HTTPS, with or without client certificates.
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -44,18 +48,57 @@ export function fileFor(root: string, rawUrl: string): string | undefined {
   return join(root, name);
 }
 
-export function createChartServer(root: string) {
+export interface ChartServerOptions {
+  /** Every request must carry these (HTTP basic auth); others get 401. */
+  basicAuth?: { username: string; password: string };
+  /** Serve HTTPS with this certificate; with `clientCa`, a client certificate it signed is required. PEM. */
+  tls?: { cert: Buffer; key: Buffer; clientCa?: Buffer };
+  /** Called for every request, for tests that count them. */
+  onRequest?: (req: IncomingMessage) => void;
+  /** Where each request's line goes; default stdout (the detached server's log file). */
+  log?: (line: string) => void;
+}
+
+export function createChartServer(root: string, options: ChartServerOptions = {}) {
   const dir = resolve(root);
-  return createServer((req: IncomingMessage, res: ServerResponse) => {
-    serveFile(dir, req, res).catch((error: Error) => {
-      log(`${req.method} ${req.url}: ${error.message}`);
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
+    options.onRequest?.(req);
+    if (options.basicAuth && !authorized(req, options.basicAuth)) {
+      res.setHeader('www-authenticate', 'Basic realm="charts"');
+      send(res, 401, 'unauthorized\n');
+      return;
+    }
+    serveFile(dir, req, res, options.log ?? log).catch((error: Error) => {
+      (options.log ?? log)(`${req.method} ${req.url}: ${error.message}`);
       if (!res.headersSent) send(res, 500, 'internal error\n');
       else res.destroy(error);
     });
-  });
+  };
+  if (!options.tls) return createServer(handler);
+  const { cert, key, clientCa } = options.tls;
+  return createHttpsServer({ cert, key, ...(clientCa ? { ca: clientCa, requestCert: true, rejectUnauthorized: true } : {}) }, handler);
 }
 
-async function serveFile(dir: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+function authorized(req: IncomingMessage, want: { username: string; password: string }): boolean {
+  const given = Buffer.from(req.headers.authorization ?? '');
+  const expected = Buffer.from(`Basic ${Buffer.from(`${want.username}:${want.password}`).toString('base64')}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** A validator that changes whenever the file does. */
+function etagOf(info: { size: number; mtimeMs: number }): string {
+  return `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+}
+
+/** Pure: does the request's validator still match the file (If-None-Match wins over If-Modified-Since)? */
+export function notModified(headers: IncomingMessage['headers'], etag: string, mtime: Date): boolean {
+  const ifNoneMatch = headers['if-none-match'];
+  if (ifNoneMatch) return ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*');
+  const since = Date.parse(headers['if-modified-since'] ?? '');
+  return !Number.isNaN(since) && Math.floor(mtime.getTime() / 1000) * 1000 <= since;
+}
+
+async function serveFile(dir: string, req: IncomingMessage, res: ServerResponse, log: (line: string) => void): Promise<void> {
   res.on('finish', () => log(`${req.method} ${req.url} ${res.statusCode}`));
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('allow', 'GET, HEAD');
@@ -68,11 +111,17 @@ async function serveFile(dir: string, req: IncomingMessage, res: ServerResponse)
     send(res, 404, 'not found\n');
     return;
   }
+  const etag = etagOf(info);
+  const validators = { etag, 'last-modified': info.mtime.toUTCString(), 'cache-control': 'no-cache' };
+  if (notModified(req.headers, etag, info.mtime)) {
+    res.writeHead(304, validators);
+    res.end();
+    return;
+  }
   res.writeHead(200, {
     'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
     'content-length': info.size,
-    'last-modified': info.mtime.toUTCString(),
-    'cache-control': 'no-cache',
+    ...validators,
   });
   if (req.method === 'HEAD') {
     res.end();

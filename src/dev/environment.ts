@@ -8,6 +8,7 @@ import { applyCrds } from '../core/kube/crd-installer.js';
 import type { Logger } from '../core/log.js';
 import { certPaths, ensureCerts, type CertPaths } from './certs.js';
 import { startChartRepo } from './chart-repo.js';
+import { startOciRegistries, type OciRegistries } from './oci-registry.js';
 import { startControlPlane } from './control-plane.js';
 import { createFakeNodes, startKwok } from './kwok.js';
 import { resolveStateDir, statePaths } from './paths.js';
@@ -21,6 +22,8 @@ export interface DevEnvironment {
   kubeconfig: string;
   redisUrl: string;
   chartRepoUrl: string;
+  /** The local OCI registries (oci-registry.ts): anonymous, and behind basic auth. */
+  ociRegistry: OciRegistries;
   helmBin: string;
   kubectlBin: string;
   processes: ProcessRecord[];
@@ -55,12 +58,13 @@ async function writeEnvFile(stateDir: string, file: EnvFile): Promise<void> {
 }
 
 function toEnvironment(file: EnvFile): DevEnvironment {
-  const { stateDir, kubeconfig, redisUrl, chartRepoUrl, helmBin, kubectlBin, processes } = file;
+  const { stateDir, kubeconfig, redisUrl, chartRepoUrl, ociRegistry, helmBin, kubectlBin, processes } = file;
   return {
     stateDir: stateDir!,
     kubeconfig: kubeconfig!,
     redisUrl: redisUrl!,
     chartRepoUrl: chartRepoUrl!,
+    ociRegistry: ociRegistry!,
     helmBin: helmBin!,
     kubectlBin: kubectlBin!,
     processes,
@@ -110,7 +114,12 @@ async function isServing(file: EnvFile, certs: CertPaths): Promise<boolean> {
     const readyz = await httpGet(`${file.apiserverUrl}/readyz`, { ca: tls[0], cert: tls[1], key: tls[2] });
     const port = Number(new URL(file.redisUrl!).port);
     const index = file.chartRepoUrl ? await httpGet(`${file.chartRepoUrl}/index.yaml`) : { status: 200 };
-    return readyz.status === 200 && index.status === 200 && (await pingRedis(port));
+    // An environment from before the registries existed is not serving everything: it is replaced.
+    if (!file.ociRegistry) return false;
+    const registries = await Promise.all(
+      [file.ociRegistry.url, file.ociRegistry.authUrl].map((u) => httpGet(`${u.replace(/^oci:\/\/([^/]+).*$/, 'http://$1')}/v2/`)),
+    );
+    return readyz.status === 200 && index.status === 200 && registries.every((r) => [200, 401].includes(r.status)) && (await pingRedis(port));
   } catch {
     return false;
   }
@@ -193,6 +202,8 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
         const repo = await startChartRepo({ stateDir, helmBin: bins.helm, log });
         track(recordProcess('chart-repo', repo.pid));
         file.chartRepoUrl = repo.url;
+        // The same packaged charts, pushed to the registries.
+        file.ociRegistry = await startOciRegistries({ stateDir, chartsDir: join(stateDir, 'charts'), helmBin: bins.helm, log, onStarted });
       })(),
     ]);
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -235,6 +246,8 @@ export function formatShellExports(env: DevEnvironment): string {
     ['KUBECONFIG', env.kubeconfig],
     ['REDIS_URL', env.redisUrl],
     ['CHART_REPO_URL', env.chartRepoUrl],
+    ['OCI_REGISTRY_URL', env.ociRegistry.url],
+    ['OCI_AUTH_REGISTRY_URL', env.ociRegistry.authUrl],
     ['HELM_BIN', env.helmBin],
     ['KUBECTL_BIN', env.kubectlBin],
   ];

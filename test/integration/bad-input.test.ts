@@ -49,9 +49,14 @@ describe('bad input', () => {
     { name: 'negative-history', spec: { chart: chart(), maxHistory: -1 }, want: /spec.maxHistory: Invalid value: -1/ },
     { name: 'suspend-yes', spec: { chart: chart(), suspend: 'yes' }, want: /spec.suspend: Invalid value: "string"/ },
     {
-      name: 'oci-range',
-      spec: { chart: { repository: 'oci://registry.example.test/charts', name: 'unicorn', version: '2.x' } },
-      want: /an oci:\/\/ chart needs an exact version/,
+      name: 'insecure-http',
+      spec: { chart: { repository: 'https://charts.example.test', name: 'unicorn', insecure: true } },
+      want: /spec.chart.insecure: Invalid value.*insecure \(plain HTTP\) is for oci:\/\/ registries/,
+    },
+    {
+      name: 'secret-ref-name',
+      spec: { chart: { repository: 'oci://registry.example.test/charts', name: 'unicorn', secretRef: { name: 'Creds' } } },
+      want: /spec.chart.secretRef.name: Invalid value: "Creds"/,
     },
     { name: 'n'.repeat(54), spec: { chart: chart() }, want: /longer than the 53 characters a Helm release name allows/ },
   ])('$name is refused: $want', async ({ name, spec, want }) => {

@@ -57,12 +57,22 @@ describe('dev environment', () => {
   it('records the environment and prints shell exports', async () => {
     expect(await readDevEnvironment(stateDir)).toEqual(env);
     const exports = formatShellExports(env);
-    for (const name of ['KUBECONFIG', 'REDIS_URL', 'CHART_REPO_URL', 'HELM_BIN', 'KUBECTL_BIN']) {
+    for (const name of ['KUBECONFIG', 'REDIS_URL', 'CHART_REPO_URL', 'OCI_REGISTRY_URL', 'OCI_AUTH_REGISTRY_URL', 'HELM_BIN', 'KUBECTL_BIN']) {
       expect(exports).toMatch(new RegExp(`^export ${name}='[^']+'$`, 'm'));
     }
     expect(env.redisUrl).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
     expect(env.processes.map((p) => p.name)).toEqual(
-      expect.arrayContaining(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok', 'redis', 'chart-repo']),
+      expect.arrayContaining([
+        'etcd',
+        'kube-apiserver',
+        'kube-controller-manager',
+        'kube-scheduler',
+        'kwok',
+        'redis',
+        'chart-repo',
+        'oci-registry',
+        'oci-registry-auth',
+      ]),
     );
   });
 

@@ -182,6 +182,7 @@ describe('helmProcessEnv', () => {
       HELM_CONFIG_HOME: '/w/helm/config',
       HELM_DATA_HOME: '/w/helm/data',
       KUBECACHEDIR: '/w/kube/cache',
+      DOCKER_CONFIG: '/w/helm/no-docker-config',
       GOGC: '200',
     });
     const inherited = helmProcessEnv({ workDir: '/w', kubeconfig: '/k' });

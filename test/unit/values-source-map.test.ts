@@ -18,6 +18,10 @@ describe('valuesFrom sources map back to their HelmReleases', () => {
     ]),
     hr('other', 'c', [{ kind: 'ConfigMap', name: 'shared' }]),
     hr('web', 'd', undefined),
+    {
+      ...hr('web', 'e', undefined),
+      spec: { chart: { repository: 'oci://r.test/c', name: 'unicorn', secretRef: { name: 'login' }, certSecretRef: { name: 'ca' } } },
+    },
   ];
   it.each([
     { kind: 'ConfigMap' as const, namespace: 'web', name: 'shared', want: ['web/a'] },
@@ -25,6 +29,10 @@ describe('valuesFrom sources map back to their HelmReleases', () => {
     { kind: 'ConfigMap' as const, namespace: 'web', name: 'b-values', want: ['web/b'] },
     { kind: 'ConfigMap' as const, namespace: 'other', name: 'shared', want: ['other/c'] },
     { kind: 'ConfigMap' as const, namespace: 'web', name: 'nobody', want: [] },
+    { kind: 'Secret' as const, namespace: 'web', name: 'login', want: ['web/e'] },
+    { kind: 'Secret' as const, namespace: 'web', name: 'ca', want: ['web/e'] },
+    { kind: 'ConfigMap' as const, namespace: 'web', name: 'login', want: [] },
+    { kind: 'Secret' as const, namespace: 'other', name: 'login', want: [] },
   ])('$kind $namespace/$name → $want', ({ kind, namespace, name, want }) => {
     expect(releasesUsingValuesSource(kind, namespace, name, releases)).toEqual(want);
   });

@@ -1,9 +1,16 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { decideRepositoryHost, type HostPolicy } from './host-policy.js';
 import { IndexTooLargeError, RepositoryNotAllowedError, RepositoryUnreachableError } from './repository-errors.js';
+
+/** TLS material for a repository: a private CA to trust, a client certificate. PEM. */
+export interface RepositoryTls {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+}
 
 export interface GuardedGetOptions {
   policy: HostPolicy;
@@ -12,6 +19,17 @@ export interface GuardedGetOptions {
   /** The repository as the user wrote it, for messages. */
   repository: string;
   maxRedirects?: number;
+  /** Extra request headers. `authorization` is sent only to the first URL's origin, never across a redirect to another (nor is the client certificate). */
+  headers?: Record<string, string>;
+  tls?: RepositoryTls;
+  method?: 'GET' | 'HEAD';
+}
+
+/** What came back: the caller decides what a status means (and never puts it in a message). */
+export interface GuardedResponse {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
 }
 
 /** Host name of a URL without IPv6 brackets. */
@@ -31,24 +49,39 @@ export async function checkRepositoryHost(policy: HostPolicy, repository: string
   return addresses;
 }
 
+/** GET that wants a 200 and its body; anything else is the one generic failure. */
+export async function guardedGet(url: string, opts: GuardedGetOptions): Promise<Buffer> {
+  const res = await guardedRequest(url, opts);
+  if (res.status !== 200) throw new RepositoryUnreachableError(opts.repository);
+  return res.body;
+}
+
 /**
- * GET with the host policy applied to the addresses actually connected to (the lookup is ours,
- * so a name cannot resolve to something else between check and connect), a byte limit that
+ * A request with the host policy applied to the addresses actually connected to (the lookup is
+ * ours, so a name cannot resolve to something else between check and connect), a byte limit that
  * aborts the download, an overall deadline and a few re-checked redirects.
  */
-export async function guardedGet(url: string, opts: GuardedGetOptions): Promise<Buffer> {
+export async function guardedRequest(url: string, opts: GuardedGetOptions): Promise<GuardedResponse> {
   let current = new URL(url);
+  const origin = current.origin;
   for (let hop = 0; hop <= (opts.maxRedirects ?? 3); hop++) {
-    const result = await getOnce(current, opts);
-    if (result.kind === 'body') return result.body;
+    const result = await requestOnce(current, opts, current.origin === origin);
+    if (result.kind === 'response') return result.response;
     current = new URL(result.location, current);
   }
   throw new RepositoryUnreachableError(opts.repository);
 }
 
-type Hop = { kind: 'body'; body: Buffer } | { kind: 'redirect'; location: string };
+type Hop = { kind: 'response'; response: GuardedResponse } | { kind: 'redirect'; location: string };
 
-async function getOnce(url: URL, opts: GuardedGetOptions): Promise<Hop> {
+/** Request headers for one hop: credentials stay with the origin they were given for. */
+function hopHeaders(opts: GuardedGetOptions, sameOrigin: boolean): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/yaml, application/json;q=0.9, */*;q=0.1', ...opts.headers };
+  if (!sameOrigin) delete headers.authorization;
+  return headers;
+}
+
+async function requestOnce(url: URL, opts: GuardedGetOptions, sameOrigin: boolean): Promise<Hop> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RepositoryNotAllowedError(opts.repository, `${url.protocol} is not http or https`);
   const host = urlHost(url);
   // Node connects to an address literal without calling `lookup`: check it here.
@@ -71,19 +104,17 @@ async function getOnce(url: URL, opts: GuardedGetOptions): Promise<Hop> {
       );
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    // The client certificate, like the password, only for the origin it was given for; the CA for every hop.
+    const tls = url.protocol === 'https:' && opts.tls ? { ca: opts.tls.ca, ...(sameOrigin ? { cert: opts.tls.cert, key: opts.tls.key } : {}) } : {};
     // agent: false: a fresh connection, so every request passes the lookup (and its policy) again.
-    const req = send(url, { method: 'GET', agent: false, lookup: lookup as never, headers: { accept: 'application/yaml, application/json;q=0.9, */*;q=0.1' } }, (res: IncomingMessage) => {
+    const options = { method: opts.method ?? 'GET', agent: false as const, lookup: lookup as never, headers: hopHeaders(opts, sameOrigin), ...tls };
+    const req = send(url, options, (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
-      if (status >= 300 && status < 400 && res.headers.location) {
+      if (status >= 300 && status < 400 && status !== 304 && res.headers.location) {
         res.resume();
         return finish(undefined, { kind: 'redirect', location: res.headers.location });
       }
-      if (status !== 200) {
-        res.resume();
-        // Not even the status code: it would tell an HTTP service from a closed port.
-        return finish(new RepositoryUnreachableError(opts.repository));
-      }
-      if (Number(res.headers['content-length'] ?? 0) > opts.maxBytes) return finish(new IndexTooLargeError(opts.repository, opts.maxBytes));
+      if (Number(res.headers['content-length'] ?? 0) > opts.maxBytes && opts.method !== 'HEAD') return finish(new IndexTooLargeError(opts.repository, opts.maxBytes));
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
@@ -91,10 +122,10 @@ async function getOnce(url: URL, opts: GuardedGetOptions): Promise<Hop> {
         if (size > opts.maxBytes) return finish(new IndexTooLargeError(opts.repository, opts.maxBytes));
         chunks.push(chunk);
       });
-      res.on('end', () => finish(undefined, { kind: 'body', body: Buffer.concat(chunks) }));
+      res.on('end', () => finish(undefined, { kind: 'response', response: { status, headers: res.headers, body: Buffer.concat(chunks) } }));
       res.on('error', () => finish(new RepositoryUnreachableError(opts.repository)));
     });
-    // Every socket-level failure becomes the one generic message; the policy refusal stays itself.
+    // Every socket-level failure (TLS ones included) becomes the one generic message; the policy refusal stays itself.
     req.on('error', (error) => finish(error instanceof RepositoryNotAllowedError ? error : new RepositoryUnreachableError(opts.repository)));
     const deadline = setTimeout(() => finish(new RepositoryUnreachableError(opts.repository)), opts.timeoutMs);
     req.end();

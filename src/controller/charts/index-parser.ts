@@ -4,9 +4,16 @@ import { ChartNotFoundError } from './repository-errors.js';
 
 /**
  * Chart name → the version strings the index lists for it, and the hosts of its absolute
- * download URLs (helm fetches those, so the host policy must see them): all a pick needs.
+ * download URLs (helm fetches those, so the host policy must see them): all a pick needs. When
+ * asked (a private repository, whose archives the controller downloads itself), also the first
+ * download URL of each version (as written, maybe relative; same order as `versions`).
  */
-export type ChartVersions = Map<string, { versions: string[]; hosts: string[] }>;
+export type ChartVersions = Map<string, ChartEntry>;
+export interface ChartEntry {
+  versions: string[];
+  urls?: string[];
+  hosts: string[];
+}
 
 // js-yaml, not the `yaml` package used elsewhere: it builds plain objects without a document
 // model, so a 20 MB index parses in ~1.3 s within ~200 MiB where `yaml` needs over 256 MiB and
@@ -38,19 +45,24 @@ if (entries && typeof entries === 'object') {
   for (const [name, list] of Object.entries(entries)) {
     if (!Array.isArray(list)) continue;
     const versions = [];
+    const urls = [];
     const hosts = new Set();
     for (const entry of list) {
       if (!entry || typeof entry !== 'object') continue;
       const v = entry.version;
-      if (typeof v === 'string' || typeof v === 'number') versions.push(String(v));
-      for (const url of Array.isArray(entry.urls) ? entry.urls : []) {
+      const list = Array.isArray(entry.urls) ? entry.urls : [];
+      if (typeof v === 'string' || typeof v === 'number') {
+        versions.push(String(v));
+        if (workerData.keepUrls) urls.push(typeof list[0] === 'string' ? list[0] : '');
+      }
+      for (const url of list) {
         if (typeof url !== 'string' || !/^[a-z][a-z0-9+.-]*:/i.test(url)) continue;
         try {
           hosts.add(new URL(url).hostname.replace(/^\\[|\\]$/g, ''));
         } catch {}
       }
     }
-    out.push([name, { versions, hosts: [...hosts] }]);
+    out.push([name, workerData.keepUrls ? { versions, urls, hosts: [...hosts] } : { versions, hosts: [...hosts] }]);
   }
 }
 if (index !== undefined) parentPort.postMessage({ entries: out });
@@ -61,6 +73,8 @@ export interface ParseLimits {
   maxHeapMb: number;
   /** A parse still running after this long is stopped (aliases can make the walk long). */
   maxMs: number;
+  /** Keep each version's download URL too. */
+  keepUrls?: boolean;
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxHeapMb: 384, maxMs: 30_000 };
@@ -82,7 +96,7 @@ function parseInWorker(body: Buffer, repository: string, limits: ParseLimits): P
     const copy = new Uint8Array(body).buffer;
     const worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { jsYamlPath, body: copy },
+      workerData: { jsYamlPath, body: copy, keepUrls: limits.keepUrls === true },
       transferList: [copy],
       resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb, maxYoungGenerationSizeMb: 32 },
     });
@@ -93,7 +107,7 @@ function parseInWorker(body: Buffer, repository: string, limits: ParseLimits): P
       reject(new ChartNotFoundError(`the repository index of ${repository} took longer than ${limits.maxMs / 1000}s to parse`));
     }, limits.maxMs);
     worker.once('exit', () => clearTimeout(deadline));
-    worker.once('message', (message: { invalid?: true; entries?: Array<[string, { versions: string[]; hosts: string[] }]> }) => {
+    worker.once('message', (message: { invalid?: true; entries?: Array<[string, ChartEntry]> }) => {
       if (answered) return;
       answered = true;
       if (message.invalid) reject(new ChartNotFoundError(`the repository index of ${repository} is not valid YAML`));

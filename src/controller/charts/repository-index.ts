@@ -1,41 +1,43 @@
-import { maxSatisfying, eq, valid, validRange } from 'semver';
-import { ByteBoundedLru } from './byte-lru.js';
-import { checkRepositoryHost, guardedGet, urlHost } from './guarded-get.js';
+import { valid } from 'semver';
+import type { ChartRef } from '../../api/helmrelease.js';
+import { ANONYMOUS, accessRefused, ChartAccessError, type ChartAccess } from './chart-access.js';
+import { FreshCache } from './fresh-cache.js';
+import { checkRepositoryHost, guardedRequest, urlHost } from './guarded-get.js';
 import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, parseHostPolicy, type HostPolicy } from './host-policy.js';
-import { parseIndex, type ChartVersions } from './index-parser.js';
-import { ChartNotFoundError, RepositoryNotAllowedError } from './repository-errors.js';
+import { DEFAULT_PARSE_LIMITS, parseIndex, type ChartVersions } from './index-parser.js';
+import { OciRegistryClient } from './oci-registry.js';
+import { resolveOciChart } from './oci-versions.js';
+import { pickChartVersion } from './pick-version.js';
+import { ChartNotFoundError, RepositoryNotAllowedError, RepositoryUnreachableError } from './repository-errors.js';
 
 export { ChartNotFoundError } from './repository-errors.js';
+export { pickChartVersion } from './pick-version.js';
 
 /**
- * Resolves a chart version from an http(s) Helm repository's index.yaml. Fetching the index is
- * an HTTP GET, not a helm process, so a periodic check of a range like "2.x" stays cheap. One
- * cache for all workers holds only each chart's version list, bounded by bytes and age.
+ * Resolves a chart version without starting helm: from an http(s) Helm repository's index.yaml,
+ * or from an OCI registry's tags. A periodic check of a range like "2.x" stays an HTTP request
+ * or two, and a conditional one (ETag, If-Modified-Since) when the index is unchanged. One cache
+ * for all workers holds each chart's version list, bounded by bytes; an answer is reused while
+ * younger than the asking release's interval.
  */
 
-/** Pure: the newest of `versions` that satisfies `constraint` (newest when absent). */
-export function pickChartVersion(listed: readonly string[] | undefined, chart: string, constraint: string | undefined): string {
-  const versions = (listed ?? []).filter((v) => !!valid(v));
-  if (versions.length === 0) throw new ChartNotFoundError(`chart "${chart}" is not in the repository index`);
-  if (constraint && valid(constraint)) {
-    // The index's own spelling ("1.0.0+build.1"), which is what helm records.
-    const exact = versions.find((v) => v === constraint) ?? versions.find((v) => eq(v, constraint));
-    if (!exact) throw new ChartNotFoundError(`chart "${chart}" has no version ${constraint} (newest: ${maxSatisfying(versions, '*')})`);
-    return exact;
-  }
-  const range = constraint ?? '*';
-  if (!validRange(range)) throw new ChartNotFoundError(`"${range}" is not a valid semver version or range`);
-  const picked = maxSatisfying(versions, range);
-  if (!picked) throw new ChartNotFoundError(`chart "${chart}" has no version matching ${range}`);
-  return picked;
+/** What a chart resolves to: the exact version, and where its archive is. */
+export interface ResolvedChart {
+  version: string;
+  /** oci:// only: the manifest digest the version's tag points at now. */
+  digest?: string;
+  /** oci:// only: oci://host/path/chart. */
+  ociRef?: string;
+  /** http(s) only: the archive's absolute URL, as the index gives it. */
+  archiveUrl?: string;
 }
 
 /** Pure: roughly what a version list costs in memory (UTF-16 strings plus object overhead). */
 export function estimateBytes(versions: ChartVersions): number {
   let bytes = 64;
-  for (const [name, { versions: list, hosts }] of versions) {
+  for (const [name, { versions: list, urls, hosts }] of versions) {
     bytes += 96 + name.length * 2;
-    for (const v of [...list, ...hosts]) bytes += 40 + v.length * 2;
+    for (const v of [...list, ...(urls ?? []), ...hosts]) bytes += 40 + v.length * 2;
   }
   return bytes;
 }
@@ -45,7 +47,10 @@ export interface IndexCacheOptions {
   maxIndexBytes: number;
   /** All cached version lists together stay under this; least recently used go first. */
   maxCacheBytes: number;
+  /** How old an answer may be when the caller names no interval. */
   ttlMs: number;
+  /** How long an answer is kept for revalidation (ETag) after it is no longer fresh. */
+  retainMs: number;
   /** A failed fetch is remembered this long, so many releases on one bad URL fetch it once. */
   failureTtlMs: number;
   fetchTimeoutMs: number;
@@ -57,30 +62,87 @@ export const DEFAULT_INDEX_CACHE_OPTIONS: IndexCacheOptions = {
   maxIndexBytes: 20 * 1024 * 1024,
   maxCacheBytes: 64 * 1024 * 1024,
   ttlMs: 30_000,
+  retainMs: 60 * 60_000,
   failureTtlMs: 10_000,
   fetchTimeoutMs: 15_000,
   policy: parseHostPolicy(DEFAULT_ALLOWED_REPOSITORY_HOSTS),
   now: Date.now,
 };
 
-type Cached = { versions: ChartVersions } | { error: Error };
+interface IndexAnswer {
+  versions: ChartVersions;
+  etag?: string;
+  lastModified?: string;
+}
+
+const basicAuthorization = (login: { username: string; password: string }) => `Basic ${Buffer.from(`${login.username}:${login.password}`).toString('base64')}`;
 
 export class RepositoryIndexCache {
-  private readonly cache: ByteBoundedLru<Cached>;
-  private readonly inFlight = new Map<string, Promise<ChartVersions>>();
   readonly options: IndexCacheOptions;
+  private readonly indexes: FreshCache<IndexAnswer>;
+  private readonly tags: FreshCache<string[]>;
+  private readonly digests: FreshCache<string>;
+  private readonly registry: OciRegistryClient;
 
   constructor(options: Partial<IndexCacheOptions> = {}) {
     this.options = { ...DEFAULT_INDEX_CACHE_OPTIONS, ...options };
-    this.cache = new ByteBoundedLru(this.options.maxCacheBytes, this.options.now);
+    const { maxCacheBytes, retainMs, failureTtlMs, now } = this.options;
+    this.indexes = new FreshCache({ maxBytes: maxCacheBytes, retainMs, failureTtlMs, now });
+    // Tag lists and digests are small; a tenth of the budget is plenty.
+    this.tags = new FreshCache({ maxBytes: Math.ceil(maxCacheBytes / 10), retainMs, failureTtlMs, now });
+    this.digests = new FreshCache({ maxBytes: Math.ceil(maxCacheBytes / 10), retainMs, failureTtlMs, now });
+    this.registry = new OciRegistryClient({ policy: this.options.policy, timeoutMs: this.options.fetchTimeoutMs, maxBytes: this.options.maxIndexBytes });
   }
 
-  async resolve(repository: string, chart: string, constraint: string | undefined): Promise<string> {
-    const listed = (await this.versions(repository)).get(chart);
-    const picked = pickChartVersion(listed?.versions, chart, constraint);
-    // helm downloads the archive from the entry's URL, which may name any host: check those too.
-    for (const host of listed?.hosts ?? []) await checkRepositoryHost(this.options.policy, repository, host);
-    return picked;
+  /** The exact version `constraint` picks in an http(s) repository. */
+  async resolve(repository: string, chart: string, constraint: string | undefined, access: ChartAccess = ANONYMOUS, maxAgeMs?: number): Promise<string> {
+    return (await this.resolveHttp(repository, chart, constraint, access, maxAgeMs ?? this.options.ttlMs)).version;
+  }
+
+  /**
+   * The chart a HelmRelease names, resolved from its repository or registry. A version the cached
+   * answer lacks (a spec just changed to a version published a minute ago) is looked up again in
+   * an answer at most `ttlMs` old before it counts as missing.
+   */
+  async resolveChart(chart: ChartRef, access: ChartAccess, maxAgeMs: number): Promise<ResolvedChart> {
+    try {
+      return await this.resolveOnce(chart, access, maxAgeMs);
+    } catch (error) {
+      const missing = error instanceof ChartNotFoundError && !(error instanceof RepositoryUnreachableError) && !(error instanceof ChartAccessError);
+      if (!missing || maxAgeMs <= this.options.ttlMs) throw error;
+      return this.resolveOnce(chart, access, this.options.ttlMs);
+    }
+  }
+
+  private async resolveOnce(chart: ChartRef, access: ChartAccess, maxAgeMs: number): Promise<ResolvedChart> {
+    if (chart.repository.startsWith('oci://')) {
+      await this.checkHost(chart.repository);
+      const deps = { client: this.registry, tags: this.tags, digests: this.digests };
+      const oci = await resolveOciChart(deps, { repository: chart.repository, chart: chart.name, constraint: chart.version, access, maxAgeMs });
+      return { version: oci.version, digest: oci.digest, ociRef: oci.ref };
+    }
+    return this.resolveHttp(chart.repository, chart.name, chart.version, access, maxAgeMs);
+  }
+
+  /**
+   * An http(s) chart archive fetched with the repository's credentials and TLS material (helm
+   * takes a password for a chart URL only from a repositories.yaml beside a cached index). The
+   * password and client certificate go only to the repository's own origin, as helm's default.
+   */
+  async downloadArchive(url: string, repository: string, access: ChartAccess): Promise<Buffer> {
+    const sameOrigin = new URL(url).origin === new URL(repository).origin;
+    const tls = sameOrigin ? access.tls : access.tls?.ca ? { ca: access.tls.ca } : undefined;
+    const res = await guardedRequest(url, {
+      policy: this.options.policy,
+      maxBytes: this.options.maxIndexBytes,
+      timeoutMs: this.options.fetchTimeoutMs,
+      repository,
+      headers: { accept: 'application/gzip, */*;q=0.1', ...(sameOrigin && access.basic ? { authorization: basicAuthorization(access.basic) } : {}) },
+      ...(tls ? { tls } : {}),
+    });
+    if (res.status === 401 || res.status === 403) throw accessRefused(repository, access);
+    if (res.status !== 200) throw new ChartNotFoundError(`could not download the chart archive from ${repository}`);
+    return res.body;
   }
 
   /** Applies the host policy to a repository helm will contact itself (oci://). */
@@ -96,39 +158,41 @@ export class RepositoryIndexCache {
 
   /** Bytes the cache holds now (for tests and metrics). */
   get cachedBytes(): number {
-    return this.cache.bytes;
+    return this.indexes.bytes + this.tags.bytes + this.digests.bytes;
   }
 
-  private async versions(repository: string): Promise<ChartVersions> {
-    const key = repository.replace(/\/+$/, '');
-    const cached = this.cache.get(key);
-    if (cached) {
-      if ('error' in cached) throw cached.error;
-      return cached.versions;
-    }
-    // One fetch per URL at a time: concurrent releases on one repository share it.
-    let running = this.inFlight.get(key);
-    if (!running) {
-      running = this.fetch(key, repository).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, running);
-    }
-    return running;
+  private async resolveHttp(repository: string, chart: string, constraint: string | undefined, access: ChartAccess, maxAgeMs: number): Promise<ResolvedChart> {
+    const base = repository.replace(/\/+$/, '');
+    const { versions } = await this.indexes.get(`${base}|${access.cacheKey}`, maxAgeMs, (previous) => this.fetchIndex(base, repository, access, previous), (a) => estimateBytes(a.versions));
+    const listed = versions.get(chart);
+    const picked = pickChartVersion(listed?.versions, chart, constraint);
+    // helm downloads the archive from the entry's URL, which may name any host: check those too.
+    for (const host of listed?.hosts ?? []) await checkRepositoryHost(this.options.policy, repository, host);
+    const written = listed!.urls?.[listed!.versions.indexOf(picked)];
+    const archiveUrl = written ? new URL(written, `${base}/`).href : undefined;
+    // An exact version stays as written (chart-version.ts); a range gives the index's spelling.
+    return { version: constraint && valid(constraint) ? constraint.trim() : picked, ...(archiveUrl ? { archiveUrl } : {}) };
   }
 
-  private async fetch(key: string, repository: string): Promise<ChartVersions> {
-    try {
-      const body = await guardedGet(`${key}/index.yaml`, {
-        policy: this.options.policy,
-        maxBytes: this.options.maxIndexBytes,
-        timeoutMs: this.options.fetchTimeoutMs,
-        repository,
-      });
-      const versions = await parseIndex(body, repository);
-      this.cache.set(key, { versions }, estimateBytes(versions), this.options.ttlMs);
-      return versions;
-    } catch (error) {
-      this.cache.set(key, { error: error as Error }, 256, this.options.failureTtlMs);
-      throw error;
-    }
+  private async fetchIndex(base: string, repository: string, access: ChartAccess, previous: IndexAnswer | undefined): Promise<IndexAnswer> {
+    const headers: Record<string, string> = {};
+    if (access.basic) headers.authorization = basicAuthorization(access.basic);
+    if (previous?.etag) headers['if-none-match'] = previous.etag;
+    if (previous?.lastModified) headers['if-modified-since'] = previous.lastModified;
+    const res = await guardedRequest(`${base}/index.yaml`, {
+      policy: this.options.policy,
+      maxBytes: this.options.maxIndexBytes,
+      timeoutMs: this.options.fetchTimeoutMs,
+      repository,
+      headers,
+      tls: access.tls,
+    });
+    if (res.status === 304 && previous) return previous;
+    if (res.status === 401 || res.status === 403) throw accessRefused(repository, access);
+    if (res.status !== 200) throw new RepositoryUnreachableError(repository);
+    // Archive URLs only where the controller downloads archives itself (credentials or a private CA).
+    const versions = await parseIndex(res.body, repository, { ...DEFAULT_PARSE_LIMITS, keepUrls: !!access.secret || !!access.certSecret });
+    const one = (name: string) => [res.headers[name]].flat()[0];
+    return { versions, etag: one('etag'), lastModified: one('last-modified') };
   }
 }

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HelmRunner, HelmRunOptions } from './helm-runner.js';
 import { releaseWritten, type ReleaseWritten } from '../../core/helm-storage/release-written.js';
+import type { ChartSource } from '../../core/release/desired-release.js';
+import { withPrivateFiles } from './private-files.js';
+import { registryFiles } from './registry-files.js';
 import { helmValuesDocument } from './values-document.js';
 
 /** What an install or upgrade needs; decided by the reconciler, spelled as helm flags here. */
@@ -38,6 +41,14 @@ export interface ChartRequest {
   name: string;
   version: string;
   timeoutSeconds: number;
+  /** oci:// only: pull this manifest digest (the archive is cached by it, so a moved tag is a new archive). */
+  digest?: string;
+  /** Where and how to get in (credentials, TLS, plain HTTP); absent for an anonymous repository. */
+  source?: ChartSource;
+  /** Fetches the archive without helm (an http(s) repository behind credentials or a private CA). */
+  download?: () => Promise<Buffer>;
+  /** Removes credentials from helm's output. */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -56,7 +67,7 @@ export class HelmClient {
 
   /** Downloads a chart archive once per repository, name and exact version; returns its path. */
   async pullChart(chart: ChartRequest): Promise<string> {
-    const id = `${chart.repository}|${chart.name}|${chart.version}`;
+    const id = `${chart.repository}|${chart.name}|${chart.version}|${chart.digest ?? ''}`;
     const running = this.pulling.get(id);
     if (running) return running;
     const pull = this.pullOnce(chart).finally(() => this.pulling.delete(id));
@@ -66,17 +77,15 @@ export class HelmClient {
 
   private async pullOnce(chart: ChartRequest): Promise<string> {
     const repoDir = join(this.workDir, 'charts', createHash('sha256').update(chart.repository).digest('hex').slice(0, 16));
-    const archive = join(repoDir, `${chart.name}-${chart.version}.tgz`);
+    const byDigest = chart.digest ? `-${chart.digest.replace(/^[a-z0-9]+:/, '').slice(0, 32)}` : '';
+    const archive = join(repoDir, `${chart.name}-${chart.version}${byDigest}.tgz`);
     if (existsSync(archive)) return archive;
     await mkdir(repoDir, { recursive: true });
     // Pull into a private folder first, so a half-written file never looks like a cached chart.
     const staging = await mkdtemp(join(repoDir, '.pull-'));
     try {
-      const oci = chart.repository.startsWith('oci://');
-      const ref = oci ? `${chart.repository.replace(/\/+$/, '')}/${chart.name}` : chart.name;
-      const args = ['pull', ref, '--version', chart.version, '--destination', staging];
-      if (!oci) args.push('--repo', chart.repository);
-      await this.runner.run(args, { step: 'pull', release: chart.key, timeoutMs: chart.timeoutSeconds * 1000 });
+      if (chart.download) await writeFile(join(staging, 'chart.tgz'), await chart.download());
+      else await this.helmPull(chart, staging);
       const [file] = (await readdir(staging)).filter((f) => f.endsWith('.tgz'));
       if (!file) throw new Error(`helm pull wrote no chart archive for ${chart.name} ${chart.version}`);
       await rename(join(staging, file), archive);
@@ -84,6 +93,26 @@ export class HelmClient {
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
+  }
+
+  private async helmPull(chart: ChartRequest, destination: string): Promise<void> {
+    const run = (args: string[]) => this.runner.run(args, { step: 'pull', release: chart.key, timeoutMs: chart.timeoutSeconds * 1000, redact: chart.redact });
+    if (!chart.repository.startsWith('oci://')) {
+      await run(['pull', chart.name, '--version', chart.version, '--destination', destination, '--repo', chart.repository]);
+      return;
+    }
+    const ref = chart.source?.ociRef ?? `${chart.repository.replace(/\/+$/, '')}/${chart.name}`;
+    const access = chart.source?.access;
+    // Credentials and TLS material only as files of a private folder (registry-files.ts); always a
+    // registry config of our own, so helm reads no one else's logins.
+    await withPrivateFiles(this.workDir, registryFiles(ref, access), async (files) => {
+      const args = ['pull', chart.digest ? `${ref}@${chart.digest}` : ref, '--destination', destination, '--registry-config', files['registry.json']!];
+      if (!chart.digest) args.push('--version', chart.version);
+      if (access?.insecure) args.push('--plain-http');
+      if (files['ca.crt']) args.push('--ca-file', files['ca.crt']);
+      if (files['tls.crt'] && files['tls.key']) args.push('--cert-file', files['tls.crt'], '--key-file', files['tls.key']);
+      await run(args);
+    });
   }
 
   async install(req: ReleaseRequest): Promise<ReleaseWritten> {

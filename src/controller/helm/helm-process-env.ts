@@ -24,6 +24,9 @@ export function helmProcessEnv(settings: HelmProcessSettings): Record<string, st
     // client-go's discovery and OpenAPI cache, shared by every helm process (default ~/.kube/cache,
     // which in the image is not writable, so each helm fetched them again).
     KUBECACHEDIR: `${settings.workDir}/kube/cache`,
+    // helm falls back to Docker's credentials (~/.docker/config.json, maybe a credential-helper
+    // program) when its registry config has none for a host: point that at a folder that stays empty.
+    DOCKER_CONFIG: `${settings.workDir}/helm/no-docker-config`,
     ...(settings.kubeconfig ? { KUBECONFIG: settings.kubeconfig } : {}),
     ...(settings.goGC ? { GOGC: settings.goGC } : {}),
   };

@@ -1,6 +1,9 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { valid } from 'semver';
+import { releaseTarget } from '../../core/release/release-target.js';
+import { accessSecrets, type ChartAccess } from '../charts/chart-access.js';
 import { ChartNotFoundError, RepositoryNotAllowedError } from '../charts/repository-errors.js';
+import type { ResolvedChart } from '../charts/repository-index.js';
+import { readChartAccess } from './chart-access-reader.js';
 import type { ReconcileContext } from './context.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { valuesTooDeep } from './values-depth.js';
@@ -10,8 +13,9 @@ export type DesiredOutcome = { ok: true; desired: DesiredRelease } | { ok: false
 
 /**
  * Resolves what the HelmRelease asks for: the exact chart version (an exact version is taken as
- * written; a range is resolved from the repository index over HTTP), the composed values and
- * the Secret values among them (for redaction).
+ * written; a range is resolved from the repository index or the registry's tags), for oci:// the
+ * digest its tag points at, the composed values and the Secret values among them (for redaction,
+ * the chart credentials included).
  */
 export async function resolveDesiredRelease(ctx: ReconcileContext, release: HelmRelease): Promise<DesiredOutcome> {
   // Checked before anything recurses over them: deep values would overflow the stack.
@@ -26,26 +30,39 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
     if (error instanceof ValuesError) return { ok: false, problem: 'values', message: error.message };
     throw error;
   }
-  const { repository, name, version } = release.spec.chart;
-  let chartVersion: string;
+  const { chart } = release.spec;
+  let resolved: ResolvedChart;
+  let access: ChartAccess;
   try {
-    if (repository.startsWith('oci://')) {
-      // helm fetches OCI charts itself; the host policy is checked first. The schema requires an exact version.
-      await ctx.charts.checkHost(repository);
-      chartVersion = (version ?? '').trim();
-    } else {
-      // Even an exact version is looked up in the index: the fetch goes through the host policy
-      // and size limit, and helm pull only runs for a repository that answered and lists it.
-      const resolved = await ctx.charts.resolve(repository, name, version);
-      // An exact version stays as written, not normalized: helm pull looks for this exact string
-      // first, and a `v` or a `+build` is part of how the chart records it (chart-version.ts).
-      chartVersion = version && valid(version) ? version.trim() : resolved;
-    }
+    // Credentials are read as the HelmRelease's identity, like valuesFrom.
+    access = await readChartAccess(ctx.kube, release);
+    // Even an exact version is looked up (the index, or the tag's digest): the fetch goes through
+    // the host policy and size limit, and helm pull only runs for a source that answered and has it.
+    // An answer as old as the release's interval is good enough: one fetch per source per interval.
+    resolved = await ctx.charts.resolveChart(chart, access, releaseTarget(release).intervalMs);
   } catch (error) {
     if (error instanceof RepositoryNotAllowedError) return { ok: false, problem: 'repository', message: error.message };
     if (error instanceof ChartNotFoundError) return { ok: false, problem: 'chart', message: error.message };
     throw error;
   }
   const { values, secrets } = composed;
-  return { ok: true, desired: { chartName: name, chartVersion, values, valuesDigest: ctx.digester.digest(values), secrets } };
+  for (const secret of accessSecrets(access)) secrets.add(secret);
+  const chartSource = {
+    repository: chart.repository,
+    access,
+    ...(resolved.ociRef ? { ociRef: resolved.ociRef } : {}),
+    ...(resolved.archiveUrl ? { archiveUrl: resolved.archiveUrl } : {}),
+  };
+  return {
+    ok: true,
+    desired: {
+      chartName: chart.name,
+      chartVersion: resolved.version,
+      ...(resolved.digest ? { chartDigest: resolved.digest } : {}),
+      chartSource,
+      values,
+      valuesDigest: ctx.digester.digest(values),
+      secrets,
+    },
+  };
 }

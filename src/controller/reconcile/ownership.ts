@@ -14,7 +14,18 @@ export const OWNER_NAME_LABEL = 'helmcrew.dev/owner-name';
 /** helm's --timeout of the operation that wrote the record, in seconds. */
 export const TIMEOUT_LABEL = 'helmcrew.dev/timeout-seconds';
 
+/**
+ * oci:// charts: the manifest digest the release was installed from (hex, cut to the 63 characters
+ * a label value holds), so a tag moved to another digest is seen as a change without helm.
+ */
+export const CHART_DIGEST_LABEL = 'helmcrew.dev/chart-digest';
+
 const LABEL_VALUE_MAX = 63;
+
+/** Pure: `sha256:<64 hex>` as a label value. */
+export function chartDigestLabel(digest: string): string {
+  return digest.replace(/^[a-z0-9]+:/, '').slice(0, LABEL_VALUE_MAX);
+}
 
 /** A label value for a name: itself when it fits (63 characters), else a prefix and a hash. */
 export function labelValueFor(name: string): string {
@@ -24,11 +35,12 @@ export function labelValueFor(name: string): string {
 }
 
 /** The labels helmcrew puts on every release record it writes for this HelmRelease. */
-export function releaseLabels(release: HelmRelease, timeoutSeconds: number): Record<string, string> {
+export function releaseLabels(release: HelmRelease, timeoutSeconds: number, chartDigest?: string): Record<string, string> {
   return {
     [OWNER_NAMESPACE_LABEL]: release.metadata.namespace,
     [OWNER_NAME_LABEL]: labelValueFor(release.metadata.name),
     [TIMEOUT_LABEL]: String(timeoutSeconds),
+    ...(chartDigest ? { [CHART_DIGEST_LABEL]: chartDigestLabel(chartDigest) } : {}),
   };
 }
 

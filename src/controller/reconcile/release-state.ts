@@ -1,10 +1,11 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { assertNever } from './assert-never.js';
-import { recordedTimeoutSeconds } from './ownership.js';
+import { CHART_DIGEST_LABEL, chartDigestLabel, recordedTimeoutSeconds } from './ownership.js';
 import { sameChartVersion } from './chart-version.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { canonicalJson } from '../../core/release/values.js';
+import { sameAttempt } from '../status/release-status.js';
 import { untested } from './test-decision.js';
 import {
   decideAfterFailure,
@@ -127,19 +128,19 @@ export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): b
   return (
     stored.chartName === desired.chartName &&
     sameChartVersion(stored.chartVersion, desired.chartVersion) &&
+    sameChartDigest(stored, desired) &&
     canonicalJson(stored.config) === canonicalJson(desired.values)
   );
 }
 
+/** oci:// charts: installed from the digest the tag points at now (a moved tag is a change). Others have none to compare. */
+function sameChartDigest(stored: StoredRelease, desired: DesiredRelease): boolean {
+  return !desired.chartDigest || stored.labels?.[CHART_DIGEST_LABEL] === chartDigestLabel(desired.chartDigest);
+}
+
 /** A failed attempt is not repeated for the same generation, chart and values; a change retries. */
 export function lastAttemptFailedForThis(release: HelmRelease, desired: DesiredRelease): boolean {
-  const status = release.status;
-  return (
-    status?.lastAttemptFailed === true &&
-    status.lastAttemptedGeneration === release.metadata.generation &&
-    status.lastAttemptedChartVersion === desired.chartVersion &&
-    status.lastAttemptedValuesDigest === desired.valuesDigest
-  );
+  return release.status?.lastAttemptFailed === true && sameAttempt(release, desired);
 }
 
 function describeDifference(stored: StoredRelease, desired: DesiredRelease, latest?: StoredRelease): string {
@@ -147,6 +148,7 @@ function describeDifference(stored: StoredRelease, desired: DesiredRelease, late
     return `revision ${latest.revision} ${latest.status}; re-applying revision ${stored.revision}'s chart and values`;
   if (stored.chartName !== desired.chartName) return `chart ${stored.chartName} → ${desired.chartName}`;
   if (!sameChartVersion(stored.chartVersion, desired.chartVersion)) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
+  if (!sameChartDigest(stored, desired)) return `chart ${desired.chartVersion} moved to digest ${desired.chartDigest!.slice(0, 19)}…`;
   return 'values changed';
 }
 

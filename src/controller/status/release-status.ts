@@ -46,6 +46,7 @@ export function attemptStartedStatus(
     upgradeFailures: sameSpec ? (release.status?.upgradeFailures ?? 0) : 0,
     lastAttemptedGeneration: gen,
     lastAttemptedChartVersion: desired.chartVersion,
+    ...(desired.chartDigest ? { lastAttemptedChartDigest: desired.chartDigest } : {}),
     lastAttemptedValuesDigest: desired.valuesDigest,
     lastAttemptedAction: action,
     lastAttemptedAt: now.toISOString(),
@@ -55,12 +56,17 @@ export function attemptStartedStatus(
   };
 }
 
-function sameAttempt(release: HelmRelease, desired: DesiredRelease): boolean {
+/**
+ * The last attempt was of this very spec: generation, chart version (and, for oci://, the digest
+ * its tag pointed at: a tag pushed again with a fix is a new attempt) and values.
+ */
+export function sameAttempt(release: HelmRelease, desired: DesiredRelease): boolean {
   const status = release.status;
   return (
     status !== undefined &&
     status.lastAttemptedGeneration === release.metadata.generation &&
     status.lastAttemptedChartVersion === desired.chartVersion &&
+    (!desired.chartDigest || status.lastAttemptedChartDigest === desired.chartDigest) &&
     status.lastAttemptedValuesDigest === desired.valuesDigest
   );
 }

@@ -1,11 +1,16 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { releaseKey } from '../../core/release/release-target.js';
 
-/** Pure: which HelmReleases read values from this ConfigMap or Secret (valuesFrom, same namespace). */
+/**
+ * Pure: which HelmReleases read this ConfigMap or Secret (same namespace): as values (valuesFrom),
+ * or, a Secret, as chart credentials (spec.chart.secretRef, certSecretRef), so a password fixed
+ * after a ChartPullFailed is tried within seconds, not at the next interval.
+ */
 export function releasesUsingValuesSource(kind: 'ConfigMap' | 'Secret', namespace: string, name: string, releases: HelmRelease[]): string[] {
-  return releases
-    .filter((r) => r.metadata.namespace === namespace && (r.spec?.valuesFrom ?? []).some((ref) => ref.kind === kind && ref.name === name))
-    .map((r) => releaseKey(r.metadata.namespace, r.metadata.name));
+  const uses = (r: HelmRelease) =>
+    (r.spec?.valuesFrom ?? []).some((ref) => ref.kind === kind && ref.name === name) ||
+    (kind === 'Secret' && (r.spec?.chart?.secretRef?.name === name || r.spec?.chart?.certSecretRef?.name === name));
+  return releases.filter((r) => r.metadata.namespace === namespace && uses(r)).map((r) => releaseKey(r.metadata.namespace, r.metadata.name));
 }
 
 /**

@@ -17,8 +17,9 @@ const PLURAL: Record<SourceKind, string> = { ConfigMap: 'configmaps', Secret: 's
 export const NOT_HELM_RECORDS = 'owner!=helm';
 
 /**
- * Watches the metadata of ConfigMaps and Secrets and enqueues the HelmReleases whose valuesFrom
- * names one that changed, so a values change is applied within seconds, not at the next interval.
+ * Watches the metadata of ConfigMaps and Secrets and enqueues the HelmReleases whose valuesFrom (or
+ * chart secretRef / certSecretRef) names one that changed, so a change is applied within seconds,
+ * not at the next interval.
  * Errors restart the informer with backoff; a failing watch only delays, it never stops the controller.
  */
 export class ValuesSourceWatch {
@@ -105,6 +106,7 @@ export class ValuesSourceWatch {
     if (event === 'delete') this.versions.delete(id);
     else this.versions.set(id, version);
     if (!changed) return;
-    for (const key of releasesUsingValuesSource(kind, namespace, name, this.opts.releases())) this.opts.onKey(key, `valuesFrom ${kind} ${name} ${event}`);
+    for (const key of releasesUsingValuesSource(kind, namespace, name, this.opts.releases()))
+      this.opts.onKey(key, `${kind} ${name} ${event} (valuesFrom or chart credentials)`);
   }
 }

@@ -4,9 +4,44 @@ import type { SecretValues } from './secret-values.js';
 export interface DesiredRelease {
   chartName: string;
   chartVersion: string;
+  /** oci:// only: the manifest digest the version's tag points at now; a new one (a moved tag) is an upgrade. */
+  chartDigest?: string;
+  /** Where and how the chart archive is fetched (the controller's business; absent in tests that need none). */
+  chartSource?: ChartSource;
   values: Record<string, unknown>;
   /** Keyed digest of the values (values-digest.ts). */
   valuesDigest: string;
-  /** Strings that came from Secrets: redacted from every message about this release. */
+  /** Strings that came from Secrets (values and chart credentials): redacted from every message about this release. */
   secrets: SecretValues;
+}
+
+/** The resolved source of a chart: the repository, the archive's address in it, and how to get in. */
+export interface ChartSource {
+  repository: string;
+  /** oci:// only: oci://host/path/chart, pulled as `<ociRef>@<chartDigest>`. */
+  ociRef?: string;
+  /** http(s) only: the archive's URL from the index. */
+  archiveUrl?: string;
+  access: ChartAccess;
+}
+
+/**
+ * How to reach a chart source: the credentials and TLS material of `spec.chart.secretRef` and
+ * `spec.chart.certSecretRef`, read as the HelmRelease's identity. Never logged: JSON and inspect
+ * show no content (controller/charts/chart-access.ts makes them so).
+ */
+export interface ChartAccess {
+  /** "namespace/name" of the credentials Secret, for messages. */
+  secret?: string;
+  /** "namespace/name" of the certificate Secret, for messages. */
+  certSecret?: string;
+  basic?: { username: string; password: string };
+  /** From `.dockerconfigjson`: registry host → user and password (only `auths` is taken). */
+  registryLogins?: Map<string, { username: string; password: string }>;
+  /** A private CA to trust, a client certificate. PEM. */
+  tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer };
+  /** oci:// only: plain HTTP. */
+  insecure: boolean;
+  /** Tells one set of credentials from another in cache keys; a hash, never the credentials. */
+  cacheKey: string;
 }

@@ -3,6 +3,7 @@ import type { HelmReleaseStatus } from '../../../api/helmrelease-status.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
 import type { EventDetails } from '../../../core/events/release-event-sink.js';
+import { ChartNotFoundError } from '../../charts/repository-errors.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus, supersededStatus } from '../../status/release-status.js';
 import { statusPatchChangesNothing } from '../../status/status-patch.js';
@@ -14,20 +15,34 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
 export async function pullChart(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): Promise<string> {
+  const { repository } = release.spec.chart;
+  const source = desired.chartSource;
+  const access = source?.access;
+  // helm takes credentials for an http(s) chart only beside a cached index: the controller fetches those archives itself.
+  const ownDownload = !!source?.archiveUrl && !!access && (!!access.secret || !!access.certSecret);
   try {
     return await ctx.helm.pullChart({
       key: target.key,
-      repository: release.spec.chart.repository,
+      repository,
       name: desired.chartName,
       version: desired.chartVersion,
       timeoutSeconds: Math.min(target.timeoutSeconds, 120),
+      ...(desired.chartDigest ? { digest: desired.chartDigest } : {}),
+      ...(source ? { source } : {}),
+      ...(ownDownload ? { download: () => ctx.charts.downloadArchive(source.archiveUrl!, repository, access) } : {}),
+      redact: (text) => redactSecrets(text, desired.secrets),
     });
   } catch (error) {
+    if (error instanceof ChartNotFoundError) {
+      await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, error.message, { toVersion: desired.chartVersion });
+      throw new RetryLaterError(error.message);
+    }
     if (!(error instanceof HelmError)) throw error;
     // helm's words stay in the controller's log: they quote socket errors ("connection refused"
     // vs a timeout), which would let a HelmRelease probe the network through the controller.
     ctx.log.warn({ release: target.key, action: 'pull', error: error.stderrExcerpt, timedOut: error.timedOut }, 'helm pull failed');
-    const message = `Could not fetch chart ${desired.chartName}@${desired.chartVersion} from ${release.spec.chart.repository}${error.timedOut ? ' (timed out)' : ''}; the controller's log has helm's output`;
+    const secret = access?.secret ? ` (credentials from Secret ${access.secret})` : '';
+    const message = `Could not fetch chart ${desired.chartName}@${desired.chartVersion} from ${repository}${secret}${error.timedOut ? ' (timed out)' : ''}; the controller's log has helm's output`;
     await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, message, { toVersion: desired.chartVersion });
     throw new RetryLaterError(message);
   }
@@ -67,7 +82,7 @@ export function releaseRequest(
     forceReplace: op === 'upgrade' && target.forceReplace,
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
-    labels: releaseLabels(release, target.timeoutSeconds),
+    labels: releaseLabels(release, target.timeoutSeconds, desired.chartDigest),
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
   };

@@ -3,7 +3,7 @@ import type { TestRecord } from '../../../api/helmrelease-status.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
 import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
-import { failedStatus } from '../../status/release-status.js';
+import { failedStatus, sameAttempt } from '../../status/release-status.js';
 import { testPassedOrIgnoredStatus, testStartedStatus, withTestFailed } from '../../status/test-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
@@ -67,10 +67,7 @@ async function failTheAttempt(
 ): Promise<AttemptOutcome> {
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const failed = testedAction(release, history, deployed);
-  const sameSpec =
-    release.status?.lastAttemptedGeneration === release.metadata.generation &&
-    release.status?.lastAttemptedValuesDigest === desired.valuesDigest &&
-    release.status?.lastAttemptedChartVersion === desired.chartVersion;
+  const sameSpec = sameAttempt(release, desired);
   const counters = {
     installFailures: sameSpec ? (release.status?.installFailures ?? 0) : 0,
     upgradeFailures: sameSpec ? (release.status?.upgradeFailures ?? 0) : 0,
@@ -84,6 +81,7 @@ async function failTheAttempt(
     ...(failed === 'install' ? { upgradeFailures: counters.upgradeFailures } : { installFailures: counters.installFailures }),
     lastAttemptedGeneration: release.metadata.generation,
     lastAttemptedChartVersion: desired.chartVersion,
+    ...(desired.chartDigest ? { lastAttemptedChartDigest: desired.chartDigest } : {}),
     lastAttemptedValuesDigest: desired.valuesDigest,
     lastAttemptedAction: failed,
   });

@@ -1,0 +1,40 @@
+import { valid } from 'semver';
+import type { ChartAccess } from './chart-access.js';
+import type { FreshCache } from './fresh-cache.js';
+import { ociChartRef, tagToVersion, versionToTag, type OciRegistryClient } from './oci-registry.js';
+import { pickChartVersion } from './pick-version.js';
+
+/** A chart in a registry, resolved: the version, its tag and the digest the tag points at now. */
+export interface ResolvedOciChart {
+  version: string;
+  /** `sha256:…` of the manifest: what helm pulls, and what tells a moved tag. */
+  digest: string;
+  /** oci://host/path/chart */
+  ref: string;
+}
+
+/**
+ * Resolves an oci:// chart through the registry API: an exact version is looked up as its tag
+ * (one HEAD), a range is picked from the listed tags. Answers are shared through the caches, per
+ * set of credentials, and are as old as the asking release's interval at most.
+ */
+export async function resolveOciChart(
+  deps: { client: OciRegistryClient; tags: FreshCache<string[]>; digests: FreshCache<string> },
+  query: { repository: string; chart: string; constraint: string | undefined; access: ChartAccess; maxAgeMs: number },
+): Promise<ResolvedOciChart> {
+  const { repository, chart, constraint, access, maxAgeMs } = query;
+  const where = ociChartRef(repository, chart, access.insecure);
+  const scope = `${where.base}/${where.name}|${access.cacheKey}`;
+  let version: string;
+  if (constraint && valid(constraint)) {
+    version = constraint.trim();
+  } else {
+    const tags = await deps.tags.get(scope, maxAgeMs, () => deps.client.tags(repository, where, access), weighStrings);
+    version = pickChartVersion(tags.map(tagToVersion), chart, constraint);
+  }
+  const tag = versionToTag(version);
+  const digest = await deps.digests.get(`${scope}:${tag}`, maxAgeMs, () => deps.client.digest(repository, where, access, tag), () => 256);
+  return { version, digest, ref: where.ref };
+}
+
+const weighStrings = (list: string[]) => 64 + list.reduce((sum, s) => sum + 40 + s.length * 2, 0);

@@ -1,0 +1,31 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { KubeClients } from '../../core/kube/client.js';
+import { apiErrorMessage, isForbidden, isNotFound } from '../../core/kube/errors.js';
+import { ANONYMOUS, ChartAccessError, chartAccessFrom, needsSecrets, type ChartAccess } from '../charts/chart-access.js';
+
+/**
+ * Reads `spec.chart.secretRef` and `certSecretRef` with the clients of the HelmRelease's identity
+ * (its ServiceAccount when it acts as one), so a tenant can use only Secrets it could read
+ * itself. Messages name the Secret, never its contents.
+ */
+export async function readChartAccess(kube: KubeClients, release: HelmRelease): Promise<ChartAccess> {
+  const { chart } = release.spec;
+  if (!needsSecrets(chart)) return chart.insecure ? { ...ANONYMOUS, insecure: true, cacheKey: 'anonymous-plain' } : ANONYMOUS;
+  const namespace = release.metadata.namespace;
+  const [secretData, certData] = await Promise.all([
+    chart.secretRef ? readSecretData(kube, namespace, chart.secretRef.name, 'spec.chart.secretRef') : undefined,
+    chart.certSecretRef ? readSecretData(kube, namespace, chart.certSecretRef.name, 'spec.chart.certSecretRef') : undefined,
+  ]);
+  return chartAccessFrom({ chart, namespace, secretData, certData });
+}
+
+async function readSecretData(kube: KubeClients, namespace: string, name: string, field: string): Promise<Record<string, string>> {
+  try {
+    const secret = await kube.core.readNamespacedSecret({ namespace, name });
+    return secret.data ?? {};
+  } catch (error) {
+    if (isNotFound(error)) throw new ChartAccessError(`Secret ${namespace}/${name} (${field}) not found`);
+    if (isForbidden(error)) throw new ChartAccessError(`Secret ${namespace}/${name} (${field}) may not be read: ${apiErrorMessage(error)}`);
+    throw error;
+  }
+}
