@@ -3,11 +3,12 @@ import { diffManifests } from '../../core/release/manifest-diff.js';
 import { summarizeManifestDiff } from '../../core/release/manifest-diff-summary.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import type { PreviewRequest, PreviewResult } from '../../core/preview/preview-protocol.js';
+import { ChartNotFoundError } from '../charts/repository-errors.js';
 import { HelmError } from '../helm/helm-error.js';
 import type { ReconcileContext } from '../reconcile/context.js';
 import { resolveDesiredRelease } from '../reconcile/desired-release.js';
 import { redactSecrets } from '../reconcile/redact.js';
-import { releaseRequest } from '../reconcile/actions/shared.js';
+import { chartPullRequest, releaseRequest } from '../reconcile/actions/shared.js';
 import { actingAs } from '../reconcile/stages/gate.js';
 import { checkTenancy } from '../reconcile/tenancy.js';
 
@@ -33,13 +34,7 @@ export async function computePreview(controllerCtx: ReconcileContext, request: P
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const deployed = history.deployed;
   try {
-    const chartPath = await ctx.helm.pullChart({
-      key: target.key,
-      repository: release.spec.chart.repository,
-      name: desired.chartName,
-      version: desired.chartVersion,
-      timeoutSeconds: Math.min(target.timeoutSeconds, 120),
-    });
+    const chartPath = await ctx.helm.pullChart(chartPullRequest(ctx, release, target, desired));
     const request = releaseRequest(release, target, desired, chartPath, deployed ? 'upgrade' : 'install');
     const manifest = await ctx.helm.renderDryRun(request, deployed ? 'upgrade' : 'install');
     const summary = summarizeManifestDiff(diffManifests(deployed?.manifest ?? '', manifest));
@@ -51,6 +46,7 @@ export async function computePreview(controllerCtx: ReconcileContext, request: P
       rest: summary.rest.map(redact),
     };
   } catch (error) {
+    if (error instanceof ChartNotFoundError) return { ok: false, message: error.message };
     if (!(error instanceof HelmError)) throw error;
     // helm's own words stay in the controller's log (they can quote values and network errors).
     ctx.log.warn({ release: key, action: 'dry-run', error: redact(error.stderrExcerpt) }, 'preview: helm could not render the release');

@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import type { HelmReleaseStatus } from '../../../api/helmrelease-status.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
-import type { ReleaseRequest } from '../../helm/helm-client.js';
+import type { ChartRequest, ReleaseRequest } from '../../helm/helm-client.js';
 import type { EventDetails } from '../../../core/events/release-event-sink.js';
 import { ChartNotFoundError } from '../../charts/repository-errors.js';
 import { HelmError } from '../../helm/helm-error.js';
@@ -14,24 +14,31 @@ import { releaseLabels } from '../ownership.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
-export async function pullChart(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): Promise<string> {
+/** What helm pull is given for the desired chart: its digest, source and credentials as resolved. */
+export function chartPullRequest(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): ChartRequest {
   const { repository } = release.spec.chart;
   const source = desired.chartSource;
   const access = source?.access;
   // helm takes credentials for an http(s) chart only beside a cached index: the controller fetches those archives itself.
   const ownDownload = !!source?.archiveUrl && !!access && (!!access.secret || !!access.certSecret);
+  return {
+    key: target.key,
+    repository,
+    name: desired.chartName,
+    version: desired.chartVersion,
+    timeoutSeconds: Math.min(target.timeoutSeconds, 120),
+    ...(desired.chartDigest ? { digest: desired.chartDigest } : {}),
+    ...(source ? { source } : {}),
+    ...(ownDownload ? { download: () => ctx.charts.downloadArchive(source.archiveUrl!, repository, access) } : {}),
+    redact: (text) => redactSecrets(text, desired.secrets),
+  };
+}
+
+export async function pullChart(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): Promise<string> {
+  const { repository } = release.spec.chart;
+  const access = desired.chartSource?.access;
   try {
-    return await ctx.helm.pullChart({
-      key: target.key,
-      repository,
-      name: desired.chartName,
-      version: desired.chartVersion,
-      timeoutSeconds: Math.min(target.timeoutSeconds, 120),
-      ...(desired.chartDigest ? { digest: desired.chartDigest } : {}),
-      ...(source ? { source } : {}),
-      ...(ownDownload ? { download: () => ctx.charts.downloadArchive(source.archiveUrl!, repository, access) } : {}),
-      redact: (text) => redactSecrets(text, desired.secrets),
-    });
+    return await ctx.helm.pullChart(chartPullRequest(ctx, release, target, desired));
   } catch (error) {
     if (error instanceof ChartNotFoundError) {
       await reportRetrying(ctx, release, ReleaseEvent.ChartPullFailed, error.message, { toVersion: desired.chartVersion });
