@@ -15,8 +15,10 @@ export const ROLLBACK_REQUEST_ANNOTATION = 'helmcrew.dev/rollback-request';
  * freezes (`/release upgrade … --break-glass`). Any later spec change makes it stale.
  */
 export const BREAK_GLASS_ANNOTATION = 'helmcrew.dev/break-glass';
-/** On a Freeze set from Slack: `<channel id>/<message ts>` of its channel message, updated when it is lifted from chat. */
+/** On a Freeze set from Slack: `<channel id>/<message ts>` of its channel message, updated when it ends (lifted, expired, deleted). */
 export const FREEZE_MESSAGE_ANNOTATION = 'helmcrew.dev/slack-message';
+/** On a Freeze that ended by itself: when the bot reported its end in that message (so no replica reports it again). */
+export const FREEZE_REPORTED_ANNOTATION = 'helmcrew.dev/slack-reported';
 
 export interface SuspensionRecord {
   /** "slack:U0123" or "kube:alice". */

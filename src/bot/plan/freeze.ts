@@ -149,7 +149,7 @@ export function planUnfreeze(
   return { plan: { title, lines, warnings: [], doable: true }, goOn };
 }
 
-/** Pure: the Freeze to create, carrying where its channel message is (so lifting it from chat can update that message). */
+/** Pure: the Freeze to create, carrying where its channel message is (so its end, however it comes, can update that message). */
 export function withMessageRef(freeze: Freeze, channel: string, ts: string): Freeze {
   return { ...freeze, metadata: { ...freeze.metadata, annotations: { ...freeze.metadata.annotations, [FREEZE_MESSAGE_ANNOTATION]: `${channel}/${ts}` } } };
 }

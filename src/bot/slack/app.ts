@@ -12,8 +12,9 @@ import { connectRedis } from '../../core/redis.js';
 import { ACTION_APPROVE, ACTION_CANCEL, ACTION_CONFIRM, textMessage, unescapeSlackText, type SlackMessage } from './blocks.js';
 import type { BotConfig } from './config.js';
 import { Directory } from './directory.js';
+import { FreezeReports } from './freeze-reports.js';
 import { PlanStore } from './plan-store.js';
-import { ReleaseBot, type RequestContext } from './release-bot.js';
+import { ReleaseBot, type ChannelPoster, type RequestContext } from './release-bot.js';
 
 /** Buttons on notification messages (from the Slack provider): value is "namespace/name". */
 const NOTIFICATION_ACTIONS = /^release_(rollback|suspend|resume|history|status)$/;
@@ -48,6 +49,20 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
   const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);
   const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', { previews });
   const directory = new Directory(new TeamApi(kube), web);
+  const poster: ChannelPoster = {
+    post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),
+    update: async (channel, ts, message) => void (await web.chat.update({ channel, ts, ...message })),
+  };
+  const freezeReports = new FreezeReports({
+    freezes,
+    api,
+    teams: new TeamApi(kube),
+    redis,
+    prefix: config.keyPrefix,
+    poster,
+    log,
+    outcomeTimeoutMs: config.outcomeTimeoutMs,
+  });
   const bot = new ReleaseBot({
     ops,
     api,
@@ -57,12 +72,10 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
     teams: () => directory.teams(),
     userGroups: (user) => directory.userGroups(user),
     plans: new PlanStore(redis, config.keyPrefix, config.planTtlSeconds),
-    poster: {
-      post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),
-      update: async (channel, ts, message) => void (await web.chat.update({ channel, ts, ...message })),
-    },
+    poster,
     log,
     outcomeTimeoutMs: config.outcomeTimeoutMs,
+    freezeReports,
   });
 
   const app = new App({
@@ -78,12 +91,14 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
   registerListeners(app, bot, web, log);
   const started = config.appToken ? await app.start() : await app.start(config.port);
   const port = config.appToken ? undefined : ((started as Server).address() as { port: number }).port;
+  freezeReports.start(config.freezeSweepMs);
   log.info({ mode: config.appToken ? 'socket' : 'http', port }, 'bot started');
   return {
     mode: config.appToken ? 'socket' : 'http',
     port,
     stop: async () => {
       await app.stop();
+      await freezeReports.stop();
       redis.disconnect();
       await previews.close();
       previewConnection.disconnect();

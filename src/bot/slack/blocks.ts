@@ -96,13 +96,23 @@ export function auditMessage(
   return { text, blocks };
 }
 
-/** The freeze's own channel message once it is lifted from chat: who lifted it, what it held and what then happened. */
+/** How a freeze ended, for its channel message. */
+export type FreezeEnding = { liftedBy: string } | { expiredAt: string } | { deleted: true };
+
+const endingText = (ending: FreezeEnding) =>
+  'liftedBy' in ending
+    ? `lifted by <@${ending.liftedBy}>`
+    : 'expiredAt' in ending
+      ? `expired (until ${escapeMrkdwn(ending.expiredAt)})`
+      : 'lifted: its Freeze was deleted outside chat';
+
+/** The freeze's own channel message once it ended (lifted from chat, expired, deleted): how, what it held and what then happened. */
 export function freezeLiftedMessage(
   freeze: { name: string; reason: string; setBy?: string },
-  liftedBy: string,
+  ending: FreezeEnding,
   outcomes: Array<{ succeeded: boolean; done: boolean; message: string }>,
 ): SlackMessage {
-  const header = `:unlock: Freeze ${escapeMrkdwn(freeze.name)} (${escapeMrkdwn(freeze.reason)}${freeze.setBy ? `, set by ${escapeMrkdwn(freeze.setBy)}` : ''}) lifted by <@${liftedBy}>`;
+  const header = `:unlock: Freeze ${escapeMrkdwn(freeze.name)} (${escapeMrkdwn(freeze.reason)}${freeze.setBy ? `, set by ${escapeMrkdwn(freeze.setBy)}` : ''}) ${endingText(ending)}`;
   const lines = outcomes.length
     ? ['It held, and then:', ...outcomes.map((o) => `${o.done ? (o.succeeded ? ':white_check_mark:' : ':x:') : ':hourglass:'} ${escapeMrkdwn(o.message)}`)]
     : ['It held no release that is free now.'];

@@ -18,6 +18,8 @@ export interface BotConfig {
   outcomeTimeoutMs: number;
   /** How long a plan waits for the controller's object diff before it is shown without one. */
   previewTimeoutMs: number;
+  /** How often the bot looks at the Freezes it posted, to report the ones that ended by themselves or were deleted. */
+  freezeSweepMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -50,6 +52,7 @@ export function readBotConfig(env: Env = process.env): BotConfig {
     planTtlSeconds: intIn(env, 'HELMCREW_PLAN_TTL_SECONDS', 300, 1, 86_400),
     outcomeTimeoutMs: intIn(env, 'HELMCREW_OUTCOME_TIMEOUT_SECONDS', 300, 1, 3600) * 1000,
     previewTimeoutMs: intIn(env, 'HELMCREW_PREVIEW_TIMEOUT_SECONDS', 20, 1, 600) * 1000,
+    freezeSweepMs: intIn(env, 'HELMCREW_FREEZE_SWEEP_SECONDS', 15, 1, 3600) * 1000,
   };
 }
 

@@ -1,3 +1,4 @@
+import { FREEZE_REPORTED_ANNOTATION } from '../../api/annotations.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
@@ -46,6 +47,8 @@ export interface ReleaseBotDeps {
   poster: ChannelPoster;
   log: Logger;
   outcomeTimeoutMs: number;
+  /** The one claim to report a freeze's end in its message (shared with the sweep for expired and deleted freezes). */
+  freezeReports?: { claim(uid: string): Promise<boolean> };
 }
 
 /**
@@ -158,6 +161,8 @@ export class ReleaseBot {
       requester.channel,
       auditMessage(requester.slackUser, action.plan.title, reason, ':hourglass: asked the controller…', approver),
     );
+    // Claimed before the Freeze is deleted, so the sweep that reports deleted freezes leaves this one to us.
+    const freezeMessage = await this.freezeMessageToUpdate(action);
     let applied;
     try {
       // A freeze carries where its message is, so lifting it from chat can tell that message what happened.
@@ -185,15 +190,27 @@ export class ReleaseBot {
       message.ts,
       auditMessage(requester.slackUser, action.plan.title, reason, state, approver, await this.nextSteps(action)),
     );
-    const freezeMessage = messageRefOf(action.unfreeze);
     if (action.unfreeze && freezeMessage) {
       const { name } = action.unfreeze.metadata;
-      const lifted = freezeLiftedMessage({ name, reason: action.unfreeze.spec.reason, setBy: action.unfreeze.spec.setBy }, requester.slackUser, outcomes);
+      const lifted = freezeLiftedMessage(
+        { name, reason: action.unfreeze.spec.reason, setBy: action.unfreeze.spec.setBy },
+        { liftedBy: requester.slackUser },
+        outcomes,
+      );
       // The freeze's message may be gone or in a channel the bot left: the lift itself is done and recorded.
       await this.deps.poster
         .update(freezeMessage.channel, freezeMessage.ts, lifted)
         .catch((error: Error) => this.deps.log.warn({ freeze: name, error: error.message }, "could not update the freeze's channel message"));
     }
+  }
+
+  /** The lifted freeze's channel message, unless its end was reported already (it expired, and the sweep told it). */
+  private async freezeMessageToUpdate(action: PreparedAction): Promise<{ channel: string; ts: string } | undefined> {
+    const ref = messageRefOf(action.unfreeze);
+    const uid = action.unfreeze?.metadata.uid;
+    if (!ref || action.unfreeze?.metadata.annotations?.[FREEZE_REPORTED_ANNOTATION]) return undefined;
+    if (uid && this.deps.freezeReports && !(await this.deps.freezeReports.claim(uid))) return undefined;
+    return ref;
   }
 
   /** One release acted on: its buttons for what comes next (a freeze's releases get none). */

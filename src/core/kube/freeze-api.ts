@@ -1,6 +1,6 @@
 import type { Freeze } from '../../api/freeze.js';
 import { API_GROUP, API_VERSION, FREEZE_PLURAL } from '../../api/vocabulary.js';
-import type { KubeClients } from './kube-clients.js';
+import { mergePatch, type KubeClients } from './kube-clients.js';
 import { isNotFound } from './errors.js';
 
 const COORDINATES = { group: API_GROUP, version: API_VERSION, plural: FREEZE_PLURAL };
@@ -27,6 +27,17 @@ export class FreezeApi {
 
   async create(freeze: Freeze, fieldManager: string): Promise<Freeze> {
     return (await this.kube.custom.createClusterCustomObject({ ...COORDINATES, body: freeze, fieldManager })) as Freeze;
+  }
+
+  /** Merge-patches annotations (the bot's bookkeeping on a Freeze it posted); false when the Freeze is gone. */
+  async annotate(name: string, annotations: Record<string, string>, fieldManager: string): Promise<boolean> {
+    try {
+      await this.kube.custom.patchClusterCustomObject({ ...COORDINATES, name, body: { metadata: { annotations } }, fieldManager }, mergePatch);
+      return true;
+    } catch (error) {
+      if (isNotFound(error)) return false;
+      throw error;
+    }
   }
 
   /** Lifts a freeze. False when it was already gone. */

@@ -31,6 +31,7 @@ export type CustomClient = Pick<
   | 'getClusterCustomObject'
   | 'listClusterCustomObject'
   | 'patchClusterCustomObjectStatus'
+  | 'patchClusterCustomObject'
   | 'createClusterCustomObject'
   | 'deleteClusterCustomObject'
 >;

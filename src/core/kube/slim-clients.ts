@@ -60,6 +60,7 @@ export function slimKubeClients(rest: KubeRest): KubeClients {
     getClusterCustomObject: (p) => get(customPath(p), p),
     listClusterCustomObject: (p) => get(customPath(p), p),
     patchClusterCustomObjectStatus: (p, options) => patch(customPath(p, '/status'), p, options),
+    patchClusterCustomObject: (p, options) => patch(customPath(p), p, options),
     createClusterCustomObject: (p) => write('POST', customPath(p), p),
     deleteClusterCustomObject: (p) => write('DELETE', customPath(p), p),
   };

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FREEZE_REPORTED_ANNOTATION } from '../../src/api/annotations.js';
+import type { HelmRelease } from '../../src/api/helmrelease.js';
+import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../src/api/vocabulary.js';
+import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
+import { readBotConfig } from '../../src/bot/slack/config.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { FreezeApi } from '../../src/core/kube/freeze-api.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { createLogger } from '../../src/core/log.js';
+import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { pollUntil } from '../../src/dev/harness/poll.js';
+import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
+import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+
+/**
+ * Issue 22: a freeze set from Slack that nobody lifts from chat (it expires, or kubectl deletes
+ * it) still gets its channel message updated with what it held and what then happened, once.
+ * Real Bolt (HTTP mode), the local fake Slack, the real cluster, Redis and helm.
+ */
+describe("a freeze's end reported in its channel message when nobody lifted it from chat", () => {
+  const { env, kubeConfig } = testEnv();
+  const kube = makeKubeClients(kubeConfig);
+  const api = new HelmReleaseApi(kube);
+  const freezes = new FreezeApi(kube);
+  const { namespace } = namespaceWithController('expiry');
+  const secret = 'test-signing-secret';
+  const token = 'xoxb-test-token';
+  const channel = 'C0CHANGES';
+  const team = uniqueName('oncall');
+  let slack: FakeSlack;
+  let bot: RunningBot;
+  let events: string;
+  const spec = (version: string) => ({ chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' });
+
+  beforeAll(async () => {
+    slack = await startFakeSlack({ tokens: [token], users: [{ id: 'UALICE', name: 'alice' }], channels: [{ id: channel, name: 'changes' }] });
+    await kube.custom.createClusterCustomObject({
+      group: API_GROUP,
+      version: API_VERSION,
+      plural: TEAM_PLURAL,
+      body: {
+        apiVersion: `${API_GROUP}/${API_VERSION}`,
+        kind: 'Team',
+        metadata: { name: team },
+        spec: { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'freeze', 'unfreeze'] }] },
+      },
+    });
+    const config = readBotConfig({
+      SLACK_BOT_TOKEN: token,
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(await freePort()),
+      REDIS_URL: env.redisUrl,
+      KUBECONFIG: env.kubeconfig,
+      HELMCREW_QUEUE_PREFIX: uniqueName('hc-bot'),
+      HELMCREW_FREEZE_SWEEP_SECONDS: '1',
+    });
+    bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
+    events = `http://127.0.0.1:${bot.port}/slack/events`;
+    await waitForReconciled(kubeConfig, namespace, 'unicorn', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', spec('1.0.0'))));
+  });
+  afterAll(async () => {
+    await bot?.stop();
+    await slack?.stop();
+    for (const f of (await freezes.list()).items.filter((f) => f.spec.scope.namespaces?.includes(namespace))) await freezes.delete(f.metadata.name);
+    await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team }).catch(() => undefined);
+  });
+
+  type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };
+  const send = (form: Record<string, string>) => postSigned(events, form, { secret });
+  const slash = async (text: string) => {
+    const request = slashCommand(slack, text, 'UALICE', channel);
+    await send(request.form);
+    return (await slack.replyOn(request.responseUrl, 30_000)) as Reply;
+  };
+  const confirm = async (plan: Reply) => {
+    const value = plan.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm')?.value;
+    const request = buttonClick(slack, 'release_confirm', value!, 'UALICE', channel);
+    await send(request.form);
+    await slack.replyOn(request.responseUrl, 30_000);
+  };
+  /** Sets a freeze from Slack; its name and its channel message. */
+  const freezeFromSlack = async (flags: string) => {
+    const reason = uniqueName('window');
+    await confirm(await slash(`freeze ${namespace} --reason ${reason} ${flags}`));
+    const freeze = await pollUntil(
+      async () => (await freezes.list()).items.find((f) => f.spec.reason === reason),
+      { timeoutMs: 10_000 },
+      () => 'the freeze was not created',
+    );
+    const name = freeze.metadata.name;
+    const message = await pollUntil(
+      async () => slack.messages(channel).find((m) => m.text.includes(`(${name})`)),
+      { timeoutMs: 10_000 },
+      () => "the freeze's channel message was not posted",
+    );
+    return { name, reason, ts: message.ts };
+  };
+  /** A spec change as Git would make it, and the generation it made, once the freeze holds it. */
+  const heldChange = async (version: string, name: string) => {
+    const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', spec(version)));
+    await pollUntil(
+      async () => {
+        const frozen = (await api.get(namespace, 'unicorn'))?.status?.conditions?.find((c) => c.type === 'Frozen');
+        return frozen?.status === 'True' && frozen.observedGeneration === generation && frozen.message.includes(name) ? true : undefined;
+      },
+      { timeoutMs: 10_000 },
+      () => 'the change was not held',
+    );
+    return generation;
+  };
+  const endReports = (ts: string) =>
+    slack.calls().filter((c) => c.method === 'chat.update' && c.params.ts === ts && String(c.params.text).startsWith(':unlock:'));
+  const reported = (ts: string) =>
+    pollUntil(
+      async () => slack.messages(channel).find((m) => m.ts === ts && m.text.startsWith(':unlock:')),
+      { timeoutMs: 60_000 },
+      () => "the freeze's message was never updated",
+    );
+
+  it('a freeze --for 5s expires by itself: its message says so, with the release it let go and the outcome, once', async () => {
+    const { name, reason, ts } = await freezeFromSlack('--for 5s');
+    const generation = await heldChange('2.0.0', name);
+    const updated = await reported(ts);
+    expect(updated.text).toMatch(
+      new RegExp(
+        `^:unlock: Freeze ${name} \\(${reason}, set by slack:UALICE\\) expired \\(until [^)]+\\)\nIt held, and then:\n:white_check_mark: ${namespace}/unicorn: `,
+      ),
+    );
+    const release = (await api.get(namespace, 'unicorn')) as HelmRelease;
+    expect(release.status?.observedGeneration).toBe(generation);
+    expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('blue');
+    // Kept, as the controller keeps an expired freeze, and marked as reported.
+    expect((await freezes.get(name))?.metadata.annotations?.[FREEZE_REPORTED_ANNOTATION]).toBeDefined();
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // three more sweeps
+    expect(endReports(ts)).toHaveLength(1);
+  });
+
+  it('a freeze deleted with kubectl: its message says it was lifted outside chat, once', async () => {
+    const { name, ts } = await freezeFromSlack('');
+    await heldChange('3.0.0', name);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // a sweep sees what it holds
+    expect(await freezes.delete(name)).toBe(true);
+    const updated = await reported(ts);
+    expect(updated.text).toContain(`lifted: its Freeze was deleted outside chat\nIt held, and then:\n:white_check_mark: ${namespace}/unicorn: `);
+    expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(endReports(ts)).toHaveLength(1);
+  });
+
+  it('a freeze lifted from chat is reported by that path alone, not by the sweep too', async () => {
+    const { name, ts } = await freezeFromSlack('');
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // a sweep has seen it, and would see it deleted
+    await confirm(await slash(`unfreeze ${name}`));
+    const updated = await reported(ts);
+    expect(updated.text).toContain('lifted by <@UALICE>');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(endReports(ts)).toHaveLength(1);
+  });
+});
