@@ -37,8 +37,16 @@ export interface ReleaseNotification {
   at: string;
 }
 
+/** A key in a Kubernetes Secret (the key has a per-kind default). */
+export interface SecretRef {
+  namespace?: string;
+  name: string;
+  key?: string;
+}
+
 /** Where a Team is told; one per channel kind. */
-export type ChannelRef = { kind: 'slack'; channel: string } | { kind: 'webhook'; url: string; secretRef: { namespace?: string; name: string; key?: string } };
+export type ChannelRef =
+  { kind: 'slack'; channel: string } | { kind: 'webhook'; url: string; secretRef: SecretRef } | { kind: 'pagerduty'; secretRef: SecretRef };
 
 /** A delivery that can never succeed by retrying (bad token, unknown channel). */
 export class PermanentDeliveryError extends Error {
