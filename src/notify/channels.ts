@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { TeamChannel } from '../api/team.js';
 import type { ChannelRef, SecretRef } from './contract.js';
+import { DEFAULT_URL_KEY } from './providers/msteams/card.js';
 import { DEFAULT_ROUTING_KEY } from './providers/pagerduty/event.js';
 
 /** The contract's ChannelRef for a channel as written in a Team (undefined for a malformed one the API server let through). */
 export function channelRefOf(channel: TeamChannel): ChannelRef | undefined {
-  const kinds = [channel.slack, channel.webhook, channel.pagerduty].filter((set) => set !== undefined).length;
+  const kinds = [channel.slack, channel.webhook, channel.pagerduty, channel.msteams].filter((set) => set !== undefined).length;
   if (kinds !== 1) return undefined;
   if (channel.slack !== undefined) return { kind: 'slack', channel: channel.slack };
   if (channel.webhook !== undefined) return { kind: 'webhook', url: channel.webhook.url, secretRef: channel.webhook.secretRef };
   if (channel.pagerduty !== undefined) return { kind: 'pagerduty', secretRef: channel.pagerduty.secretRef };
+  if (channel.msteams !== undefined) return { kind: 'msteams', secretRef: channel.msteams.secretRef };
   return undefined;
 }
 
@@ -30,6 +32,8 @@ export function channelKey(ref: ChannelRef): string {
       return `webhook.${digest(ref.url)}`;
     case 'pagerduty':
       return `pagerduty.${digest(secretName(ref.secretRef, DEFAULT_ROUTING_KEY))}`;
+    case 'msteams':
+      return `msteams.${digest(secretName(ref.secretRef, DEFAULT_URL_KEY))}`;
   }
 }
 
@@ -42,6 +46,8 @@ export function channelLabel(ref: ChannelRef): string {
       return `webhook ${safeOrigin(ref.url)} #${digest(ref.url)}`;
     case 'pagerduty':
       return `pagerduty (Secret ${secretName(ref.secretRef, DEFAULT_ROUTING_KEY)})`;
+    case 'msteams':
+      return `msteams (Secret ${secretName(ref.secretRef, DEFAULT_URL_KEY)})`;
   }
 }
 

@@ -46,7 +46,10 @@ export interface SecretRef {
 
 /** Where a Team is told; one per channel kind. */
 export type ChannelRef =
-  { kind: 'slack'; channel: string } | { kind: 'webhook'; url: string; secretRef: SecretRef } | { kind: 'pagerduty'; secretRef: SecretRef };
+  | { kind: 'slack'; channel: string }
+  | { kind: 'webhook'; url: string; secretRef: SecretRef }
+  | { kind: 'pagerduty'; secretRef: SecretRef }
+  | { kind: 'msteams'; secretRef: SecretRef };
 
 /** A delivery that can never succeed by retrying (bad token, unknown channel). */
 export class PermanentDeliveryError extends Error {

@@ -30,13 +30,13 @@ describe('the Team API', () => {
     {
       name: 'both-kinds',
       spec: { channels: [{ slack: '#frontend', webhook: hook }] },
-      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook or pagerduty/,
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty or msteams/,
     },
-    { name: 'no-kind', spec: { channels: [{}] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook or pagerduty/ },
+    { name: 'no-kind', spec: { channels: [{}] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty or msteams/ },
     {
       name: 'hook-and-pd',
       spec: { channels: [{ webhook: hook, pagerduty: { secretRef: hook.secretRef } }] },
-      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook or pagerduty/,
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty or msteams/,
     },
     { name: 'pd-no-secret', spec: { channels: [{ pagerduty: {} }] }, want: /spec.channels\[0\].pagerduty.secretRef: Required value/ },
     { name: 'ftp-hook', spec: { channels: [{ webhook: { ...hook, url: 'ftp://x.test/' } }] }, want: /spec.channels\[0\].webhook.url: Invalid value/ },
@@ -94,6 +94,7 @@ describe('the Team API', () => {
         { slack: 'C0123ABC' },
         { webhook: { ...hook, secretRef: { ...hook.secretRef, key: 'hmac' } } },
         { pagerduty: { secretRef: { namespace: 'ops', name: 'pagerduty' } } },
+        { msteams: { secretRef: { namespace: 'ops', name: 'teams', key: 'workflow-url' } } },
       ],
       subscriptions: [
         { charts: ['frontend'], events: ['UpgradeSucceeded', 'UpgradeFailed', 'RollbackSucceeded'] },
