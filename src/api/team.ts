@@ -57,6 +57,13 @@ export const TeamChannel = Type.Object(
     webhook: Type.Optional(WebhookChannel),
     pagerduty: Type.Optional(PagerDutyChannel),
     msteams: Type.Optional(MSTeamsChannel),
+    template: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          'A mustache template for the message text (Slack, Teams, PagerDuty summary, webhook message). Fields: release, namespace, chart, fromVersion, toVersion, revision, outcome, event, reason, message, cluster, links.status. One that fails to render falls back to the default, with a warning on this channel.',
+      }),
+    ),
   },
   {
     description: 'One place the team is told: exactly one of slack, webhook, pagerduty or msteams.',
@@ -130,6 +137,7 @@ export const ChannelStatus = Type.Object({
   lastError: Type.Optional(Type.String({ maxLength: 1024, description: 'The last permanent delivery error, until a delivery succeeds.' })),
   errorCode: Type.Optional(Type.String({ maxLength: 128 })),
   lastErrorAt: Type.Optional(Type.String({ format: 'date-time' })),
+  warning: Type.Optional(Type.String({ maxLength: 1024, description: "Why the channel's template is not used (the default message is sent)." })),
 });
 
 export const TeamStatus = Type.Object({

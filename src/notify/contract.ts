@@ -35,6 +35,8 @@ export interface ReleaseNotification {
   errorExcerpt?: string;
   /** ISO time it happened. */
   at: string;
+  /** The cluster's name (HELMCREW_CLUSTER_NAME), stamped by notify before delivery so every message says where it comes from. */
+  cluster?: string;
 }
 
 /** A key in a Kubernetes Secret (the key has a per-kind default). */
