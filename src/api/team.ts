@@ -27,11 +27,13 @@ export const TeamMembers = Type.Object(
   { description: 'Who belongs to the team: the people the bot grants its permissions to.' },
 );
 
-/** The Secret holding a webhook's HMAC-SHA256 signing key. */
+/** A key in a Secret: a webhook's HMAC-SHA256 signing key, a PagerDuty routing key. */
 export const SecretKeyRef = Type.Object({
   namespace: Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 63, description: 'Namespace of the Secret.' }),
   name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }),
-  key: Type.Optional(Type.String({ pattern: '^[-._a-zA-Z0-9]+$', maxLength: 253, description: 'Data key. Default: key.' })),
+  key: Type.Optional(
+    Type.String({ pattern: '^[-._a-zA-Z0-9]+$', maxLength: 253, description: 'Data key. Default: key (webhook), routing-key (pagerduty), url (msteams).' }),
+  ),
 });
 
 export const WebhookChannel = Type.Object({
@@ -39,14 +41,36 @@ export const WebhookChannel = Type.Object({
   secretRef: SecretKeyRef,
 });
 
+export const PagerDutyChannel = Type.Object(
+  { secretRef: SecretKeyRef },
+  { description: 'A PagerDuty service (Events API v2): failures trigger an incident per release, its recovery resolves it.' },
+);
+
+export const MSTeamsChannel = Type.Object(
+  { secretRef: SecretKeyRef },
+  { description: 'A Microsoft Teams channel through a Workflows webhook, whose URL is in the Secret (it is a credential): one Adaptive Card per operation.' },
+);
+
 export const TeamChannel = Type.Object(
   {
     slack: Type.Optional(Type.String({ pattern: SLACK_CHANNEL_PATTERN, maxLength: 81, description: 'A Slack channel id (C…/G…) or #name.' })),
     webhook: Type.Optional(WebhookChannel),
+    pagerduty: Type.Optional(PagerDutyChannel),
+    msteams: Type.Optional(MSTeamsChannel),
+    template: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          'A mustache template for the message text (Slack, Teams, PagerDuty summary, webhook message). Fields: release, namespace, chart, fromVersion, toVersion, revision, outcome, event, reason, message, cluster, links.status. One that fails to render falls back to the default, with a warning on this channel.',
+      }),
+    ),
   },
   {
-    description: 'One place the team is told: exactly one of slack or webhook.',
-    ...celRules({ rule: 'has(self.slack) != has(self.webhook)', message: 'a channel sets exactly one of slack or webhook' }),
+    description: 'One place the team is told: exactly one of slack, webhook, pagerduty or msteams.',
+    ...celRules({
+      rule: '[has(self.slack), has(self.webhook), has(self.pagerduty), has(self.msteams)].filter(x, x).size() == 1',
+      message: 'a channel sets exactly one of slack, webhook, pagerduty or msteams',
+    }),
   },
 );
 
@@ -107,12 +131,14 @@ export const TeamSpec = Type.Object(
 export const ChannelStatus = Type.Object({
   channel: Type.String({
     maxLength: 512,
-    description: 'Which channel: the Slack channel as written, or for a webhook its origin and a digest of its URL (a path can hold a token).',
+    description:
+      'Which channel: the Slack channel as written, for a webhook its origin and a digest of its URL (a path can hold a token), for PagerDuty and Teams the Secret they read.',
   }),
   lastDeliveryAt: Type.Optional(Type.String({ format: 'date-time' })),
   lastError: Type.Optional(Type.String({ maxLength: 1024, description: 'The last permanent delivery error, until a delivery succeeds.' })),
   errorCode: Type.Optional(Type.String({ maxLength: 128 })),
   lastErrorAt: Type.Optional(Type.String({ format: 'date-time' })),
+  warning: Type.Optional(Type.String({ maxLength: 1024, description: "Why the channel's template is not used (the default message is sent)." })),
 });
 
 export const TeamStatus = Type.Object({
@@ -124,6 +150,8 @@ export const TeamStatus = Type.Object({
 export type TeamMembers = Static<typeof TeamMembers>;
 export type SecretKeyRef = Static<typeof SecretKeyRef>;
 export type WebhookChannel = Static<typeof WebhookChannel>;
+export type PagerDutyChannel = Static<typeof PagerDutyChannel>;
+export type MSTeamsChannel = Static<typeof MSTeamsChannel>;
 export type TeamChannel = Static<typeof TeamChannel>;
 export type LabelSelector = Static<typeof LabelSelector>;
 export type LabelSelectorRequirement = Static<typeof LabelSelectorRequirement>;

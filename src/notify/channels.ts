@@ -1,15 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { TeamChannel } from '../api/team.js';
-import type { ChannelRef } from './contract.js';
+import type { ChannelRef, SecretRef } from './contract.js';
+import { DEFAULT_URL_KEY } from './providers/msteams/card.js';
+import { DEFAULT_ROUTING_KEY } from './providers/pagerduty/event.js';
 
 /** The contract's ChannelRef for a channel as written in a Team (undefined for a malformed one the API server let through). */
 export function channelRefOf(channel: TeamChannel): ChannelRef | undefined {
-  if (channel.slack !== undefined && channel.webhook === undefined) return { kind: 'slack', channel: channel.slack };
-  if (channel.webhook !== undefined && channel.slack === undefined) {
-    return { kind: 'webhook', url: channel.webhook.url, secretRef: channel.webhook.secretRef };
-  }
+  const kinds = [channel.slack, channel.webhook, channel.pagerduty, channel.msteams].filter((set) => set !== undefined).length;
+  if (kinds !== 1) return undefined;
+  if (channel.slack !== undefined) return { kind: 'slack', channel: channel.slack };
+  if (channel.webhook !== undefined) return { kind: 'webhook', url: channel.webhook.url, secretRef: channel.webhook.secretRef };
+  if (channel.pagerduty !== undefined) return { kind: 'pagerduty', secretRef: channel.pagerduty.secretRef };
+  if (channel.msteams !== undefined) return { kind: 'msteams', secretRef: channel.msteams.secretRef };
   return undefined;
 }
+
+/** `namespace/name#key` of a Secret key: names only, never its value. */
+const secretName = (ref: SecretRef, defaultKey: string) => `${ref.namespace ?? 'default'}/${ref.name}#${ref.key ?? defaultKey}`;
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
 
@@ -23,16 +30,24 @@ export function channelKey(ref: ChannelRef): string {
       return `slack.${ref.channel}`;
     case 'webhook':
       return `webhook.${digest(ref.url)}`;
+    case 'pagerduty':
+      return `pagerduty.${digest(secretName(ref.secretRef, DEFAULT_ROUTING_KEY))}`;
+    case 'msteams':
+      return `msteams.${digest(secretName(ref.secretRef, DEFAULT_URL_KEY))}`;
   }
 }
 
-/** How a channel is named in status and logs: the Slack channel, or a webhook's origin and URL digest. */
+/** How a channel is named in status and logs: the Slack channel, a webhook's origin and URL digest, the Secret a PagerDuty channel reads. */
 export function channelLabel(ref: ChannelRef): string {
   switch (ref.kind) {
     case 'slack':
       return ref.channel;
     case 'webhook':
       return `webhook ${safeOrigin(ref.url)} #${digest(ref.url)}`;
+    case 'pagerduty':
+      return `pagerduty (Secret ${secretName(ref.secretRef, DEFAULT_ROUTING_KEY)})`;
+    case 'msteams':
+      return `msteams (Secret ${secretName(ref.secretRef, DEFAULT_URL_KEY)})`;
   }
 }
 

@@ -14,6 +14,10 @@ export interface NotifyConfig extends SharedConfig {
   lockMs: number;
   /** Serve only Teams matching this label selector; default: every Team. */
   teamSelector?: string;
+  /** HELMCREW_CLUSTER_NAME: said in every message. */
+  clusterName?: string;
+  /** HELMCREW_STATUS_URL: a release's status page, `{namespace}` and `{name}` filled in (templates' links.status, Teams' link). */
+  statusUrl?: string;
 }
 
 export function readNotifyConfig(env: Env = process.env): NotifyConfig {
@@ -26,5 +30,7 @@ export function readNotifyConfig(env: Env = process.env): NotifyConfig {
     teamRefreshMs: positiveInt(env, 'HELMCREW_TEAM_REFRESH_MS', 5000),
     lockMs: positiveInt(env, 'HELMCREW_NOTIFY_LOCK_MS', 30_000),
     teamSelector: env.HELMCREW_TEAM_SELECTOR || undefined,
+    clusterName: env.HELMCREW_CLUSTER_NAME?.trim() || undefined,
+    statusUrl: env.HELMCREW_STATUS_URL?.trim() || undefined,
   };
 }

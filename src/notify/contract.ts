@@ -35,10 +35,23 @@ export interface ReleaseNotification {
   errorExcerpt?: string;
   /** ISO time it happened. */
   at: string;
+  /** The cluster's name (HELMCREW_CLUSTER_NAME), stamped by notify before delivery so every message says where it comes from. */
+  cluster?: string;
+}
+
+/** A key in a Kubernetes Secret (the key has a per-kind default). */
+export interface SecretRef {
+  namespace?: string;
+  name: string;
+  key?: string;
 }
 
 /** Where a Team is told; one per channel kind. */
-export type ChannelRef = { kind: 'slack'; channel: string } | { kind: 'webhook'; url: string; secretRef: { namespace?: string; name: string; key?: string } };
+export type ChannelRef =
+  | { kind: 'slack'; channel: string }
+  | { kind: 'webhook'; url: string; secretRef: SecretRef }
+  | { kind: 'pagerduty'; secretRef: SecretRef }
+  | { kind: 'msteams'; secretRef: SecretRef };
 
 /** A delivery that can never succeed by retrying (bad token, unknown channel). */
 export class PermanentDeliveryError extends Error {

@@ -100,6 +100,8 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
     lockMs: config.lockMs,
     now: () => new Date(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    cluster: config.clusterName,
+    statusUrl: config.statusUrl,
   };
   const drainer = new Worker<DeliveryJob>(
     DELIVERY_QUEUE,

@@ -2,7 +2,8 @@ import { TeamApi } from '../core/kube/team-api.js';
 import { isConflict, isNotFound } from '../core/kube/errors.js';
 import type { Logger } from '../core/log.js';
 import { channelLabel, channelRefOf } from './channels.js';
-import { nextTeamStatus, type DeliveryOutcome } from './team-status.js';
+import type { Team } from '../api/team.js';
+import { nextTeamStatus, withChannelWarning, type DeliveryOutcome } from './team-status.js';
 
 /**
  * Records delivery outcomes on the Team's status. Failures are written at once; successes at most
@@ -13,6 +14,8 @@ import { nextTeamStatus, type DeliveryOutcome } from './team-status.js';
 export class TeamStatusWriter {
   private readonly lastWrite = new Map<string, { at: number; ok: boolean }>();
   private readonly chains = new Map<string, Promise<void>>();
+  /** The template warning last written per team|channel: a broken template is said once, not per message. */
+  private readonly warnings = new Map<string, string | undefined>();
 
   constructor(
     private readonly teams: TeamApi,
@@ -28,6 +31,39 @@ export class TeamStatusWriter {
     const chained = (this.chains.get(team) ?? Promise.resolve()).then(() => this.write(team, outcome));
     this.chains.set(team, chained);
     return chained;
+  }
+
+  /** Sets (or clears) a channel's template warning, writing only when it changes. */
+  warn(team: string, channel: string, warning: string | undefined): Promise<void> {
+    const key = `${team}|${channel}`;
+    if (this.warnings.has(key) ? this.warnings.get(key) === warning : warning === undefined) return Promise.resolve();
+    this.warnings.set(key, warning);
+    const write = () =>
+      this.patch(
+        team,
+        (status) => withChannelWarning(status, channel, warning),
+        () => this.warnings.delete(key),
+      );
+    const chained = (this.chains.get(team) ?? Promise.resolve()).then(write);
+    this.chains.set(team, chained);
+    return chained;
+  }
+
+  private async patch(team: string, next: (status: Team['status']) => NonNullable<Team['status']>, onFailure: () => void): Promise<void> {
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      try {
+        const current = await this.teams.get(team);
+        if (!current) return;
+        await this.teams.patchStatus(team, next(current.status), current.metadata.resourceVersion);
+        return;
+      } catch (error) {
+        if (isNotFound(error)) return;
+        if (isConflict(error) && attempt < 4) continue;
+        onFailure();
+        this.log.warn({ team, error: error instanceof Error ? error.message : String(error) }, 'could not write Team status');
+        return;
+      }
+    }
   }
 
   private async write(team: string, outcome: DeliveryOutcome): Promise<void> {

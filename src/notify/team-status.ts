@@ -16,7 +16,7 @@ export function nextTeamStatus(current: TeamStatus | undefined, outcome: Deliver
   const known = new Map((current?.channels ?? []).map((c) => [c.channel, c]));
   const before = known.get(outcome.channel) ?? { channel: outcome.channel };
   const after: ChannelStatus = outcome.ok
-    ? { channel: outcome.channel, lastDeliveryAt: at }
+    ? { channel: outcome.channel, lastDeliveryAt: at, ...(before.warning ? { warning: before.warning } : {}) }
     : { ...before, errorCode: outcome.code, lastError: outcome.message.slice(0, MAX_ERROR), lastErrorAt: at };
   known.set(outcome.channel, after);
   // Only channels still in the spec are reported, in spec order.
@@ -46,4 +46,16 @@ export function nextTeamStatus(current: TeamStatus | undefined, outcome: Deliver
     ...(outcome.ok ? { lastDeliveryAt: at } : {}),
     channels,
   };
+}
+
+/** A Team's status with one channel's template warning set (or cleared with undefined). Pure. */
+export function withChannelWarning(current: TeamStatus | undefined, channel: string, warning: string | undefined): TeamStatus {
+  const channels = [...(current?.channels ?? [])];
+  const index = channels.findIndex((c) => c.channel === channel);
+  const before = index >= 0 ? channels[index]! : { channel };
+  const { warning: _old, ...rest } = before;
+  const after: ChannelStatus = warning ? { ...rest, warning: warning.slice(0, MAX_ERROR) } : rest;
+  if (index >= 0) channels[index] = after;
+  else channels.push(after);
+  return { ...current, channels };
 }

@@ -30,9 +30,15 @@ describe('the Team API', () => {
     {
       name: 'both-kinds',
       spec: { channels: [{ slack: '#frontend', webhook: hook }] },
-      want: /spec.channels\[0\]: Invalid value.*exactly one of slack or webhook/,
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty or msteams/,
     },
-    { name: 'no-kind', spec: { channels: [{}] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack or webhook/ },
+    { name: 'no-kind', spec: { channels: [{}] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty or msteams/ },
+    {
+      name: 'hook-and-pd',
+      spec: { channels: [{ webhook: hook, pagerduty: { secretRef: hook.secretRef } }] },
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty or msteams/,
+    },
+    { name: 'pd-no-secret', spec: { channels: [{ pagerduty: {} }] }, want: /spec.channels\[0\].pagerduty.secretRef: Required value/ },
     { name: 'ftp-hook', spec: { channels: [{ webhook: { ...hook, url: 'ftp://x.test/' } }] }, want: /spec.channels\[0\].webhook.url: Invalid value/ },
     { name: 'no-secret', spec: { channels: [{ webhook: { url: hook.url } }] }, want: /spec.channels\[0\].webhook.secretRef: Required value/ },
     {
@@ -83,7 +89,13 @@ describe('the Team API', () => {
     const name = uniqueName('frontend');
     const spec = {
       members: { slackUsers: ['U0123', 'W0999'], slackUserGroups: ['S0456'] },
-      channels: [{ slack: '#frontend-releases' }, { slack: 'C0123ABC' }, { webhook: { ...hook, secretRef: { ...hook.secretRef, key: 'hmac' } } }],
+      channels: [
+        { slack: '#frontend-releases' },
+        { slack: 'C0123ABC' },
+        { webhook: { ...hook, secretRef: { ...hook.secretRef, key: 'hmac' } } },
+        { pagerduty: { secretRef: { namespace: 'ops', name: 'pagerduty' } } },
+        { msteams: { secretRef: { namespace: 'ops', name: 'teams', key: 'workflow-url' } } },
+      ],
       subscriptions: [
         { charts: ['frontend'], events: ['UpgradeSucceeded', 'UpgradeFailed', 'RollbackSucceeded'] },
         { namespaces: ['prod'], severity: 'error' },

@@ -7,6 +7,7 @@ import type { TeamDirectory } from '../team-directory.js';
 import type { TeamStatusWriter } from '../team-status-writer.js';
 import type { Mailboxes } from './mailbox.js';
 import type { ChannelRateLimiter } from './rate-limiter.js';
+import { prepareForChannel } from '../templates/apply-template.js';
 import { planDelivery } from './plan-delivery.js';
 import type { UnroutedMarks } from './unrouted.js';
 
@@ -49,12 +50,16 @@ export interface DrainDeps {
   lockMs: number;
   now: () => Date;
   sleep: (ms: number) => Promise<void>;
+  /** HELMCREW_CLUSTER_NAME, stamped on every notification. */
+  cluster?: string;
+  /** HELMCREW_STATUS_URL, for templates' links.status. */
+  statusUrl?: string;
 }
 
-function findChannel(deps: DrainDeps, team: string, key: string): ChannelRef | undefined {
+function findChannel(deps: DrainDeps, team: string, key: string): { channel: ChannelRef; template?: string } | undefined {
   for (const written of deps.directory.get(team)?.spec.channels ?? []) {
     const ref = channelRefOf(written);
-    if (ref && channelKey(ref) === key) return ref;
+    if (ref && channelKey(ref) === key) return { channel: ref, template: written.template };
   }
   return undefined;
 }
@@ -82,13 +87,15 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob & { slotAt?
         log.info({ ...fields, channel: job.channelKey }, 'suppressed: the same event of this operation was delivered moments ago');
         continue;
       }
-      const channel = findChannel(deps, job.team, job.channelKey);
-      if (!channel) {
+      const found = findChannel(deps, job.team, job.channelKey);
+      if (!found) {
         await mailboxes.consume(job.mailbox, consume);
         log.warn({ ...fields, channel: job.channelKey }, 'dropped: the Team or this channel no longer exists');
         continue;
       }
+      const { channel } = found;
       const label = channelLabel(channel);
+      const prepared = prepareForChannel(notification, found.template, deps.cluster, deps.statusUrl);
       try {
         const provider = deps.providers.get(channel.kind);
         if (!provider) throw new PermanentDeliveryError('provider_not_configured', `no ${channel.kind} provider is configured in this notify process`);
@@ -105,7 +112,7 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob & { slotAt?
         }
         if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`lost the lock of mailbox ${job.mailbox}`);
         const started = Date.now();
-        await provider.deliver(notification, channel, job.team);
+        await provider.deliver(prepared.notification, channel, job.team);
         await mailboxes.consume(job.mailbox, consume, {
           id: notification.id,
           event: notification.event,
@@ -115,6 +122,7 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob & { slotAt?
         delivered++;
         log.info({ ...fields, channel: label, callMs: Date.now() - started, sinceEventMs: deps.now().getTime() - Date.parse(notification.at) }, 'delivered');
         void deps.status.record(job.team, { channel: label, ok: true, at: deps.now() });
+        void deps.status.warn(job.team, label, prepared.templateError);
       } catch (error) {
         if (error instanceof PermanentDeliveryError) {
           await mailboxes.consume(job.mailbox, consume);

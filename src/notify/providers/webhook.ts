@@ -1,18 +1,25 @@
 import type { CoreClient } from '../../core/kube/kube-clients.js';
 import { isNotFound } from '../../core/kube/errors.js';
-import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../contract.js';
+import {
+  PermanentDeliveryError,
+  RetryableDeliveryError,
+  type ChannelRef,
+  type NotificationProvider,
+  type ReleaseNotification,
+  type SecretRef,
+} from '../contract.js';
 import { signWebhookBody } from './webhook-signature.js';
 
 type WebhookRef = Extract<ChannelRef, { kind: 'webhook' }>;
 
 /** Reads a webhook's signing key; undefined when the Secret or key is missing. */
 export interface SigningKeys {
-  read(ref: WebhookRef['secretRef']): Promise<Buffer | undefined>;
+  read(ref: SecretRef, defaultKey?: string): Promise<Buffer | undefined>;
 }
 
 export const DEFAULT_SECRET_KEY = 'key';
 
-/** Signing keys from Kubernetes Secrets, kept for `cacheMs` so a busy channel does not read its Secret per message. */
+/** Keys from Kubernetes Secrets (webhook signing keys, PagerDuty routing keys), kept for `cacheMs` so a busy channel does not read its Secret per message. */
 export class SecretSigningKeys implements SigningKeys {
   private readonly cache = new Map<string, { key: Buffer | undefined; until: number }>();
 
@@ -21,9 +28,9 @@ export class SecretSigningKeys implements SigningKeys {
     private readonly cacheMs = 10_000,
   ) {}
 
-  async read(ref: WebhookRef['secretRef']): Promise<Buffer | undefined> {
+  async read(ref: SecretRef, defaultKey = DEFAULT_SECRET_KEY): Promise<Buffer | undefined> {
     const namespace = ref.namespace ?? 'default';
-    const dataKey = ref.key ?? DEFAULT_SECRET_KEY;
+    const dataKey = ref.key ?? defaultKey;
     const id = `${namespace}/${ref.name}/${dataKey}`;
     const hit = this.cache.get(id);
     if (hit && hit.until > Date.now()) return hit.key;
@@ -62,7 +69,7 @@ export function webhookBody(notification: ReleaseNotification, team: string): st
   return JSON.stringify({ ...notification, team });
 }
 
-function originOf(url: string): string {
+export function originOf(url: string): string {
   try {
     return new URL(url).origin;
   } catch {

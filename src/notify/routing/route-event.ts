@@ -2,6 +2,7 @@ import type { LabelSelector, LabelSelectorRequirement, Subscription, Team } from
 import type { Severity } from '../../api/vocabulary.js';
 import { channelKey, channelRefOf } from '../channels.js';
 import type { ChannelRef, ReleaseNotification } from '../contract.js';
+import { incidentAction } from '../providers/pagerduty/event.js';
 
 /** One place a notification goes: a Team's channel. */
 export interface Route {
@@ -12,18 +13,24 @@ export interface Route {
 }
 
 /**
- * Where a notification goes: every channel of every Team with a subscription that matches it.
- * Pure. A Team without subscriptions hears nothing; a subscription `{}` hears everything.
+ * Where a notification goes: every channel of every Team with a subscription that matches it,
+ * and a recovery to a Team's PagerDuty channels when a subscription matches it but for its
+ * severity or events (so the incident a failure opened is resolved). Pure. A Team without subscriptions hears nothing; a subscription `{}` hears everything.
  * Routes are unique per (team, channel), in Team order then channel order.
  */
 export function routeEvent(event: ReleaseNotification, teams: readonly Team[]): Route[] {
   const routes: Route[] = [];
+  const resolves = incidentAction(event) === 'resolve';
   for (const team of teams) {
-    if (!(team.spec.subscriptions ?? []).some((s) => subscriptionMatches(s, event))) continue;
+    const subscriptions = team.spec.subscriptions ?? [];
+    const hears = subscriptions.some((s) => subscriptionMatches(s, event));
+    // A recovery resolves the incident a failure opened, also for a Team that hears failures only.
+    const resolvesIncident = resolves && subscriptions.some((s) => subscriptionMatches({ ...s, severity: undefined, events: undefined }, event));
+    if (!hears && !resolvesIncident) continue;
     const seen = new Set<string>();
     for (const written of team.spec.channels ?? []) {
       const channel = channelRefOf(written);
-      if (!channel) continue;
+      if (!channel || (!hears && channel.kind !== 'pagerduty')) continue;
       const key = channelKey(channel);
       if (seen.has(key)) continue;
       seen.add(key);

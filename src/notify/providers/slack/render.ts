@@ -170,6 +170,7 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
     `*Chart*\n${inlineCode(n.release.chart, LIMIT.field - 8)}${v ? ` ${safeText(v, 120)}` : ''}`,
     `*Helm release*\n${inlineCode(`${n.release.targetNamespace}/${n.release.releaseName}`, LIMIT.field - 15)}`,
     ...(n.revision !== undefined ? [`*Revision*\n${n.revision}`] : []),
+    ...(n.cluster ? [`*Cluster*\n${inlineCode(n.cluster, 100)}`] : []),
     `*Cause*\n${safeText(n.cause || 'unknown', LIMIT.field - 10)}`,
   ];
   const blocks: Block[] = [

@@ -1,0 +1,1 @@
+export { FakeMSTeams, MAX_MESSAGE_BYTES, teamsMessageError, type FakeTeamsPost } from './fake-msteams.js';
