@@ -10,11 +10,27 @@ import { devUp, type DevEnvironment, type DevOptions } from '../environment.js';
 import { pollUntil } from './poll.js';
 
 export async function startEnvironmentWithCrds(opts: DevOptions): Promise<{ env: DevEnvironment; kubeConfig: KubeConfig }> {
-  const env = await devUp(opts);
+  const env = await devUpRetryingTakenPorts(opts);
   const kubeConfig = loadKubeConfig(env.kubeconfig);
   await applyCrds(kubeConfig);
   await waitForCustomObjectsServed(kubeConfig);
   return { env, kubeConfig };
+}
+
+/**
+ * Free ports are picked before the servers bind them: another process on the machine can take
+ * one in between ("bind: address already in use"). devUp stops what it started on failure, so
+ * a fresh try picks new ports.
+ */
+async function devUpRetryingTakenPorts(opts: DevOptions, attempts = 3): Promise<DevEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await devUp(opts);
+    } catch (error) {
+      if (attempt >= attempts || !/address already in use/.test(error instanceof Error ? error.message : String(error))) throw error;
+      opts.log.warn({ attempt }, 'a port picked for the environment was taken meanwhile; starting again on new ports');
+    }
+  }
 }
 
 /**
