@@ -3,7 +3,11 @@ import type { Redis } from 'ioredis';
 import type { ControllerConfig } from './config.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { RepositoryIndexCache } from './charts/repository-index.js';
-import { startHealthServer } from './health-server.js';
+import { startHealthServer, type HealthServer } from '../core/metrics/health-server.js';
+import { redisCheck } from '../core/metrics/redis-check.js';
+import { newMetricsRegistry, type Registry } from '../core/metrics/registry.js';
+import { watchQueue } from '../core/metrics/queue-metrics.js';
+import { ControllerMetrics } from './metrics/controller-metrics.js';
 import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { helmProcessEnv } from './helm/helm-process-env.js';
@@ -17,7 +21,7 @@ import { CompositeEventSink, type ReleaseEventSink } from '../core/events/releas
 import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
-import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
+import { RECONCILE_QUEUE, ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import { computePreview } from './preview/compute-preview.js';
 import { startPreviewWorker } from './preview/preview-worker.js';
 import type { ReconcileContext } from './reconcile/context.js';
@@ -37,11 +41,15 @@ export interface ControllerOptions {
   log?: Logger;
   /** Made on the controller's own Redis connection; none: Kubernetes Events only. */
   notifications?: (connection: Redis, prefix: string, log: Logger) => NotificationSink;
+  /** Where its metrics go; `helmcrew run` passes one registry to every part. Default: a new one. */
+  registry?: Registry;
 }
 
 export interface RunningController {
   ready: () => boolean;
   stop: () => Promise<void>;
+  /** The /healthz, /readyz, /metrics server when HEALTH_PORT is set (other parts in the process add their checks). */
+  health?: HealthServer;
 }
 
 /** Wires watch → queue → workers → helm. Any number of these share one Redis queue. */
@@ -57,6 +65,8 @@ export async function startController(config: ControllerConfig, options: Control
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const operations = new RunningOperations();
+  const registry = options.registry ?? newMetricsRegistry();
+  const metrics = new ControllerMetrics(registry);
   const connection = connectRedis(config.redisUrl);
   // Every happening becomes a Kubernetes Event and, when wired, a notification.
   const publisher = options.notifications?.(connection, config.queuePrefix, log);
@@ -66,7 +76,7 @@ export async function startController(config: ControllerConfig, options: Control
     storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
     identities: new IdentityClients(kube),
     tenancy: config.tenancy,
-    helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
+    helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)), config.workDir),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
@@ -84,8 +94,20 @@ export async function startController(config: ControllerConfig, options: Control
     if (operations.supersede(key, generation))
       log.info({ release: key, action: 'supersede', generation }, 'a newer generation cancels the running helm operation');
   };
-  const informers = new InformerSupervisor({ rest, api, namespaces: config.namespaces, onKey: enqueue, onGeneration, log, silenceMs: config.watchSilenceMs });
+  const informers = new InformerSupervisor({
+    rest,
+    api,
+    namespaces: config.namespaces,
+    onKey: enqueue,
+    onGeneration,
+    log,
+    silenceMs: config.watchSilenceMs,
+    onRestart: (cause) => metrics.informerRestarted(cause),
+    onWatchReconnect: () => metrics.watchReconnected(),
+  });
   ctx.cache = informers;
+  metrics.countReleases(() => informers.list());
+  watchQueue(registry, RECONCILE_QUEUE, queue.raw);
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
@@ -99,6 +121,7 @@ export async function startController(config: ControllerConfig, options: Control
       );
       return result;
     },
+    onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),
     requeue: (key, reason, delayMs) => {
       queue.enqueue(key, reason, delayMs).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not requeue'));
     },
@@ -118,7 +141,9 @@ export async function startController(config: ControllerConfig, options: Control
     onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
     tickMs: config.resyncTickMs,
   });
-  const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
+  const health = config.healthPort
+    ? startHealthServer({ port: config.healthPort, registry, checks: [{ name: 'informers', ready: () => informers.ready }, redisCheck(connection)] })
+    : undefined;
   log.info(
     {
       redis: redactRedisUrl(config.redisUrl),
@@ -132,9 +157,10 @@ export async function startController(config: ControllerConfig, options: Control
 
   return {
     ready: () => informers.ready,
+    health,
     stop: async () => {
       stopResync();
-      health?.close();
+      await health?.close();
       await informers.stop();
       await valuesSources.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.

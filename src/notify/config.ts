@@ -14,6 +14,8 @@ export interface NotifyConfig extends SharedConfig {
   lockMs: number;
   /** Serve only Teams matching this label selector; default: every Team. */
   teamSelector?: string;
+  /** /healthz, /readyz and /metrics when set (`helmcrew notify`; in `run` the controller's server serves them). */
+  healthPort?: number;
 }
 
 export function readNotifyConfig(env: Env = process.env): NotifyConfig {
@@ -26,5 +28,6 @@ export function readNotifyConfig(env: Env = process.env): NotifyConfig {
     teamRefreshMs: positiveInt(env, 'HELMCREW_TEAM_REFRESH_MS', 5000),
     lockMs: positiveInt(env, 'HELMCREW_NOTIFY_LOCK_MS', 30_000),
     teamSelector: env.HELMCREW_TEAM_SELECTOR || undefined,
+    healthPort: env.HEALTH_PORT ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
   };
 }

@@ -18,6 +18,8 @@ export interface BotConfig {
   outcomeTimeoutMs: number;
   /** How long a plan waits for the controller's object diff before it is shown without one. */
   previewTimeoutMs: number;
+  /** /healthz, /readyz and /metrics when set (`helmcrew bot`; in `run` the controller's server serves them). */
+  healthPort?: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -43,6 +45,7 @@ export function readBotConfig(env: Env = process.env): BotConfig {
     appToken,
     signingSecret,
     port: intIn(env, 'PORT', 3000, 1, 65535),
+    healthPort: env.HEALTH_PORT ? intIn(env, 'HEALTH_PORT', 8081, 1, 65535) : undefined,
     slackApiUrl,
     redisUrl,
     keyPrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew',
