@@ -39,8 +39,12 @@ export async function runCommand(): Promise<number> {
     await Promise.all([controller.stop(), notify.stop()]);
     throw error;
   }
-  await untilSignal(createLogger('run'), async () => {
-    await Promise.all([controller.stop(), notify.stop(), bot?.stop()]);
-  });
+  await untilSignal(
+    createLogger('run'),
+    async () => {
+      await Promise.all([controller.stop(), notify.stop(), bot?.stop()]);
+    },
+    controllerConfig.shutdownGraceMs,
+  );
   return 0;
 }
