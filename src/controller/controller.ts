@@ -28,9 +28,9 @@ import type { ReconcileContext } from './reconcile/context.js';
 import { RunningOperations } from './reconcile/running-operations.js';
 import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from '../core/release/values-digest.js';
-import { InformerSupervisor } from './watch/informer-supervisor.js';
-import { startResync } from './watch/resync.js';
-import { ValuesSourceWatch } from './watch/values-source-watch.js';
+import { ClusterWatches } from './watch/cluster-watches.js';
+import { LeaseElector } from './leader/lease-elector.js';
+import { leaseName } from './leader/lease-decision.js';
 
 /** Where the controller's happenings go beyond Kubernetes Events; the CLI wires notify's publisher here. */
 export interface NotificationSink extends ReleaseEventSink {
@@ -94,19 +94,30 @@ export async function startController(config: ControllerConfig, options: Control
     if (operations.supersede(key, generation))
       log.info({ release: key, action: 'supersede', generation }, 'a newer generation cancels the running helm operation');
   };
-  const informers = new InformerSupervisor({
-    rest,
-    api,
-    namespaces: config.namespaces,
-    onKey: enqueue,
-    onGeneration,
-    log,
-    silenceMs: config.watchSilenceMs,
-    onRestart: (cause) => metrics.informerRestarted(cause),
-    onWatchReconnect: () => metrics.watchReconnected(),
+  // Watches and resync run once per cluster: on the leader when leader election is on.
+  const watches = new ClusterWatches({
+    informers: {
+      rest,
+      api,
+      namespaces: config.namespaces,
+      onKey: enqueue,
+      onGeneration,
+      log,
+      silenceMs: config.watchSilenceMs,
+      onRestart: (cause) => metrics.informerRestarted(cause),
+      onWatchReconnect: () => metrics.watchReconnected(),
+    },
+    valuesSources: (releases) => ({ rest, namespaces: config.namespaces, releases, onKey: enqueue, log }),
+    resync: (releases) => ({
+      list: releases,
+      lastChecked: () => ledger.all(),
+      onKey: enqueue,
+      onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
+      tickMs: config.resyncTickMs,
+    }),
   });
-  ctx.cache = informers;
-  metrics.countReleases(() => informers.list());
+  ctx.cache = watches;
+  metrics.countReleases(() => watches.list());
   watchQueue(registry, RECONCILE_QUEUE, queue.raw);
   const worker = startReconcileWorker({
     connection,
@@ -130,19 +141,27 @@ export async function startController(config: ControllerConfig, options: Control
   // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.
   const previews = startPreviewWorker({ connection, prefix: config.queuePrefix, log, preview: (request) => computePreview(ctx, request) });
 
-  await informers.start();
-  // valuesFrom: a changed ConfigMap or Secret enqueues the releases that read it (metadata only).
-  const valuesSources = new ValuesSourceWatch({ rest, namespaces: config.namespaces, releases: () => informers.list(), onKey: enqueue, log });
-  await valuesSources.start();
-  const stopResync = startResync({
-    list: () => informers.list(),
-    lastChecked: () => ledger.all(),
-    onKey: enqueue,
-    onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
-    tickMs: config.resyncTickMs,
-  });
+  const elector = config.leaderElection
+    ? new LeaseElector({
+        rest,
+        namespace: controllerNamespace(config.controllerNamespace),
+        name: leaseName(config.queuePrefix),
+        log,
+        leaseDurationMs: config.leaseDurationMs,
+        retryMs: config.leaseRetryMs,
+        onStartedLeading: () => watches.start(),
+        onStoppedLeading: () => watches.stop(),
+      })
+    : undefined;
+  metrics.countLeadership(() => elector?.isLeader ?? true);
+  if (elector) elector.start();
+  else await watches.start();
   const health = config.healthPort
-    ? startHealthServer({ port: config.healthPort, registry, checks: [{ name: 'informers', ready: () => informers.ready }, redisCheck(connection)] })
+    ? startHealthServer({
+        port: config.healthPort,
+        registry,
+        checks: [{ name: 'informers', ready: () => watches.ready || !watches.active }, redisCheck(connection)],
+      })
     : undefined;
   log.info(
     {
@@ -156,13 +175,12 @@ export async function startController(config: ControllerConfig, options: Control
   );
 
   return {
-    ready: () => informers.ready,
+    ready: () => watches.ready || !watches.active,
     health,
     stop: async () => {
-      stopResync();
       await health?.close();
-      await informers.stop();
-      await valuesSources.stop();
+      await elector?.stop();
+      await watches.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await previews.close();

@@ -47,7 +47,7 @@ export class ControllerMetrics {
   /** What the releases gauge counts, read at scrape time (the informers' cache, once they exist). */
   private releases: () => readonly HelmRelease[] = () => [];
 
-  constructor(registry: Registry) {
+  constructor(private readonly registry: Registry) {
     const releases = () => this.releases();
     const registers = [registry];
     this.reconcile = new Histogram({
@@ -96,6 +96,18 @@ export class ControllerMetrics {
 
   countReleases(releases: () => readonly HelmRelease[]): void {
     this.releases = releases;
+  }
+
+  /** helmcrew_leader: 1 while this replica runs the watches and resync (always, without leader election). */
+  countLeadership(isLeader: () => boolean): void {
+    new Gauge({
+      name: 'helmcrew_leader',
+      help: 'Whether this replica holds the leader Lease and runs the watches and the periodic resync (1) or not (0).',
+      registers: [this.registry],
+      collect() {
+        this.set(isLeader() ? 1 : 0);
+      },
+    });
   }
 
   reconciled(outcome: PassOutcome, seconds: number): void {
