@@ -16,6 +16,12 @@ export interface ControllerConfig extends SharedConfig {
   /** Relist when the watch has been silent this long (a stalled connection looks like a quiet cluster). */
   watchSilenceMs: number;
   healthPort?: number;
+  /** After SIGTERM, how long in-flight helm operations get to finish (the chart's terminationGracePeriodSeconds is longer). */
+  shutdownGraceMs: number;
+  /** Watches and resync on one replica only, chosen through a Lease (HELMCREW_LEADER_ELECTION). */
+  leaderElection: boolean;
+  leaseDurationMs: number;
+  leaseRetryMs: number;
   tenancy: TenancyPolicy;
   /** Chart repository hosts the controller may contact (see host-policy.ts for the syntax). */
   allowedRepositoryHosts: HostPolicy;
@@ -43,6 +49,10 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     resyncTickMs: positiveInt(env, 'HELMCREW_RESYNC_TICK_MS', 5000),
     watchSilenceMs: positiveInt(env, 'HELMCREW_WATCH_SILENCE_MS', 5 * 60_000),
     healthPort: env.HEALTH_PORT ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
+    shutdownGraceMs: positiveInt(env, 'HELMCREW_SHUTDOWN_GRACE_SECONDS', 300) * 1000,
+    leaderElection: boolean(env, 'HELMCREW_LEADER_ELECTION', false),
+    leaseDurationMs: positiveInt(env, 'HELMCREW_LEASE_DURATION_SECONDS', 15) * 1000,
+    leaseRetryMs: positiveInt(env, 'HELMCREW_LEASE_RETRY_MS', 2000),
     tenancy: {
       defaultServiceAccount: serviceAccountName(env, 'HELMCREW_DEFAULT_SERVICE_ACCOUNT'),
       allowCrossNamespaceTargets: boolean(env, 'HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS', true),

@@ -3,7 +3,11 @@ import type { Redis } from 'ioredis';
 import type { ControllerConfig } from './config.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { RepositoryIndexCache } from './charts/repository-index.js';
-import { startHealthServer } from './health-server.js';
+import { startHealthServer, type HealthServer } from '../core/metrics/health-server.js';
+import { redisCheck } from '../core/metrics/redis-check.js';
+import { newMetricsRegistry, type Registry } from '../core/metrics/registry.js';
+import { watchQueue } from '../core/metrics/queue-metrics.js';
+import { ControllerMetrics } from './metrics/controller-metrics.js';
 import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { removeLeftoverPrivateFiles } from './helm/private-files.js';
 import { HelmRunner } from './helm/helm-runner.js';
@@ -18,7 +22,7 @@ import { CompositeEventSink, type ReleaseEventSink } from '../core/events/releas
 import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
-import { ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
+import { RECONCILE_QUEUE, ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import { computePreview } from './preview/compute-preview.js';
 import { startPreviewWorker } from './preview/preview-worker.js';
 import type { ReconcileContext } from './reconcile/context.js';
@@ -29,9 +33,9 @@ import { FreezeApi } from '../core/kube/freeze-api.js';
 import { TeamApi } from '../core/kube/team-api.js';
 import { isFrozenRecorded } from './reconcile/freeze-decision.js';
 import { FreezeWatch } from './watch/freeze-watch.js';
-import { InformerSupervisor } from './watch/informer-supervisor.js';
-import { startResync } from './watch/resync.js';
-import { ValuesSourceWatch } from './watch/values-source-watch.js';
+import { ClusterWatches } from './watch/cluster-watches.js';
+import { LeaseElector } from './leader/lease-elector.js';
+import { leaseName } from './leader/lease-decision.js';
 
 /** Where the controller's happenings go beyond Kubernetes Events; the CLI wires notify's publisher here. */
 export interface NotificationSink extends ReleaseEventSink {
@@ -42,11 +46,15 @@ export interface ControllerOptions {
   log?: Logger;
   /** Made on the controller's own Redis connection; none: Kubernetes Events only. */
   notifications?: (connection: Redis, prefix: string, log: Logger) => NotificationSink;
+  /** Where its metrics go; `helmcrew run` passes one registry to every part. Default: a new one. */
+  registry?: Registry;
 }
 
 export interface RunningController {
   ready: () => boolean;
   stop: () => Promise<void>;
+  /** The /healthz, /readyz, /metrics server when HEALTH_PORT is set (other parts in the process add their checks). */
+  health?: HealthServer;
 }
 
 /** Wires watch → queue → workers → helm. Any number of these share one Redis queue. */
@@ -65,6 +73,8 @@ export async function startController(config: ControllerConfig, options: Control
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const operations = new RunningOperations();
+  const registry = options.registry ?? newMetricsRegistry();
+  const metrics = new ControllerMetrics(registry);
   const connection = connectRedis(config.redisUrl);
   // Every happening becomes a Kubernetes Event and, when wired, a notification.
   const publisher = options.notifications?.(connection, config.queuePrefix, log);
@@ -74,7 +84,7 @@ export async function startController(config: ControllerConfig, options: Control
     storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
     identities: new IdentityClients(kube),
     tenancy: config.tenancy,
-    helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log), config.workDir),
+    helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)), config.workDir),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
@@ -92,17 +102,40 @@ export async function startController(config: ControllerConfig, options: Control
     if (operations.supersede(key, generation))
       log.info({ release: key, action: 'supersede', generation }, 'a newer generation cancels the running helm operation');
   };
-  const informers = new InformerSupervisor({ rest, api, namespaces: config.namespaces, onKey: enqueue, onGeneration, log, silenceMs: config.watchSilenceMs });
-  ctx.cache = informers;
-  // Freezes (and the Teams they may name) are watched, not fetched per pass. When one changes or
-  // ends by itself, every release it held is enqueued at once and goes on if nothing else holds it.
+  // Watches and resync run once per cluster: on the leader when leader election is on.
+  const watches = new ClusterWatches({
+    informers: {
+      rest,
+      api,
+      namespaces: config.namespaces,
+      onKey: enqueue,
+      onGeneration,
+      log,
+      silenceMs: config.watchSilenceMs,
+      onRestart: (cause) => metrics.informerRestarted(cause),
+      onWatchReconnect: () => metrics.watchReconnected(),
+    },
+    valuesSources: (releases) => ({ rest, namespaces: config.namespaces, releases, onKey: enqueue, log }),
+    resync: (releases) => ({
+      list: releases,
+      lastChecked: () => ledger.all(),
+      onKey: enqueue,
+      onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
+      tickMs: config.resyncTickMs,
+    }),
+  });
+  ctx.cache = watches;
+  metrics.countReleases(() => watches.list());
+  watchQueue(registry, RECONCILE_QUEUE, queue.raw);
+  // Freezes (and the Teams they may name) are watched on every replica, since every worker checks
+  // them before helm; when one changes or ends by itself, every release it held is enqueued at once.
   const freezeApi = new FreezeApi(kube);
   const teamApi = new TeamApi(kube);
   const freezes = new FreezeWatch({
     rest,
     list: { freezes: () => freezeApi.list(), teams: () => teamApi.list() },
     onChange: (reason) => {
-      for (const release of informers.list()) {
+      for (const release of watches.list()) {
         if (isFrozenRecorded(release)) enqueue(`${release.metadata.namespace}/${release.metadata.name}`, reason);
       }
     },
@@ -122,6 +155,7 @@ export async function startController(config: ControllerConfig, options: Control
       );
       return result;
     },
+    onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),
     requeue: (key, reason, delayMs) => {
       queue.enqueue(key, reason, delayMs).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not requeue'));
     },
@@ -130,18 +164,29 @@ export async function startController(config: ControllerConfig, options: Control
   // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.
   const previews = startPreviewWorker({ connection, prefix: config.queuePrefix, log, preview: (request) => computePreview(ctx, request) });
 
-  await Promise.all([informers.start(), freezes.start()]);
-  // valuesFrom: a changed ConfigMap or Secret enqueues the releases that read it (metadata only).
-  const valuesSources = new ValuesSourceWatch({ rest, namespaces: config.namespaces, releases: () => informers.list(), onKey: enqueue, log });
-  await valuesSources.start();
-  const stopResync = startResync({
-    list: () => informers.list(),
-    lastChecked: () => ledger.all(),
-    onKey: enqueue,
-    onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
-    tickMs: config.resyncTickMs,
-  });
-  const health = config.healthPort ? startHealthServer(config.healthPort, () => informers.ready) : undefined;
+  await freezes.start();
+  const elector = config.leaderElection
+    ? new LeaseElector({
+        rest,
+        namespace: controllerNamespace(config.controllerNamespace),
+        name: leaseName(config.queuePrefix),
+        log,
+        leaseDurationMs: config.leaseDurationMs,
+        retryMs: config.leaseRetryMs,
+        onStartedLeading: () => watches.start(),
+        onStoppedLeading: () => watches.stop(),
+      })
+    : undefined;
+  metrics.countLeadership(() => elector?.isLeader ?? true);
+  if (elector) elector.start();
+  else await watches.start();
+  const health = config.healthPort
+    ? startHealthServer({
+        port: config.healthPort,
+        registry,
+        checks: [{ name: 'informers', ready: () => watches.ready || !watches.active }, redisCheck(connection)],
+      })
+    : undefined;
   log.info(
     {
       redis: redactRedisUrl(config.redisUrl),
@@ -154,13 +199,13 @@ export async function startController(config: ControllerConfig, options: Control
   );
 
   return {
-    ready: () => informers.ready,
+    ready: () => watches.ready || !watches.active,
+    health,
     stop: async () => {
-      stopResync();
-      health?.close();
-      await informers.stop();
+      await health?.close();
+      await elector?.stop();
+      await watches.stop();
       await freezes.stop();
-      await valuesSources.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await previews.close();

@@ -18,6 +18,8 @@ export interface NotifyConfig extends SharedConfig {
   clusterName?: string;
   /** HELMCREW_STATUS_URL: a release's status page, `{namespace}` and `{name}` filled in (templates' links.status, Teams' link). */
   statusUrl?: string;
+  /** /healthz, /readyz and /metrics when set (`helmcrew notify`; in `run` the controller's server serves them). */
+  healthPort?: number;
 }
 
 export function readNotifyConfig(env: Env = process.env): NotifyConfig {
@@ -32,5 +34,6 @@ export function readNotifyConfig(env: Env = process.env): NotifyConfig {
     teamSelector: env.HELMCREW_TEAM_SELECTOR || undefined,
     clusterName: env.HELMCREW_CLUSTER_NAME?.trim() || undefined,
     statusUrl: env.HELMCREW_STATUS_URL?.trim() || undefined,
+    healthPort: env.HEALTH_PORT ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
   };
 }

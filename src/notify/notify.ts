@@ -17,15 +17,24 @@ import { DELIVERY_QUEUE, NOTIFY_QUEUE, type DeliveryJob, type NotifyJob } from '
 import { routeEvent } from './routing/route-event.js';
 import { TeamDirectory } from './team-directory.js';
 import { TeamStatusWriter } from './team-status-writer.js';
+import { startHealthServer, type ReadinessCheck } from '../core/metrics/health-server.js';
+import { watchQueue } from '../core/metrics/queue-metrics.js';
+import { redisCheck } from '../core/metrics/redis-check.js';
+import { newMetricsRegistry, type Registry } from '../core/metrics/registry.js';
+import { meteredProviders, NotifyMetrics } from './metrics/notify-metrics.js';
 
 export interface RunningNotify {
   ready: () => boolean;
   stop: () => Promise<void>;
+  /** What its readiness depends on (Teams listed, Redis), for the process's /readyz. */
+  readiness: ReadinessCheck[];
 }
 
 export interface NotifyOptions {
   /** Providers to deliver through; default: defaultProviders() (webhook, and Slack when configured). */
   providers?: ProviderRegistry;
+  /** The process's metrics registry (`helmcrew run`); then that process serves it. Without one, notify serves its own on HEALTH_PORT. */
+  registry?: Registry;
 }
 
 /** Backoff for a drain job: the server's Retry-After when it gave one, a second when another drainer holds the mailbox. */
@@ -48,8 +57,12 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   const connection = connectRedis(config.redisUrl);
   const mailboxes = new Mailboxes(connection, config.queuePrefix);
   const unrouted = new UnroutedMarks(connection, config.queuePrefix);
-  const providers = options.providers ?? defaultProviders(kube, log);
+  const registry = options.registry ?? newMetricsRegistry();
+  const providers = meteredProviders(options.providers ?? defaultProviders(kube, log), new NotifyMetrics(registry));
   const deliveries = new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
+  const notifyQueue = new Queue<NotifyJob>(NOTIFY_QUEUE, { connection, prefix: config.queuePrefix });
+  watchQueue(registry, NOTIFY_QUEUE, notifyQueue);
+  watchQueue(registry, DELIVERY_QUEUE, deliveries);
 
   const router = new Worker<NotifyJob>(
     NOTIFY_QUEUE,
@@ -156,17 +169,22 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
     else log.warn(fields, 'delivery failed; will retry with backoff');
   });
 
+  const readiness: ReadinessCheck[] = [{ name: 'teams', ready: () => directory.ready }, redisCheck(connection)];
+  const health = !options.registry && config.healthPort ? startHealthServer({ port: config.healthPort, registry, checks: readiness }) : undefined;
   log.info(
     { redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, providers: providers.kinds(), teams: directory.teams().length },
     'notify started',
   );
   return {
     ready: () => directory.ready,
+    readiness,
     stop: async () => {
+      await health?.close();
       directory.stop();
       await router.close();
       await drainer.close();
       await deliveries.close();
+      await notifyQueue.close();
       connection.disconnect();
     },
   };

@@ -43,7 +43,7 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     ]);
     const docs = parseAllDocuments(rendered.stdout).map((d) => d.toJSON() as { kind?: string } | null);
     const rbacDocs = docs.filter((d) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(d?.kind ?? ''));
-    expect(rbacDocs.map((d) => d!.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'ServiceAccount']);
+    expect(rbacDocs.map((d) => d!.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'ServiceAccount']);
     rbacYaml = rbacDocs.map((d) => stringify(d)).join('---\n');
     const applied = await kubectl(['apply', '-n', namespace, '-f', '-'], rbacYaml);
     expect(applied.exitCode, applied.stderr).toBe(0);
@@ -51,6 +51,15 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
   afterAll(async () => {
     if (rbacYaml) await kubectl(['delete', '-n', namespace, '--ignore-not-found', '-f', '-'], rbacYaml);
     if (namespace) await deleteNamespace(kubeConfig, namespace);
+  });
+
+  it('leader election: its own Lease in its namespace, no other', async () => {
+    const can = async (...ask: string[]) => (await kubectl(['auth', 'can-i', ...ask, `--as=${controllerUser}`])).stdout.trim();
+    expect(await can('create', 'leases.coordination.k8s.io', '-n', namespace)).toBe('yes');
+    expect(await can('update', 'leases.coordination.k8s.io/helmcrew-controller-leader', '-n', namespace)).toBe('yes');
+    expect(await can('update', 'leases.coordination.k8s.io/kube-scheduler', '-n', namespace)).toBe('no');
+    expect(await can('delete', 'leases.coordination.k8s.io/helmcrew-controller-leader', '-n', namespace)).toBe('no');
+    expect(await can('create', 'leases.coordination.k8s.io', '-n', 'kube-system')).toBe('no');
   });
 
   it('tenancy values reach the controller as the settings it parses', async () => {

@@ -4,6 +4,8 @@ import { readNotifyConfig } from '../../src/notify/config.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { TeamApi } from '../../src/core/kube/team-api.js';
 import { connectRedis } from '../../src/core/redis.js';
+import { freePorts } from '../../src/dev/free-port.js';
+import { sample, scrape } from '../support/scrape.js';
 import { startNotify, type RunningNotify } from '../../src/notify/notify.js';
 import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
 import { createSigningSecret, createTeam, deleteTeams, memoryLogger, notificationFor, randomKey, TEST_LABEL } from '../support/notify-fixtures.js';
@@ -51,7 +53,10 @@ describe('notify delivering to webhooks', () => {
     webhook: { url: receiver.url(path, query), secretRef: { namespace: hooks, name: path.slice(1) } },
   });
 
+  let healthPort: number;
+
   beforeAll(async () => {
+    healthPort = (await freePorts(1))[0] ?? 0;
     await receiver.start();
     hooks = await freshNamespace(kubeConfig, 'hooks');
     for (const [path, key] of Object.entries(keys)) await createSigningSecret(kube, hooks, path.slice(1), key);
@@ -69,6 +74,7 @@ describe('notify delivering to webhooks', () => {
       HELMCREW_TEAM_SELECTOR: `${TEST_LABEL}=${run}`,
       HELMCREW_TEAM_REFRESH_MS: '500',
       HELMCREW_NOTIFY_LOCK_MS: '5000',
+      HEALTH_PORT: String(healthPort),
     });
     notify = await startNotify(config, log);
   });
@@ -260,4 +266,25 @@ describe('notify delivering to webhooks', () => {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }
+
+  it('serves its own /metrics: deliveries by provider and result, latency, its queues; /readyz once Teams are listed', async () => {
+    const ready = await fetch(`http://127.0.0.1:${healthPort}/readyz`);
+    expect([ready.status, await ready.text()]).toEqual([200, 'ok']);
+    const scraped = await scrape(healthPort);
+    expect(scraped.types.get('helmcrew_notify_deliveries_total')).toBe('counter');
+    expect(sample(scraped, 'helmcrew_notify_deliveries_total', { provider: 'webhook', result: 'success' })).toBeGreaterThan(10);
+    // The 500 and the 429s of the flaky and paced receivers; the 404 of the gone one.
+    expect(sample(scraped, 'helmcrew_notify_deliveries_total', { provider: 'webhook', result: 'retryable' })).toBeGreaterThanOrEqual(2);
+    expect(sample(scraped, 'helmcrew_notify_deliveries_total', { provider: 'webhook', result: 'permanent' })).toBeGreaterThanOrEqual(1);
+    expect(sample(scraped, 'helmcrew_notify_delivery_duration_seconds_count', { provider: 'webhook' })).toBe(
+      sample(scraped, 'helmcrew_notify_deliveries_total'),
+    );
+    expect(sample(scraped, 'helmcrew_notify_delivery_latency_seconds_count', { provider: 'webhook' })).toBe(
+      sample(scraped, 'helmcrew_notify_deliveries_total', { result: 'success' }),
+    );
+    for (const queue of ['notify', 'notify-delivery']) expect(scraped.series.get('helmcrew_queue_jobs')?.some((s) => s.labels.queue === queue)).toBe(true);
+    // Bounded labels: no team, channel or release names.
+    for (const series of scraped.series.values())
+      for (const s of series) expect(Object.keys(s.labels).every((k) => !['team', 'channel', 'release'].includes(k))).toBe(true);
+  });
 });

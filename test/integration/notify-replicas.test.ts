@@ -5,6 +5,8 @@ import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { connectRedis } from '../../src/core/redis.js';
+import { freePorts } from '../../src/dev/free-port.js';
+import { sample, scrape } from '../support/scrape.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { createLogger } from '../../src/core/log.js';
@@ -32,6 +34,7 @@ describe('helmcrew run and a notify replica sharing the queue', () => {
   const children: ResultPromise[] = [];
   let namespace: string;
   let dir: string;
+  let healthPort: number;
 
   beforeAll(async () => {
     await receiver.start();
@@ -43,6 +46,7 @@ describe('helmcrew run and a notify replica sharing the queue', () => {
       channels: [{ webhook: { url: receiver.url('/hook'), secretRef: { namespace, name: 'hook' } } }],
     });
     const helm = await createHelmShim(dir, env.helmBin);
+    healthPort = (await freePorts(1))[0] ?? 0;
     children.push(
       execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'run'], {
         env: {
@@ -56,11 +60,13 @@ describe('helmcrew run and a notify replica sharing the queue', () => {
           HELMCREW_TEAM_REFRESH_MS: '500',
           HELMCREW_NOTIFY_RATE_PER_SECOND: '50',
           HELMCREW_NOTIFY_RATE_BURST: '5',
+          HEALTH_PORT: String(healthPort),
           LOG_LEVEL: 'info',
         },
         stdout: 'ignore',
         stderr: { file: join(dir, 'run.log') },
         reject: false,
+        forceKillAfterDelay: false,
       }),
     );
     children.push(spawnNotify(env, run, join(dir, 'notify.log'), { HELMCREW_NOTIFY_RATE_PER_SECOND: '50', HELMCREW_NOTIFY_RATE_BURST: '5' }));
@@ -108,5 +114,20 @@ describe('helmcrew run and a notify replica sharing the queue', () => {
     }
     const logs = (await readFile(join(dir, 'run.log'), 'utf8')) + (await readFile(join(dir, 'notify.log'), 'utf8'));
     expect(logs).not.toContain(key);
+  });
+
+  it("`helmcrew run` serves every part on one port: the controller's and notify's metrics and readiness; SIGTERM exits 0", async () => {
+    const ready = await fetch(`http://127.0.0.1:${healthPort}/readyz`);
+    expect([ready.status, await ready.text()]).toEqual([200, 'ok']);
+    const scraped = await scrape(healthPort);
+    expect(sample(scraped, 'helmcrew_helm_processes_total', { verb: 'install', result: 'success' })).toBe(1);
+    expect(sample(scraped, 'helmcrew_releases', { ready: 'true' })).toBe(1);
+    // Deliveries were shared with the other notify process: this one made some of them.
+    expect(sample(scraped, 'helmcrew_notify_deliveries_total', { provider: 'webhook', result: 'success' })).toBeGreaterThan(0);
+    const queues = new Set(scraped.series.get('helmcrew_queue_jobs')?.map((s) => s.labels.queue));
+    expect([...queues].sort()).toEqual(['notify', 'notify-delivery', 'reconcile']);
+    const runProcess = children[0]!;
+    runProcess.kill('SIGTERM');
+    expect((await runProcess).exitCode).toBe(0);
   });
 });

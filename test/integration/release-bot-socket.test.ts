@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../src/api/vocabulary.js';
+import { freePorts } from '../../src/dev/free-port.js';
+import { sample, scrape } from '../support/scrape.js';
 import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
 import { readBotConfig } from '../../src/bot/slack/config.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
@@ -23,6 +25,7 @@ describe('/release in Slack (Socket Mode)', () => {
   let namespace: string;
   let slack: FakeSlack;
   let bot: RunningBot;
+  let healthPort: number;
 
   beforeAll(async () => {
     namespace = await freshNamespace(kubeConfig, 'sock');
@@ -41,6 +44,7 @@ describe('/release in Slack (Socket Mode)', () => {
         spec: { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'suspend', 'resume'] }] },
       },
     });
+    healthPort = (await freePorts(1))[0] ?? 0;
     slack = await startFakeSlack({
       tokens: ['xoxb-socket'],
       appTokens: ['xapp-socket'],
@@ -57,6 +61,7 @@ describe('/release in Slack (Socket Mode)', () => {
       HELMCREW_OUTCOME_TIMEOUT_SECONDS: '1',
       // No controller here: a plan's object diff is not answered, and the plan says so.
       HELMCREW_PREVIEW_TIMEOUT_SECONDS: '1',
+      HEALTH_PORT: String(healthPort),
     });
     bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
     await slack.socketConnected();
@@ -141,5 +146,29 @@ describe('/release in Slack (Socket Mode)', () => {
     while (!(ephemeral = slack.okCalls('chat.postEphemeral')[0]) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(ephemeral?.params).toMatchObject({ channel: 'C0SOCK', user: 'UALICE', thread_ts: '1.1' });
     expect(String(ephemeral?.params.text)).toMatch(/chart unicorn 1\.0\.0 declared/);
+  });
+
+  it('serves its own /metrics: commands by verb, outcome and way in, ack times; /readyz with the socket open', async () => {
+    const ready = await fetch(`http://127.0.0.1:${healthPort}/readyz`);
+    expect([ready.status, await ready.text()]).toEqual([200, 'ok']);
+    // The Confirm's work goes on after its reply: it waits for the controller's outcome (1 s here).
+    const confirmed = { verb: 'confirm', via: 'button', outcome: 'handled' };
+    const deadline = Date.now() + 15_000;
+    let scraped = await scrape(healthPort);
+    while (sample(scraped, 'helmcrew_bot_commands_total', confirmed) === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      scraped = await scrape(healthPort);
+    }
+    expect(scraped.types.get('helmcrew_bot_commands_total')).toBe('counter');
+    expect(sample(scraped, 'helmcrew_bot_commands_total', { verb: 'status', via: 'command', outcome: 'handled' })).toBeGreaterThanOrEqual(1);
+    expect(sample(scraped, 'helmcrew_bot_commands_total', { verb: 'whoami', via: 'command', outcome: 'handled' })).toBe(1);
+    expect(sample(scraped, 'helmcrew_bot_commands_total', confirmed)).toBe(1);
+    expect(sample(scraped, 'helmcrew_bot_commands_total', { verb: 'status', via: 'mention' })).toBe(1);
+    // Every slash command and button is acked and timed; mentions are events, acked by Bolt.
+    expect(sample(scraped, 'helmcrew_bot_ack_duration_seconds_count', { via: 'command' })).toBe(
+      sample(scraped, 'helmcrew_bot_commands_total', { via: 'command' }),
+    );
+    expect(sample(scraped, 'helmcrew_bot_ack_duration_seconds_bucket', { via: 'button', le: '2.5' })).toBe(1);
+    for (const series of scraped.series.values()) for (const s of series) expect(Object.keys(s.labels)).not.toContain('user');
   });
 });

@@ -15,6 +15,10 @@ import { Directory } from './directory.js';
 import { FreezeReports } from './freeze-reports.js';
 import { PlanStore } from './plan-store.js';
 import { ReleaseBot, type ChannelPoster, type RequestContext } from './release-bot.js';
+import { BotMetrics, buttonVerb, commandVerb } from '../metrics/bot-metrics.js';
+import { startHealthServer, type ReadinessCheck } from '../../core/metrics/health-server.js';
+import { redisCheck } from '../../core/metrics/redis-check.js';
+import { newMetricsRegistry, type Registry } from '../../core/metrics/registry.js';
 
 /** Buttons on notification messages (from the Slack provider): value is "namespace/name". */
 const NOTIFICATION_ACTIONS = /^release_(rollback|suspend|resume|history|status)$/;
@@ -23,6 +27,13 @@ export interface RunningBot {
   mode: 'http' | 'socket';
   port?: number;
   stop(): Promise<void>;
+  /** What its readiness depends on (Redis; in Socket Mode the socket), for the process's /readyz. */
+  readiness: ReadinessCheck[];
+}
+
+export interface BotOptions {
+  /** The process's metrics registry (`helmcrew run`), served by that process. Without one the bot serves its own on HEALTH_PORT. */
+  registry?: Registry;
 }
 
 /**
@@ -30,7 +41,7 @@ export interface RunningBot {
  * (SLACK_APP_TOKEN). Every listener acks first and works after, so Slack's 3-second limit holds
  * however slow the cluster is; results go back by response_url or message updates.
  */
-export async function startBot(config: BotConfig, log: Logger): Promise<RunningBot> {
+export async function startBot(config: BotConfig, log: Logger, options: BotOptions = {}): Promise<RunningBot> {
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
   const web = new WebClient(config.botToken, clientOptions);
   // One quick check at start-up (the normal client retries for minutes): a wrong token or an
@@ -78,25 +89,33 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
     freezeReports,
   });
 
+  const registry = options.registry ?? newMetricsRegistry();
+  const socket = config.appToken
+    ? new SocketModeReceiver({ appToken: config.appToken, logLevel: LogLevel.WARN, installerOptions: { clientOptions } })
+    : undefined;
   const app = new App({
     token: config.botToken,
     clientOptions,
     logLevel: LogLevel.WARN,
     // Bolt's own Socket Mode set-up ignores clientOptions; through installerOptions the socket
     // client's apps.connections.open goes to SLACK_API_URL too.
-    ...(config.appToken
-      ? { receiver: new SocketModeReceiver({ appToken: config.appToken, logLevel: LogLevel.WARN, installerOptions: { clientOptions } }) }
-      : { signingSecret: config.signingSecret!, endpoints: '/slack/events' }),
+    ...(socket ? { receiver: socket } : { signingSecret: config.signingSecret!, endpoints: '/slack/events' }),
   });
-  registerListeners(app, bot, web, log);
+  registerListeners(app, bot, web, log, new BotMetrics(registry));
   const started = config.appToken ? await app.start() : await app.start(config.port);
   const port = config.appToken ? undefined : ((started as Server).address() as { port: number }).port;
   freezeReports.start(config.freezeSweepMs);
+  const readiness: ReadinessCheck[] = [redisCheck(previewConnection)];
+  // Socket Mode: ready while the socket to Slack is open (HTTP mode: Slack comes to us).
+  if (socket) readiness.push({ name: 'slack', ready: () => socketOpen(socket) });
+  const health = !options.registry && config.healthPort ? startHealthServer({ port: config.healthPort, registry, checks: readiness }) : undefined;
   log.info({ mode: config.appToken ? 'socket' : 'http', port }, 'bot started');
   return {
     mode: config.appToken ? 'socket' : 'http',
     port,
+    readiness,
     stop: async () => {
+      await health?.close();
       await app.stop();
       await freezeReports.stop();
       redis.disconnect();
@@ -106,23 +125,40 @@ export async function startBot(config: BotConfig, log: Logger): Promise<RunningB
   };
 }
 
-function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logger): void {
+/** Whether the Socket Mode client's WebSocket is open (its `websocket` is replaced on each reconnect). */
+function socketOpen(receiver: SocketModeReceiver): boolean {
+  const ws = (receiver.client as unknown as { websocket?: { isActive?: () => boolean } }).websocket;
+  return ws?.isActive?.() ?? false;
+}
+
+function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logger, metrics: BotMetrics): void {
   const viaResponseUrl = (respond: RespondFn, user: string, channel: string): RequestContext => ({
     user,
     channel,
     reply: async (message: SlackMessage) => void (await respond({ response_type: 'ephemeral', replace_original: false, ...message })),
   });
   /** Work after the ack; a failure is told to the person and logged, never thrown at Bolt. */
-  const work = (ctx: RequestContext, what: string, fn: () => Promise<void>) =>
-    fn().catch(async (error: unknown) => {
-      log.error({ err: error, actor: `slack:${ctx.user}`, what }, 'bot request failed');
-      await ctx.reply(textMessage(`Something went wrong (${what}); nothing was confirmed. The bot's log has the details.`)).catch(() => undefined);
-    });
+  const work = (ctx: RequestContext, what: string, labels: { verb: string; via: string }, fn: () => Promise<void>) =>
+    fn().then(
+      () => metrics.handled(labels.verb, labels.via, 'handled'),
+      async (error: unknown) => {
+        metrics.handled(labels.verb, labels.via, 'error');
+        log.error({ err: error, actor: `slack:${ctx.user}`, what }, 'bot request failed');
+        await ctx.reply(textMessage(`Something went wrong (${what}); nothing was confirmed. The bot's log has the details.`)).catch(() => undefined);
+      },
+    );
+  /** Times Slack's ack: Slack gives up after 3 s. */
+  const timedAck = async (via: string, ack: () => Promise<void>) => {
+    const started = performance.now();
+    await ack();
+    metrics.acked(via, (performance.now() - started) / 1000);
+  };
 
   app.command('/release', async ({ command, ack, respond }) => {
-    await ack();
+    await timedAck('command', ack);
     const ctx = viaResponseUrl(respond, command.user_id, command.channel_id);
-    await work(ctx, 'command', () => bot.handleText(unescapeSlackText(command.text), ctx));
+    const text = unescapeSlackText(command.text);
+    await work(ctx, 'command', { verb: commandVerb(text), via: 'command' }, () => bot.handleText(text, ctx));
   });
 
   // Slash commands do not work in threads; "@helmcrew rollback unicorn" does.
@@ -136,15 +172,16 @@ function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logge
       reply: async (message) =>
         void (await web.chat.postEphemeral({ channel: event.channel, user, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), ...message })),
     };
-    await work(ctx, 'mention', () => bot.handleText(unescapeSlackText(text), ctx));
+    const command = unescapeSlackText(text);
+    await work(ctx, 'mention', { verb: commandVerb(command), via: 'mention' }, () => bot.handleText(command, ctx));
   });
 
   const button = (actionId: string | RegExp, handle: (value: string, actionId: string, ctx: RequestContext) => Promise<void>) =>
     app.action(actionId, async ({ ack, body, action, respond }) => {
-      await ack();
+      await timedAck('button', ack);
       if (body.type !== 'block_actions' || action.type !== 'button' || !('action_id' in action)) return;
       const ctx = viaResponseUrl(respond, body.user.id, body.channel?.id ?? '');
-      await work(ctx, action.action_id, () => handle(action.value ?? '', action.action_id, ctx));
+      await work(ctx, action.action_id, { verb: buttonVerb(action.action_id), via: 'button' }, () => handle(action.value ?? '', action.action_id, ctx));
     });
   button(ACTION_CONFIRM, (planId, _, ctx) => bot.confirm(planId, ctx));
   button(ACTION_CANCEL, (planId, _, ctx) => bot.cancel(planId, ctx));

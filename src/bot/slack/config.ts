@@ -20,6 +20,8 @@ export interface BotConfig {
   previewTimeoutMs: number;
   /** How often the bot looks at the Freezes it posted, to report the ones that ended by themselves or were deleted. */
   freezeSweepMs: number;
+  /** /healthz, /readyz and /metrics when set (`helmcrew bot`; in `run` the controller's server serves them). */
+  healthPort?: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -45,6 +47,7 @@ export function readBotConfig(env: Env = process.env): BotConfig {
     appToken,
     signingSecret,
     port: intIn(env, 'PORT', 3000, 1, 65535),
+    healthPort: env.HEALTH_PORT ? intIn(env, 'HEALTH_PORT', 8081, 1, 65535) : undefined,
     slackApiUrl,
     redisUrl,
     keyPrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew',

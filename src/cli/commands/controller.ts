@@ -8,6 +8,6 @@ export async function controllerCommand(): Promise<number> {
   const config = readControllerConfig();
   const log = createLogger('controller');
   const controller = await startControllerWithNotify(config, log);
-  await untilSignal(log, () => controller.stop());
+  await untilSignal(log, () => controller.stop(), config.shutdownGraceMs);
   return 0;
 }

@@ -6,6 +6,7 @@ import { startControllerWithNotify } from '../compose/controller-with-notify.js'
 import { createLogger } from '../../core/log.js';
 import { startNotify } from '../../notify/notify.js';
 import { untilSignal } from './until-signal.js';
+import { newMetricsRegistry } from '../../core/metrics/registry.js';
 
 /**
  * The bot runs in `helmcrew run` when Slack can reach it: a bot token plus Socket Mode's app token
@@ -24,18 +25,26 @@ export async function runCommand(): Promise<number> {
   const notifyConfig = readNotifyConfig();
   // Read every configuration before starting anything, so a bad value stops start-up at once.
   const botConfig = botWanted(process.env) ? readBotConfig() : undefined;
-  const controller = await startControllerWithNotify(controllerConfig, createLogger('controller'));
-  const notify = await startNotify(notifyConfig, createLogger('notify'));
+  // One registry for the process: the controller's health server serves every part's metrics and readiness.
+  const registry = newMetricsRegistry();
+  const controller = await startControllerWithNotify(controllerConfig, createLogger('controller'), registry);
+  const notify = await startNotify(notifyConfig, createLogger('notify'), { registry });
+  for (const check of notify.readiness) controller.health?.addCheck(check);
   let bot: RunningBot | undefined;
   try {
     // Loaded only when wanted: the bot brings Bolt and @kubernetes/client-node (~85 MiB of RSS).
-    if (botConfig) bot = await (await import('../../bot/slack/app.js')).startBot(botConfig, createLogger('bot'));
+    if (botConfig) bot = await (await import('../../bot/slack/app.js')).startBot(botConfig, createLogger('bot'), { registry });
+    for (const check of bot?.readiness ?? []) controller.health?.addCheck(check);
   } catch (error) {
     await Promise.all([controller.stop(), notify.stop()]);
     throw error;
   }
-  await untilSignal(createLogger('run'), async () => {
-    await Promise.all([controller.stop(), notify.stop(), bot?.stop()]);
-  });
+  await untilSignal(
+    createLogger('run'),
+    async () => {
+      await Promise.all([controller.stop(), notify.stop(), bot?.stop()]);
+    },
+    controllerConfig.shutdownGraceMs,
+  );
   return 0;
 }

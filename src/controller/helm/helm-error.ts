@@ -1,6 +1,9 @@
 /** Which step of a release operation failed; callers decide by this, never by message text. */
 export type HelmStep = 'pull' | 'install' | 'upgrade' | 'uninstall' | 'rollback' | 'test' | 'dry-run' | 'other';
 
+/** How a helm process ended, for metrics: a closed set. */
+export type HelmResult = 'success' | 'failure' | 'timeout' | 'canceled';
+
 const STDERR_EXCERPT = 2000;
 
 /** What helm was doing when its time ran out, for people. */

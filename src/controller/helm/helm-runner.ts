@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { clampTimerMs } from '../../api/duration.js';
 import type { Logger } from '../../core/log.js';
-import { HelmCanceledError, HelmError, helmTimedOut, type HelmStep } from './helm-error.js';
+import { HelmCanceledError, HelmError, helmTimedOut, type HelmResult, type HelmStep } from './helm-error.js';
 
 export interface HelmRunOptions {
   step: HelmStep;
@@ -28,6 +28,8 @@ export class HelmRunner {
     private readonly helmBin: string,
     private readonly env: Record<string, string>,
     private readonly log: Logger,
+    /** Told how each helm process ended (metrics); verbs are HelmSteps, a closed set. */
+    private readonly observe: (verb: HelmStep, result: HelmResult, seconds: number) => void = () => undefined,
   ) {}
 
   async run(args: string[], opts: HelmRunOptions): Promise<string> {
@@ -47,6 +49,7 @@ export class HelmRunner {
     // Only the subcommand is logged: arguments may name values files but never contain values.
     const logFields = { release: opts.release, action: opts.step, helm: args[0], durationMs };
     if (result.isCanceled) {
+      this.observe(opts.step, 'canceled', durationMs / 1000);
       this.log.info({ ...logFields, exitCode: result.exitCode }, 'helm cancelled');
       throw new HelmCanceledError(opts.step);
     }
@@ -59,9 +62,11 @@ export class HelmRunner {
         timedOut,
         timeoutSeconds: opts.helmTimeoutSeconds ?? (result.timedOut ? Math.round(opts.timeoutMs / 1000) : undefined),
       });
+      this.observe(opts.step, timedOut ? 'timeout' : 'failure', durationMs / 1000);
       this.log.warn({ ...logFields, exitCode: result.exitCode, timedOut, error: error.stderrExcerpt }, 'helm failed');
       throw error;
     }
+    this.observe(opts.step, 'success', durationMs / 1000);
     this.log.info(logFields, 'helm finished');
     return String(result.stdout ?? '');
   }

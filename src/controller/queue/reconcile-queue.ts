@@ -79,13 +79,20 @@ export function startReconcileWorker(opts: {
   reconcile: (namespace: string, name: string) => Promise<{ action: string; requeueAfterMs?: number }>;
   /** Called after a pass that asked to be run again later; the job is finished by then, so the new one is not folded into it. */
   requeue: (key: string, reason: string, delayMs: number) => void;
+  /** Told of every pass: what it did, or what it threw, and how long it took. */
+  onPass?: (outcome: { action: string } | { error: unknown }, seconds: number) => void;
 }): Worker<ReconcileJob> {
   const worker = new Worker<ReconcileJob>(
     RECONCILE_QUEUE,
     async (job: Job<ReconcileJob>) => {
       const { namespace, name } = parseReleaseKey(job.data.key);
       const started = Date.now();
-      const { action, requeueAfterMs } = await opts.reconcile(namespace, name);
+      const seconds = () => (Date.now() - started) / 1000;
+      const { action, requeueAfterMs } = await opts.reconcile(namespace, name).catch((error: unknown) => {
+        opts.onPass?.({ error }, seconds());
+        throw error;
+      });
+      opts.onPass?.({ action }, seconds());
       opts.log.info(
         { release: job.data.key, action, reason: job.data.reason, attempt: job.attemptsMade + 1, durationMs: Date.now() - started, requeueAfterMs },
         'reconciled',

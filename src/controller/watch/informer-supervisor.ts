@@ -34,6 +34,10 @@ export interface InformerSupervisorOptions {
   /** Relist when nothing at all was heard for this long (a silently stalled watch). */
   silenceMs?: number;
   now?: () => number;
+  /** An informer is started anew (metrics). */
+  onRestart?: (cause: 'error' | 'silence') => void;
+  /** A watch connection was opened again after the server ended one (metrics). */
+  onWatchReconnect?: () => void;
 }
 
 /**
@@ -112,7 +116,11 @@ export class InformerSupervisor {
     const heard = () => {
       if (current()) this.lastHeard = this.now();
     };
-    informer.on('connect', heard);
+    let connections = 0;
+    informer.on('connect', () => {
+      heard();
+      if (current() && connections++ > 0) this.opts.onWatchReconnect?.();
+    });
     informer.on('bookmark', heard);
     informer.on('error', (error) => current() && this.restartLater(scope, error));
     return informer;
@@ -170,6 +178,7 @@ export class InformerSupervisor {
     const attempt = (this.failures.get(scope) ?? 0) + 1;
     this.failures.set(scope, attempt);
     const delay = retryDelayMs(attempt, 1000, 30_000);
+    this.opts.onRestart?.('error');
     const fields = { scope: scope || 'all namespaces', attempt, delayMs: delay };
     if (isNotFound(error)) this.opts.log.error({ ...fields, crd: HELMRELEASE_CRD_NAME }, CRD_MISSING_MESSAGE);
     else this.opts.log.warn({ ...fields, error: apiErrorMessage(error) }, 'informer failed; restarting');
@@ -184,6 +193,7 @@ export class InformerSupervisor {
     this.opts.log.info({ silentForMs: this.now() - this.lastHeard }, 'no watch activity for a while; relisting on new connections');
     this.lastHeard = this.now();
     this.opts.rest.resetConnections();
+    this.opts.onRestart?.('silence');
     await Promise.all([...this.informers.keys()].map((scope) => this.startFresh(scope)));
   }
 }

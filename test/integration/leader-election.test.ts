@@ -1,0 +1,113 @@
+import { execa, type ResultPromise } from 'execa';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePorts } from '../../src/dev/free-port.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
+import { sample, scrape } from '../support/scrape.js';
+
+const LEASE_SECONDS = 4;
+
+/** Issue 20: with leader election, one replica watches and resyncs; on SIGKILL another takes over within the lease. */
+describe('leader election through a Lease', () => {
+  const { env, kubeConfig } = testEnv();
+  let namespace: string;
+  let helm: HelmShim;
+  const replicas: Array<{ name: string; port: number; child: ResultPromise }> = [];
+
+  /** HelmRelease watches of namespace scope open at the API server (its own metrics). */
+  const namespacedWatches = async () => {
+    const { stdout } = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', '--raw', '/metrics']);
+    const line = stdout
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('apiserver_longrunning_requests{') &&
+          l.includes('resource="helmreleases"') &&
+          l.includes('scope="namespace"') &&
+          l.includes('verb="WATCH"'),
+      );
+    return line ? Number(line.split(' ').at(-1)) : 0;
+  };
+  const leaderFlags = async () =>
+    Promise.all(replicas.map(async (r) => (r.child.exitCode === null && r.child.signalCode === null ? sample(await scrape(r.port), 'helmcrew_leader') : -1)));
+  const until = async (what: string, probe: () => Promise<boolean>, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await probe().catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const declare = (version: string) =>
+    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'led', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version } }));
+  let baselineWatches = 0;
+
+  beforeAll(async () => {
+    namespace = await freshNamespace(kubeConfig, 'leader');
+    const dir = await mkdtemp(join(tmpdir(), 'helmcrew-leader-'));
+    helm = await createHelmShim(dir, env.helmBin);
+    const prefix = uniqueName('hc-leader');
+    const ports = await freePorts(2);
+    baselineWatches = await namespacedWatches();
+    for (const [index, name] of ['a', 'b'].entries()) {
+      const port = ports[index] ?? 0;
+      const child = execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'controller'], {
+        env: {
+          KUBECONFIG: env.kubeconfig,
+          REDIS_URL: env.redisUrl,
+          HELM_BIN: helm.bin,
+          WATCH_NAMESPACES: namespace,
+          HELMCREW_NAMESPACE: namespace,
+          HELMCREW_QUEUE_PREFIX: prefix,
+          HELMCREW_WORK_DIR: join(dir, `work-${name}`),
+          HELMCREW_RESYNC_TICK_MS: '500',
+          HELMCREW_LEADER_ELECTION: 'true',
+          HELMCREW_LEASE_DURATION_SECONDS: String(LEASE_SECONDS),
+          HELMCREW_LEASE_RETRY_MS: '500',
+          HEALTH_PORT: String(port),
+          LOG_LEVEL: 'info',
+        },
+        stdout: 'ignore',
+        stderr: { file: join(dir, `controller-${name}.log`) },
+        reject: false,
+      });
+      replicas.push({ name, port, child });
+    }
+  });
+  afterAll(async () => {
+    for (const r of replicas) r.child.kill('SIGKILL');
+    await Promise.all(replicas.map((r) => r.child));
+    await deleteNamespace(kubeConfig, namespace);
+  });
+
+  it('one replica leads: it alone watches HelmReleases at the API server, and both are ready', async () => {
+    await until('one leader', async () => (await leaderFlags()).sort().join() === '0,1', 30_000);
+    await until('its watch open', async () => (await namespacedWatches()) === baselineWatches + 1, 10_000);
+    // Several lease rounds later, still one leader and one watch.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    expect((await leaderFlags()).sort()).toEqual([0, 1]);
+    expect(await namespacedWatches()).toBe(baselineWatches + 1);
+    for (const r of replicas) expect((await fetch(`http://127.0.0.1:${r.port}/readyz`)).status).toBe(200);
+    await waitForReconciled(kubeConfig, namespace, 'led', await declare('1.0.0'));
+  });
+
+  it('SIGKILL the leader: the other takes over within the lease duration, and a change made meanwhile is applied', async () => {
+    const flags = await leaderFlags();
+    const leader = replicas[flags.indexOf(1)]!;
+    const follower = replicas[flags.indexOf(0)]!;
+    leader.child.kill('SIGKILL');
+    await leader.child;
+    const killed = Date.now();
+    const generation = await declare('2.0.0');
+    await until('the follower to lead', async () => sample(await scrape(follower.port), 'helmcrew_leader') === 1, (LEASE_SECONDS + 5) * 1000);
+    // The lease lasts LEASE_SECONDS after the leader's last renewal; a retry period on top.
+    expect(Date.now() - killed).toBeLessThan((LEASE_SECONDS + 1.5) * 1000);
+    await waitForReconciled(kubeConfig, namespace, 'led', generation);
+    expect(await helm.count('upgrade')).toBe(1);
+    await until('one watch again', async () => (await namespacedWatches()) === baselineWatches + 1, 10_000);
+  });
+});
