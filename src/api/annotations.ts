@@ -10,6 +10,8 @@ export const SUSPENSION_ANNOTATION = 'helmcrew.dev/suspension';
 export const ROLLBACK_TO_ANNOTATION = 'helmcrew.dev/rollback-to';
 /** Unique per request; the controller records the id it handled in status.rollback, so each request runs once. */
 export const ROLLBACK_REQUEST_ANNOTATION = 'helmcrew.dev/rollback-request';
+/** Unique per request: correct the drift now (the Slack "Correct now" button); handled once, recorded in status.lastDriftCorrection. */
+export const DRIFT_CORRECTION_REQUEST_ANNOTATION = 'helmcrew.dev/correct-drift-request';
 /** The id of the freeze that suspended this release; unfreeze resumes exactly the releases carrying it. */
 export const FREEZE_ANNOTATION = 'helmcrew.dev/freeze';
 

@@ -80,7 +80,7 @@ export const Subscription = Type.Object(
   { description: 'What the team hears: an event matches when every field given matches (a field lists alternatives).' },
 );
 
-export const Verb = StringEnum(['list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const);
+export const Verb = StringEnum(['list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'correct', 'freeze', 'unfreeze'] as const);
 
 export const Permission = Type.Object(
   {

@@ -23,6 +23,8 @@ export const ConditionType = {
   Remediated: 'Remediated',
   /** The result of the last `helm test` (test.enable). */
   TestSuccess: 'TestSuccess',
+  /** True while live objects differ from what Helm last applied (driftDetection.mode warn); removed when they match again. */
+  Drifted: 'Drifted',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
