@@ -37,6 +37,8 @@ export interface StoredRelease {
   labels?: Record<string, string>;
   /** Keyed digest of `config`, set when read through ReleaseStorage (never a plain hash). */
   valuesDigest?: string;
+  /** The rendered objects helm applied (hooks and crds/ excluded): what drift is measured against. */
+  manifest?: string;
 }
 
 /** Decodes one release record into what decisions need. */
@@ -57,6 +59,7 @@ export function storedRelease(payload: HelmReleasePayload, labels?: Record<strin
     config: payload.config ?? {},
     lastDeployed: payload.info?.last_deployed,
     description: payload.info?.description,
+    ...(typeof payload.manifest === 'string' ? { manifest: payload.manifest } : {}),
     ...(labels ? { labels } : {}),
   };
 }
