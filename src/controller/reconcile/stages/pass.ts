@@ -18,7 +18,9 @@ export interface ReconcileResult {
     | 'refused'
     | 'repository-refused'
     | 'wait-for-dependencies'
-    | 'unchanged';
+    | 'unchanged'
+    | 'report-drift'
+    | 'correct-drift';
   /** Run this release again after this long (a backoff chosen by a decision, not an error). */
   requeueAfterMs?: number;
 }

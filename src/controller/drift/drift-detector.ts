@@ -1,0 +1,171 @@
+import type { DriftIgnoreRule } from '../../api/helmrelease.js';
+import type { ClusterObjects, KubeObject } from '../../core/kube/cluster-objects.js';
+import { apiErrorMessage } from '../../core/kube/errors.js';
+import type { ResourceInfo } from '../../core/kube/resource-discovery.js';
+import { driftedFields, ignoredPaths, ignoresWholeObject } from './drift-compare.js';
+import { correctionBody } from './correction-body.js';
+import { describeObject, manifestObjects } from './manifest-objects.js';
+
+/** One release's objects as Helm last applied them: the newest deployed record's manifest. */
+export interface DriftTarget {
+  /** The HelmRelease's key, for the caches and logs. */
+  key: string;
+  releaseName: string;
+  namespace: string;
+  revision: number;
+  manifest: string;
+  ignore?: DriftIgnoreRule[];
+  /** The identity the HelmRelease acts as (Impersonate-User), as helm does. */
+  user?: string;
+}
+
+export interface ObjectDrift {
+  /** "Deployment web/unicorn". */
+  object: string;
+  /** Deleted: the whole object is drift. */
+  missing: boolean;
+  /** JSON pointers of the fields that differ (none when missing). */
+  fields: string[];
+}
+
+export interface DriftReport {
+  drifted: ObjectDrift[];
+  /** Objects that could not be checked (a kind not served, no rights): said in the log, not drift. */
+  problems: string[];
+  checked: number;
+}
+
+export interface CorrectionResult {
+  corrected: ObjectDrift[];
+  failed: Array<{ object: string; error: string }>;
+}
+
+/** How many objects of one release are checked at once: a large chart must not burst the API server. */
+const OBJECT_CONCURRENCY = 4;
+/** Bounds the memo of objects found clean (a few hundred bytes each). */
+const MAX_CLEAN_ENTRIES = 50_000;
+
+interface Resolved {
+  object: KubeObject;
+  info: ResourceInfo;
+  ignore: string[];
+}
+
+/**
+ * Checks and corrects drift with API requests only: per object a GET, and a server-side dry-run
+ * apply (as helm's field manager, forcing ownership) only when the object changed since it was
+ * last found clean. No helm process. A correction re-applies the drifted objects the same way,
+ * for real, keeping the live value of every ignored field.
+ */
+export class DriftDetector {
+  /** Parsed manifests by HelmRelease key: a revision's manifest never changes. */
+  private readonly manifests = new Map<string, { revision: number; objects: KubeObject[] }>();
+  /** Object → the resourceVersion, revision and ignore rules it was last found clean at. */
+  private readonly clean = new Map<string, string>();
+
+  constructor(
+    private readonly objects: ClusterObjects,
+    /** helm's field manager: the base name of the helm binary, as helm 4 derives it. */
+    readonly fieldManager: string,
+  ) {}
+
+  async check(target: DriftTarget): Promise<DriftReport> {
+    const client = this.objects.forUser(target.user);
+    const report: DriftReport = { drifted: [], problems: [], checked: 0 };
+    await eachLimited(this.objectsOf(target), OBJECT_CONCURRENCY, async (object) => {
+      const resolved = await this.resolve(client, target, object, report.problems);
+      if (!resolved) return;
+      report.checked += 1;
+      try {
+        const drift = await this.checkObject(client, target, resolved);
+        if (drift) report.drifted.push(drift);
+      } catch (error) {
+        report.problems.push(`${describeObject(resolved.object)}: ${apiErrorMessage(error)}`);
+      }
+    });
+    report.drifted.sort((a, b) => a.object.localeCompare(b.object));
+    return report;
+  }
+
+  /** Re-applies the drifted objects of `report` (found by check on the same target). */
+  async correct(target: DriftTarget, report: DriftReport): Promise<CorrectionResult> {
+    const client = this.objects.forUser(target.user);
+    const wanted = new Set(report.drifted.map((d) => d.object));
+    const result: CorrectionResult = { corrected: [], failed: [] };
+    const problems: string[] = [];
+    await eachLimited(this.objectsOf(target), OBJECT_CONCURRENCY, async (object) => {
+      if (!wanted.has(describeObject(object))) return;
+      const resolved = await this.resolve(client, target, object, problems);
+      if (!resolved) return;
+      const name = describeObject(resolved.object);
+      try {
+        const live = await client.get(resolved.info, resolved.object.metadata.namespace, resolved.object.metadata.name);
+        await client.apply(resolved.info, correctionBody(resolved.object, live, resolved.ignore), {
+          fieldManager: this.fieldManager,
+          force: true,
+          dryRun: false,
+        });
+        result.corrected.push(report.drifted.find((d) => d.object === name)!);
+      } catch (error) {
+        result.failed.push({ object: name, error: apiErrorMessage(error) });
+      }
+    });
+    for (const problem of problems) result.failed.push({ object: problem.split(':')[0]!, error: problem });
+    return result;
+  }
+
+  /** Forget a release (deleted, or its history gone). */
+  forget(key: string): void {
+    this.manifests.delete(key);
+  }
+
+  private objectsOf(target: DriftTarget): KubeObject[] {
+    const memo = this.manifests.get(target.key);
+    if (memo?.revision === target.revision) return memo.objects;
+    const objects = manifestObjects(target.manifest, { name: target.releaseName, namespace: target.namespace });
+    this.manifests.set(target.key, { revision: target.revision, objects });
+    return objects;
+  }
+
+  private async resolve(client: ClusterObjects, target: DriftTarget, object: KubeObject, problems: string[]): Promise<Resolved | undefined> {
+    const ignore = ignoredPaths(target.ignore, object);
+    if (ignoresWholeObject(ignore)) return undefined;
+    const info = await client.resolve(object.apiVersion, object.kind);
+    if (!info) {
+      problems.push(`${describeObject(object)}: the API server serves no ${object.kind} in ${object.apiVersion}`);
+      return undefined;
+    }
+    // helm puts a namespaced object that names no namespace in the release's.
+    const namespace = info.namespaced ? (object.metadata.namespace ?? target.namespace) : undefined;
+    const placed = { ...object, metadata: { ...object.metadata, namespace } };
+    if (!info.namespaced) delete placed.metadata.namespace;
+    return { object: placed, info, ignore };
+  }
+
+  private async checkObject(client: ClusterObjects, target: DriftTarget, { object, info, ignore }: Resolved): Promise<ObjectDrift | undefined> {
+    const name = describeObject(object);
+    const live = await client.get(info, object.metadata.namespace, object.metadata.name);
+    if (!live) return { object: name, missing: true, fields: [] };
+    const id = `${target.key}|${object.apiVersion}|${name}`;
+    const fingerprint = `${live.metadata.uid}|${live.metadata.resourceVersion}|${target.revision}|${JSON.stringify(ignore)}`;
+    // Unchanged since it was last found clean: the dry run would say the same.
+    if (this.clean.get(id) === fingerprint) return undefined;
+    const applied = await client.apply(info, object, { fieldManager: this.fieldManager, force: true, dryRun: true });
+    const fields = driftedFields(live, applied, ignore);
+    if (fields.length > 0) {
+      this.clean.delete(id);
+      return { object: name, missing: false, fields };
+    }
+    if (this.clean.size >= MAX_CLEAN_ENTRIES) this.clean.clear();
+    this.clean.set(id, fingerprint);
+    return undefined;
+  }
+}
+
+async function eachLimited<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
