@@ -23,14 +23,29 @@ export type ReleaseCommand =
   | { verb: 'resume'; release: ReleaseRef; reason?: string }
   | { verb: 'upgrade'; release: ReleaseRef; version: string; reason?: string }
   | { verb: 'rollback'; release: ReleaseRef; revision?: number; reason?: string }
+  | { verb: 'correct'; release: ReleaseRef; reason?: string }
   | { verb: 'freeze'; scope: Scope; reason: string }
   | { verb: 'unfreeze'; scope: Scope; reason?: string };
 
-export const VERBS = ['help', 'whoami', 'list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const;
+export const VERBS = [
+  'help',
+  'whoami',
+  'list',
+  'status',
+  'history',
+  'diff',
+  'suspend',
+  'resume',
+  'upgrade',
+  'rollback',
+  'correct',
+  'freeze',
+  'unfreeze',
+] as const;
 export type Verb = (typeof VERBS)[number];
 
 /** Verbs that change something: they show a plan and need a confirmation. */
-export const MUTATING_VERBS = ['suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze'] as const;
+export const MUTATING_VERBS = ['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'freeze', 'unfreeze'] as const;
 export type MutatingVerb = (typeof MUTATING_VERBS)[number];
 export type MutatingCommand = Extract<ReleaseCommand, { verb: MutatingVerb }>;
 
@@ -74,6 +89,7 @@ export const USAGE: Record<Verb, string> = {
   resume: 'resume <release> [--reason …]',
   upgrade: 'upgrade <release> <version> [--reason …]',
   rollback: 'rollback <release> [to <revision>] [--reason …]',
+  correct: 'correct <release> [--reason …]   (put drifted objects back to what Helm last applied)',
   freeze: 'freeze <namespace|all> --reason …',
   unfreeze: 'unfreeze <namespace|all> [--reason …]',
 };

@@ -1,4 +1,11 @@
-import { FREEZE_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, ROLLBACK_TO_ANNOTATION, SUSPENSION_ANNOTATION, type SuspensionRecord } from '../../api/annotations.js';
+import {
+  DRIFT_CORRECTION_REQUEST_ANNOTATION,
+  FREEZE_ANNOTATION,
+  ROLLBACK_REQUEST_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
+  SUSPENSION_ANNOTATION,
+  type SuspensionRecord,
+} from '../../api/annotations.js';
 import type { IntentPatch } from '../../core/kube/helmrelease-api.js';
 import type { Actor } from './actor.js';
 import type { PreparedAction } from './prepared.js';
@@ -58,11 +65,16 @@ export function rollbackPatch(actor: Actor, reason: string | undefined, revision
   };
 }
 
+/** Asks the controller to put drifted objects back now, once per request id (status.lastDriftCorrection). */
+export function correctDriftPatch(requestId: string): IntentPatch {
+  return { metadata: { annotations: { [DRIFT_CORRECTION_REQUEST_ANNOTATION]: requestId } } };
+}
+
 export function upgradePatch(version: string): IntentPatch {
   return { spec: { chart: { version } } };
 }
 
-/** The patch that carries out a confirmed action; `requestId` is set for a rollback, `action.freezeId` for a freeze. */
+/** The patch that carries out a confirmed action; `requestId` is set for a rollback and a correction, `action.freezeId` for a freeze. */
 export function intentPatch(action: PreparedAction, actor: Actor, now: Date, requestId: string | undefined): IntentPatch {
   const command = action.command;
   switch (command.verb) {
@@ -75,6 +87,8 @@ export function intentPatch(action: PreparedAction, actor: Actor, now: Date, req
       return upgradePatch(command.version);
     case 'rollback':
       return rollbackPatch(actor, command.reason, command.revision, requestId!, now);
+    case 'correct':
+      return correctDriftPatch(requestId!);
     case 'freeze':
       return freezePatch(actor, command.reason, action.freezeId!, now);
   }

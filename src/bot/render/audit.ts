@@ -11,7 +11,9 @@ export function auditMessage(command: MutatingCommand, actor: Actor, key: string
       ? `rollback of ${key} to ${command.revision ?? 'the previous revision'}`
       : command.verb === 'upgrade'
         ? `upgrade of ${key} to ${command.version}`
-        : `${command.verb} of ${key}`;
+        : command.verb === 'correct'
+          ? `drift correction of ${key}`
+          : `${command.verb} of ${key}`;
   return `${who(actor)} asked for the ${what}${command.reason ? `: ${command.reason}` : ''}`;
 }
 

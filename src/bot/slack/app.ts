@@ -14,7 +14,7 @@ import { PlanStore } from './plan-store.js';
 import { ReleaseBot, type RequestContext } from './release-bot.js';
 
 /** Buttons on notification messages (from the Slack provider): value is "namespace/name". */
-const NOTIFICATION_ACTIONS = /^release_(rollback|suspend|resume|history|status)$/;
+const NOTIFICATION_ACTIONS = /^release_(rollback|suspend|resume|history|status|correct)$/;
 
 export interface RunningBot {
   mode: 'http' | 'socket';
