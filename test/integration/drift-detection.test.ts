@@ -108,6 +108,16 @@ describe('drift detection', () => {
     expect((await deployment('scaled')).spec?.replicas).toBe(3);
   });
 
+  it('the same scaling without the ignore rule is drift: SSA force-apply would take the field back', async () => {
+    await install('scaled-plain', spec({ mode: 'warn' }));
+    await apps.patchNamespacedDeployment({ name: 'scaled-plain', namespace, fieldManager: 'autoscaler', body: { spec: { replicas: 3 } } }, mergePatch);
+    const drifted = await waitFor('Drifted=True', async () => {
+      const release = await api.get(namespace, 'scaled-plain');
+      return condition(release, 'Drifted')?.status === 'True' ? release : undefined;
+    });
+    expect(condition(drifted, 'Drifted')?.message).toBe(`1 object differs from revision 1: Deployment ${namespace}/scaled-plain (/spec/replicas)`);
+  });
+
   it('a deleted managed ConfigMap is recreated', async () => {
     await install('paged', spec({ mode: 'enabled' }));
     const original = await core.readNamespacedConfigMap({ name: 'paged-page', namespace });
@@ -132,6 +142,21 @@ describe('drift detection', () => {
   it('releases that did not drift: 0 helm processes and 0 HelmRelease writes across three intervals', async () => {
     const names = ['quiet-0', 'quiet-1', 'quiet-2', 'quiet-3'];
     await Promise.all(names.map((n, i) => install(n, spec({ mode: i % 2 === 0 ? 'enabled' : 'warn' }, '1s'))));
+    // What other managers add beside the manifest's fields is theirs, not drift: a label and an
+    // annotation on a Deployment, a key in a ConfigMap.
+    await apps.patchNamespacedDeployment(
+      {
+        name: 'quiet-0',
+        namespace,
+        fieldManager: 'other-controller',
+        body: { metadata: { labels: { team: 'web' }, annotations: { 'example.com/seen': 'yes' } } },
+      },
+      mergePatch,
+    );
+    await core.patchNamespacedConfigMap(
+      { name: 'quiet-1-page', namespace, fieldManager: 'other-controller', body: { data: { 'extra.txt': 'added by another tool' } } },
+      mergePatch,
+    );
     await sleep(2000);
     const helmRuns = (await ctl.helm.invocations()).length;
     const versions = async () =>

@@ -94,10 +94,10 @@ export class DriftDetector {
     const result: CorrectionResult = { corrected: [], failed: [] };
     const problems: string[] = [];
     await eachLimited(this.objectsOf(target), OBJECT_CONCURRENCY, async (object) => {
-      if (!wanted.has(describeObject(object))) return;
       const resolved = await this.resolve(client, target, object, problems);
-      if (!resolved) return;
-      const name = describeObject(resolved.object);
+      // Named as the check named it: with the namespace helm put it in.
+      const name = resolved && describeObject(resolved.object);
+      if (!resolved || !name || !wanted.has(name)) return;
       try {
         const live = await client.get(resolved.info, resolved.object.metadata.namespace, resolved.object.metadata.name);
         await client.apply(resolved.info, correctionBody(resolved.object, live, resolved.ignore), {
@@ -110,7 +110,11 @@ export class DriftDetector {
         result.failed.push({ object: name, error: apiErrorMessage(error) });
       }
     });
-    for (const problem of problems) result.failed.push({ object: problem.split(':')[0]!, error: problem });
+    // An object the check found drifted but that is no longer in the manifest or served: not put back.
+    const handled = new Set([...result.corrected, ...result.failed].map((d) => d.object));
+    for (const drift of report.drifted)
+      if (!handled.has(drift.object))
+        result.failed.push({ object: drift.object, error: problems.find((p) => p.startsWith(drift.object)) ?? 'not found in the manifest' });
     return result;
   }
 
