@@ -42,7 +42,8 @@ export interface CorrectionResult {
 
 /** How many objects of one release are checked at once: a large chart must not burst the API server. */
 const OBJECT_CONCURRENCY = 4;
-/** Bounds the memo of objects found clean (a few hundred bytes each). */
+/** Bounds the memos: parsed manifests (one per release) and objects found clean (a few hundred bytes each). */
+const MAX_MANIFESTS = 10_000;
 const MAX_CLEAN_ENTRIES = 50_000;
 
 interface Resolved {
@@ -118,15 +119,12 @@ export class DriftDetector {
     return result;
   }
 
-  /** Forget a release (deleted, or its history gone). */
-  forget(key: string): void {
-    this.manifests.delete(key);
-  }
-
   private objectsOf(target: DriftTarget): KubeObject[] {
     const memo = this.manifests.get(target.key);
     if (memo?.revision === target.revision) return memo.objects;
     const objects = manifestObjects(target.manifest, { name: target.releaseName, namespace: target.namespace });
+    // Deleted releases leave entries behind; a bound keeps a churn of them from growing the memo.
+    if (this.manifests.size >= MAX_MANIFESTS) this.manifests.clear();
     this.manifests.set(target.key, { revision: target.revision, objects });
     return objects;
   }
