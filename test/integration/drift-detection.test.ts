@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { HelmRelease, HelmReleaseSpec } from '../../src/api/helmrelease.js';
 import { DRIFT_CORRECTION_REQUEST_ANNOTATION } from '../../src/api/annotations.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { apiErrorMessage, apiStatusCode } from '../../src/core/kube/errors.js';
 import { jsonPatch, mergePatch } from '../../src/core/kube/kube-clients.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
@@ -137,6 +138,26 @@ describe('drift detection', () => {
       (await eventsOf('paged', 'DriftCorrected')).length > 0 ? eventsOf('paged', 'DriftCorrected') : undefined,
     );
     expect(events[0]?.message).toContain(`ConfigMap ${namespace}/paged-page (deleted)`);
+  });
+
+  it.each([
+    { name: 'bad-mode', driftDetection: { mode: 'sometimes' }, want: /spec.driftDetection.mode: Unsupported value: "sometimes"/ },
+    {
+      name: 'bad-pointer',
+      driftDetection: { mode: 'warn', ignore: [{ paths: ['spec/replicas'] }] },
+      want: /spec.driftDetection.ignore\[0\].paths\[0\]: Invalid value/,
+    },
+    { name: 'no-paths', driftDetection: { mode: 'warn', ignore: [{ paths: [] }] }, want: /spec.driftDetection.ignore\[0\].paths: Invalid value/ },
+  ])('malformed drift settings are refused by the API server, naming the field: $name', async ({ name, driftDetection, want }) => {
+    const error = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, name, { ...spec(undefined), driftDetection } as unknown as HelmReleaseSpec),
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(apiStatusCode(error)).toBe(422);
+    expect(apiErrorMessage(error)).toMatch(want);
   });
 
   it('releases that did not drift: 0 helm processes and 0 HelmRelease writes across three intervals', async () => {
