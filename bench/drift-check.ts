@@ -31,7 +31,7 @@ import { formatFacts, loadavgString, machineFacts } from './lib/machine.js';
 import { cpuSeconds } from './lib/proc-sampler.js';
 import { cloneReleaseRecord } from './lib/seed-records.js';
 import { say } from './lib/say.js';
-import { fmtS, median } from './lib/stats.js';
+import { fmtMiB, fmtS, median } from './lib/stats.js';
 
 interface CheckRound {
   kind: 'cold' | 'warm';
@@ -178,8 +178,8 @@ function report(results: SizeResult[], header: string[], intervalMs: number): st
   }
   out.push(
     '',
-    `| N | at rest, interval ${intervalMs / 1000}s | window | checks (reconciled) | helm processes | HelmRelease writes | API reads / writes | controller CPU-s per full resync (N checks) | kube-apiserver CPU-s per full resync |`,
-    '|---|---|---|---|---|---|---|---|---|',
+    `| N | at rest, interval ${intervalMs / 1000}s | window | checks (reconciled) | helm processes | HelmRelease writes | API reads / writes | controller CPU-s per full resync (N checks) | kube-apiserver CPU-s per full resync | controller peak RSS |`,
+    '|---|---|---|---|---|---|---|---|---|---|',
   );
   for (const r of results) {
     for (const [label, rest] of [
@@ -190,10 +190,10 @@ function report(results: SizeResult[], header: string[], intervalMs: number): st
       // A full resync is one check of every release: CPU per check × N.
       const perResync = (cpu: number) => (checks > 0 ? ((cpu * r.n) / checks).toFixed(2) : 'n/a');
       out.push(
-        `| ${r.n} | ${label} | ${rest.seconds}s | ${checks} ${JSON.stringify(rest.reconciled)} | ${Object.values(rest.helm).reduce((a, b) => a + b, 0)} | ${rest.requests.helmReleaseWrites} | ${rest.requests.reads} / ${rest.requests.writes} | ${perResync(rest.ctlCpuS)} | ${perResync(rest.apiserverCpuS)} |`,
+        `| ${r.n} | ${label} | ${rest.seconds}s | ${checks} ${JSON.stringify(rest.reconciled)} | ${Object.values(rest.helm).reduce((a, b) => a + b, 0)} | ${rest.requests.helmReleaseWrites} | ${rest.requests.reads} / ${rest.requests.writes} | ${perResync(rest.ctlCpuS)} | ${perResync(rest.apiserverCpuS)} | ${fmtMiB(rest.sampled.peakRssKb)} |`,
       );
     }
-    out.push(`| ${r.n} | top requests with drift on | | ${r.on.requests.top.slice(0, 6).join(', ')} | | | | | |`);
+    out.push(`| ${r.n} | top requests with drift on | | ${r.on.requests.top.slice(0, 6).join(', ')} | | | | | | |`);
   }
   out.push(
     '',
