@@ -46,10 +46,16 @@ const OBJECT_CONCURRENCY = 4;
 const MAX_MANIFESTS = 10_000;
 const MAX_CLEAN_ENTRIES = 50_000;
 
+/** An object of the manifest by kind and name. */
+type ObjectRef = Pick<KubeObject, 'apiVersion' | 'kind'> & { metadata: { name: string; namespace?: string } };
+
 interface Resolved {
-  object: KubeObject;
+  /** Placed: with the namespace helm put it in. */
+  ref: ObjectRef;
   info: ResourceInfo;
   ignore: string[];
+  /** The release's namespace. */
+  namespace: string;
 }
 
 /**
@@ -59,8 +65,12 @@ interface Resolved {
  * for real, keeping the live value of every ignored field.
  */
 export class DriftDetector {
-  /** Parsed manifests by HelmRelease key: a revision's manifest never changes. */
-  private readonly manifests = new Map<string, { revision: number; objects: KubeObject[] }>();
+  /**
+   * Each release's objects by kind and name only, by HelmRelease key (a revision's manifest never
+   * changes). Whole parsed objects are ~20 KiB a release: 1000 would keep ~22 MiB for the rare
+   * dry run, so a check parses the manifest again only when an object needs one.
+   */
+  private readonly manifests = new Map<string, { revision: number; refs: ObjectRef[] }>();
   /** Object → the resourceVersion, revision and ignore rules it was last found clean at. */
   private readonly clean = new Map<string, string>();
 
@@ -73,15 +83,16 @@ export class DriftDetector {
   async check(target: DriftTarget): Promise<DriftReport> {
     const client = this.objects.forUser(target.user);
     const report: DriftReport = { drifted: [], problems: [], checked: 0 };
-    await eachLimited(this.objectsOf(target), OBJECT_CONCURRENCY, async (object) => {
-      const resolved = await this.resolve(client, target, object, report.problems);
+    const manifest = this.lazyManifest(target);
+    await eachLimited(this.refsOf(target), OBJECT_CONCURRENCY, async (ref, index) => {
+      const resolved = await this.resolve(client, target, ref, report.problems);
       if (!resolved) return;
       report.checked += 1;
       try {
-        const drift = await this.checkObject(client, target, resolved);
+        const drift = await this.checkObject(client, target, resolved, () => place(manifest(index), resolved));
         if (drift) report.drifted.push(drift);
       } catch (error) {
-        report.problems.push(`${describeObject(resolved.object)}: ${apiErrorMessage(error)}`);
+        report.problems.push(`${describeObject(resolved.ref)}: ${apiErrorMessage(error)}`);
       }
     });
     report.drifted.sort((a, b) => a.object.localeCompare(b.object));
@@ -94,18 +105,16 @@ export class DriftDetector {
     const wanted = new Set(report.drifted.map((d) => d.object));
     const result: CorrectionResult = { corrected: [], failed: [] };
     const problems: string[] = [];
-    await eachLimited(this.objectsOf(target), OBJECT_CONCURRENCY, async (object) => {
-      const resolved = await this.resolve(client, target, object, problems);
+    const manifest = this.lazyManifest(target);
+    await eachLimited(this.refsOf(target), OBJECT_CONCURRENCY, async (ref, index) => {
+      const resolved = await this.resolve(client, target, ref, problems);
       // Named as the check named it: with the namespace helm put it in.
-      const name = resolved && describeObject(resolved.object);
+      const name = resolved && describeObject(resolved.ref);
       if (!resolved || !name || !wanted.has(name)) return;
       try {
-        const live = await client.get(resolved.info, resolved.object.metadata.namespace, resolved.object.metadata.name);
-        await client.apply(resolved.info, correctionBody(resolved.object, live, resolved.ignore), {
-          fieldManager: this.fieldManager,
-          force: true,
-          dryRun: false,
-        });
+        const live = await client.get(resolved.info, resolved.ref.metadata.namespace, resolved.ref.metadata.name);
+        const body = correctionBody(place(manifest(index), resolved), live, resolved.ignore);
+        await client.apply(resolved.info, body, { fieldManager: this.fieldManager, force: true, dryRun: false });
         result.corrected.push(report.drifted.find((d) => d.object === name)!);
       } catch (error) {
         result.failed.push({ object: name, error: apiErrorMessage(error) });
@@ -119,40 +128,55 @@ export class DriftDetector {
     return result;
   }
 
-  private objectsOf(target: DriftTarget): KubeObject[] {
+  private parse(target: DriftTarget): KubeObject[] {
+    return manifestObjects(target.manifest, { name: target.releaseName, namespace: target.namespace });
+  }
+
+  /** The manifest's objects, parsed at the first call (if any) of this check. */
+  private lazyManifest(target: DriftTarget): (index: number) => KubeObject {
+    let parsed: KubeObject[] | undefined;
+    return (index) => (parsed ??= this.parse(target))[index]!;
+  }
+
+  private refsOf(target: DriftTarget): ObjectRef[] {
     const memo = this.manifests.get(target.key);
-    if (memo?.revision === target.revision) return memo.objects;
-    const objects = manifestObjects(target.manifest, { name: target.releaseName, namespace: target.namespace });
+    if (memo?.revision === target.revision) return memo.refs;
+    const refs = this.parse(target).map(({ apiVersion, kind, metadata }) => ({
+      apiVersion,
+      kind,
+      metadata: { name: metadata.name, ...(metadata.namespace ? { namespace: metadata.namespace } : {}) },
+    }));
     // Deleted releases leave entries behind; a bound keeps a churn of them from growing the memo.
     if (this.manifests.size >= MAX_MANIFESTS) this.manifests.clear();
-    this.manifests.set(target.key, { revision: target.revision, objects });
-    return objects;
+    this.manifests.set(target.key, { revision: target.revision, refs });
+    return refs;
   }
 
-  private async resolve(client: ClusterObjects, target: DriftTarget, object: KubeObject, problems: string[]): Promise<Resolved | undefined> {
-    const ignore = ignoredPaths(target.ignore, object);
+  private async resolve(client: ClusterObjects, target: DriftTarget, ref: ObjectRef, problems: string[]): Promise<Resolved | undefined> {
+    const ignore = ignoredPaths(target.ignore, ref);
     if (ignoresWholeObject(ignore)) return undefined;
-    const info = await client.resolve(object.apiVersion, object.kind);
+    const info = await client.resolve(ref.apiVersion, ref.kind);
     if (!info) {
-      problems.push(`${describeObject(object)}: the API server serves no ${object.kind} in ${object.apiVersion}`);
+      problems.push(`${describeObject(ref)}: the API server serves no ${ref.kind} in ${ref.apiVersion}`);
       return undefined;
     }
-    // helm puts a namespaced object that names no namespace in the release's.
-    const namespace = info.namespaced ? (object.metadata.namespace ?? target.namespace) : undefined;
-    const placed = { ...object, metadata: { ...object.metadata, namespace } };
-    if (!info.namespaced) delete placed.metadata.namespace;
-    return { object: placed, info, ignore };
+    return { ref: place(ref, { info, namespace: target.namespace }), info, ignore, namespace: target.namespace };
   }
 
-  private async checkObject(client: ClusterObjects, target: DriftTarget, { object, info, ignore }: Resolved): Promise<ObjectDrift | undefined> {
-    const name = describeObject(object);
-    const live = await client.get(info, object.metadata.namespace, object.metadata.name);
+  private async checkObject(
+    client: ClusterObjects,
+    target: DriftTarget,
+    { ref, info, ignore }: Resolved,
+    object: () => KubeObject,
+  ): Promise<ObjectDrift | undefined> {
+    const name = describeObject(ref);
+    const live = await client.get(info, ref.metadata.namespace, ref.metadata.name);
     if (!live) return { object: name, missing: true, fields: [] };
-    const id = `${target.key}|${object.apiVersion}|${name}`;
+    const id = `${target.key}|${ref.apiVersion}|${name}`;
     const fingerprint = `${live.metadata.uid}|${live.metadata.resourceVersion}|${target.revision}|${JSON.stringify(ignore)}`;
     // Unchanged since it was last found clean: the dry run would say the same.
     if (this.clean.get(id) === fingerprint) return undefined;
-    const applied = await client.apply(info, object, { fieldManager: this.fieldManager, force: true, dryRun: true });
+    const applied = await client.apply(info, object(), { fieldManager: this.fieldManager, force: true, dryRun: true });
     const fields = driftedFields(live, applied, ignore);
     if (fields.length > 0) {
       this.clean.delete(id);
@@ -164,10 +188,21 @@ export class DriftDetector {
   }
 }
 
-async function eachLimited<T>(items: readonly T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+/** helm puts a namespaced object that names no namespace in the release's; a cluster-scoped one has none. */
+function place<T extends ObjectRef>(object: T, { info, namespace }: { info: ResourceInfo; namespace: string }): T {
+  const metadata = { ...object.metadata };
+  if (info.namespaced) metadata.namespace = object.metadata.namespace ?? namespace;
+  else delete metadata.namespace;
+  return { ...object, metadata };
+}
+
+async function eachLimited<T>(items: readonly T[], limit: number, run: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < items.length) await run(items[next++]!);
+    while (next < items.length) {
+      const index = next++;
+      await run(items[index]!, index);
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
