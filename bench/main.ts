@@ -27,6 +27,10 @@ export const BENCHMARKS: Record<string, Entry> = {
     summary: "the cost of deciding a release is in sync: helmcrew's reconcile against `helm status` + `helm get values`",
     load: () => import('./in-sync-check.js'),
   },
+  'drift-check': {
+    summary: 'the drift check per release (API requests, CPU), cold and warm, at N releases; at rest with drift detection off and on',
+    load: () => import('./drift-check.js'),
+  },
   'api-calls': { summary: 'what one Kubernetes API call costs: connection reuse, a consistent LIST right after a write', load: () => import('./api-calls.js') },
   'helm-env': {
     summary: "one helm process's CPU and memory under Go runtime settings and helm flags (GOGC, --disable-openapi-validation)",

@@ -71,6 +71,17 @@ export const TestRecord = Type.Object(
   { description: 'The last `helm test` run.' },
 );
 
+export const DriftCorrectionRecord = Type.Object(
+  {
+    requestId: Type.Optional(Type.String({ maxLength: 100, description: 'The request handled (helmcrew.dev/correct-drift-request), when asked for.' })),
+    revision: Type.Integer({ description: 'The release revision whose manifest was re-applied.' }),
+    succeeded: Type.Boolean(),
+    message: Type.String({ maxLength: 4096 }),
+    at: Type.String({ maxLength: 40 }),
+  },
+  { description: 'The last drift correction: live objects put back to what Helm last applied.' },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -96,6 +107,7 @@ export const HelmReleaseStatus = Type.Object({
   upgradeFailures: Type.Optional(Type.Integer({ minimum: 0, description: 'Failed upgrades of the current spec; a new spec starts again at 0.' })),
   lastRemediation: Type.Optional(RemediationRecord),
   lastTest: Type.Optional(TestRecord),
+  lastDriftCorrection: Type.Optional(DriftCorrectionRecord),
 });
 
 export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
@@ -105,3 +117,4 @@ export type Suspension = Static<typeof Suspension>;
 export type RollbackRecord = Static<typeof RollbackRecord>;
 export type RemediationRecord = Static<typeof RemediationRecord>;
 export type TestRecord = Static<typeof TestRecord>;
+export type DriftCorrectionRecord = Static<typeof DriftCorrectionRecord>;

@@ -105,7 +105,20 @@ export const Subscription = Type.Object(
 );
 
 /** `freeze-all`: freezing (or lifting a freeze on) the whole cluster is granted only by name, never by a broad `freeze` rule. */
-export const Verb = StringEnum(['list', 'status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback', 'freeze', 'unfreeze', 'freeze-all'] as const);
+export const Verb = StringEnum([
+  'list',
+  'status',
+  'history',
+  'diff',
+  'suspend',
+  'resume',
+  'upgrade',
+  'rollback',
+  'correct',
+  'freeze',
+  'unfreeze',
+  'freeze-all',
+] as const);
 
 export const Permission = Type.Object(
   {

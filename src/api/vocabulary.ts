@@ -27,6 +27,8 @@ export const ConditionType = {
   TestSuccess: 'TestSuccess',
   /** True while an active Freeze holds a helm action this release needs (abnormal-true); removed when it goes on. */
   Frozen: 'Frozen',
+  /** True while live objects differ from what Helm last applied (driftDetection.mode warn); removed when they match again. */
+  Drifted: 'Drifted',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { boolean, ConfigError, MiB, positiveInt, readSharedConfig, type Env, type SharedConfig } from '../core/config/env.js';
 import type { TenancyPolicy } from '../core/release/tenancy-policy.js';
 import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, HostPolicyError, parseHostPolicy, type HostPolicy } from './charts/host-policy.js';
@@ -7,6 +8,8 @@ import { validGoGC } from './helm/helm-process-env.js';
 
 export interface ControllerConfig extends SharedConfig {
   helmBin: string;
+  /** The field manager helm's server-side applies are made as: drift is compared and corrected as it (HELMCREW_HELM_FIELD_MANAGER). */
+  helmFieldManager: string;
   /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default, a memory-for-CPU trade left to the operator. */
   helmGoGC?: string;
   concurrency: number;
@@ -39,6 +42,8 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
   return {
     ...readSharedConfig(env),
     helmBin: env.HELM_BIN || 'helm',
+    // helm 4 names its field manager after its own binary (filepath.Base(os.Args[0])).
+    helmFieldManager: env.HELMCREW_HELM_FIELD_MANAGER || basename(env.HELM_BIN || 'helm'),
     helmGoGC: helmGoGC(env, 'HELMCREW_HELM_GOGC'),
     concurrency: positiveInt(env, 'HELMCREW_CONCURRENCY', 4),
     namespaces: (env.WATCH_NAMESPACES ?? '')

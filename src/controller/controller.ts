@@ -16,6 +16,8 @@ import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
 import { ReleaseStorage } from '../core/helm-storage/release-storage.js';
 import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
 import { IdentityClients } from '../core/kube/identity.js';
+import { ClusterObjects } from '../core/kube/cluster-objects.js';
+import { DriftDetector } from './drift/drift-detector.js';
 import { controllerNamespace, getOrCreateDigestKey } from '../core/kube/digest-key.js';
 import { KubeEventRecorder } from '../core/kube/event-recorder.js';
 import { CompositeEventSink, type ReleaseEventSink } from '../core/events/release-event-sink.js';
@@ -91,6 +93,7 @@ export async function startController(config: ControllerConfig, options: Control
     log,
     now: () => new Date(),
     operations,
+    drift: new DriftDetector(new ClusterObjects(rest), config.helmFieldManager),
   };
 
   const queue = new ReconcileQueue(connection, config.queuePrefix);

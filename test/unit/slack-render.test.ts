@@ -127,6 +127,26 @@ describe('renderOperationMessage', () => {
     expect(parseReleaseActionValue(elements[0]!.value)).toEqual({ namespace: 'prod', name: 'frontend' });
   });
 
+  it('a drift report names the objects and fields and carries one "Correct now" button for the bot', () => {
+    const message = '1 object differs from revision 3: Deployment prod/frontend (/spec/template/spec/containers/0/image)';
+    const n = notification({
+      event: 'DriftDetected',
+      operationId: 'uid-1:4:drift:t',
+      message,
+      errorExcerpt: undefined,
+      release: { ...notification().release, namespace: 'prod', name: 'frontend' },
+    });
+    const rendered = renderOperationMessage(n, timelineOf(n));
+    expect(texts(rendered.blocks).join('\n')).toContain('Deployment prod/frontend (/spec/template/spec/containers/0/image)');
+    const elements = rendered.blocks.find((b) => b.type === 'actions')!.elements as Array<{ action_id: string; value: string }>;
+    expect(elements.map((e) => [e.action_id, e.value])).toEqual([
+      [ReleaseAction.Correct, 'prod/frontend'],
+      ['release_history', 'prod/frontend'],
+    ]);
+    const corrected = notification({ event: 'DriftCorrected', severity: 'info', operationId: 'uid-1:4:drift:t', errorExcerpt: undefined });
+    expect(renderOperationMessage(corrected, timelineOf(corrected)).blocks.some((b) => b.type === 'actions')).toBe(false);
+  });
+
   it('escapes &, < and > everywhere, so a message cannot mention a channel or hide a link', () => {
     const evil = 'boom <!channel> <@U0ADMIN> <https://evil.example|click> & more';
     const n = notification({ message: evil, errorExcerpt: evil, cause: evil, release: { ...notification().release, chart: '<!here>' } });

@@ -23,6 +23,13 @@ import { applyFreeze, applyUnfreeze, breakGlassPatch } from './freeze-writes.js'
 
 export const BOT_FIELD_MANAGER = 'helmcrew-bot';
 
+/** Requests the controller handles once, by id: a rollback and a drift correction. */
+function requestIdFor(verb: MutatingCommand['verb']): string | undefined {
+  if (verb === 'rollback') return `rb-${randomBytes(6).toString('hex')}`;
+  if (verb === 'correct') return `dc-${randomBytes(6).toString('hex')}`;
+  return undefined;
+}
+
 export interface OperationsDeps {
   api: HelmReleaseApi;
   freezes: FreezeApi;
@@ -40,7 +47,7 @@ export interface OperationsDeps {
 export interface Applied {
   /** One line per release changed; the caller posts it in the channel / prints it. */
   summary: string;
-  /** The rollback request id, when a rollback was asked for (to await its outcome). */
+  /** The request id, when a rollback or a correction was asked for (to await its outcome). */
   requestId?: string;
 }
 
@@ -121,7 +128,7 @@ export class ReleaseOperations {
     const now = this.deps.now();
     if (action.freeze) return applyFreeze(this.deps, action, actor, now);
     if (action.command.verb === 'unfreeze') return applyUnfreeze(this.deps, action, actor);
-    const requestId = action.command.verb === 'rollback' ? `rb-${randomBytes(6).toString('hex')}` : undefined;
+    const requestId = requestIdFor(action.command.verb);
     const lines: string[] = [];
     for (const target of action.targets) {
       const check = stillAsPlanned(target, await this.deps.api.get(target.namespace, target.name));

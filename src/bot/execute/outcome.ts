@@ -38,6 +38,11 @@ export function outcomeOf(release: HelmRelease, verb: MutatingVerb, requestId?: 
       if (!record || record.requestId !== requestId || record.inProgress) return pending;
       return { done: true, succeeded: record.succeeded, message: `${key}: ${record.message}` };
     }
+    case 'correct': {
+      const record = release.status?.lastDriftCorrection;
+      if (!record || record.requestId !== requestId) return pending;
+      return { done: true, succeeded: record.succeeded, message: `${key}: ${record.message}` };
+    }
     case 'suspend':
       return suspended?.status === 'True' ? { done: true, succeeded: true, message: `${key}: ${suspended.message}` } : pending;
     case 'freeze':

@@ -92,7 +92,8 @@ function parseVerb(verb: Verb, args: Token[], reason: string | undefined): Parse
       return noReason() ?? noMore(1) ?? ok({ verb, release: r.ref });
     }
     case 'suspend':
-    case 'resume': {
+    case 'resume':
+    case 'correct': {
       const r = release();
       if (!r.ok) return r;
       return noMore(1) ?? ok(withReason({ verb, release: r.ref }, reason));

@@ -1,5 +1,6 @@
 import {
   BREAK_GLASS_ANNOTATION,
+  DRIFT_CORRECTION_REQUEST_ANNOTATION,
   ROLLBACK_REQUEST_ANNOTATION,
   ROLLBACK_TO_ANNOTATION,
   SUSPENSION_ANNOTATION,
@@ -56,6 +57,11 @@ export function rollbackPatch(actor: Actor, reason: string | undefined, revision
   };
 }
 
+/** Asks the controller to put drifted objects back now, once per request id (status.lastDriftCorrection). */
+export function correctDriftPatch(requestId: string): IntentPatch {
+  return { metadata: { annotations: { [DRIFT_CORRECTION_REQUEST_ANNOTATION]: requestId } } };
+}
+
 export function upgradePatch(version: string): IntentPatch {
   return { spec: { chart: { version } } };
 }
@@ -72,7 +78,7 @@ export function withBreakGlass(patch: IntentPatch, record: BreakGlassRecord, res
   };
 }
 
-/** The patch that carries out a confirmed release action; `requestId` is set for a rollback. Freezes are objects of their own, not patches. */
+/** The patch that carries out a confirmed release action; `requestId` is set for a rollback and a correction. Freezes are objects of their own, not patches. */
 export function intentPatch(action: PreparedAction, actor: Actor, now: Date, requestId: string | undefined): IntentPatch {
   const command = action.command;
   switch (command.verb) {
@@ -84,6 +90,8 @@ export function intentPatch(action: PreparedAction, actor: Actor, now: Date, req
       return upgradePatch(command.version);
     case 'rollback':
       return rollbackPatch(actor, command.reason, command.revision, requestId!, now);
+    case 'correct':
+      return correctDriftPatch(requestId!);
     case 'freeze':
     case 'unfreeze':
       throw new Error(`${command.verb} writes a Freeze, not a HelmRelease patch`);

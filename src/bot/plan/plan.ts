@@ -1,4 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
+import { ConditionType } from '../../api/vocabulary.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { chooseRollbackRevision } from '../../core/release/rollback-decision.js';
 import type { MutatingCommand } from '../grammar/command.js';
@@ -104,6 +105,21 @@ function planWithoutFreezes(
         warnings: gitops ? [gitops] : [],
         doable: release.spec.chart.version !== command.version,
         ...previewMore(preview),
+      };
+    }
+    case 'correct': {
+      const drifted = release.status?.conditions?.find((c) => c.type === ConditionType.Drifted && c.status === 'True');
+      if (!deployed) return { title: `correct ${key}`, lines: [`nothing is deployed for ${key}`], warnings: [], doable: false };
+      if (release.spec.suspend) return { title: `correct ${key}`, lines: [`${key} is suspended: resume it first`], warnings: [], doable: false };
+      return {
+        title: `correct drift of ${key}`,
+        lines: [
+          drifted ? drifted.message : 'no drift reported yet: the controller looks now and re-applies whatever differs',
+          `the drifted objects get revision ${deployed.revision}'s manifest again (server-side apply as helm; no new revision, ignored fields kept)`,
+          ...why,
+        ],
+        warnings: [],
+        doable: true,
       };
     }
     case 'rollback': {

@@ -21,7 +21,7 @@ import { redisCheck } from '../../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../../core/metrics/registry.js';
 
 /** Buttons on notification messages (from the Slack provider): value is "namespace/name". */
-const NOTIFICATION_ACTIONS = /^release_(rollback|suspend|resume|history|status)$/;
+const NOTIFICATION_ACTIONS = /^release_(rollback|suspend|resume|history|status|correct)$/;
 
 export interface RunningBot {
   mode: 'http' | 'socket';

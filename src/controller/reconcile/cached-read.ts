@@ -39,6 +39,8 @@ const READS: Partial<Record<keyof ReconcileContext, ReadonlySet<string>>> = {
   storage: new Set(['history']),
   helm: new Set(),
   events: new Set(),
+  // Checking drift reads and dry-runs; correcting it changes the cluster.
+  drift: new Set(['check']),
 };
 
 /** The same context with every writer (API writes, helm, Events) replaced by a FreshReadNeeded thrower. */

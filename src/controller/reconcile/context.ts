@@ -12,6 +12,7 @@ import type { IdentityClients } from '../../core/kube/identity.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ValuesDigester } from '../../core/release/values-digest.js';
+import type { DriftDetector } from '../drift/drift-detector.js';
 
 /** Everything a reconcile touches, injected so tests can drive it and the clock. */
 export interface ReconcileContext {
@@ -30,6 +31,8 @@ export interface ReconcileContext {
   now: () => Date;
   /** The informer's copies of HelmReleases: a settled one is checked without a GET (cached-read.ts). */
   cache?: ReleaseCache;
+  /** Compares and corrects live objects against Helm's manifest (spec.driftDetection); none: drift is never looked at. */
+  drift?: DriftDetector;
   /** Installs and upgrades running here, cancelled when a newer generation arrives. */
   operations?: RunningOperations;
   /** The active Freezes (watched): asked before every helm action. None: nothing is ever held. */

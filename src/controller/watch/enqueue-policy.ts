@@ -1,8 +1,9 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
-import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../api/annotations.js';
+import { DRIFT_CORRECTION_REQUEST_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../api/annotations.js';
+import { driftMode, slotPassed, slotPhaseMs } from '../drift/drift-schedule.js';
 import { pendingRollback } from '../../core/release/rollback-decision.js';
-import { DEFAULT_INTERVAL, DEFAULT_TIMEOUT } from '../../core/release/release-target.js';
+import { DEFAULT_INTERVAL, DEFAULT_TIMEOUT, releaseKey } from '../../core/release/release-target.js';
 
 /** Annotation a person (or the bot) sets to ask for a reconcile now, like Flux's reconcile.fluxcd.io/requestedAt. */
 export const REQUESTED_AT_ANNOTATION = 'helmcrew.dev/requestedAt';
@@ -15,6 +16,8 @@ export interface SeenState {
   /** A rollback asked for on an already suspended release changes only annotations. */
   rollbackRequest?: string;
   suspension?: string;
+  /** "Correct now" from chat changes only an annotation. */
+  driftCorrectionRequest?: string;
 }
 
 export function seenState(release: HelmRelease): SeenState {
@@ -24,6 +27,7 @@ export function seenState(release: HelmRelease): SeenState {
     requestedAt: release.metadata.annotations?.[REQUESTED_AT_ANNOTATION],
     rollbackRequest: release.metadata.annotations?.[ROLLBACK_REQUEST_ANNOTATION],
     suspension: release.metadata.annotations?.[SUSPENSION_ANNOTATION],
+    driftCorrectionRequest: release.metadata.annotations?.[DRIFT_CORRECTION_REQUEST_ANNOTATION],
   };
 }
 
@@ -35,7 +39,8 @@ export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: See
     previous.deleting !== next.deleting ||
     previous.requestedAt !== next.requestedAt ||
     previous.rollbackRequest !== next.rollbackRequest ||
-    previous.suspension !== next.suspension
+    previous.suspension !== next.suspension ||
+    previous.driftCorrectionRequest !== next.driftCorrectionRequest
   );
 }
 
@@ -61,6 +66,9 @@ export function dueForResync(release: HelmRelease, now: number, lastCheckedMs?: 
   } catch {
     return false;
   }
+  // A check that looks for drift reads every object of the release: spread over the interval (drift-schedule.ts).
+  if (driftMode(release.spec) !== 'disabled')
+    return slotPassed(last, now, intervalMs, slotPhaseMs(releaseKey(release.metadata.namespace, release.metadata.name), intervalMs));
   return now - last >= intervalMs;
 }
 

@@ -187,6 +187,22 @@ describe('outcomeOf (read from status only)', () => {
       want: { done: true, succeeded: false, message: 'web/a: no earlier revision' },
     },
     {
+      name: 'correction not handled yet',
+      verb: 'correct' as const,
+      given: hr('web', 'a', { status: { lastDriftCorrection: { requestId: 'older', revision: 1, succeeded: true, message: 'x', at: 't' } } }),
+      want: { done: false },
+    },
+    {
+      name: 'correction handled',
+      verb: 'correct' as const,
+      given: hr('web', 'a', {
+        status: {
+          lastDriftCorrection: { requestId: 'rb', revision: 1, succeeded: true, message: 'Re-applied revision 1 to ConfigMap web/page (deleted)', at: 't' },
+        },
+      }),
+      want: { done: true, succeeded: true, message: 'web/a: Re-applied revision 1 to ConfigMap web/page (deleted)' },
+    },
+    {
       name: 'suspend seen',
       verb: 'suspend' as const,
       given: hr('web', 'a', { status: { conditions: [cond('Suspended', 'True', 'Suspended by slack:U1')] } }),

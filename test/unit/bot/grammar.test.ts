@@ -40,6 +40,11 @@ describe('parseReleaseCommand', () => {
       want: ok({ verb: 'suspend', release: unicorn, reason: "it's on fire" }),
     },
     { name: 'resume', input: 'resume web/unicorn', want: ok({ verb: 'resume', release: { namespace: 'web', name: 'unicorn' } }) },
+    {
+      name: 'correct drift',
+      input: 'correct web/unicorn --reason hotfix reverted',
+      want: ok({ verb: 'correct', release: { namespace: 'web', name: 'unicorn' }, reason: 'hotfix reverted' }),
+    },
     { name: 'upgrade to a version', input: 'upgrade unicorn 3.0.0', want: ok({ verb: 'upgrade', release: unicorn, version: '3.0.0' }) },
     { name: 'upgrade to a range', input: 'upgrade unicorn 3.x', want: ok({ verb: 'upgrade', release: unicorn, version: '3.x' }) },
     { name: 'rollback to previous', input: 'rollback unicorn', want: ok({ verb: 'rollback', release: unicorn }) },

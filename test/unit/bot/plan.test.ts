@@ -28,6 +28,21 @@ const history = summarizeHistory([
   stored(1, 'superseded', '1.0.0'),
 ]);
 
+const driftedRelease = (): HelmRelease => ({
+  ...release(),
+  status: {
+    conditions: [
+      {
+        type: 'Drifted',
+        status: 'True',
+        reason: 'DriftDetected',
+        message: '1 object differs from revision 3: ConfigMap web/page (deleted)',
+        lastTransitionTime: 't',
+      },
+    ],
+  },
+});
+
 describe('planReleaseCommand', () => {
   it.each([
     {
@@ -61,6 +76,18 @@ describe('planReleaseCommand', () => {
       command: { verb: 'suspend', release: { name: 'unicorn' } },
       given: release({ suspend: true }),
       want: { doable: false, lines: ['web/unicorn is already suspended'] },
+    },
+    {
+      name: 'correct drift: the plan names what drifted and what is re-applied',
+      command: { verb: 'correct', release: { name: 'unicorn' } },
+      given: driftedRelease(),
+      want: { doable: true, lines: containing(['1 object differs from revision 3: ConfigMap web/page (deleted)', matching(/revision 3's manifest again/)]) },
+    },
+    {
+      name: 'correct a suspended release',
+      command: { verb: 'correct', release: { name: 'unicorn' } },
+      given: release({ suspend: true }),
+      want: { doable: false },
     },
     { name: 'resume a release that is not suspended', command: { verb: 'resume', release: { name: 'unicorn' } }, given: release(), want: { doable: false } },
     {

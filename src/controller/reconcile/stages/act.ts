@@ -18,7 +18,15 @@ import { gatedByDependencies, nextAction, type ReleaseAction, type ReleaseState 
 import { failedActionOf, remediationPolicy } from '../remediation-decision.js';
 import { testsWanted } from '../test-decision.js';
 import { freezeGate } from './freeze-gate.js';
-import { done, FRESH_PASS, isPassEnd, type Pass, type PassEnd } from './pass.js';
+import { done, FRESH_PASS, isPassEnd, type Pass, type PassEnd, type ReconcileResult } from './pass.js';
+import { driftStep, type DriftOutcome } from '../actions/drift.js';
+
+const IN_SYNC_RESULT: Record<DriftOutcome, ReconcileResult['action']> = {
+  unchanged: 'unchanged',
+  written: 'report-ready',
+  reported: 'report-drift',
+  corrected: 'correct-drift',
+};
 
 /**
  * The last stage: does what the release's state calls for (release-state.ts names it). Installs,
@@ -63,10 +71,8 @@ export async function actStage(held: Pass, desired: DesiredRelease, state: Relea
     case 'failed-unchanged':
       return reportFailure(pass, state);
     case 'in-sync':
-      // A check that finds nothing new writes nothing.
-      return (await writeStatusIfChanged(ctx, release, inSyncStatus(release, desired, history, ctx.now())))
-        ? done(key, 'report-ready')
-        : done(key, 'unchanged');
+      // A check that finds nothing new writes nothing; drift (when asked for) is looked for here.
+      return done(key, IN_SYNC_RESULT[await driftStep(pass, state.deployed, inSyncStatus(release, desired, history, ctx.now()))]);
     default:
       return assertNever(state);
   }

@@ -20,7 +20,9 @@ export interface ReconcileResult {
     | 'wait-for-dependencies'
     /** An active Freeze holds the helm action (stages/freeze-gate.ts). */
     | 'frozen'
-    | 'unchanged';
+    | 'unchanged'
+    | 'report-drift'
+    | 'correct-drift';
   /** Run this release again after this long (a backoff chosen by a decision, not an error). */
   requeueAfterMs?: number;
 }

@@ -1,5 +1,5 @@
 /**
- * The buttons on a failure message. The ids are a contract with the Slack bot, which handles
+ * The buttons on a failure or drift message. The ids are a contract with the Slack bot, which handles
  * the clicks: stable strings, one per verb; each button's value is the HelmRelease's
  * "namespace/name".
  */
@@ -8,6 +8,8 @@ export const ReleaseAction = {
   Suspend: 'release_suspend',
   History: 'release_history',
   Status: 'release_status',
+  /** On a "Drift detected" message: put the drifted objects back (the bot's `correct` verb). */
+  Correct: 'release_correct',
 } as const;
 export type ReleaseAction = (typeof ReleaseAction)[keyof typeof ReleaseAction];
 

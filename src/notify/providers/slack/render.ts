@@ -158,6 +158,19 @@ function actionsBlock(n: ReleaseNotification): Block {
   };
 }
 
+/** A drift report carries one button: correct it now (after the bot's plan, confirmation and authorization). */
+function correctBlock(n: ReleaseNotification): Block {
+  const value = releaseActionValue(n.release);
+  return {
+    type: 'actions',
+    block_id: 'release_actions',
+    elements: [
+      { type: 'button', action_id: ReleaseAction.Correct, text: plain('Correct now', 75), style: 'primary', value },
+      { type: 'button', action_id: ReleaseAction.History, text: plain('History', 75), value },
+    ],
+  };
+}
+
 /**
  * The operation's message after `n`, given the timeline so far (including `n`). Failures carry
  * the Roll back / Suspend / History buttons.
@@ -181,7 +194,8 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
   if (n.errorExcerpt?.trim()) blocks.push({ type: 'section', block_id: 'release_error', text: mrkdwn(codeBlock(n.errorExcerpt, LIMIT.excerpt)) });
   const history = timelineText(timeline);
   if (history) blocks.push({ type: 'context', block_id: 'release_timeline', elements: [mrkdwn(history)] });
-  if (phase === 'failed') blocks.push(actionsBlock(n));
+  if (n.event === ReleaseEvent.DriftDetected) blocks.push(correctBlock(n));
+  else if (phase === 'failed') blocks.push(actionsBlock(n));
   return { text: safeText(summaryLine(n), 500), blocks, color: PHASE_COLOR[phase] };
 }
 
