@@ -4,13 +4,12 @@
 // Real Bolt, real Redis (plans), real API server (releases, Teams); the local fake Slack.
 // Two commands of three are `status` (reads the API server after the ack), one of three is
 // `resume` (plan → stored in Redis → ephemeral plan with a Confirm button).
-import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../src/api/vocabulary.js';
 import { startBot } from '../src/bot/slack/app.js';
 import { readBotConfig } from '../src/bot/slack/config.js';
 import { makeKubeClients } from '../src/core/kube/client.js';
 import { freePort } from '../src/dev/free-port.js';
 import { postSigned, slashCommand, startFakeSlack } from '../src/dev/fake-slack/index.js';
-import { applyHelmRelease, createNamespace, helmReleaseObject, randomSuffix } from '../src/dev/harness/index.js';
+import { applyHelmRelease, createNamespace, createTeam, deleteTeam, helmReleaseObject, randomSuffix } from '../src/dev/harness/index.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { startBenchEnv } from './lib/environment.js';
 import { formatFacts, loadavgString, machineFacts } from './lib/machine.js';
@@ -39,21 +38,8 @@ export const benchmark: Benchmark = {
       helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }),
     );
     const team = `bench-${randomSuffix()}`;
-    await kube.custom.createClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: TEAM_PLURAL,
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: 'Team',
-        metadata: { name: team },
-        spec: { members: { slackUsers: ['UBENCH'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'resume'] }] },
-      },
-    });
-    cleanup.add(
-      `delete Team ${team}`,
-      async () => void (await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team })),
-    );
+    await createTeam(kube, team, { members: { slackUsers: ['UBENCH'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'resume'] }] });
+    cleanup.add(`delete Team ${team}`, () => deleteTeam(kube, team));
 
     const slack = await startFakeSlack({ tokens: ['xoxb-bench'], users: [{ id: 'UBENCH', name: 'bench' }], channels: [{ id: 'C0BENCH', name: 'bench' }] });
     cleanup.add('stop the fake Slack', () => slack.stop());

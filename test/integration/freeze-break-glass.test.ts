@@ -2,7 +2,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BREAK_GLASS_ANNOTATION, readBreakGlass } from '../../src/api/annotations.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { API_GROUP, API_VERSION, FREEZE_KIND, TEAM_PLURAL } from '../../src/api/vocabulary.js';
+import { API_GROUP, API_VERSION, FREEZE_KIND } from '../../src/api/vocabulary.js';
 import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
 import { readBotConfig } from '../../src/bot/slack/config.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
@@ -13,6 +13,7 @@ import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack }
 import { freePort } from '../../src/dev/free-port.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
+import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 
 /**
@@ -42,16 +43,9 @@ describe('/release upgrade --break-glass through a freeze', () => {
       users: ['UALICE', 'UBOB'].map((id) => ({ id, name: id.slice(1).toLowerCase() })),
       channels: [{ id: channel, name: 'incident' }],
     });
-    await kube.custom.createClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: TEAM_PLURAL,
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: 'Team',
-        metadata: { name: team },
-        spec: { members: { slackUsers: ['UALICE', 'UBOB'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'upgrade', 'freeze', 'unfreeze'] }] },
-      },
+    await createTeam(kube, team, {
+      members: { slackUsers: ['UALICE', 'UBOB'] },
+      permissions: [{ namespaces: [namespace], verbs: ['status', 'upgrade', 'freeze', 'unfreeze'] }],
     });
     const port = await freePort();
     const config = readBotConfig({
@@ -80,7 +74,7 @@ describe('/release upgrade --break-glass through a freeze', () => {
     await bot?.stop();
     await slack?.stop();
     await freezes.delete(freezeName);
-    await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team }).catch(() => undefined);
+    await deleteTeam(kube, team);
   });
 
   const send = (form: Record<string, string>) => postSigned(events, form, { secret });

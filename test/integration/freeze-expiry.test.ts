@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREEZE_REPORTED_ANNOTATION } from '../../src/api/annotations.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../src/api/vocabulary.js';
 import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
 import { readBotConfig } from '../../src/bot/slack/config.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
@@ -12,6 +11,7 @@ import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack }
 import { freePort } from '../../src/dev/free-port.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
+import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 
 /**
@@ -36,17 +36,7 @@ describe("a freeze's end reported in its channel message when nobody lifted it f
 
   beforeAll(async () => {
     slack = await startFakeSlack({ tokens: [token], users: [{ id: 'UALICE', name: 'alice' }], channels: [{ id: channel, name: 'changes' }] });
-    await kube.custom.createClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: TEAM_PLURAL,
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: 'Team',
-        metadata: { name: team },
-        spec: { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'freeze', 'unfreeze'] }] },
-      },
-    });
+    await createTeam(kube, team, { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'freeze', 'unfreeze'] }] });
     const config = readBotConfig({
       SLACK_BOT_TOKEN: token,
       SLACK_SIGNING_SECRET: secret,
@@ -65,7 +55,7 @@ describe("a freeze's end reported in its channel message when nobody lifted it f
     await bot?.stop();
     await slack?.stop();
     for (const f of (await freezes.list()).items.filter((f) => f.spec.scope.namespaces?.includes(namespace))) await freezes.delete(f.metadata.name);
-    await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team }).catch(() => undefined);
+    await deleteTeam(kube, team);
   });
 
   type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };

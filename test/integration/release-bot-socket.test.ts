@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../src/api/vocabulary.js';
 import { freePorts } from '../../src/dev/free-port.js';
 import { sample, scrape } from '../support/scrape.js';
 import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
@@ -9,6 +8,7 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { createLogger } from '../../src/core/log.js';
 import { buttonClick, FAKE_APP, FAKE_APP_ID, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
+import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 
 /**
@@ -33,17 +33,7 @@ describe('/release in Slack (Socket Mode)', () => {
       kubeConfig,
       helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, suspend: true }),
     );
-    await kube.custom.createClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: TEAM_PLURAL,
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: 'Team',
-        metadata: { name: team },
-        spec: { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'suspend', 'resume'] }] },
-      },
-    });
+    await createTeam(kube, team, { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'suspend', 'resume'] }] });
     healthPort = (await freePorts(1))[0] ?? 0;
     slack = await startFakeSlack({
       tokens: ['xoxb-socket'],
@@ -69,7 +59,7 @@ describe('/release in Slack (Socket Mode)', () => {
   afterAll(async () => {
     await bot?.stop();
     await slack?.stop();
-    await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team }).catch(() => undefined);
+    await deleteTeam(kube, team);
     if (namespace) await deleteNamespace(kubeConfig, namespace);
   });
 

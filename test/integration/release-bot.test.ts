@@ -10,6 +10,7 @@ import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } f
 import { freePort } from '../../src/dev/free-port.js';
 import { createLogger } from '../../src/core/log.js';
 import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
+import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 
 /**
@@ -37,22 +38,12 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
       channels: [{ id: channel, name: 'incident' }],
       userGroups: { S0ONCALL: ['UBOB'] },
     });
-    await kube.custom.createClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: TEAM_PLURAL,
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: 'Team',
-        metadata: { name: team },
-        spec: {
-          members: { slackUsers: ['UALICE'], slackUserGroups: ['S0ONCALL'] },
-          permissions: [
-            { namespaces: [namespace], releases: ['unicorn'], verbs: ['status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback'] },
-            { namespaces: [namespace], releases: ['vault'], verbs: ['status', 'suspend', 'resume'], requireApproval: true },
-          ],
-        },
-      },
+    await createTeam(kube, team, {
+      members: { slackUsers: ['UALICE'], slackUserGroups: ['S0ONCALL'] },
+      permissions: [
+        { namespaces: [namespace], releases: ['unicorn'], verbs: ['status', 'history', 'diff', 'suspend', 'resume', 'upgrade', 'rollback'] },
+        { namespaces: [namespace], releases: ['vault'], verbs: ['status', 'suspend', 'resume'], requireApproval: true },
+      ],
     });
     const port = await freePort();
     const config = readBotConfig({
@@ -83,7 +74,7 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
   afterAll(async () => {
     await bot?.stop();
     await slack?.stop();
-    await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team }).catch(() => undefined);
+    await deleteTeam(kube, team);
   });
 
   const send = (form: Record<string, string>, opts: { timestamp?: number; signature?: string } = {}) => postSigned(events, form, { secret, ...opts });

@@ -3,7 +3,6 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../src/api/vocabulary.js';
 import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
 import { readBotConfig } from '../../src/bot/slack/config.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
@@ -12,6 +11,7 @@ import { createLogger } from '../../src/core/log.js';
 import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { PLANNER, startPlannerRepo, type PlannerRepo } from '../support/planner-chart.js';
 
@@ -40,16 +40,9 @@ describe('/release list, history, diff and upgrade in Slack, with the objects a 
   beforeAll(async () => {
     repo = await startPlannerRepo(env.helmBin);
     slack = await startFakeSlack({ tokens: [token], users: [{ id: 'UALICE', name: 'alice' }], channels: [{ id: channel, name: 'chat' }] });
-    await kube.custom.createClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: TEAM_PLURAL,
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: 'Team',
-        metadata: { name: team },
-        spec: { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['list', 'status', 'history', 'diff', 'upgrade'] }] },
-      },
+    await createTeam(kube, team, {
+      members: { slackUsers: ['UALICE'] },
+      permissions: [{ namespaces: [namespace], verbs: ['list', 'status', 'history', 'diff', 'upgrade'] }],
     });
     botLog = join(await mkdtemp(join(tmpdir(), 'helmcrew-chat-')), 'bot.log');
     const config = readBotConfig({
@@ -73,7 +66,7 @@ describe('/release list, history, diff and upgrade in Slack, with the objects a 
     await bot?.stop();
     await slack?.stop();
     await repo?.close();
-    await kube.custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team }).catch(() => undefined);
+    await deleteTeam(kube, team);
   });
 
   type Block = { type: string; text?: { text: string }; elements?: Array<{ action_id: string; value: string }> };

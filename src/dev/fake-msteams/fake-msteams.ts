@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FixedWindowLimit, LoopbackFake } from '../loopback-fake.js';
 
 export interface FakeTeamsPost {
   at: number;
@@ -34,14 +34,14 @@ export function teamsMessageError(body: unknown): string | undefined {
  * message gets 202 Accepted (what Workflows answers, before the flow runs); a body that is not one
  * 400; too many posts to one webhook (or `throttleNext`) 429 with Retry-After.
  */
-export class FakeMSTeams {
+export class FakeMSTeams extends LoopbackFake {
   readonly posts: FakeTeamsPost[] = [];
-  private server: Server | undefined;
-  private port = 0;
-  private forced = 0;
-  private readonly windows = new Map<string, { start: number; count: number }>();
+  private readonly limit: FixedWindowLimit;
 
-  constructor(private readonly options: { postsPerSecond?: number; retryAfterSeconds?: number } = {}) {}
+  constructor(private readonly options: { postsPerSecond?: number; retryAfterSeconds?: number } = {}) {
+    super('Teams');
+    this.limit = new FixedWindowLimit(1000, () => this.options.postsPerSecond ?? 4);
+  }
 
   url(path: string): string {
     return `http://127.0.0.1:${this.port}${path}`;
@@ -52,31 +52,10 @@ export class FakeMSTeams {
   }
 
   throttleNext(count: number): void {
-    this.forced = count;
+    this.limit.refuseNext(count);
   }
 
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
-  }
-
-  async waitFor(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (!done()) {
-      if (Date.now() > until) throw new Error(`fake Teams: timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
     const post: FakeTeamsPost = { at: Date.now(), path, status: 0, raw: '' };
     this.posts.push(post);
@@ -103,17 +82,6 @@ export class FakeMSTeams {
   }
 
   private throttled(path: string): boolean {
-    if (this.forced > 0) {
-      this.forced--;
-      return true;
-    }
-    const now = Date.now();
-    const window = this.windows.get(path);
-    if (!window || now - window.start >= 1000) {
-      this.windows.set(path, { start: now, count: 1 });
-      return false;
-    }
-    window.count++;
-    return window.count > (this.options.postsPerSecond ?? 4);
+    return this.limit.throttled(path);
   }
 }

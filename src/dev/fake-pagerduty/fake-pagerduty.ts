@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { FixedWindowLimit, LoopbackFake } from '../loopback-fake.js';
 import { AlertBook, type AppliedEvent } from './alerts.js';
 import { MAX_EVENT_BYTES, validateEvent } from './validate.js';
 
@@ -27,15 +27,15 @@ export interface FakeRequest {
  * Retry-After when a routing key sends too much (or `throttleNext` says so). Alerts are kept as
  * PagerDuty de-duplicates them (alerts.ts), so a test reads the incidents a sender caused.
  */
-export class FakePagerDuty {
+export class FakePagerDuty extends LoopbackFake {
   readonly alerts = new AlertBook();
   readonly requests: FakeRequest[] = [];
-  private server: Server | undefined;
-  private port = 0;
-  private forced = 0;
-  private readonly windows = new Map<string, { start: number; count: number }>();
+  private readonly limit: FixedWindowLimit;
 
-  constructor(private readonly options: FakePagerDutyOptions = {}) {}
+  constructor(private readonly options: FakePagerDutyOptions = {}) {
+    super('PagerDuty');
+    this.limit = new FixedWindowLimit(60_000, () => this.options.eventsPerMinute ?? 120);
+  }
 
   get url(): string {
     return `http://127.0.0.1:${this.port}/v2/enqueue`;
@@ -43,32 +43,10 @@ export class FakePagerDuty {
 
   /** Answer the next `count` events with 429 (a throttled integration). */
   throttleNext(count: number): void {
-    this.forced = count;
+    this.limit.refuseNext(count);
   }
 
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => void this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    this.port = (this.server.address() as AddressInfo).port;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    if (!this.server) return;
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server!.close(() => resolve()));
-  }
-
-  /** Polls until `done` holds. */
-  async waitFor(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
-    const until = Date.now() + timeoutMs;
-    while (!done()) {
-      if (Date.now() > until) throw new Error(`fake PagerDuty: timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const answer = (status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) => {
       res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
       return status;
@@ -114,17 +92,6 @@ export class FakePagerDuty {
   }
 
   private throttled(routingKey: string): boolean {
-    if (this.forced > 0) {
-      this.forced--;
-      return true;
-    }
-    const now = Date.now();
-    const window = this.windows.get(routingKey);
-    if (!window || now - window.start >= 60_000) {
-      this.windows.set(routingKey, { start: now, count: 1 });
-      return false;
-    }
-    window.count++;
-    return window.count > (this.options.eventsPerMinute ?? 120);
+    return this.limit.throttled(routingKey);
   }
 }

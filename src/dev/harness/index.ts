@@ -10,3 +10,4 @@ export { waitAllReconciled, waitForGone, waitForReadyReason, waitForReconciled, 
 export { eventReasons, waitForEvents } from './events.js';
 export { deploymentAvailable, servedColor } from './unicorn.js';
 export { startEnvironmentWithCrds } from './environment.js';
+export { createTeam, deleteTeam } from './teams.js';
