@@ -14,6 +14,7 @@ export interface ChangePreviews {
 export class QueuedPreviews implements ChangePreviews {
   private readonly queue: Queue<PreviewRequest, PreviewResult>;
   private readonly events: QueueEvents;
+  private readonly eventsConnection: Redis;
 
   constructor(
     connection: Redis,
@@ -21,8 +22,10 @@ export class QueuedPreviews implements ChangePreviews {
     private readonly timeoutMs: number,
   ) {
     this.queue = new Queue<PreviewRequest, PreviewResult>(PREVIEW_QUEUE, { connection, prefix });
-    // QueueEvents blocks on a stream read: it needs a connection of its own.
-    this.events = new QueueEvents(PREVIEW_QUEUE, { connection: connection.duplicate(), prefix });
+    // QueueEvents blocks on a stream read: it needs a connection of its own, which BullMQ does not
+    // close (it did not make it), so close() does.
+    this.eventsConnection = connection.duplicate();
+    this.events = new QueueEvents(PREVIEW_QUEUE, { connection: this.eventsConnection, prefix });
   }
 
   async preview(request: PreviewRequest): Promise<PreviewResult> {
@@ -40,5 +43,6 @@ export class QueuedPreviews implements ChangePreviews {
   async close(): Promise<void> {
     await this.events.close();
     await this.queue.close();
+    this.eventsConnection.disconnect();
   }
 }

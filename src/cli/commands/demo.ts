@@ -58,6 +58,7 @@ export async function demoCommand(): Promise<number> {
     const operationsAfter = { rollback: 6, resume: 8 } as const;
     await tellChatStory({
       kubeConfig,
+      queuePrefix,
       kubeconfigPath: env.kubeconfig,
       redisUrl: env.redisUrl,
       namespace: DEMO_NAMESPACE,

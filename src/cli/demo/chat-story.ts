@@ -12,6 +12,8 @@ import { ALICE, INCIDENT_CHANNEL } from './demo-slack.js';
 
 export interface ChatStoryOptions {
   kubeConfig: KubeConfig;
+  /** The controller's queue prefix, which the bot shares. */
+  queuePrefix: string;
   kubeconfigPath: string;
   redisUrl: string;
   namespace: string;
@@ -41,7 +43,8 @@ export async function tellChatStory(opts: ChatStoryOptions): Promise<{ afterRoll
       PORT: String(await freePort()),
       REDIS_URL: opts.redisUrl,
       KUBECONFIG: opts.kubeconfigPath,
-      HELMCREW_QUEUE_PREFIX: `helmcrew-demo-bot-${process.pid}`,
+      // The controller's prefix: plans ask it what a change would do (core/preview).
+      HELMCREW_QUEUE_PREFIX: opts.queuePrefix,
     }),
     opts.log,
   );
