@@ -92,7 +92,6 @@ export class WebhookProvider implements NotificationProvider<WebhookRef> {
   ) {}
 
   async deliver(notification: ReleaseNotification, channel: WebhookRef, team: string): Promise<void> {
-    const origin = originOf(channel.url);
     const key = await this.keys.read(channel.secretRef);
     if (!key) {
       const { namespace = 'default', name, key: dataKey = DEFAULT_SECRET_KEY } = channel.secretRef;
@@ -100,34 +99,47 @@ export class WebhookProvider implements NotificationProvider<WebhookRef> {
     }
     const body = webhookBody(notification, team);
     const timestamp = Math.floor(this.now().getTime() / 1000);
-    let response: Response;
-    try {
-      response = await fetch(channel.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'helmcrew-notify',
-          'x-helmcrew-delivery': notification.id,
-          'x-helmcrew-event': notification.event,
-          'x-helmcrew-timestamp': String(timestamp),
-          'x-helmcrew-signature': signWebhookBody(key, timestamp, body),
-        },
-        body,
-      });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-      throw new RetryableDeliveryError(`could not reach ${origin}: ${cause}`);
-    }
-    await response.body?.cancel().catch(() => undefined);
-    switch (webhookVerdict(response.status)) {
-      case 'delivered':
-        return;
-      case 'retry':
-        throw new RetryableDeliveryError(`${origin} answered ${response.status}`, parseRetryAfter(response.headers.get('retry-after'), this.now()));
-      case 'refused':
-        throw new PermanentDeliveryError(`http_${response.status}`, `${origin} refused the delivery with HTTP ${response.status}`);
-    }
+    await postForDelivery(channel.url, {
+      timeoutMs: this.timeoutMs,
+      now: this.now,
+      what: 'the delivery',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'helmcrew-notify',
+        'x-helmcrew-delivery': notification.id,
+        'x-helmcrew-event': notification.event,
+        'x-helmcrew-timestamp': String(timestamp),
+        'x-helmcrew-signature': signWebhookBody(key, timestamp, body),
+      },
+      body,
+    });
+  }
+}
+
+/**
+ * One POST of a notification to an HTTP endpoint, answered as webhooks are: 2xx delivered, 429
+ * and 5xx retried (after Retry-After when given), any other status refused. Errors name only the
+ * URL's origin: the URL may be a credential.
+ */
+export async function postForDelivery(
+  url: string,
+  opts: { timeoutMs: number; now: () => Date; what: string; headers: Record<string, string>; body: string },
+): Promise<void> {
+  const origin = originOf(url);
+  let response: Response;
+  try {
+    response = await fetch(url, { method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(opts.timeoutMs), headers: opts.headers, body: opts.body });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+    throw new RetryableDeliveryError(`could not reach ${origin}: ${cause}`);
+  }
+  await response.body?.cancel().catch(() => undefined);
+  switch (webhookVerdict(response.status)) {
+    case 'delivered':
+      return;
+    case 'retry':
+      throw new RetryableDeliveryError(`${origin} answered ${response.status}`, parseRetryAfter(response.headers.get('retry-after'), opts.now()));
+    case 'refused':
+      throw new PermanentDeliveryError(`http_${response.status}`, `${origin} refused ${opts.what} with HTTP ${response.status}`);
   }
 }

@@ -1,6 +1,6 @@
 import { ConfigError } from '../../../core/config/env.js';
-import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
-import { originOf, parseRetryAfter, webhookVerdict, type SigningKeys } from '../webhook.js';
+import { PermanentDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
+import { postForDelivery, type SigningKeys } from '../webhook.js';
 import { DEFAULT_URL_KEY, postsCard, teamsMessage } from './card.js';
 
 type MSTeamsRef = Extract<ChannelRef, { kind: 'msteams' }>;
@@ -39,28 +39,12 @@ export class MSTeamsProvider implements NotificationProvider<MSTeamsRef> {
       throw new PermanentDeliveryError('secret_not_found', `the Workflows webhook URL (Secret ${namespace}/${name}, key ${key}) does not exist`);
     }
     if (!/^https?:\/\/[^\s]+$/.test(url)) throw new PermanentDeliveryError('invalid_url', 'the Workflows webhook URL in the Secret is not an http(s) URL');
-    const origin = originOf(url);
-    let response: Response;
-    try {
-      response = await fetch(url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-        headers: { 'content-type': 'application/json', 'user-agent': 'helmcrew-notify' },
-        body: JSON.stringify(teamsMessage(notification, this.config.statusUrl, this.config.cluster)),
-      });
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
-      throw new RetryableDeliveryError(`could not reach ${origin}: ${cause}`);
-    }
-    await response.body?.cancel().catch(() => undefined);
-    switch (webhookVerdict(response.status)) {
-      case 'delivered':
-        return;
-      case 'retry':
-        throw new RetryableDeliveryError(`${origin} answered ${response.status}`, parseRetryAfter(response.headers.get('retry-after'), this.now()));
-      case 'refused':
-        throw new PermanentDeliveryError(`http_${response.status}`, `${origin} refused the card with HTTP ${response.status}`);
-    }
+    await postForDelivery(url, {
+      timeoutMs: this.timeoutMs,
+      now: this.now,
+      what: 'the card',
+      headers: { 'content-type': 'application/json', 'user-agent': 'helmcrew-notify' },
+      body: JSON.stringify(teamsMessage(notification, this.config.statusUrl, this.config.cluster)),
+    });
   }
 }
