@@ -50,7 +50,7 @@ export async function startSentinelSet(opts: SentinelSetOptions): Promise<Sentin
       startRedis({ stateDir: opts.dir, log: opts.log, name, dir: join(opts.dir, name), extraArgs, onStarted: (proc) => started.push(proc) });
     const primary = await node('redis-primary');
     const replica = await node('redis-replica', ['--replicaof', '127.0.0.1', String(primary.port)]);
-    await waitFor(async () => (/master_link_status:up/.test(await ask(replica.port, ['INFO', 'replication'])) ? true : 'replica not in sync yet'), {
+    await waitFor(async () => (/master_link_status:up/.test(String(await ask(replica.port, ['INFO', 'replication']))) ? true : 'replica not in sync yet'), {
       label: 'redis replica in sync',
       log: opts.log,
       timeoutMs: 30_000,
