@@ -9,6 +9,7 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { outcomeAtGeneration } from '../../src/core/release/reconciled.js';
 import { createLogger } from '../../src/core/log.js';
+import { freePort } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { startSentinelSet, type SentinelSet } from '../../src/dev/redis-sentinel.js';
 import { waitAllReconciled } from '../../src/dev/harness/reconciled.js';
@@ -32,6 +33,7 @@ describe('Redis failover through Sentinel', () => {
   let helm: HelmShim;
   let sentinel: SentinelSet;
   let controller: ResultPromise;
+  let healthPort: number;
 
   const declareAll = async (version: string) =>
     new Map(
@@ -67,6 +69,7 @@ describe('Redis failover through Sentinel', () => {
     namespace = await freshNamespace(kubeConfig, 'sentinel');
     dir = await mkdtemp(join(tmpdir(), 'helmcrew-sentinel-'));
     helm = await createHelmShim(dir, env.helmBin);
+    healthPort = await freePort();
     sentinel = await startSentinelSet({ dir: join(dir, 'redis'), log: createLogger('sentinel', process.env.LOG_LEVEL ?? 'warn') });
     controller = execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'controller'], {
       env: {
@@ -79,6 +82,7 @@ describe('Redis failover through Sentinel', () => {
         HELMCREW_WORK_DIR: join(dir, 'work'),
         // The resync makes again what the failover lost: a short tick finds it soon.
         HELMCREW_RESYNC_TICK_MS: '500',
+        HEALTH_PORT: String(healthPort),
         LOG_LEVEL: 'info',
       },
       stdout: 'ignore',
@@ -117,5 +121,7 @@ describe('Redis failover through Sentinel', () => {
     const upgrades = await declareAll('2.0.0');
     await expectAllDone(upgrades, '2.0.0');
     expect(controller.exitCode).toBeNull();
+    // Connected to the promoted replica: ready again.
+    expect((await fetch(`http://127.0.0.1:${healthPort}/readyz`)).status).toBe(200);
   }, 300_000);
 });
