@@ -8,7 +8,8 @@ import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { freePorts } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { sample, scrape } from '../support/scrape.js';
 
@@ -64,7 +65,7 @@ describe('graceful shutdown of `helmcrew controller`', () => {
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
     await Promise.all(children);
-    await deleteNamespace(kubeConfig, namespace);
+    await deleteNamespaceFully(kubeConfig, namespace);
   });
 
   it('SIGTERM mid-upgrade: helm finishes, no new work is taken, exit 0, no pending release; the next replica applies what came later', async () => {
@@ -166,7 +167,7 @@ describe('graceful shutdown with a second replica running', () => {
   afterAll(async () => {
     for (const { child } of replicas.values()) child.kill('SIGKILL');
     await Promise.all([...replicas.values()].map((r) => r.child));
-    await deleteNamespace(kubeConfig, namespace);
+    await deleteNamespaceFully(kubeConfig, namespace);
   });
 
   it('SIGTERM on the leader mid-upgrade: exit 0 and no pending release; the follower leads long before the lease would lapse and applies the change made during the drain', async () => {

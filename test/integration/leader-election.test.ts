@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { sample, scrape } from '../support/scrape.js';
 
@@ -82,7 +83,7 @@ describe('leader election through a Lease', () => {
   afterAll(async () => {
     for (const r of replicas) r.child.kill('SIGKILL');
     await Promise.all(replicas.map((r) => r.child));
-    await deleteNamespace(kubeConfig, namespace);
+    await deleteNamespaceFully(kubeConfig, namespace);
   });
 
   it('one replica leads: it alone watches HelmReleases at the API server and resyncs, and both are ready', async () => {

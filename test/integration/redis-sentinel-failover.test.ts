@@ -15,7 +15,8 @@ import { startSentinelSet, type SentinelSet } from '../../src/dev/redis-sentinel
 import { waitAllReconciled } from '../../src/dev/harness/reconciled.js';
 import { mapLimit } from '../../src/dev/harness/map-limit.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 
 const RELEASES = 14;
@@ -94,7 +95,7 @@ describe('Redis failover through Sentinel', () => {
     controller?.kill('SIGKILL');
     await controller;
     await sentinel?.stop();
-    if (namespace) await deleteNamespace(kubeConfig, namespace);
+    if (namespace) await deleteNamespaceFully(kubeConfig, namespace);
   });
 
   it(`the primary is SIGKILLed while ${RELEASES} releases install: the replica is promoted, every install finishes, none is left pending`, async () => {
