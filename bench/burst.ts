@@ -28,6 +28,7 @@ import { say } from './lib/say.js';
 import { cloneReleaseRecord } from './lib/seed-records.js';
 import { fmtMiB, fmtS } from './lib/stats.js';
 import { prepareWorkload, releaseSpec, type Workload } from './lib/workloads.js';
+import { opsRest } from './lib/ops-rest.js';
 
 interface Settings {
   sizes: number[];
@@ -50,6 +51,8 @@ interface Settings {
   floorEnv: Record<string, string>;
   /** Variables for the controller child, e.g. `HELMCREW_HELM_GOGC=default`. */
   controllerEnv: Record<string, string>;
+  /** After the steady state, the same again with /metrics scraped and the leader Lease held (lib/ops-rest.ts). */
+  ops: boolean;
 }
 
 function settingsFrom(args: Args): Settings {
@@ -71,6 +74,7 @@ function settingsFrom(args: Args): Settings {
     helmcrewFirst: args.flag('helmcrew-first'),
     floorEnv: args.env('floor-env'),
     controllerEnv: args.env('controller-env'),
+    ops: args.flag('ops'),
   };
 }
 
@@ -79,16 +83,18 @@ async function runHelmcrew(be: BenchEnv, s: Settings, w: Workload, entry: string
   const helm = await createCountingHelm(dir, be.env.helmBin);
   const namespace = await createNamespace(be.kubeConfig, `bench-burst-n${n}`);
   const forgetNs = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 600_000)));
+  const prefix = `bench-burst-${randomSuffix()}`;
+  const extraEnv = { ...s.imageEnv, HELMCREW_NAMESPACE: 'default', ...s.controllerEnv };
   const ctl = await spawnController({
     env: be.env,
     entry: [...s.nodeArgs, ...entry],
     helmBin: helm.bin,
     namespace,
-    prefix: `bench-burst-${randomSuffix()}`,
+    prefix,
     concurrency: s.concurrency,
     workDir: join(dir, 'work'),
     logFile: join(dir, 'controller.log'),
-    extraEnv: { ...s.imageEnv, HELMCREW_NAMESPACE: 'default', ...s.controllerEnv },
+    extraEnv,
   });
   const forgetCtl = cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
   say(`helmcrew N=${n}: controller pid ${ctl.pid} up in ${fmtS(ctl.startupMs)}; namespace ${namespace}; log ${ctl.logFile}`);
@@ -136,10 +142,18 @@ async function runHelmcrew(be: BenchEnv, s: Settings, w: Workload, entry: string
   const hwmKb = peakRssOfLifetimeKb(ctl.pid);
   await ctl.stop();
   forgetCtl();
+  let ops: Rest | undefined;
+  if (s.ops && rest) {
+    const o = { n, namespace, prefix, concurrency: s.concurrency, dir, entry: [...s.nodeArgs, ...entry], helm, extraEnv, restSeconds: s.restSeconds };
+    ops = await opsRest(be, { ...o, startTimeoutMs: s.phaseTimeoutMs }, cleanup);
+    say(
+      `  rest with --ops: reconciled ${JSON.stringify(ops.reconciled)}; ctl CPU ${ops.ctlCpuS.toFixed(2)} s; API ${ops.requests.reads} / ${ops.requests.writes}`,
+    );
+  }
   const deleteMs = await deleteNamespaceFully(be.kubeConfig, namespace, 600_000);
   forgetNs();
   say(`  namespace deleted in ${fmtS(deleteMs)}`);
-  return { bursts, latencies, rest, idleRssKb, hwmKb, startupMs: ctl.startupMs };
+  return { bursts, latencies, rest, ops, idleRssKb, hwmKb, startupMs: ctl.startupMs };
 }
 
 async function runFloor(be: BenchEnv, s: Settings, w: Workload, n: number, cleanup: Cleanup): Promise<Burst[]> {
@@ -165,7 +179,8 @@ export const benchmark: Benchmark = {
     '[--releases 100[,500,1000]] [--concurrency 4] [--interval 1m] [--rest-seconds 150] [--skip floor,upgrade,latency,rest] ' +
     "[--ref <git ref> (compile that commit's src/ instead of the checkout)] [--chart unicorn|podinfo] [--seeded] " +
     '[--node-options "..." (instead of the Dockerfile\'s NODE_OPTIONS)] [--node-args=--trace-gc] [--phase-timeout 1200] ' +
-    '[--helmcrew-first] [--floor-env "GOGC=200"] [--controller-env "HELMCREW_HELM_GOGC=default"]',
+    '[--helmcrew-first] [--floor-env "GOGC=200"] [--controller-env "HELMCREW_HELM_GOGC=default"] ' +
+    '[--ops (the steady state again with /metrics scraped every 15 s and the leader Lease held)]',
   options: {
     releases: { type: 'string' },
     concurrency: { type: 'string' },
@@ -181,6 +196,7 @@ export const benchmark: Benchmark = {
     'helmcrew-first': { type: 'boolean' },
     'floor-env': { type: 'string' },
     'controller-env': { type: 'string' },
+    ops: { type: 'boolean' },
   },
   maxSeconds: 1500,
   async run(args, cleanup) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything the demo and the tests need on a fresh machine, each step skipped when done:
-# npm packages, Debian's redis-server and openssl, and the control plane + helm built from Go
+# npm packages, Debian's redis-server, redis-sentinel and openssl, and the control plane + helm built from Go
 # modules into a cache outside the repository (scripts/build-toolchain.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,6 +9,8 @@ say() { printf '[setup] %s\n' "$*" >&2; }
 
 missing=()
 command -v redis-server >/dev/null || [[ -x /usr/bin/redis-server ]] || missing+=(redis-server)
+# Sentinel for the Redis failover test (src/dev/redis-sentinel.ts): one primary, one replica, three sentinels.
+[[ -x /usr/bin/redis-sentinel ]] || missing+=(redis-sentinel)
 command -v openssl >/dev/null || missing+=(openssl)
 command -v ss >/dev/null || missing+=(iproute2)
 # The local OCI registry (src/dev/oci-registry.ts) and the bcrypt htpasswd file its auth instance reads.
@@ -20,8 +22,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   # -q, not -qq: each package's download and set-up shows, so a slow mirror does not look like a hang.
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
-  # Debian starts a redis service on 6379 and a registry on 5000; the project runs its own on free ports instead.
-  for service in redis-server docker-registry; do
+  # Debian starts a redis service on 6379, a sentinel on 26379 and a registry on 5000; the project runs its own on free ports instead.
+  for service in redis-server redis-sentinel docker-registry; do
     ($SUDO systemctl disable --now "$service" 2>/dev/null || $SUDO service "$service" stop 2>/dev/null) || true
   done
 fi

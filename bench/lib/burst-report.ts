@@ -2,12 +2,13 @@
 import { parseDuration } from '../../src/api/duration.js';
 import type { Burst, Rest } from './burst-phases.js';
 import { formatBreakdown } from './cpu-breakdown.js';
+import { perMinute } from './ops-rest.js';
 import { fmtMiB, fmtRatio, fmtS, median } from './stats.js';
 
 export interface SizeResult {
   n: number;
   floor?: Burst[];
-  helmcrew: { bursts: Burst[]; latencies: number[]; rest?: Rest; idleRssKb: number; hwmKb?: number; startupMs: number };
+  helmcrew: { bursts: Burst[]; latencies: number[]; rest?: Rest; ops?: Rest; idleRssKb: number; hwmKb?: number; startupMs: number };
 }
 
 interface Meta {
@@ -63,6 +64,7 @@ export function report(meta: Meta, results: SizeResult[]): string {
   out.push('');
   const intervalS = parseDuration(meta.interval) / 1000;
   if (results.some((r) => r.helmcrew.rest)) out.push(...restTable(meta, results, intervalS));
+  if (results.some((r) => r.helmcrew.ops)) out.push(...opsTable(results));
   out.push("Largest request rows per burst (all clients, including the control plane's own controllers and the bench):", '');
   for (const r of results) {
     for (const b of r.helmcrew.bursts) out.push(`- N=${r.n} helmcrew ${b.what}: ${b.requests.top.join('; ')}`);
@@ -111,6 +113,38 @@ function restTable(meta: Meta, results: SizeResult[], intervalS: number): string
     const perResync = (cpu: number) => (resyncs > 0 ? (cpu / resyncs).toFixed(2) : 'n/a');
     out.push(
       `| ${r.n} | ${rest.requests.helmReleaseWrites} (${rest.requests.helmReleaseStatusWrites}) | ${total(rest.helm)} | ${checks} ${JSON.stringify(rest.reconciled)} | ${resyncs.toFixed(2)} | ${rest.ctlCpuS.toFixed(2)} / ${perResync(rest.ctlCpuS)} | ${rest.apiserverCpuS.toFixed(2)} / ${perResync(rest.apiserverCpuS)} | ${rest.requests.reads} / ${rest.requests.writes} | ${fmtMiB(rest.sampled.peakRssKb)} | ${rest.requests.top.slice(0, 6).join('; ')} |`,
+    );
+  }
+  out.push('');
+  return out;
+}
+
+/** --ops: the steady state per minute, plain against /metrics scraped and the Lease held. */
+function opsTable(results: SizeResult[]): string[] {
+  const out = [
+    'At rest per minute, plain (no HEALTH_PORT, no leader election) against --ops (/metrics scraped every 15 s, leader Lease held):',
+    '',
+    '| N | controller | checks | ctl CPU s / min | kube-apiserver CPU s / min | API requests / min (reads / writes), all clients | top requests |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  for (const r of results) {
+    const { rest, ops } = r.helmcrew;
+    if (!rest || !ops) continue;
+    for (const [label, x] of [
+      ['plain', rest],
+      ['--ops', ops],
+    ] as const) {
+      const pm = perMinute(x);
+      const m = x.seconds / 60;
+      out.push(
+        `| ${r.n} | ${label} | ${total(x.reconciled)} | ${pm.ctlCpuS.toFixed(2)} | ${pm.apiserverCpuS.toFixed(2)} | ${pm.requests.toFixed(0)} (${(x.requests.reads / m).toFixed(0)} / ${(x.requests.writes / m).toFixed(0)}) | ${x.requests.top.slice(0, 6).join('; ')} |`,
+      );
+    }
+    const a = perMinute(rest);
+    const b = perMinute(ops);
+    out.push(
+      '',
+      `N=${r.n}: --ops / plain: ctl CPU ${fmtRatio(b.ctlCpuS / a.ctlCpuS)}, kube-apiserver CPU ${fmtRatio(b.apiserverCpuS / a.apiserverCpuS)}, API requests ${fmtRatio(b.requests / a.requests)}`,
     );
   }
   out.push('');

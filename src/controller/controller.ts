@@ -124,6 +124,7 @@ export async function startController(config: ControllerConfig, options: Control
       lastChecked: () => ledger.all(),
       onKey: enqueue,
       onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
+      onTick: () => metrics.resyncTicked(),
       tickMs: config.resyncTickMs,
     }),
   });

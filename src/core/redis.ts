@@ -1,19 +1,51 @@
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import { describeRedisTarget, parseRedisUrl } from './redis-url.js';
 
-/**
- * One ioredis connection for BullMQ. maxRetriesPerRequest must be null for workers' blocking
- * commands; a Redis restart is then waited out instead of failing jobs.
- */
-export function connectRedis(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+export interface ConnectOptions {
+  /** null (BullMQ's requirement for workers): a command waits out a Redis restart or failover instead of failing. */
+  maxRetriesPerRequest?: number | null;
 }
 
-/** Redis URL without a password, safe for logs. */
+/**
+ * One ioredis connection for BullMQ, to one Redis or to the primary a Sentinel set names
+ * (REDIS_URL, core/redis-url.ts). maxRetriesPerRequest must be null for workers' blocking
+ * commands; a Redis restart or failover is then waited out instead of failing jobs. The URL was
+ * checked at start-up (readSharedConfig); a bad one here is a programming error.
+ */
+export function connectRedis(url: string, options: ConnectOptions = {}): Redis {
+  const target = parseRedisUrl(url);
+  const common: RedisOptions = {
+    maxRetriesPerRequest: options.maxRetriesPerRequest === undefined ? null : options.maxRetriesPerRequest,
+    enableReadyCheck: true,
+    lazyConnect: false,
+  };
+  switch (target.kind) {
+    case 'invalid':
+      throw new Error(target.message);
+    case 'single':
+      return new Redis(target.url, common);
+    case 'sentinel':
+      return new Redis({
+        ...common,
+        sentinels: target.sentinels,
+        name: target.masterName,
+        db: target.db,
+        username: target.username,
+        password: target.password,
+        sentinelPassword: target.sentinelPassword,
+        // Subscribes to the sentinels' +switch-master, so a promoted replica is used at once
+        // rather than after the old primary's connection times out.
+        failoverDetector: true,
+      });
+  }
+}
+
+/** REDIS_URL without a password, safe for logs. */
 export function redactRedisUrl(url: string): string {
+  const target = parseRedisUrl(url);
+  if (target.kind === 'invalid') return '(unparseable REDIS_URL)';
   try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
+    return describeRedisTarget(target);
   } catch {
     return '(unparseable REDIS_URL)';
   }

@@ -16,6 +16,11 @@ export interface RedisOptions {
   onStarted: (proc: StartedProcess) => void;
   /** Override for machines that have redis-server elsewhere. */
   binary?: string;
+  /** Process name (logs/<name>.log, pids/<name>.pid) and working dir; default "redis" in the state dir's redis dir. */
+  name?: string;
+  dir?: string;
+  /** More redis-server arguments (a replica's --replicaof). */
+  extraArgs?: string[];
 }
 
 /** Sends PING over a raw socket (no client library needed) and resolves true on +PONG. */
@@ -44,12 +49,13 @@ export async function startRedis(opts: RedisOptions): Promise<{ url: string; por
   } catch {
     throw new Error(`${binary} not found: install it with \`apt-get install redis-server\``);
   }
-  const { redisDir } = statePaths(opts.stateDir);
+  const redisDir = opts.dir ?? statePaths(opts.stateDir).redisDir;
+  const name = opts.name ?? 'redis';
   await mkdir(redisDir, { recursive: true });
   const port = await freePort();
-  opts.log.info({ port }, 'starting redis');
+  opts.log.info({ port, name }, 'starting redis');
   const proc = await startDetached({
-    name: 'redis',
+    name,
     command: binary,
     stateDir: opts.stateDir,
     cwd: redisDir,
@@ -67,12 +73,13 @@ export async function startRedis(opts: RedisOptions): Promise<{ url: string; por
       '--daemonize',
       'no', // we track its pid; it must not fork away
       '--logfile',
-      '', // stdout, which goes to logs/redis.log
+      '', // stdout, which goes to logs/<name>.log
+      ...(opts.extraArgs ?? []),
     ],
   });
   opts.onStarted(proc);
   await waitFor(async () => (await pingRedis(port)) || 'no PONG yet', {
-    label: 'redis PING',
+    label: `${name} PING`,
     log: opts.log,
     timeoutMs: 15_000,
     watch: [proc],

@@ -5,10 +5,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
+import { freePorts } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
+import { sample, scrape } from '../support/scrape.js';
+
+/** Long enough that a takeover by expiry is clearly slower than a lease handed back. */
+const LEASE_SECONDS = 15;
 
 /** Issue 20: SIGTERM mid-upgrade lets helm finish, takes no new work, exits 0; the next replica carries on. */
 describe('graceful shutdown of `helmcrew controller`', () => {
@@ -59,7 +65,7 @@ describe('graceful shutdown of `helmcrew controller`', () => {
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
     await Promise.all(children);
-    await deleteNamespace(kubeConfig, namespace);
+    await deleteNamespaceFully(kubeConfig, namespace);
   });
 
   it('SIGTERM mid-upgrade: helm finishes, no new work is taken, exit 0, no pending release; the next replica applies what came later', async () => {
@@ -105,4 +111,97 @@ describe('graceful shutdown of `helmcrew controller`', () => {
     expect(Date.now() - signalled).toBeLessThan(8000);
     await helm.setUpgradeDelay(0);
   });
+});
+
+/** Issue 20: with two replicas and leader election, SIGTERM on the leader mid-upgrade: it drains and exits 0, the running follower takes the lease at once and carries on. */
+describe('graceful shutdown with a second replica running', () => {
+  const { env, kubeConfig } = testEnv();
+  const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
+  const prefix = uniqueName('hc-handover');
+  let namespace: string;
+  let dir: string;
+  const replicas = new Map<string, { child: ResultPromise; helm: HelmShim; port: number }>();
+
+  const spawnReplica = async (name: string, port: number) => {
+    const helm = await createHelmShim(await mkdtemp(join(dir, `helm-${name}-`)), env.helmBin);
+    const child = execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'controller'], {
+      env: {
+        KUBECONFIG: env.kubeconfig,
+        REDIS_URL: env.redisUrl,
+        HELM_BIN: helm.bin,
+        WATCH_NAMESPACES: namespace,
+        HELMCREW_NAMESPACE: namespace,
+        HELMCREW_QUEUE_PREFIX: prefix,
+        HELMCREW_WORK_DIR: join(dir, `work-${name}`),
+        HELMCREW_SHUTDOWN_GRACE_SECONDS: '60',
+        HELMCREW_LEADER_ELECTION: 'true',
+        HELMCREW_LEASE_DURATION_SECONDS: String(LEASE_SECONDS),
+        HELMCREW_LEASE_RETRY_MS: '500',
+        HEALTH_PORT: String(port),
+        LOG_LEVEL: 'info',
+      },
+      stdout: 'ignore',
+      stderr: { file: join(dir, `controller-${name}.log`) },
+      reject: false,
+      forceKillAfterDelay: false,
+    });
+    const replica = { child, helm, port };
+    replicas.set(name, replica);
+    return replica;
+  };
+  const leads = async (port: number) => sample(await scrape(port), 'helmcrew_leader') === 1;
+  const until = async (what: string, probe: () => Promise<boolean>, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await probe().catch(() => false))) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  const declare = (version: string) =>
+    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'handed', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version } }));
+
+  beforeAll(async () => {
+    namespace = await freshNamespace(kubeConfig, 'handover');
+    dir = await mkdtemp(join(tmpdir(), 'helmcrew-handover-'));
+  });
+  afterAll(async () => {
+    for (const { child } of replicas.values()) child.kill('SIGKILL');
+    await Promise.all([...replicas.values()].map((r) => r.child));
+    await deleteNamespaceFully(kubeConfig, namespace);
+  });
+
+  it('SIGTERM on the leader mid-upgrade: exit 0 and no pending release; the follower leads long before the lease would lapse and applies the change made during the drain', async () => {
+    const [portA, portB] = await freePorts(2);
+    // A alone first, so it leads and its worker is the one that takes the upgrade.
+    const a = await spawnReplica('a', portA!);
+    await until('a to lead', () => leads(portA!), 30_000);
+    await waitForReconciled(kubeConfig, namespace, 'handed', await declare('1.0.0'));
+    await a.helm.setUpgradeDelay(15);
+    await declare('2.0.0');
+    await until("a's upgrade to start", async () => (await a.helm.count('upgrade')) === 1, 30_000);
+    const b = await spawnReplica('b', portB!);
+    await until('b to be ready as a follower', async () => (await fetch(`http://127.0.0.1:${portB}/readyz`)).status === 200 && !(await leads(portB!)), 30_000);
+
+    const signalled = Date.now();
+    a.child.kill('SIGTERM');
+    // a hands the Lease back when it stops watching, not when its drain ends.
+    await until('b to lead', () => leads(portB!), LEASE_SECONDS * 1000);
+    expect(Date.now() - signalled).toBeLessThan(LEASE_SECONDS * 1000 * 0.4);
+    expect(a.child.exitCode).toBeNull();
+    const later = await declare('3.0.0');
+
+    const result = await a.child;
+    expect(result.exitCode).toBe(0);
+    expect(Date.now() - signalled).toBeGreaterThan(4000); // it waited for its held upgrade
+    const drained = await storage.history(namespace, 'handed');
+    expect(drained.releases.some((r) => r.status.startsWith('pending'))).toBe(false);
+    expect(drained.releases.find((r) => r.revision === 2)).toMatchObject({ chartVersion: '2.0.0' });
+
+    await waitForReconciled(kubeConfig, namespace, 'handed', later);
+    const history = await storage.history(namespace, 'handed');
+    expect(history.latest).toMatchObject({ revision: 3, status: 'deployed', chartVersion: '3.0.0' });
+    expect(history.releases.some((r) => r.status.startsWith('pending') || r.status === 'failed')).toBe(false);
+    expect(await a.helm.count('upgrade')).toBe(1);
+    expect(await b.helm.count('upgrade')).toBe(1);
+  }, 180_000);
 });

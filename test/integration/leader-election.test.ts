@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { sample, scrape } from '../support/scrape.js';
 
@@ -33,6 +34,7 @@ describe('leader election through a Lease', () => {
       );
     return line ? Number(line.split(' ').at(-1)) : 0;
   };
+  const resyncTicks = async (port: number) => sample(await scrape(port), 'helmcrew_resync_ticks_total');
   const leaderFlags = async () =>
     Promise.all(replicas.map(async (r) => (r.child.exitCode === null && r.child.signalCode === null ? sample(await scrape(r.port), 'helmcrew_leader') : -1)));
   const until = async (what: string, probe: () => Promise<boolean>, timeoutMs: number) => {
@@ -81,16 +83,22 @@ describe('leader election through a Lease', () => {
   afterAll(async () => {
     for (const r of replicas) r.child.kill('SIGKILL');
     await Promise.all(replicas.map((r) => r.child));
-    await deleteNamespace(kubeConfig, namespace);
+    await deleteNamespaceFully(kubeConfig, namespace);
   });
 
-  it('one replica leads: it alone watches HelmReleases at the API server, and both are ready', async () => {
+  it('one replica leads: it alone watches HelmReleases at the API server and resyncs, and both are ready', async () => {
     await until('one leader', async () => (await leaderFlags()).sort().join() === '0,1', 30_000);
     await until('its watch open', async () => (await namespacedWatches()) === baselineWatches + 1, 10_000);
-    // Several lease rounds later, still one leader and one watch.
+    const flags = await leaderFlags();
+    const leader = replicas[flags.indexOf(1)]!;
+    const follower = replicas[flags.indexOf(0)]!;
+    const leaderTicks = await resyncTicks(leader.port);
+    // Several lease rounds (and resync ticks, every 500 ms) later, still one leader and one watch.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect((await leaderFlags()).sort()).toEqual([0, 1]);
     expect(await namespacedWatches()).toBe(baselineWatches + 1);
+    expect(await resyncTicks(leader.port)).toBeGreaterThan(leaderTicks);
+    expect(await resyncTicks(follower.port)).toBe(0);
     for (const r of replicas) expect((await fetch(`http://127.0.0.1:${r.port}/readyz`)).status).toBe(200);
     await waitForReconciled(kubeConfig, namespace, 'led', await declare('1.0.0'));
   });
@@ -106,6 +114,8 @@ describe('leader election through a Lease', () => {
     await until('the follower to lead', async () => sample(await scrape(follower.port), 'helmcrew_leader') === 1, (LEASE_SECONDS + 5) * 1000);
     // The lease lasts LEASE_SECONDS after the leader's last renewal; a retry period on top.
     expect(Date.now() - killed).toBeLessThan((LEASE_SECONDS + 1.5) * 1000);
+    // The new leader resyncs now.
+    await until('the new leader to resync', async () => (await resyncTicks(follower.port)) > 0, 5000);
     await waitForReconciled(kubeConfig, namespace, 'led', generation);
     expect(await helm.count('upgrade')).toBe(1);
     await until('one watch again', async () => (await namespacedWatches()) === baselineWatches + 1, 10_000);

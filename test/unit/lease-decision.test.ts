@@ -38,6 +38,8 @@ describe('leader election decisions', () => {
   it('names the Lease after the queue prefix, as a DNS label', () => {
     expect(leaseName('helmcrew')).toBe('helmcrew-controller-leader');
     expect(leaseName('Hc_Test.1')).toBe('hc-test-1-controller-leader');
+    // A Redis Cluster hash tag (docs/redis.md): the braces become dashes, still a valid object name.
+    expect(leaseName('{helmcrew}')).toBe('helmcrew--controller-leader');
     expect(leaseName('x'.repeat(80)).length).toBeLessThanOrEqual(63);
   });
 });

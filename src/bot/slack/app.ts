@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import { App, LogLevel, SocketModeReceiver, type RespondFn } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
-import { Redis } from 'ioredis';
 import { ConfigError } from '../../core/config/env.js';
 import { loadKubeConfig } from '../../core/kube/client.js';
 import { TeamApi } from '../../core/kube/team-api.js';
@@ -54,7 +53,7 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     throw new ConfigError(`the Slack Web API${config.slackApiUrl ? ` at SLACK_API_URL` : ''} could not be reached: ${(error as Error).message}`);
   }
   const kubeConfig = loadKubeConfig(config.kubeconfig);
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: 3 });
+  const redis = connectRedis(config.redisUrl, { maxRetriesPerRequest: 3 });
   // The controller renders what a change would do (core/preview); asked over the shared queue prefix.
   const previewConnection = connectRedis(config.redisUrl);
   const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../core/config/env.js';
+import { checkedRedisUrl, ConfigError } from '../../core/config/env.js';
 
 /** `helmcrew bot` configuration from the environment; a bad value stops start-up naming the variable. */
 export interface BotConfig {
@@ -34,9 +34,7 @@ export function readBotConfig(env: Env = process.env): BotConfig {
   if (appToken && !appToken.startsWith('xapp-')) throw new ConfigError('SLACK_APP_TOKEN must be an app-level token starting with xapp-');
   const signingSecret = env.SLACK_SIGNING_SECRET || undefined;
   if (!appToken && !signingSecret) throw new ConfigError('SLACK_SIGNING_SECRET is not set (needed in HTTP mode; set SLACK_APP_TOKEN for Socket Mode instead)');
-  const redisUrl = env.REDIS_URL;
-  if (!redisUrl) throw new ConfigError('REDIS_URL is not set');
-  if (!/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  const redisUrl = checkedRedisUrl(env);
   let slackApiUrl: string | undefined;
   if (env.SLACK_API_URL) {
     if (!/^https?:\/\/[^\s]+$/.test(env.SLACK_API_URL)) throw new ConfigError('SLACK_API_URL must be an http(s) URL');

@@ -43,6 +43,7 @@ export class ControllerMetrics {
   private readonly helmDuration: Histogram<'verb' | 'result'>;
   private readonly informerRestarts: Counter<'cause'>;
   private readonly watchReconnects: Counter;
+  private readonly resyncTicks: Counter;
 
   /** What the releases gauge counts, read at scrape time (the informers' cache, once they exist). */
   private releases: () => readonly HelmRelease[] = () => [];
@@ -79,6 +80,11 @@ export class ControllerMetrics {
     this.watchReconnects = new Counter({
       name: 'helmcrew_watch_reconnects_total',
       help: 'Watch connections opened again after the API server ended one.',
+      registers,
+    });
+    this.resyncTicks = new Counter({
+      name: 'helmcrew_resync_ticks_total',
+      help: 'Periodic resync rounds run by this replica (only the leader runs them when leader election is on).',
       registers,
     });
     // Present from the start at 0, so a rate() over them works before the first restart.
@@ -125,5 +131,9 @@ export class ControllerMetrics {
 
   watchReconnected(): void {
     this.watchReconnects.inc();
+  }
+
+  resyncTicked(): void {
+    this.resyncTicks.inc();
   }
 }

@@ -4,8 +4,9 @@ import { dueForResync } from './enqueue-policy.js';
 
 /**
  * Periodic resync: every tick, enqueue the releases whose interval has passed since they were
- * last checked (the check ledger in Redis, shared by all replicas). Every replica ticks; the
- * queue's deduplication makes that one reconcile. A tick that cannot read the ledger is skipped:
+ * last checked (the check ledger in Redis, shared by all replicas). It runs wherever the watches
+ * run: on the leader with leader election, else on every replica, where the queue's deduplication
+ * makes that one reconcile. A tick that cannot read the ledger is skipped:
  * enqueuing would fail the same way.
  */
 export function startResync(opts: {
@@ -13,6 +14,8 @@ export function startResync(opts: {
   lastChecked: () => Promise<Map<string, number>>;
   onKey: (key: string, reason: string) => void;
   onError?: (error: Error) => void;
+  /** Each round that runs (for the metrics). */
+  onTick?: () => void;
   tickMs: number;
   now?: () => number;
 }): () => void {
@@ -21,6 +24,7 @@ export function startResync(opts: {
   const tick = async () => {
     if (ticking) return;
     ticking = true;
+    opts.onTick?.();
     try {
       const checked = await opts.lastChecked();
       for (const release of opts.list()) {

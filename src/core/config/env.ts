@@ -1,3 +1,5 @@
+import { parseRedisUrl } from '../redis-url.js';
+
 /**
  * Reading configuration from the environment, the same way in every part. A bad value stops
  * start-up with one line naming the variable; secrets are never echoed.
@@ -19,9 +21,16 @@ export interface SharedConfig {
 }
 
 export function readSharedConfig(env: Env): SharedConfig {
-  const redisUrl = required(env, 'REDIS_URL');
-  if (!/^rediss?:\/\//.test(redisUrl)) throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  const redisUrl = checkedRedisUrl(env);
   return { kubeconfig: env.KUBECONFIG || undefined, redisUrl, queuePrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew' };
+}
+
+/** REDIS_URL, checked: one Redis or a Sentinel set (core/redis-url.ts), else a ConfigError saying what is wrong. */
+export function checkedRedisUrl(env: Env): string {
+  const redisUrl = required(env, 'REDIS_URL');
+  const target = parseRedisUrl(redisUrl);
+  if (target.kind === 'invalid') throw new ConfigError(target.message);
+  return redisUrl;
 }
 
 export function required(env: Env, name: string): string {
