@@ -84,4 +84,16 @@ export class RetryableDeliveryError extends Error {
 export interface NotificationProvider<C extends ChannelRef = ChannelRef> {
   readonly kind: C['kind'];
   deliver(notification: ReleaseNotification, channel: C, team: string): Promise<void>;
+  /**
+   * What delivering `notification` will spend of the service's limits, asked before each delivery
+   * so that notify reserves it first: messages in the channel (default 1) and calls counted by a
+   * workspace-wide bucket. Without it a delivery is one message.
+   */
+  cost?(notification: ReleaseNotification, channel: C): Promise<DeliveryCost>;
+}
+
+/** A delivery's share of the limits: `channelMessages` against the channel's, `shared` against buckets every replica shares. */
+export interface DeliveryCost {
+  channelMessages: number;
+  shared: Array<{ key: string; perSecond: number; burst: number; count: number }>;
 }

@@ -1,6 +1,6 @@
 import type { Logger } from '../../core/log.js';
 import { channelKey, channelLabel, channelRefOf } from '../channels.js';
-import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef } from '../contract.js';
+import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef, type DeliveryCost } from '../contract.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { DeliveryJob } from '../queues.js';
 import type { TeamDirectory } from '../team-directory.js';
@@ -56,6 +56,14 @@ export interface DrainDeps {
   statusUrl?: string;
 }
 
+/** Reserves what a delivery spends (one channel message unless the provider says otherwise) in one step: the wait until all of it is due. */
+function reserveCost(limiter: ChannelRateLimiter, channelKey: string, cost: DeliveryCost | undefined): Promise<number> {
+  return limiter.reserveAll([
+    { key: limiter.channelBucket(channelKey), limit: limiter.channelLimit(), count: cost?.channelMessages ?? 1 },
+    ...(cost?.shared ?? []).map((b) => ({ key: b.key, limit: { perSecond: b.perSecond, burst: b.burst }, count: b.count })),
+  ]);
+}
+
 function findChannel(deps: DrainDeps, team: string, key: string): { channel: ChannelRef; template?: string } | undefined {
   for (const written of deps.directory.get(team)?.spec.channels ?? []) {
     const ref = channelRefOf(written);
@@ -106,8 +114,8 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob & { slotAt?
         if (reserved !== undefined && reserved >= now - 1000 && reserved <= now + MAX_SLEEP_MS) {
           if (reserved > now) await deps.sleep(reserved - now);
         } else {
-          const wait = await deps.limiter.reserve(job.channelKey);
-          if (wait > MAX_SLEEP_MS) throw new StepAsideError(wait, `channel rate limit: next message in ${wait} ms`, now + wait);
+          const wait = await reserveCost(deps.limiter, job.channelKey, provider.cost ? await provider.cost(prepared.notification, channel) : undefined);
+          if (wait > MAX_SLEEP_MS) throw new StepAsideError(wait, `rate limit: next call in ${wait} ms`, now + wait);
           if (wait > 0) await deps.sleep(wait);
         }
         if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`lost the lock of mailbox ${job.mailbox}`);

@@ -66,6 +66,7 @@ export function meteredProviders(providers: ProviderRegistry, metrics: NotifyMet
 function meteredProvider(provider: NotificationProvider, metrics: NotifyMetrics): NotificationProvider<ChannelRef> {
   return {
     kind: provider.kind,
+    ...(provider.cost ? { cost: provider.cost.bind(provider) } : {}),
     deliver: async (notification, channel, team) => {
       const started = Date.now();
       try {

@@ -9,12 +9,22 @@
  * nothing twice.
  */
 import { LogLevel, WebClient, type KnownBlock, type Logger as SlackLogger } from '@slack/web-api';
-import type { ChannelRef, NotificationProvider, ReleaseNotification } from '../../contract.js';
+import type { ChannelRef, DeliveryCost, NotificationProvider, ReleaseNotification } from '../../contract.js';
 import { RetryableDeliveryError } from '../../contract.js';
 import type { Logger } from '../../../core/log.js';
-import type { SlackConfig } from './config.js';
+import { DEFAULT_UPDATE_BURST, DEFAULT_UPDATE_PER_MINUTE, type SlackConfig } from './config.js';
 import { entryKey, MemoryMessageStore, type SlackMessageStore } from './message-store.js';
-import { detailFingerprint, extendTimeline, markDelivered, needsThreadReply, wasDelivered, type OperationState } from './operation-state.js';
+import {
+  detailFingerprint,
+  extendTimeline,
+  joinsResume,
+  markDelivered,
+  needsThreadReply,
+  resumeOperationOf,
+  slackDeliveryCost,
+  wasDelivered,
+  type OperationState,
+} from './operation-state.js';
 import { renderOperationMessage, renderThreadReply, type Block, type RenderedMessage } from './render.js';
 import { slackErrorCode, toDeliveryError } from './slack-errors.js';
 
@@ -44,12 +54,17 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
   private readonly unsaved = new Set<string>();
   /** One delivery at a time per operation and channel within this process. */
   private readonly chains = new Map<string, Promise<void>>();
+  private readonly updateLimit: { perSecond: number; burst: number };
 
   constructor(options: SlackProviderOptions) {
     this.token = options.config.botToken;
     this.store = options.store;
     this.log = options.log;
     this.now = options.now ?? (() => new Date());
+    this.updateLimit = {
+      perSecond: (options.config.updatePerMinute ?? DEFAULT_UPDATE_PER_MINUTE) / 60,
+      burst: options.config.updateBurst ?? DEFAULT_UPDATE_BURST,
+    };
     this.web = new WebClient(this.token, {
       ...(options.config.apiUrl ? { slackApiUrl: options.config.apiUrl } : {}),
       // The notify queue retries (with backoff, in order per release); the client must not.
@@ -58,6 +73,12 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       timeout: options.config.timeoutMs,
       logger: webClientLogger(this.log),
     });
+  }
+
+  /** A post and a thread reply are messages in the channel; an edit is a chat.update of the workspace's tier. */
+  async cost(n: ReleaseNotification, channel: SlackChannelRef): Promise<DeliveryCost> {
+    const state = await this.stateFor(n, channel.channel, `${n.release.namespace}/${entryKey(n.operationId, channel.channel)}`);
+    return slackDeliveryCost(state, n, this.updateLimit);
   }
 
   deliver(n: ReleaseNotification, channel: SlackChannelRef, team: string): Promise<void> {
@@ -82,7 +103,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       notification: n.id,
       event: n.event,
     };
-    let state = await this.currentState(n, channelRef, key);
+    let state = await this.stateFor(n, channelRef, key);
     if (wasDelivered(state, n.id)) {
       if (this.unsaved.has(key) && state) await this.persist(n.release.namespace, key, state);
       this.log.debug(context, 'slack: already delivered');
@@ -120,12 +141,24 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     this.log.info({ ...context, ts: state.ts, ms: Date.now() - started }, 'slack: delivered');
   }
 
+  /**
+   * The operation's message state; for an install or upgrade without a message of its own, the
+   * Resumed message it follows (continued in place, `joined` set), so the resume shows the upgrade.
+   */
+  private async stateFor(n: ReleaseNotification, channelRef: string, key: string): Promise<OperationState | undefined> {
+    const own = await this.currentState(n, n.operationId, channelRef, key);
+    if (own) return own;
+    const resumeOp = resumeOperationOf(n.operationId);
+    const resumed = resumeOp ? await this.currentState(n, resumeOp, channelRef, key) : undefined;
+    return resumed && joinsResume(resumed, n) ? { ...resumed, joined: n.operationId } : undefined;
+  }
+
   /** The newest of what the store and this process know; the store alone when it is newer. */
-  private async currentState(n: ReleaseNotification, channelRef: string, key: string): Promise<OperationState | undefined> {
-    const cached = await this.cache.load(n.release.namespace, n.operationId, channelRef);
+  private async currentState(n: ReleaseNotification, operationId: string, channelRef: string, key: string): Promise<OperationState | undefined> {
+    const cached = await this.cache.load(n.release.namespace, operationId, channelRef);
     let stored: OperationState | undefined;
     try {
-      stored = await this.store.load(n.release.namespace, n.operationId, channelRef);
+      stored = await this.store.load(n.release.namespace, operationId, channelRef);
     } catch (error) {
       if (cached) {
         this.log.warn(
