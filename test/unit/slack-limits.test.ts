@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReleaseNotification } from '../../src/notify/contract.js';
-import {
-  CHAT_UPDATE_BUCKET,
-  detailFingerprint,
-  extendTimeline,
-  joinsResume,
-  resumeOperationOf,
-  slackDeliveryCost,
-  type OperationState,
-} from '../../src/notify/providers/slack/operation-state.js';
+import { extendTimeline, joinsResume, resumeOperationOf, type OperationState } from '../../src/notify/providers/slack/operation-state.js';
 import { renderOperationMessage } from '../../src/notify/providers/slack/render.js';
 
 const AT = '2026-11-25T10:00:00.000Z';
@@ -46,8 +38,6 @@ function state(overrides: Partial<OperationState> = {}): OperationState {
     ...overrides,
   };
 }
-
-const LIMIT = { perSecond: 45 / 60, burst: 40 };
 
 describe('the Resumed message carries the upgrade that follows', () => {
   it.each([
@@ -93,23 +83,4 @@ describe('the Resumed message carries the upgrade that follows', () => {
       'web/unicorn: Resumed (2.0.0 → 3.0.0)',
     );
   });
-});
-
-describe('what a Slack delivery spends of the limits', () => {
-  const n = notification();
-  it.each([
-    { name: 'first notification: a post and its thread reply', state: undefined, want: { channelMessages: 2, shared: [] } },
-    {
-      name: 'next state: an edit (workspace tier) and a thread reply',
-      state: state(),
-      want: { channelMessages: 1, shared: [{ key: CHAT_UPDATE_BUCKET, ...LIMIT, count: 1 }] },
-    },
-    {
-      name: 'same detail as the last reply: the edit alone',
-      state: state({ lastDetail: detailFingerprint(n) }),
-      want: { channelMessages: 0, shared: [{ key: CHAT_UPDATE_BUCKET, ...LIMIT, count: 1 }] },
-    },
-    { name: 'retry after the edit went through: the reply only', state: state({ applied: n.id }), want: { channelMessages: 1, shared: [] } },
-    { name: 'already delivered: nothing', state: state({ delivered: [n.id] }), want: { channelMessages: 0, shared: [] } },
-  ])('$name', ({ state: s, want }) => expect(slackDeliveryCost(s, n, LIMIT)).toEqual(want));
 });

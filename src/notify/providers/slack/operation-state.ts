@@ -103,21 +103,3 @@ export function joinsResume(resumed: OperationState, n: Pick<ReleaseNotification
 
 /** Slack's chat.update tier is one bucket for the whole workspace: every replica reserves from it. */
 export const CHAT_UPDATE_BUCKET = 'slack-workspace.chat.update';
-
-/**
- * What delivering `n` over `state` will call: a post (a message in the channel) when there is no
- * message yet, else an edit (chat.update, the workspace tier), plus a thread reply (another
- * message in the channel) when the detail is new. Nothing when it was delivered already. Pure.
- */
-export function slackDeliveryCost(
-  state: OperationState | undefined,
-  n: Pick<ReleaseNotification, 'id' | 'event' | 'message' | 'errorExcerpt'>,
-  updateLimit: { perSecond: number; burst: number },
-): { channelMessages: number; shared: Array<{ key: string; perSecond: number; burst: number; count: number }> } {
-  if (wasDelivered(state, n.id)) return { channelMessages: 0, shared: [] };
-  const edits = state !== undefined && state.applied !== n.id;
-  return {
-    channelMessages: (state ? 0 : 1) + (needsThreadReply(state, n) ? 1 : 0),
-    shared: edits ? [{ key: CHAT_UPDATE_BUCKET, ...updateLimit, count: 1 }] : [],
-  };
-}

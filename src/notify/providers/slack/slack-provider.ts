@@ -9,8 +9,8 @@
  * nothing twice.
  */
 import { LogLevel, WebClient, type KnownBlock, type Logger as SlackLogger } from '@slack/web-api';
-import type { ChannelRef, DeliveryCost, NotificationProvider, ReleaseNotification } from '../../contract.js';
-import { RetryableDeliveryError } from '../../contract.js';
+import type { ChannelRef, NotificationProvider, Pace, ReleaseNotification } from '../../contract.js';
+import { RetryableDeliveryError, StepAsideError } from '../../contract.js';
 import type { Logger } from '../../../core/log.js';
 import { DEFAULT_UPDATE_BURST, DEFAULT_UPDATE_PER_MINUTE, type SlackConfig } from './config.js';
 import { entryKey, MemoryMessageStore, type SlackMessageStore } from './message-store.js';
@@ -21,7 +21,7 @@ import {
   markDelivered,
   needsThreadReply,
   resumeOperationOf,
-  slackDeliveryCost,
+  CHAT_UPDATE_BUCKET,
   wasDelivered,
   type OperationState,
 } from './operation-state.js';
@@ -75,16 +75,13 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     });
   }
 
-  /** A post and a thread reply are messages in the channel; an edit is a chat.update of the workspace's tier. */
-  async cost(n: ReleaseNotification, channel: SlackChannelRef): Promise<DeliveryCost> {
-    const state = await this.stateFor(n, channel.channel, `${n.release.namespace}/${entryKey(n.operationId, channel.channel)}`);
-    return slackDeliveryCost(state, n, this.updateLimit);
-  }
+  /** A post and a thread reply are messages in the channel, an edit a call of the workspace's chat.update tier: each is paced on its own. */
+  readonly pacesItself = true;
 
-  deliver(n: ReleaseNotification, channel: SlackChannelRef, team: string): Promise<void> {
+  deliver(n: ReleaseNotification, channel: SlackChannelRef, team: string, pace: Pace = async () => undefined): Promise<void> {
     const key = `${n.release.namespace}/${entryKey(n.operationId, channel.channel)}`;
     const previous = this.chains.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.deliverNow(n, channel.channel, team, key));
+    const next = previous.catch(() => undefined).then(() => this.deliverNow(n, channel.channel, team, key, pace));
     const tail = next.catch(() => undefined);
     this.chains.set(key, tail);
     void tail.then(() => {
@@ -93,7 +90,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     return next;
   }
 
-  private async deliverNow(n: ReleaseNotification, channelRef: string, team: string, key: string): Promise<void> {
+  private async deliverNow(n: ReleaseNotification, channelRef: string, team: string, key: string, pace: Pace): Promise<void> {
     const started = Date.now();
     const context = {
       release: `${n.release.namespace}/${n.release.name}`,
@@ -114,14 +111,23 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     const timeline = applied && state ? state.timeline : extendTimeline(state?.timeline ?? [], n);
     const rendered = renderOperationMessage(n, timeline);
     if (!state) {
+      await pace({ bucket: 'channel' });
       state = await this.postOperationMessage(n, channelRef, rendered, timeline);
       await this.persist(n.release.namespace, key, state);
       this.log.info({ ...context, ts: state.ts }, 'slack: posted release message');
     } else if (!applied) {
+      await pace({ bucket: 'shared', key: CHAT_UPDATE_BUCKET, ...this.updateLimit });
       state = await this.updateOperationMessage(n, state, rendered, timeline, context);
       this.remember(n.release.namespace, state);
     }
     if (needsThreadReply(state, n)) {
+      try {
+        await pace({ bucket: 'channel' });
+      } catch (error) {
+        // Stepping aside for the reply's slot: whichever replica comes back sends the reply alone, the edit done.
+        if (error instanceof StepAsideError) await this.persist(n.release.namespace, key, state);
+        throw error;
+      }
       const reply = renderThreadReply(n);
       await this.call('chat.postMessage (thread reply)', () =>
         this.web.chat.postMessage({
