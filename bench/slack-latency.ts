@@ -99,7 +99,10 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
     await sleep(500);
     if (slack.calls().length !== seen) [seen, quietSince] = [slack.calls().length, Date.now()];
   }
-  const replyTimes = slack.okCalls('chat.postMessage').filter((c) => c.params.thread_ts).map((c) => c.at);
+  const replyTimes = slack
+    .okCalls('chat.postMessage')
+    .filter((c) => c.params.thread_ts)
+    .map((c) => c.at);
   const loadEnd = loadavgString();
 
   const calls = slack.calls();
