@@ -47,12 +47,17 @@ interface Outcome {
   /** Latency of every notification that some accepted post/update carried (the rest were coalesced). */
   carried: number[];
   finalsMissing: number;
-  /** What the per-channel limit alone (1 message/s, served in order) implies for the finals. */
+  /** What the per-channel limit alone (1 message/s, served in order) implies for the finals, each a post or edit and its thread reply. */
   floor: number[];
+  /** The same, counting one message per outcome (thread replies left out, as the issue's first runs did). */
+  floorNoReplies: number[];
   /** What chat.update's workspace-wide tier alone implies if every outcome were an edit. */
   updateFloor: number[];
   calls: CallCounts;
   warnLines: number;
+  /** Thread replies sent after the last final state reached Slack, and how long after it the last one went. */
+  repliesAfterLastFinal: number;
+  lastReplyAfterFinalMs: number;
 }
 
 async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup, scenario: Scenario, seconds: number, namespaces: string[]): Promise<Outcome> {
@@ -86,13 +91,25 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
   };
   const deadline = Date.now() + Math.max(90_000, (notifications * 1000) / scenario.channels + 60_000);
   while (carriedCount() < finalIds.length && Date.now() < deadline) await sleep(500);
-  await sleep(2000); // thread replies still in flight are counted too
+  const lastFinalAt = Math.max(0, ...firstCarried(slack.calls()).values());
+  // Thread replies reserve their slot after their post, so they may trail the final states: wait until Slack is quiet.
+  let seen = slack.calls().length;
+  let quietSince = Date.now();
+  while (Date.now() - quietSince < 5000 && Date.now() < deadline + 300_000) {
+    await sleep(500);
+    if (slack.calls().length !== seen) [seen, quietSince] = [slack.calls().length, Date.now()];
+  }
+  const replyTimes = slack
+    .okCalls('chat.postMessage')
+    .filter((c) => c.params.thread_ts)
+    .map((c) => c.at);
   const loadEnd = loadavgString();
 
   const calls = slack.calls();
   const first = firstCarried(calls);
   const latency = (n: ReleaseNotification) => first.get(n.id)! - Date.parse(n.at);
   const releaseIndex = new Map(Array.from({ length: scenario.releases }, (_, r) => [releaseOf(r).name, r]));
+  const channelFinals = [...finals.values()].map((n) => ({ channel: channelOf(releaseIndex.get(n.release.name)!), atMs: Date.parse(n.at) }));
   const outcome: Outcome = {
     scenario,
     loadStart,
@@ -102,7 +119,8 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
     finals: [...finals.values()].filter((n) => first.has(n.id)).map(latency),
     carried: all.filter((n) => first.has(n.id)).map(latency),
     finalsMissing: finalIds.length - carriedCount(),
-    floor: limitFloor([...finals.values()].map((n) => ({ channel: channelOf(releaseIndex.get(n.release.name)!), atMs: Date.parse(n.at) }))),
+    floor: limitFloor(channelFinals, 1, 1, 2),
+    floorNoReplies: limitFloor(channelFinals),
     updateFloor: limitFloor(
       [...finals.values()].map((n) => ({ channel: 0, atMs: Date.parse(n.at) })),
       UPDATE_TIER.perSecond,
@@ -110,6 +128,8 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
     ),
     calls: countCalls(calls),
     warnLines: 0,
+    repliesAfterLastFinal: replyTimes.filter((at) => at > lastFinalAt).length,
+    lastReplyAfterFinalMs: Math.max(0, ...replyTimes) - lastFinalAt,
   };
   await notify.stop();
   outcome.warnLines = readFileSync(notify.logFile, 'utf8')
@@ -136,7 +156,7 @@ function report(o: Outcome): string[] {
   const p99 = pct(o.finals, 0.99);
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a (floor 0)');
   return [
-    `| ${o.scenario.label} ${o.scenario.name} | ${o.published} / ${o.operations} | ${ms(p50)} / ${ms(p99)} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.carried, 0.5))} / ${ms(pct(o.carried, 0.99))} (${o.carried.length}) | ${ms(floor50)} / ${ms(floor99)} | ${ratio(p50, floor50)} / ${ratio(p99, floor99)} | ${ms(pct(o.updateFloor, 0.5))} / ${ms(pct(o.updateFloor, 0.99))} | ${c.posts} / ${c.updates} / ${c.replies} (${per(c.posts, o.operations)} / ${per(c.updates, o.operations)} / ${per(c.replies, o.operations)}) | ${fmtCounts(c.rateLimited)} | ${fmtCounts(c.otherErrors)} | ${o.finalsMissing} | ${o.warnLines} | ${o.loadStart} → ${o.loadEnd} |`,
+    `| ${o.scenario.label} ${o.scenario.name} | ${o.published} / ${o.operations} | ${ms(p50)} / ${ms(p99)} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.carried, 0.5))} / ${ms(pct(o.carried, 0.99))} (${o.carried.length}) | ${ms(floor50)} / ${ms(floor99)} (${ms(pct(o.floorNoReplies, 0.99))}) | ${ratio(p50, floor50)} / ${ratio(p99, floor99)} | ${ms(pct(o.updateFloor, 0.5))} / ${ms(pct(o.updateFloor, 0.99))} | ${c.posts} / ${c.updates} / ${c.replies} (${per(c.posts, o.operations)} / ${per(c.updates, o.operations)} / ${per(c.replies, o.operations)}) | ${fmtCounts(c.rateLimited)} | ${fmtCounts(c.otherErrors)} | ${o.repliesAfterLastFinal} / ${ms(o.lastReplyAfterFinalMs)} | ${o.finalsMissing} | ${o.warnLines} | ${o.loadStart} → ${o.loadEnd} |`,
   ];
 }
 
@@ -180,10 +200,10 @@ export const benchmark: Benchmark = {
       `load avg:    ${loadavgString()} at end`,
       `command:     npm run bench -- slack-latency ${args.raw.join(' ')}`.trimEnd(),
       '',
-      `Each release runs ${changes} operation(s) (UpgradeStarted → UpgradeSucceeded/Failed 1–3 s later) at random moments of ${seconds} s; releases in ${NAMESPACES} namespaces; notify at its defaults (1 message/s per channel, burst 1).`,
+      `Each release runs ${changes} operation(s) (UpgradeStarted → UpgradeSucceeded/Failed 1–3 s later) at random moments of ${seconds} s; releases in ${NAMESPACES} namespaces; notify at its defaults (1 message/s per channel, burst 1; chat.update 45/min, burst 40, for the workspace). The per-channel floor serves each outcome as a post or edit and its thread reply (two messages a channel carries at 1/s), in the order the outcomes happened.`,
       '',
-      '| scenario | published / operations | final state p50 / p99 / max | any carried state p50 / p99 (count) | per-channel limit floor p50 / p99 | measured ÷ floor p50 / p99 | chat.update tier floor p50 / p99 | posts / updates / thread replies (per operation) | 429s | other errors | finals missing | notify warn+ lines | load avg start → end |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      '| scenario | published / operations | final state p50 / p99 / max | any carried state p50 / p99 (count) | per-channel floor, thread replies counted, p50 / p99 (p99 without them) | measured ÷ floor p50 / p99 | chat.update tier floor p50 / p99 | posts / updates / thread replies (per operation) | 429s | other errors | thread replies after the last final / last one after it | finals missing | notify warn+ lines | load avg start → end |',
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...outcomes.flatMap(report),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);

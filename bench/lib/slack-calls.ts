@@ -42,11 +42,13 @@ export function countCalls(calls: RecordedCall[]): CallCounts {
 }
 
 /**
- * The floor a rate limit alone sets: each operation's outcome needs at least one call from a token
+ * The floor a rate limit alone sets: each operation's outcome needs `calls` calls from a token
  * bucket per key (a channel's messages; one key for a workspace-wide method like chat.update) that
- * holds `burst` calls and refills at `perSecond`, served in the order the outcomes happened.
+ * holds `burst` calls and refills at `perSecond`, served in the order the outcomes happened. The
+ * outcome is seen with its first call; the others (its thread reply: `calls` = 2) follow and hold
+ * the next outcome back. With `calls` = 1 thread replies are not counted.
  */
-export function limitFloor(finals: Array<{ channel: number; atMs: number }>, perSecond = 1, burst = 1): number[] {
+export function limitFloor(finals: Array<{ channel: number; atMs: number }>, perSecond = 1, burst = 1, calls = 1): number[] {
   const buckets = new Map<number, { tokens: number; at: number }>();
   return [...finals]
     .sort((a, b) => a.atMs - b.atMs)
@@ -58,7 +60,7 @@ export function limitFloor(finals: Array<{ channel: number; atMs: number }>, per
         start += ((1 - tokens) / perSecond) * 1000;
         tokens = 1;
       }
-      buckets.set(channel, { tokens: tokens - 1, at: start });
+      buckets.set(channel, { tokens: tokens - calls, at: start });
       return start - atMs;
     });
 }

@@ -83,5 +83,36 @@ export class RetryableDeliveryError extends Error {
  */
 export interface NotificationProvider<C extends ChannelRef = ChannelRef> {
   readonly kind: C['kind'];
-  deliver(notification: ReleaseNotification, channel: C, team: string): Promise<void>;
+  /**
+   * `pace` is given to a provider that `pacesItself`: it awaits it before each call that a limit
+   * counts, so each slot is reserved when its call is about to go. Other providers' deliveries are
+   * one message each, paced by notify before `deliver` is called.
+   */
+  deliver(notification: ReleaseNotification, channel: C, team: string, pace?: Pace): Promise<void>;
+  readonly pacesItself?: boolean;
+}
+
+/** A limit one call is counted against: the channel's (HELMCREW_NOTIFY_RATE_*) or a bucket every replica shares (Slack's chat.update tier). */
+export type PacedCall = { bucket: 'channel' } | { bucket: 'shared'; key: string; perSecond: number; burst: number };
+
+/** Resolves when the call may go (its slot reserved in Redis); throws StepAsideError when the wait is too long to hold a worker for. */
+export type Pace = (call: PacedCall) => Promise<void>;
+
+/**
+ * The mailbox cannot go on yet — a rate limit asks for a longer wait than is worth holding a
+ * worker slot for, or an earlier notification of the release is still being routed — so the job
+ * steps aside (delayed by `waitMs`) and other mailboxes are served meanwhile. Not a failure.
+ */
+export class StepAsideError extends Error {
+  override name = 'StepAsideError';
+  constructor(
+    readonly waitMs: number,
+    reason: string,
+    /** A rate-limit slot reserved for when the job comes back (epoch ms): it sends then without asking again. */
+    readonly slotAt?: number,
+    /** The bucket the slot is in (undefined: the channel's). */
+    readonly slotKey?: string,
+  ) {
+    super(reason);
+  }
 }

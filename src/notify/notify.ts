@@ -125,7 +125,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
       } catch (error) {
         if (error instanceof StepAsideError) {
           // Give the worker slot to another mailbox; come back later (no attempt used), keeping a reserved rate-limit slot.
-          await job.updateData({ ...job.data, slotAt: error.slotAt });
+          await job.updateData({ ...job.data, slotAt: error.slotAt, slotKey: error.slotKey });
           await job.moveToDelayed(Date.now() + error.waitMs, token);
           throw new DelayedError();
         }
@@ -137,7 +137,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
           { team: job.data.team, release: job.data.release, channel: job.data.channelKey, waitMs: paced.waitMs, error: error.message },
           'delivery paced by the server; retrying after its Retry-After',
         );
-        await job.updateData({ ...job.data, slotAt: undefined, pacedSince: paced.pacedSince });
+        await job.updateData({ ...job.data, slotAt: undefined, slotKey: undefined, pacedSince: paced.pacedSince });
         await job.moveToDelayed(Date.now() + paced.waitMs, token);
         throw new DelayedError();
       }

@@ -15,6 +15,8 @@ export interface DeliveryJob {
   release: string;
   /** Set while the job waits for a rate-limit slot it reserved (epoch ms). */
   slotAt?: number;
+  /** The bucket that slot is in (undefined: the channel's). */
+  slotKey?: string;
   /** When the server began pacing this job with Retry-After (epoch ms); those waits use no attempt. */
   pacedSince?: number;
 }

@@ -112,4 +112,32 @@ describe('bench: the floor a per-channel rate alone sets', () => {
     const finals = Array.from({ length: count }, () => ({ channel: 0, atMs: 0 }));
     expect(limitFloor(finals, perSecond, burst).map((v) => Math.round(v))).toEqual(expected);
   });
+
+  it('thread replies counted: each outcome takes two messages, seen at its first', () => {
+    const together = Array.from({ length: 3 }, () => ({ channel: 0, atMs: 0 }));
+    expect(limitFloor(together, 1, 1, 2)).toEqual([0, 2000, 4000]);
+    // Spread out enough, nobody waits; 1.5 s apart, the reply's second is still taken.
+    expect(
+      limitFloor(
+        [
+          { channel: 0, atMs: 0 },
+          { channel: 0, atMs: 2000 },
+        ],
+        1,
+        1,
+        2,
+      ),
+    ).toEqual([0, 0]);
+    expect(
+      limitFloor(
+        [
+          { channel: 0, atMs: 0 },
+          { channel: 0, atMs: 1500 },
+        ],
+        1,
+        1,
+        2,
+      ),
+    ).toEqual([0, 500]);
+  });
 });

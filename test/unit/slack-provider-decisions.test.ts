@@ -47,11 +47,20 @@ describe('Slack failures → delivery contract', () => {
 describe('readSlackConfig', () => {
   it.each([
     { name: 'no token', env: {}, want: undefined },
-    { name: 'token only', env: { SLACK_BOT_TOKEN: 'xoxb-a' }, want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000 } },
+    {
+      name: 'token only',
+      env: { SLACK_BOT_TOKEN: 'xoxb-a' },
+      want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000, updatePerMinute: 45, updateBurst: 40 },
+    },
     {
       name: 'API URL gets its slash',
       env: { SLACK_BOT_TOKEN: 'xoxb-a', SLACK_API_URL: 'http://127.0.0.1:9/api' },
-      want: { botToken: 'xoxb-a', apiUrl: 'http://127.0.0.1:9/api/', timeoutMs: 10_000 },
+      want: { botToken: 'xoxb-a', apiUrl: 'http://127.0.0.1:9/api/', timeoutMs: 10_000, updatePerMinute: 45, updateBurst: 40 },
+    },
+    {
+      name: 'chat.update share from the environment',
+      env: { SLACK_BOT_TOKEN: 'xoxb-a', HELMCREW_SLACK_UPDATE_PER_MINUTE: '30', HELMCREW_SLACK_UPDATE_BURST: '5' },
+      want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000, updatePerMinute: 30, updateBurst: 5 },
     },
   ])('$name', ({ env, want }) => expect(readSlackConfig(env)).toEqual(want));
 

@@ -53,9 +53,9 @@ export async function demoCommand(): Promise<number> {
       say,
       afterStep: (_step, index) => slack.sayNewMessages(say, index + 1),
     });
-    // notify's operations in the team channel: five story steps, the rollback, then the resume
-    // (Resumed) and the upgrade it starts. The transcript is read only once all have arrived.
-    const operationsAfter = { rollback: 6, resume: 8 } as const;
+    // notify's operations in the team channel: five story steps, the rollback, then the resume,
+    // whose message goes on to show the upgrade it starts. The transcript is read once all have arrived.
+    const operationsAfter = { rollback: 6, resume: 7 } as const;
     await tellChatStory({
       kubeConfig,
       queuePrefix,

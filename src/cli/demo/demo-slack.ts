@@ -82,7 +82,7 @@ export async function startDemoSlack(opts: {
       const settled = () => {
         const messages = slack.messages(DEMO_CHANNELS[0]);
         const newest = messages.at(-1);
-        return messages.length >= operations && newest !== undefined && !/: (Installing|Upgrading)\b/.test(newest.text);
+        return messages.length >= operations && newest !== undefined && !/: (Resumed · )?(Installing|Upgrading)\b/.test(newest.text);
       };
       let calls = slack.calls().length;
       let quietSince = Date.now();

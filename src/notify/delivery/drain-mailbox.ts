@@ -1,6 +1,6 @@
 import type { Logger } from '../../core/log.js';
 import { channelKey, channelLabel, channelRefOf } from '../channels.js';
-import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef } from '../contract.js';
+import { PermanentDeliveryError, RetryableDeliveryError, StepAsideError, type ChannelRef, type Pace, type PacedCall } from '../contract.js';
 import type { ProviderRegistry } from '../providers/registry.js';
 import type { DeliveryJob } from '../queues.js';
 import type { TeamDirectory } from '../team-directory.js';
@@ -16,22 +16,7 @@ export class MailboxBusyError extends Error {
   override name = 'MailboxBusyError';
 }
 
-/**
- * The mailbox cannot go on yet — the channel's rate limit asks for a longer wait than is worth
- * holding a worker slot for, or an earlier notification of the release is still being routed —
- * so the job steps aside (delayed by `waitMs`) and other mailboxes are served meanwhile. Not a failure.
- */
-export class StepAsideError extends Error {
-  override name = 'StepAsideError';
-  constructor(
-    readonly waitMs: number,
-    reason: string,
-    /** A rate-limit slot reserved for when the job comes back (epoch ms): it sends then without asking again. */
-    readonly slotAt?: number,
-  ) {
-    super(reason);
-  }
-}
+export { StepAsideError };
 
 /** Waits shorter than this are slept through; longer ones give the worker slot back. */
 const MAX_SLEEP_MS = 250;
@@ -56,6 +41,36 @@ export interface DrainDeps {
   statusUrl?: string;
 }
 
+/** A job's rate-limit slot, reserved before it stepped aside: used once, when due (a stale one is not). */
+interface HeldSlot {
+  slotAt?: number;
+  slotKey?: string;
+}
+
+/**
+ * Paces one call of a delivery: uses the slot the job holds for that bucket when it is due, else
+ * reserves the bucket's next slot and sleeps through a short wait; a long one steps aside holding
+ * the slot. Each call reserves when it is about to go, so a slot is never spent long after it was
+ * counted (a bucket full at Slack's end would have lost that refill).
+ */
+function pacer(deps: DrainDeps, job: HeldSlot & { channelKey: string }): Pace {
+  return async (call: PacedCall) => {
+    const key = call.bucket === 'channel' ? deps.limiter.channelBucket(job.channelKey) : call.key;
+    const limit = call.bucket === 'channel' ? deps.limiter.channelLimit() : { perSecond: call.perSecond, burst: call.burst };
+    const held = job.slotAt !== undefined && (job.slotKey ?? deps.limiter.channelBucket(job.channelKey)) === key ? job.slotAt : undefined;
+    if (held !== undefined) job.slotAt = job.slotKey = undefined;
+    const now = deps.now().getTime();
+    if (held !== undefined && held >= now - 1000 && held <= now + MAX_SLEEP_MS) {
+      if (held > now) await deps.sleep(held - now);
+      return;
+    }
+    const wait = await deps.limiter.reserveAll([{ key, limit, count: 1 }]);
+    if (wait > MAX_SLEEP_MS)
+      throw new StepAsideError(wait, `rate limit (${call.bucket}): next call in ${wait} ms`, now + wait, call.bucket === 'channel' ? undefined : key);
+    if (wait > 0) await deps.sleep(wait);
+  };
+}
+
 function findChannel(deps: DrainDeps, team: string, key: string): { channel: ChannelRef; template?: string } | undefined {
   for (const written of deps.directory.get(team)?.spec.channels ?? []) {
     const ref = channelRefOf(written);
@@ -70,7 +85,7 @@ function findChannel(deps: DrainDeps, team: string, key: string): { channel: Cha
  * so the queue retries it with backoff and order is kept. A PermanentDeliveryError is recorded on
  * the Team and the notification is dropped from this mailbox only. Returns how many were delivered.
  */
-export async function drainMailbox(deps: DrainDeps, job: DeliveryJob & { slotAt?: number }, token: string): Promise<number> {
+export async function drainMailbox(deps: DrainDeps, job: DeliveryJob, token: string): Promise<number> {
   const { mailboxes, log } = deps;
   if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`mailbox ${job.mailbox} is being drained elsewhere`);
   let delivered = 0;
@@ -99,20 +114,12 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob & { slotAt?
       try {
         const provider = deps.providers.get(channel.kind);
         if (!provider) throw new PermanentDeliveryError('provider_not_configured', `no ${channel.kind} provider is configured in this notify process`);
-        const reserved = job.slotAt;
-        job.slotAt = undefined;
-        const now = deps.now().getTime();
-        // A slot reserved before stepping aside is used once, when it is due (a stale one is not).
-        if (reserved !== undefined && reserved >= now - 1000 && reserved <= now + MAX_SLEEP_MS) {
-          if (reserved > now) await deps.sleep(reserved - now);
-        } else {
-          const wait = await deps.limiter.reserve(job.channelKey);
-          if (wait > MAX_SLEEP_MS) throw new StepAsideError(wait, `channel rate limit: next message in ${wait} ms`, now + wait);
-          if (wait > 0) await deps.sleep(wait);
-        }
+        const pace = pacer(deps, job);
+        // A provider that makes several counted calls (Slack: post or edit, thread reply) paces each; others send one message.
+        if (!provider.pacesItself) await pace({ bucket: 'channel' });
         if (!(await mailboxes.lock(job.mailbox, token, deps.lockMs))) throw new MailboxBusyError(`lost the lock of mailbox ${job.mailbox}`);
         const started = Date.now();
-        await provider.deliver(prepared.notification, channel, job.team);
+        await provider.deliver(prepared.notification, channel, job.team, provider.pacesItself ? pace : undefined);
         await mailboxes.consume(job.mailbox, consume, {
           id: notification.id,
           event: notification.event,

@@ -1,24 +1,49 @@
 import type { Redis } from 'ioredis';
 
-// A token bucket in Redis, on Redis' own clock, so every notify replica shares one limit per channel.
-// A reservation always takes a token, going into debt when there is none: the caller is given the
-// moment its message may go, so waiting senders are served in the order they asked (no one
-// starves behind luckier retries).
-// KEYS: bucket. ARGV: ratePerSec, burst. Returns the ms until the reserved slot (0: now).
+// Token buckets in Redis, on Redis' own clock, so every notify replica shares one limit per key.
+// A reservation always takes its tokens, going into debt when there are none: the caller is given
+// the moment its call may go, so waiting senders are served in the order they asked (no one
+// starves behind luckier retries). Several buckets are reserved in one atomic step (a channel's
+// messages and Slack's workspace-wide chat.update tier), so a delivery never holds one while
+// racing for the other.
+// KEYS: buckets. ARGV: per bucket rate/s, burst, count. Returns the ms until every bucket has
+// reached the caller's first token (0: now); a count of 2 is sent back to back, inside the burst
+// the service allows, and the debt makes the next caller wait for both.
 const RESERVE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local rate = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(state[1]) or burst
-local at = tonumber(state[2]) or now
-tokens = math.min(burst, tokens + (now - at) * rate / 1000) - 1
 local wait = 0
-if tokens < 0 then wait = math.ceil(-tokens * 1000 / rate) end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], wait + math.ceil(burst * 1000 / rate) + 1000)
+for i = 1, #KEYS do
+  local rate = tonumber(ARGV[i * 3 - 2])
+  local burst = tonumber(ARGV[i * 3 - 1])
+  local count = tonumber(ARGV[i * 3])
+  local state = redis.call('HMGET', KEYS[i], 'tokens', 'at')
+  local tokens = tonumber(state[1]) or burst
+  local at = tonumber(state[2]) or now
+  tokens = math.min(burst, tokens + (now - at) * rate / 1000)
+  if count > 0 then
+    if tokens < 1 then wait = math.max(wait, math.ceil((1 - tokens) * 1000 / rate)) end
+    tokens = tokens - count
+  end
+  redis.call('HSET', KEYS[i], 'tokens', tostring(tokens), 'at', tostring(now))
+  local debt = 0
+  if tokens < 0 then debt = math.ceil(-tokens * 1000 / rate) end
+  redis.call('PEXPIRE', KEYS[i], debt + math.ceil(burst * 1000 / rate) + 1000)
+end
 return wait`;
+
+/** A limit: sustained calls per second and the calls allowed at once after a quiet period. */
+export interface BucketLimit {
+  perSecond: number;
+  burst: number;
+}
+
+/** One reservation: `count` tokens of the bucket `key` (shared by every replica on the same Redis and prefix). */
+export interface BucketReservation {
+  key: string;
+  limit: BucketLimit;
+  count: number;
+}
 
 /** Keeps each channel to about `ratePerSec` messages (Slack: ~1 per second per channel), short bursts allowed. */
 export class ChannelRateLimiter {
@@ -30,8 +55,26 @@ export class ChannelRateLimiter {
   ) {}
 
   /** Reserves the channel's next slot: 0 when the caller may send now, else how long until its slot. */
-  async reserve(channelKey: string): Promise<number> {
-    const wait = await this.redis.eval(RESERVE, 1, `${this.prefix}:notify:rate:${channelKey}`, this.ratePerSec, this.burst);
-    return Number(wait);
+  async reserve(channelKey: string, messages = 1): Promise<number> {
+    return this.reserveAll([{ key: this.channelBucket(channelKey), limit: { perSecond: this.ratePerSec, burst: this.burst }, count: messages }]);
+  }
+
+  /** The channel's bucket key, for reserving it together with others (channel keys are `slack.…`, `webhook.…`). */
+  channelBucket(channelKey: string): string {
+    return channelKey;
+  }
+
+  /** The channel's limit as configured (HELMCREW_NOTIFY_RATE_PER_SECOND / _BURST). */
+  channelLimit(): BucketLimit {
+    return { perSecond: this.ratePerSec, burst: this.burst };
+  }
+
+  /** Reserves every bucket at once: the ms until all of them have the caller's first token. */
+  async reserveAll(reservations: readonly BucketReservation[]): Promise<number> {
+    const wanted = reservations.filter((r) => r.count > 0);
+    if (wanted.length === 0) return 0;
+    const keys = wanted.map((r) => `${this.prefix}:notify:rate:${r.key}`);
+    const args = wanted.flatMap((r) => [r.limit.perSecond, r.limit.burst, r.count]);
+    return Number(await this.redis.eval(RESERVE, keys.length, ...keys, ...args));
   }
 }

@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef, type NotificationProvider } from '../contract.js';
+import { PermanentDeliveryError, RetryableDeliveryError, StepAsideError, type ChannelRef, type NotificationProvider } from '../contract.js';
 import { ProviderRegistry } from '../providers/registry.js';
 
 export type DeliveryResult = 'success' | 'retryable' | 'permanent' | 'error';
@@ -66,12 +66,15 @@ export function meteredProviders(providers: ProviderRegistry, metrics: NotifyMet
 function meteredProvider(provider: NotificationProvider, metrics: NotifyMetrics): NotificationProvider<ChannelRef> {
   return {
     kind: provider.kind,
-    deliver: async (notification, channel, team) => {
+    ...(provider.pacesItself ? { pacesItself: true } : {}),
+    deliver: async (notification, channel, team, pace) => {
       const started = Date.now();
       try {
-        await provider.deliver(notification, channel, team);
+        await provider.deliver(notification, channel, team, pace);
         metrics.delivered(provider.kind, 'success', (Date.now() - started) / 1000, (Date.now() - Date.parse(notification.at)) / 1000);
       } catch (error) {
+        // Waiting for a rate-limit slot is not a delivery that ended.
+        if (error instanceof StepAsideError) throw error;
         metrics.delivered(provider.kind, deliveryResult(error), (Date.now() - started) / 1000);
         throw error;
       }

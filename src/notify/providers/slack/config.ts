@@ -7,6 +7,23 @@ export interface SlackConfig {
   apiUrl?: string;
   /** Per-call timeout. */
   timeoutMs: number;
+  /**
+   * chat.update is Slack's Tier 3 (about 50 a minute for the whole workspace): notify's share,
+   * one bucket in Redis for every replica. Below 50 so the bot and other apps keep some.
+   */
+  updatePerMinute?: number;
+  updateBurst?: number;
+}
+
+export const DEFAULT_UPDATE_PER_MINUTE = 45;
+export const DEFAULT_UPDATE_BURST = 40;
+
+function positive(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return value;
 }
 
 type Env = Record<string, string | undefined>;
@@ -31,5 +48,7 @@ export function readSlackConfig(env: Env = process.env): SlackConfig | undefined
   const rawTimeout = env.SLACK_TIMEOUT_MS;
   const timeoutMs = rawTimeout ? Number(rawTimeout) : 10_000;
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new ConfigError(`SLACK_TIMEOUT_MS must be a positive whole number, got "${rawTimeout}"`);
-  return { botToken, apiUrl, timeoutMs };
+  const updatePerMinute = positive(env, 'HELMCREW_SLACK_UPDATE_PER_MINUTE', DEFAULT_UPDATE_PER_MINUTE);
+  const updateBurst = Math.max(1, Math.floor(positive(env, 'HELMCREW_SLACK_UPDATE_BURST', DEFAULT_UPDATE_BURST)));
+  return { botToken, apiUrl, timeoutMs, updatePerMinute, updateBurst };
 }

@@ -36,6 +36,8 @@ export interface OperationState {
   lastDetail?: string;
   /** The notification whose rendering the message shows (a retry does not edit again). */
   applied?: string;
+  /** The install or upgrade that continued this Resumed message (see joinsResume). */
+  joined?: string;
   updatedAt: string;
   /** Grows with every save; the newer of two copies wins. */
   version: number;
@@ -73,3 +75,31 @@ export function needsThreadReply(
 ): boolean {
   return state?.lastDetail !== detailFingerprint(n);
 }
+
+/** How long after a resume an install or upgrade of the same generation still counts as "the one that follows" it. */
+export const RESUME_JOIN_MS = 10 * 60_000;
+
+/**
+ * The operation id of the resume an install or upgrade may follow: `uid:generation:resume` for
+ * `uid:generation:install|upgrade[:attempt]` (see publish/notification.ts), else undefined.
+ */
+export function resumeOperationOf(operationId: string): string | undefined {
+  const match = /^(.+):(\d+):(?:install|upgrade)(?::[^:]*)?$/.exec(operationId);
+  return match ? `${match[1]}:${match[2]}:resume` : undefined;
+}
+
+/**
+ * Whether `n` (an install or upgrade) continues the Resumed message `resumed` in place, so the
+ * message shows the resume and the upgrade back to the spec it started: the message began with
+ * Resumed, has not been continued by another operation, and the resume was moments ago.
+ */
+export function joinsResume(resumed: OperationState, n: Pick<ReleaseNotification, 'operationId' | 'at'>): boolean {
+  const first = resumed.timeline[0];
+  if (first?.event !== 'Resumed') return false;
+  if (resumed.joined !== undefined) return resumed.joined === n.operationId;
+  const since = Date.parse(n.at) - Date.parse(first.at);
+  return Number.isFinite(since) && since >= 0 && since <= RESUME_JOIN_MS;
+}
+
+/** Slack's chat.update tier is one bucket for the whole workspace: every replica reserves from it. */
+export const CHAT_UPDATE_BUCKET = 'slack-workspace.chat.update';

@@ -117,9 +117,9 @@ function versions(n: ReleaseNotification): string | undefined {
 }
 
 /** One line for notifications and screen readers: "web/unicorn: Upgrade failed (2.0.0 → 3.0.0)". */
-export function summaryLine(n: ReleaseNotification): string {
+export function summaryLine(n: ReleaseNotification, title = titleOf(n.event)): string {
   const v = versions(n);
-  return `${n.release.namespace}/${n.release.name}: ${titleOf(n.event)}${v ? ` (${v})` : ''}`;
+  return `${n.release.namespace}/${n.release.name}: ${title}${v ? ` (${v})` : ''}`;
 }
 
 function timelineText(timeline: readonly TimelineEntry[]): string {
@@ -178,7 +178,10 @@ function correctBlock(n: ReleaseNotification): Block {
 export function renderOperationMessage(n: ReleaseNotification, timeline: readonly TimelineEntry[]): RenderedMessage {
   const phase = phaseOf(n);
   const v = versions(n);
-  const heading = `${PHASE_EMOJI[phase]} *${safeText(titleOf(n.event), 80)}* · *${safeText(n.release.name, 253)}* in ${inlineCode(n.release.namespace, 70)}`;
+  // A Resumed message continued by the upgrade back to the spec says both: "Resumed · Upgraded".
+  const resumed = timeline[0]?.event === ReleaseEvent.Resumed && n.event !== ReleaseEvent.Resumed;
+  const title = `${resumed ? 'Resumed · ' : ''}${titleOf(n.event)}`;
+  const heading = `${PHASE_EMOJI[phase]} *${safeText(title, 80)}* · *${safeText(n.release.name, 253)}* in ${inlineCode(n.release.namespace, 70)}`;
   const fields = [
     `*Chart*\n${inlineCode(n.release.chart, LIMIT.field - 8)}${v ? ` ${safeText(v, 120)}` : ''}`,
     `*Helm release*\n${inlineCode(`${n.release.targetNamespace}/${n.release.releaseName}`, LIMIT.field - 15)}`,
@@ -196,7 +199,7 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
   if (history) blocks.push({ type: 'context', block_id: 'release_timeline', elements: [mrkdwn(history)] });
   if (n.event === ReleaseEvent.DriftDetected) blocks.push(correctBlock(n));
   else if (phase === 'failed') blocks.push(actionsBlock(n));
-  return { text: safeText(summaryLine(n), 500), blocks, color: PHASE_COLOR[phase] };
+  return { text: safeText(summaryLine(n, title), 500), blocks, color: PHASE_COLOR[phase] };
 }
 
 /** The thread reply for one notification: its full message and helm's error excerpt. */

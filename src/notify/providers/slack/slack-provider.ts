@@ -9,12 +9,22 @@
  * nothing twice.
  */
 import { LogLevel, WebClient, type KnownBlock, type Logger as SlackLogger } from '@slack/web-api';
-import type { ChannelRef, NotificationProvider, ReleaseNotification } from '../../contract.js';
-import { RetryableDeliveryError } from '../../contract.js';
+import type { ChannelRef, NotificationProvider, Pace, ReleaseNotification } from '../../contract.js';
+import { RetryableDeliveryError, StepAsideError } from '../../contract.js';
 import type { Logger } from '../../../core/log.js';
-import type { SlackConfig } from './config.js';
+import { DEFAULT_UPDATE_BURST, DEFAULT_UPDATE_PER_MINUTE, type SlackConfig } from './config.js';
 import { entryKey, MemoryMessageStore, type SlackMessageStore } from './message-store.js';
-import { detailFingerprint, extendTimeline, markDelivered, needsThreadReply, wasDelivered, type OperationState } from './operation-state.js';
+import {
+  detailFingerprint,
+  extendTimeline,
+  joinsResume,
+  markDelivered,
+  needsThreadReply,
+  resumeOperationOf,
+  CHAT_UPDATE_BUCKET,
+  wasDelivered,
+  type OperationState,
+} from './operation-state.js';
 import { renderOperationMessage, renderThreadReply, type Block, type RenderedMessage } from './render.js';
 import { slackErrorCode, toDeliveryError } from './slack-errors.js';
 
@@ -44,12 +54,17 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
   private readonly unsaved = new Set<string>();
   /** One delivery at a time per operation and channel within this process. */
   private readonly chains = new Map<string, Promise<void>>();
+  private readonly updateLimit: { perSecond: number; burst: number };
 
   constructor(options: SlackProviderOptions) {
     this.token = options.config.botToken;
     this.store = options.store;
     this.log = options.log;
     this.now = options.now ?? (() => new Date());
+    this.updateLimit = {
+      perSecond: (options.config.updatePerMinute ?? DEFAULT_UPDATE_PER_MINUTE) / 60,
+      burst: options.config.updateBurst ?? DEFAULT_UPDATE_BURST,
+    };
     this.web = new WebClient(this.token, {
       ...(options.config.apiUrl ? { slackApiUrl: options.config.apiUrl } : {}),
       // The notify queue retries (with backoff, in order per release); the client must not.
@@ -60,10 +75,13 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     });
   }
 
-  deliver(n: ReleaseNotification, channel: SlackChannelRef, team: string): Promise<void> {
+  /** A post and a thread reply are messages in the channel, an edit a call of the workspace's chat.update tier: each is paced on its own. */
+  readonly pacesItself = true;
+
+  deliver(n: ReleaseNotification, channel: SlackChannelRef, team: string, pace: Pace = async () => undefined): Promise<void> {
     const key = `${n.release.namespace}/${entryKey(n.operationId, channel.channel)}`;
     const previous = this.chains.get(key) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(() => this.deliverNow(n, channel.channel, team, key));
+    const next = previous.catch(() => undefined).then(() => this.deliverNow(n, channel.channel, team, key, pace));
     const tail = next.catch(() => undefined);
     this.chains.set(key, tail);
     void tail.then(() => {
@@ -72,7 +90,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     return next;
   }
 
-  private async deliverNow(n: ReleaseNotification, channelRef: string, team: string, key: string): Promise<void> {
+  private async deliverNow(n: ReleaseNotification, channelRef: string, team: string, key: string, pace: Pace): Promise<void> {
     const started = Date.now();
     const context = {
       release: `${n.release.namespace}/${n.release.name}`,
@@ -82,7 +100,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       notification: n.id,
       event: n.event,
     };
-    let state = await this.currentState(n, channelRef, key);
+    let state = await this.stateFor(n, channelRef, key);
     if (wasDelivered(state, n.id)) {
       if (this.unsaved.has(key) && state) await this.persist(n.release.namespace, key, state);
       this.log.debug(context, 'slack: already delivered');
@@ -93,14 +111,23 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     const timeline = applied && state ? state.timeline : extendTimeline(state?.timeline ?? [], n);
     const rendered = renderOperationMessage(n, timeline);
     if (!state) {
+      await pace({ bucket: 'channel' });
       state = await this.postOperationMessage(n, channelRef, rendered, timeline);
       await this.persist(n.release.namespace, key, state);
       this.log.info({ ...context, ts: state.ts }, 'slack: posted release message');
     } else if (!applied) {
+      await pace({ bucket: 'shared', key: CHAT_UPDATE_BUCKET, ...this.updateLimit });
       state = await this.updateOperationMessage(n, state, rendered, timeline, context);
       this.remember(n.release.namespace, state);
     }
     if (needsThreadReply(state, n)) {
+      try {
+        await pace({ bucket: 'channel' });
+      } catch (error) {
+        // Stepping aside for the reply's slot: whichever replica comes back sends the reply alone, the edit done.
+        if (error instanceof StepAsideError) await this.persist(n.release.namespace, key, state);
+        throw error;
+      }
       const reply = renderThreadReply(n);
       await this.call('chat.postMessage (thread reply)', () =>
         this.web.chat.postMessage({
@@ -120,12 +147,24 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     this.log.info({ ...context, ts: state.ts, ms: Date.now() - started }, 'slack: delivered');
   }
 
+  /**
+   * The operation's message state; for an install or upgrade without a message of its own, the
+   * Resumed message it follows (continued in place, `joined` set), so the resume shows the upgrade.
+   */
+  private async stateFor(n: ReleaseNotification, channelRef: string, key: string): Promise<OperationState | undefined> {
+    const own = await this.currentState(n, n.operationId, channelRef, key);
+    if (own) return own;
+    const resumeOp = resumeOperationOf(n.operationId);
+    const resumed = resumeOp ? await this.currentState(n, resumeOp, channelRef, key) : undefined;
+    return resumed && joinsResume(resumed, n) ? { ...resumed, joined: n.operationId } : undefined;
+  }
+
   /** The newest of what the store and this process know; the store alone when it is newer. */
-  private async currentState(n: ReleaseNotification, channelRef: string, key: string): Promise<OperationState | undefined> {
-    const cached = await this.cache.load(n.release.namespace, n.operationId, channelRef);
+  private async currentState(n: ReleaseNotification, operationId: string, channelRef: string, key: string): Promise<OperationState | undefined> {
+    const cached = await this.cache.load(n.release.namespace, operationId, channelRef);
     let stored: OperationState | undefined;
     try {
-      stored = await this.store.load(n.release.namespace, n.operationId, channelRef);
+      stored = await this.store.load(n.release.namespace, operationId, channelRef);
     } catch (error) {
       if (cached) {
         this.log.warn(
