@@ -89,7 +89,8 @@ export function releaseRequest(
     forceReplace: op === 'upgrade' && target.forceReplace,
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
-    labels: releaseLabels(release, target.timeoutSeconds, desired.chartDigest),
+    labels: releaseLabels(release, target.timeoutSeconds, desired.chartDigest, desired.postRenderDigest),
+    ...(desired.postRender ? { postRender: desired.postRender } : {}),
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
   };
