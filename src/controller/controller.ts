@@ -86,7 +86,11 @@ export async function startController(config: ControllerConfig, options: Control
     storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
     identities: new IdentityClients(kube),
     tenancy: config.tenancy,
-    helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)), config.workDir, config.kustomizeBin),
+    helm: new HelmClient(
+      new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)),
+      config.workDir,
+      config.kustomizeBin,
+    ),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
