@@ -18,6 +18,7 @@ import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
 import { IdentityClients } from '../core/kube/identity.js';
 import { ClusterObjects } from '../core/kube/cluster-objects.js';
 import { DriftDetector } from './drift/drift-detector.js';
+import { CrdApplier } from './crds/crd-applier.js';
 import { controllerNamespace, getOrCreateDigestKey } from '../core/kube/digest-key.js';
 import { KubeEventRecorder } from '../core/kube/event-recorder.js';
 import { CompositeEventSink, type ReleaseEventSink } from '../core/events/release-event-sink.js';
@@ -98,6 +99,7 @@ export async function startController(config: ControllerConfig, options: Control
     now: () => new Date(),
     operations,
     drift: new DriftDetector(new ClusterObjects(rest), config.helmFieldManager),
+    crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
   };
 
   const queue = new ReconcileQueue(connection, config.queuePrefix);

@@ -37,6 +37,8 @@ export interface ReleaseRequest {
   cancelSignal?: AbortSignal;
   /** spec.postRenderers and spec.commonMetadata, applied by kustomize as helm's post-renderer. */
   postRender?: PostRender;
+  /** install only: --skip-crds (install.crds: Skip). */
+  skipCrds?: boolean;
 }
 
 export interface ChartRequest {
@@ -125,6 +127,7 @@ export class HelmClient {
     return this.postRendering(req, async (post) => {
       const args = ['install', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req), ...post.args];
       if (req.createNamespace) args.push('--create-namespace');
+      if (req.skipCrds) args.push('--skip-crds');
       return releaseWritten(await this.runner.run(args, { ...this.releaseRunOptions('install', req), env: post.env }));
     });
   }
@@ -146,6 +149,11 @@ export class HelmClient {
     const args = ['rollback', req.releaseName, String(req.revision), '--namespace', req.namespace, '--wait=watcher', '--timeout', `${req.timeoutSeconds}s`];
     args.push('--history-max', String(req.maxHistory), ...impersonationFlags(req.impersonate));
     await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000, redact: req.redact });
+  }
+
+  /** `helm show crds`: the CRDs of the chart's crds/ folders (its subcharts' too), as YAML documents. */
+  async showCrds(req: { key: string; chartPath: string }): Promise<string> {
+    return this.runner.run(['show', 'crds', req.chartPath], { step: 'other', release: req.key, timeoutMs: 60_000 });
   }
 
   /** `helm test`: runs the chart's test hooks against the deployed revision; fails when one fails. */

@@ -11,6 +11,7 @@ import { RetryLaterError, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { releaseLabels } from '../ownership.js';
+import { crdsPolicy, crdStep } from '../../crds/crd-policy.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
@@ -91,6 +92,7 @@ export function releaseRequest(
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
     labels: releaseLabels(release, target.timeoutSeconds, desired.chartDigest, desired.postRenderDigest),
     ...(desired.postRender ? { postRender: desired.postRender } : {}),
+    skipCrds: crdStep(op, crdsPolicy(op, release.spec)).skipCrdsFlag,
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
   };
