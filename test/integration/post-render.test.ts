@@ -5,6 +5,9 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { waitForReadyReason } from '../../src/dev/harness/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { jsonPatch } from '../../src/core/kube/kube-clients.js';
+import { pollUntil } from '../../src/dev/harness/poll.js';
+import { waitForChecks } from '../support/checks.js';
 import { startGizmoRepo, type GizmoRepo } from '../support/gizmo-chart.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 
@@ -33,7 +36,7 @@ describe('post-renderers and common metadata', () => {
   const api = new HelmReleaseApi(makeKubeClients(kubeConfig));
   const apps = kubeConfig.makeApiClient(AppsV1Api);
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  const { namespace } = namespaceWithController('postrender');
+  const { namespace, ctl } = namespaceWithController('postrender');
   let repo: GizmoRepo;
 
   beforeAll(async () => {
@@ -124,5 +127,38 @@ describe('post-renderers and common metadata', () => {
     const after = await api.get(namespace, 'gizmo');
     // helm failed while rendering: it wrote no revision.
     expect(after?.status?.history?.[0]?.revision).toBe(revision);
+  });
+
+  it('drift detection compares with the post-rendered manifest: nothing drifts, and a hand edit goes back to the override', async () => {
+    const name = 'watched';
+    const s: HelmReleaseSpec = {
+      ...spec({
+        postRenderers: [{ kustomize: { images: [{ name: 'registry.local/gizmo', newName: 'mirror.local/team/gizmo', newTag: '1.0.0-patched' }] } }],
+        commonMetadata: { labels: { 'cost-center': 'cc-1' } },
+      }),
+      releaseName: name,
+      interval: '2s',
+      driftDetection: { mode: 'enabled' },
+    };
+    const installed = await waitForReconciled(kubeConfig, namespace, name, await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, s)));
+    expect(installed.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+    await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/${name}`], 3, 30_000);
+    const settled = await api.get(namespace, name);
+    expect(settled?.status?.conditions?.find((c) => c.type === 'Drifted')).toBeUndefined();
+    expect(settled?.status?.lastDriftCorrection).toBeUndefined();
+
+    await apps.patchNamespacedDeployment(
+      { name, namespace, fieldManager: 'kubectl-edit', body: [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'nginx:by-hand' }] },
+      jsonPatch,
+    );
+    const image = await pollUntil(
+      async () => {
+        const live = (await apps.readNamespacedDeployment({ namespace, name })).spec?.template.spec?.containers[0]?.image;
+        return live === 'nginx:by-hand' ? undefined : live;
+      },
+      { timeoutMs: 30_000 },
+      () => 'the hand edit was not corrected',
+    );
+    expect(image).toBe('mirror.local/team/gizmo:1.0.0-patched');
   });
 });
