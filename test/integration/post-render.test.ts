@@ -5,6 +5,8 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { waitForReadyReason } from '../../src/dev/harness/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { Redis } from 'ioredis';
+import { QueuedPreviews } from '../../src/bot/execute/preview-client.js';
 import { jsonPatch } from '../../src/core/kube/kube-clients.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { waitForChecks } from '../support/checks.js';
@@ -82,6 +84,17 @@ describe('post-renderers and common metadata', () => {
     const settings = await core.readNamespacedConfigMap({ namespace, name: 'gizmo-settings' });
     expect(settings.data).toEqual({ mode: 'plain', mirrored: 'yes' });
     expect(settings.metadata?.labels).toMatchObject({ 'cost-center': 'cc-1' });
+
+    // A change preview renders through the same post-renderers: 2.0.0 differs only in the image
+    // tag, which the override pins, so nothing would change.
+    const connection = new Redis(env.redisUrl, { maxRetriesPerRequest: null });
+    const previews = new QueuedPreviews(connection, ctl.prefix, 60_000);
+    try {
+      expect(await previews.preview({ namespace, name: 'gizmo', version: '2.0.0' })).toMatchObject({ ok: true, lines: ['objects: no change'] });
+    } finally {
+      await previews.close();
+      connection.disconnect();
+    }
 
     // Same chart, same values: only the common metadata changes, and that is an upgrade.
     const relabelled = await waitForReconciled(
