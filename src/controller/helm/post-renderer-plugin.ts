@@ -21,6 +21,7 @@ const ERROR_FILE = 'kustomize-error.txt';
 const SCRIPT = `#!/bin/sh
 # Written by helmcrew: helm's rendered manifest in, kustomize's build of it out.
 set -e
+umask 077
 cat > "$HELM_PLUGIN_DIR/${INPUT_LAYER}/${HELM_OUTPUT_FILE}"
 exec "$1" build "$HELM_PLUGIN_DIR/$2" 2> "$HELM_PLUGIN_DIR/${ERROR_FILE}"
 `;
