@@ -6,6 +6,9 @@ ARG HELM_VERSION=v4.2.4
 RUN CGO_ENABLED=0 GOBIN=/out go install -trimpath \
       -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=${HELM_VERSION}" \
       helm.sh/helm/v4/cmd/helm@${HELM_VERSION}
+# helm's post-renderer for spec.postRenderers and spec.commonMetadata (run as a helm plugin).
+ARG KUSTOMIZE_VERSION=v5.8.2
+RUN CGO_ENABLED=0 GOBIN=/out go install -trimpath -ldflags "-s -w" sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -21,8 +24,9 @@ WORKDIR /app
 # the live heap; at most two glibc malloc arenas, where V8's worker threads would otherwise each
 # keep one: less RSS for the controller (bench/RESULTS.md and docs/field-notes.md, issue 9).
 # The benchmarks read these values from here (bench/lib/image-env.ts).
-ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=512" MALLOC_ARENA_MAX=2
+ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm KUSTOMIZE_BIN=/usr/local/bin/kustomize NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=512" MALLOC_ARENA_MAX=2
 COPY --from=helm /out/helm /usr/local/bin/helm
+COPY --from=helm /out/kustomize /usr/local/bin/kustomize
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the real parts of the local environment from Go modules into a cache outside the
 # repository, keyed by version: kube-apiserver, kube-controller-manager, kube-scheduler, kubectl,
-# etcd, kwok and helm. A second run finds them and returns at once.
+# etcd, kwok, helm and kustomize (helm's post-renderer). A second run finds them and returns at once.
 # Why Go modules: this machine has no container engine and cannot download release binaries.
 set -euo pipefail
 
@@ -9,6 +9,7 @@ K8S_VERSION="${K8S_VERSION:-v1.35.4}"
 ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 HELM_VERSION="${HELM_VERSION:-v4.2.4}"
+KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.8.2}"
 CACHE="${HELMCREW_CACHE:-$HOME/.cache/helmcrew}"
 BIN="$CACHE/bin"
 JOBS="${GO_BUILD_JOBS:-2}"
@@ -138,12 +139,14 @@ case "$what" in
   etcd) build_etcd ;;
   kwok) build_go_install kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok; install_kwok_stages ;;
   helm) build_go_install helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION" ;;
+  kustomize) build_go_install kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5 ;;
   all)
     build_go_install helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION"
+    build_go_install kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5
     build_go_install kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok
     install_kwok_stages
     build_etcd
     build_kubernetes
     ;;
-  *) echo "usage: $0 [all|kubernetes|etcd|kwok|helm]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|kubernetes|etcd|kwok|helm|kustomize]" >&2; exit 2 ;;
 esac

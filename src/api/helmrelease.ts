@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BoundedDuration, celRules, type CelRule, DNS_LABEL_PATTERN, FreeFormObject, StringEnum } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
+import { CommonMetadata, CrdsPolicy, PostRenderers } from './post-render.js';
 import type { HelmReleaseStatus } from './helmrelease-status.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 
@@ -105,12 +106,14 @@ export const InstallSpec = Type.Object({
   createNamespace: Type.Optional(Type.Boolean({ description: 'Create the target namespace when missing.' })),
   remediation: Type.Optional(InstallRemediation),
   disableWait: Type.Optional(DisableWait),
+  crds: Type.Optional(CrdsPolicy("On install. Default: Create (helm's own behaviour).")),
 });
 
 export const UpgradeSpec = Type.Object({
   remediation: Type.Optional(UpgradeRemediation),
   force: Type.Optional(Type.Boolean({ description: 'helm upgrade --force: replace objects instead of patching them.' })),
   disableWait: Type.Optional(DisableWait),
+  crds: Type.Optional(CrdsPolicy('On upgrade (helm itself never touches CRDs then). Default: Skip.')),
 });
 
 export const TestSpec = Type.Object({
@@ -215,6 +218,8 @@ export const HelmReleaseSpec = Type.Object(
     ),
     maxHistory: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Revisions helm keeps. Default: 10; 0 = unlimited.' })),
     driftDetection: Type.Optional(DriftDetectionSpec),
+    postRenderers: Type.Optional(PostRenderers),
+    commonMetadata: Type.Optional(CommonMetadata),
   },
   {
     description: 'The desired state of a Helm release.',

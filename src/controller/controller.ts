@@ -18,6 +18,7 @@ import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
 import { IdentityClients } from '../core/kube/identity.js';
 import { ClusterObjects } from '../core/kube/cluster-objects.js';
 import { DriftDetector } from './drift/drift-detector.js';
+import { CrdApplier } from './crds/crd-applier.js';
 import { controllerNamespace, getOrCreateDigestKey } from '../core/kube/digest-key.js';
 import { KubeEventRecorder } from '../core/kube/event-recorder.js';
 import { CompositeEventSink, type ReleaseEventSink } from '../core/events/release-event-sink.js';
@@ -86,7 +87,11 @@ export async function startController(config: ControllerConfig, options: Control
     storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
     identities: new IdentityClients(kube),
     tenancy: config.tenancy,
-    helm: new HelmClient(new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)), config.workDir),
+    helm: new HelmClient(
+      new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)),
+      config.workDir,
+      config.kustomizeBin,
+    ),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     digester,
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
@@ -94,6 +99,7 @@ export async function startController(config: ControllerConfig, options: Control
     now: () => new Date(),
     operations,
     drift: new DriftDetector(new ClusterObjects(rest), config.helmFieldManager),
+    crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
   };
 
   const queue = new ReconcileQueue(connection, config.queuePrefix);

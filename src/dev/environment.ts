@@ -11,7 +11,7 @@ import { startChartRepo } from './chart-repo.js';
 import { startOciRegistries, type OciRegistries } from './oci-registry.js';
 import { startControlPlane } from './control-plane.js';
 import { createFakeNodes, startKwok } from './kwok.js';
-import { resolveStateDir, statePaths } from './paths.js';
+import { resolveStateDir, statePaths, toolchainPaths } from './paths.js';
 import { isAlive, recordProcess, stopProcess, type ProcessRecord, type StartedProcess } from './processes.js';
 import { pingRedis, startRedis } from './redis.js';
 import { ensureToolchain } from './toolchain.js';
@@ -26,6 +26,8 @@ export interface DevEnvironment {
   ociRegistry: OciRegistries;
   helmBin: string;
   kubectlBin: string;
+  /** From the toolchain cache (not env.json, so an environment started before kustomize was added has it too). */
+  kustomizeBin: string;
   processes: ProcessRecord[];
 }
 
@@ -67,6 +69,7 @@ function toEnvironment(file: EnvFile): DevEnvironment {
     ociRegistry: ociRegistry!,
     helmBin: helmBin!,
     kubectlBin: kubectlBin!,
+    kustomizeBin: toolchainPaths().kustomize,
     processes,
   };
 }
@@ -250,6 +253,7 @@ export function formatShellExports(env: DevEnvironment): string {
     ['OCI_AUTH_REGISTRY_URL', env.ociRegistry.authUrl],
     ['HELM_BIN', env.helmBin],
     ['KUBECTL_BIN', env.kubectlBin],
+    ['KUSTOMIZE_BIN', env.kustomizeBin],
   ];
   return vars.map(([k, v]) => `export ${k}=${shellQuote(v)}`).join('\n') + '\n';
 }

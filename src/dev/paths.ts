@@ -10,6 +10,7 @@ export const K8S_VERSION = 'v1.35.4';
 export const ETCD_VERSION = 'v3.6.16';
 export const KWOK_VERSION = 'v0.8.0';
 export const HELM_VERSION = 'v4.2.4';
+export const KUSTOMIZE_VERSION = 'v5.8.2';
 
 /** The checkout this file lives in: src/dev/ and dist/dev/ are both two levels below it. */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -26,6 +27,8 @@ export interface ToolchainPaths {
   etcd: string;
   kwok: string;
   helm: string;
+  /** helm's post-renderer (spec.postRenderers, spec.commonMetadata). */
+  kustomize: string;
 }
 
 export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
@@ -39,6 +42,7 @@ export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
     etcd: join(bin, `etcd-${ETCD_VERSION}`, 'etcd'),
     kwok: join(bin, `kwok-${KWOK_VERSION}`, 'kwok'),
     helm: join(bin, `helm-${HELM_VERSION}`, 'helm'),
+    kustomize: join(bin, `kustomize-${KUSTOMIZE_VERSION}`, 'kustomize'),
   };
 }
 

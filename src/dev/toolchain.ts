@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import type { Logger } from '../core/log.js';
 import { UPSTREAM_STAGE_FILES } from './kwok-stages.js';
-import { cacheDir, ETCD_VERSION, HELM_VERSION, K8S_VERSION, KWOK_VERSION, REPO_ROOT, toolchainPaths, type ToolchainPaths } from './paths.js';
+import { cacheDir, ETCD_VERSION, HELM_VERSION, K8S_VERSION, KUSTOMIZE_VERSION, KWOK_VERSION, REPO_ROOT, toolchainPaths, type ToolchainPaths } from './paths.js';
 
 async function isExecutable(path: string): Promise<boolean> {
   try {
@@ -52,6 +52,7 @@ export async function ensureToolchain(log: Logger): Promise<ToolchainPaths> {
         ETCD_VERSION,
         KWOK_VERSION,
         HELM_VERSION,
+        KUSTOMIZE_VERSION,
       },
     });
   } catch (err) {

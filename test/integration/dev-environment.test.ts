@@ -57,7 +57,7 @@ describe('dev environment', () => {
   it('records the environment and prints shell exports', async () => {
     expect(await readDevEnvironment(stateDir)).toEqual(env);
     const exports = formatShellExports(env);
-    for (const name of ['KUBECONFIG', 'REDIS_URL', 'CHART_REPO_URL', 'OCI_REGISTRY_URL', 'OCI_AUTH_REGISTRY_URL', 'HELM_BIN', 'KUBECTL_BIN']) {
+    for (const name of ['KUBECONFIG', 'REDIS_URL', 'CHART_REPO_URL', 'OCI_REGISTRY_URL', 'OCI_AUTH_REGISTRY_URL', 'HELM_BIN', 'KUBECTL_BIN', 'KUSTOMIZE_BIN']) {
       expect(exports).toMatch(new RegExp(`^export ${name}='[^']+'$`, 'm'));
     }
     expect(env.redisUrl).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);

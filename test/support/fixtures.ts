@@ -41,6 +41,7 @@ export async function startTestController(namespaces: string[], extraEnv: Record
     KUBECONFIG: env.kubeconfig,
     REDIS_URL: env.redisUrl,
     HELM_BIN: helm.bin,
+    KUSTOMIZE_BIN: env.kustomizeBin,
     WATCH_NAMESPACES: namespaces.join(','),
     HELMCREW_QUEUE_PREFIX: prefix,
     HELMCREW_WORK_DIR: join(dir, 'work'),

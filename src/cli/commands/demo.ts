@@ -27,6 +27,7 @@ export async function demoCommand(): Promise<number> {
       KUBECONFIG: env.kubeconfig,
       REDIS_URL: env.redisUrl,
       HELM_BIN: env.helmBin,
+      KUSTOMIZE_BIN: env.kustomizeBin,
       WATCH_NAMESPACES: DEMO_NAMESPACE,
       HELMCREW_QUEUE_PREFIX: queuePrefix,
     }),

@@ -6,6 +6,8 @@ import type { HelmRunner, HelmRunOptions } from './helm-runner.js';
 import { releaseWritten, type ReleaseWritten } from '../../core/helm-storage/release-written.js';
 import type { ChartSource } from '../../core/release/desired-release.js';
 import { withPrivateFiles } from './private-files.js';
+import { withPostRenderer, type PostRenderHelm } from './post-renderer-plugin.js';
+import type { PostRender } from '../../core/release/post-render.js';
 import { registryFiles } from './registry-files.js';
 import { helmValuesDocument } from './values-document.js';
 
@@ -33,6 +35,10 @@ export interface ReleaseRequest {
   redact?: (text: string) => string;
   /** Stops helm when a newer generation of the HelmRelease arrives (running-operations.ts). */
   cancelSignal?: AbortSignal;
+  /** spec.postRenderers and spec.commonMetadata, applied by kustomize as helm's post-renderer. */
+  postRender?: PostRender;
+  /** install only: --skip-crds (install.crds: Skip). */
+  skipCrds?: boolean;
 }
 
 export interface ChartRequest {
@@ -63,6 +69,8 @@ export class HelmClient {
   constructor(
     private readonly runner: HelmRunner,
     private readonly workDir: string,
+    /** The kustomize binary helm's post-renderer plugin runs. */
+    private readonly kustomizeBin = 'kustomize',
   ) {}
 
   /** Downloads a chart archive once per repository, name and exact version; returns its path. */
@@ -116,9 +124,12 @@ export class HelmClient {
   }
 
   async install(req: ReleaseRequest): Promise<ReleaseWritten> {
-    const args = ['install', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req)];
-    if (req.createNamespace) args.push('--create-namespace');
-    return releaseWritten(await this.runner.run(args, this.releaseRunOptions('install', req)));
+    return this.postRendering(req, async (post) => {
+      const args = ['install', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req), ...post.args];
+      if (req.createNamespace) args.push('--create-namespace');
+      if (req.skipCrds) args.push('--skip-crds');
+      return releaseWritten(await this.runner.run(args, { ...this.releaseRunOptions('install', req), env: post.env }));
+    });
   }
 
   async upgrade(req: ReleaseRequest): Promise<ReleaseWritten> {
@@ -128,7 +139,9 @@ export class HelmClient {
     args.push('--history-max', String(req.maxHistory));
     // helm 4 refuses --force-replace with server-side apply (its default): replace client-side.
     if (req.forceReplace) args.push('--force-replace', '--server-side=false');
-    return releaseWritten(await this.runner.run(args, this.releaseRunOptions('upgrade', req)));
+    return this.postRendering(req, async (post) =>
+      releaseWritten(await this.runner.run([...args, ...post.args], { ...this.releaseRunOptions('upgrade', req), env: post.env })),
+    );
   }
 
   /** Back to an earlier revision; helm writes it as a new revision. */
@@ -136,6 +149,11 @@ export class HelmClient {
     const args = ['rollback', req.releaseName, String(req.revision), '--namespace', req.namespace, '--wait=watcher', '--timeout', `${req.timeoutSeconds}s`];
     args.push('--history-max', String(req.maxHistory), ...impersonationFlags(req.impersonate));
     await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000, redact: req.redact });
+  }
+
+  /** `helm show crds`: the CRDs of the chart's crds/ folders (its subcharts' too), as YAML documents. */
+  async showCrds(req: { key: string; chartPath: string }): Promise<string> {
+    return this.runner.run(['show', 'crds', req.chartPath], { step: 'other', release: req.key, timeoutMs: 60_000 });
   }
 
   /** `helm test`: runs the chart's test hooks against the deployed revision; fails when one fails. */
@@ -159,9 +177,16 @@ export class HelmClient {
     const args = [mode, req.releaseName, req.chartPath, '--namespace', req.namespace, '--values', '-', '--dry-run=server', '--output', 'json'];
     if (mode === 'upgrade') args.push('--reset-values');
     args.push(...impersonationFlags(req.impersonate));
-    const stdout = await this.runner.run(args, { step: 'dry-run', release: req.key, timeoutMs: 120_000, input: helmValuesDocument(req.values), redact: req.redact });
+    const stdout = await this.postRendering(req, (post) =>
+      this.runner.run([...args, ...post.args], { step: 'dry-run', release: req.key, timeoutMs: 120_000, input: helmValuesDocument(req.values), redact: req.redact, env: post.env }),
+    );
     const printed = JSON.parse(stdout) as { manifest?: unknown };
     return typeof printed.manifest === 'string' ? printed.manifest : '';
+  }
+
+  /** Post-renders through kustomize when the release asks for it (post-renderer-plugin.ts). */
+  private postRendering<T>(req: ReleaseRequest, use: (post: PostRenderHelm) => Promise<T>): Promise<T> {
+    return withPostRenderer({ workDir: this.workDir, kustomizeBin: this.kustomizeBin, postRender: req.postRender, redact: req.redact }, use);
   }
 
   private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {

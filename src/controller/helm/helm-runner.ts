@@ -17,6 +17,8 @@ export interface HelmRunOptions {
   redact?: (text: string) => string;
   /** Aborting it stops helm (SIGTERM, as for its own timeout): a newer spec supersedes the operation. */
   cancelSignal?: AbortSignal;
+  /** Added to the environment of this one helm process (HELM_PLUGINS for a post-renderer). */
+  env?: Record<string, string>;
 }
 
 /**
@@ -35,7 +37,7 @@ export class HelmRunner {
   async run(args: string[], opts: HelmRunOptions): Promise<string> {
     const started = Date.now();
     const result = await execa(this.helmBin, args, {
-      env: this.env,
+      env: opts.env ? { ...this.env, ...opts.env } : this.env,
       extendEnv: true,
       reject: false,
       // execa arms a Node timer: past 2^31-1 ms it would fire at once and kill helm.

@@ -13,6 +13,7 @@ import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ValuesDigester } from '../../core/release/values-digest.js';
 import type { DriftDetector } from '../drift/drift-detector.js';
+import type { CrdApplier } from '../crds/crd-applier.js';
 
 /** Everything a reconcile touches, injected so tests can drive it and the clock. */
 export interface ReconcileContext {
@@ -33,6 +34,8 @@ export interface ReconcileContext {
   cache?: ReleaseCache;
   /** Compares and corrects live objects against Helm's manifest (spec.driftDetection); none: drift is never looked at. */
   drift?: DriftDetector;
+  /** Creates or updates a chart's CRDs before helm (install/upgrade.crds); none: only helm's own install creates CRDs. */
+  crds?: CrdApplier;
   /** Installs and upgrades running here, cancelled when a newer generation arrives. */
   operations?: RunningOperations;
   /** The active Freezes (watched): asked before every helm action. None: nothing is ever held. */

@@ -7,6 +7,7 @@ import { readChartAccess } from './chart-access-reader.js';
 import type { ReconcileContext } from './context.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { valuesTooDeep } from './values-depth.js';
+import { postRenderDigest, postRenderOf } from '../../core/release/post-render.js';
 import { composeValues, ValuesError, type ComposedValues } from './values-from.js';
 
 export type DesiredOutcome = { ok: true; desired: DesiredRelease } | { ok: false; problem: 'values' | 'chart' | 'repository'; message: string };
@@ -62,7 +63,14 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
       chartSource,
       values,
       valuesDigest: ctx.digester.digest(values),
+      ...postRenderFields(release),
       secrets,
     },
   };
+}
+
+/** The post-rendering the spec asks for and its digest; nothing when it asks for none. */
+function postRenderFields(release: HelmRelease): Pick<DesiredRelease, 'postRender' | 'postRenderDigest'> {
+  const postRender = postRenderOf(release.spec);
+  return postRender ? { postRender, postRenderDigest: postRenderDigest(postRender) } : {};
 }

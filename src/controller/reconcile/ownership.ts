@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
+import { NO_POST_RENDER } from '../../core/release/post-render.js';
 
 /**
  * Which HelmRelease owns a Helm release. helmcrew labels every release record it writes (helm
@@ -20,6 +21,14 @@ export const TIMEOUT_LABEL = 'helmcrew.dev/timeout-seconds';
  */
 export const CHART_DIGEST_LABEL = 'helmcrew.dev/chart-digest';
 
+/**
+ * A digest of the post-renderers and common metadata the record was rendered with
+ * (core/release/post-render.ts), so a change to them is seen as a change without helm. Always
+ * written (`none` without post-rendering): helm merges an upgrade's labels over the previous
+ * record's, so an absent label would keep the old digest. A record without it means `none`.
+ */
+export const POST_RENDER_LABEL = 'helmcrew.dev/post-render-digest';
+
 const LABEL_VALUE_MAX = 63;
 
 /** Pure: `sha256:<64 hex>` as a label value. */
@@ -35,8 +44,9 @@ export function labelValueFor(name: string): string {
 }
 
 /** The labels helmcrew puts on every release record it writes for this HelmRelease. */
-export function releaseLabels(release: HelmRelease, timeoutSeconds: number, chartDigest?: string): Record<string, string> {
+export function releaseLabels(release: HelmRelease, timeoutSeconds: number, chartDigest?: string, postRenderDigest?: string): Record<string, string> {
   return {
+    [POST_RENDER_LABEL]: postRenderDigest ?? NO_POST_RENDER,
     [OWNER_NAMESPACE_LABEL]: release.metadata.namespace,
     [OWNER_NAME_LABEL]: labelValueFor(release.metadata.name),
     [TIMEOUT_LABEL]: String(timeoutSeconds),

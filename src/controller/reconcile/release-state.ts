@@ -1,7 +1,8 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { assertNever } from './assert-never.js';
-import { CHART_DIGEST_LABEL, chartDigestLabel, recordedTimeoutSeconds } from './ownership.js';
+import { CHART_DIGEST_LABEL, chartDigestLabel, POST_RENDER_LABEL, recordedTimeoutSeconds } from './ownership.js';
+import { NO_POST_RENDER } from '../../core/release/post-render.js';
 import { sameChartVersion } from './chart-version.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { canonicalJson } from '../../core/release/values.js';
@@ -129,6 +130,7 @@ export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): b
     stored.chartName === desired.chartName &&
     sameChartVersion(stored.chartVersion, desired.chartVersion) &&
     sameChartDigest(stored, desired) &&
+    samePostRender(stored, desired) &&
     canonicalJson(stored.config) === canonicalJson(desired.values)
   );
 }
@@ -136,6 +138,11 @@ export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): b
 /** oci:// charts: installed from the digest the tag points at now (a moved tag is a change). Others have none to compare. */
 function sameChartDigest(stored: StoredRelease, desired: DesiredRelease): boolean {
   return !desired.chartDigest || stored.labels?.[CHART_DIGEST_LABEL] === chartDigestLabel(desired.chartDigest);
+}
+
+/** Rendered through the same post-renderers and common metadata (none, for a record from before they existed). */
+function samePostRender(stored: StoredRelease, desired: DesiredRelease): boolean {
+  return (stored.labels?.[POST_RENDER_LABEL] ?? NO_POST_RENDER) === (desired.postRenderDigest ?? NO_POST_RENDER);
 }
 
 /** A failed attempt is not repeated for the same generation, chart and values; a change retries. */
@@ -149,6 +156,7 @@ function describeDifference(stored: StoredRelease, desired: DesiredRelease, late
   if (stored.chartName !== desired.chartName) return `chart ${stored.chartName} → ${desired.chartName}`;
   if (!sameChartVersion(stored.chartVersion, desired.chartVersion)) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
   if (!sameChartDigest(stored, desired)) return `chart ${desired.chartVersion} moved to digest ${desired.chartDigest!.slice(0, 19)}…`;
+  if (!samePostRender(stored, desired)) return 'post-renderers or common metadata changed';
   return 'values changed';
 }
 

@@ -1,3 +1,4 @@
+import type { PostRender } from './post-render.js';
 import type { SecretValues } from './secret-values.js';
 
 /** What a HelmRelease asks for, fully resolved (exact chart version, composed values). */
@@ -9,6 +10,10 @@ export interface DesiredRelease {
   /** Where and how the chart archive is fetched (the controller's business; absent in tests that need none). */
   chartSource?: ChartSource;
   values: Record<string, unknown>;
+  /** spec.postRenderers and spec.commonMetadata; absent when there is nothing to post-render. */
+  postRender?: PostRender;
+  /** postRenderDigest(postRender): recorded on the release, so a change upgrades it. Absent: none. */
+  postRenderDigest?: string;
   /** Keyed digest of the values (values-digest.ts). */
   valuesDigest: string;
   /** Strings that came from Secrets (values and chart credentials): redacted from every message about this release. */

@@ -13,6 +13,7 @@ import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import { testsWanted } from '../test-decision.js';
+import { applyChartCrds } from './chart-crds.js';
 import { attemptSupersedable, pullChart, releaseRequest, reportSuperseded, type AttemptOutcome } from './shared.js';
 
 /** What tells an install from an upgrade; the attempt around helm is the same (runReleaseAttempt). */
@@ -57,7 +58,10 @@ export async function runReleaseAttempt(
   const announce = () => ctx.events.record(release, attempt.events.started, attempt.startedMessage, details);
   let written: ReleaseWritten;
   try {
-    written = await attemptSupersedable(ctx, release, target, { started, announce }, (cancelSignal) => attempt.run(request, cancelSignal));
+    written = await attemptSupersedable(ctx, release, target, { started, announce }, async (cancelSignal) => {
+      await applyChartCrds(ctx, release, target, request, attempt.action);
+      return attempt.run(request, cancelSignal);
+    });
   } catch (error) {
     if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, attempt.what);
     if (!(error instanceof HelmError)) throw error;

@@ -11,6 +11,7 @@ import { RetryLaterError, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { releaseLabels } from '../ownership.js';
+import { crdsPolicy, crdStep } from '../../crds/crd-policy.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
@@ -89,7 +90,9 @@ export function releaseRequest(
     forceReplace: op === 'upgrade' && target.forceReplace,
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
-    labels: releaseLabels(release, target.timeoutSeconds, desired.chartDigest),
+    labels: releaseLabels(release, target.timeoutSeconds, desired.chartDigest, desired.postRenderDigest),
+    ...(desired.postRender ? { postRender: desired.postRender } : {}),
+    skipCrds: crdStep(op, crdsPolicy(op, release.spec)).skipCrdsFlag,
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
   };
