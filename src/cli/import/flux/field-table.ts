@@ -22,6 +22,54 @@ const NO_EQUIVALENT = 'helmcrew has no equivalent';
 const OPENAPI = "handled differently: helmcrew always skips helm's client-side OpenAPI check; the API server validates";
 const NO_SOURCE_OBJECTS = 'handled differently: helmcrew has no source objects; the chart is inline in spec.chart';
 
+/** Flux v1.6.3's options of each action (api/v2/helmrelease_types.go), each carried under its name when helmcrew has it. */
+const ACTION_OPTIONS: Record<string, string[]> = {
+  install: [
+    'timeout',
+    'strategy.name, retryInterval',
+    'remediation.retries, remediateLastFailure',
+    'remediation.ignoreTestFailures',
+    'disableTakeOwnership',
+    'disableWait',
+    'disableWaitForJobs',
+    'disableHooks',
+    'disableSchemaValidation',
+    'replace',
+    'crds',
+    'skipCRDs',
+    'createNamespace',
+    'serverSideApply',
+  ],
+  upgrade: [
+    'timeout',
+    'strategy.name, retryInterval',
+    'remediation.retries, strategy, remediateLastFailure',
+    'remediation.ignoreTestFailures',
+    'disableTakeOwnership',
+    'disableWait',
+    'disableWaitForJobs',
+    'disableHooks',
+    'disableSchemaValidation',
+    'force',
+    'preserveValues',
+    'cleanupOnFail',
+    'crds',
+    'serverSideApply',
+    'chartNameChangeStrategy',
+  ],
+  rollback: ['timeout', 'disableWait', 'disableWaitForJobs', 'disableHooks', 'recreate', 'force', 'cleanupOnFail', 'serverSideApply'],
+  uninstall: ['timeout', 'disableHooks', 'keepHistory', 'disableWait', 'deletionPropagation'],
+  test: ['enable', 'timeout', 'ignoreFailures', 'filters'],
+};
+
+function actionRows(): FieldRow[] {
+  const rows = Object.entries(ACTION_OPTIONS).flatMap(([action, options]) =>
+    options.map((option): FieldRow => ({ flux: `spec.${action}.${option}`, helmcrew: 'same', note: '' })),
+  );
+  rows.push({ flux: 'spec.install.disableOpenAPIValidation, spec.upgrade.disableOpenAPIValidation', helmcrew: null, note: OPENAPI });
+  return rows;
+}
+
 export const FLUX_FIELDS: readonly FieldRow[] = [
   { flux: 'spec.chart.spec.sourceRef', helmcrew: 'spec.chart', note: 'The source is resolved into the inline chart (rows below).' },
   { flux: 'spec.chart.spec.chart', helmcrew: 'spec.chart.name', note: 'For a GitRepository: spec.chart.git.path.' },
@@ -81,21 +129,17 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   { flux: 'spec.values', helmcrew: 'same', note: '' },
   { flux: 'spec.valuesFrom[].kind, name, valuesKey, optional', helmcrew: 'same', note: 'optional: helmcrew also ignores a missing key.' },
   { flux: 'spec.valuesFrom[].targetPath', helmcrew: 'same', note: '' },
-  { flux: 'spec.install.*', helmcrew: 'same', note: 'Each option is carried when helmcrew has it.' },
-  { flux: 'spec.install.disableOpenAPIValidation, spec.upgrade.disableOpenAPIValidation', helmcrew: null, note: OPENAPI },
-  { flux: 'spec.upgrade.*', helmcrew: 'same', note: 'Each option is carried when helmcrew has it.' },
-  { flux: 'spec.rollback', helmcrew: 'same', note: '' },
-  { flux: 'spec.uninstall.*', helmcrew: 'same', note: '' },
-  { flux: 'spec.test.*', helmcrew: 'same', note: '' },
+  ...actionRows(),
   { flux: 'spec.driftDetection.mode, ignore[].paths', helmcrew: 'same', note: '' },
   {
     flux: 'spec.driftDetection.ignore[].target',
     helmcrew: 'same',
     note: 'helmcrew matches kind and name; other selectors are reported (the rule then ignores more).',
   },
-  { flux: 'spec.postRenderers', helmcrew: 'same', note: '' },
+  { flux: 'spec.postRenderers[].kustomize.patches', helmcrew: 'same', note: '' },
+  { flux: 'spec.postRenderers[].kustomize.images', helmcrew: 'same', note: '' },
   { flux: 'spec.postRenderStrategy', helmcrew: 'same', note: '' },
-  { flux: 'spec.commonMetadata', helmcrew: 'same', note: '' },
+  { flux: 'spec.commonMetadata.labels, annotations', helmcrew: 'same', note: '' },
   { flux: 'spec.waitStrategy', helmcrew: null, note: "handled differently: helmcrew always waits with kstatus (helm --wait=watcher), Flux's default poller." },
   { flux: 'spec.healthCheckExprs', helmcrew: null, note: NO_EQUIVALENT },
   { flux: 'metadata.annotations reconcile.fluxcd.io/*', helmcrew: null, note: 'handled differently: helmcrew.dev/requestedAt and the /release bot.' },

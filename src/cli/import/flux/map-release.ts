@@ -50,7 +50,10 @@ export function mapFluxRelease(flux: FluxObject, sources: FluxSources, options: 
   for (const misfit of fitToSchema(candidate, SPEC_SCHEMA, 'spec').misfits) {
     const whole = wholeEntryLost(misfit.path);
     if (!whole || !Array.isArray(candidate[whole.list])) continue;
-    (candidate[whole.list] as unknown[])[whole.index] = DROPPED;
+    // A copy: the Flux object is the caller's and stays as it was.
+    const entries = [...(candidate[whole.list] as unknown[])];
+    entries[whole.index] = DROPPED;
+    candidate[whole.list] = entries;
     notes.push({
       path: `spec.${whole.list}[${whole.index}]`,
       reason: `not carried as a whole: helmcrew has no ${misfit.path.split('.').pop()}, and without it ${whole.why}`,
