@@ -293,6 +293,13 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
     expect(JSON.stringify(objects)).toBe(before);
   });
 
+  it('a suspended Flux HelmRelease (the first step of the move) is imported active, and the report says so', () => {
+    const suspended = { ...find('podinfo'), spec: { ...find('podinfo').spec, suspend: true } };
+    const result = mapFluxRelease(suspended, sources);
+    expect(result.release?.spec.suspend).toBeUndefined();
+    expect(result.notes.find((n) => n.path === 'spec.suspend')).toMatchObject({ attention: true });
+  });
+
   it('--no-handover leaves the annotations out', () => {
     expect(mapFluxRelease(find('podinfo'), sources, { handover: false }).release?.metadata.annotations).toBeUndefined();
   });

@@ -119,7 +119,7 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   { flux: 'spec.storageNamespace', helmcrew: null, note: 'handled differently: helmcrew keeps release records in the target namespace.' },
   { flux: 'spec.interval', helmcrew: 'same', note: '' },
   { flux: 'spec.timeout', helmcrew: 'same', note: '' },
-  { flux: 'spec.suspend', helmcrew: 'same', note: '' },
+  { flux: 'spec.suspend', helmcrew: 'same', note: 'Not carried when true: the move suspends the Flux HelmRelease first (reported).' },
   { flux: 'spec.serviceAccountName', helmcrew: 'same', note: 'helmcrew also reads valuesFrom and release records as it.' },
   { flux: 'spec.maxHistory', helmcrew: 'same', note: "Flux's default 5 is written when unset (helmcrew's is 10)." },
   { flux: 'spec.persistentClient', helmcrew: null, note: 'handled differently: every helm action is its own process.' },

@@ -29,7 +29,7 @@ export interface ImportResult {
 }
 
 /** Handled above, or not carried at all: never copied as they are. */
-const MAPPED = new Set(['chart', 'chartRef', 'releaseName', 'storageNamespace', 'maxHistory']);
+const MAPPED = new Set(['chart', 'chartRef', 'releaseName', 'storageNamespace', 'maxHistory', 'suspend']);
 const FLUX_DEFAULT_MAX_HISTORY = 5;
 const SPEC_SCHEMA = toOpenApi(HelmReleaseSpec) as JsonSchema;
 
@@ -78,6 +78,14 @@ export function mapFluxRelease(flux: FluxObject, sources: FluxSources, options: 
     } else {
       notes.push({ path: misfit.path, reason: misfit.kind === 'unknown' ? reasonFor(misfit.path) : `not valid in helmcrew: ${misfit.detail}` });
     }
+  }
+  if (spec.suspend === true) {
+    // The move starts by suspending the Flux HelmRelease; carried, that would hold the handover too.
+    notes.push({
+      path: 'spec.suspend',
+      reason: 'the Flux HelmRelease is suspended (as the move asks); the helmcrew HelmRelease is not: set spec.suspend if it must stay paused',
+      attention: true,
+    });
   }
   if (target.storageNamespace !== target.namespace) {
     notes.push({

@@ -42,23 +42,37 @@ const KINDS = [
   { group: FLUX_SOURCE_GROUP, version: 'v1', plural: 'helmcharts' },
 ];
 
-/** Flux HelmReleases and the sources they may name, in one namespace or all; a kind the cluster does not serve is skipped. */
+/** Flux HelmReleases (of one namespace, or all) and the sources they may name. */
 export async function readFluxCluster(kubeConfig: KubeConfig, namespace?: string): Promise<FluxObject[]> {
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
   const objects: FluxObject[] = [];
   for (const kind of KINDS) {
-    try {
-      // Sources may live in another namespace than the HelmReleases naming them (flux-system): read them everywhere.
-      const list = (
-        namespace && kind.plural === 'helmreleases' ? await api.listNamespacedCustomObject({ ...kind, namespace }) : await api.listClusterCustomObject(kind)
-      ) as { items?: FluxObject[] };
-      for (const item of list.items ?? []) objects.push({ ...item, apiVersion: `${kind.group}/${kind.version}` });
-    } catch (error) {
-      if (apiStatusCode(error) === 404) continue;
-      throw error;
-    }
+    for (const item of await listKind(api, kind, namespace)) objects.push({ ...item, apiVersion: `${kind.group}/${kind.version}` });
   }
   return objects;
+}
+
+type ListResult = { items?: FluxObject[] };
+
+/**
+ * Sources may live in another namespace than the HelmReleases naming them (flux-system), so they
+ * are read everywhere; a user who may not list them cluster-wide gets those of the namespace asked
+ * for (the report names any source it could not see). A kind the cluster does not serve is none.
+ */
+async function listKind(api: CustomObjectsApi, kind: (typeof KINDS)[number], namespace: string | undefined): Promise<FluxObject[]> {
+  const inNamespace = async (ns: string) => ((await api.listNamespacedCustomObject({ ...kind, namespace: ns })) as ListResult).items ?? [];
+  try {
+    if (namespace && kind.plural === 'helmreleases') return await inNamespace(namespace);
+    try {
+      return ((await api.listClusterCustomObject(kind)) as ListResult).items ?? [];
+    } catch (error) {
+      if (apiStatusCode(error) !== 403 || !namespace) throw error;
+      return await inNamespace(namespace);
+    }
+  } catch (error) {
+    if (apiStatusCode(error) === 404) return [];
+    throw error;
+  }
 }
 
 async function readStdin(): Promise<string> {
