@@ -22,6 +22,15 @@ export const FREEZE_REPORTED_ANNOTATION = 'helmcrew.dev/slack-reported';
 /** Unique per request: correct the drift now (the Slack "Correct now" button); handled once, recorded in status.lastDriftCorrection. */
 export const DRIFT_CORRECTION_REQUEST_ANNOTATION = 'helmcrew.dev/correct-drift-request';
 
+/**
+ * The handover of a live release another tool installed: `<namespace>/<releaseName>` of the Helm
+ * release this HelmRelease takes over at its next upgrade (no uninstall, no reinstall). It must be
+ * this HelmRelease's own release, and the tool's marks on it must name the tool's object below.
+ */
+export const ADOPT_RELEASE_ANNOTATION = 'helmcrew.dev/adopt-release';
+/** `<namespace>/<name>` of the Flux HelmRelease that installed the release named above (`helmcrew import flux` writes both). */
+export const ADOPT_FROM_FLUX_ANNOTATION = 'helmcrew.dev/adopt-from-flux';
+
 export interface SuspensionRecord {
   /** "slack:U0123" or "kube:alice". */
   by: string;

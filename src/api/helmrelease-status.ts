@@ -82,6 +82,16 @@ export const DriftCorrectionRecord = Type.Object(
   { description: 'The last drift correction: live objects put back to what Helm last applied.' },
 );
 
+export const HandoverRecord = Type.Object(
+  {
+    release: Type.String({ maxLength: 320, description: 'The Helm release taken over, <namespace>/<name>.' }),
+    from: Type.String({ maxLength: 400, description: 'What installed it: Flux HelmRelease <namespace>/<name>.' }),
+    revision: Type.Integer({ description: "The revision taken over; the upgrade that took it over wrote the next one, with helmcrew's owner labels." }),
+    at: Type.String({ maxLength: 40 }),
+  },
+  { description: 'A live release this HelmRelease took over from Flux (helmcrew.dev/adopt-release), with no uninstall or reinstall.' },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -108,6 +118,7 @@ export const HelmReleaseStatus = Type.Object({
   lastRemediation: Type.Optional(RemediationRecord),
   lastTest: Type.Optional(TestRecord),
   lastDriftCorrection: Type.Optional(DriftCorrectionRecord),
+  handover: Type.Optional(HandoverRecord),
 });
 
 export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
@@ -118,3 +129,4 @@ export type RollbackRecord = Static<typeof RollbackRecord>;
 export type RemediationRecord = Static<typeof RemediationRecord>;
 export type TestRecord = Static<typeof TestRecord>;
 export type DriftCorrectionRecord = Static<typeof DriftCorrectionRecord>;
+export type HandoverRecord = Static<typeof HandoverRecord>;

@@ -64,6 +64,8 @@ export const ReleaseEvent = {
   ActionRefused: 'ActionRefused',
   /** The Helm release belongs to another HelmRelease (or was not installed by helmcrew): left alone. */
   ReleaseOwnedByOther: 'ReleaseOwnedByOther',
+  /** A release Flux installed is taken over (helmcrew.dev/adopt-release): its next upgrade is helmcrew's. */
+  ReleaseAdopted: 'ReleaseAdopted',
   /** An active Freeze holds the helm action this release needs; the spec is kept and applied when the freeze ends. */
   Frozen: 'Frozen',
   /** The operator's lock-down forbids installing into another namespace than the HelmRelease's own. */

@@ -14,6 +14,9 @@ usage:
   helmcrew demo                the unicorn story on the local environment
   helmcrew crds print|write|apply
                                the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
+  helmcrew import flux [-f FILE]… [-n NS] [--apply] [--no-handover]
+                               Flux HelmReleases (from files or the cluster) as helmcrew's, with a
+                               report of what cannot be carried (docs/flux-import.md)
 
 configuration: KUBECONFIG, REDIS_URL, HELM_BIN, KUSTOMIZE_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL;
   notify: HELMCREW_NOTIFY_CONCURRENCY, HELMCREW_NOTIFY_COALESCE_MS, HELMCREW_NOTIFY_RATE_PER_SECOND,
@@ -34,6 +37,7 @@ const commands: Record<string, () => Promise<Command>> = {
   crds: async () => (await import('./commands/crds.js')).crdsCommand,
   release: async () => (await import('./commands/release.js')).releaseCommand,
   bot: async () => (await import('./commands/bot.js')).botCommand,
+  import: async () => (await import('./commands/import.js')).importCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -37,6 +37,8 @@ export function needsFinalizer(release: HelmRelease): boolean {
 export function determineLifecycle(release: HelmRelease, history: ReleaseHistory): LifecycleState {
   const hasFinalizer = release.metadata.finalizers?.includes(FINALIZER) ?? false;
   const ownership = determineOwnership(release, history);
+  // A release being handed over is not ours until its upgrade: deleting this HelmRelease before
+  // then leaves it installed, and no rollback is run on it.
   const ours = ownership.kind === 'free' || ownership.kind === 'ours';
   if (release.metadata.deletionTimestamp) {
     if (!hasFinalizer) return { kind: 'deleted' };
@@ -53,7 +55,7 @@ export function determineLifecycle(release: HelmRelease, history: ReleaseHistory
     if (rollback) return { kind: 'rollback-requested', rollback };
     return suspensionRecorded(release) ? { kind: 'suspension-recorded' } : { kind: 'suspended' };
   }
-  if (!ours) return { kind: 'not-ours', ownership };
+  if (!ours && ownership.kind !== 'handover') return { kind: 'not-ours', ownership };
   if (resumedButNotRecorded(release)) return { kind: 'resumed' };
   return { kind: 'active' };
 }

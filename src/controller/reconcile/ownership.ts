@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { NO_POST_RENDER } from '../../core/release/post-render.js';
+import { decideHandover } from './handover.js';
 
 /**
  * Which HelmRelease owns a Helm release. helmcrew labels every release record it writes (helm
@@ -60,8 +61,10 @@ export type Ownership =
   | { kind: 'ours' }
   /** Labelled for another HelmRelease: never upgraded, unlocked or uninstalled from here. */
   | { kind: 'other'; owner: string }
-  /** No owner label and not installed by this HelmRelease (by hand, or another tool). */
-  | { kind: 'unmanaged' };
+  /** Installed by Flux and handed over to this HelmRelease (handover.ts): its next upgrade makes it ours. */
+  | { kind: 'handover'; release: string; from: string; revision: number }
+  /** No owner label and not installed by this HelmRelease (by hand, or another tool); `refused`: why a named handover was not taken. */
+  | { kind: 'unmanaged'; refused?: string };
 
 /**
  * Decided on the newest record, since helm copies labels forward and every write by helmcrew sets
@@ -77,7 +80,10 @@ export function determineOwnership(release: HelmRelease, history: ReleaseHistory
     const ours = namespace === release.metadata.namespace && name === labelValueFor(release.metadata.name);
     return ours ? { kind: 'ours' } : { kind: 'other', owner: `HelmRelease ${namespace ?? '?'}/${name ?? '?'}` };
   }
-  return installedByThis(release, latest) ? { kind: 'ours' } : { kind: 'unmanaged' };
+  if (installedByThis(release, latest)) return { kind: 'ours' };
+  const handover = decideHandover(release, history);
+  if (handover.kind === 'adopt') return { kind: 'handover', release: handover.release, from: handover.from, revision: handover.revision };
+  return handover.kind === 'refused' ? { kind: 'unmanaged', refused: handover.reason } : { kind: 'unmanaged' };
 }
 
 function installedByThis(release: HelmRelease, record: StoredRelease): boolean {
@@ -97,7 +103,9 @@ export function describeOwner(ownership: Ownership): string {
     case 'other':
       return `is owned by ${ownership.owner}`;
     case 'unmanaged':
-      return 'was not installed by this HelmRelease (it has no helmcrew owner label)';
+      return `was not installed by this HelmRelease (it has no helmcrew owner label)${ownership.refused ? `; ${ownership.refused}` : ''}`;
+    case 'handover':
+      return `is being taken over from ${ownership.from}`;
     default:
       return 'is free';
   }

@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { assertNever } from './assert-never.js';
-import { CHART_DIGEST_LABEL, chartDigestLabel, POST_RENDER_LABEL, recordedTimeoutSeconds } from './ownership.js';
+import { CHART_DIGEST_LABEL, chartDigestLabel, determineOwnership, POST_RENDER_LABEL, recordedTimeoutSeconds } from './ownership.js';
 import { NO_POST_RENDER } from '../../core/release/post-render.js';
 import { sameChartVersion } from './chart-version.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
@@ -29,7 +29,8 @@ export type ReleaseState =
   | { kind: 'failed-install'; release: StoredRelease }
   | { kind: 'locked'; release: StoredRelease }
   | { kind: 'stale-lock'; release: StoredRelease }
-  | { kind: 'out-of-sync'; deployed: StoredRelease; why: string }
+  /** `handover`: a release Flux installed, taken over by this upgrade (handover.ts). */
+  | { kind: 'out-of-sync'; deployed: StoredRelease; why: string; handover?: { release: string; from: string; revision: number } }
   | { kind: 'failed-unchanged'; message: string; reason: GiveUpReason }
   | { kind: 'failed-needs-rollback'; from: StoredRelease; to: StoredRelease }
   | { kind: 'failed-needs-uninstall'; release: StoredRelease }
@@ -53,6 +54,13 @@ export function determineReleaseState(release: HelmRelease, desired: DesiredRele
   const { latest, deployed } = history;
   if (latest?.status.startsWith('pending-')) {
     return isStaleLock(latest, clock) ? { kind: 'stale-lock', release: latest } : { kind: 'locked', release: latest };
+  }
+  // A handed-over release is upgraded once even when nothing differs: that upgrade writes
+  // helmcrew's owner labels (and drops Flux's labels from the objects), as the next revision.
+  const ownership = determineOwnership(release, history);
+  if (ownership.kind === 'handover' && deployed) {
+    const { kind: _kind, ...handover } = ownership;
+    return { kind: 'out-of-sync', deployed, why: `taking over revision ${ownership.revision} from ${ownership.from}`, handover };
   }
   // A failed attempt of this very spec is remediated, retried after a backoff, or given up on;
   // decided before "in sync", since an upgrade whose helm test failed is deployed and equal.

@@ -51,6 +51,7 @@ export async function actStage(held: Pass, desired: DesiredRelease, state: Relea
     case 'failed-install':
       return afterAttempt(pass, 'reinstall', await installRelease(ctx, release, target, desired, 'reinstall', history));
     case 'out-of-sync':
+      if (state.handover) await recordHandover(pass, state.handover);
       return afterAttempt(pass, 'upgrade', await upgradeRelease(ctx, release, target, desired, state.why, history));
     case 'untested':
       return (await testRelease(ctx, release, target, desired, state.deployed)) === 'failed' ? FRESH_PASS : done(key, 'test');
@@ -76,6 +77,14 @@ export async function actStage(held: Pass, desired: DesiredRelease, state: Relea
     default:
       return assertNever(state);
   }
+}
+
+/** Said before helm runs: the upgrade that follows writes helmcrew's owner labels, whatever its outcome. */
+async function recordHandover({ ctx, release, key }: Pass, handover: NonNullable<Extract<ReleaseState, { kind: 'out-of-sync' }>['handover']>): Promise<void> {
+  const message = `Taking over Helm release ${handover.release} (revision ${handover.revision}) from ${handover.from}; its next revision is helmcrew's`;
+  await ctx.api.patchStatus(release, { handover: { ...handover, at: ctx.now().toISOString() } });
+  await ctx.events.record(release, ReleaseEvent.ReleaseAdopted, message);
+  ctx.log.info({ release: key, action: 'handover', from: handover.from, revision: handover.revision }, 'taking over a release');
 }
 
 /** helm test, or the decision about a failure that will be remediated or retried, follows at once in a fresh pass. */

@@ -55,6 +55,7 @@ export const EVENT_TITLE: Readonly<Record<string, string>> = {
   Frozen: 'Held by a freeze',
   ReleaseUnlocked: 'Stuck release unlocked',
   ReleaseOwnedByOther: 'Release owned by someone else',
+  ReleaseAdopted: 'Release taken over',
   TargetNamespaceRefused: 'Target namespace refused',
   AccessDenied: 'Access denied',
   ReconcileError: 'Reconcile error',
