@@ -8,6 +8,8 @@ import { validGoGC } from './helm/helm-process-env.js';
 
 export interface ControllerConfig extends SharedConfig {
   helmBin: string;
+  /** The git client for spec.chart.git (HELMCREW_GIT_BIN, default git from PATH). */
+  gitBin?: string;
   /** The field manager helm's server-side applies are made as: drift is compared and corrected as it (HELMCREW_HELM_FIELD_MANAGER). */
   helmFieldManager: string;
   /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default, a memory-for-CPU trade left to the operator. */
@@ -42,6 +44,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
   return {
     ...readSharedConfig(env),
     helmBin: env.HELM_BIN || 'helm',
+    gitBin: env.HELMCREW_GIT_BIN || 'git',
     // helm 4 names its field manager after its own binary (filepath.Base(os.Args[0])).
     helmFieldManager: env.HELMCREW_HELM_FIELD_MANAGER || basename(env.HELM_BIN || 'helm'),
     helmGoGC: helmGoGC(env, 'HELMCREW_HELM_GOGC'),

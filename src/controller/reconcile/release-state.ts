@@ -1,6 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { assertNever } from './assert-never.js';
+import { gitRevision } from '../../core/release/chart-revision.js';
 import { CHART_DIGEST_LABEL, chartDigestLabel, recordedTimeoutSeconds } from './ownership.js';
 import { sameChartVersion } from './chart-version.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
@@ -133,7 +134,7 @@ export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): b
   );
 }
 
-/** oci:// charts: installed from the digest the tag points at now (a moved tag is a change). Others have none to compare. */
+/** oci:// and git charts: installed from the digest the tag points at now, or the commit (a moved tag, a new commit is a change). Others have none to compare. */
 function sameChartDigest(stored: StoredRelease, desired: DesiredRelease): boolean {
   return !desired.chartDigest || stored.labels?.[CHART_DIGEST_LABEL] === chartDigestLabel(desired.chartDigest);
 }
@@ -148,7 +149,10 @@ function describeDifference(stored: StoredRelease, desired: DesiredRelease, late
     return `revision ${latest.revision} ${latest.status}; re-applying revision ${stored.revision}'s chart and values`;
   if (stored.chartName !== desired.chartName) return `chart ${stored.chartName} → ${desired.chartName}`;
   if (!sameChartVersion(stored.chartVersion, desired.chartVersion)) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
-  if (!sameChartDigest(stored, desired)) return `chart ${desired.chartVersion} moved to digest ${desired.chartDigest!.slice(0, 19)}…`;
+  if (!sameChartDigest(stored, desired)) {
+    const revision = gitRevision(desired.chartVersion, desired.chartDigest);
+    return revision ? `chart ${desired.chartName} at a new commit: ${revision}` : `chart ${desired.chartVersion} moved to digest ${desired.chartDigest!.slice(0, 19)}…`;
+  }
   return 'values changed';
 }
 
