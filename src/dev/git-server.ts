@@ -91,6 +91,8 @@ export interface GitSshServer {
   identity: string;
   /** Another private key, which sshd does not accept. */
   otherIdentity: string;
+  /** Its public key (`ssh-ed25519 AAAA…`): a host key that is not this server's, for a wrong known_hosts. */
+  otherPublicKey: string;
   stop(): Promise<void>;
 }
 
@@ -115,6 +117,8 @@ export async function startGitSshServer(stateDir: string): Promise<GitSshServer>
     'PermitRootLogin prohibit-password',
     'StrictModes no',
     'UsePAM no',
+    // git asks for protocol v2 through this variable (ssh -o SendEnv=GIT_PROTOCOL).
+    'AcceptEnv GIT_PROTOCOL',
   ].join('\n');
   await writeFile(join(dir, 'sshd_config'), `${config}\n`);
   const sshd: ResultPromise = execa('/usr/sbin/sshd', ['-D', '-e', '-f', join(dir, 'sshd_config'), '-p', String(port)], { reject: false, stdin: 'ignore' });
@@ -132,6 +136,7 @@ export async function startGitSshServer(stateDir: string): Promise<GitSshServer>
     knownHosts: `[127.0.0.1]:${port} ${hostKey}\n`,
     identity: await readFile(join(dir, 'client_key'), 'utf8'),
     otherIdentity: await readFile(join(dir, 'other_key'), 'utf8'),
+    otherPublicKey: (await readFile(join(dir, 'other_key.pub'), 'utf8')).trim().split(' ').slice(0, 2).join(' '),
     stop: async () => {
       sshd.kill('SIGTERM');
       await sshd;

@@ -66,8 +66,9 @@ export class GitCheckouts {
     for (const name of await readdir(repoDir)) {
       const dir = join(repoDir, name);
       if (dir === keep || this.making.has(dir)) continue;
+      // A staging folder may be another fetch's, running now: only an old one is a leftover.
       const lastUsed = this.used.get(dir) ?? (await stat(dir).catch(() => undefined))?.mtimeMs ?? 0;
-      if (lastUsed < cutoff || name.startsWith('.fetch-')) {
+      if (lastUsed < cutoff) {
         this.used.delete(dir);
         await rm(dir, { recursive: true, force: true });
       }
