@@ -12,7 +12,7 @@ import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } f
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { waitForReadyReason } from '../support/conditions.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
-import { createChartGitRepo, type ChartGitRepo } from '../support/git-repos.js';
+import { createChartGitRepo, type ChartGitRepo } from '../../src/dev/git-repos.js';
 
 /** Issue 24: charts from Git, over smart HTTP with basic auth and over SSH with a key and known_hosts. */
 describe('charts from Git', () => {

@@ -1,7 +1,7 @@
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { chartSourceDir } from '../../src/dev/chart-repo.js';
+import { chartSourceDir } from './chart-repo.js';
 
 /** A bare repository under a server's root with a working copy to commit from: the unicorn chart at charts/unicorn. */
 export interface ChartGitRepo {
