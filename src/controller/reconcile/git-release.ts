@@ -6,14 +6,17 @@ import { displayUrl, gitAccessSecrets } from '../charts/git/git-access.js';
 import { ChartNotFoundError, RepositoryNotAllowedError } from '../charts/repository-errors.js';
 import { readGitAccess } from './chart-access-reader.js';
 import type { ReconcileContext } from './context.js';
-import type { DesiredOutcome } from './desired-release.js';
+import type { DesiredRelease } from '../../core/release/desired-release.js';
 import type { ComposedValues } from './values-from.js';
+
+/** As desired-release.ts's DesiredOutcome (not imported: that module imports this one). */
+export type GitOutcome = { ok: true; desired: DesiredRelease } | { ok: false; problem: 'chart' | 'repository'; message: string };
 
 /**
  * What a HelmRelease with `spec.chart.git` asks for: the commit its ref picks now, Chart.yaml's
  * version at that commit, and the chart folder helm installs from (nothing is pulled).
  */
-export async function resolveGitRelease(ctx: ReconcileContext, release: HelmRelease, composed: ComposedValues): Promise<DesiredOutcome> {
+export async function resolveGitRelease(ctx: ReconcileContext, release: HelmRelease, composed: ComposedValues): Promise<GitOutcome> {
   const { chart } = release.spec;
   const git = chart.git!;
   if (!ctx.gitCharts) return { ok: false, problem: 'chart', message: `charts from Git are not enabled in this controller (${displayUrl(git.url)})` };

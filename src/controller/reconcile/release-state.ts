@@ -151,7 +151,9 @@ function describeDifference(stored: StoredRelease, desired: DesiredRelease, late
   if (!sameChartVersion(stored.chartVersion, desired.chartVersion)) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
   if (!sameChartDigest(stored, desired)) {
     const revision = gitRevision(desired.chartVersion, desired.chartDigest);
-    return revision ? `chart ${desired.chartName} at a new commit: ${revision}` : `chart ${desired.chartVersion} moved to digest ${desired.chartDigest!.slice(0, 19)}…`;
+    return revision
+      ? `chart ${desired.chartName} at a new commit: ${revision}`
+      : `chart ${desired.chartVersion} moved to digest ${desired.chartDigest!.slice(0, 19)}…`;
   }
   return 'values changed';
 }
