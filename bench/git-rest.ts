@@ -108,9 +108,9 @@ export const benchmark: Benchmark = {
       `command:     npm run bench -- git-rest ${args.raw.join(' ')}`.trimEnd(),
       '```',
       '',
-      '| reconciled passes | git processes (by subcommand) | ls-remote per interval | ref advertisements served | API reads (per pass) | API writes | helm | controller CPU s |',
-      '|---|---|---|---|---|---|---|---|',
-      `| ${passes} | ${JSON.stringify(gitRest)} | ${per(gitRest['ls-remote'] ?? 0, intervals)} | ${refs} | ${rest.requests.reads} (${per(rest.requests.reads, passes)}) | ${rest.requests.writes} | ${JSON.stringify(rest.helm)} | ${rest.ctlCpuS.toFixed(2)} |`,
+      '| reconciled passes | git processes (by subcommand) | ls-remote per interval | ref advertisements served | API reads (per pass) | API writes | helm | controller CPU s | largest rows (verb resource count) |',
+      '|---|---|---|---|---|---|---|---|---|',
+      `| ${passes} | ${JSON.stringify(gitRest)} | ${per(gitRest['ls-remote'] ?? 0, intervals)} | ${refs} | ${rest.requests.reads} (${per(rest.requests.reads, passes)}) | ${rest.requests.writes} | ${JSON.stringify(rest.helm)} | ${rest.ctlCpuS.toFixed(2)} | ${rest.requests.top.join('; ')} |`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   },
