@@ -80,7 +80,9 @@ describe('charts from Git', () => {
     await repo.tag('v2.0.0', true);
     await declare('range', { url: httpUrl(), ref: { semver: '1.x' }, path: 'charts/unicorn', secretRef: { name: 'git-login' } }, '3s');
     await waitForReconciled(kubeConfig, namespace, 'range', 1);
-    expect((await storage.history(namespace, 'range')).deployed?.chartVersion).toBe('1.2.0');
+    // The refs are one answer per repository per interval, shared with the releases above: tags
+    // pushed within the last interval are seen at the next check, one interval (3 s) later at most.
+    await expect.poll(async () => (await storage.history(namespace, 'range')).deployed?.chartVersion, { timeout: 60_000, interval: 250 }).toBe('1.2.0');
     expect(await servedColor(kubeConfig, namespace, 'range')).toBe('green');
     await repo.commit('1.3.0', 'blue');
     await repo.tag('1.3.0', true);
