@@ -43,6 +43,10 @@ export const BENCHMARKS: Record<string, Entry> = {
     summary: 'N in-sync releases at rest without and with F Freezes: API requests per reconciled pass (freezes are watched, not fetched)',
     load: () => import('./freeze-rest.js'),
   },
+  'git-rest': {
+    summary: 'N in-sync releases on one Git repository at rest: git processes and API requests per interval (one ls-remote per repository)',
+    load: () => import('./git-rest.js'),
+  },
   'slack-latency': { summary: "event → Slack API call latency against the local fake Slack and Slack's rate limits", load: () => import('./slack-latency.js') },
 };
 

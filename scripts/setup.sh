@@ -16,14 +16,18 @@ command -v ss >/dev/null || missing+=(iproute2)
 # The local OCI registry (src/dev/oci-registry.ts) and the bcrypt htpasswd file its auth instance reads.
 [[ -x /usr/bin/docker-registry ]] || missing+=(docker-registry)
 [[ -x /usr/bin/htpasswd ]] || missing+=(apache2-utils)
+# Charts from Git (spec.chart.git): the git client, and the tests' SSH server and client.
+command -v git >/dev/null || missing+=(git)
+[[ -x /usr/sbin/sshd ]] || missing+=(openssh-server)
+command -v ssh >/dev/null || missing+=(openssh-client)
 if ((${#missing[@]})); then
   say "installing Debian packages: ${missing[*]}"
   if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
   $SUDO apt-get update -qq
   # -q, not -qq: each package's download and set-up shows, so a slow mirror does not look like a hang.
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
-  # Debian starts a redis service on 6379, a sentinel on 26379 and a registry on 5000; the project runs its own on free ports instead.
-  for service in redis-server redis-sentinel docker-registry; do
+  # Debian starts a redis service on 6379, a sentinel on 26379, a registry on 5000 and sshd on 22; the project runs its own on free ports instead.
+  for service in redis-server redis-sentinel docker-registry ssh; do
     ($SUDO systemctl disable --now "$service" 2>/dev/null || $SUDO service "$service" stop 2>/dev/null) || true
   done
 fi

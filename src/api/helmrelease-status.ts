@@ -99,8 +99,9 @@ export const HelmReleaseStatus = Type.Object({
   lastAttemptedGeneration: Type.Optional(Type.Integer()),
   lastAttemptedChartVersion: Type.Optional(Type.String()),
   lastAttemptedChartDigest: Type.Optional(
-    Type.String({ description: 'oci:// charts: the manifest digest last attempted (a tag pushed again is a new attempt).' }),
+    Type.String({ description: 'oci:// charts: the manifest digest last attempted (a tag pushed again is a new attempt); git charts: git:<commit>.' }),
   ),
+  lastAttemptedRevision: Type.Optional(Type.String({ description: "git charts: Chart.yaml's version plus the short commit last attempted (1.2.0+abc1234)." })),
   lastAttemptedValuesDigest: Type.Optional(Type.String()),
   lastAttemptedAction: Type.Optional(Type.String()),
   lastAttemptedAt: Type.Optional(Type.String()),

@@ -10,6 +10,8 @@ export interface ControllerConfig extends SharedConfig {
   helmBin: string;
   /** kustomize, run by helm's post-renderer plugin for spec.postRenderers and spec.commonMetadata (KUSTOMIZE_BIN). */
   kustomizeBin: string;
+  /** The git client for spec.chart.git (HELMCREW_GIT_BIN, default git from PATH). */
+  gitBin?: string;
   /** The field manager helm's server-side applies are made as: drift is compared and corrected as it (HELMCREW_HELM_FIELD_MANAGER). */
   helmFieldManager: string;
   /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default, a memory-for-CPU trade left to the operator. */
@@ -45,6 +47,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     ...readSharedConfig(env),
     helmBin: env.HELM_BIN || 'helm',
     kustomizeBin: env.KUSTOMIZE_BIN || 'kustomize',
+    gitBin: env.HELMCREW_GIT_BIN || 'git',
     // helm 4 names its field manager after its own binary (filepath.Base(os.Args[0])).
     helmFieldManager: env.HELMCREW_HELM_FIELD_MANAGER || basename(env.HELM_BIN || 'helm'),
     helmGoGC: helmGoGC(env, 'HELMCREW_HELM_GOGC'),

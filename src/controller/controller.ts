@@ -10,6 +10,7 @@ import { watchQueue } from '../core/metrics/queue-metrics.js';
 import { ControllerMetrics } from './metrics/controller-metrics.js';
 import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
 import { removeLeftoverPrivateFiles } from './helm/private-files.js';
+import { GitChartSources } from './charts/git/git-chart-sources.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { helmProcessEnv } from './helm/helm-process-env.js';
 import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
@@ -93,6 +94,7 @@ export async function startController(config: ControllerConfig, options: Control
       config.kustomizeBin,
     ),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
+    gitCharts: new GitChartSources({ gitBin: config.gitBin, workDir: config.workDir, policy: config.allowedRepositoryHosts, log }),
     digester,
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
     log,

@@ -32,6 +32,27 @@ describe('bad input', () => {
       spec: { chart: { repository: 'ftp://charts.example.test', name: 'unicorn' } },
       want: /spec.chart.repository: Invalid value.*should match/,
     },
+    { name: 'no-source', spec: { chart: { name: 'unicorn' } }, want: /give exactly one of repository \(with name\) or git/ },
+    {
+      name: 'both-sources',
+      spec: { chart: { ...chart(), git: { url: 'https://git.example.test/c.git' } } },
+      want: /give exactly one of repository \(with name\) or git/,
+    },
+    {
+      name: 'git-two-refs',
+      spec: { chart: { name: 'unicorn', git: { url: 'https://git.example.test/c.git', ref: { branch: 'main', tag: 'v1' } } } },
+      want: /spec.chart.git.ref: Invalid value.*give at most one of branch, tag, semver, commit/,
+    },
+    {
+      name: 'git-password-in-url',
+      spec: { chart: { name: 'unicorn', git: { url: 'https://u:secret@git.example.test/c.git' } } },
+      want: /spec.chart.git.url: Invalid value.*must not carry a password/,
+    },
+    {
+      name: 'git-path-escapes',
+      spec: { chart: { name: 'unicorn', git: { url: 'https://git.example.test/c.git', path: 'charts/../../etc' } } },
+      want: /spec.chart.git.path: Invalid value.*must stay inside the repository/,
+    },
     { name: 'bad-interval', spec: { chart: chart(), interval: 'ten minutes' }, want: /spec.interval: Invalid value: "ten minutes"/ },
     { name: 'bad-timeout', spec: { chart: chart(), timeout: '5 min' }, want: /spec.timeout: Invalid value/ },
     { name: 'upper-release', spec: { chart: chart(), releaseName: 'Unicorn' }, want: /spec.releaseName: Invalid value: "Unicorn"/ },

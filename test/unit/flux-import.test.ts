@@ -265,6 +265,7 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
     const result = imported('platform');
     const git = (result.release?.spec.chart as { git?: unknown } | undefined)?.git;
     if (git) {
+      expect(result.release?.spec.chart.name).toBe('platform');
       expect(git).toEqual({
         url: 'ssh://git@git.example.com/platform.git',
         ref: { tag: 'v1.2.0' },

@@ -40,7 +40,7 @@ export function chartAccessFrom(opts: {
       if (!data.username || !data.password) throw new ChartAccessError(`${where} needs both username and password`);
       access.basic = { username: data.username, password: data.password };
     } else if (data['.dockerconfigjson'] !== undefined) {
-      if (!chart.repository.startsWith('oci://')) throw new ChartAccessError(`${where}: .dockerconfigjson is for oci:// registries; give username and password`);
+      if (!chart.repository?.startsWith('oci://')) throw new ChartAccessError(`${where}: .dockerconfigjson is for oci:// registries; give username and password`);
       access.registryLogins = registryLogins(data['.dockerconfigjson'], where);
     } else {
       throw new ChartAccessError(`${where} has neither username + password nor .dockerconfigjson`);

@@ -115,13 +115,16 @@ export class RepositoryIndexCache {
   }
 
   private async resolveOnce(chart: ChartRef, access: ChartAccess, maxAgeMs: number): Promise<ResolvedChart> {
-    if (chart.repository.startsWith('oci://')) {
-      await this.checkHost(chart.repository);
+    const { repository } = chart;
+    // The CRD asks for repository or git; git charts are resolved by git/git-chart-sources.ts.
+    if (!repository) throw new ChartNotFoundError('spec.chart.repository is not set');
+    if (repository.startsWith('oci://')) {
+      await this.checkHost(repository);
       const deps = { client: this.registry, tags: this.tags, digests: this.digests };
-      const oci = await resolveOciChart(deps, { repository: chart.repository, chart: chart.name, constraint: chart.version, access, maxAgeMs });
+      const oci = await resolveOciChart(deps, { repository, chart: chart.name, constraint: chart.version, access, maxAgeMs });
       return { version: oci.version, digest: oci.digest, ociRef: oci.ref };
     }
-    return this.resolveHttp(chart.repository, chart.name, chart.version, access, maxAgeMs);
+    return this.resolveHttp(repository, chart.name, chart.version, access, maxAgeMs);
   }
 
   /**

@@ -75,6 +75,8 @@ export class HelmClient {
 
   /** Downloads a chart archive once per repository, name and exact version; returns its path. */
   async pullChart(chart: ChartRequest): Promise<string> {
+    // A git chart is a folder of the controller's shared checkout already: nothing to pull.
+    if (chart.source?.localChart) return chart.source.localChart;
     const id = `${chart.repository}|${chart.name}|${chart.version}|${chart.digest ?? ''}`;
     const running = this.pulling.get(id);
     if (running) return running;

@@ -1,6 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { KubeClients } from '../../core/kube/client.js';
 import { apiErrorMessage, isForbidden, isNotFound } from '../../core/kube/errors.js';
+import { gitAccessFrom, type GitAccess } from '../charts/git/git-access.js';
 import { ANONYMOUS, ChartAccessError, chartAccessFrom, needsSecrets, type ChartAccess } from '../charts/chart-access.js';
 
 /**
@@ -17,6 +18,15 @@ export async function readChartAccess(kube: KubeClients, release: HelmRelease): 
     chart.certSecretRef ? readSecretData(kube, namespace, chart.certSecretRef.name, 'spec.chart.certSecretRef') : undefined,
   ]);
   return chartAccessFrom({ chart, namespace, secretData, certData });
+}
+
+/** Reads `spec.chart.git.secretRef` the same way: as the HelmRelease's identity. */
+export async function readGitAccess(kube: KubeClients, release: HelmRelease): Promise<GitAccess> {
+  const git = release.spec.chart.git!;
+  const namespace = release.metadata.namespace;
+  const secretName = git.secretRef?.name;
+  const secretData = secretName ? await readSecretData(kube, namespace, secretName, 'spec.chart.git.secretRef') : undefined;
+  return gitAccessFrom({ url: git.url, namespace, secretName, secretData });
 }
 
 async function readSecretData(kube: KubeClients, namespace: string, name: string, field: string): Promise<Record<string, string>> {

@@ -5,6 +5,7 @@ import type { RunningOperations } from './running-operations.js';
 import type { HoldingFreeze } from '../../core/release/freeze-match.js';
 import type { ReleaseFacts } from '../../core/release/team-releases.js';
 import type { RepositoryIndexCache } from '../charts/repository-index.js';
+import type { GitChartSources } from '../charts/git/git-chart-sources.js';
 import type { HelmClient } from '../helm/helm-client.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { KubeClients } from '../../core/kube/client.js';
@@ -25,6 +26,8 @@ export interface ReconcileContext {
   tenancy: TenancyPolicy;
   helm: HelmClient;
   charts: RepositoryIndexCache;
+  /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */
+  gitCharts?: GitChartSources;
   /** Keyed values digest shared by all replicas. */
   digester: ValuesDigester;
   events: ReleaseEventSink;

@@ -4,6 +4,7 @@ import { accessSecrets, type ChartAccess } from '../charts/chart-access.js';
 import { ChartNotFoundError, RepositoryNotAllowedError } from '../charts/repository-errors.js';
 import type { ResolvedChart } from '../charts/repository-index.js';
 import { readChartAccess } from './chart-access-reader.js';
+import { resolveGitRelease } from './git-release.js';
 import type { ReconcileContext } from './context.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { valuesTooDeep } from './values-depth.js';
@@ -32,6 +33,7 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
     throw error;
   }
   const { chart } = release.spec;
+  if (chart.git) return resolveGitRelease(ctx, release, composed);
   let resolved: ResolvedChart;
   let access: ChartAccess;
   try {
@@ -49,7 +51,7 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
   const { values, secrets } = composed;
   for (const secret of accessSecrets(access)) secrets.add(secret);
   const chartSource = {
-    repository: chart.repository,
+    repository: chart.repository ?? '',
     access,
     ...(resolved.ociRef ? { ociRef: resolved.ociRef } : {}),
     ...(resolved.archiveUrl ? { archiveUrl: resolved.archiveUrl } : {}),

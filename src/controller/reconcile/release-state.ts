@@ -1,6 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { assertNever } from './assert-never.js';
+import { gitRevision } from '../../core/release/chart-revision.js';
 import { CHART_DIGEST_LABEL, chartDigestLabel, determineOwnership, POST_RENDER_LABEL, recordedTimeoutSeconds } from './ownership.js';
 import { NO_POST_RENDER } from '../../core/release/post-render.js';
 import { sameChartVersion } from './chart-version.js';
@@ -143,7 +144,7 @@ export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): b
   );
 }
 
-/** oci:// charts: installed from the digest the tag points at now (a moved tag is a change). Others have none to compare. */
+/** oci:// and git charts: installed from the digest the tag points at now, or the commit (a moved tag, a new commit is a change). Others have none to compare. */
 function sameChartDigest(stored: StoredRelease, desired: DesiredRelease): boolean {
   return !desired.chartDigest || stored.labels?.[CHART_DIGEST_LABEL] === chartDigestLabel(desired.chartDigest);
 }
@@ -163,7 +164,12 @@ function describeDifference(stored: StoredRelease, desired: DesiredRelease, late
     return `revision ${latest.revision} ${latest.status}; re-applying revision ${stored.revision}'s chart and values`;
   if (stored.chartName !== desired.chartName) return `chart ${stored.chartName} → ${desired.chartName}`;
   if (!sameChartVersion(stored.chartVersion, desired.chartVersion)) return `chart version ${stored.chartVersion} → ${desired.chartVersion}`;
-  if (!sameChartDigest(stored, desired)) return `chart ${desired.chartVersion} moved to digest ${desired.chartDigest!.slice(0, 19)}…`;
+  if (!sameChartDigest(stored, desired)) {
+    const revision = gitRevision(desired.chartVersion, desired.chartDigest);
+    return revision
+      ? `chart ${desired.chartName} at a new commit: ${revision}`
+      : `chart ${desired.chartVersion} moved to digest ${desired.chartDigest!.slice(0, 19)}…`;
+  }
   if (!samePostRender(stored, desired)) return 'post-renderers or common metadata changed';
   return 'values changed';
 }

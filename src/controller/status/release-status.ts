@@ -1,3 +1,4 @@
+import { gitRevision } from '../../core/release/chart-revision.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Condition, HelmReleaseStatus, HistoryEntry } from '../../api/helmrelease-status.js';
 import { ConditionType, StateReason, type ReleaseEvent } from '../../api/vocabulary.js';
@@ -35,7 +36,8 @@ export function attemptStartedStatus(
 ): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const reason = action === 'upgrade' ? StateReason.Upgrading : StateReason.Installing;
-  const message = `${action === 'upgrade' ? 'Upgrading' : 'Installing'} ${desired.chartName}@${desired.chartVersion}`;
+  const revision = gitRevision(desired.chartVersion, desired.chartDigest);
+  const message = `${action === 'upgrade' ? 'Upgrading' : 'Installing'} ${desired.chartName}@${revision ?? desired.chartVersion}`;
   let conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason, message }, now, gen);
   conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Progressing, message }, now, gen);
   // A new spec (generation, chart or values) starts its failure count again; a retry keeps it.
@@ -47,6 +49,7 @@ export function attemptStartedStatus(
     lastAttemptedGeneration: gen,
     lastAttemptedChartVersion: desired.chartVersion,
     ...(desired.chartDigest ? { lastAttemptedChartDigest: desired.chartDigest } : {}),
+    ...(revision ? { lastAttemptedRevision: revision } : {}),
     lastAttemptedValuesDigest: desired.valuesDigest,
     lastAttemptedAction: action,
     lastAttemptedAt: now.toISOString(),

@@ -3,7 +3,7 @@ import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duratio
 import { DRIFT_CORRECTION_REQUEST_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../api/annotations.js';
 import { driftMode, slotPassed, slotPhaseMs } from '../drift/drift-schedule.js';
 import { pendingRollback } from '../../core/release/rollback-decision.js';
-import { DEFAULT_INTERVAL, DEFAULT_TIMEOUT, releaseKey } from '../../core/release/release-target.js';
+import { checkIntervalMs, DEFAULT_TIMEOUT, releaseKey } from '../../core/release/release-target.js';
 
 /** Annotation a person (or the bot) sets to ask for a reconcile now, like Flux's reconcile.fluxcd.io/requestedAt. */
 export const REQUESTED_AT_ANNOTATION = 'helmcrew.dev/requestedAt';
@@ -62,7 +62,7 @@ export function dueForResync(release: HelmRelease, now: number, lastCheckedMs?: 
   if (last === -Infinity) return true;
   let intervalMs: number;
   try {
-    intervalMs = clampDuration(parseDuration(release.spec?.interval ?? DEFAULT_INTERVAL), DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval);
+    intervalMs = checkIntervalMs(release.spec ?? {});
   } catch {
     return false;
   }

@@ -5,7 +5,10 @@ import type { SecretValues } from './secret-values.js';
 export interface DesiredRelease {
   chartName: string;
   chartVersion: string;
-  /** oci:// only: the manifest digest the version's tag points at now; a new one (a moved tag) is an upgrade. */
+  /**
+   * oci://: the manifest digest the version's tag points at now; git: `git:<commit>`. A new one (a
+   * moved tag, a new commit) is an upgrade.
+   */
   chartDigest?: string;
   /** Where and how the chart archive is fetched (the controller's business; absent in tests that need none). */
   chartSource?: ChartSource;
@@ -27,6 +30,8 @@ export interface ChartSource {
   ociRef?: string;
   /** http(s) only: the archive's URL from the index. */
   archiveUrl?: string;
+  /** git only: the chart folder in the controller's shared checkout; helm installs from it, nothing is pulled. */
+  localChart?: string;
   access: ChartAccess;
 }
 

@@ -45,7 +45,7 @@ export function releaseTarget(release: HelmRelease, tenancy: TenancyPolicy = OPE
     releaseName: spec.releaseName ?? release.status?.releaseName ?? metadata.name,
     namespace: spec.targetNamespace ?? release.status?.releaseNamespace ?? metadata.namespace,
     timeoutSeconds: timeoutSecondsOf(spec.timeout),
-    intervalMs: clampDuration(parseDuration(spec.interval ?? DEFAULT_INTERVAL), DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval),
+    intervalMs: checkIntervalMs(spec),
     maxHistory: spec.maxHistory ?? DEFAULT_MAX_HISTORY,
     createNamespace: spec.install?.createNamespace ?? false,
     installWait: spec.install?.disableWait !== true,
@@ -55,6 +55,17 @@ export function releaseTarget(release: HelmRelease, tenancy: TenancyPolicy = OPE
     uninstallTimeoutSeconds: timeoutSecondsOf(spec.uninstall?.timeout ?? spec.timeout),
     impersonate: serviceAccount ? { namespace: metadata.namespace, name: serviceAccount } : undefined,
   };
+}
+
+/**
+ * How often the release is checked: spec.interval, or a git chart's own shorter interval (its
+ * new commits are looked for that often). Throws on a duration it cannot parse.
+ */
+export function checkIntervalMs(spec: Pick<HelmRelease['spec'], 'interval' | 'chart'>): number {
+  const clamp = (text: string) => clampDuration(parseDuration(text), DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval);
+  const interval = clamp(spec.interval ?? DEFAULT_INTERVAL);
+  const git = spec.chart?.git?.interval;
+  return git ? Math.min(interval, clamp(git)) : interval;
 }
 
 /** A helm timeout in seconds, clamped again here: objects stored before the schema bounds existed can hold anything. */

@@ -66,7 +66,16 @@ function fromTemplate(template: Record<string, unknown>, at: string, namespace: 
       if (version && version !== '*')
         notes.push({ path: `${at}.version`, reason: 'handled differently: a Git chart takes its version from Chart.yaml (Flux ignores it too)' });
       const git = gitChart(source, origin, chartName, notes, namespace);
-      return { origin, notes, chart: { git, ...extras } };
+      // helmcrew names the chart (Teams, freezes and the bot match on it) and checks the name against
+      // Chart.yaml; Flux names only the folder, whose last segment is the chart's name by convention.
+      const name = chartName?.replace(/\/+$/, '').split('/').pop();
+      if (name)
+        notes.push({
+          path: `${at}.chart`,
+          reason: `spec.chart.name set to ${name} (the folder's name): it must match the name in its Chart.yaml`,
+          attention: true,
+        });
+      return { origin, notes, chart: { ...(name ? { name } : {}), git, ...extras } };
     }
     default:
       return { origin, notes: [{ path: `${at}.sourceRef`, reason: `helmcrew has no equivalent: charts from a ${kind}` }] };

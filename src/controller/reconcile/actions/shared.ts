@@ -17,8 +17,8 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
 /** What helm pull is given for the desired chart: its digest, source and credentials as resolved. */
 export function chartPullRequest(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): ChartRequest {
-  const { repository } = release.spec.chart;
   const source = desired.chartSource;
+  const repository = source?.repository ?? release.spec.chart.repository ?? '';
   const access = source?.access;
   // helm takes credentials for an http(s) chart only beside a cached index: the controller fetches those archives itself.
   const ownDownload = !!source?.archiveUrl && !!access && (!!access.secret || !!access.certSecret);
@@ -36,7 +36,7 @@ export function chartPullRequest(ctx: ReconcileContext, release: HelmRelease, ta
 }
 
 export async function pullChart(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): Promise<string> {
-  const { repository } = release.spec.chart;
+  const repository = desired.chartSource?.repository ?? release.spec.chart.repository ?? '';
   const access = desired.chartSource?.access;
   try {
     return await ctx.helm.pullChart(chartPullRequest(ctx, release, target, desired));

@@ -1,0 +1,85 @@
+import { join } from 'node:path';
+import type { GitChartSource } from '../../../api/helmrelease.js';
+import type { Logger } from '../../../core/log.js';
+import { FreshCache } from '../fresh-cache.js';
+import { checkRepositoryHost, urlHost } from '../guarded-get.js';
+import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, parseHostPolicy, type HostPolicy } from '../host-policy.js';
+import { RepositoryNotAllowedError } from '../repository-errors.js';
+import { readChartFolder } from './chart-folder.js';
+import { displayUrl, type GitAccess } from './git-access.js';
+import { GitCheckouts } from './git-checkouts.js';
+import { GitSourceError } from './git-errors.js';
+import { parseLsRemote, pickCommit, type RemoteRefs } from './git-refs.js';
+import { GitRunner } from './git-runner.js';
+
+const LS_REMOTE_TIMEOUT_MS = 30_000;
+
+/** What a git chart resolves to: the commit, the chart folder in its shared checkout, Chart.yaml's version. */
+export interface ResolvedGitChart {
+  commit: string;
+  /** How the commit was picked, for messages: "branch main", "tag v1.2.0". */
+  ref: string;
+  chartDir: string;
+  version: string;
+}
+
+export interface GitChartSourcesOptions {
+  gitBin: string;
+  workDir: string;
+  policy: HostPolicy;
+  log: Logger;
+  now?: () => number;
+}
+
+/**
+ * Charts from Git repositories. A periodic check costs one `git ls-remote` per repository and
+ * set of credentials per interval, shared by every release on it (an answer younger than the
+ * asking release's interval is reused); a commit not seen before costs one shallow fetch into a
+ * checkout shared by every release on that commit; a settled release costs no git at all between.
+ */
+export class GitChartSources {
+  readonly runner: GitRunner;
+  private readonly refs: FreshCache<RemoteRefs>;
+  private readonly checkouts: GitCheckouts;
+  private readonly policy: HostPolicy;
+
+  constructor(options: Partial<GitChartSourcesOptions> & Pick<GitChartSourcesOptions, 'workDir' | 'log'>) {
+    const now = options.now ?? Date.now;
+    this.policy = options.policy ?? parseHostPolicy(DEFAULT_ALLOWED_REPOSITORY_HOSTS);
+    this.runner = new GitRunner(options.gitBin ?? 'git', options.workDir, options.log);
+    this.refs = new FreshCache({ maxBytes: 8 * 1024 * 1024, retainMs: 60 * 60_000, failureTtlMs: 10_000, now });
+    this.checkouts = new GitCheckouts(this.runner, join(options.workDir, 'git'), now);
+  }
+
+  async resolve(git: GitChartSource, chartName: string, access: GitAccess, maxAgeMs: number): Promise<ResolvedGitChart> {
+    const url = git.url;
+    const shown = displayUrl(git.url);
+    const refs = await this.refs.get(`${url}|${access.cacheKey}`, maxAgeMs, () => this.lsRemote(url, access), weigh);
+    const picked = pickCommit(refs, git.ref);
+    if (!picked.ok) throw new GitSourceError(`Git repository ${shown} ${picked.problem}`.replace(' :', ':'));
+    const refName = [...refs.entries()].find(([name, sha]) => sha === picked.commit && name !== 'HEAD')?.[0];
+    const checkout = await this.checkouts.checkout(url, access, picked.commit, refName);
+    const where = `Git repository ${shown} at ${picked.ref} (commit ${picked.commit.slice(0, 7)})`;
+    const folder = await readChartFolder({ checkout, path: git.path ?? '.', expectedName: chartName, where });
+    return { commit: picked.commit, ref: picked.ref, chartDir: folder.dir, version: folder.version };
+  }
+
+  private async lsRemote(url: string, access: GitAccess): Promise<RemoteRefs> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new RepositoryNotAllowedError(displayUrl(url), 'it is not a URL');
+    }
+    // git resolves the name again itself; this refuses hosts the operator's policy does not allow.
+    await checkRepositoryHost(this.policy, displayUrl(url), urlHost(parsed));
+    const out = await this.runner.remote('ls-remote', ['ls-remote', '--', url], { url, access, timeoutMs: LS_REMOTE_TIMEOUT_MS });
+    return parseLsRemote(out);
+  }
+}
+
+function weigh(refs: RemoteRefs): number {
+  let bytes = 64;
+  for (const [name] of refs) bytes += 140 + name.length * 2;
+  return bytes;
+}
