@@ -109,7 +109,7 @@ describe('the image root built by scripts/build-image-root.sh', () => {
       expect(metrics).toMatch(/^helmcrew_helm_processes_total\{verb="install",result="success"\} [1-9]/m);
       controller.kill('SIGTERM');
       const exited = await controller;
-      expect(exited.exitCode, exited.all).toBe(0);
+      expect(exited.exitCode, String(exited.all)).toBe(0);
     } finally {
       controller?.kill('SIGKILL');
       await rm(work, { recursive: true, force: true });
