@@ -7,6 +7,8 @@ import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { parse, stringify } from 'yaml';
 import { pino } from 'pino';
 import { readControllerConfig } from '../../src/controller/config.js';
+import { readNotifyConfig } from '../../src/notify/config.js';
+import { startNotify } from '../../src/notify/notify.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
@@ -181,10 +183,10 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
   });
 
   /** A kubeconfig that authenticates as the chart's ServiceAccount with a real token (TokenRequest). */
-  const controllerKubeconfig = async (): Promise<string> => {
+  const controllerKubeconfig = async (part = 'controller'): Promise<string> => {
     const token = await kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
       namespace,
-      name: `${releaseName}-controller`,
+      name: `${releaseName}-${part}`,
       body: { spec: { audiences: [], expirationSeconds: 3600 } },
     });
     const admin = parse(await readFile(env.kubeconfig, 'utf8')) as { users: Array<{ name: string; user: Record<string, unknown> }> };
@@ -260,6 +262,25 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
       expect(warnings.filter((line) => /watch failed|informer failed/i.test(line))).toEqual([]);
     } finally {
       await controller.stop();
+    }
+  });
+
+  it('notify, with only its own rights, lists Teams and becomes ready', async () => {
+    const warnings: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+    const config = readNotifyConfig({
+      KUBECONFIG: await controllerKubeconfig('notify'),
+      REDIS_URL: env.redisUrl,
+      HELMCREW_QUEUE_PREFIX: uniqueName('hc-rbac'),
+    });
+    const notify = await startNotify(config, log);
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!notify.ready() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(notify.ready()).toBe(true);
+      expect(warnings.filter((line) => /forbidden|403/i.test(line))).toEqual([]);
+    } finally {
+      await notify.stop();
     }
   });
 });
