@@ -1,36 +1,35 @@
-# helmcrew: the controller (and later notify and bot) in one image, with a pinned helm.
+# helmcrew: the controller, notify and the /release bot in one image, with helm built in.
 # Build: docker build -t helmcrew:0.1.0 .
+# Every step is scripts/build-image-root.sh, which the tests also run outside a container
+# (test/integration/image-build.test.ts); bases are pinned by exact version (docs/chart.md).
 
-FROM golang:1.26-bookworm AS helm
+FROM golang:1.26.8-bookworm AS helm
 ARG HELM_VERSION=v4.2.4
-RUN CGO_ENABLED=0 GOBIN=/out go install -trimpath \
-      -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=${HELM_VERSION}" \
-      helm.sh/helm/v4/cmd/helm@${HELM_VERSION}
-# helm's post-renderer for spec.postRenderers and spec.commonMetadata (run as a helm plugin).
 ARG KUSTOMIZE_VERSION=v5.8.2
-RUN CGO_ENABLED=0 GOBIN=/out go install -trimpath -ldflags "-s -w" sigs.k8s.io/kustomize/kustomize/v5@${KUSTOMIZE_VERSION}
+COPY scripts/build-image-root.sh /src/scripts/
+RUN HELM_VERSION=${HELM_VERSION} KUSTOMIZE_VERSION=${KUSTOMIZE_VERSION} /src/scripts/build-image-root.sh --helm /out
 
-FROM node:20-bookworm-slim AS build
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --no-fund --no-audit
-COPY tsconfig.json ./
+FROM node:20.20.2-bookworm-slim AS app
+WORKDIR /src
+COPY package.json package-lock.json tsconfig.json ./
+COPY bin ./bin
 COPY src ./src
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev
+COPY scripts/build-image-root.sh ./scripts/
+RUN scripts/build-image-root.sh --app /out
 
-FROM node:20-bookworm-slim
-WORKDIR /app
+FROM node:20.20.2-bookworm-slim
 # A 1 MiB young generation and an old-space limit that keeps V8 from letting garbage grow to 4×
 # the live heap; at most two glibc malloc arenas, where V8's worker threads would otherwise each
 # keep one: less RSS for the controller (bench/RESULTS.md and docs/field-notes.md, issue 9).
 # The benchmarks read these values from here (bench/lib/image-env.ts).
 ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm KUSTOMIZE_BIN=/usr/local/bin/kustomize NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=512" MALLOC_ARENA_MAX=2
-COPY --from=helm /out/helm /usr/local/bin/helm
-COPY --from=helm /out/kustomize /usr/local/bin/kustomize
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-COPY package.json ./
-COPY bin ./bin
-USER 10001
+# git and ssh for charts from Git (spec.chart.git), from the base's own Debian release.
+COPY scripts/build-image-root.sh /tmp/
+RUN /tmp/build-image-root.sh --os / && rm /tmp/build-image-root.sh
+COPY --from=helm /out/ /
+COPY --from=app /out/ /
+WORKDIR /app
+# Not root, and not the base image's node user (1000): the chart's runAsUser.
+USER 10001:10001
 ENTRYPOINT ["node", "/app/bin/helmcrew.js"]
 CMD ["run"]

@@ -23,6 +23,7 @@ lint:
 	npx prettier --check --log-level warn .
 	npx eslint --max-warnings 0 --cache --cache-location .helmcrew/eslint-cache .
 	npx depcruise src --config .dependency-cruiser.cjs --output-type err-long
+	npx dockerfile-utils lint Dockerfile
 
 format:
 	npx prettier --write --log-level warn .

@@ -4,53 +4,143 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { parse, parseAllDocuments, stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { pino } from 'pino';
 import { readControllerConfig } from '../../src/controller/config.js';
+import { readNotifyConfig } from '../../src/notify/config.js';
+import { startNotify } from '../../src/notify/notify.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';
+import { deployments, literalEnv, renderChart } from '../support/chart.js';
+
+type Right = { part: string; resource: string; name: string; verbs: string[]; where: 'cluster' | 'own namespace' };
+
+/** README "Rights per part": the table between the rights-table markers. */
+async function readmeRights(): Promise<Right[]> {
+  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+  const table = readme.slice(readme.indexOf('<!-- rights-table -->'), readme.indexOf('<!-- /rights-table -->'));
+  return table
+    .split('\n')
+    .filter((line) => /^\| (controller|notify|bot) /.test(line))
+    .map((line) => {
+      const [part, resource, name, verbs, where] = line
+        .split('|')
+        .slice(1, -1)
+        .map((cell) => cell.trim().replace(/`/g, ''));
+      return { part: part!, resource: resource!, name: name!, verbs: verbs!.split(/,\s*/), where: where as Right['where'] };
+    });
+}
+
+/** `resource|name|verb` for every right a rule grants, as `kubectl auth can-i --list` prints rules. */
+const triples = (rows: Array<{ resource: string; names: string[]; verbs: string[] }>) =>
+  new Set(rows.flatMap((r) => (r.names.length ? r.names : ['']).flatMap((name) => r.verbs.map((verb) => `${r.resource}|${name}|${verb}`))));
+
+/** The resource rules of `kubectl auth can-i --list` (a table: Resources, Non-Resource URLs, Resource Names, Verbs). */
+function parseCanIList(stdout: string) {
+  const list = (cell: string) => cell.split(' ').filter(Boolean);
+  return stdout
+    .split('\n')
+    .slice(1)
+    .map((line) => /^(\S+)\s+\[(.*?)\]\s+\[(.*?)\]\s+\[(.*?)\]\s*$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ resource: m[1]!, names: list(m[3]!), verbs: list(m[4]!) }));
+}
 
 /**
- * Issue 5: the chart's least-privilege RBAC (rbac.clusterAdmin=false), applied to the test
- * cluster as rendered and asked with `kubectl auth can-i` as the controller's ServiceAccount.
+ * Issues 5 and 20: each part's least-privilege RBAC (rbac.clusterAdmin=false), applied to the test
+ * cluster as rendered and asked with `kubectl auth can-i` as each ServiceAccount: the rights the
+ * README states, and no more.
  */
 describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
   const { env, kubeConfig } = testEnv();
   const releaseName = uniqueName('hc');
   let namespace: string;
-  let rbacYaml: string;
+  let rbacYaml = '';
   let controllerUser: string;
+  let rights: Right[];
 
   const kubectl = (args: string[], input?: string) => execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, ...args], { input, reject: false });
+  const RBAC_KINDS = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
+  const sets = (split: boolean) => ['redis.external.url=redis://redis:6379', 'rbac.clusterAdmin=false', 'slack.existingSecret=slack', `parts.split=${split}`];
+
+  /** Applies the ServiceAccounts and RBAC rendered with these values; returns the kinds applied. */
+  const applyRbac = async (values: string[], release: string): Promise<string[]> => {
+    const { docs } = await renderChart(env, values, { release, namespace });
+    const rbacDocs = docs.filter((d) => RBAC_KINDS.includes(d.kind));
+    const yaml = rbacDocs.map((d) => stringify(d)).join('---\n');
+    rbacYaml += `---\n${yaml}`;
+    const applied = await kubectl(['apply', '-n', namespace, '-f', '-'], yaml);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    return rbacDocs.map((d) => d.kind).sort();
+  };
+
+  /** What a ServiceAccount may do in a namespace beyond what every authenticated user may. */
+  const granted = async (account: string, where: string) => {
+    const ask = async (user: string) => parseCanIList((await kubectl(['auth', 'can-i', '--list', '-n', where, `--as=${user}`])).stdout);
+    const baseline = triples(await ask(`system:serviceaccount:${namespace}:nobody-${releaseName}`));
+    return [...triples(await ask(`system:serviceaccount:${namespace}:${account}`))].filter((t) => !baseline.has(t)).sort();
+  };
+  const stated = (parts: string[], where: 'cluster' | 'own namespace') =>
+    [
+      ...triples(
+        rights
+          .filter((r) => parts.includes(r.part) && (r.where === 'cluster' || where === 'own namespace'))
+          .map((r) => ({ resource: r.resource, names: r.name ? [r.name] : [], verbs: r.verbs })),
+      ),
+    ].sort();
 
   beforeAll(async () => {
     namespace = await freshNamespace(kubeConfig, 'rbac');
-    controllerUser = `system:serviceaccount:${namespace}:${releaseName}`;
-    const rendered = await execa(env.helmBin, [
-      'template',
-      releaseName,
-      join(REPO_ROOT, 'helm/helmcrew'),
-      '--namespace',
-      namespace,
-      '--set',
-      'redis.url=redis://redis:6379',
-      '--set',
-      'rbac.clusterAdmin=false',
+    controllerUser = `system:serviceaccount:${namespace}:${releaseName}-controller`;
+    rights = await readmeRights();
+    expect(new Set(rights.map((r) => r.part))).toEqual(new Set(['controller', 'notify', 'bot']));
+    const split = await applyRbac(sets(true), releaseName);
+    expect(split).toEqual(
+      ['ClusterRole', 'ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Role', 'RoleBinding'].concat([
+        'ServiceAccount',
+        'ServiceAccount',
+        'ServiceAccount',
+      ]),
+    );
+    const combined = await applyRbac(sets(false), `${releaseName}-one`);
+    expect(combined).toEqual([
+      'ClusterRole',
+      'ClusterRole',
+      'ClusterRole',
+      'ClusterRoleBinding',
+      'ClusterRoleBinding',
+      'ClusterRoleBinding',
+      'Role',
+      'RoleBinding',
+      'ServiceAccount',
     ]);
-    const docs = parseAllDocuments(rendered.stdout).map((d) => d.toJSON() as { kind?: string } | null);
-    const rbacDocs = docs.filter((d) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(d?.kind ?? ''));
-    expect(rbacDocs.map((d) => d!.kind).sort()).toEqual(['ClusterRole', 'ClusterRoleBinding', 'Role', 'Role', 'RoleBinding', 'RoleBinding', 'ServiceAccount']);
-    rbacYaml = rbacDocs.map((d) => stringify(d)).join('---\n');
-    const applied = await kubectl(['apply', '-n', namespace, '-f', '-'], rbacYaml);
-    expect(applied.exitCode, applied.stderr).toBe(0);
   });
   afterAll(async () => {
     if (rbacYaml) await kubectl(['delete', '-n', namespace, '--ignore-not-found', '-f', '-'], rbacYaml);
     if (namespace) await deleteNamespace(kubeConfig, namespace);
+  });
+
+  it.each([
+    { account: 'controller', parts: ['controller'] },
+    { account: 'notify', parts: ['notify'] },
+    { account: 'bot', parts: ['bot'] },
+    { account: 'one', parts: ['controller', 'notify', 'bot'] },
+  ])("the $account ServiceAccount has exactly the README's rights for $parts, in its namespace and elsewhere", async ({ account, parts }) => {
+    expect(await granted(`${releaseName}-${account}`, namespace)).toEqual(stated(parts, 'own namespace'));
+    expect(await granted(`${releaseName}-${account}`, 'default')).toEqual(stated(parts, 'cluster'));
+  });
+
+  it('with rbac.clusterAdmin=true (the default) only the controller is cluster-admin', async () => {
+    await applyRbac(['redis.external.url=redis://redis:6379', 'parts.split=true', 'slack.existingSecret=slack'], `${releaseName}-adm`);
+    const can = async (account: string) =>
+      (await kubectl(['auth', 'can-i', '*', '*', '-A', `--as=system:serviceaccount:${namespace}:${releaseName}-adm-${account}`])).stdout.trim();
+    expect(await can('controller')).toBe('yes');
+    expect(await can('notify')).toBe('no');
+    expect(await can('bot')).toBe('no');
   });
 
   it('leader election: its own Lease in its namespace, no other', async () => {
@@ -63,21 +153,12 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
   });
 
   it('tenancy values reach the controller as the settings it parses', async () => {
-    const rendered = await execa(env.helmBin, [
-      'template',
-      releaseName,
-      join(REPO_ROOT, 'helm/helmcrew'),
-      '--set',
-      'redis.url=redis://redis:6379',
-      '--set',
+    const { docs } = await renderChart(env, [
+      'redis.external.url=redis://redis:6379',
       'tenancy.defaultServiceAccount=helm-deployer',
-      '--set',
       'tenancy.allowCrossNamespaceTargets=false',
     ]);
-    const deployment = parseAllDocuments(rendered.stdout)
-      .map((d) => d.toJSON() as { kind?: string; spec?: { template: { spec: { containers: Array<{ env: Array<{ name: string; value?: string }> }> } } } })
-      .find((d) => d?.kind === 'Deployment');
-    const vars = Object.fromEntries(deployment!.spec!.template.spec.containers[0]!.env.filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
+    const vars = literalEnv(deployments(docs)[0]!.spec!.template!.spec.containers[0]!.env);
     expect(readControllerConfig(vars).tenancy).toEqual({ defaultServiceAccount: 'helm-deployer', allowCrossNamespaceTargets: false });
   });
 
@@ -88,39 +169,24 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     { ask: ['impersonate', 'groups/system:masters'], want: 'no' },
     { ask: ['impersonate', 'users/admin'], want: 'no' },
     { ask: ['update', 'secrets', '-n', 'kube-system'], want: 'yes' },
-    { ask: ['patch', 'secrets', '-n', 'default'], want: 'yes' },
-    { ask: ['list', 'secrets', '-n', 'default'], want: 'yes' },
     { ask: ['delete', 'secrets', '-n', 'default'], want: 'no' },
     { ask: ['create', 'secrets', '-n', 'default'], want: 'no' },
-    { ask: ['delete', 'secrets/helmcrew-values-digest-key'], want: 'no' },
-    { ask: ['get', 'configmaps', '-n', 'default'], want: 'yes' },
-    { ask: ['list', 'configmaps', '-n', 'default'], want: 'yes' },
-    { ask: ['watch', 'configmaps', '-n', 'default'], want: 'yes' },
-    { ask: ['watch', 'secrets', '-n', 'default'], want: 'yes' },
     { ask: ['update', 'configmaps', '-n', 'default'], want: 'no' },
-    { ask: ['patch', 'configmaps/helmcrew-slack-messages', '-n', 'default'], want: 'yes' },
-    { ask: ['patch', 'configmaps/unicorn-values', '-n', 'default'], want: 'no' },
-    { ask: ['patch', 'helmreleases.helmcrew.dev', '--subresource=status', '-n', 'default'], want: 'yes' },
-    { ask: ['watch', 'helmreleases.helmcrew.dev'], want: 'yes' },
     { ask: ['create', 'helmreleases.helmcrew.dev', '-n', 'default'], want: 'no' },
-    { ask: ['watch', 'freezes.helmcrew.dev'], want: 'yes' },
-    { ask: ['create', 'freezes.helmcrew.dev'], want: 'yes' },
-    { ask: ['delete', 'freezes.helmcrew.dev'], want: 'yes' },
-    { ask: ['update', 'freezes.helmcrew.dev'], want: 'no' },
-    { ask: ['create', 'events', '-n', 'default'], want: 'yes' },
+    { ask: ['create', 'freezes.helmcrew.dev'], want: 'no' },
     { ask: ['create', 'deployments.apps', '-n', 'default'], want: 'no' },
     { ask: ['create', 'clusterrolebindings.rbac.authorization.k8s.io'], want: 'no' },
     { ask: ['escalate', 'clusterroles.rbac.authorization.k8s.io'], want: 'no' },
-  ])('can-i $ask → $want', async ({ ask, want }) => {
+  ])('controller can-i $ask → $want', async ({ ask, want }) => {
     const answer = await kubectl(['auth', 'can-i', ...ask, `--as=${controllerUser}`]);
     expect(answer.stdout.trim()).toBe(want);
   });
 
   /** A kubeconfig that authenticates as the chart's ServiceAccount with a real token (TokenRequest). */
-  const controllerKubeconfig = async (): Promise<string> => {
+  const controllerKubeconfig = async (part = 'controller'): Promise<string> => {
     const token = await kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
       namespace,
-      name: releaseName,
+      name: `${releaseName}-${part}`,
       body: { spec: { audiences: [], expirationSeconds: 3600 } },
     });
     const admin = parse(await readFile(env.kubeconfig, 'utf8')) as { users: Array<{ name: string; user: Record<string, unknown> }> };
@@ -196,6 +262,25 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
       expect(warnings.filter((line) => /watch failed|informer failed/i.test(line))).toEqual([]);
     } finally {
       await controller.stop();
+    }
+  });
+
+  it('notify, with only its own rights, lists Teams and becomes ready', async () => {
+    const warnings: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+    const config = readNotifyConfig({
+      KUBECONFIG: await controllerKubeconfig('notify'),
+      REDIS_URL: env.redisUrl,
+      HELMCREW_QUEUE_PREFIX: uniqueName('hc-rbac'),
+    });
+    const notify = await startNotify(config, log);
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!notify.ready() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(notify.ready()).toBe(true);
+      expect(warnings.filter((line) => /forbidden|403/i.test(line))).toEqual([]);
+    } finally {
+      await notify.stop();
     }
   });
 });

@@ -1,28 +1,14 @@
-import { join } from 'node:path';
-import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import { REPO_ROOT } from '../../src/dev/paths.js';
+import { deployments, renderChart, type EnvVar } from '../support/chart.js';
 import { testEnv } from '../support/fixtures.js';
-
-type Env = Array<{ name: string; value?: string; valueFrom?: unknown }>;
 
 /** The chart passes the Slack settings to the process: the token only by reference to a Secret. */
 describe('helm/helmcrew Slack settings', () => {
   const { env } = testEnv();
-  const containerEnv = async (sets: string[]): Promise<Env> => {
-    const rendered = await execa(env.helmBin, [
-      'template',
-      'hc',
-      join(REPO_ROOT, 'helm/helmcrew'),
-      '--set',
-      'redis.url=redis://redis:6379',
-      ...sets.flatMap((s) => ['--set', s]),
-    ]);
-    const deployment = parseAllDocuments(rendered.stdout)
-      .map((d) => d.toJSON() as { kind?: string; spec?: { template: { spec: { containers: Array<{ env: Env }> } } } })
-      .find((d) => d?.kind === 'Deployment');
-    return deployment!.spec!.template.spec.containers[0]!.env;
+  const containerEnv = async (sets: string[], part = 'run'): Promise<EnvVar[]> => {
+    const { docs } = await renderChart(env, ['redis.external.url=redis://redis:6379', ...sets]);
+    const deployment = deployments(docs).find((d) => d.metadata.labels?.['app.kubernetes.io/component'] === part);
+    return deployment!.spec!.template!.spec.containers[0]!.env;
   };
 
   it('no Slack Secret: no SLACK_* variables', async () => {
@@ -49,20 +35,23 @@ describe('helm/helmcrew Slack settings', () => {
       valueFrom: { secretKeyRef: { name: 'slack-bot', key: 'signing-secret', optional: true } },
     });
     expect(vars.find((e) => e.name === 'PORT')).toEqual({ name: 'PORT', value: '3000' });
-    const withService = await execa(env.helmBin, [
-      'template',
-      'hc',
-      join(REPO_ROOT, 'helm/helmcrew'),
-      '--set',
-      'redis.url=redis://redis:6379',
-      '--set',
-      'slack.existingSecret=slack-bot',
-      '--set',
-      'slack.bot.service.enabled=true',
-    ]);
-    const service = parseAllDocuments(withService.stdout)
-      .map((d) => d.toJSON() as { kind?: string; spec?: { ports: unknown[] } })
-      .find((d) => d?.kind === 'Service');
-    expect(service?.spec?.ports).toEqual([{ name: 'slack', port: 80, targetPort: 'slack' }]);
+    const { docs } = await renderChart(env, ['redis.external.url=redis://redis:6379', 'slack.existingSecret=slack-bot', 'slack.bot.service.enabled=true']);
+    const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'hc-slack');
+    expect(service?.spec).toEqual({
+      selector: { 'app.kubernetes.io/name': 'helmcrew', 'app.kubernetes.io/instance': 'hc', 'app.kubernetes.io/component': 'run' },
+      ports: [{ name: 'slack', port: 80, targetPort: 'slack' }],
+    });
+  });
+
+  it('split parts: notify gets the bot token only, the bot all three, the controller none; the Service routes to the bot', async () => {
+    const split = ['parts.split=true', 'slack.existingSecret=slack-bot', 'slack.bot.service.enabled=true'];
+    const slackVars = async (part: string) => (await containerEnv(split, part)).filter((e) => e.name.startsWith('SLACK_')).map((e) => e.name);
+    expect(await slackVars('controller')).toEqual([]);
+    expect(await slackVars('notify')).toEqual(['SLACK_BOT_TOKEN']);
+    expect(await slackVars('bot')).toEqual(['SLACK_BOT_TOKEN', 'SLACK_APP_TOKEN', 'SLACK_SIGNING_SECRET']);
+    const { docs } = await renderChart(env, ['redis.external.url=redis://redis:6379', ...split]);
+    expect(docs.find((d) => d.kind === 'Service' && d.metadata.name === 'hc-slack')?.spec).toMatchObject({
+      selector: { 'app.kubernetes.io/component': 'bot' },
+    });
   });
 });

@@ -2,4 +2,54 @@
 app.kubernetes.io/name: helmcrew
 app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* The pods of one part: run, controller, notify, bot or redis. */}}
+{{- define "helmcrew.selector" -}}
+app.kubernetes.io/name: helmcrew
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .part }}
+{{- end -}}
+
+{{/*
+The parts that run, each with its Deployment, ServiceAccount and command, as a YAML list:
+one "run" process, or controller, notify and (with a Slack Secret) bot. Each entry says which
+rights it needs: controller, notify, bot.
+*/}}
+{{- define "helmcrew.parts" -}}
+{{- $r := .Release.Name -}}
+{{- if .Values.parts.split }}
+- { part: controller, name: {{ $r }}-controller, args: [controller], rights: [controller] }
+- { part: notify, name: {{ $r }}-notify, args: [notify], rights: [notify] }
+{{- if and .Values.slack.existingSecret .Values.parts.bot.enabled }}
+- { part: bot, name: {{ $r }}-bot, args: [bot], rights: [bot] }
+{{- end }}
+{{- else }}
+- { part: run, name: {{ $r }}, args: [run], rights: [controller, notify{{ if .Values.slack.existingSecret }}, bot{{ end }}] }
+{{- end }}
+{{- end -}}
+
+{{/* The ServiceAccount of the part holding the given rights (controller, notify, bot). */}}
+{{- define "helmcrew.serviceAccount" -}}
+{{- range (include "helmcrew.parts" .root | fromYamlArray) }}{{ if has $.rights .rights }}{{ .name }}{{ end }}{{ end -}}
+{{- end -}}
+
+{{- define "helmcrew.redisUrl" -}}
+- name: REDIS_URL
+{{- if .Values.redis.inChart.enabled }}
+  value: {{ printf "redis://%s-redis:6379" .Release.Name | quote }}
+{{- else if .Values.redis.external.existingSecret }}
+  valueFrom: { secretKeyRef: { name: {{ .Values.redis.external.existingSecret }}, key: {{ .Values.redis.external.existingSecretKey }} } }
+{{- else }}
+  value: {{ .Values.redis.external.url | quote }}
+{{- end }}
+{{- end -}}
+
+{{- define "helmcrew.podSecurityContext" -}}
+{ runAsNonRoot: true, runAsUser: {{ .uid }}, runAsGroup: {{ .uid }}, fsGroup: {{ .uid }}, seccompProfile: { type: RuntimeDefault } }
+{{- end -}}
+
+{{- define "helmcrew.containerSecurityContext" -}}
+{ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: [ALL] } }
 {{- end -}}

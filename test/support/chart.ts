@@ -1,0 +1,46 @@
+import { execa } from 'execa';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { DevEnvironment } from '../../src/dev/environment.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+
+export const CHART_DIR = join(REPO_ROOT, 'helm/helmcrew');
+
+/** The value sets the chart tests cover: the default (one `helmcrew run`), split parts, and an external Redis from a Secret. */
+export const VALUE_SETS: Record<string, string[]> = {
+  default: ['redis.inChart.enabled=true'],
+  split: ['redis.external.url=redis://redis:6379', 'parts.split=true', 'slack.existingSecret=slack', 'parts.controller.replicas=2'],
+  'external-redis': ['redis.external.existingSecret=hc-redis', 'slack.existingSecret=slack', 'slack.bot.service.enabled=true'],
+};
+
+export type EnvVar = { name: string; value?: string; valueFrom?: unknown };
+export type KubeDoc = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  spec?: { template?: { spec: PodSpec } } & Record<string, unknown>;
+} & Record<string, unknown>;
+export type PodSpec = {
+  serviceAccountName?: string;
+  terminationGracePeriodSeconds?: number;
+  securityContext?: Record<string, unknown>;
+  containers: Array<{ name: string; args?: string[]; env: EnvVar[]; securityContext?: Record<string, unknown>; resources?: unknown; volumeMounts?: unknown[] }>;
+  volumes?: unknown[];
+};
+
+/** `helm template` with the pinned helm: the YAML and its objects. */
+export async function renderChart(env: DevEnvironment, sets: string[], opts: { release?: string; namespace?: string; extra?: string[] } = {}) {
+  const args = ['template', opts.release ?? 'hc', CHART_DIR, ...(opts.namespace ? ['--namespace', opts.namespace] : []), ...(opts.extra ?? [])];
+  const rendered = await execa(env.helmBin, [...args, ...sets.flatMap((s) => ['--set', s])]);
+  const docs = parseAllDocuments(rendered.stdout)
+    .map((d) => d.toJSON() as KubeDoc | null)
+    .filter((d): d is KubeDoc => d !== null);
+  return { yaml: rendered.stdout, docs };
+}
+
+/** helmcrew's own Deployments (not the in-chart Redis). */
+export const deployments = (docs: KubeDoc[]) =>
+  docs.filter((d) => d.kind === 'Deployment' && ['run', 'controller', 'notify', 'bot'].includes(d.metadata.labels?.['app.kubernetes.io/component'] ?? ''));
+
+/** A container's literal variables (those from a Secret or the downward API left out). */
+export const literalEnv = (vars: EnvVar[]) => Object.fromEntries(vars.filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));

@@ -1,0 +1,39 @@
+import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+
+const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
+const dockerfile = read('Dockerfile');
+const instructions = (name: string) => [...dockerfile.matchAll(new RegExp(`^${name}\\s+(.+)$`, 'gm'))].map((m) => m[1]!);
+const defaultOf = (text: string, variable: string) => new RegExp(`${variable}="\\$\\{${variable}:-([^}]+)\\}"`).exec(text)?.[1];
+
+describe('Dockerfile', () => {
+  it('passes dockerfile-utils lint (also run by make lint)', async () => {
+    const lint = await execa('npx', ['dockerfile-utils', 'lint', join(REPO_ROOT, 'Dockerfile')], { cwd: REPO_ROOT, reject: false });
+    expect(lint.exitCode, lint.stdout).toBe(0);
+  });
+
+  it('pins every base image by exact version, multi-stage', () => {
+    const bases = instructions('FROM').map((from) => from.split(/\s+/)[0]!);
+    expect(bases.length).toBeGreaterThanOrEqual(3);
+    for (const base of bases) expect(base).toMatch(/^[a-z]+:\d+\.\d+\.\d+-[a-z]+(-slim)?$/);
+    // The runtime is the Node the tests ran on, and the builds use the same images as each other.
+    expect(new Set(bases.filter((b) => b.startsWith('node:')))).toEqual(new Set([`node:${process.versions.node}-bookworm-slim`]));
+  });
+
+  it('builds helm and kustomize at the versions the local toolchain pins, with the one build script, and runs as a non-root user', () => {
+    const helmVersion = defaultOf(read('scripts/build-toolchain.sh'), 'HELM_VERSION');
+    expect(helmVersion).toMatch(/^v\d+\.\d+\.\d+$/);
+    expect(instructions('ARG')).toContain(`HELM_VERSION=${helmVersion}`);
+    expect(defaultOf(read('scripts/build-image-root.sh'), 'HELM_VERSION')).toBe(helmVersion);
+    const kustomizeVersion = defaultOf(read('scripts/build-toolchain.sh'), 'KUSTOMIZE_VERSION');
+    expect(instructions('ARG')).toContain(`KUSTOMIZE_VERSION=${kustomizeVersion}`);
+    expect(defaultOf(read('scripts/build-image-root.sh'), 'KUSTOMIZE_VERSION')).toBe(kustomizeVersion);
+    expect(instructions('RUN').every((run) => run.includes('build-image-root.sh'))).toBe(true);
+    const user = instructions('USER').at(-1)!;
+    expect(user).toMatch(/^[1-9]\d{3,}(:\d+)?$/);
+    expect(instructions('ENTRYPOINT').at(-1)).toBe('["node", "/app/bin/helmcrew.js"]');
+  });
+});
