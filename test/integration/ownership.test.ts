@@ -11,7 +11,7 @@ import { ListWatch, restWatch } from '../../src/controller/watch/list-watch.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';
-import { waitForGone, waitForReadyReason } from '../support/wait-condition.js';
+import { waitForGone, waitForReadyReason } from '../support/eventually.js';
 
 /** Issue 5: a Helm release belongs to the HelmRelease that installed it, and to no other. */
 describe('release ownership', () => {

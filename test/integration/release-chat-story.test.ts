@@ -11,7 +11,7 @@ import { createLogger } from '../../src/core/log.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
 import { mergePatch } from '../../src/core/kube/client.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
-import { waitForReadyReason } from '../support/wait-condition.js';
+import { waitForReadyReason } from '../support/eventually.js';
 
 /**
  * Issue 7: the chat story on the real API server, Redis and helm, through the one execution
