@@ -14,6 +14,8 @@ command -v ss >/dev/null || missing+=(iproute2)
 # The local OCI registry (src/dev/oci-registry.ts) and the bcrypt htpasswd file its auth instance reads.
 [[ -x /usr/bin/docker-registry ]] || missing+=(docker-registry)
 [[ -x /usr/bin/htpasswd ]] || missing+=(apache2-utils)
+# The CPU hog beside the tests in make test-stress (scripts/test-stress.sh).
+command -v stress-ng >/dev/null || missing+=(stress-ng)
 if ((${#missing[@]})); then
   say "installing Debian packages: ${missing[*]}"
   if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi
