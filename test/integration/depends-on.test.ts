@@ -85,13 +85,21 @@ describe('dependsOn', () => {
     expect((await api.get(namespace, 'x'))?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
   });
 
-  it('a missing dependency is reported; creating it wakes the dependant, which goes on', async () => {
+  it('a missing dependency is reported; creating it wakes the dependant at once, before it is Ready', async () => {
     // interval 1h: no periodic check comes to the rescue; only the watch, seeing `later` appear, can.
     const lonely = await declare('lonely', { dependsOn: [{ name: 'later' }], interval: '1h' });
     const waiting = await waitForReconciled(kubeConfig, namespace, 'lonely', lonely);
     expect(condition(waiting, 'Ready')).toMatchObject({ status: 'False', reason: 'DependencyInvalid' });
     expect(condition(waiting, 'Ready')?.message).toMatch(new RegExp(`dependsOn names ${namespace}/later, which does not exist`));
-    await declare('later', {});
+    // `later` appears but cannot be Ready (what it names is missing): lonely is re-evaluated for
+    // the creation itself, and now waits for it.
+    await declare('later', { dependsOn: [{ name: 'last' }] });
+    await eventually(async () => {
+      const ready = condition(await api.get(namespace, 'lonely'), 'Ready');
+      expect(ready).toMatchObject({ status: 'False', reason: 'DependencyNotReady' });
+      expect(ready?.message).toContain(`Waiting for ${namespace}/later to be Ready`);
+    });
+    await declare('last', {});
     await eventually(async () => expect(condition(await api.get(namespace, 'lonely'), 'Ready')).toMatchObject({ status: 'True', reason: 'InstallSucceeded' }));
   });
 

@@ -200,6 +200,7 @@ describe('notify delivering to webhooks', () => {
     expect(gone.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'DeliveryFailed' });
     const also = await waitForTeam(team('also'), (t) => Boolean(t.status?.lastDeliveryAt));
     expect(also.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    // Proves that nothing more happens: a late duplicate or a stray delivery would show up now.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(receiver.requests.filter((r) => r.path === '/gone')).toHaveLength(1);
     expect(lines.some((l) => l.includes('delivery refused for good') && l.includes('http_404'))).toBe(true);
@@ -212,6 +213,7 @@ describe('notify delivering to webhooks', () => {
     );
     for (const n of burst) await publisher.publish(n);
     await receiver.waitFor(() => receiver.delivered('/burst').some((r) => r.json.id === burst[19]!.id), 30_000);
+    // Proves that nothing more happens: a late duplicate or a stray delivery would show up now.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const delivered = receiver.delivered('/burst');
     expect(delivered.length).toBeGreaterThanOrEqual(1);
