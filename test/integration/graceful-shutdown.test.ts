@@ -9,6 +9,7 @@ import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
+import { eventually } from '../support/eventually.js';
 
 /** Issue 20: SIGTERM mid-upgrade lets helm finish, takes no new work, exits 0; the next replica carries on. */
 describe('graceful shutdown of `helmcrew controller`', () => {
@@ -43,13 +44,8 @@ describe('graceful shutdown of `helmcrew controller`', () => {
   };
   const declare = (name: string, version: string) =>
     applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version } }));
-  const waitForUpgrades = async (count: number) => {
-    const deadline = Date.now() + 30_000;
-    while ((await helm.count('upgrade')) < count) {
-      if (Date.now() > deadline) throw new Error(`helm upgrade #${count} did not start`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const waitForUpgrades = (count: number) =>
+    eventually(async () => expect(await helm.count('upgrade')).toBeGreaterThanOrEqual(count), { timeoutMs: 30_000, intervalMs: 100 });
 
   beforeAll(async () => {
     namespace = await freshNamespace(kubeConfig, 'shutdown');

@@ -8,15 +8,17 @@ import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { sample, scrape, type Scrape } from '../support/scrape.js';
+import { eventually } from '../support/eventually.js';
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return eventually(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error(`no ${what} yet`);
+      return value;
+    },
+    { timeoutMs },
+  );
 }
 
 /** Issue 20: a controller process serves /metrics, /readyz and /healthz on HEALTH_PORT. */
