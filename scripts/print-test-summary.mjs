@@ -24,5 +24,7 @@ try {
 }
 
 function firstLine(text) {
-  return String(text ?? '').split('\n')[0].slice(0, 300);
+  return String(text ?? '')
+    .split('\n')[0]
+    .slice(0, 300);
 }
