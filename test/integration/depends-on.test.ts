@@ -133,7 +133,10 @@ describe('dependsOn', () => {
     expect((await storage.history(namespace, 'b')).deployed?.revision).toBe(2);
     // Woken by A becoming Ready (the watch maps A to B), not only by B's backoff: a pass of B ran
     // for that reason. (Read from the log, not the clock: under load a backoff can come first.)
-    const passes = logged.lines.map((line) => JSON.parse(line) as { msg?: string; release?: string; reason?: string });
-    expect(passes.filter((p) => p.msg === 'reconciled' && p.release === `${namespace}/b`).map((p) => p.reason)).toContain(`dependency ${namespace}/a ready`);
+    // The worker logs a pass after it returns, a moment after the status it wrote: wait for the line.
+    await eventually(() => {
+      const passes = logged.lines.map((line) => JSON.parse(line) as { msg?: string; release?: string; reason?: string });
+      expect(passes.filter((p) => p.msg === 'reconciled' && p.release === `${namespace}/b`).map((p) => p.reason)).toContain(`dependency ${namespace}/a ready`);
+    });
   });
 });

@@ -8,7 +8,7 @@ import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { certPaths } from '../../src/dev/certs.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { chartFolder, startTestChartServer, type TestChartServer } from '../support/chart-servers.js';
-import { waitForReadyCondition } from '../support/eventually.js';
+import { eventually, waitForReadyCondition } from '../support/eventually.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { memoryLogger } from '../support/notify-fixtures.js';
 
@@ -76,9 +76,12 @@ describe('private chart repositories', () => {
     await waitForReconciled(kubeConfig, namespace, 'fixable', 1, 30_000);
     // Tried because the Secret changed (the watch), not at a retry: the installing pass ran for that
     // reason. (Read from the log, not the clock: under load helm alone can take seconds.)
-    const passes = logged.lines.map((line) => JSON.parse(line) as { msg?: string; release?: string; reason?: string; action?: string });
-    const install = passes.find((p) => p.msg === 'reconciled' && p.release === `${namespace}/fixable` && p.action === 'install');
-    expect(install?.reason).toMatch(/^Secret charts-fixable (update|add)/);
+    // The worker logs a pass after it returns, a moment after the status it wrote: wait for the line.
+    await eventually(() => {
+      const passes = logged.lines.map((line) => JSON.parse(line) as { msg?: string; release?: string; reason?: string; action?: string });
+      const install = passes.find((p) => p.msg === 'reconciled' && p.release === `${namespace}/fixable` && p.action === 'install');
+      expect(install?.reason).toMatch(/^Secret charts-fixable (update|add)/);
+    });
   });
 
   it('without credentials: the one generic message, no status code', async () => {
