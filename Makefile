@@ -1,5 +1,5 @@
 # The two commands of the README. Each does its own set-up (scripts/setup.sh).
-.PHONY: setup demo test test-unit typecheck lint format down
+.PHONY: setup demo test test-unit test-stress typecheck lint format down
 
 setup:
 	@bash scripts/setup.sh
@@ -14,6 +14,10 @@ test: setup typecheck lint
 
 test-unit:
 	npx vitest run --project unit
+
+# The integration tests with stress-ng on every core, STRESS_RUNS (3) times in a row; docs/testing.md.
+test-stress: setup
+	@bash scripts/test-stress.sh
 
 typecheck:
 	npx tsc --noEmit -p tsconfig.test.json

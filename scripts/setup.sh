@@ -20,6 +20,8 @@ command -v ss >/dev/null || missing+=(iproute2)
 command -v git >/dev/null || missing+=(git)
 [[ -x /usr/sbin/sshd ]] || missing+=(openssh-server)
 command -v ssh >/dev/null || missing+=(openssh-client)
+# The CPU hog beside the tests in make test-stress (scripts/test-stress.sh).
+command -v stress-ng >/dev/null || missing+=(stress-ng)
 if ((${#missing[@]})); then
   say "installing Debian packages: ${missing[*]}"
   if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; else SUDO=; fi

@@ -5,6 +5,7 @@ import { apiErrorMessage, apiStatusCode } from '../../src/core/kube/errors.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /** Issue 2, shown 5: the API server refuses malformed objects; the controller reports bad charts and values. */
 describe('bad input', () => {
@@ -114,15 +115,14 @@ describe('bad input', () => {
       ['missing', missingGen, /9\.9\.9/],
       ['nochart', wrongChartGen, /narwhal/],
     ] as const) {
-      const deadline = Date.now() + 30_000;
-      let ready;
-      while (Date.now() < deadline) {
-        const release = await api.get(namespace, name);
-        ready = release?.status?.conditions?.find((c) => c.type === 'Ready');
-        if (ready?.reason === 'ChartPullFailed' && ready.observedGeneration === generation) break;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(ready).toMatchObject({ status: 'False', reason: 'ChartPullFailed' });
+      const ready = await eventually(
+        async () => {
+          const found = (await api.get(namespace, name))?.status?.conditions?.find((c) => c.type === 'Ready');
+          expect(found).toMatchObject({ status: 'False', reason: 'ChartPullFailed', observedGeneration: generation });
+          return found;
+        },
+        { timeoutMs: 30_000 },
+      );
       expect(ready?.message).toMatch(want);
     }
   });

@@ -16,6 +16,7 @@ import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../sr
 import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';
 import { deployments, literalEnv, renderChart } from '../support/chart.js';
+import { eventually } from '../support/eventually.js';
 
 type Right = { part: string; resource: string; name: string; verbs: string[]; where: 'cluster' | 'own namespace' };
 
@@ -243,14 +244,7 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     const controller = await startTestController([namespace], { KUBECONFIG: await controllerKubeconfig(), HELMCREW_NAMESPACE: namespace }, log);
     try {
       const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
-      const deadline = Date.now() + 60_000;
-      let status: string | undefined;
-      while (Date.now() < deadline) {
-        status = (await storage.history(namespace, 'stuck')).releases.find((r) => r.revision === pending)?.status;
-        if (status === 'failed') break;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      expect(status).toBe('failed');
+      await eventually(async () => expect((await storage.history(namespace, 'stuck')).releases.find((r) => r.revision === pending)?.status).toBe('failed'));
       const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=stuck' });
       expect(events.items.map((e) => e.reason)).toContain('ReleaseUnlocked');
 

@@ -7,6 +7,7 @@ import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';
+import { eventually } from '../support/eventually.js';
 
 /** A helm process killed mid-upgrade leaves the release pending-upgrade; helmcrew recovers it once its holder is surely gone. */
 describe('a release left pending by a helm process that died', () => {
@@ -36,14 +37,15 @@ describe('a release left pending by a helm process that died', () => {
     const generation = await declare('2.0.0');
 
     // Fresh lock (timeout 3s + 10s grace): the controller waits and starts no helm.
-    const lockedDeadline = Date.now() + 10_000;
-    let reconciling;
-    while (Date.now() < lockedDeadline) {
-      reconciling = (await api.get(namespace, 'phoenix'))?.status?.conditions?.find((c) => c.type === 'Reconciling');
-      if (reconciling?.reason === 'ReleaseLocked') break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(reconciling).toMatchObject({ status: 'True', reason: 'ReleaseLocked', message: expect.stringMatching(/pending-upgrade/) });
+    await eventually(
+      async () =>
+        expect((await api.get(namespace, 'phoenix'))?.status?.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({
+          status: 'True',
+          reason: 'ReleaseLocked',
+          message: expect.stringMatching(/pending-upgrade/),
+        }),
+      { timeoutMs: 10_000 },
+    );
     expect(await ctl.helm.count('upgrade')).toBe(0);
 
     // Once stale, it is unlocked and the upgrade goes through.

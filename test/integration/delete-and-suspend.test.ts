@@ -5,6 +5,7 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { waitForGone } from '../support/eventually.js';
 
 /** Issue 2, shown 3: deleting uninstalls; suspended then deleted keeps the release. */
 describe('deleting and suspending', () => {
@@ -25,14 +26,7 @@ describe('deleting and suspending', () => {
   };
   const remove = (name: string) =>
     kube.custom.deleteNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace, name });
-  const waitGone = async (name: string) => {
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      if (!(await api.get(namespace, name))) return;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    throw new Error(`${namespace}/${name} still exists`);
-  };
+  const waitGone = (name: string) => waitForGone(kubeConfig, namespace, name);
 
   it('delete → release uninstalled, finalizer removed, object gone', async () => {
     await install('gone');
@@ -64,6 +58,7 @@ describe('deleting and suspending', () => {
       kubeConfig,
       helmReleaseObject(namespace, 'paused', { ...current.spec, suspend: true, chart: { ...current.spec.chart, version: '2.0.0' } }),
     );
+    // Proves that nothing happens to a suspended release's new spec.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await ctl.helm.count('upgrade')).toBe(upgradesBefore);
     expect((await storage.history(namespace, 'paused')).deployed?.chartVersion).toBe('1.0.0');

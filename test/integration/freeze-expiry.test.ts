@@ -7,11 +7,13 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { FreezeApi } from '../../src/core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { createLogger } from '../../src/core/log.js';
+import { connectRedis } from '../../src/core/redis.js';
 import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { freePort } from '../../src/dev/free-port.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
+import { eventually } from '../support/eventually.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 
 /**
@@ -32,6 +34,8 @@ describe("a freeze's end reported in its channel message when nobody lifted it f
   let slack: FakeSlack;
   let bot: RunningBot;
   let events: string;
+  const botPrefix = uniqueName('hc-bot');
+  const redis = connectRedis(env.redisUrl);
   const spec = (version: string) => ({ chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' });
 
   beforeAll(async () => {
@@ -44,7 +48,7 @@ describe("a freeze's end reported in its channel message when nobody lifted it f
       PORT: String(await freePort()),
       REDIS_URL: env.redisUrl,
       KUBECONFIG: env.kubeconfig,
-      HELMCREW_QUEUE_PREFIX: uniqueName('hc-bot'),
+      HELMCREW_QUEUE_PREFIX: botPrefix,
       HELMCREW_FREEZE_SWEEP_SECONDS: '1',
     });
     bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
@@ -53,6 +57,7 @@ describe("a freeze's end reported in its channel message when nobody lifted it f
   });
   afterAll(async () => {
     await bot?.stop();
+    redis.disconnect();
     await slack?.stop();
     for (const f of (await freezes.list()).items.filter((f) => f.spec.scope.namespaces?.includes(namespace))) await freezes.delete(f.metadata.name);
     await deleteTeam(kube, team);
@@ -101,6 +106,21 @@ describe("a freeze's end reported in its channel message when nobody lifted it f
     );
     return generation;
   };
+  /**
+   * The bot's sweep has seen the freeze (and, with `holding`, recorded that it holds that release)
+   * in Redis, where the report of its end is made from (src/bot/slack/freeze-reports.ts). Was a
+   * fixed 1.5 s sleep: under load a 1 s sweep can come later, and a freeze deleted before any
+   * sweep saw it is never reported.
+   */
+  const swept = (name: string, holding?: string) =>
+    eventually(
+      async () => {
+        const uid = (await freezes.get(name))?.metadata.uid ?? '';
+        expect(await redis.hexists(`${botPrefix}:bot:freeze:watching`, uid)).toBe(1);
+        if (holding) expect(await redis.smembers(`${botPrefix}:bot:freeze:held:${uid}`)).toContain(holding);
+      },
+      { timeoutMs: 15_000 },
+    );
   const endReports = (ts: string) =>
     slack.calls().filter((c) => c.method === 'chat.update' && c.params.ts === ts && String(c.params.text).startsWith(':unlock:'));
   const reported = (ts: string) =>
@@ -124,28 +144,31 @@ describe("a freeze's end reported in its channel message when nobody lifted it f
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('blue');
     // Kept, as the controller keeps an expired freeze, and marked as reported.
     expect((await freezes.get(name))?.metadata.annotations?.[FREEZE_REPORTED_ANNOTATION]).toBeDefined();
-    await new Promise((resolve) => setTimeout(resolve, 3000)); // three more sweeps
+    // Proves that nothing more happens: three more sweeps report nothing again.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(endReports(ts)).toHaveLength(1);
   });
 
   it('a freeze deleted with kubectl: its message says it was lifted outside chat, once', async () => {
     const { name, ts } = await freezeFromSlack('');
     await heldChange('3.0.0', name);
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // a sweep sees what it holds
+    await swept(name, `${namespace}/unicorn`);
     expect(await freezes.delete(name)).toBe(true);
     const updated = await reported(ts);
     expect(updated.text).toContain(`lifted: its Freeze was deleted outside chat\nIt held, and then:\n:white_check_mark: ${namespace}/unicorn: `);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');
+    // Proves that nothing more happens: later sweeps report nothing again.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(endReports(ts)).toHaveLength(1);
   });
 
   it('a freeze lifted from chat is reported by that path alone, not by the sweep too', async () => {
     const { name, ts } = await freezeFromSlack('');
-    await new Promise((resolve) => setTimeout(resolve, 1500)); // a sweep has seen it, and would see it deleted
+    await swept(name); // it would see it deleted
     await confirm(await slash(`unfreeze ${name}`));
     const updated = await reported(ts);
     expect(updated.text).toContain('lifted by <@UALICE>');
+    // Proves that nothing more happens: the sweep does not report it too.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(endReports(ts)).toHaveLength(1);
   });

@@ -12,6 +12,7 @@ import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { sample, scrape } from '../support/scrape.js';
+import { eventually } from '../support/eventually.js';
 
 /** Long enough that a takeover by expiry is clearly slower than a lease handed back. */
 const LEASE_SECONDS = 15;
@@ -49,13 +50,8 @@ describe('graceful shutdown of `helmcrew controller`', () => {
   };
   const declare = (name: string, version: string) =>
     applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version } }));
-  const waitForUpgrades = async (count: number) => {
-    const deadline = Date.now() + 30_000;
-    while ((await helm.count('upgrade')) < count) {
-      if (Date.now() > deadline) throw new Error(`helm upgrade #${count} did not start`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const waitForUpgrades = (count: number) =>
+    eventually(async () => expect(await helm.count('upgrade')).toBeGreaterThanOrEqual(count), { timeoutMs: 30_000, intervalMs: 100 });
 
   beforeAll(async () => {
     namespace = await freshNamespace(kubeConfig, 'shutdown');

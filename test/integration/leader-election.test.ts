@@ -10,6 +10,7 @@ import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { sample, scrape } from '../support/scrape.js';
+import { eventually } from '../support/eventually.js';
 
 const LEASE_SECONDS = 4;
 
@@ -37,13 +38,13 @@ describe('leader election through a Lease', () => {
   const resyncTicks = async (port: number) => sample(await scrape(port), 'helmcrew_resync_ticks_total');
   const leaderFlags = async () =>
     Promise.all(replicas.map(async (r) => (r.child.exitCode === null && r.child.signalCode === null ? sample(await scrape(r.port), 'helmcrew_leader') : -1)));
-  const until = async (what: string, probe: () => Promise<boolean>, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probe().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  const until = (what: string, probe: () => Promise<boolean>, timeoutMs: number) =>
+    eventually(
+      async () => {
+        if (!(await probe())) throw new Error(`no ${what} yet`);
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
   const declare = (version: string) =>
     applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'led', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version } }));
   let baselineWatches = 0;

@@ -8,15 +8,17 @@ import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { sample, scrape, type Scrape } from '../support/scrape.js';
+import { eventually } from '../support/eventually.js';
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return eventually(
+    async () => {
+      const value = await probe();
+      if (value === undefined) throw new Error(`no ${what} yet`);
+      return value;
+    },
+    { timeoutMs },
+  );
 }
 
 /** Issue 20: a controller process serves /metrics, /readyz and /healthz on HEALTH_PORT. */
@@ -112,15 +114,13 @@ describe('controller metrics and health endpoints', () => {
 
   it('a chart version that does not exist turns the release to not Ready in the gauge', async () => {
     await declare('9.9.9');
-    const families = await until(
-      'the release not Ready',
-      async () => {
-        const scraped = await scrape(port);
-        return sample(scraped, 'helmcrew_releases', { ready: 'false' }) === 1 ? scraped : undefined;
-      },
-      60_000,
-    );
+    // The status (hence the gauge) is written before the failed pass ends and is counted: wait for both.
+    const families = await eventually(async () => {
+      const scraped = await scrape(port);
+      expect(sample(scraped, 'helmcrew_releases', { ready: 'false' })).toBe(1);
+      expect(sample(scraped, 'helmcrew_reconcile_duration_seconds_count', { action: 'retry-later', result: 'error' })).toBeGreaterThan(0);
+      return scraped;
+    });
     expect(sample(families, 'helmcrew_releases', { ready: 'true' })).toBe(0);
-    expect(sample(families, 'helmcrew_reconcile_duration_seconds_count', { action: 'retry-later', result: 'error' })).toBeGreaterThan(0);
   });
 });

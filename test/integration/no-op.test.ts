@@ -9,6 +9,7 @@ import { historyFromStorage } from '../../src/controller/status/release-status.j
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -111,9 +112,14 @@ describe('a release in sync', () => {
       env: { KUBECONFIG: env.kubeconfig },
     });
     const storage = new ReleaseStorage(kube);
-    const deadline = Date.now() + 20_000;
-    while ((await storage.history(namespace, 'handled')).deployed?.revision !== 3 && Date.now() < deadline) await sleep(250);
-    const history = await storage.history(namespace, 'handled');
+    const history = await eventually(
+      async () => {
+        const found = await storage.history(namespace, 'handled');
+        expect(found.deployed?.revision).toBe(3);
+        return found;
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(history.releases.map((r) => [r.revision, r.status, r.chartVersion])).toEqual([
       [3, 'deployed', '1.0.0'],
       [2, 'superseded', '2.0.0'],

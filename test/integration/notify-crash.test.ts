@@ -83,6 +83,7 @@ describe('notify killed mid-delivery', () => {
     void start(); // a child process, kept in `children` and stopped in afterAll
     const ids = () => new Set(receiver.requests.map((r) => r.json.id));
     await receiver.waitFor(() => sent.every((n) => ids().has(n.id)), 90_000, 'every notification after the restart');
+    // Proves that nothing more happens: a late duplicate or a stray delivery would show up now.
     await new Promise((resolve) => setTimeout(resolve, 3000));
 
     const counts = new Map<unknown, number>();

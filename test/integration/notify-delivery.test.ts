@@ -11,6 +11,7 @@ import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
 import { createSigningSecret, createTeam, deleteTeams, memoryLogger, notificationFor, randomKey, TEST_LABEL } from '../support/notify-fixtures.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { WebhookReceiver, type ReceivedRequest, type Reply } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Issue 6: notify delivering to a real webhook receiver through real Redis and the real API
@@ -200,6 +201,7 @@ describe('notify delivering to webhooks', () => {
     expect(gone.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'DeliveryFailed' });
     const also = await waitForTeam(team('also'), (t) => Boolean(t.status?.lastDeliveryAt));
     expect(also.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    // Proves that nothing more happens: a late duplicate or a stray delivery would show up now.
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(receiver.requests.filter((r) => r.path === '/gone')).toHaveLength(1);
     expect(lines.some((l) => l.includes('delivery refused for good') && l.includes('http_404'))).toBe(true);
@@ -212,6 +214,7 @@ describe('notify delivering to webhooks', () => {
     );
     for (const n of burst) await publisher.publish(n);
     await receiver.waitFor(() => receiver.delivered('/burst').some((r) => r.json.id === burst[19]!.id), 30_000);
+    // Proves that nothing more happens: a late duplicate or a stray delivery would show up now.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const delivered = receiver.delivered('/burst');
     expect(delivered.length).toBeGreaterThanOrEqual(1);
@@ -258,13 +261,14 @@ describe('notify delivering to webhooks', () => {
   });
 
   async function waitForTeam(name: string, predicate: (team: Team) => boolean, timeoutMs = 20_000): Promise<Team> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const current = await teams.get(name);
-      if (current && predicate(current)) return current;
-      if (Date.now() > deadline) throw new Error(`Team ${name} status never matched: ${JSON.stringify(current?.status)}`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    return eventually(
+      async () => {
+        const current = await teams.get(name);
+        if (!current || !predicate(current)) throw new Error(`Team ${name} status does not match: ${JSON.stringify(current?.status)}`);
+        return current;
+      },
+      { timeoutMs, intervalMs: 250 },
+    );
   }
 
   it('serves its own /metrics: deliveries by provider and result, latency, its queues; /readyz once Teams are listed', async () => {

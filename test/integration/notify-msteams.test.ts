@@ -67,6 +67,7 @@ describe('Microsoft Teams: one Adaptive Card per operation', () => {
     await publisher.publish(started);
     await publisher.publish(upgraded);
     await teams.waitFor(() => teams.cards(path).length >= 1, 60_000, 'the upgrade card');
+    // Proves that nothing more happens: a late duplicate or a stray delivery would show up now.
     await new Promise((resolve) => setTimeout(resolve, 3000));
 
     expect(teams.posts.map((p) => p.status)).toEqual([429, 202]);

@@ -88,6 +88,7 @@ describe('helmcrew run and a notify replica sharing the queue', () => {
     );
     await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
     await receiver.waitFor(() => receiver.delivered('/hook').some((r) => r.json.event === 'InstallSucceeded'), 30_000, 'the install to be heard');
+    // Proves that nothing more happens: a late duplicate or a stray delivery would show up now.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const install = receiver.delivered('/hook').filter((r) => (r.json.release as { name: string }).name === 'unicorn');
     expect(install.filter((r) => r.json.event === 'InstallSucceeded')).toHaveLength(1);
@@ -103,6 +104,7 @@ describe('helmcrew run and a notify replica sharing the queue', () => {
     const ids = new Set(sent.map((n) => n.id));
     const mine = () => receiver.requests.filter((r) => ids.has(r.json.id as string));
     await receiver.waitFor(() => new Set(mine().map((r) => r.json.id)).size === sent.length, 60_000, 'all 40');
+    // Proves that nothing more happens: a late duplicate or a stray delivery would show up now.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(mine()).toHaveLength(sent.length);
     for (let r = 0; r < 8; r++) {

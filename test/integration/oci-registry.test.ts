@@ -11,7 +11,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { certPaths } from '../../src/dev/certs.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { waitForReadyReason } from '../support/conditions.js';
+import { waitForReadyCondition } from '../support/eventually.js';
 import { waitForEvents } from '../support/events.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { createSigningSecret, createTeam, deleteTeams, randomKey } from '../support/notify-fixtures.js';
@@ -94,13 +94,13 @@ describe('OCI registries', () => {
     await pushUnicorn(env, url, '1.0.0');
     await waitForReconciled(kubeConfig, namespace, 'refix', await declare('refix', chart({ repository: url }), '3s'));
     await pushRepackaged(env, url, '4.0.0', '1.0.0');
-    await waitForReadyReason(kubeConfig, namespace, 'refix', 'UpgradeFailed', 30_000);
+    await waitForReadyCondition(kubeConfig, namespace, 'refix', 'UpgradeFailed', 30_000);
     // Not retried by itself: the same digest failed (no remediation declared).
     const upgrades = await ctl.helm.count('upgrade');
     await new Promise((r) => setTimeout(r, 7_000));
     expect(await ctl.helm.count('upgrade')).toBe(upgrades);
     await pushRepackaged(env, url, '3.0.0', '1.0.0');
-    await waitForReadyReason(kubeConfig, namespace, 'refix', 'UpgradeSucceeded', 30_000);
+    await waitForReadyCondition(kubeConfig, namespace, 'refix', 'UpgradeSucceeded', 30_000);
     expect((await storage.history(namespace, 'refix')).deployed).toMatchObject({ revision: 3, appVersion: '3.0.0-as-1.0.0' });
   });
 
@@ -172,7 +172,7 @@ describe('OCI registries', () => {
       expect([gateway.tokenRequests.length - tokens, gateway.challenges - challenges]).toEqual([0, 0]);
 
       await declare('bearer-wrong', chart({ repository: gateway.url, secretRef: { name: 'gateway-wrong' } }));
-      const ready = await waitForReadyReason(kubeConfig, namespace, 'bearer-wrong', 'ChartPullFailed');
+      const ready = await waitForReadyCondition(kubeConfig, namespace, 'bearer-wrong', 'ChartPullFailed');
       expect(ready.message).toBe(`${gateway.url} refused the credentials in Secret ${namespace}/gateway-wrong (spec.chart.secretRef)`);
     } finally {
       await gateway.stop();
@@ -200,7 +200,9 @@ describe('OCI registries', () => {
       expect(pull[pull.indexOf('--ca-file') + 1]).toMatch(/\/auth-[^/]+\/ca\.crt$/);
 
       await declare('tls-no-ca', { repository: url, name: 'unicorn', version: '2.0.0', secretRef: { name: 'tls-login' } });
-      expect((await waitForReadyReason(kubeConfig, namespace, 'tls-no-ca', 'ChartPullFailed')).message).toBe(`could not fetch the repository index of ${url}`);
+      expect((await waitForReadyCondition(kubeConfig, namespace, 'tls-no-ca', 'ChartPullFailed')).message).toBe(
+        `could not fetch the repository index of ${url}`,
+      );
     } finally {
       await terminator.close();
     }
@@ -210,14 +212,14 @@ describe('OCI registries', () => {
     const wrong = `Wrong-${randomKey('pw')}`;
     await secret('registry-wrong', { username: env.ociRegistry.username, password: wrong });
     await declare('wrong', chart({ repository: env.ociRegistry.authUrl, secretRef: { name: 'registry-wrong' } }));
-    const ready = await waitForReadyReason(kubeConfig, namespace, 'wrong', 'ChartPullFailed');
+    const ready = await waitForReadyCondition(kubeConfig, namespace, 'wrong', 'ChartPullFailed');
     expect(ready.status).toBe('False');
     expect(ready.message).toContain(env.ociRegistry.authUrl);
     expect(ready.message).toContain(`Secret ${namespace}/registry-wrong`);
 
     // A missing Secret says so too.
     await declare('no-secret', chart({ repository: env.ociRegistry.authUrl, secretRef: { name: 'no-such-secret' } }));
-    const missing = await waitForReadyReason(kubeConfig, namespace, 'no-secret', 'ChartPullFailed');
+    const missing = await waitForReadyCondition(kubeConfig, namespace, 'no-secret', 'ChartPullFailed');
     expect(missing.message).toMatch(new RegExp(`Secret ${namespace}/no-such-secret \\(spec.chart.secretRef\\) not found`));
 
     await waitForEvents(kubeConfig, namespace, 'wrong', ['Warning ChartPullFailed']);

@@ -11,7 +11,7 @@ import { ListWatch, restWatch } from '../../src/controller/watch/list-watch.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';
-import { waitForGone, waitForReadyReason } from '../support/wait-condition.js';
+import { eventually, waitForGone, waitForReadyReason } from '../support/eventually.js';
 
 /** Issue 5: a Helm release belongs to the HelmRelease that installed it, and to no other. */
 describe('release ownership', () => {
@@ -131,15 +131,16 @@ describe('release ownership', () => {
     const pending = await leavePendingUpgrade(kubeConfig, namespace, 'patient', 1, new Date(Date.now() - 20_000), { 'helmcrew.dev/timeout-seconds': '600' });
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'patient', { chart: chart('2.0.0'), timeout: '1s' }));
     // The observer's 1s + 10s grace has long passed; the holder's 600s has not.
-    const deadline = Date.now() + 20_000;
-    let reconciling;
-    while (Date.now() < deadline) {
-      reconciling = (await api.get(namespace, 'patient'))?.status?.conditions?.find((c) => c.type === 'Reconciling');
-      if (reconciling?.reason === 'ReleaseLocked') break;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(reconciling).toMatchObject({ status: 'True', reason: 'ReleaseLocked' });
-    await new Promise((resolve) => setTimeout(resolve, 3000)); // more checks (resync every 0.5 s, retries with backoff)
+    await eventually(
+      async () =>
+        expect((await api.get(namespace, 'patient'))?.status?.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({
+          status: 'True',
+          reason: 'ReleaseLocked',
+        }),
+      { timeoutMs: 20_000 },
+    );
+    // Proves that nothing happens over more checks (resync every 0.5 s, retries with backoff).
+    await new Promise((resolve) => setTimeout(resolve, 3000));
     expect((await storage.history(namespace, 'patient')).latest).toMatchObject({ revision: pending, status: 'pending-upgrade' });
     expect(await eventReasons('patient')).not.toContain('ReleaseUnlocked');
   });

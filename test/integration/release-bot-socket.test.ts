@@ -10,6 +10,7 @@ import { createLogger } from '../../src/core/log.js';
 import { buttonClick, FAKE_APP, FAKE_APP_ID, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Issue 7, Socket Mode: the real @slack/socket-mode client inside Bolt connects to a local
@@ -105,9 +106,7 @@ describe('/release in Slack (Socket Mode)', () => {
     const ack = await slack.sendEnvelope('interactive', click.payload);
     expect(ack.ms).toBeLessThan(3000);
     expect((await replyOn(click.responseUrl)).text).toMatch(/^Confirmed: resume/);
-    const deadline = Date.now() + 10_000;
-    while ((await api.get(namespace, 'unicorn'))?.spec.suspend && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect((await api.get(namespace, 'unicorn'))?.spec.suspend).toBe(false);
+    await eventually(async () => expect((await api.get(namespace, 'unicorn'))?.spec.suspend).toBe(false), { timeoutMs: 10_000, intervalMs: 100 });
     expect(slack.okCalls('chat.postMessage').find((c) => c.params.channel === 'C0SOCK')?.params.text).toMatch(/<@UALICE> resume/);
   });
 
@@ -131,11 +130,15 @@ describe('/release in Slack (Socket Mode)', () => {
       },
     });
     expect(ack.envelope_id).toBeTruthy();
-    const deadline = Date.now() + 10_000;
-    let ephemeral;
-    while (!(ephemeral = slack.okCalls('chat.postEphemeral')[0]) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(ephemeral?.params).toMatchObject({ channel: 'C0SOCK', user: 'UALICE', thread_ts: '1.1' });
-    expect(String(ephemeral?.params.text)).toMatch(/chart unicorn 1\.0\.0 declared/);
+    const ephemeral = await eventually(
+      () => {
+        const posted = slack.okCalls('chat.postEphemeral')[0];
+        expect(posted?.params).toMatchObject({ channel: 'C0SOCK', user: 'UALICE', thread_ts: '1.1' });
+        return posted!;
+      },
+      { timeoutMs: 10_000, intervalMs: 50 },
+    );
+    expect(String(ephemeral.params.text)).toMatch(/chart unicorn 1\.0\.0 declared/);
   });
 
   it('serves its own /metrics: commands by verb, outcome and way in, ack times; /readyz with the socket open', async () => {
@@ -143,12 +146,14 @@ describe('/release in Slack (Socket Mode)', () => {
     expect([ready.status, await ready.text()]).toEqual([200, 'ok']);
     // The Confirm's work goes on after its reply: it waits for the controller's outcome (1 s here).
     const confirmed = { verb: 'confirm', via: 'button', outcome: 'handled' };
-    const deadline = Date.now() + 15_000;
-    let scraped = await scrape(healthPort);
-    while (sample(scraped, 'helmcrew_bot_commands_total', confirmed) === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      scraped = await scrape(healthPort);
-    }
+    const scraped = await eventually(
+      async () => {
+        const found = await scrape(healthPort);
+        expect(sample(found, 'helmcrew_bot_commands_total', confirmed)).toBeGreaterThan(0);
+        return found;
+      },
+      { timeoutMs: 15_000 },
+    );
     expect(scraped.types.get('helmcrew_bot_commands_total')).toBe('counter');
     expect(sample(scraped, 'helmcrew_bot_commands_total', { verb: 'status', via: 'command', outcome: 'handled' })).toBeGreaterThanOrEqual(1);
     expect(sample(scraped, 'helmcrew_bot_commands_total', { verb: 'whoami', via: 'command', outcome: 'handled' })).toBe(1);

@@ -14,6 +14,7 @@ import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../sr
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { PLANNER, startPlannerRepo, type PlannerRepo } from '../support/planner-chart.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * `/release` beyond rollback, request → reply blocks through real Bolt and signed requests:
@@ -144,11 +145,14 @@ describe('/release list, history, diff and upgrade in Slack, with the objects a 
     expect((await postSigned(events, click.form, { secret })).status).toBe(200);
     expect(((await slack.replyOn(click.responseUrl, 30_000)) as Reply).text).toMatch(/^Confirmed: upgrade/);
     // "Confirmed" is answered first; the intent is written right after.
-    const deadline = Date.now() + 15_000;
-    while ((await api.get(namespace, 'planner'))!.spec.chart.version !== PLANNER.to && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    const upgraded = (await api.get(namespace, 'planner'))!;
-    expect(upgraded.spec.chart.version).toBe(PLANNER.to);
+    const upgraded = await eventually(
+      async () => {
+        const found = (await api.get(namespace, 'planner'))!;
+        expect(found.spec.chart.version).toBe(PLANNER.to);
+        return found;
+      },
+      { timeoutMs: 15_000 },
+    );
     await waitForReconciled(kubeConfig, namespace, 'planner', upgraded.metadata.generation!);
     expect((await kube.core.readNamespacedService({ namespace, name: 'planner' })).metadata?.name).toBe('planner');
 

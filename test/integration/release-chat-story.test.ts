@@ -11,7 +11,7 @@ import { createLogger } from '../../src/core/log.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
 import { mergePatch } from '../../src/core/kube/client.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
-import { waitForReadyReason } from '../support/wait-condition.js';
+import { waitForReadyReason } from '../support/eventually.js';
 
 /**
  * Issue 7: the chat story on the real API server, Redis and helm, through the one execution
@@ -95,6 +95,7 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     expect((await ctl.helm.invocations()).filter((a) => ['upgrade', 'rollback', 'install'].includes(a[0]!)).length).toBe(before);
     await ctl.stop();
     await ctl.start();
+    // Proves that nothing happens: no helm starts.
     await new Promise((resolve) => setTimeout(resolve, 4000));
     expect(await ctl.helm.count('upgrade')).toBe(0);
     expect(await ctl.helm.count('rollback')).toBe(0);
@@ -155,6 +156,7 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     // a spec change while frozen is not acted on
     const upgrades = await ctl.helm.count('upgrade');
     await declare('dragon', '2.0.0');
+    // Proves that nothing happens: no helm starts.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect(await ctl.helm.count('upgrade')).toBe(upgrades);
     expect(await servedColor(kubeConfig, namespace, 'dragon')).toBe('pink');

@@ -6,6 +6,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /** Issue 8: install/upgrade.disableWait, upgrade.force and uninstall.keepHistory/timeout reach helm and do what they say. */
 describe('release options', () => {
@@ -49,9 +50,7 @@ describe('release options', () => {
   it('deleting the HelmRelease uninstalls but keeps Helm’s history (keepHistory), with the uninstall timeout', async () => {
     await kube.custom.deleteNamespacedCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, namespace, name: 'unicorn' });
     const api = new HelmReleaseApi(kube);
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline && (await api.get(namespace, 'unicorn'))) await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(await api.get(namespace, 'unicorn')).toBeUndefined();
+    await eventually(async () => expect(await api.get(namespace, 'unicorn')).toBeUndefined());
     const uninstall = await lastArgs('uninstall');
     expect(uninstall).toContain('--keep-history');
     expect(uninstall.join(' ')).toContain('--timeout 45s');

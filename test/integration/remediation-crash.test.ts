@@ -3,7 +3,6 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
@@ -11,6 +10,7 @@ import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
+import { eventually } from '../support/eventually.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -77,19 +77,19 @@ describe('SIGKILL of the controller during an automatic rollback', () => {
     // The rollback's helm starts 3 s late, so the kill lands while the rollback is under way.
     await helm.setDelay('rollback', 3);
     const broken = await declare('4.0.0');
-    const deadline = Date.now() + 60_000;
-    let seen: HelmRelease | undefined;
-    while (Date.now() < deadline) {
-      seen = await api.get(namespace, 'unicorn');
-      if (seen?.status?.conditions?.some((c) => c.type === 'Reconciling' && c.reason === 'Remediating' && /rolling back/.test(c.message))) break;
-      await sleep(100);
-    }
-    expect(seen?.status?.conditions?.find((c) => c.type === 'Reconciling')?.message).toMatch(/rolling back revision 2 .* to revision 1/);
+    await eventually(
+      async () => {
+        const reconciling = (await api.get(namespace, 'unicorn'))?.status?.conditions?.find((c) => c.type === 'Reconciling');
+        expect(reconciling).toMatchObject({ reason: 'Remediating', message: expect.stringMatching(/rolling back revision 2 .* to revision 1/) });
+      },
+      { intervalMs: 100 },
+    );
     // The status is written just before helm is started: wait for the shim to have started (it
     // then holds the rollback 3 s), so the kill lands inside the rollback, not before it.
-    while (Date.now() < deadline && (await helm.count('rollback')) === 0) await sleep(20);
+    await eventually(async () => expect(await helm.count('rollback')).toBe(1), { intervalMs: 20 });
     process.kill(-first.pid!, 'SIGKILL');
     expect((await first).signal).toBe('SIGKILL');
+    // Proves that nothing happens: the rollback's helm, held 3 s by the shim, died with its controller.
     await sleep(3500);
     // Killed with its controller: the rollback's helm never ran.
     expect(await helm.count('rollback')).toBe(1);

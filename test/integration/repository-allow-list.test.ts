@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { waitForReadyReason } from '../support/conditions.js';
+import { waitForReadyCondition } from '../support/eventually.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /** Issue 5: the operator's allow-list of repository hosts, on a controller configured with one. */
@@ -22,7 +22,7 @@ describe('repository allow-list', () => {
 
     const installed = await waitForReconciled(kubeConfig, namespace, 'by-name', byName);
     expect(installed.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
-    const refused = await waitForReadyReason(kubeConfig, namespace, 'by-address', 'RepositoryNotAllowed');
+    const refused = await waitForReadyCondition(kubeConfig, namespace, 'by-address', 'RepositoryNotAllowed');
     expect(refused).toMatchObject({
       status: 'False',
       message: `repository ${env.chartRepoUrl} is not allowed: 127.0.0.1 is not in the allowed repository hosts (${allowed})`,

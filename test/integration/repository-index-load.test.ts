@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { waitForReadyReason } from '../support/conditions.js';
+import { waitForReadyCondition } from '../support/eventually.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /** An index shaped like a large public one: `charts` charts with `versions` full entries each. */
@@ -82,7 +82,7 @@ describe('repository index load', () => {
     const unrelated = await waitForReconciled(kubeConfig, namespace, 'unrelated', generation);
     const unrelatedSeconds = (Date.now() - started) / 1000;
     for (const name of names) {
-      const ready = await waitForReadyReason(kubeConfig, namespace, name, 'ChartPullFailed');
+      const ready = await waitForReadyCondition(kubeConfig, namespace, name, 'ChartPullFailed');
       expect(ready.message).toBe('chart "chart-1" has no version matching 9.x');
     }
     lag.disable();
@@ -102,7 +102,7 @@ describe('repository index load', () => {
 
   it('an index that never ends is cut off at the limit and reported', async () => {
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'endless', { chart: { repository: `${base}/endless`, name: 'x', version: '1.x' } }));
-    const ready = await waitForReadyReason(kubeConfig, namespace, 'endless', 'ChartPullFailed');
+    const ready = await waitForReadyCondition(kubeConfig, namespace, 'endless', 'ChartPullFailed');
     expect(ready.message).toBe(`the repository index of ${base}/endless is larger than the 8 MiB limit (HELMCREW_MAX_INDEX_BYTES)`);
     // The download stopped near the limit (socket buffers add a little), not at the server's whim.
     expect(served.endlessBytes).toBeLessThan(24 * 1024 * 1024);

@@ -16,6 +16,7 @@ import { applyHelmRelease, ensureNamespace, helmReleaseObject, waitForReconciled
 import { createLogger } from '../../src/core/log.js';
 import { waitForEvents } from '../support/events.js';
 import { deleteNamespace, namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /** Issue 5, "Secrets stay secret": Secret values never reach status, Events, logs or the disk for good. */
 describe('Secret values stay secret', () => {
@@ -96,9 +97,7 @@ describe('Secret values stay secret', () => {
     await ctl.helm.setUpgradeDelay(6);
     try {
       const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'ondisk', spec(2)));
-      const deadline = Date.now() + 30_000;
-      while ((await ctl.helm.count('upgrade')) === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(await ctl.helm.count('upgrade')).toBe(1);
+      await eventually(async () => expect(await ctl.helm.count('upgrade')).toBe(1), { timeoutMs: 30_000, intervalMs: 100 });
       // helm upgrade is running (held by the shim): look at every file under the work dir
       const files = await listFiles(workDir);
       expect(files.filter((f) => /(^|\/)values-/.test(f.slice(workDir.length)))).toEqual([]);

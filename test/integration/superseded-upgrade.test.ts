@@ -1,3 +1,4 @@
+import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
@@ -5,8 +6,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { eventually } from '../support/eventually.js';
 
 /** Issue 8: a new spec never waits behind a doomed `--wait` upgrade. */
 describe('a doomed --wait upgrade, then a fixed spec', () => {
@@ -25,10 +25,14 @@ describe('a doomed --wait upgrade, then a fixed spec', () => {
     await waitForReconciled(kubeConfig, namespace, 'unicorn', await declare({}));
     // No node has this label: the new Pod stays Pending and helm --wait would wait the whole 3 minutes.
     await declare({ nodeSelector: { pool: 'nowhere' } }, { upgrade: { remediation: { retries: 0 } } });
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && (await storage.history(namespace, 'unicorn')).latest?.status !== 'pending-upgrade') await sleep(200);
-    expect((await storage.history(namespace, 'unicorn')).latest).toMatchObject({ revision: 2, status: 'pending-upgrade' });
-    await sleep(1500); // helm is waiting for the Pod now
+    await eventually(async () => expect((await storage.history(namespace, 'unicorn')).latest).toMatchObject({ revision: 2, status: 'pending-upgrade' }), {
+      timeoutMs: 30_000,
+    });
+    // helm has applied the new Deployment and waits for its Pod, which stays Pending (was a fixed 1.5 s sleep).
+    await eventually(async () => {
+      const { items } = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace });
+      expect(items.filter((p) => p.spec?.nodeSelector?.pool === 'nowhere').map((p) => p.status?.phase)).toContain('Pending');
+    });
 
     const changedAt = Date.now();
     const fixed = await declare({ message: 'fixed' }, { upgrade: { remediation: { retries: 0 } } });

@@ -7,7 +7,7 @@ import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } f
 import { ESCALATION_CHART, startEscalationRepo, type EscalationRepo } from '../support/escalation-chart.js';
 import { deleteNamespace, freshNamespace, namespaceWithController, testEnv } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';
-import { waitForReadyReason } from '../support/wait-condition.js';
+import { waitForReadyReason } from '../support/eventually.js';
 
 /**
  * Issue 5: under the operator's lock-down a tenant's HelmRelease acts as a ServiceAccount of its

@@ -6,7 +6,7 @@ import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabu
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { apiErrorMessage, apiStatusCode } from '../../src/core/kube/errors.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { waitForReadyReason } from '../support/conditions.js';
+import { waitForReadyCondition } from '../support/eventually.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 /** gzip of `mib` MiB of one repeated byte, streamed so the test itself never holds the whole. */
@@ -54,7 +54,7 @@ describe('tenant limits', () => {
     try {
       await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'bombed', { chart: chart() }));
       const healthyGen = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'neighbour', { chart: chart() }));
-      const ready = await waitForReadyReason(kubeConfig, namespace, 'bombed', 'ReleaseRecordInvalid', 60_000, sample);
+      const ready = await waitForReadyCondition(kubeConfig, namespace, 'bombed', 'ReleaseRecordInvalid', 60_000, sample);
       expect(ready.status).toBe('False');
       expect(ready.message).toBe(
         `Helm release record ${namespace}/sh.helm.release.v1.bombed.v1 inflates past the 32 MiB limit; nothing is done for this release until that Secret is deleted or repaired`,
@@ -71,7 +71,7 @@ describe('tenant limits', () => {
 
     // The failure is retried with backoff, not dropped: once the Secret is gone, it installs.
     await kube.core.deleteNamespacedSecret({ namespace, name: 'sh.helm.release.v1.bombed.v1' });
-    const installed = await waitForReadyReason(kubeConfig, namespace, 'bombed', 'InstallSucceeded', 90_000);
+    const installed = await waitForReadyCondition(kubeConfig, namespace, 'bombed', 'InstallSucceeded', 90_000);
     expect(installed.status).toBe('True');
   }, 180_000);
 
@@ -79,7 +79,7 @@ describe('tenant limits', () => {
     let values: Record<string, unknown> = { leaf: true };
     for (let i = 1; i < 1500; i++) values = { a: values };
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'deep', { chart: chart(), values }));
-    const ready = await waitForReadyReason(kubeConfig, namespace, 'deep', 'ValuesInvalid');
+    const ready = await waitForReadyCondition(kubeConfig, namespace, 'deep', 'ValuesInvalid');
     expect(ready).toMatchObject({ status: 'False', message: 'spec.values nest more than 100 levels deep; flatten them' });
   }, 90_000);
 
@@ -121,7 +121,7 @@ describe('tenant limits', () => {
     // 2852039166 is 169.254.169.254 as one number; URL parsing turns it back into the address.
     const repository = 'http://2852039166/latest';
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'metadata', { chart: { repository, name: 'unicorn', version: '1.0.0' } }));
-    const ready = await waitForReadyReason(kubeConfig, namespace, 'metadata', 'RepositoryNotAllowed');
+    const ready = await waitForReadyCondition(kubeConfig, namespace, 'metadata', 'RepositoryNotAllowed');
     expect(ready.status).toBe('False');
     expect(ready.message).toBe(
       `repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`,
@@ -135,7 +135,7 @@ describe('tenant limits', () => {
     const repository = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     try {
       await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'redirected', { chart: { repository, name: 'unicorn', version: '1.0.0' } }));
-      const ready = await waitForReadyReason(kubeConfig, namespace, 'redirected', 'RepositoryNotAllowed');
+      const ready = await waitForReadyCondition(kubeConfig, namespace, 'redirected', 'RepositoryNotAllowed');
       expect(ready.message).toBe(
         `repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`,
       );
@@ -161,7 +161,7 @@ describe('tenant limits', () => {
       ] as const) {
         const repository = `http://127.0.0.1:${port}`;
         await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository, name: 'unicorn', version: '1.0.0' } }));
-        const ready = await waitForReadyReason(kubeConfig, namespace, name, 'ChartPullFailed');
+        const ready = await waitForReadyCondition(kubeConfig, namespace, name, 'ChartPullFailed');
         messages.push(ready.message.replace(repository, '<repository>'));
       }
       expect(messages[0]).toBe('could not fetch the repository index of <repository>');

@@ -11,6 +11,7 @@ import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
+import { eventually } from '../support/eventually.js';
 
 /** Issue 2, shown 4: two controller processes on one queue. */
 describe('two controller processes sharing one queue', () => {
@@ -82,7 +83,7 @@ describe('two controller processes sharing one queue', () => {
     await waitForReconciled(kubeConfig, namespace, 'shared', generation);
     generation = await declare('2.0.0');
     await waitForReconciled(kubeConfig, namespace, 'shared', generation);
-    // let both replicas' periodic checks run a few times
+    // Proves that nothing happens while both replicas' periodic checks run a few times.
     await new Promise((resolve) => setTimeout(resolve, 5000));
     expect(await helm.count('install')).toBe(1);
     expect(await helm.count('upgrade')).toBe(1);
@@ -94,11 +95,7 @@ describe('two controller processes sharing one queue', () => {
     const upgradesBefore = await helm.count('upgrade');
     await declare('3.0.0');
     // wait until helm upgrade to 3.0.0 has started (the wrapper holds it for 6 s)
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && (await helm.count('upgrade')) === upgradesBefore) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(await helm.count('upgrade')).toBe(upgradesBefore + 1);
+    await eventually(async () => expect(await helm.count('upgrade')).toBe(upgradesBefore + 1), { timeoutMs: 30_000, intervalMs: 100 });
     const inFlight = await api.get(namespace, 'shared');
     expect(inFlight?.status?.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({ status: 'True', reason: 'Upgrading' });
     const generation = await declare('3.0.0', { message: 'changed mid-upgrade' });

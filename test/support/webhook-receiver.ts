@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from './eventually.js';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, verifyWebhookSignature, type SignatureCheck } from '../../src/notify/providers/webhook-signature.js';
 
 export interface ReceivedRequest {
@@ -82,12 +83,12 @@ export class WebhookReceiver {
   }
 
   async waitFor(predicate: () => boolean, timeoutMs = 30_000, what = 'deliveries'): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!predicate()) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for ${what}; received: ${this.requests.map((r) => `${r.path} ${String(r.json.event)} ${r.status}`).join(', ')}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await eventually(
+      () => {
+        if (!predicate()) throw new Error(`no ${what} yet; received: ${this.requests.map((r) => `${r.path} ${String(r.json.event)} ${r.status}`).join(', ')}`);
+      },
+      { timeoutMs, intervalMs: 100 },
+    );
   }
 
   async stop(): Promise<void> {

@@ -96,6 +96,9 @@ export async function drainMailbox(deps: DrainDeps, job: DeliveryJob, token: str
       if (plan.kind === 'idle') return delivered;
       const { notification, consume } = plan;
       if (await deps.unrouted.earlierUnrouted(notification)) throw new StepAsideError(200, 'an earlier notification of this release is still being routed');
+      // An earlier one may have been filed here, and unmarked, between reading `pending` and that
+      // check: it is in the mailbox now (the router files before it unmarks) and goes first.
+      if ((await mailboxes.pending(job.mailbox, 1))[0]?.id !== consume[0]) continue;
       const fields = { team: job.team, release: job.release, event: notification.event, notification: notification.id, coalesced: consume.length - 1 };
       if (plan.kind === 'suppress') {
         await mailboxes.consume(job.mailbox, consume);
