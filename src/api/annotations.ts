@@ -22,6 +22,13 @@ export const FREEZE_REPORTED_ANNOTATION = 'helmcrew.dev/slack-reported';
 /** Unique per request: correct the drift now (the Slack "Correct now" button); handled once, recorded in status.lastDriftCorrection. */
 export const DRIFT_CORRECTION_REQUEST_ANNOTATION = 'helmcrew.dev/correct-drift-request';
 
+/** Any new value: reconcile now (Flux: reconcile.fluxcd.io/requestedAt); recorded in status.lastHandledReconcileAt. */
+export const REQUESTED_AT_ANNOTATION = 'helmcrew.dev/requestedAt';
+/** Any new value: one forced install or upgrade, also of a failed spec (Flux: forceAt); recorded in status.lastHandledForceAt. */
+export const FORCE_AT_ANNOTATION = 'helmcrew.dev/forceAt';
+/** Any new value: the failure counters start again at 0 (Flux: resetAt); recorded in status.lastHandledResetAt. */
+export const RESET_AT_ANNOTATION = 'helmcrew.dev/resetAt';
+
 export interface SuspensionRecord {
   /** "slack:U0123" or "kube:alice". */
   by: string;

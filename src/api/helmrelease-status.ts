@@ -82,6 +82,19 @@ export const DriftCorrectionRecord = Type.Object(
   { description: 'The last drift correction: live objects put back to what Helm last applied.' },
 );
 
+export const Inventory = Type.Object(
+  {
+    entries: Type.Array(
+      Type.Object({
+        id: Type.String({ maxLength: 1024, description: '<namespace>_<name>_<group>_<kind>, as Flux writes it (namespace empty for cluster-scoped objects).' }),
+        v: Type.String({ maxLength: 100, description: 'The API version, e.g. v1.' }),
+      }),
+      { maxItems: 5000 },
+    ),
+  },
+  { description: "The objects the deployed revision applied (from its manifest), in Flux's shape." },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -108,6 +121,12 @@ export const HelmReleaseStatus = Type.Object({
   lastRemediation: Type.Optional(RemediationRecord),
   lastTest: Type.Optional(TestRecord),
   lastDriftCorrection: Type.Optional(DriftCorrectionRecord),
+  lastHandledReconcileAt: Type.Optional(Type.String({ maxLength: 100, description: 'The helmcrew.dev/requestedAt value last handled.' })),
+  lastHandledForceAt: Type.Optional(
+    Type.String({ maxLength: 100, description: 'The helmcrew.dev/forceAt value last handled (one forced install or upgrade).' }),
+  ),
+  lastHandledResetAt: Type.Optional(Type.String({ maxLength: 100, description: 'The helmcrew.dev/resetAt value last handled (failure counters reset).' })),
+  inventory: Type.Optional(Inventory),
 });
 
 export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
@@ -118,3 +137,4 @@ export type RollbackRecord = Static<typeof RollbackRecord>;
 export type RemediationRecord = Static<typeof RemediationRecord>;
 export type TestRecord = Static<typeof TestRecord>;
 export type DriftCorrectionRecord = Static<typeof DriftCorrectionRecord>;
+export type Inventory = Static<typeof Inventory>;

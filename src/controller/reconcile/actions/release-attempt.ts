@@ -49,7 +49,7 @@ export async function runReleaseAttempt(
   attempt: ReleaseAttempt,
 ): Promise<AttemptOutcome> {
   const chartPath = await pullChart(ctx, release, target, desired);
-  const request = releaseRequest(release, target, desired, chartPath, attempt.action);
+  const request = releaseRequest(release, target, desired, chartPath, attempt.action, attempt.before?.latest?.applyMethod);
   const startedAt = ctx.now();
   const details = { ...attempt.details, action: attempt.action, attempt: startedAt.getTime().toString(36) };
   const started = attemptStartedStatus(release, target, desired, attempt.mode, startedAt);
