@@ -29,7 +29,11 @@ describe('manual recovery requests', () => {
   });
 
   it('a reset puts every failure counter back to 0; the others only record the value', () => {
-    expect(recoveryHandledStatus({ resetAt: 'x' })).toEqual({ lastHandledResetAt: 'x', failures: 0, installFailures: 0, upgradeFailures: 0 });
-    expect(recoveryHandledStatus({ reconcileAt: 'r', forceAt: 'f' })).toEqual({ lastHandledReconcileAt: 'r', lastHandledForceAt: 'f' });
+    const now = new Date('2026-11-25T12:00:00Z');
+    expect(recoveryHandledStatus(release({}), { resetAt: 'x' }, now)).toEqual({ lastHandledResetAt: 'x', failures: 0, installFailures: 0, upgradeFailures: 0 });
+    expect(recoveryHandledStatus(release({}), { reconcileAt: 'r' }, now)).toEqual({ lastHandledReconcileAt: 'r' });
+    const forced = recoveryHandledStatus(release({}), { forceAt: 'f' }, now);
+    expect(forced.lastHandledForceAt).toBe('f');
+    expect(forced.conditions).toEqual([expect.objectContaining({ type: 'Reconciling', status: 'True', message: expect.stringContaining('forceAt f') })]);
   });
 });

@@ -1,6 +1,8 @@
 import { FORCE_AT_ANNOTATION, REQUESTED_AT_ANNOTATION, RESET_AT_ANNOTATION } from '../../api/annotations.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { HelmReleaseStatus } from '../../api/helmrelease-status.js';
+import { ConditionType, StateReason } from '../../api/vocabulary.js';
+import { setCondition } from '../status/conditions.js';
 
 /**
  * Manual recovery, as Flux has it: a new value in `helmcrew.dev/requestedAt` (reconcile now),
@@ -36,9 +38,27 @@ export function hasPendingRecovery(pending: RecoveryRequests): boolean {
   return pending.reconcileAt !== undefined || pending.forceAt !== undefined || pending.resetAt !== undefined;
 }
 
-/** The status patch that marks the requests handled; a reset also puts the failure counters back to 0. */
-export function recoveryHandledStatus(pending: RecoveryRequests): HelmReleaseStatus {
+/**
+ * The status patch that marks the requests handled; a reset also puts the failure counters back
+ * to 0, and a force says it is reconciling (Reconciling=True) until the forced attempt reports.
+ */
+export function recoveryHandledStatus(release: HelmRelease, pending: RecoveryRequests, now: Date): HelmReleaseStatus {
+  const forcing =
+    pending.forceAt !== undefined
+      ? setCondition(
+          release.status?.conditions,
+          {
+            type: ConditionType.Reconciling,
+            status: 'True',
+            reason: StateReason.Progressing,
+            message: `Forced install or upgrade (helmcrew.dev/forceAt ${pending.forceAt})`,
+          },
+          now,
+          release.metadata.generation,
+        )
+      : undefined;
   return {
+    ...(forcing ? { conditions: forcing } : {}),
     ...(pending.reconcileAt !== undefined ? { lastHandledReconcileAt: pending.reconcileAt } : {}),
     ...(pending.forceAt !== undefined ? { lastHandledForceAt: pending.forceAt } : {}),
     ...(pending.resetAt !== undefined ? { lastHandledResetAt: pending.resetAt, failures: 0, installFailures: 0, upgradeFailures: 0 } : {}),
