@@ -80,7 +80,7 @@ export const ValuesReference = Type.Object({
       pattern: '^([a-zA-Z0-9_\\-.\\\\/]|\\[[0-9]{1,5}\\])+$',
       maxLength: 250,
       description:
-        "Put the key's whole content at this helm --set path (a.b[0].c, \\. for a dot in a key) instead of merging it as YAML; it overrides spec.values. Typed as --set types it (true, 42, null), unless quoted or literal.",
+        "Put the key's whole content at this helm --set path (a.b[0].c, \\. for a dot in a key) instead of merging it as YAML (spec.values still win on the same path, as in Flux). Typed as --set types it (true, 42, null), unless quoted or literal.",
     }),
   ),
   literal: Type.Optional(Type.Boolean({ description: 'With targetPath: the content is one string, taken verbatim (helm --set-literal).' })),
