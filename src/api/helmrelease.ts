@@ -53,12 +53,6 @@ export const ChartRef = Type.Object(
         description: 'A Secret in this namespace with `ca.crt` (the CA to trust), and optionally `tls.crt` + `tls.key` (a client certificate).',
       }),
     ),
-    valuesFiles: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 512, pattern: '^[^/\\s][^\\s]*$', description: 'A path inside the chart, e.g. values-prod.yaml.' }), {
-        maxItems: 16,
-        description: "Values files inside the chart, merged in order over the chart's values.yaml (later files win), under valuesFrom and values.",
-      }),
-    ),
   },
   {
     description: 'Where the chart comes from.',
