@@ -39,5 +39,12 @@ describe('valuesFrom targetPath', () => {
     const cms = await core.listNamespacedConfigMap({ namespace });
     expect(JSON.stringify(cms.items.map((c) => c.data))).toContain('from-the-secret');
     expect(JSON.stringify(release.status)).not.toContain('from-the-secret');
+    // status.inventory: what the release applied, as Flux lists it
+    expect(release.status?.inventory?.entries).toEqual(
+      expect.arrayContaining([
+        { id: `${namespace}_unicorn_apps_Deployment`, v: 'v1' },
+        { id: `${namespace}_unicorn__Service`, v: 'v1' },
+      ]),
+    );
   });
 });
