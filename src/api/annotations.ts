@@ -30,6 +30,12 @@ export const DRIFT_CORRECTION_REQUEST_ANNOTATION = 'helmcrew.dev/correct-drift-r
 export const ADOPT_RELEASE_ANNOTATION = 'helmcrew.dev/adopt-release';
 /** `<namespace>/<name>` of the Flux HelmRelease that installed the release named above (`helmcrew import flux` writes both). */
 export const ADOPT_FROM_FLUX_ANNOTATION = 'helmcrew.dev/adopt-from-flux';
+/** Any new value: reconcile now (Flux: reconcile.fluxcd.io/requestedAt); recorded in status.lastHandledReconcileAt. */
+export const REQUESTED_AT_ANNOTATION = 'helmcrew.dev/requestedAt';
+/** Any new value: one forced install or upgrade, also of a failed spec (Flux: forceAt); recorded in status.lastHandledForceAt. */
+export const FORCE_AT_ANNOTATION = 'helmcrew.dev/forceAt';
+/** Any new value: the failure counters start again at 0 (Flux: resetAt); recorded in status.lastHandledResetAt. */
+export const RESET_AT_ANNOTATION = 'helmcrew.dev/resetAt';
 
 export interface SuspensionRecord {
   /** "slack:U0123" or "kube:alice". */

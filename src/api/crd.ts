@@ -66,7 +66,8 @@ const HELMRELEASE: CrdSource = {
   kind: HELMRELEASE_KIND,
   plural: HELMRELEASE_PLURAL,
   singular: 'helmrelease',
-  shortNames: ['hr', 'hcr'],
+  // Not `hr`: Flux's HelmRelease has it, and `kubectl get hr` must not be ambiguous beside Flux.
+  shortNames: ['hcr'],
   scope: 'Namespaced',
   spec: HelmReleaseSpec,
   status: HelmReleaseStatus,

@@ -92,6 +92,19 @@ export const HandoverRecord = Type.Object(
   { description: 'A live release this HelmRelease took over from Flux (helmcrew.dev/adopt-release), with no uninstall or reinstall.' },
 );
 
+export const Inventory = Type.Object(
+  {
+    entries: Type.Array(
+      Type.Object({
+        id: Type.String({ maxLength: 1024, description: '<namespace>_<name>_<group>_<kind>, as Flux writes it (namespace empty for cluster-scoped objects).' }),
+        v: Type.String({ maxLength: 100, description: 'The API version, e.g. v1.' }),
+      }),
+      { maxItems: 5000 },
+    ),
+  },
+  { description: "The objects the deployed revision applied (from its manifest), in Flux's shape." },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -120,6 +133,12 @@ export const HelmReleaseStatus = Type.Object({
   lastTest: Type.Optional(TestRecord),
   lastDriftCorrection: Type.Optional(DriftCorrectionRecord),
   handover: Type.Optional(HandoverRecord),
+  lastHandledReconcileAt: Type.Optional(Type.String({ maxLength: 100, description: 'The helmcrew.dev/requestedAt value last handled.' })),
+  lastHandledForceAt: Type.Optional(
+    Type.String({ maxLength: 100, description: 'The helmcrew.dev/forceAt value last handled (one forced install or upgrade).' }),
+  ),
+  lastHandledResetAt: Type.Optional(Type.String({ maxLength: 100, description: 'The helmcrew.dev/resetAt value last handled (failure counters reset).' })),
+  inventory: Type.Optional(Inventory),
 });
 
 export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
@@ -131,3 +150,4 @@ export type RemediationRecord = Static<typeof RemediationRecord>;
 export type TestRecord = Static<typeof TestRecord>;
 export type DriftCorrectionRecord = Static<typeof DriftCorrectionRecord>;
 export type HandoverRecord = Static<typeof HandoverRecord>;
+export type Inventory = Static<typeof Inventory>;

@@ -147,6 +147,15 @@ export const ValuesReference = Type.Object({
   name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }),
   valuesKey: Type.Optional(Type.String({ pattern: '^[-._a-zA-Z0-9]+$', maxLength: 253, description: 'Data key holding YAML values. Default: values.yaml.' })),
   optional: Type.Optional(Type.Boolean({ description: 'Missing object or key is not an error.' })),
+  targetPath: Type.Optional(
+    Type.String({
+      pattern: '^([a-zA-Z0-9_\\-.\\\\/]|\\[[0-9]{1,5}\\])+$',
+      maxLength: 250,
+      description:
+        "Put the key's whole content at this helm --set path (a.b[0].c, \\. for a dot in a key) instead of merging it as YAML (spec.values still win on the same path, as in Flux). Typed as --set types it (true, 42, null), unless quoted or literal.",
+    }),
+  ),
+  literal: Type.Optional(Type.Boolean({ description: 'With targetPath: the content is one string, taken verbatim (helm --set-literal).' })),
 });
 
 const Retries = Type.Integer({
@@ -179,11 +188,59 @@ export const UpgradeRemediation = Type.Object(
 
 const DisableWait = Type.Boolean({ description: 'Do not wait for the resources to become ready (no helm --wait).' });
 
+/** A per-action timeout; the default is spec.timeout. */
+function ActionTimeout(action: string) {
+  return BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: `Time allowed for the ${action}. Default: spec.timeout.` });
+}
+const DisableHooks = Type.Boolean({ description: "Do not run the chart's hooks for this action (helm --no-hooks)." });
+const DisableWaitForJobs = Type.Boolean({
+  description: 'Do not wait for Jobs to complete (helm --wait-for-jobs is passed by default, as Flux does, whenever helmcrew waits).',
+});
+const CleanupOnFail = Type.Boolean({ description: 'Delete the objects this action created when it fails (helm --cleanup-on-fail).' });
+const DisableSchemaValidation = Type.Boolean({
+  description: "Do not check the values against the chart's values.schema.json (helm --skip-schema-validation).",
+});
+const DisableTakeOwnership = Type.Boolean({
+  description:
+    'Do not take over objects that already exist in the cluster (helm --take-ownership is passed by default, as Flux does; helm then adopts them whoever created them).',
+});
+const ServerSideApplyMode = StringEnum(['enabled', 'disabled', 'auto'] as const, {
+  description: "enabled: server-side apply (forcing conflicts, as Flux does); disabled: client-side; auto (default): what the release's last revision used.",
+});
+
+export const RetryStrategy = Type.Object(
+  {
+    name: StringEnum(['RemediateOnFailure', 'RetryOnFailure'] as const, {
+      description:
+        'RemediateOnFailure (default): the remediation block applies. RetryOnFailure: try again every retryInterval, never rolling back or uninstalling.',
+    }),
+    retryInterval: Type.Optional(
+      BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxInterval, { description: 'RetryOnFailure: the wait between attempts. Default: 5m.' }),
+    ),
+  },
+  {
+    description: 'What happens after a failure (Flux: strategy).',
+    ...celRules({
+      rule: "!has(self.retryInterval) || self.name == 'RetryOnFailure'",
+      message: 'retryInterval is for RetryOnFailure',
+      fieldPath: '.retryInterval',
+    }),
+  },
+);
+
 export const InstallSpec = Type.Object({
   createNamespace: Type.Optional(Type.Boolean({ description: 'Create the target namespace when missing.' })),
   remediation: Type.Optional(InstallRemediation),
   disableWait: Type.Optional(DisableWait),
   crds: Type.Optional(CrdsPolicy("On install. Default: Create (helm's own behaviour).")),
+  timeout: Type.Optional(ActionTimeout('install')),
+  disableHooks: Type.Optional(DisableHooks),
+  disableWaitForJobs: Type.Optional(DisableWaitForJobs),
+  replace: Type.Optional(Type.Boolean({ description: 'Reuse the name of an uninstalled release whose records were kept (helm install --replace).' })),
+  disableSchemaValidation: Type.Optional(DisableSchemaValidation),
+  disableTakeOwnership: Type.Optional(DisableTakeOwnership),
+  serverSideApply: Type.Optional(Type.Boolean({ description: 'Server-side apply, forcing conflicts (default true, as helm 4 and Flux); false: client-side.' })),
+  strategy: Type.Optional(RetryStrategy),
 });
 
 export const UpgradeSpec = Type.Object({
@@ -191,6 +248,14 @@ export const UpgradeSpec = Type.Object({
   force: Type.Optional(Type.Boolean({ description: 'helm upgrade --force: replace objects instead of patching them.' })),
   disableWait: Type.Optional(DisableWait),
   crds: Type.Optional(CrdsPolicy('On upgrade (helm itself never touches CRDs then). Default: Skip.')),
+  timeout: Type.Optional(ActionTimeout('upgrade')),
+  disableHooks: Type.Optional(DisableHooks),
+  disableWaitForJobs: Type.Optional(DisableWaitForJobs),
+  cleanupOnFail: Type.Optional(CleanupOnFail),
+  disableSchemaValidation: Type.Optional(DisableSchemaValidation),
+  disableTakeOwnership: Type.Optional(DisableTakeOwnership),
+  serverSideApply: Type.Optional(ServerSideApplyMode),
+  strategy: Type.Optional(RetryStrategy),
 });
 
 export const TestSpec = Type.Object({
@@ -199,12 +264,39 @@ export const TestSpec = Type.Object({
   timeout: Type.Optional(
     BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the test pods. Default: spec.timeout.' }),
   ),
+  filters: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String({ minLength: 1, maxLength: 253, pattern: '^[^,=!\\s]+$', description: 'The test hook (its object name).' }),
+        exclude: Type.Optional(Type.Boolean({ description: 'Skip this test instead of running only the named ones.' })),
+      }),
+      { maxItems: 64, description: 'Which tests run (helm test --filter): the named ones, or all but the excluded ones.' },
+    ),
+  ),
 });
+
+export const RollbackSpec = Type.Object(
+  {
+    timeout: Type.Optional(ActionTimeout('rollback')),
+    disableHooks: Type.Optional(DisableHooks),
+    disableWait: Type.Optional(DisableWait),
+    disableWaitForJobs: Type.Optional(DisableWaitForJobs),
+    cleanupOnFail: Type.Optional(CleanupOnFail),
+    force: Type.Optional(Type.Boolean({ description: 'Replace objects instead of patching them (helm rollback --force-replace, client-side).' })),
+    serverSideApply: Type.Optional(ServerSideApplyMode),
+  },
+  { description: 'Options of every helm rollback: remediation of a failed upgrade, and /release rollback.' },
+);
 
 export const UninstallSpec = Type.Object({
   keepHistory: Type.Optional(Type.Boolean({ description: 'helm uninstall --keep-history: keep the release records.' })),
   timeout: Type.Optional(
     BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the uninstall. Default: spec.timeout.' }),
+  ),
+  disableHooks: Type.Optional(DisableHooks),
+  disableWait: Type.Optional(Type.Boolean({ description: 'Do not wait for the objects to be deleted.' })),
+  deletionPropagation: Type.Optional(
+    StringEnum(['background', 'foreground', 'orphan'] as const, { description: 'How dependents are deleted (helm uninstall --cascade). Default: background.' }),
   ),
 });
 
@@ -286,6 +378,7 @@ export const HelmReleaseSpec = Type.Object(
     install: Type.Optional(InstallSpec),
     upgrade: Type.Optional(UpgradeSpec),
     test: Type.Optional(TestSpec),
+    rollback: Type.Optional(RollbackSpec),
     uninstall: Type.Optional(UninstallSpec),
     dependsOn: Type.Optional(
       Type.Array(DependencyReference, {
@@ -322,6 +415,8 @@ export type HelmReleaseSpec = Static<typeof HelmReleaseSpec>;
 export type DependencyReference = Static<typeof DependencyReference>;
 export type DriftDetectionSpec = Static<typeof DriftDetectionSpec>;
 export type DriftIgnoreRule = Static<typeof DriftIgnoreRule>;
+export type RollbackSpec = Static<typeof RollbackSpec>;
+export type RetryStrategy = Static<typeof RetryStrategy>;
 
 export interface ObjectMeta {
   name: string;

@@ -115,6 +115,7 @@ export const Verb = StringEnum([
   'upgrade',
   'rollback',
   'correct',
+  'retry',
   'freeze',
   'unfreeze',
   'freeze-all',

@@ -30,7 +30,7 @@ const helmOutput = {
 };
 
 describe('releaseWritten: the record helm printed', () => {
-  it('keeps what decisions read, not the chart files or the manifest', () => {
+  it('keeps what decisions read and the manifest (status.inventory), not the chart files', () => {
     const written = releaseWritten(JSON.stringify(helmOutput));
     expect(written).toEqual({
       revision: 3,
@@ -41,6 +41,7 @@ describe('releaseWritten: the record helm printed', () => {
         config: { color: 'green' },
         info: { status: 'deployed', last_deployed: '2026-11-23T12:00:00Z', description: 'Upgrade complete' },
         chart: { metadata: { name: 'unicorn', version: '3.0.0', appVersion: '3' } },
+        manifest: '---\nkind: Deployment\n',
       },
     });
     expect(storedRelease(written.release!)).toMatchObject({

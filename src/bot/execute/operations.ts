@@ -27,6 +27,7 @@ export const BOT_FIELD_MANAGER = 'helmcrew-bot';
 function requestIdFor(verb: MutatingCommand['verb']): string | undefined {
   if (verb === 'rollback') return `rb-${randomBytes(6).toString('hex')}`;
   if (verb === 'correct') return `dc-${randomBytes(6).toString('hex')}`;
+  if (verb === 'retry') return `rt-${randomBytes(6).toString('hex')}`;
   return undefined;
 }
 

@@ -43,6 +43,12 @@ export function outcomeOf(release: HelmRelease, verb: MutatingVerb, requestId?: 
       if (!record || record.requestId !== requestId) return pending;
       return { done: true, succeeded: record.succeeded, message: `${key}: ${record.message}` };
     }
+    case 'retry': {
+      // Handled once the controller recorded the value; decided once its forced attempt reported (Reconciling gone).
+      if (release.status?.lastHandledForceAt !== requestId) return pending;
+      if (condition(release, ConditionType.Reconciling)?.status === 'True' || !ready || ready.status === 'Unknown') return pending;
+      return { done: true, succeeded: ready.status === 'True', message: `${key}: ${ready.message}` };
+    }
     case 'suspend':
       return suspended?.status === 'True' ? { done: true, succeeded: true, message: `${key}: ${suspended.message}` } : pending;
     case 'freeze':

@@ -27,6 +27,7 @@ export type ReleaseCommand =
   | { verb: 'upgrade'; release: ReleaseRef; version: string; reason?: string; breakGlass?: boolean }
   | { verb: 'rollback'; release: ReleaseRef; revision?: number; reason?: string; breakGlass?: boolean }
   | { verb: 'correct'; release: ReleaseRef; reason?: string }
+  | { verb: 'retry'; release: ReleaseRef; reason?: string }
   | { verb: 'freeze'; scope: Scope; reason: string; end?: FreezeEnd }
   | { verb: 'freezes' }
   | { verb: 'unfreeze'; name: string; reason?: string };
@@ -43,6 +44,7 @@ export const VERBS = [
   'upgrade',
   'rollback',
   'correct',
+  'retry',
   'freeze',
   'freezes',
   'unfreeze',
@@ -50,7 +52,7 @@ export const VERBS = [
 export type Verb = (typeof VERBS)[number];
 
 /** Verbs that change something: they show a plan and need a confirmation. */
-export const MUTATING_VERBS = ['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'freeze', 'unfreeze'] as const;
+export const MUTATING_VERBS = ['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'freeze', 'unfreeze'] as const;
 export type MutatingVerb = (typeof MUTATING_VERBS)[number];
 export type MutatingCommand = Extract<ReleaseCommand, { verb: MutatingVerb }>;
 
@@ -98,6 +100,7 @@ export const USAGE: Record<Verb, string> = {
   upgrade: 'upgrade <release> <version> [--reason …] [--break-glass]',
   rollback: 'rollback <release> [to <revision>] [--reason …] [--break-glass]',
   correct: 'correct <release> [--reason …]   (put drifted objects back to what Helm last applied)',
+  retry: 'retry <release> [--reason …]   (one forced install or upgrade of the current spec, also after a failure)',
   freeze: 'freeze <namespace|team:<name>|chart:<name>|all> --reason … [--for 2h | --until 18:00]',
   freezes: 'freezes',
   unfreeze: 'unfreeze <freeze name> [--reason …]',

@@ -93,7 +93,8 @@ function parseVerb(verb: Verb, args: Token[], reason: string | undefined): Parse
     }
     case 'suspend':
     case 'resume':
-    case 'correct': {
+    case 'correct':
+    case 'retry': {
       const r = release();
       if (!r.ok) return r;
       return noMore(1) ?? ok(withReason({ verb, release: r.ref }, reason));

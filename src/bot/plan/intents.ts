@@ -1,6 +1,7 @@
 import {
   BREAK_GLASS_ANNOTATION,
   DRIFT_CORRECTION_REQUEST_ANNOTATION,
+  FORCE_AT_ANNOTATION,
   ROLLBACK_REQUEST_ANNOTATION,
   ROLLBACK_TO_ANNOTATION,
   SUSPENSION_ANNOTATION,
@@ -62,6 +63,11 @@ export function correctDriftPatch(requestId: string): IntentPatch {
   return { metadata: { annotations: { [DRIFT_CORRECTION_REQUEST_ANNOTATION]: requestId } } };
 }
 
+/** One forced install or upgrade (helmcrew.dev/forceAt), handled once: the controller records the value in status.lastHandledForceAt. */
+export function retryPatch(requestId: string): IntentPatch {
+  return { metadata: { annotations: { [FORCE_AT_ANNOTATION]: requestId } } };
+}
+
 export function upgradePatch(version: string): IntentPatch {
   return { spec: { chart: { version } } };
 }
@@ -92,6 +98,8 @@ export function intentPatch(action: PreparedAction, actor: Actor, now: Date, req
       return rollbackPatch(actor, command.reason, command.revision, requestId!, now);
     case 'correct':
       return correctDriftPatch(requestId!);
+    case 'retry':
+      return retryPatch(requestId!);
     case 'freeze':
     case 'unfreeze':
       throw new Error(`${command.verb} writes a Freeze, not a HelmRelease patch`);

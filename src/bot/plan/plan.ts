@@ -55,7 +55,7 @@ export function planReleaseCommand(
     const title = `${withGitOps.title} (BREAK-GLASS through freeze ${holding.map((f) => f.name).join(', ')})`;
     return { ...withGitOps, title, lines: [...withGitOps.lines, `BREAK-GLASS through ${freezes}: a second person must approve; audited`] };
   }
-  const hint = command.verb === 'resume' ? '' : '; add --break-glass to go through it now (a second person must approve)';
+  const hint = command.verb === 'resume' || command.verb === 'retry' ? '' : '; add --break-glass to go through it now (a second person must approve)';
   return { ...withGitOps, warnings: [...withGitOps.warnings, `held by ${freezes}: the controller does this when the freeze ends${hint}`] };
 }
 
@@ -105,6 +105,23 @@ function planWithoutFreezes(
         warnings: gitops ? [gitops] : [],
         doable: release.spec.chart.version !== command.version,
         ...previewMore(preview),
+      };
+    }
+    case 'retry': {
+      const title = `retry ${key}`;
+      if (release.spec.suspend) return { title, lines: [`${key} is suspended: resume it instead`], warnings: [], doable: false };
+      const ready = release.status?.conditions?.find((c) => c.type === ConditionType.Ready);
+      const failed = release.status?.lastAttemptFailed === true;
+      return {
+        title: `retry ${key}: one forced ${deployed ? 'upgrade' : 'install'} of the current spec`,
+        lines: [
+          now,
+          failed ? `the last attempt failed: ${ready?.message ?? ''}` : 'the release is not failing: this makes a new revision of the same chart and values',
+          'helmcrew.dev/forceAt: the controller runs helm once, even though the spec did not change',
+          ...why,
+        ],
+        warnings: [],
+        doable: true,
       };
     }
     case 'correct': {

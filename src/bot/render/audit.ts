@@ -13,7 +13,9 @@ export function auditMessage(command: MutatingCommand, actor: Actor, key: string
         ? `upgrade of ${key} to ${command.version}`
         : command.verb === 'correct'
           ? `drift correction of ${key}`
-          : `${command.verb} of ${key}`;
+          : command.verb === 'retry'
+            ? `forced retry of ${key}`
+            : `${command.verb} of ${key}`;
   const glass = breakGlass ? ` (BREAK-GLASS through freeze ${breakGlass.freezes.join(', ')}, approved by ${breakGlass.approvedBy})` : '';
   return `${who(actor)} asked for the ${what}${glass}${command.reason ? `: ${command.reason}` : ''}`;
 }

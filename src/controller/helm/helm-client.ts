@@ -23,10 +23,8 @@ export interface ReleaseRequest {
   createNamespace: boolean;
   maxHistory: number;
   description: string;
-  /** Wait for the resources to be ready (--wait=watcher); otherwise only for hooks (helm's default). */
-  wait: boolean;
-  /** upgrade only: --force-replace. */
-  forceReplace?: boolean;
+  /** The action's own options as flags (helm-flags.ts: waiting, timeout, hooks, apply mode…). */
+  actionFlags: string[];
   /** Stored on the release record Secret (owner, timeout): read back by ReleaseStorage. */
   labels: Record<string, string>;
   /** ServiceAccount to impersonate, "namespace:name". */
@@ -139,16 +137,25 @@ export class HelmClient {
     const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req), '--reset-values'];
     // helm 4 spells it --history-max, and only upgrade prunes old revisions.
     args.push('--history-max', String(req.maxHistory));
-    // helm 4 refuses --force-replace with server-side apply (its default): replace client-side.
-    if (req.forceReplace) args.push('--force-replace', '--server-side=false');
     return this.postRendering(req, async (post) =>
       releaseWritten(await this.runner.run([...args, ...post.args], { ...this.releaseRunOptions('upgrade', req), env: post.env })),
     );
   }
 
   /** Back to an earlier revision; helm writes it as a new revision. */
-  async rollback(req: { key: string; releaseName: string; namespace: string; revision: number; timeoutSeconds: number; maxHistory: number; impersonate?: ReleaseRequest['impersonate']; redact?: ReleaseRequest['redact'] }): Promise<void> {
-    const args = ['rollback', req.releaseName, String(req.revision), '--namespace', req.namespace, '--wait=watcher', '--timeout', `${req.timeoutSeconds}s`];
+  async rollback(req: {
+    key: string;
+    releaseName: string;
+    namespace: string;
+    revision: number;
+    timeoutSeconds: number;
+    /** rollbackFlags(): waiting, timeout, hooks, apply mode. */
+    flags: string[];
+    maxHistory: number;
+    impersonate?: ReleaseRequest['impersonate'];
+    redact?: ReleaseRequest['redact'];
+  }): Promise<void> {
+    const args = ['rollback', req.releaseName, String(req.revision), '--namespace', req.namespace, ...req.flags];
     args.push('--history-max', String(req.maxHistory), ...impersonationFlags(req.impersonate));
     await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000, redact: req.redact });
   }
@@ -159,15 +166,13 @@ export class HelmClient {
   }
 
   /** `helm test`: runs the chart's test hooks against the deployed revision; fails when one fails. */
-  async test(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
-    const args = ['test', req.releaseName, '--namespace', req.namespace, '--timeout', `${req.timeoutSeconds}s`, ...impersonationFlags(req.impersonate)];
+  async test(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; flags: string[]; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
+    const args = ['test', req.releaseName, '--namespace', req.namespace, ...req.flags, ...impersonationFlags(req.impersonate)];
     await this.runner.run(args, { step: 'test', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000 });
   }
 
-  async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; keepHistory?: boolean; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
-    const args = ['uninstall', req.releaseName, '--namespace', req.namespace, '--wait', '--timeout', `${req.timeoutSeconds}s`];
-    if (req.keepHistory) args.push('--keep-history');
-    args.push(...impersonationFlags(req.impersonate));
+  async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; flags: string[]; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
+    const args = ['uninstall', req.releaseName, '--namespace', req.namespace, ...req.flags, ...impersonationFlags(req.impersonate)];
     await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000, helmTimeoutSeconds: req.timeoutSeconds });
   }
 
@@ -199,8 +204,7 @@ export class HelmClient {
     return [
       '--namespace', req.namespace,
       '--values', '-',
-      req.wait ? '--wait=watcher' : '--wait=hookOnly',
-      '--timeout', `${req.timeoutSeconds}s`,
+      ...req.actionFlags,
       // The API server validates what helm applies anyway (server-side apply refuses unknown
       // fields and wrong types; so does decoding on a client-side apply): helm's own check
       // against the OpenAPI schema changed no outcome and cost half of helm's CPU and ~12 MiB

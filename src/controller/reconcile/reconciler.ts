@@ -4,6 +4,7 @@ import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { FreshReadNeeded, looksSettled } from './cached-read.js';
 import type { ReconcileContext } from './context.js';
 import { determineReleaseState, type ReleaseState } from './release-state.js';
+import { hasPendingRecovery, pendingRecovery, recoveryHandledStatus } from './manual-recovery.js';
 import { actStage } from './stages/act.js';
 import { desiredStage } from './stages/desired.js';
 import { gateStage } from './stages/gate.js';
@@ -70,11 +71,25 @@ async function runStages(controllerCtx: ReconcileContext, release: HelmRelease, 
   // The exact chart version and the composed values.
   const desired = await desiredStage(pass);
   if (isPassEnd(desired)) return desired;
+  // Manual recovery asked through annotations (forceAt, resetAt, requestedAt), recorded as handled.
+  const recovered = await recoveryStage(pass);
   // What Helm's records say about them, then what that calls for.
-  return actStage(pass, desired, stateStage(pass, desired));
+  return actStage(recovered.pass, desired, stateStage(recovered.pass, desired, recovered.force));
+}
+
+/**
+ * New manual-recovery requests are recorded as handled before anything acts on them: each is taken
+ * once (a controller that dies right after has used it up, as Flux's lastHandled* do).
+ */
+async function recoveryStage(pass: Pass): Promise<{ pass: Pass; force: boolean }> {
+  const pending = pendingRecovery(pass.release);
+  if (!hasPendingRecovery(pending)) return { pass, force: false };
+  pass.ctx.log.info({ release: pass.key, action: 'manual-recovery', ...pending }, 'manual recovery requested');
+  const release = await pass.ctx.api.patchStatus(pass.release, recoveryHandledStatus(pass.release, pending, pass.ctx.now()));
+  return { pass: { ...pass, release }, force: pending.forceAt !== undefined };
 }
 
 /** Pure but for the clock. */
-function stateStage({ ctx, release, history, target }: Pass, desired: DesiredRelease): ReleaseState {
-  return determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds });
+function stateStage({ ctx, release, history, target }: Pass, desired: DesiredRelease, force: boolean): ReleaseState {
+  return determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds }, force);
 }

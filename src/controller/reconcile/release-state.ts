@@ -51,7 +51,14 @@ export interface Clock {
   timeoutSeconds: number;
 }
 
-export function determineReleaseState(release: HelmRelease, desired: DesiredRelease, history: ReleaseHistory, clock: Clock): ReleaseState {
+export function determineReleaseState(
+  release: HelmRelease,
+  desired: DesiredRelease,
+  history: ReleaseHistory,
+  clock: Clock,
+  /** helmcrew.dev/forceAt: one install or upgrade now, whatever failed before and even when in sync. */
+  force = false,
+): ReleaseState {
   const { latest, deployed } = history;
   if (latest?.status.startsWith('pending-')) {
     return isStaleLock(latest, clock) ? { kind: 'stale-lock', release: latest } : { kind: 'locked', release: latest };
@@ -62,6 +69,11 @@ export function determineReleaseState(release: HelmRelease, desired: DesiredRele
   if (ownership.kind === 'handover' && deployed) {
     const { kind: _kind, ...handover } = ownership;
     return { kind: 'out-of-sync', deployed, why: `taking over revision ${ownership.revision} from ${ownership.from}`, handover };
+  }
+  if (force) {
+    if (!latest || latest.status === 'uninstalled') return { kind: 'not-installed' };
+    if (!deployed) return { kind: 'failed-install', release: latest };
+    return { kind: 'out-of-sync', deployed, why: 'forced (helmcrew.dev/forceAt)' };
   }
   // A failed attempt of this very spec is remediated, retried after a backoff, or given up on;
   // decided before "in sync", since an upgrade whose helm test failed is deployed and equal.

@@ -2,6 +2,7 @@ import type { HelmRelease, HelmReleaseSpec } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
 import type { FailedAction } from '../../core/release/failed-action.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
+import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
 
 /**
  * Pure decisions about a failed install or upgrade (or its helm test): remediate it (rollback or
@@ -17,7 +18,15 @@ export interface RemediationPolicy {
   strategy: RemediationStrategy;
   /** Remediate the failure that used the last retry, too. */
   remediateLastFailure: boolean;
+  /**
+   * strategy RetryOnFailure: the failed action is tried again every retryIntervalMs, never
+   * remediated and never given up on (the remediation block does not apply).
+   */
+  retryIntervalMs?: number;
 }
+
+/** Flux's default retryInterval. */
+export const DEFAULT_RETRY_INTERVAL = '5m';
 
 /**
  * No remediation block: no retries, nothing undone (the failure is reported and stalls, as
@@ -27,6 +36,16 @@ export interface RemediationPolicy {
 export function remediationPolicy(spec: HelmReleaseSpec, failed: FailedAction): RemediationPolicy {
   const block = failed === 'install' ? spec.install?.remediation : spec.upgrade?.remediation;
   const strategy = failed === 'install' ? 'uninstall' : (spec.upgrade?.remediation?.strategy ?? 'rollback');
+  const retryStrategy = failed === 'install' ? spec.install?.strategy : spec.upgrade?.strategy;
+  if (retryStrategy?.name === 'RetryOnFailure') {
+    const interval = parseDuration(retryStrategy.retryInterval ?? DEFAULT_RETRY_INTERVAL);
+    return {
+      retries: -1,
+      strategy,
+      remediateLastFailure: false,
+      retryIntervalMs: clampDuration(interval, DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxInterval),
+    };
+  }
   return { retries: block?.retries ?? 0, strategy, remediateLastFailure: block ? (block.remediateLastFailure ?? true) : false };
 }
 
@@ -70,6 +89,7 @@ export type FailureDecision =
 
 export function decideAfterFailure(facts: FailureFacts): FailureDecision {
   const { policy, failures } = facts;
+  if (policy.retryIntervalMs !== undefined) return retryAfter(facts, policy.retryIntervalMs);
   const canRetry = retriesLeft(policy, failures);
   if (facts.remediation && !facts.remediation.succeeded) return { kind: 'give-up', reason: 'remediation-failed' };
   // Each failure is remediated once; Helm's storage says whether it still needs it (crash safe:
@@ -82,10 +102,14 @@ export function decideAfterFailure(facts: FailureFacts): FailureDecision {
     return { kind: 'rollback', from, to };
   }
   if (!canRetry) return { kind: 'give-up', reason: policy.remediateLastFailure || policy.retries !== 0 ? 'retries-exhausted' : 'no-remediation' };
+  return retryAfter(facts, remediationBackoffMs(failures));
+}
+
+/** Try again once `waitMs` has passed since the attempt (or its remediation). */
+function retryAfter(facts: FailureFacts, waitMs: number): FailureDecision {
   const since = Date.parse(facts.remediation?.at ?? facts.attemptedAt ?? '');
   const waited = Number.isNaN(since) ? Infinity : facts.now.getTime() - since;
-  const backoff = remediationBackoffMs(failures);
-  return waited >= backoff ? { kind: 'retry' } : { kind: 'back-off', retryInMs: backoff - waited };
+  return waited >= waitMs ? { kind: 'retry' } : { kind: 'back-off', retryInMs: waitMs - waited };
 }
 
 /**

@@ -4,6 +4,7 @@ import { apiErrorMessage, isForbidden, isNotFound } from '../../core/kube/errors
 import { HelmYamlError, parseHelmYaml } from './helm-yaml.js';
 import { SecretValues } from '../../core/release/secret-values.js';
 import { isPlainObject, mergeValues } from '../../core/release/values.js';
+import { parseTargetPath, setAtPath, TargetPathError, targetPathValue } from './target-path.js';
 
 /** Values that cannot be assembled: a missing source, a missing key, or YAML that is not a map. */
 export class ValuesError extends Error {
@@ -19,7 +20,9 @@ export interface ComposedValues {
 }
 
 /**
- * valuesFrom in order, then spec.values on top. Secret contents are never put in messages:
+ * valuesFrom in order, then spec.values on top; a reference with a targetPath puts its one value
+ * at that path (Flux's order: spec.values are merged in before it and again at the end, so they
+ * still win on the same path). Secret contents are never put in messages:
  * errors name the object and key only, and the Secret's values are returned for redaction.
  */
 export async function composeValues(kube: KubeClients, release: HelmRelease): Promise<ComposedValues> {
@@ -30,11 +33,24 @@ export async function composeValues(kube: KubeClients, release: HelmRelease): Pr
     if (text === undefined) continue;
     // Collected before parsing, so even a Secret that fails to parse is redacted from what follows.
     if (ref.kind === 'Secret') secrets.add(text);
+    if (ref.targetPath) {
+      values = setAtPath(mergeValues(values, release.spec.values ?? {}), targetPathOf(ref), targetPathValue(text, ref.literal === true));
+      continue;
+    }
     const parsed = parseValuesText(text, ref);
     if (ref.kind === 'Secret') secrets.addSource(text, parsed);
     values = mergeValues(values, parsed);
   }
   return { values: mergeValues(values, release.spec.values ?? {}), secrets };
+}
+
+function targetPathOf(ref: ValuesReference): ReturnType<typeof parseTargetPath> {
+  try {
+    return parseTargetPath(ref.targetPath!);
+  } catch (error) {
+    if (error instanceof TargetPathError) throw new ValuesError(`${ref.kind}/${ref.name}: ${error.message}`);
+    throw error;
+  }
 }
 
 /** Parses a valuesFrom document as helm parses a values file (YAML 1.1, merge keys). */

@@ -1,18 +1,25 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
-import { DRIFT_CORRECTION_REQUEST_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../api/annotations.js';
+import {
+  DRIFT_CORRECTION_REQUEST_ANNOTATION,
+  FORCE_AT_ANNOTATION,
+  REQUESTED_AT_ANNOTATION,
+  RESET_AT_ANNOTATION,
+  ROLLBACK_REQUEST_ANNOTATION,
+  SUSPENSION_ANNOTATION,
+} from '../../api/annotations.js';
 import { driftMode, slotPassed, slotPhaseMs } from '../drift/drift-schedule.js';
 import { pendingRollback } from '../../core/release/rollback-decision.js';
 import { checkIntervalMs, DEFAULT_TIMEOUT, releaseKey } from '../../core/release/release-target.js';
-
-/** Annotation a person (or the bot) sets to ask for a reconcile now, like Flux's reconcile.fluxcd.io/requestedAt. */
-export const REQUESTED_AT_ANNOTATION = 'helmcrew.dev/requestedAt';
 
 /** The parts of an object whose change means "reconcile"; status-only updates are not among them. */
 export interface SeenState {
   generation?: number;
   deleting: boolean;
   requestedAt?: string;
+  /** Manual recovery (forceAt, resetAt) changes only annotations. */
+  forceAt?: string;
+  resetAt?: string;
   /** A rollback asked for on an already suspended release changes only annotations. */
   rollbackRequest?: string;
   suspension?: string;
@@ -25,6 +32,8 @@ export function seenState(release: HelmRelease): SeenState {
     generation: release.metadata.generation,
     deleting: !!release.metadata.deletionTimestamp,
     requestedAt: release.metadata.annotations?.[REQUESTED_AT_ANNOTATION],
+    forceAt: release.metadata.annotations?.[FORCE_AT_ANNOTATION],
+    resetAt: release.metadata.annotations?.[RESET_AT_ANNOTATION],
     rollbackRequest: release.metadata.annotations?.[ROLLBACK_REQUEST_ANNOTATION],
     suspension: release.metadata.annotations?.[SUSPENSION_ANNOTATION],
     driftCorrectionRequest: release.metadata.annotations?.[DRIFT_CORRECTION_REQUEST_ANNOTATION],
@@ -38,6 +47,8 @@ export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: See
     previous.generation !== next.generation ||
     previous.deleting !== next.deleting ||
     previous.requestedAt !== next.requestedAt ||
+    previous.forceAt !== next.forceAt ||
+    previous.resetAt !== next.resetAt ||
     previous.rollbackRequest !== next.rollbackRequest ||
     previous.suspension !== next.suspension ||
     previous.driftCorrectionRequest !== next.driftCorrectionRequest

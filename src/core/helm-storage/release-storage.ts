@@ -39,6 +39,8 @@ export interface StoredRelease {
   valuesDigest?: string;
   /** The rendered objects helm applied (hooks and crds/ excluded): what drift is measured against. */
   manifest?: string;
+  /** How helm 4 applied it ("ssa" or "csa"; absent in helm 3's records, which is client-side). */
+  applyMethod?: string;
 }
 
 /** Decodes one release record into what decisions need. */
@@ -60,6 +62,7 @@ export function storedRelease(payload: HelmReleasePayload, labels?: Record<strin
     lastDeployed: payload.info?.last_deployed,
     description: payload.info?.description,
     ...(typeof payload.manifest === 'string' ? { manifest: payload.manifest } : {}),
+    ...(typeof payload.apply_method === 'string' ? { applyMethod: payload.apply_method } : {}),
     ...(labels ? { labels } : {}),
   };
 }

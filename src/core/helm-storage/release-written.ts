@@ -5,7 +5,7 @@ import type { HelmReleasePayload } from './release-record.js';
 export interface ReleaseWritten {
   /** undefined when helm's output could not be read as a release (then storage is listed instead). */
   revision?: number;
-  /** The record as helm wrote it, the parts decisions read (no chart files, no manifest). */
+  /** The record as helm wrote it, the parts decisions read (no chart files; the manifest for status.inventory). */
   release?: HelmReleasePayload;
 }
 
@@ -32,6 +32,8 @@ export function releaseWritten(stdout: string): ReleaseWritten {
       config: isPlainObject(config) ? config : {},
       info: { status: info.status, last_deployed: text(info.last_deployed), description: text(info.description) },
       chart: { metadata: { name: text(metadata.name), version: text(metadata.version), appVersion: text(metadata.appVersion) } },
+      ...(typeof parsed.manifest === 'string' ? { manifest: parsed.manifest } : {}),
+      ...(typeof parsed.apply_method === 'string' ? { apply_method: parsed.apply_method } : {}),
     },
   };
 }

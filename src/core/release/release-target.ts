@@ -1,6 +1,9 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
 import type { TenancyPolicy } from './tenancy-policy.js';
+import { actionOptions, DEFAULT_TIMEOUT, timeoutSecondsOf, type ActionOptions } from './action-options.js';
+
+export { DEFAULT_TIMEOUT, timeoutSecondsOf };
 
 /** Where and how a HelmRelease is installed, with defaults applied. Pure. */
 export interface ReleaseTarget {
@@ -18,6 +21,8 @@ export interface ReleaseTarget {
   forceReplace: boolean;
   uninstallKeepHistory: boolean;
   uninstallTimeoutSeconds: number;
+  /** Every action's options (timeouts, hooks, waiting, apply mode…), Flux's defaults applied. */
+  actions: ActionOptions;
   /**
    * The ServiceAccount this HelmRelease acts as: spec.serviceAccountName, else the operator's
    * default. When set, everything done for the release (helm, valuesFrom, release records) uses it.
@@ -29,7 +34,6 @@ export interface ReleaseTarget {
 export const OPEN_TENANCY: TenancyPolicy = { allowCrossNamespaceTargets: true };
 
 export const DEFAULT_INTERVAL = '10m';
-export const DEFAULT_TIMEOUT = '5m';
 export const DEFAULT_MAX_HISTORY = 10;
 
 export function releaseKey(namespace: string, name: string): string {
@@ -53,6 +57,7 @@ export function releaseTarget(release: HelmRelease, tenancy: TenancyPolicy = OPE
     forceReplace: spec.upgrade?.force === true,
     uninstallKeepHistory: spec.uninstall?.keepHistory === true,
     uninstallTimeoutSeconds: timeoutSecondsOf(spec.uninstall?.timeout ?? spec.timeout),
+    actions: actionOptions(spec),
     impersonate: serviceAccount ? { namespace: metadata.namespace, name: serviceAccount } : undefined,
   };
 }
@@ -66,9 +71,4 @@ export function checkIntervalMs(spec: Pick<HelmRelease['spec'], 'interval' | 'ch
   const interval = clamp(spec.interval ?? DEFAULT_INTERVAL);
   const git = spec.chart?.git?.interval;
   return git ? Math.min(interval, clamp(git)) : interval;
-}
-
-/** A helm timeout in seconds, clamped again here: objects stored before the schema bounds existed can hold anything. */
-export function timeoutSecondsOf(duration: string | undefined): number {
-  return Math.round(clampDuration(parseDuration(duration ?? DEFAULT_TIMEOUT), DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout) / 1000);
 }

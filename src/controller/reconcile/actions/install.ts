@@ -5,7 +5,7 @@ import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { runReleaseAttempt } from './release-attempt.js';
-import type { AttemptOutcome } from './shared.js';
+import { uninstallRequest, type AttemptOutcome } from './shared.js';
 
 /**
  * Installs the release. `reinstall` first removes a release whose only revisions failed, since
@@ -35,13 +35,7 @@ export async function installRelease(
     before: mode === 'install' ? before : undefined,
     run: async (request, cancelSignal) => {
       if (mode === 'reinstall') {
-        await ctx.helm.uninstall({
-          key: target.key,
-          releaseName: target.releaseName,
-          namespace: target.namespace,
-          timeoutSeconds: target.uninstallTimeoutSeconds,
-          impersonate: target.impersonate,
-        });
+        await ctx.helm.uninstall(uninstallRequest(target, 'remediate'));
       }
       return ctx.helm.install({ ...request, cancelSignal });
     },

@@ -7,6 +7,7 @@ import type { ReconcileContext } from '../context.js';
 import { failedActionOf, failureCount } from '../remediation-decision.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { helmRollback } from './rollback.js';
+import { uninstallRequest } from './shared.js';
 
 /**
  * Undoes a failed install or upgrade by itself, as the remediation policy says: `helm rollback`
@@ -32,16 +33,9 @@ export async function remediateRelease(
   let record: RemediationRecord;
   try {
     if (plan.action === 'rollback') {
-      await helmRollback(ctx, target, plan.to.revision);
+      await helmRollback(ctx, target, plan.to.revision, plan.from.applyMethod);
     } else {
-      // Always without --keep-history: helm cannot install again over kept records.
-      await ctx.helm.uninstall({
-        key: target.key,
-        releaseName: target.releaseName,
-        namespace: target.namespace,
-        timeoutSeconds: target.uninstallTimeoutSeconds,
-        impersonate: target.impersonate,
-      });
+      await ctx.helm.uninstall(uninstallRequest(target, 'remediate'));
     }
     const after = await ctx.storage.history(target.namespace, target.releaseName);
     const message =

@@ -9,6 +9,7 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { resolveDesiredRelease } from '../desired-release.js';
 import { redactSecrets } from '../redact.js';
 import { chooseRollbackRevision } from '../../../core/release/rollback-decision.js';
+import { rollbackFlags } from '../../helm/helm-flags.js';
 
 /**
  * Rolls a suspended release back with `helm rollback`, as asked through the rollback
@@ -44,7 +45,7 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
   const redact = (text: string) => redactSecrets(text, secrets);
   const startedAt = Date.now();
   try {
-    await helmRollback(ctx, target, to.revision, redact);
+    await helmRollback(ctx, target, to.revision, history.latest?.applyMethod, redact);
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const after = await ctx.storage.history(target.namespace, target.releaseName);
@@ -75,13 +76,21 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
 }
 
 /** `helm rollback` to one revision: shared by rollback on request and automatic remediation. */
-export async function helmRollback(ctx: ReconcileContext, target: ReleaseTarget, revision: number, redact?: (text: string) => string): Promise<void> {
+export async function helmRollback(
+  ctx: ReconcileContext,
+  target: ReleaseTarget,
+  revision: number,
+  /** How the newest revision was applied: what serverSideApply "auto" follows. */
+  lastApplyMethod: string | undefined,
+  redact?: (text: string) => string,
+): Promise<void> {
   await ctx.helm.rollback({
     key: target.key,
     releaseName: target.releaseName,
     namespace: target.namespace,
     revision,
-    timeoutSeconds: target.timeoutSeconds,
+    timeoutSeconds: target.actions.rollback.timeoutSeconds,
+    flags: rollbackFlags(target.actions.rollback, lastApplyMethod),
     maxHistory: target.maxHistory,
     impersonate: target.impersonate,
     ...(redact ? { redact } : {}),

@@ -13,6 +13,7 @@ import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { releaseLabels } from '../ownership.js';
 import { crdsPolicy, crdStep } from '../../crds/crd-policy.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
+import { installFlags, uninstallFlags, upgradeFlags } from '../../helm/helm-flags.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
 /** What helm pull is given for the desired chart: its digest, source and credentials as resolved. */
@@ -77,24 +78,42 @@ export function releaseRequest(
   desired: DesiredRelease,
   chartPath: string,
   op: 'install' | 'upgrade',
+  /** How the release's newest revision was applied (ssa/csa): what upgradeServerSideApply "auto" follows. */
+  lastApplyMethod?: string,
 ): ReleaseRequest {
+  const options = target.actions[op];
   return {
     key: target.key,
     releaseName: target.releaseName,
     namespace: target.namespace,
     chartPath,
     values: desired.values,
-    timeoutSeconds: target.timeoutSeconds,
+    timeoutSeconds: options.timeoutSeconds,
     createNamespace: target.createNamespace,
-    wait: op === 'install' ? target.installWait : target.upgradeWait,
-    forceReplace: op === 'upgrade' && target.forceReplace,
+    actionFlags: op === 'install' ? installFlags(target.actions.install) : upgradeFlags(target.actions.upgrade, lastApplyMethod),
     maxHistory: target.maxHistory,
     description: `helmcrew: ${target.key} generation ${release.metadata.generation}`,
-    labels: releaseLabels(release, target.timeoutSeconds, desired.chartDigest, desired.postRenderDigest),
+    labels: releaseLabels(release, options.timeoutSeconds, desired.chartDigest, desired.postRenderDigest),
     ...(desired.postRender ? { postRender: desired.postRender } : {}),
     skipCrds: crdStep(op, crdsPolicy(op, release.spec)).skipCrdsFlag,
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
+  };
+}
+
+/**
+ * helm uninstall of the release: on deletion with uninstall's options; to remediate or before a
+ * reinstall always without --keep-history (helm cannot install again over kept records).
+ */
+export function uninstallRequest(target: ReleaseTarget, purpose: 'delete' | 'remediate') {
+  const options = purpose === 'delete' ? target.actions.uninstall : { ...target.actions.uninstall, keepHistory: false };
+  return {
+    key: target.key,
+    releaseName: target.releaseName,
+    namespace: target.namespace,
+    timeoutSeconds: options.timeoutSeconds,
+    flags: uninstallFlags(options),
+    impersonate: target.impersonate,
   };
 }
 

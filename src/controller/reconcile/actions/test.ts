@@ -7,7 +7,8 @@ import { failedStatus, sameAttempt } from '../../status/release-status.js';
 import { testPassedOrIgnoredStatus, testStartedStatus, withTestFailed } from '../../status/test-status.js';
 import type { ReconcileContext } from '../context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
-import { timeoutSecondsOf, type ReleaseTarget } from '../../../core/release/release-target.js';
+import type { ReleaseTarget } from '../../../core/release/release-target.js';
+import { testFlags } from '../../helm/helm-flags.js';
 import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import { testedAction } from '../test-decision.js';
 import type { AttemptOutcome } from './shared.js';
@@ -23,11 +24,19 @@ export async function testRelease(
   desired: DesiredRelease,
   deployed: StoredRelease,
 ): Promise<AttemptOutcome> {
-  const timeoutSeconds = release.spec.test?.timeout ? timeoutSecondsOf(release.spec.test.timeout) : target.timeoutSeconds;
+  const { timeoutSeconds } = target.actions.test;
   await ctx.api.patchStatus(release, testStartedStatus(release, ctx.now()));
   const started = Date.now();
   try {
-    await ctx.helm.test({ key: target.key, releaseName: target.releaseName, namespace: target.namespace, timeoutSeconds, impersonate: target.impersonate });
+    const flags = testFlags(target.actions.test);
+    await ctx.helm.test({
+      key: target.key,
+      releaseName: target.releaseName,
+      namespace: target.namespace,
+      timeoutSeconds,
+      flags,
+      impersonate: target.impersonate,
+    });
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const record: TestRecord = {

@@ -4,6 +4,7 @@ import { HelmError } from '../../helm/helm-error.js';
 import { uninstallingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from '../context.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
+import { uninstallRequest } from './shared.js';
 
 /**
  * Uninstalls the release of a HelmRelease being deleted, then lets the object go. On failure the
@@ -12,14 +13,7 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 export async function uninstallRelease(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget): Promise<void> {
   await ctx.api.patchStatus(release, uninstallingStatus(release, ctx.now())).catch(() => undefined);
   try {
-    await ctx.helm.uninstall({
-      key: target.key,
-      releaseName: target.releaseName,
-      namespace: target.namespace,
-      timeoutSeconds: target.uninstallTimeoutSeconds,
-      keepHistory: target.uninstallKeepHistory,
-      impersonate: target.impersonate,
-    });
+    await ctx.helm.uninstall(uninstallRequest(target, 'delete'));
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const message = `Helm uninstall of ${target.namespace}/${target.releaseName} ${error.outcome}`;

@@ -1,0 +1,79 @@
+import type { ApplyMode, InstallOptions, RollbackOptions, TestOptions, UninstallOptions, UpgradeOptions, WaitOptions } from '../../core/release/action-options.js';
+
+/**
+ * Each action's options spelled as helm 4.2.4 flags (checked against `helm <verb> --help`).
+ * Pure, so every spelling is unit-tested; helm-client.ts adds the flags every action shares.
+ */
+
+export function waitFlags(o: WaitOptions): string[] {
+  if (!o.wait) return ['--wait=hookOnly'];
+  // helm only waits for Jobs while it waits at all ("if set and --wait enabled").
+  return o.waitForJobs ? ['--wait=watcher', '--wait-for-jobs'] : ['--wait=watcher'];
+}
+
+function timeoutFlags(seconds: number): string[] {
+  return ['--timeout', `${seconds}s`];
+}
+
+/**
+ * Server-side apply always forces conflicts, as Flux does: a field another manager took (a
+ * `kubectl edit`) goes back to what the chart says instead of failing the upgrade. helm refuses
+ * --force-conflicts on a client-side apply, so "auto" is resolved here as helm would resolve it:
+ * the way the release's last revision was applied ("ssa"; helm 3's records have no method, i.e. client-side).
+ */
+export function applyFlags(mode: ApplyMode, forceReplace: boolean, lastApplyMethod: string | undefined): string[] {
+  // --force-replace is client-side only in helm 4: force wins over the apply mode.
+  if (forceReplace) return ['--force-replace', '--server-side=false'];
+  const serverSide = mode === 'enabled' || (mode === 'auto' && lastApplyMethod === 'ssa');
+  return serverSide ? ['--server-side=true', '--force-conflicts'] : ['--server-side=false'];
+}
+
+export function installFlags(o: InstallOptions): string[] {
+  return [
+    ...waitFlags(o),
+    ...timeoutFlags(o.timeoutSeconds),
+    ...(o.serverSide ? ['--server-side=true', '--force-conflicts'] : ['--server-side=false']),
+    ...(o.disableHooks ? ['--no-hooks'] : []),
+    ...(o.replace ? ['--replace'] : []),
+    ...(o.skipSchemaValidation ? ['--skip-schema-validation'] : []),
+    ...(o.takeOwnership ? ['--take-ownership'] : []),
+  ];
+}
+
+export function upgradeFlags(o: UpgradeOptions, lastApplyMethod: string | undefined): string[] {
+  return [
+    ...waitFlags(o),
+    ...timeoutFlags(o.timeoutSeconds),
+    ...applyFlags(o.apply, o.forceReplace, lastApplyMethod),
+    ...(o.disableHooks ? ['--no-hooks'] : []),
+    ...(o.cleanupOnFail ? ['--cleanup-on-fail'] : []),
+    ...(o.skipSchemaValidation ? ['--skip-schema-validation'] : []),
+    ...(o.takeOwnership ? ['--take-ownership'] : []),
+  ];
+}
+
+export function rollbackFlags(o: RollbackOptions, lastApplyMethod: string | undefined): string[] {
+  return [
+    ...waitFlags(o),
+    ...timeoutFlags(o.timeoutSeconds),
+    ...applyFlags(o.apply, o.forceReplace, lastApplyMethod),
+    ...(o.disableHooks ? ['--no-hooks'] : []),
+    ...(o.cleanupOnFail ? ['--cleanup-on-fail'] : []),
+  ];
+}
+
+export function uninstallFlags(o: UninstallOptions): string[] {
+  return [
+    // uninstall's --wait waits for the objects to be gone; its default (hookOnly) does not.
+    ...(o.wait ? ['--wait'] : []),
+    ...timeoutFlags(o.timeoutSeconds),
+    '--cascade',
+    o.cascade,
+    ...(o.disableHooks ? ['--no-hooks'] : []),
+    ...(o.keepHistory ? ['--keep-history'] : []),
+  ];
+}
+
+export function testFlags(o: TestOptions): string[] {
+  return [...timeoutFlags(o.timeoutSeconds), ...o.filters.flatMap((f) => ['--filter', f])];
+}

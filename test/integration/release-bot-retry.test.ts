@@ -1,0 +1,124 @@
+import { CoreV1Api } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FORCE_AT_ANNOTATION } from '../../src/api/annotations.js';
+import type { HelmRelease } from '../../src/api/helmrelease.js';
+import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
+import { readBotConfig } from '../../src/bot/slack/config.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { createLogger } from '../../src/core/log.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
+import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
+import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+
+/**
+ * Issue 24: `/release retry <release>` from Slack (signed requests, real Bolt, the local fake
+ * Slack): authorized by a Team's `retry` grant, planned, confirmed, then written as
+ * helmcrew.dev/forceAt; the controller reruns the failed upgrade once, with no spec change.
+ */
+describe('/release retry in Slack', () => {
+  const { env, kubeConfig } = testEnv();
+  const kube = makeKubeClients(kubeConfig);
+  const api = new HelmReleaseApi(kube);
+  const { namespace, ctl } = namespaceWithController('slackretry');
+  const secret = 'test-signing-secret';
+  const token = 'xoxb-test-token';
+  const channel = 'C0INCIDENT';
+  const team = uniqueName('oncall');
+  let slack: FakeSlack;
+  let bot: RunningBot;
+  let events: string;
+
+  beforeAll(async () => {
+    slack = await startFakeSlack({
+      tokens: [token],
+      users: ['UALICE', 'UMALLORY'].map((id) => ({ id, name: id.slice(1).toLowerCase() })),
+      channels: [{ id: channel, name: 'incident' }],
+    });
+    await createTeam(kube, team, { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'retry'] }] });
+    const port = await freePort();
+    bot = await startBot(
+      readBotConfig({
+        SLACK_BOT_TOKEN: token,
+        SLACK_SIGNING_SECRET: secret,
+        SLACK_API_URL: slack.apiUrl,
+        PORT: String(port),
+        REDIS_URL: env.redisUrl,
+        KUBECONFIG: env.kubeconfig,
+        HELMCREW_QUEUE_PREFIX: ctl.prefix,
+      }),
+      createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
+    );
+    events = `http://127.0.0.1:${bot.port}/slack/events`;
+    // green installed, then the broken 4.0.0: the upgrade fails and, with no remediation, stays failed
+    for (const version of ['3.0.0', '4.0.0']) {
+      const generation = await applyHelmRelease(
+        kubeConfig,
+        helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '60s', interval: '1h' }),
+      );
+      await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
+    }
+  });
+  afterAll(async () => {
+    await bot?.stop();
+    await slack?.stop();
+    await deleteTeam(kube, team);
+  });
+
+  type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };
+  const slash = async (text: string, user = 'UALICE') => {
+    const request = slashCommand(slack, text, user, channel);
+    await postSigned(events, request.form, { secret });
+    return (await slack.replyOn(request.responseUrl, 30_000)) as Reply;
+  };
+  const confirmButton = (reply: Reply) => reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm');
+  const get = async (): Promise<HelmRelease> => (await api.get(namespace, 'unicorn'))!;
+  const upgrades = async () => (await ctl.helm.invocations()).filter((args) => args[0] === 'upgrade').length;
+
+  it('someone without the grant is refused and audited; nothing is written', async () => {
+    const reply = await slash(`retry ${namespace}/unicorn`, 'UMALLORY');
+    expect(reply.text).toMatch(/^Refused: you may not retry/);
+    expect(confirmButton(reply)).toBeUndefined();
+    expect((await get()).metadata.annotations?.[FORCE_AT_ANNOTATION]).toBeUndefined();
+    const refused = await kubeConfig
+      .makeApiClient(CoreV1Api)
+      .listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn,reason=ActionRefused' });
+    expect(refused.items.map((e) => e.message)).toEqual([expect.stringMatching(/^slack:UMALLORY in C0INCIDENT was refused/)]);
+  });
+
+  it('retry: plan, Confirm, forceAt written; the failed upgrade runs once more without a spec change', async () => {
+    const failed = await get();
+    expect(failed.status?.lastAttemptFailed).toBe(true);
+    const generation = failed.metadata.generation;
+    const before = await upgrades();
+
+    const reply = await slash(`retry ${namespace}/unicorn --reason "quota raised"`);
+    expect(reply.text).toBe(`Plan: retry ${namespace}/unicorn: one forced upgrade of the current spec`);
+    const mark = slack.calls().length;
+    const click = buttonClick(slack, 'release_confirm', confirmButton(reply)!.value, 'UALICE', channel);
+    await postSigned(events, click.form, { secret });
+    expect(((await slack.replyOn(click.responseUrl, 30_000)) as Reply).text).toMatch(/^Confirmed/);
+
+    // The record in the channel is updated with what the controller reported: 4.0.0 is still broken.
+    const deadline = Date.now() + 120_000;
+    let outcome: string | undefined;
+    while (!outcome && Date.now() < deadline) {
+      outcome = slack
+        .calls()
+        .slice(mark)
+        .map((c) => String(c.params.text))
+        .find((text) => /:white_check_mark:|:x:/.test(text));
+      if (!outcome) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(outcome).toMatch(/<@UALICE> retry .* — _quota raised_\n:x: .*Helm upgrade to unicorn@4\.0\.0 failed/);
+
+    const after = await get();
+    const requestId = after.metadata.annotations?.[FORCE_AT_ANNOTATION];
+    expect(requestId).toMatch(/^rt-[0-9a-f]{12}$/);
+    expect(after.status?.lastHandledForceAt).toBe(requestId);
+    expect(after.metadata.generation).toBe(generation);
+    expect(await upgrades()).toBe(before + 1);
+  });
+});
