@@ -12,7 +12,7 @@ import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { waitForReconciled } from '../../src/dev/releases.js';
 import { applyFluxCrds, fluxOriginLabelsPlugin } from '../support/flux.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
-import { waitForReadyReason } from '../support/wait-condition.js';
+import { waitForReadyReason } from '../support/eventually.js';
 
 /**
  * Issue 24, moving from Flux: Flux's own CRDs and objects on the test API server, releases left

@@ -10,7 +10,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { startGitHttpServer, startGitSshServer, type GitHttpServer, type GitSshServer } from '../../src/dev/git-server.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { waitForReadyReason } from '../support/conditions.js';
+import { waitForReadyCondition } from '../support/eventually.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { createChartGitRepo, type ChartGitRepo } from '../../src/dev/git-repos.js';
 
@@ -91,7 +91,7 @@ describe('charts from Git', () => {
 
   it('wrong credentials: Ready=False naming the repository and the Secret; the password is in no status, Event or log line', async () => {
     await declare('wrong', { url: httpUrl(), path: 'charts/unicorn', secretRef: { name: 'git-wrong' } });
-    const ready = await waitForReadyReason(kubeConfig, namespace, 'wrong', 'ChartPullFailed');
+    const ready = await waitForReadyCondition(kubeConfig, namespace, 'wrong', 'ChartPullFailed');
     expect(ready.message).toBe(`Git repository ${httpUrl()} refused the credentials in Secret ${namespace}/git-wrong (spec.chart.git.secretRef)`);
     const events = (await core.listNamespacedEvent({ namespace })).items;
     const everything = [JSON.stringify(await statusOf('wrong')), JSON.stringify(events), await readFile(logFile, 'utf8')].join('\n');
@@ -102,15 +102,15 @@ describe('charts from Git', () => {
 
   it('a path without Chart.yaml and a ref that does not exist: clear reasons naming the repository', async () => {
     await declare('no-chart', { url: httpUrl(), path: 'charts', secretRef: { name: 'git-login' } });
-    expect((await waitForReadyReason(kubeConfig, namespace, 'no-chart', 'ChartPullFailed')).message).toMatch(
+    expect((await waitForReadyCondition(kubeConfig, namespace, 'no-chart', 'ChartPullFailed')).message).toMatch(
       new RegExp(
         `^Git repository ${httpUrl()} at HEAD \\(the default branch\\) \\(commit [0-9a-f]{7}\\) has no Chart.yaml in charts \\(spec.chart.git.path\\)$`,
       ),
     );
     await declare('no-branch', { url: httpUrl(), ref: { branch: 'nope' }, path: 'charts/unicorn', secretRef: { name: 'git-login' } });
-    expect((await waitForReadyReason(kubeConfig, namespace, 'no-branch', 'ChartPullFailed')).message).toBe(`Git repository ${httpUrl()} has no branch nope`);
+    expect((await waitForReadyCondition(kubeConfig, namespace, 'no-branch', 'ChartPullFailed')).message).toBe(`Git repository ${httpUrl()} has no branch nope`);
     await declare('unreachable', { url: 'http://127.0.0.1:9/charts.git', path: 'charts/unicorn' });
-    expect((await waitForReadyReason(kubeConfig, namespace, 'unreachable', 'ChartPullFailed')).message).toBe(
+    expect((await waitForReadyCondition(kubeConfig, namespace, 'unreachable', 'ChartPullFailed')).message).toBe(
       'could not read the Git repository http://127.0.0.1:9/charts.git',
     );
   });
@@ -122,12 +122,12 @@ describe('charts from Git', () => {
     await waitForReconciled(kubeConfig, namespace, 'ssh', generation);
     expect((await storage.history(namespace, 'ssh')).deployed?.chartVersion).toBe('1.0.0');
     await declare('ssh-other', { url, path: 'charts/unicorn', secretRef: { name: 'git-other-key' } });
-    expect((await waitForReadyReason(kubeConfig, namespace, 'ssh-other', 'ChartPullFailed')).message).toBe(
+    expect((await waitForReadyCondition(kubeConfig, namespace, 'ssh-other', 'ChartPullFailed')).message).toBe(
       `Git repository ${shown} refused the credentials in Secret ${namespace}/git-other-key (spec.chart.git.secretRef)`,
     );
     await secret('git-wrong-host', { identity: ssh.identity, known_hosts: `[127.0.0.1]:${ssh.port} ${ssh.otherPublicKey}\n` });
     await declare('ssh-host', { url, path: 'charts/unicorn', secretRef: { name: 'git-wrong-host' } });
-    expect((await waitForReadyReason(kubeConfig, namespace, 'ssh-host', 'ChartPullFailed')).message).toBe(
+    expect((await waitForReadyCondition(kubeConfig, namespace, 'ssh-host', 'ChartPullFailed')).message).toBe(
       `the SSH host key of ${shown} does not match known_hosts in Secret ${namespace}/git-wrong-host (spec.chart.git.secretRef): host key verification failed`,
     );
     const logs = await readFile(logFile, 'utf8');
