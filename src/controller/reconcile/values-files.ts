@@ -77,7 +77,7 @@ async function fileReader(ctx: ReconcileContext, release: HelmRelease, desired: 
 }
 
 /** A file of the chart folder; a symlink may not lead outside it. Undefined when there is no such file. */
-async function readFolderFile(folder: string, path: string): Promise<string | undefined> {
+export async function readFolderFile(folder: string, path: string): Promise<string | undefined> {
   const root = await realpath(folder);
   let real: string;
   try {
