@@ -50,7 +50,13 @@ describe('spec.chart.valuesFiles', () => {
     const generation = await applyHelmRelease(
       kubeConfig,
       helmReleaseObject(namespace, 'prod', {
-        chart: { repository: server.url, name: 'layered', version: '1.0.0', valuesFiles: ['values-prod.yaml', 'values-absent.yaml'], ignoreMissingValuesFiles: true },
+        chart: {
+          repository: server.url,
+          name: 'layered',
+          version: '1.0.0',
+          valuesFiles: ['values-prod.yaml', 'values-absent.yaml'],
+          ignoreMissingValuesFiles: true,
+        },
         timeout: '60s',
         values: { size: 'inline' },
       }),
@@ -64,7 +70,11 @@ describe('spec.chart.valuesFiles', () => {
     // the list is part of the values: dropping the file upgrades back to the chart's defaults
     const next = await applyHelmRelease(
       kubeConfig,
-      helmReleaseObject(namespace, 'prod', { chart: { repository: server.url, name: 'layered', version: '1.0.0' }, timeout: '60s', values: { size: 'inline' } }),
+      helmReleaseObject(namespace, 'prod', {
+        chart: { repository: server.url, name: 'layered', version: '1.0.0' },
+        timeout: '60s',
+        values: { size: 'inline' },
+      }),
     );
     await waitForReconciled(kubeConfig, namespace, 'prod', next);
     const history = await storage.history(namespace, 'prod');

@@ -13,7 +13,8 @@ describe('valuesFilePathProblem', () => {
   it('takes paths below the chart folder and refuses the rest', () => {
     for (const ok of ['values-prod.yaml', 'env/prod.yaml', '.hidden.yaml', 'a/b/c.yml']) expect(valuesFilePathProblem(ok)).toBeUndefined();
     expect(valuesFilePathProblem('/etc/passwd')).toBe('must be relative to the chart folder');
-    for (const bad of ['../x.yaml', 'a/../../x.yaml', './x.yaml', 'a//b.yaml', 'a/', '..']) expect(valuesFilePathProblem(bad)).toMatch(/no \., \.\. or empty parts/);
+    for (const bad of ['../x.yaml', 'a/../../x.yaml', './x.yaml', 'a//b.yaml', 'a/', '..'])
+      expect(valuesFilePathProblem(bad)).toMatch(/no \., \.\. or empty parts/);
     expect(valuesFilePathProblem('a\\b.yaml')).toBe('must use / between folders');
     expect(valuesFilePathProblem('')).toBe('is empty');
   });
