@@ -94,5 +94,12 @@ describe('spec.chart.valuesFiles', () => {
     expect(ready.status).toBe('False');
     expect(ready.message).toContain('values file values-prd.yaml is not in chart layered 1.0.0');
     expect((await storage.history(namespace, 'typo')).deployed).toBeUndefined();
+    // a path out of the chart never reaches the controller: the API server refuses it
+    await expect(
+      applyHelmRelease(
+        kubeConfig,
+        helmReleaseObject(namespace, 'escape', { chart: { repository: server.url, name: 'layered', version: '1.0.0', valuesFiles: ['../../etc/passwd'] } }),
+      ),
+    ).rejects.toThrow(/valuesFiles\[0\]/);
   });
 });
