@@ -1,6 +1,6 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { execa } from 'execa';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,9 @@ import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { waitForReadyReason } from '../../src/dev/harness/reconciled.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { parse } from 'yaml';
+import { startGitHttpServer, type GitHttpServer } from '../../src/dev/git-server.js';
+import { createChartGitRepo } from '../../src/dev/git-repos.js';
 import { startTestChartServer, type TestChartServer } from '../support/chart-servers.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
@@ -101,5 +104,27 @@ describe('spec.chart.valuesFiles', () => {
         helmReleaseObject(namespace, 'escape', { chart: { repository: server.url, name: 'layered', version: '1.0.0', valuesFiles: ['../../etc/passwd'] } }),
       ),
     ).rejects.toThrow(/valuesFiles\[0\]/);
+  });
+
+  it('a git chart: the file is read from the checkout folder', async () => {
+    const root = join(dir, 'git');
+    await mkdir(root);
+    await createChartGitRepo(root, 'charts', '1.0.0', 'pink');
+    const http: GitHttpServer = await startGitHttpServer(root);
+    try {
+      const git = { url: `${http.url}/charts.git`, ref: { branch: 'main' }, path: 'charts/unicorn' };
+      const generation = await applyHelmRelease(
+        kubeConfig,
+        helmReleaseObject(namespace, 'fromgit', { chart: { name: 'unicorn', git, valuesFiles: ['values.yaml'] }, timeout: '60s', values: { color: 'teal' } }),
+      );
+      const release = await waitForReconciled(kubeConfig, namespace, 'fromgit', generation);
+      expect(release.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+      // Helm's stored values hold the whole listed file (the chart's defaults otherwise stay out of them), spec.values on top
+      const file = parse(await readFile(join(root, 'charts.work', 'charts', 'unicorn', 'values.yaml'), 'utf8')) as Record<string, unknown>;
+      expect(Object.keys(file).length).toBeGreaterThan(1);
+      expect((await storage.history(namespace, 'fromgit')).deployed?.config).toEqual({ ...file, color: 'teal' });
+    } finally {
+      await http.stop();
+    }
   });
 });
