@@ -123,6 +123,23 @@ export const ChartRef = Type.Object(
         description: 'A Secret in this namespace with `ca.crt` (the CA to trust), and optionally `tls.crt` + `tls.key` (a client certificate).',
       }),
     ),
+    valuesFiles: Type.Optional(
+      Type.Array(
+        Type.String({
+          maxLength: 250,
+          // Every part starts with a letter, digit, _ or - (or one dot then one of those): no /, . or .. parts.
+          pattern: '^\\.?[A-Za-z0-9_-][A-Za-z0-9_.-]*(/\\.?[A-Za-z0-9_-][A-Za-z0-9_.-]*)*$',
+        }),
+        {
+          maxItems: 32,
+          description:
+            "Values files inside the chart (relative to its folder, e.g. values-prod.yaml), merged in order over the chart's values.yaml and under valuesFrom and values. Unlike Flux, the chart's values.yaml stays the defaults even when not listed.",
+        },
+      ),
+    ),
+    ignoreMissingValuesFiles: Type.Optional(
+      Type.Boolean({ description: 'A valuesFiles entry the chart does not have is skipped instead of an error. Default: false.' }),
+    ),
   },
   {
     description: 'Where the chart comes from.',

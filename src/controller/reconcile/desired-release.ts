@@ -9,6 +9,7 @@ import type { ReconcileContext } from './context.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { valuesTooDeep } from './values-depth.js';
 import { postRenderDigest, postRenderOf } from '../../core/release/post-render.js';
+import { withValuesFiles } from './values-files.js';
 import { composeValues, ValuesError, type ComposedValues } from './values-from.js';
 
 export type DesiredOutcome = { ok: true; desired: DesiredRelease } | { ok: false; problem: 'values' | 'chart' | 'repository'; message: string };
@@ -33,7 +34,10 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
     throw error;
   }
   const { chart } = release.spec;
-  if (chart.git) return resolveGitRelease(ctx, release, composed);
+  if (chart.git) {
+    const git = await resolveGitRelease(ctx, release, composed);
+    return git.ok ? withValuesFiles(ctx, release, git.desired) : git;
+  }
   let resolved: ResolvedChart;
   let access: ChartAccess;
   try {
@@ -56,19 +60,16 @@ export async function resolveDesiredRelease(ctx: ReconcileContext, release: Helm
     ...(resolved.ociRef ? { ociRef: resolved.ociRef } : {}),
     ...(resolved.archiveUrl ? { archiveUrl: resolved.archiveUrl } : {}),
   };
-  return {
-    ok: true,
-    desired: {
-      chartName: chart.name,
-      chartVersion: resolved.version,
-      ...(resolved.digest ? { chartDigest: resolved.digest } : {}),
-      chartSource,
-      values,
-      valuesDigest: ctx.digester.digest(values),
-      ...postRenderFields(release),
-      secrets,
-    },
-  };
+  return withValuesFiles(ctx, release, {
+    chartName: chart.name,
+    chartVersion: resolved.version,
+    ...(resolved.digest ? { chartDigest: resolved.digest } : {}),
+    chartSource,
+    values,
+    valuesDigest: ctx.digester.digest(values),
+    ...postRenderFields(release),
+    secrets,
+  });
 }
 
 /** The post-rendering the spec asks for and its digest; nothing when it asks for none. */

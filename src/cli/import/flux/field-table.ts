@@ -79,7 +79,11 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
     helmcrew: null,
     note: 'handled differently: versions are resolved at spec.interval (Git charts: spec.chart.git.interval).',
   },
-  { flux: 'spec.chart.spec.valuesFiles', helmcrew: 'spec.chart.valuesFiles', note: "The chart's own values files." },
+  {
+    flux: 'spec.chart.spec.valuesFiles',
+    helmcrew: 'spec.chart.valuesFiles',
+    note: "The chart's own values files, over the chart's values.yaml (Flux drops values.yaml unless listed).",
+  },
   { flux: 'spec.chart.spec.ignoreMissingValuesFiles', helmcrew: 'spec.chart.ignoreMissingValuesFiles', note: '' },
   { flux: 'spec.chart.spec.reconcileStrategy', helmcrew: null, note: 'handled differently: a Git chart follows its commit, other charts their version.' },
   { flux: 'spec.chart.spec.verify', helmcrew: null, note: `${NO_EQUIVALENT}: charts are not signature-verified.` },
