@@ -95,7 +95,7 @@ describe('helmcrew demo', () => {
     expect(ready[3]).toBe('False UpgradeFailed');
     expect(ready.filter((r) => r.startsWith('True'))).toHaveLength(4);
     expect(result.stdout).toMatch(/containerPort: Invalid value: 80800/);
-    expect(result.stdout).toMatch(/kubectl get helmreleases[\s\S]*unicorn +True/);
+    expect(result.stdout).toMatch(/kubectl get hcr[\s\S]*unicorn +True/);
     // The Slack messages the run produced, read back from the local fake Slack: one per operation
     // in the team's channel (the five steps, then from chat the rollback, and the resume, whose
     // message goes on to show the upgrade it starts), the failure alone (with its buttons) in on-call's.

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
@@ -10,7 +10,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { waitForReconciled } from '../../src/dev/releases.js';
-import { applyFluxCrds, fluxOriginLabelsPlugin } from '../support/flux.js';
+import { applyFluxCrds, fluxOriginLabelsPlugin, removeFluxCrds } from '../support/flux.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { waitForReadyReason } from '../support/eventually.js';
 
@@ -70,6 +70,7 @@ describe('helmcrew import flux', () => {
     });
   const releasesIn = (yaml: string) => parseAllDocuments(yaml).map((d) => d.toJS() as HelmRelease);
 
+  afterAll(() => removeFluxCrds(kubeConfig), 60_000);
   beforeAll(async () => {
     await applyFluxCrds(kubeConfig);
     for (const object of fluxObjects) {

@@ -50,9 +50,9 @@ describe('the unicorn story', () => {
 
   it('reads as a person reads it: kubectl wait, kubectl get columns, Events', async () => {
     const kubectl = (...args: string[]) => execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, '-n', namespace, ...args], { reject: false });
-    const waited = await kubectl('wait', '--for=condition=Stalled', 'helmrelease/unicorn', '--timeout=10s');
+    const waited = await kubectl('wait', '--for=condition=Stalled', 'hcr/unicorn', '--timeout=10s');
     expect(waited.exitCode, waited.stderr).toBe(0);
-    const table = await kubectl('get', 'helmreleases');
+    const table = await kubectl('get', 'hcr');
     expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+SUSPENDED\s+STATUS\s+CHART\s+VERSION\s+REVISION\s+AGE$/);
     expect(table.stdout).toMatch(/unicorn\s+False\s+Helm upgrade to unicorn@4\.0\.0 failed/);
     const wanted = ['Normal InstallSucceeded', 'Normal UpgradeSucceeded', 'Warning UpgradeFailed'];
@@ -74,7 +74,7 @@ describe('the unicorn story', () => {
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('green');
     const waited = await execa(
       env.kubectlBin,
-      ['--kubeconfig', env.kubeconfig, '-n', namespace, 'wait', '--for=condition=Ready', 'helmrelease/unicorn', '--timeout=10s'],
+      ['--kubeconfig', env.kubeconfig, '-n', namespace, 'wait', '--for=condition=Ready', 'hcr/unicorn', '--timeout=10s'],
       { reject: false },
     );
     expect(waited.exitCode, waited.stderr).toBe(0);

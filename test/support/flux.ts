@@ -38,6 +38,20 @@ export async function applyFluxCrds(kc: KubeConfig): Promise<void> {
 }
 
 /**
+ * Takes Flux's CRDs off the shared test API server again: while they are there, `helmreleases`
+ * names two kinds and kubectl picks Flux's (the clash `hcr` exists for), which would break the
+ * other files' `kubectl get helmreleases`.
+ */
+export async function removeFluxCrds(kc: KubeConfig): Promise<void> {
+  const dir = new URL('./flux-crds/', import.meta.url);
+  const api = kc.makeApiClient(ApiextensionsV1Api);
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.yaml'))) {
+    const crd = load(await readFile(new URL(file, dir), 'utf8')) as Crd;
+    await api.deleteCustomResourceDefinition({ name: crd.metadata.name }).catch(() => undefined);
+  }
+}
+
+/**
  * A helm 4 post-renderer plugin (type postrenderer/v1: a subprocess given the manifests on stdin)
  * doing what Flux's helm-controller does to every object it renders (v1.6.3
  * internal/postrender/common_renderer.go, OriginLabels): label it with its HelmRelease's name and

@@ -68,8 +68,8 @@ export async function demoCommand(): Promise<number> {
       slack: slack.slack,
       afterAction: (action) => slack.sayNewMessages(say, operationsAfter[action]),
     });
-    const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'helmreleases', '-n', DEMO_NAMESPACE], { reject: false });
-    say(`\n$ kubectl get helmreleases -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
+    const table = await execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, 'get', 'hcr', '-n', DEMO_NAMESPACE], { reject: false });
+    say(`\n$ kubectl get hcr -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
     say('\nWhat Slack shows (notify: one message per release operation, edited in place, details in threads; the bot: #incident):');
     slack.sayTranscript(say);
     say(`\nThe environment stays up: eval "$(npx helmcrew dev env)" and look around; npx helmcrew dev down stops it.`);
