@@ -1,7 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { BoundedDuration, celRules, type CelRule, DNS_LABEL_PATTERN, FreeFormObject, StringEnum } from './schema-helpers.js';
+import { GitChartSource } from './git-source.js';
+import { BoundedDuration, celRules, type CelRule, DNS_LABEL_PATTERN, FreeFormObject, LocalObjectName, StringEnum } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
-import { CommonMetadata, CrdsPolicy, PostRenderers } from './post-render.js';
+import { CommonMetadata, PostRenderers } from './post-render.js';
+import { InstallSpec, RollbackSpec, TestSpec, UninstallSpec, UpgradeSpec } from './release-actions.js';
 import type { HelmReleaseStatus } from './helmrelease-status.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 
@@ -10,77 +12,6 @@ import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
  * OpenAPI schema (src/api/crd.ts), so the two cannot drift. Field names follow Flux's
  * HelmRelease v2 where the concept is the same.
  */
-
-/** `{name}` of an object in the HelmRelease's own namespace. */
-function LocalObjectName(opts: { description: string }) {
-  return Type.Object({ name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }) }, opts);
-}
-
-/** `spec.chart.git.ref`: at most one of these; none follows the repository's default branch (its HEAD). */
-export const GitRef = Type.Object(
-  {
-    branch: Type.Optional(
-      Type.String({ pattern: '^[^\\s~^:?*\\[\\\\]+$', maxLength: 250, description: 'Follow this branch: a new commit on it upgrades the release.' }),
-    ),
-    tag: Type.Optional(
-      Type.String({ pattern: '^[^\\s~^:?*\\[\\\\]+$', maxLength: 250, description: 'This tag (annotated tags are followed to their commit).' }),
-    ),
-    semver: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'The newest tag matching this semver range (v1.2.0 and 1.2.0 both count): a new matching tag upgrades the release.',
-      }),
-    ),
-    commit: Type.Optional(Type.String({ pattern: '^[0-9a-f]{40}$', description: 'This commit (the full 40-character SHA-1).' })),
-  },
-  {
-    description: 'Which commit of the repository: at most one of branch, tag, semver, commit. Default: the remote HEAD (its default branch).',
-    ...celRules({
-      rule: '[has(self.branch), has(self.tag), has(self.semver), has(self.commit)].filter(x, x).size() <= 1',
-      message: 'give at most one of branch, tag, semver, commit',
-    }),
-  },
-);
-
-/** `spec.chart.git`: a chart folder in a Git repository, fetched with Debian's git client. */
-export const GitChartSource = Type.Object(
-  {
-    url: Type.String({
-      pattern: '^(https?|ssh)://[^\\s]+$',
-      maxLength: 2048,
-      description: 'The repository: https://host/path.git (http:// on loopback) or ssh://user@host[:port]/path.git. No password in it: use secretRef.',
-      ...celRules(
-        { rule: "!self.matches('^[a-z]+://[^/@]*:[^/@]*@')", message: 'must not carry a password: put credentials in the Secret named by secretRef' },
-        {
-          rule: "!self.matches('(?i)^[a-z]+://([^/@]*@)?(169[.]254[.]|[[]fe[89ab][0-9a-f]*:|[[]::ffff:169[.]254[.]|metadata[.]google[.]internal([:/]|$))')",
-          message: 'must not point at a link-local address or a cloud metadata service',
-        },
-      ),
-    }),
-    ref: Type.Optional(GitRef),
-    path: Type.Optional(
-      Type.String({
-        pattern: '^[^/\\s][^\\s]*$',
-        maxLength: 1024,
-        description: 'The chart folder in the repository (it holds Chart.yaml). Default: the repository root.',
-        ...celRules({ rule: "!self.split('/').exists(p, p == '..')", message: 'must stay inside the repository (no ..)' }),
-      }),
-    ),
-    secretRef: Type.Optional(
-      LocalObjectName({
-        description:
-          "A Secret in this namespace, read as the HelmRelease's identity: `username` + `password` (https://; a token goes in password), or `identity` (an SSH private key) + `known_hosts` (ssh://, required: host keys are always checked).",
-      }),
-    ),
-    interval: Type.Optional(
-      BoundedDuration(DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval, {
-        description: 'How often the repository is asked for its refs (one git ls-remote per repository and credentials). Default: spec.interval.',
-      }),
-    ),
-  },
-  { description: "A chart from a Git repository (instead of repository): its version is Chart.yaml's, its revision the version plus the commit." },
-);
 
 export const ChartRef = Type.Object(
   {
@@ -173,148 +104,6 @@ export const ValuesReference = Type.Object({
     }),
   ),
   literal: Type.Optional(Type.Boolean({ description: 'With targetPath: the content is one string, taken verbatim (helm --set-literal).' })),
-});
-
-const Retries = Type.Integer({
-  minimum: -1,
-  maximum: 100,
-  description: 'Attempts after the first failure before giving up; -1 = no limit. Default: 0.',
-});
-
-const RemediateLastFailure = Type.Boolean({
-  description: 'Remediate the last failure too, once retries are used up. Default: true once a remediation block is declared (Flux: only when retries > 0).',
-});
-
-export const InstallRemediation = Type.Object(
-  { retries: Type.Optional(Retries), remediateLastFailure: Type.Optional(RemediateLastFailure) },
-  { description: 'What to do when an install (or its helm test) fails: the failed release is uninstalled before each retry.' },
-);
-
-export const UpgradeRemediation = Type.Object(
-  {
-    retries: Type.Optional(Retries),
-    strategy: Type.Optional(
-      StringEnum(['rollback', 'uninstall'] as const, {
-        description: 'rollback (default): helm rollback to the last deployed revision; uninstall: remove the release, then install again.',
-      }),
-    ),
-    remediateLastFailure: Type.Optional(RemediateLastFailure),
-  },
-  { description: 'What to do when an upgrade (or its helm test) fails.' },
-);
-
-const DisableWait = Type.Boolean({ description: 'Do not wait for the resources to become ready (no helm --wait).' });
-
-/** A per-action timeout; the default is spec.timeout. */
-function ActionTimeout(action: string) {
-  return BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: `Time allowed for the ${action}. Default: spec.timeout.` });
-}
-const DisableHooks = Type.Boolean({ description: "Do not run the chart's hooks for this action (helm --no-hooks)." });
-const DisableWaitForJobs = Type.Boolean({
-  description: 'Do not wait for Jobs to complete (helm --wait-for-jobs is passed by default, as Flux does, whenever helmcrew waits).',
-});
-const CleanupOnFail = Type.Boolean({ description: 'Delete the objects this action created when it fails (helm --cleanup-on-fail).' });
-const DisableSchemaValidation = Type.Boolean({
-  description: "Do not check the values against the chart's values.schema.json (helm --skip-schema-validation).",
-});
-const DisableTakeOwnership = Type.Boolean({
-  description:
-    'Do not take over objects that already exist in the cluster (helm --take-ownership is passed by default, as Flux does; helm then adopts them whoever created them).',
-});
-const ServerSideApplyMode = StringEnum(['enabled', 'disabled', 'auto'] as const, {
-  description: "enabled: server-side apply (forcing conflicts, as Flux does); disabled: client-side; auto (default): what the release's last revision used.",
-});
-
-export const RetryStrategy = Type.Object(
-  {
-    name: StringEnum(['RemediateOnFailure', 'RetryOnFailure'] as const, {
-      description:
-        'RemediateOnFailure (default): the remediation block applies. RetryOnFailure: try again every retryInterval, never rolling back or uninstalling.',
-    }),
-    retryInterval: Type.Optional(
-      BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxInterval, { description: 'RetryOnFailure: the wait between attempts. Default: 5m.' }),
-    ),
-  },
-  {
-    description: 'What happens after a failure (Flux: strategy).',
-    ...celRules({
-      rule: "!has(self.retryInterval) || self.name == 'RetryOnFailure'",
-      message: 'retryInterval is for RetryOnFailure',
-      fieldPath: '.retryInterval',
-    }),
-  },
-);
-
-export const InstallSpec = Type.Object({
-  createNamespace: Type.Optional(Type.Boolean({ description: 'Create the target namespace when missing.' })),
-  remediation: Type.Optional(InstallRemediation),
-  disableWait: Type.Optional(DisableWait),
-  crds: Type.Optional(CrdsPolicy("On install. Default: Create (helm's own behaviour).")),
-  timeout: Type.Optional(ActionTimeout('install')),
-  disableHooks: Type.Optional(DisableHooks),
-  disableWaitForJobs: Type.Optional(DisableWaitForJobs),
-  replace: Type.Optional(Type.Boolean({ description: 'Reuse the name of an uninstalled release whose records were kept (helm install --replace).' })),
-  disableSchemaValidation: Type.Optional(DisableSchemaValidation),
-  disableTakeOwnership: Type.Optional(DisableTakeOwnership),
-  serverSideApply: Type.Optional(Type.Boolean({ description: 'Server-side apply, forcing conflicts (default true, as helm 4 and Flux); false: client-side.' })),
-  strategy: Type.Optional(RetryStrategy),
-});
-
-export const UpgradeSpec = Type.Object({
-  remediation: Type.Optional(UpgradeRemediation),
-  force: Type.Optional(Type.Boolean({ description: 'helm upgrade --force: replace objects instead of patching them.' })),
-  disableWait: Type.Optional(DisableWait),
-  crds: Type.Optional(CrdsPolicy('On upgrade (helm itself never touches CRDs then). Default: Skip.')),
-  timeout: Type.Optional(ActionTimeout('upgrade')),
-  disableHooks: Type.Optional(DisableHooks),
-  disableWaitForJobs: Type.Optional(DisableWaitForJobs),
-  cleanupOnFail: Type.Optional(CleanupOnFail),
-  disableSchemaValidation: Type.Optional(DisableSchemaValidation),
-  disableTakeOwnership: Type.Optional(DisableTakeOwnership),
-  serverSideApply: Type.Optional(ServerSideApplyMode),
-  strategy: Type.Optional(RetryStrategy),
-});
-
-export const TestSpec = Type.Object({
-  enable: Type.Optional(Type.Boolean({ description: 'Run `helm test` after every install and upgrade.' })),
-  ignoreFailures: Type.Optional(Type.Boolean({ description: 'A failed test is reported (TestSuccess=False) but not remediated; the release stays Ready.' })),
-  timeout: Type.Optional(
-    BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the test pods. Default: spec.timeout.' }),
-  ),
-  filters: Type.Optional(
-    Type.Array(
-      Type.Object({
-        name: Type.String({ minLength: 1, maxLength: 253, pattern: '^[^,=!\\s]+$', description: 'The test hook (its object name).' }),
-        exclude: Type.Optional(Type.Boolean({ description: 'Skip this test instead of running only the named ones.' })),
-      }),
-      { maxItems: 64, description: 'Which tests run (helm test --filter): the named ones, or all but the excluded ones.' },
-    ),
-  ),
-});
-
-export const RollbackSpec = Type.Object(
-  {
-    timeout: Type.Optional(ActionTimeout('rollback')),
-    disableHooks: Type.Optional(DisableHooks),
-    disableWait: Type.Optional(DisableWait),
-    disableWaitForJobs: Type.Optional(DisableWaitForJobs),
-    cleanupOnFail: Type.Optional(CleanupOnFail),
-    force: Type.Optional(Type.Boolean({ description: 'Replace objects instead of patching them (helm rollback --force-replace, client-side).' })),
-    serverSideApply: Type.Optional(ServerSideApplyMode),
-  },
-  { description: 'Options of every helm rollback: remediation of a failed upgrade, and /release rollback.' },
-);
-
-export const UninstallSpec = Type.Object({
-  keepHistory: Type.Optional(Type.Boolean({ description: 'helm uninstall --keep-history: keep the release records.' })),
-  timeout: Type.Optional(
-    BoundedDuration(DURATION_BOUNDS.minTimeout, DURATION_BOUNDS.maxTimeout, { description: 'Time allowed for the uninstall. Default: spec.timeout.' }),
-  ),
-  disableHooks: Type.Optional(DisableHooks),
-  disableWait: Type.Optional(Type.Boolean({ description: 'Do not wait for the objects to be deleted.' })),
-  deletionPropagation: Type.Optional(
-    StringEnum(['background', 'foreground', 'orphan'] as const, { description: 'How dependents are deleted (helm uninstall --cascade). Default: background.' }),
-  ),
 });
 
 export const DependencyReference = Type.Object({
@@ -425,15 +214,11 @@ function immutableOptional(field: string): CelRule {
 }
 
 export type ChartRef = Static<typeof ChartRef>;
-export type GitChartSource = Static<typeof GitChartSource>;
-export type GitRef = Static<typeof GitRef>;
 export type ValuesReference = Static<typeof ValuesReference>;
 export type HelmReleaseSpec = Static<typeof HelmReleaseSpec>;
 export type DependencyReference = Static<typeof DependencyReference>;
 export type DriftDetectionSpec = Static<typeof DriftDetectionSpec>;
 export type DriftIgnoreRule = Static<typeof DriftIgnoreRule>;
-export type RollbackSpec = Static<typeof RollbackSpec>;
-export type RetryStrategy = Static<typeof RetryStrategy>;
 
 export interface ObjectMeta {
   name: string;
@@ -455,5 +240,8 @@ export interface HelmRelease {
   spec: HelmReleaseSpec;
   status?: HelmReleaseStatus;
 }
+
+export { GitChartSource, GitRef } from './git-source.js';
+export { InstallRemediation, InstallSpec, RetryStrategy, RollbackSpec, TestSpec, UninstallSpec, UpgradeRemediation, UpgradeSpec } from './release-actions.js';
 
 export const HELMRELEASE_API_VERSION = `${API_GROUP}/${API_VERSION}` as const;

@@ -55,3 +55,8 @@ export const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 export function toOpenApi(schema: TSchema): Record<string, unknown> {
   return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === '$id' ? undefined : value))) as Record<string, unknown>;
 }
+
+/** `{name}` of an object in the HelmRelease's own namespace. */
+export function LocalObjectName(opts: { description: string }) {
+  return Type.Object({ name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }) }, opts);
+}
