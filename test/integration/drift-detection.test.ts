@@ -8,10 +8,9 @@ import { jsonPatch, mergePatch } from '../../src/core/kube/kube-clients.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { waitForChecks } from '../support/checks.js';
+import { waitForCheckBegunNow, waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const IMAGE = 'nginxinc/nginx-unprivileged:1.27-alpine';
 const IMAGE_POINTER = '/spec/template/spec/containers/0/image';
 
@@ -57,7 +56,8 @@ describe('drift detection', () => {
     );
     expect(detected[0]?.message).toBe(message);
     // Reported, not corrected, and not reported again by the next checks.
-    await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/warned`], 3, 20_000);
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/warned`], 3, 20_000);
+    expect(checks.get(`${namespace}/warned`)!.size).toBeGreaterThanOrEqual(3);
     expect(imageOf(await deployment('warned'))).toBe('nginx:edited-by-hand');
     expect((await eventsOf('warned', 'DriftDetected')).map((e) => e.count ?? 1)).toEqual([1]);
     expect((await api.get(namespace, 'warned'))?.metadata.resourceVersion).toBe(drifted.metadata.resourceVersion);
@@ -96,9 +96,11 @@ describe('drift detection', () => {
   it('replicas scaled through another field manager, ignored: left alone, also when other drift is corrected', async () => {
     await install('scaled', spec({ mode: 'enabled', ignore: [{ paths: ['/spec/replicas'], target: { kind: 'Deployment' } }] }));
     await apps.patchNamespacedDeployment({ name: 'scaled', namespace, fieldManager: 'autoscaler', body: { spec: { replicas: 3 } } }, mergePatch);
-    await sleep(500);
+    // The baseline after a whole check that saw the scaled Deployment; then three more checks.
+    await waitForCheckBegunNow(env.redisUrl, ctl.prefix, [`${namespace}/scaled`]);
     const before = await api.get(namespace, 'scaled');
-    await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/scaled`], 3, 20_000);
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/scaled`], 3, 20_000);
+    expect(checks.get(`${namespace}/scaled`)!.size).toBeGreaterThanOrEqual(3);
     expect((await deployment('scaled')).spec?.replicas).toBe(3);
     expect(await eventsOf('scaled', 'DriftCorrected')).toEqual([]);
     expect((await api.get(namespace, 'scaled'))?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
@@ -178,7 +180,12 @@ describe('drift detection', () => {
       { name: 'quiet-1-page', namespace, fieldManager: 'other-controller', body: { data: { 'extra.txt': 'added by another tool' } } },
       mergePatch,
     );
-    await sleep(2000);
+    // The baseline after a whole check of each that saw those additions.
+    await waitForCheckBegunNow(
+      env.redisUrl,
+      ctl.prefix,
+      names.map((n) => `${namespace}/${n}`),
+    );
     const helmRuns = (await ctl.helm.invocations()).length;
     const versions = async () =>
       new Map((await api.list(namespace)).items.filter((r) => names.includes(r.metadata.name)).map((r) => [r.metadata.name, r.metadata.resourceVersion]));

@@ -8,6 +8,7 @@ import { jsonPatch } from '../../src/core/kube/kube-clients.js';
 import { createLogger } from '../../src/core/log.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
 const IMAGE = 'nginxinc/nginx-unprivileged:1.27-alpine';
@@ -20,7 +21,7 @@ const IMAGE_POINTER = '/spec/template/spec/containers/0/image';
  */
 describe('drift correction under a freeze', () => {
   const { env, kubeConfig } = testEnv();
-  const { namespace } = namespaceWithController('driftfreeze');
+  const { namespace, ctl } = namespaceWithController('driftfreeze');
   const { api, freezes, ops } = releaseOperations(kubeConfig, createLogger('test', 'warn'), 'helmcrew-test');
   const apps = kubeConfig.makeApiClient(AppsV1Api);
   const alice = { id: 'slack:UALICE', channel: 'C0INCIDENT' };
@@ -61,8 +62,9 @@ describe('drift correction under a freeze', () => {
     expect(drifted.message).toContain(`Deployment ${namespace}/guarded (${IMAGE_POINTER})`);
     expect(drifted.message).toContain(`correction held by`);
     expect(drifted.message).toContain(freezeName);
-    // Held across more checks (interval 2 s): the edit stays.
-    await new Promise((resolve) => setTimeout(resolve, 5000));
+    // Held across three more checks (interval 2 s): the edit stays.
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/guarded`], 4, 30_000);
+    expect(checks.get(`${namespace}/guarded`)!.size).toBeGreaterThanOrEqual(4);
     expect(imageOf(await apps.readNamespacedDeployment({ name: 'guarded', namespace }))).toBe('nginx:edited-during-incident');
 
     await freezes.delete(freezeName);

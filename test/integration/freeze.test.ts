@@ -156,6 +156,7 @@ describe('Freeze: the controller holds every helm action while a freeze covers t
       { timeoutMs: 15_000 },
       () => 'the Frozen message still names the lifted freeze',
     );
+    // Proves that nothing happens: the other freeze still holds it through more checks.
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(await helmRuns()).toBe(before);
     expect(await servedColor(kubeConfig, namespace, 'existing')).toBe('blue');

@@ -94,11 +94,11 @@ describe('leader election through a Lease', () => {
     const leader = replicas[flags.indexOf(1)]!;
     const follower = replicas[flags.indexOf(0)]!;
     const leaderTicks = await resyncTicks(leader.port);
-    // Several lease rounds (and resync ticks, every 500 ms) later, still one leader and one watch.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // Several resync ticks of the leader (every 500 ms) later, still one leader and one watch, and
+    // the follower never ticked.
+    await eventually(async () => expect(await resyncTicks(leader.port)).toBeGreaterThanOrEqual(leaderTicks + 4), { timeoutMs: 30_000 });
     expect((await leaderFlags()).sort()).toEqual([0, 1]);
     expect(await namespacedWatches()).toBe(baselineWatches + 1);
-    expect(await resyncTicks(leader.port)).toBeGreaterThan(leaderTicks);
     expect(await resyncTicks(follower.port)).toBe(0);
     for (const r of replicas) expect((await fetch(`http://127.0.0.1:${r.port}/readyz`)).status).toBe(200);
     await waitForReconciled(kubeConfig, namespace, 'led', await declare('1.0.0'));

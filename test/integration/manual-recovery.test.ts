@@ -94,8 +94,9 @@ describe('retries without rollback and manual recovery', () => {
     expect(ready(failed)).toMatchObject({ status: 'False', reason: 'UpgradeFailed' });
     await allowJobs();
     const before = await upgrades('force');
+    // Proves that nothing happens: a failed spec is not retried by itself.
     await sleep(3000);
-    expect(await upgrades('force')).toBe(before); // a failed spec is not retried by itself
+    expect(await upgrades('force')).toBe(before);
 
     await api.patchIntent(namespace, 'force', { metadata: { annotations: { [FORCE_AT_ANNOTATION]: '2026-11-25T12:00:00Z' } } }, 'test');
     const forced = await waitFor('the forced upgrade', async () => {

@@ -7,11 +7,10 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { historyFromStorage } from '../../src/controller/status/release-status.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { waitForChecks } from '../support/checks.js';
+import { waitForCheckBegunNow, waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { eventually } from '../support/eventually.js';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Issue 2, shown 2, and issue 9: when nothing changed, no helm process starts and nothing is written. */
 describe('a release in sync', () => {
@@ -30,8 +29,8 @@ describe('a release in sync', () => {
     // The same spec again: the server keeps the generation, and the controller starts no helm.
     const again = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'steady', spec));
     expect(again).toBe(generation);
-    // Let the install's own follow-up passes settle, then take the baseline.
-    await sleep(2500);
+    // The baseline is taken after a whole check begun now: past the install's own follow-up passes.
+    await waitForCheckBegunNow(env.redisUrl, ctl.prefix, [`${namespace}/steady`]);
     const helmRunsBefore = (await ctl.helm.invocations()).length;
     const before = await api.get(namespace, 'steady');
 
@@ -50,7 +49,11 @@ describe('a release in sync', () => {
     const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, interval: '1s', values: { replicaCount: 0 } };
     const generations = await Promise.all(names.map((n) => applyHelmRelease(kubeConfig, helmReleaseObject(namespace, n, spec))));
     for (const [i, n] of names.entries()) await waitForReconciled(kubeConfig, namespace, n, generations[i]!);
-    await sleep(2500);
+    await waitForCheckBegunNow(
+      env.redisUrl,
+      ctl.prefix,
+      names.map((n) => `${namespace}/${n}`),
+    );
     const helmRunsBefore = (await ctl.helm.invocations()).length;
     const versions = async () =>
       new Map((await api.list(namespace)).items.filter((r) => names.includes(r.metadata.name)).map((r) => [r.metadata.name, r.metadata.resourceVersion]));
@@ -77,7 +80,7 @@ describe('a release in sync', () => {
     const generation = await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'broken', spec));
     const reported = await waitForReconciled(kubeConfig, namespace, 'broken', generation);
     expect(reported.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'ValuesInvalid' });
-    await sleep(1500);
+    await waitForCheckBegunNow(env.redisUrl, ctl.prefix, [`${namespace}/broken`]);
     const before = await api.get(namespace, 'broken');
     const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/broken`], 4, 20_000);
     expect(checks.get(`${namespace}/broken`)!.size).toBeGreaterThanOrEqual(4);
@@ -106,7 +109,7 @@ describe('a release in sync', () => {
   it('a release upgraded by hand with helm is put back by the next periodic check', async () => {
     const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, interval: '1s', values: { replicaCount: 0 } };
     await waitForReconciled(kubeConfig, namespace, 'handled', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'handled', spec)));
-    await sleep(1500);
+    await waitForCheckBegunNow(env.redisUrl, ctl.prefix, [`${namespace}/handled`]);
     const upgradesBefore = await ctl.helm.count('upgrade');
     await execa(env.helmBin, ['upgrade', 'handled', 'unicorn', '--repo', env.chartRepoUrl, '--version', '2.0.0', '--reuse-values', '-n', namespace], {
       env: { KUBECONFIG: env.kubeconfig },

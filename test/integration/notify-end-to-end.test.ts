@@ -80,7 +80,7 @@ describe('the right team hears about the right release', () => {
       'the frontend Team to hear both namespaces',
     );
     await receiver.waitFor(() => heard('/oncall').includes(`${prod} UpgradeFailed`), 30_000, 'on-call to hear the failed upgrade');
-    // Give late deliveries a chance to show up where they should not.
+    // Proves that nothing more happens: late deliveries would show up where they should not.
     await new Promise((resolve) => setTimeout(resolve, 3000));
 
     // On-call: failures in prod only.

@@ -73,7 +73,9 @@ describe('PagerDuty: an incident per failing release, resolved by its recovery',
     await waitForReconciled(kubeConfig, prod, 'unicorn', await declare('4.0.0'));
     await pagerduty.waitFor(() => pagerduty.alerts.byDedupKey(dedupKey).some((a) => a.status === 'triggered'), 60_000, 'the failed upgrade to trigger');
 
-    // notify dies after PagerDuty heard the failure; the release recovers while it is down.
+    // notify dies after PagerDuty heard the failure; the release recovers while it is down. (Not a
+    // synchronisation: if notify dies before it records the delivery, it triggers again after the
+    // restart under the same dedup_key, which the assertions below allow.)
     await new Promise((resolve) => setTimeout(resolve, 1000));
     first.kill('SIGKILL');
     await first;
@@ -82,7 +84,7 @@ describe('PagerDuty: an incident per failing release, resolved by its recovery',
     expect(pagerduty.alerts.byDedupKey(dedupKey)[0]!.status).toBe('triggered');
     void startNotify(); // a child process, kept in `children` and stopped in afterAll
     await pagerduty.waitFor(() => pagerduty.alerts.byDedupKey(dedupKey).some((a) => a.status === 'resolved'), 60_000, 'the recovery to resolve');
-    // Late or repeated deliveries would show up now.
+    // Proves that nothing more happens: late or repeated deliveries would show up now.
     await new Promise((resolve) => setTimeout(resolve, 3000));
 
     const alerts = pagerduty.alerts.byDedupKey(dedupKey);

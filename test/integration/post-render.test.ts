@@ -155,7 +155,8 @@ describe('post-renderers and common metadata', () => {
     };
     const installed = await waitForReconciled(kubeConfig, namespace, name, await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, s)));
     expect(installed.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
-    await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/${name}`], 3, 30_000);
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/${name}`], 3, 30_000);
+    expect(checks.get(`${namespace}/${name}`)!.size).toBeGreaterThanOrEqual(3);
     const settled = await api.get(namespace, name);
     expect(settled?.status?.conditions?.find((c) => c.type === 'Drifted')).toBeUndefined();
     expect(settled?.status?.lastDriftCorrection).toBeUndefined();

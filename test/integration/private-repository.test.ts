@@ -111,6 +111,7 @@ describe('private chart repositories', () => {
       ['shared-a', 'shared-b', 'shared-c'].map((name) => declare(name, chart(basic.url, { version: '1.x', secretRef: { name: 'charts-login' } }), '2s')),
     );
     for (const name of ['shared-a', 'shared-b', 'shared-c']) await waitForReconciled(kubeConfig, namespace, name, 1);
+    // Requests are counted over this span (not a synchronisation: the bound below scales with it).
     await new Promise((r) => setTimeout(r, 8_000));
     // Only this Secret's requests: the releases with a wrong or no password retry meanwhile.
     const seen = basic.indexRequests.slice(before).filter((r) => r.authorization === basicHeader);
