@@ -11,7 +11,6 @@ import { waitForCheckBegunNow, waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { eventually } from '../support/eventually.js';
 
-
 /** Issue 2, shown 2, and issue 9: when nothing changed, no helm process starts and nothing is written. */
 describe('a release in sync', () => {
   const { env, kubeConfig } = testEnv();
