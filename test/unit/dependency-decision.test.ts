@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { dependantsOf, dependencyRetryMs, evaluateDependencies, shouldWakeDependants } from '../../src/controller/reconcile/dependency-decision.js';
+import {
+  chainDependantsOf,
+  dependantsOf,
+  dependantsToWake,
+  dependencyRetryMs,
+  evaluateDependencies,
+} from '../../src/controller/reconcile/dependency-decision.js';
 import { isReadyAtGeneration } from '../../src/core/release/reconciled.js';
 import { gatedByDependencies, type ReleaseAction } from '../../src/controller/reconcile/release-state.js';
 
@@ -73,14 +79,23 @@ describe('waking and waiting', () => {
     expect(dependantsOf('web/c', releases)).toEqual([]);
   });
 
+  it('chainDependantsOf finds every release whose dependsOn reaches a key, once, and stops at a cycle', () => {
+    const releases = [hr('x', ['y']), hr('y', ['z']), hr('z', ['x']), hr('w', ['x']), hr('other', ['elsewhere'])];
+    expect(chainDependantsOf('web/z', releases).sort()).toEqual(['web/w', 'web/x', 'web/y']);
+    expect(chainDependantsOf('web/w', releases)).toEqual([]);
+    expect(chainDependantsOf('web/elsewhere', releases)).toEqual(['web/other']);
+  });
+
   it.each([
-    { event: 'add' as const, wasReady: undefined, ready: false, want: true },
-    { event: 'update' as const, wasReady: false, ready: true, want: true },
-    { event: 'update' as const, wasReady: undefined, ready: true, want: true },
-    { event: 'update' as const, wasReady: true, ready: true, want: false },
-    { event: 'update' as const, wasReady: true, ready: false, want: false },
-  ])('shouldWakeDependants($event, was $wasReady, now $ready) = $want', ({ event, wasReady, ready, want }) => {
-    expect(shouldWakeDependants(event, wasReady, ready)).toBe(want);
+    { event: 'add' as const, specChanged: false, wasReady: undefined, ready: false, want: 'chain' },
+    { event: 'add' as const, specChanged: false, wasReady: undefined, ready: true, want: 'chain' },
+    { event: 'update' as const, specChanged: true, wasReady: true, ready: false, want: 'chain' },
+    { event: 'update' as const, specChanged: false, wasReady: false, ready: true, want: 'direct' },
+    { event: 'update' as const, specChanged: false, wasReady: undefined, ready: true, want: 'direct' },
+    { event: 'update' as const, specChanged: false, wasReady: true, ready: true, want: 'none' },
+    { event: 'update' as const, specChanged: false, wasReady: true, ready: false, want: 'none' },
+  ])('dependantsToWake($event, spec changed $specChanged, was $wasReady, now $ready) = $want', ({ event, specChanged, wasReady, ready, want }) => {
+    expect(dependantsToWake(event, specChanged, wasReady, ready)).toBe(want);
   });
 
   it.each([

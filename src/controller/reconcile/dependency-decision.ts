@@ -50,9 +50,34 @@ export function dependantsOf(key: string, releases: HelmRelease[]): string[] {
   return releases.filter((r) => dependencyKeys(r).includes(key)).map((r) => releaseKey(r.metadata.namespace, r.metadata.name));
 }
 
-/** Wake the dependants of a release when it appears (a missing dependency now exists) or becomes Ready. */
-export function shouldWakeDependants(event: 'add' | 'update', wasReady: boolean | undefined, ready: boolean): boolean {
-  return event === 'add' || (ready && wasReady !== true);
+/**
+ * Every release whose dependsOn reaches `key`, directly or through others. A release that appears
+ * or changes its dependsOn can close a cycle anywhere above it (x → y → z: z appearing, naming x,
+ * puts x on a cycle though x names only y).
+ */
+export function chainDependantsOf(key: string, releases: HelmRelease[]): string[] {
+  const found = new Set<string>();
+  const next = [key];
+  for (let at = next.shift(); at !== undefined; at = next.shift()) {
+    for (const dependant of dependantsOf(at, releases)) {
+      if (dependant === key || found.has(dependant)) continue;
+      found.add(dependant);
+      next.push(dependant);
+    }
+  }
+  return [...found];
+}
+
+export type DependantsToWake = 'none' | 'direct' | 'chain';
+
+/**
+ * Which dependants to wake on a watch event: the whole chain above a release that appears or
+ * whose spec changed (what it names may close a cycle or fill a missing link); the direct ones when
+ * it becomes Ready; none otherwise (their backoff looks again).
+ */
+export function dependantsToWake(event: 'add' | 'update', specChanged: boolean, wasReady: boolean | undefined, ready: boolean): DependantsToWake {
+  if (event === 'add' || specChanged) return 'chain';
+  return ready && wasReady !== true ? 'direct' : 'none';
 }
 
 /**

@@ -9,7 +9,7 @@ import { releaseKey } from '../../core/release/release-target.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-policy.js';
 import { isReadyAtGeneration } from '../../core/release/reconciled.js';
-import { dependantsOf, shouldWakeDependants } from '../reconcile/dependency-decision.js';
+import { chainDependantsOf, dependantsOf, dependantsToWake } from '../reconcile/dependency-decision.js';
 import { ListWatch, restWatch } from './list-watch.js';
 
 type HelmReleaseInformer = ListWatch<KubernetesObject>;
@@ -135,16 +135,19 @@ export class InformerSupervisor {
     const enqueue = reason === 'add' || shouldEnqueueOnUpdate(previous, next);
     this.seen.set(key, next);
     if (enqueue) this.opts.onKey(key, reason);
-    this.wakeDependants(release, key, reason);
+    this.wakeDependants(release, key, reason, previous !== undefined && previous.generation !== next.generation);
   }
 
   /** dependsOn: releases waiting on this one are enqueued at once, not at their next backoff. */
-  private wakeDependants(release: HelmRelease, key: string, reason: 'add' | 'update'): void {
+  private wakeDependants(release: HelmRelease, key: string, reason: 'add' | 'update', specChanged: boolean): void {
     const ready = isReadyAtGeneration(release);
     const wasReady = this.readyAtGeneration.get(key);
     this.readyAtGeneration.set(key, ready);
-    if (!shouldWakeDependants(reason, wasReady, ready)) return;
-    for (const dependant of dependantsOf(key, this.list())) this.opts.onKey(dependant, `dependency ${key} ${ready ? 'ready' : 'appeared'}`);
+    const wake = dependantsToWake(reason, specChanged, wasReady, ready);
+    if (wake === 'none') return;
+    const dependants = wake === 'chain' ? chainDependantsOf(key, this.list()) : dependantsOf(key, this.list());
+    const why = `dependency ${key} ${ready ? 'ready' : reason === 'add' ? 'appeared' : 'changed'}`;
+    for (const dependant of dependants) this.opts.onKey(dependant, why);
   }
 
   /**
