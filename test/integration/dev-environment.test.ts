@@ -121,10 +121,10 @@ describe('dev environment', () => {
         spec: { restartPolicy: 'Never', containers: [{ name: 'test', image: 'helmcrew/fake:1' }] },
       },
     });
-    await eventually(
-      async () => expect((await core.readNamespacedPod({ name: 'dev-env-hook', namespace: 'default' })).status?.phase).toBe('Succeeded'),
-      { timeoutMs: 60_000, intervalMs: 250 },
-    );
+    await eventually(async () => expect((await core.readNamespacedPod({ name: 'dev-env-hook', namespace: 'default' })).status?.phase).toBe('Succeeded'), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
   }, 90_000);
 
   it('has a redis that answers PING', async () => {
