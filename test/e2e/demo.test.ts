@@ -9,6 +9,7 @@ import { apiStatusCode, isNotFound } from '../../src/core/kube/errors.js';
 import { TeamApi } from '../../src/core/kube/team-api.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { testEnv } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 // The demo's fixed names (src/cli/commands/demo.ts, src/cli/demo/demo-slack.ts): it always tells
 // its story in this namespace, with two cluster-scoped Teams carrying this label.
@@ -55,19 +56,16 @@ async function removeDemoLeftovers(): Promise<void> {
       .deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: TEAM_PLURAL, name: team.metadata.name })
       .catch(() => undefined);
   }
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const gone = await kube.core.readNamespace({ name: DEMO_NAMESPACE }).then(
-      () => false,
-      (error: unknown) => {
-        if (isNotFound(error)) return true;
+  await eventually(
+    async () => {
+      const namespace = await kube.core.readNamespace({ name: DEMO_NAMESPACE }).catch((error: unknown) => {
+        if (isNotFound(error)) return undefined;
         throw error;
-      },
-    );
-    if (gone) return;
-    if (Date.now() > deadline) throw new Error(`namespace ${DEMO_NAMESPACE} is still there after 120 s`);
-    await sleep(500);
-  }
+      });
+      expect(namespace ? namespace.status : 'gone', `namespace ${DEMO_NAMESPACE}`).toBe('gone');
+    },
+    { timeoutMs: 120_000, intervalMs: 500 },
+  );
 }
 
 /** The README's demo command, run as a person runs it, on the test run's environment. */

@@ -269,9 +269,7 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     });
     const notify = await startNotify(config, log);
     try {
-      const deadline = Date.now() + 30_000;
-      while (!notify.ready() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-      expect(notify.ready()).toBe(true);
+      await eventually(() => expect(notify.ready()).toBe(true), { timeoutMs: 30_000 });
       expect(warnings.filter((line) => /forbidden|403/i.test(line))).toEqual([]);
     } finally {
       await notify.stop();

@@ -11,6 +11,7 @@ import { startChartRepo } from '../../src/dev/chart-repo.js';
 import { toolchainPaths } from '../../src/dev/paths.js';
 import { brokenContainerPort, chartVersions, packagedVersions } from '../../src/dev/unicorn-versions.js';
 import { pidAlive } from '../../src/dev/processes.js';
+import { eventually } from '../support/eventually.js';
 
 const helmBin = toolchainPaths().helm;
 
@@ -61,8 +62,8 @@ describe('local chart repository', () => {
   afterAll(async () => {
     if (repo) {
       process.kill(repo.pid, 'SIGTERM');
-      for (let i = 0; i < 50 && pidAlive(repo.pid); i++) await new Promise((r) => setTimeout(r, 100));
-      expect(pidAlive(repo.pid)).toBe(false);
+      const pid = repo.pid;
+      await eventually(() => expect(pidAlive(pid)).toBe(false), { timeoutMs: 5_000, intervalMs: 100 });
     }
     if (dir) await rm(dir, { recursive: true, force: true });
   });

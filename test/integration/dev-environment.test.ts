@@ -4,7 +4,6 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiextensionsV1Api, AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { Redis } from 'ioredis';
@@ -13,25 +12,9 @@ import { createLogger } from '../../src/core/log.js';
 import { devDown, devUp, formatShellExports, readDevEnvironment, type DevEnvironment } from '../../src/dev/environment.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { pidAlive } from '../../src/dev/processes.js';
+import { eventually } from '../support/eventually.js';
 
 const log = createLogger('dev-environment-test', process.env.LOG_LEVEL ?? 'warn');
-
-/** Polls until `check` returns a value other than undefined, or fails after `ms`. */
-async function eventually<T>(what: string, ms: number, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last ? `: ${last instanceof Error ? last.message : JSON.stringify(last)}` : ''}`);
-    await sleep(250);
-  }
-}
 
 describe('dev environment', () => {
   let stateDir: string;
@@ -111,11 +94,16 @@ describe('dev environment', () => {
         },
       },
     });
-    await eventually('Deployment available', 90_000, async () => {
-      const d = await apps.readNamespacedDeployment({ name: 'dev-env-probe', namespace: 'default' });
-      const available = d.status?.conditions?.find((c) => c.type === 'Available')?.status === 'True';
-      return available && d.status?.readyReplicas === 3 ? d : undefined;
-    });
+    await eventually(
+      async () => {
+        const d = await apps.readNamespacedDeployment({ name: 'dev-env-probe', namespace: 'default' });
+        expect({ available: d.status?.conditions?.find((c) => c.type === 'Available')?.status, readyReplicas: d.status?.readyReplicas }).toEqual({
+          available: 'True',
+          readyReplicas: 3,
+        });
+      },
+      { timeoutMs: 90_000, intervalMs: 250 },
+    );
     const pods = await core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=dev-env-probe' });
     expect(pods.items).toHaveLength(3);
     for (const pod of pods.items) {
@@ -133,9 +121,9 @@ describe('dev environment', () => {
         spec: { restartPolicy: 'Never', containers: [{ name: 'test', image: 'helmcrew/fake:1' }] },
       },
     });
-    await eventually('pod Succeeded', 60_000, async () => {
-      const pod = await core.readNamespacedPod({ name: 'dev-env-hook', namespace: 'default' });
-      return pod.status?.phase === 'Succeeded' ? pod : undefined;
+    await eventually(async () => expect((await core.readNamespacedPod({ name: 'dev-env-hook', namespace: 'default' })).status?.phase).toBe('Succeeded'), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
     });
   }, 90_000);
 
@@ -206,7 +194,7 @@ describe('dev environment', () => {
     expect(pids.every(pidAlive)).toBe(true);
     await devDown({ stateDir, log });
     // The processes are children of this test process until it reaps them; give that a moment.
-    await eventually('all pids gone', 10_000, async () => (pids.some(pidAlive) ? undefined : true));
+    await eventually(() => expect(pids.filter(pidAlive)).toEqual([]), { timeoutMs: 10_000, intervalMs: 250 });
     expect(await readDevEnvironment(stateDir)).toBeUndefined();
     await expect(readFile(join(stateDir, 'env.json'))).rejects.toThrow();
   }, 60_000);

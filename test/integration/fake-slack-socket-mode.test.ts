@@ -3,6 +3,7 @@ import type { RawData } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
+import { eventually } from '../support/eventually.js';
 
 // Socket Mode and the bot's other needs on the one fake Slack, spoken to by the real WebClient
 // and a plain WebSocket client (the bot's own Socket Mode client is in release-bot-socket).
@@ -34,16 +35,6 @@ function connect(url: string): Promise<{ socket: WebSocket; received: Array<Reco
   });
 }
 
-async function until<T>(check: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** A WebSocket message's text, whichever of ws's shapes it came in. */
 function rawText(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
@@ -68,7 +59,7 @@ describe('fake Slack: Socket Mode and user groups', () => {
     const url = await openConnection(slack, 'xapp-app');
     const { socket, received } = await connect(url);
     await slack.socketConnected();
-    expect((await until(() => received[0])).type).toBe('hello');
+    await eventually(() => expect(received[0]?.type).toBe('hello'), { timeoutMs: 5000, intervalMs: 20 });
     await expect(connect(url)).rejects.toThrow(/refused: HTTP 401/);
 
     socket.on('message', (data) => {

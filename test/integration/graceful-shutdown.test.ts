@@ -1,5 +1,5 @@
 import { execa, type ResultPromise } from 'execa';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -72,10 +72,14 @@ describe('graceful shutdown of `helmcrew controller`', () => {
     await waitForUpgrades(1);
     const signalled = Date.now();
     first.kill('SIGTERM');
-    // A change made during the drain is left for the next replica.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // A change made during the drain is left for the next replica: made once the controller
+    // says it takes no new work (src/cli/commands/until-signal.ts), and before it has exited.
+    await eventually(async () => expect(await readFile(join(dir, 'controller-a.log'), 'utf8')).toContain('stopping: taking no new work'), {
+      timeoutMs: 30_000,
+    });
     await helm.setUpgradeDelay(0);
     const later = await declare('drained', '3.0.0');
+    expect(first.exitCode).toBeNull();
 
     const result = await first;
     expect(result.exitCode).toBe(0);
@@ -146,13 +150,9 @@ describe('graceful shutdown with a second replica running', () => {
     return replica;
   };
   const leads = async (port: number) => sample(await scrape(port), 'helmcrew_leader') === 1;
-  const until = async (what: string, probe: () => Promise<boolean>, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probe().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  // A probe that throws is tried again; on time-out its last error (or `false`) is what fails.
+  const until = (what: string, probe: () => Promise<boolean>, timeoutMs: number) =>
+    eventually(async () => expect(await probe(), what).toBe(true), { timeoutMs, intervalMs: 100 });
   const declare = (version: string) =>
     applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'handed', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version } }));
 

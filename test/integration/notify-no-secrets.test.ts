@@ -16,6 +16,7 @@ import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support
 import { createSigningSecret, createTeam, deleteTeams, notificationFor, TEST_LABEL } from '../support/notify-fixtures.js';
 import { spawnNotify } from '../support/notify-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { eventually } from '../support/eventually.js';
 
 const secret = (label: string) => `${label}-${randomBytes(12).toString('hex')}`;
 
@@ -122,9 +123,19 @@ describe('no token, routing key or Secret value in any payload or log', () => {
     for (const value of values) expect(log).not.toContain(value);
     // The status notify writes, once it names all four channels (the webhook's URL is in the Team's spec as its author wrote it).
     const statuses = async () => (await new TeamApi(kube).list(`${TEST_LABEL}=${run}`)).items.map((t) => t.status);
-    const deadline = Date.now() + 30_000;
-    while ((await statuses())[0]?.channels?.filter((c) => c.lastDeliveryAt).length !== 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
-    const written = JSON.stringify(await statuses());
+    const written = JSON.stringify(
+      await eventually(
+        async () => {
+          const now = await statuses();
+          expect(
+            now[0]?.channels?.filter((c) => c.lastDeliveryAt),
+            JSON.stringify(now),
+          ).toHaveLength(4);
+          return now;
+        },
+        { timeoutMs: 30_000, intervalMs: 250 },
+      ),
+    );
     expect(written.match(/lastDeliveryAt/g)?.length ?? 0).toBeGreaterThanOrEqual(4);
     for (const value of values) expect(written).not.toContain(value);
   });

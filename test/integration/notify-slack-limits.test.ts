@@ -12,15 +12,13 @@ import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createTeam, deleteTeams, notificationFor } from '../support/notify-fixtures.js';
 import { spawnNotify } from '../support/notify-process.js';
+import { eventually } from '../support/eventually.js';
 
 const TOKEN = 'xoxb-notify-slack-limits-token';
 
+/** `what` describes the state seen, so a time-out says where it stopped. */
 async function waitUntil(check: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await eventually(() => expect(check(), what()).toBe(true), { timeoutMs, intervalMs: 200 });
 }
 
 const tooMany = (slack: FakeSlack, method: string) => slack.calls(method).filter((c) => c.status === 429);

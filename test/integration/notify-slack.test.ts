@@ -14,15 +14,12 @@ import { PHASE_COLOR } from '../../src/notify/providers/slack/render.js';
 import { deleteNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
 import { createTeam, deleteTeams, notificationFor } from '../support/notify-fixtures.js';
 import { spawnNotify } from '../support/notify-process.js';
+import { eventually } from '../support/eventually.js';
 
 const TOKEN = 'xoxb-notify-slack-e2e-token';
 
 async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await eventually(async () => expect(await check(), what).toBe(true), { timeoutMs, intervalMs: 200 });
 }
 
 const color = (m: FakeMessage) => (m.attachments?.[0] as { color?: string } | undefined)?.color;

@@ -3,6 +3,7 @@ import { connectRedis } from '../../src/core/redis.js';
 import { ReconcileQueue, startReconcileWorker } from '../../src/controller/queue/reconcile-queue.js';
 import { createLogger } from '../../src/core/log.js';
 import { testEnv, uniqueName } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /** Issue 9: a spec change does not wait behind a resync tick's batch of periodic checks. */
 describe('queue priority', () => {
@@ -27,9 +28,7 @@ describe('queue priority', () => {
       requeue: () => undefined,
     });
     try {
-      const deadline = Date.now() + 20_000;
-      while (order.length < 31 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(order.length).toBe(31);
+      await eventually(() => expect(order).toHaveLength(31), { timeoutMs: 20_000, intervalMs: 50 });
       expect(order[0]).toBe('ns/changed');
     } finally {
       await worker.close();

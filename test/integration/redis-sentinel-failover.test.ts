@@ -18,6 +18,7 @@ import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
+import { eventually } from '../support/eventually.js';
 
 const RELEASES = 14;
 
@@ -46,13 +47,9 @@ describe('Redis failover through Sentinel', () => {
         return [name, generation] as const;
       }),
     );
-  const until = async (what: string, probe: () => Promise<boolean>, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probe().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
+  // A probe that throws is tried again; on time-out its last error (or `false`) is what fails.
+  const until = (what: string, probe: () => Promise<boolean>, timeoutMs: number) =>
+    eventually(async () => expect(await probe(), what).toBe(true), { timeoutMs, intervalMs: 100 });
   /** Every release Ready at its generation, on `version`, and no record of it left pending-* or failed. */
   const expectAllDone = async (generations: Map<string, number>, version: string) => {
     const done = await waitAllReconciled(kubeConfig, namespace, generations, Date.now(), 240_000);

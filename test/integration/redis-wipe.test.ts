@@ -5,6 +5,7 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /** Redis holds work, not truth: wipe the queue mid-upgrade and nothing declared is lost. */
 describe('a wiped Redis', () => {
@@ -24,10 +25,11 @@ describe('a wiped Redis', () => {
     await waitForReconciled(kubeConfig, namespace, 'amnesia', await declare('1.0.0'));
     await ctl.helm.setUpgradeDelay(4);
     await declare('2.0.0');
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && (await api.get(namespace, 'amnesia'))?.status?.lastAttemptedChartVersion !== '2.0.0') {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // The upgrade to 2.0.0 is under way (held by the shim) before the next change is queued behind it.
+    await eventually(async () => expect((await api.get(namespace, 'amnesia'))?.status?.lastAttemptedChartVersion).toBe('2.0.0'), {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
     const generation = await declare('2.0.0', 'queued behind the upgrade');
 
     // Every key of this controller's queue is gone: the waiting job, the dedup records, the active job's lock.

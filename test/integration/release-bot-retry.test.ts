@@ -12,6 +12,7 @@ import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack }
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Issue 24: `/release retry <release>` from Slack (signed requests, real Bolt, the local fake
@@ -102,17 +103,19 @@ describe('/release retry in Slack', () => {
     expect(((await slack.replyOn(click.responseUrl, 30_000)) as Reply).text).toMatch(/^Confirmed/);
 
     // The record in the channel is updated with what the controller reported: 4.0.0 is still broken.
-    const deadline = Date.now() + 120_000;
-    let outcome: string | undefined;
-    while (!outcome && Date.now() < deadline) {
-      outcome = slack
-        .calls()
-        .slice(mark)
-        .map((c) => String(c.params.text))
-        .find((text) => /:white_check_mark:|:x:/.test(text));
-      if (!outcome) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(outcome).toMatch(/<@UALICE> retry .* — _quota raised_\n:x: .*Helm upgrade to unicorn@4\.0\.0 failed/);
+    await eventually(
+      () => {
+        const texts = slack
+          .calls()
+          .slice(mark)
+          .map((c) => String(c.params.text));
+        expect(
+          texts.find((text) => /:white_check_mark:|:x:/.test(text)),
+          JSON.stringify(texts),
+        ).toMatch(/<@UALICE> retry .* — _quota raised_\n:x: .*Helm upgrade to unicorn@4\.0\.0 failed/);
+      },
+      { timeoutMs: 120_000, intervalMs: 200 },
+    );
 
     const after = await get();
     const requestId = after.metadata.annotations?.[FORCE_AT_ANNOTATION];

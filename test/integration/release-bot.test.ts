@@ -12,6 +12,7 @@ import { createLogger } from '../../src/core/log.js';
 import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Issue 7 through Slack: real Bolt in HTTP mode, real signed requests, the local fake Slack,
@@ -94,18 +95,20 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
   const confirmButton = (reply: Awaited<ReturnType<typeof replyOn>>) =>
     reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm');
   /** Waits for the in-channel audit message to be updated with the controller's outcome. */
-  const outcomeUpdate = async (after: number) => {
-    const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline) {
-      const update = slack
-        .calls()
-        .slice(after)
-        .find((c) => c.method === 'chat.update' && /:white_check_mark:|:x:/.test(String(c.params.text)));
-      if (update) return String(update.params.text);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('no outcome posted');
-  };
+  const outcomeUpdate = (after: number) =>
+    eventually(
+      () => {
+        const updates = slack
+          .calls()
+          .slice(after)
+          .filter((c) => c.method === 'chat.update')
+          .map((c) => String(c.params.text));
+        const outcome = updates.find((text) => /:white_check_mark:|:x:/.test(text));
+        expect(outcome, `no outcome posted; chat.update since: ${JSON.stringify(updates)}`).toBeDefined();
+        return outcome!;
+      },
+      { timeoutMs: 120_000, intervalMs: 100 },
+    );
   const get = async (name = 'unicorn'): Promise<HelmRelease> => (await api.get(namespace, name))!;
   const refusedEvents = async (name: string) =>
     (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name},reason=ActionRefused` })).items;

@@ -78,21 +78,20 @@ describe('/release list, history, diff and upgrade in Slack, with the objects a 
     return (await slack.replyOn(request.responseUrl, 60_000)) as Reply;
   };
   const blockText = (reply: Reply) => (reply.blocks ?? []).map((b) => b.text?.text ?? '').join('\n');
-  const waitForOutcome = async () => {
-    const deadline = Date.now() + 120_000;
-    while (Date.now() < deadline) {
-      const update = slack.okCalls('chat.update').find((c) => /:white_check_mark:|:x:/.test(String(c.params.text)));
-      if (update) {
+  const waitForOutcome = () =>
+    eventually(
+      () => {
+        const updates = slack.okCalls('chat.update');
+        const update = updates.find((c) => /:white_check_mark:|:x:/.test(String(c.params.text)));
+        expect(update, `no outcome posted; chat.update so far: ${JSON.stringify(updates.map((c) => c.params.text))}`).toBeDefined();
         // The Web API client sends blocks as a JSON string in a form body.
-        const raw = update.params.blocks;
+        const raw = update!.params.blocks;
         const blocks = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Block[];
         const buttons = (blocks.find((b) => b.type === 'actions')?.elements ?? []).map((e) => [e.action_id, e.value]);
-        return { text: String(update.params.text), buttons };
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('no outcome posted');
-  };
+        return { text: String(update!.params.text), buttons };
+      },
+      { timeoutMs: 120_000, intervalMs: 100 },
+    );
   const noSecretIn = (text: string) => {
     for (const password of PLANNER.passwords) expect(text).not.toContain(password);
     expect(text).not.toMatch(/stringData|password/);

@@ -19,21 +19,12 @@ import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { createLogger } from '../../src/core/log.js';
 import { ReleaseEvent } from '../../src/api/vocabulary.js';
 import { deleteNamespace, freshNamespace, testEnv } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /** Our own established connections to the API server (ss lists the local process's sockets too). */
 function connectionsTo(port: string): number {
   const out = execFileSync('ss', ['-tnp', 'state', 'established', `( dport = :${port} )`]).toString();
   return out.split('\n').filter((line) => line.includes(`pid=${process.pid},`)).length;
-}
-
-async function until<T>(what: string, check: () => T | undefined, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 describe('the slim Kubernetes client (controller and notify)', () => {
@@ -123,7 +114,7 @@ describe('the slim Kubernetes client (controller and notify)', () => {
         body: { metadata: { name: 'sh.helm.release.v1.rec.v2', labels: { ...labels, version: '2' } }, type: 'helm.sh/release.v1', data: { release: 'eA==' } },
       });
       await kube.core.createNamespacedSecret({ namespace, body: { metadata: { name: 'values-later' }, data: { 'values.yaml': 'eA==' } } });
-      await until('the new source', () => (added.includes('values-later') ? true : undefined));
+      await eventually(() => expect(added).toContain('values-later'), { timeoutMs: 10_000, intervalMs: 50 }); // the new source
       expect(added.filter((name) => name.startsWith('sh.helm.release'))).toEqual([]);
       const kept = informer.get('values-source', namespace)!;
       expect(Object.keys(kept.metadata!).sort()).toEqual(['name', 'namespace', 'resourceVersion', 'uid']);
@@ -180,12 +171,11 @@ describe('the slim Kubernetes client (controller and notify)', () => {
         subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace }],
       },
     });
-    let read: Awaited<ReturnType<typeof reader.core.readNamespacedSecret>> | undefined;
-    for (let i = 0; i < 50 && !read; i++) {
-      read = await reader.core.readNamespacedSecret({ namespace, name: 'guarded' }).catch(() => undefined);
-      if (!read) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(read?.metadata?.name).toBe('guarded');
+    // Until the binding is in the authorizer's cache the read is still Forbidden (the last error shows it).
+    await eventually(async () => expect((await reader.core.readNamespacedSecret({ namespace, name: 'guarded' })).metadata?.name).toBe('guarded'), {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
     // The impersonating client and the controller's own share the pooled connections.
     for (let i = 0; i < 10; i++) {
       await reader.core.readNamespacedSecret({ namespace, name: 'guarded' });
@@ -243,12 +233,12 @@ describe('the slim Kubernetes client (controller and notify)', () => {
     informer.on('error', (error) => errors.push(error));
     await informer.start();
     try {
-      await until('the relist after 410', () => (added.includes('before the watch') ? true : undefined));
+      await eventually(() => expect(added).toContain('before the watch'), { timeoutMs: 10_000, intervalMs: 50 }); // the relist after 410
       expect(lists).toBe(2);
       expect(errors).toEqual([]);
       // The watch goes on from the relist's resourceVersion.
       await recorder.record(release, ReleaseEvent.InstallFailed, 'after the relist');
-      await until('the new Event', () => (added.includes('after the relist') ? true : undefined));
+      await eventually(() => expect(added).toContain('after the relist'), { timeoutMs: 10_000, intervalMs: 50 }); // the new Event
       expect(errors).toEqual([]);
       expect(lists).toBe(2);
     } finally {

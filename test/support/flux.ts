@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { ApiextensionsV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { load } from 'js-yaml';
 import { serverSideApply } from '../../src/core/kube/server-side-apply.js';
+import { expect } from 'vitest';
+import { eventually } from './eventually.js';
 
 interface Crd {
   metadata: { name: string };
@@ -19,21 +21,18 @@ export async function applyFluxCrds(kc: KubeConfig): Promise<void> {
   for (const file of (await readdir(dir)).filter((f) => f.endsWith('.yaml'))) {
     const crd = load(await readFile(new URL(file, dir), 'utf8')) as Crd;
     await serverSideApply(kc, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd.metadata.name}`, crd);
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const current = await api.readCustomResourceDefinition({ name: crd.metadata.name });
-      const established = current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
-      // Established is not yet served (docs/field-notes.md): one LIST must answer first.
-      const listed =
-        established &&
-        (await custom.listClusterCustomObject({ group: crd.spec.group, version: crd.spec.versions[0]!.name, plural: crd.spec.names.plural }).then(
-          () => true,
-          () => false,
-        ));
-      if (listed) break;
-      if (Date.now() > deadline) throw new Error(`Flux CRD ${crd.metadata.name} was not served within 60s`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    await eventually(
+      async () => {
+        const current = await api.readCustomResourceDefinition({ name: crd.metadata.name });
+        expect(
+          current.status?.conditions?.find((c) => c.type === 'Established'),
+          `Flux CRD ${crd.metadata.name} Established`,
+        ).toMatchObject({ status: 'True' });
+        // Established is not yet served (docs/field-notes.md): one LIST must answer first (its error is the last value on time-out).
+        await custom.listClusterCustomObject({ group: crd.spec.group, version: crd.spec.versions[0]!.name, plural: crd.spec.names.plural });
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
   }
 }
 
