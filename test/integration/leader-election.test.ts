@@ -1,3 +1,4 @@
+import { CoordinationV1Api } from '@kubernetes/client-node';
 import { execa, type ResultPromise } from 'execa';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -5,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
+import { leaseName } from '../../src/controller/leader/lease-decision.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
@@ -48,12 +50,15 @@ describe('leader election through a Lease', () => {
   const declare = (version: string) =>
     applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'led', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version } }));
   let baselineWatches = 0;
+  const prefix = uniqueName('hc-leader');
+  const lease = async () => (await kubeConfig.makeApiClient(CoordinationV1Api).readNamespacedLease({ namespace, name: leaseName(prefix) })).spec!;
+  /** A Lease MicroTime as epoch ms (client-node hands a Date or a string). */
+  const ms = (time: unknown) => new Date(time as string).getTime();
 
   beforeAll(async () => {
     namespace = await freshNamespace(kubeConfig, 'leader');
     const dir = await mkdtemp(join(tmpdir(), 'helmcrew-leader-'));
     helm = await createHelmShim(dir, env.helmBin);
-    const prefix = uniqueName('hc-leader');
     const ports = await freePorts(2);
     baselineWatches = await namespacedWatches();
     for (const [index, name] of ['a', 'b'].entries()) {
@@ -110,11 +115,17 @@ describe('leader election through a Lease', () => {
     const follower = replicas[flags.indexOf(0)]!;
     leader.child.kill('SIGKILL');
     await leader.child;
-    const killed = Date.now();
+    const held = await lease();
     const generation = await declare('2.0.0');
-    await until('the follower to lead', async () => sample(await scrape(follower.port), 'helmcrew_leader') === 1, (LEASE_SECONDS + 5) * 1000);
-    // The lease lasts LEASE_SECONDS after the leader's last renewal; a retry period on top.
-    expect(Date.now() - killed).toBeLessThan((LEASE_SECONDS + 1.5) * 1000);
+    await until('the follower to lead', async () => sample(await scrape(follower.port), 'helmcrew_leader') === 1, 30_000);
+    // Read from the Lease (times the replicas wrote), not the test's clock: the follower took it
+    // once it had expired — LEASE_SECONDS after the dead leader's last renewal — and at one of its
+    // next tries (every 500 ms; a whole lease period allowed on top for a loaded machine).
+    const taken = await lease();
+    expect(taken.holderIdentity).not.toBe(held.holderIdentity);
+    const waited = ms(taken.acquireTime) - ms(held.renewTime);
+    expect(waited).toBeGreaterThanOrEqual(LEASE_SECONDS * 1000);
+    expect(waited).toBeLessThan(2 * LEASE_SECONDS * 1000);
     // The new leader resyncs now.
     await until('the new leader to resync', async () => (await resyncTicks(follower.port)) > 0, 5000);
     await waitForReconciled(kubeConfig, namespace, 'led', generation);
