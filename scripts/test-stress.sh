@@ -4,6 +4,7 @@
 #   STRESS_RUNS   runs in a row (3)
 #   STRESS_CPU    stress-ng CPU workers (2: both cores of the reference machine)
 #   STRESS_FILES  test files to run instead of the whole integration project (space-separated)
+#   STRESS_SHUFFLE=1  files in a random order, a new seed each run (printed); STRESS_SEED repeats one
 # The runs share one local environment: HELMCREW_TEST_STATE_DIR when set (left running), else one
 # started here in .helmcrew/stress-env and stopped at the end.
 set -uo pipefail
@@ -17,6 +18,9 @@ say() { printf '[test-stress] %s\n' "$*" >&2; }
 command -v stress-ng >/dev/null || { say "stress-ng is missing: run make setup"; exit 1; }
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { say "STRESS_RUNS must be a positive number, not '$runs'"; exit 2; }
 [[ $cpus =~ ^[1-9][0-9]*$ ]] || { say "STRESS_CPU must be a positive number, not '$cpus'"; exit 2; }
+shuffle=${STRESS_SHUFFLE:-}
+seed=${STRESS_SEED:-$RANDOM}
+[[ $seed =~ ^[0-9]+$ ]] || { say "STRESS_SEED must be a number, not '$seed'"; exit 2; }
 
 out=.helmcrew/stress
 mkdir -p "$out"
@@ -47,6 +51,10 @@ for ((run = 1; run <= runs; run++)); do
   result=$out/run-$run.json
   rm -f "$result"
   if ((${#files[@]})); then target=("${files[@]}"); else target=(--project integration); fi
+  if [[ -n $shuffle ]]; then
+    target+=(--sequence.shuffle.files "--sequence.seed=$((seed + run - 1))")
+    say "run $run/$runs: files shuffled with seed $((seed + run - 1)) (STRESS_SEED=$((seed + run - 1)) STRESS_RUNS=1 repeats it)"
+  fi
   npx vitest run "${target[@]}" --reporter=default --reporter=json --outputFile.json="$result" >"$out/run-$run.log" 2>&1
   status=$?
   kill "$hog" 2>/dev/null
