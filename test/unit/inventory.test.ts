@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inventoryOf } from '../../src/controller/reconcile/inventory.js';
+import { inventoryOf, withInventory } from '../../src/controller/reconcile/inventory.js';
 
 /** Issue 24: status.inventory as Flux lists it: <namespace>_<name>_<group>_<kind> and the version. */
 describe('status.inventory', () => {
@@ -17,5 +17,12 @@ describe('status.inventory', () => {
         { id: 'web_unicorn__Service', v: 'v1' },
       ],
     });
+  });
+
+  it('withInventory replaces the inventory with the deployed revision (after a rollback too); no manifest leaves it as it was', () => {
+    const before = { inventory: { entries: [{ id: 'web_gone_apps_Deployment', v: 'v1' }] } };
+    const manifest = '---\napiVersion: v1\nkind: ConfigMap\nmetadata: { name: page }\n';
+    expect(withInventory(before, manifest, { name: 'unicorn', namespace: 'web' }).inventory).toEqual({ entries: [{ id: 'web_page__ConfigMap', v: 'v1' }] });
+    expect(withInventory(before, undefined, { name: 'unicorn', namespace: 'web' })).toBe(before);
   });
 });

@@ -1,5 +1,5 @@
-import type { Inventory } from '../../api/helmrelease-status.js';
-import { manifestObjects } from '../drift/manifest-objects.js';
+import type { HelmReleaseStatus, Inventory } from '../../api/helmrelease-status.js';
+import { ManifestError, manifestObjects } from '../drift/manifest-objects.js';
 
 /**
  * Pure: status.inventory in Flux's shape, from the manifest of the revision helm just wrote (hooks
@@ -32,4 +32,18 @@ export function inventoryOf(manifest: string, release: { name: string; namespace
   });
   entries.sort((a, b) => a.id.localeCompare(b.id));
   return { entries };
+}
+
+/**
+ * The status with the inventory of the deployed revision, after whatever wrote it (an install, an
+ * upgrade, a rollback). A manifest that cannot be read leaves the inventory as it was.
+ */
+export function withInventory(status: HelmReleaseStatus, manifest: string | undefined, release: { name: string; namespace: string }): HelmReleaseStatus {
+  if (manifest === undefined) return status;
+  try {
+    return { ...status, inventory: inventoryOf(manifest, release) };
+  } catch (error) {
+    if (error instanceof ManifestError) return status;
+    throw error;
+  }
 }

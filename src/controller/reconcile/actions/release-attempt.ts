@@ -14,9 +14,7 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
 import { testsWanted } from '../test-decision.js';
 import { applyChartCrds } from './chart-crds.js';
-import { inventoryOf } from '../inventory.js';
-import type { HelmReleaseStatus } from '../../../api/helmrelease-status.js';
-import { ManifestError } from '../../drift/manifest-objects.js';
+import { withInventory } from '../inventory.js';
 import { attemptSupersedable, pullChart, releaseRequest, reportSuperseded, type AttemptOutcome } from './shared.js';
 
 /** What tells an install from an upgrade; the attempt around helm is the same (runReleaseAttempt). */
@@ -88,22 +86,14 @@ export async function runReleaseAttempt(
   });
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = attempt.succeededMessage(revision);
-  const succeeded = withInventory(succeededStatus(attempted, attempt.events.succeeded, message, history, ctx.now()), history.deployed?.manifest, target);
+  const succeeded = withInventory(succeededStatus(attempted, attempt.events.succeeded, message, history, ctx.now()), history.deployed?.manifest, {
+    name: target.releaseName,
+    namespace: target.namespace,
+  });
   // Independent writes: the status and the Event (with notify) go out together.
   await Promise.all([
     ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
     ctx.events.record(release, attempt.events.succeeded, message, { ...details, revision }),
   ]);
   return 'succeeded';
-}
-
-/** status.inventory from the deployed manifest; a manifest that cannot be read leaves the inventory as it was. */
-function withInventory(status: HelmReleaseStatus, manifest: string | undefined, target: ReleaseTarget): HelmReleaseStatus {
-  if (manifest === undefined) return status;
-  try {
-    return { ...status, inventory: inventoryOf(manifest, { name: target.releaseName, namespace: target.namespace }) };
-  } catch (error) {
-    if (error instanceof ManifestError) return status;
-    throw error;
-  }
 }

@@ -5,7 +5,8 @@ import type { StoredRelease } from '../../../core/helm-storage/release-storage.j
 import { remediationDoneStatus, remediationEvent, remediationStartedStatus } from '../../status/remediation-status.js';
 import type { ReconcileContext } from '../context.js';
 import { failedActionOf, failureCount } from '../remediation-decision.js';
-import type { ReleaseTarget } from '../../../core/release/release-target.js';
+import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
+import { withInventory } from '../inventory.js';
 import { helmRollback } from './rollback.js';
 import { uninstallRequest } from './shared.js';
 
@@ -66,6 +67,10 @@ async function finish(
   failed: ReturnType<typeof failedActionOf>,
   history: Awaited<ReturnType<ReconcileContext['storage']['history']>>,
 ): Promise<void> {
-  await ctx.api.patchStatus(release, remediationDoneStatus(release, record, failed, history, ctx.now()));
+  const { releaseName: name, namespace } = releaseTarget(release);
+  await ctx.api.patchStatus(
+    release,
+    withInventory(remediationDoneStatus(release, record, failed, history, ctx.now()), history.deployed?.manifest, { name, namespace }),
+  );
   await ctx.events.record(release, remediationEvent(record), record.message);
 }

@@ -5,7 +5,8 @@ import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { rollbackDoneStatus, rollbackStartedStatus } from '../../status/suspension-status.js';
 import type { ReconcileContext } from '../context.js';
-import type { ReleaseTarget } from '../../../core/release/release-target.js';
+import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
+import { withInventory } from '../inventory.js';
 import { resolveDesiredRelease } from '../desired-release.js';
 import { redactSecrets } from '../redact.js';
 import { chooseRollbackRevision } from '../../../core/release/rollback-decision.js';
@@ -104,7 +105,11 @@ async function finish(
   suspension: ReturnType<typeof readSuspension>,
   history: Parameters<typeof rollbackDoneStatus>[3],
 ): Promise<void> {
-  await ctx.api.patchStatus(release, rollbackDoneStatus(release, record, suspension, history, ctx.now()));
+  const { releaseName: name, namespace } = releaseTarget(release);
+  await ctx.api.patchStatus(
+    release,
+    withInventory(rollbackDoneStatus(release, record, suspension, history, ctx.now()), history.deployed?.manifest, { name, namespace }),
+  );
   const from = history.releases.find((r) => r.revision === record.fromRevision);
   const to = history.releases.find((r) => r.revision === record.toRevision);
   await ctx.events.record(release, record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed, record.message, {
