@@ -7,7 +7,7 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { historyFromStorage } from '../../src/controller/status/release-status.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { waitForCheckBegunNow, waitForChecks } from '../support/checks.js';
+import { expectQuietAcrossChecks, waitForCheckBegunNow, waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { eventually } from '../support/eventually.js';
 
@@ -48,26 +48,7 @@ describe('a release in sync', () => {
     const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, interval: '1s', values: { replicaCount: 0 } };
     const generations = await Promise.all(names.map((n) => applyHelmRelease(kubeConfig, helmReleaseObject(namespace, n, spec))));
     for (const [i, n] of names.entries()) await waitForReconciled(kubeConfig, namespace, n, generations[i]!);
-    await waitForCheckBegunNow(
-      env.redisUrl,
-      ctl.prefix,
-      names.map((n) => `${namespace}/${n}`),
-    );
-    const helmRunsBefore = (await ctl.helm.invocations()).length;
-    const versions = async () =>
-      new Map((await api.list(namespace)).items.filter((r) => names.includes(r.metadata.name)).map((r) => [r.metadata.name, r.metadata.resourceVersion]));
-    const before = await versions();
-
-    const checks = await waitForChecks(
-      env.redisUrl,
-      ctl.prefix,
-      names.map((n) => `${namespace}/${n}`),
-      4,
-      30_000,
-    );
-    for (const [key, seen] of checks) expect({ key, checks: seen.size >= 4 }).toEqual({ key, checks: true });
-    expect((await ctl.helm.invocations()).slice(helmRunsBefore).map((args) => args[0])).toEqual([]);
-    expect(await versions()).toEqual(before);
+    await expectQuietAcrossChecks({ redisUrl: env.redisUrl, prefix: ctl.prefix, helm: ctl.helm, api, namespace, names, times: 4, timeoutMs: 30_000 });
   });
 
   it('a problem found again by each periodic check is reported once: no further writes, no second Event', async () => {

@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
 import { expect } from 'vitest';
 import { CheckLedger } from '../../src/controller/queue/check-ledger.js';
+import type { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import type { HelmShim } from './helm-shim.js';
 import { eventually } from './eventually.js';
 
 /**
@@ -61,4 +63,31 @@ async function watchLedger<T>(redisUrl: string, prefix: string, use: (ledger: Ch
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * Releases at rest stay quiet: after a whole check of each begun now (the baseline), `times` more
+ * checks of each start no helm process and write none of the HelmReleases.
+ */
+export async function expectQuietAcrossChecks(opts: {
+  redisUrl: string;
+  prefix: string;
+  helm: HelmShim;
+  api: HelmReleaseApi;
+  namespace: string;
+  names: string[];
+  times: number;
+  timeoutMs: number;
+}): Promise<void> {
+  const { namespace, names } = opts;
+  const keys = names.map((n) => `${namespace}/${n}`);
+  await waitForCheckBegunNow(opts.redisUrl, opts.prefix, keys);
+  const helmRuns = (await opts.helm.invocations()).length;
+  const versions = async () =>
+    new Map((await opts.api.list(namespace)).items.filter((r) => names.includes(r.metadata.name)).map((r) => [r.metadata.name, r.metadata.resourceVersion]));
+  const before = await versions();
+  const checks = await waitForChecks(opts.redisUrl, opts.prefix, keys, opts.times, opts.timeoutMs);
+  for (const [key, seen] of checks) expect({ key, checks: seen.size >= opts.times }).toEqual({ key, checks: true });
+  expect((await opts.helm.invocations()).slice(helmRuns)).toEqual([]);
+  expect(await versions()).toEqual(before);
 }
