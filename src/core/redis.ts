@@ -33,9 +33,11 @@ export function connectRedis(url: string, options: ConnectOptions = {}): Redis {
         username: target.username,
         password: target.password,
         sentinelPassword: target.sentinelPassword,
-        // Subscribes to the sentinels' +switch-master, so a promoted replica is used at once
-        // rather than after the old primary's connection times out.
-        failoverDetector: true,
+        // No failoverDetector: its +switch-master handler disconnects the connector, and when that
+        // lands while a reconnect is asking the sentinels for the primary, ioredis ends the
+        // connection for good ("Connection is closed.", status end, no retry) — seen under load:
+        // a controller stuck for minutes after a failover. Redis closes its clients' connections
+        // on a failover, and ioredis then asks the sentinels again (docs/redis.md).
       });
   }
 }

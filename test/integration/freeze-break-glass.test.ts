@@ -14,6 +14,7 @@ import { freePort } from '../../src/dev/free-port.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
+import { eventually } from '../support/eventually.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 
 /**
@@ -123,8 +124,12 @@ describe('/release upgrade --break-glass through a freeze', () => {
     const approvedMark = slack.calls().length;
     const bob = await click('release_approve', approve.value, 'UBOB');
     expect(bob.text).toMatch(/^Approved/);
-    const release = await get();
-    expect(release.spec.chart.version).toBe('2.0.0');
+    // The reply comes first; the bot then posts its audit message and writes the change.
+    const release = await eventually(async () => {
+      const written = await get();
+      expect(written.spec.chart.version).toBe('2.0.0');
+      return written;
+    });
     expect(readBreakGlass(release.metadata.annotations)).toMatchObject({
       freezes: [freezeName],
       generation: release.metadata.generation,
@@ -135,7 +140,11 @@ describe('/release upgrade --break-glass through a freeze', () => {
     expect(done.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'UpgradeSucceeded' });
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('blue');
 
-    const [audit] = await eventsOf('ActionRequested');
+    const audit = await eventually(async () => {
+      const [recorded] = await eventsOf('ActionRequested');
+      expect(recorded).toBeDefined();
+      return recorded;
+    });
     expect(audit?.message).toBe(
       `slack:UALICE in ${channel} asked for the upgrade of ${namespace}/unicorn to 2.0.0 (BREAK-GLASS through freeze ${freezeName}, approved by slack:UBOB): hotfix for INC-4242`,
     );

@@ -74,9 +74,9 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     expect(condition(release, 'Ready')).toMatchObject({ status: 'True', reason: 'RollbackSucceeded' });
     expect(await ctl.helm.count('rollback')).toBe(1);
 
-    const waited = await kubectl('wait', '--for=condition=Suspended', 'helmrelease/unicorn', '--timeout=10s');
+    const waited = await kubectl('wait', '--for=condition=Suspended', 'hcr/unicorn', '--timeout=10s');
     expect(waited.exitCode, waited.stderr).toBe(0);
-    const table = await kubectl('get', 'helmreleases');
+    const table = await kubectl('get', 'hcr');
     expect(table.stdout).toMatch(/unicorn\s+True\s+True\s+Rolled back revision 3/);
     const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
     const seen = events.items.map((e) => `${e.type} ${e.reason}`);
