@@ -55,14 +55,21 @@ function targetPathOf(ref: ValuesReference): ReturnType<typeof parseTargetPath> 
 
 /** Parses a valuesFrom document as helm parses a values file (YAML 1.1, merge keys). */
 export function parseValuesText(text: string, ref: ValuesReference): Record<string, unknown> {
-  const where = `${ref.kind}/${ref.name} key ${ref.valuesKey ?? DEFAULT_VALUES_KEY}`;
+  return parseValuesDocument(text, `${ref.kind}/${ref.name} key ${ref.valuesKey ?? DEFAULT_VALUES_KEY}`);
+}
+
+/**
+ * Parses a values document (a valuesFrom key, a chart's values file) as helm does (YAML 1.1);
+ * empty is no values, anything but a map is refused; `where` names it in the message.
+ */
+export function parseValuesDocument(text: string, where: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = parseHelmYaml(text);
   } catch (error) {
     if (error instanceof HelmYamlError) throw new ValuesError(`${where}: ${error.message}`);
-    const detail = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
-    throw new ValuesError(`${where} is not valid YAML${detail ? ` (line ${detail})` : ''}`);
+    const line = (error as { linePos?: Array<{ line: number }> }).linePos?.[0]?.line;
+    throw new ValuesError(`${where} is not valid YAML${line ? ` (line ${line})` : ''}`);
   }
   if (parsed === null || parsed === undefined) return {};
   if (!isPlainObject(parsed)) throw new ValuesError(`${where} must hold a YAML map of values`);
