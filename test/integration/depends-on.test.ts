@@ -1,9 +1,11 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease, HelmReleaseSpec } from '../../src/api/helmrelease.js';
+import { ReconcileQueue } from '../../src/controller/queue/reconcile-queue.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { connectRedis } from '../../src/core/redis.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
@@ -29,6 +31,23 @@ describe('dependsOn', () => {
         ...spec,
       }),
     );
+  const passReasons = (name: string) =>
+    logged.lines
+      .map((line) => JSON.parse(line) as { msg?: string; release?: string; reason?: string })
+      .filter((p) => p.msg === 'reconciled' && p.release === `${namespace}/${name}`)
+      .map((p) => p.reason);
+  /** The reasons of the passes of `key` that wait or run in the controller's queue (a delayed one is left out: any wake replaces it). */
+  const pendingJobsOf = async (key: string) => {
+    const connection = connectRedis(env.redisUrl);
+    const queue = new ReconcileQueue(connection, ctl.prefix);
+    try {
+      const jobs = await queue.raw.getJobs(['waiting', 'prioritized', 'active']);
+      return jobs.filter((job) => job.data.key === key).map((job) => job.data.reason);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
+  };
   const deployedAt = async (name: string) => Date.parse((await storage.history(namespace, name)).deployed?.lastDeployed ?? 'NaN');
 
   it('A ← B ← C applied in reverse order install A, then B, then C', async () => {
@@ -86,6 +105,31 @@ describe('dependsOn', () => {
     expect((await api.get(namespace, 'x'))?.metadata.resourceVersion).toBe(before?.metadata.resourceVersion);
   });
 
+  it('breaking a cycle two links below a release wakes it: p → q → r → p, then r names s instead', async () => {
+    // interval 1h, and a cycle is not retried by itself: once p reports it, only the chain wake
+    // (r's spec change reaching p through q) can make p look again. q alone is woken without it.
+    for (const [name, dependency] of [
+      ['p', 'q'],
+      ['q', 'r'],
+      ['r', 'p'],
+    ])
+      await declare(name, { dependsOn: [{ name: dependency }], interval: '1h' });
+    await Promise.all(
+      ['p', 'q', 'r'].map((name) =>
+        eventually(async () => expect(condition(await api.get(namespace, name), 'Ready')?.message).toMatch(/dependsOn forms a cycle: .*→/)),
+      ),
+    );
+    // At rest: no pass of p waits or runs, so the pass the wake asks for is a new job and logs the wake's reason.
+    await eventually(async () => expect(await pendingJobsOf(`${namespace}/p`)).toEqual([]));
+    await declare('r', { dependsOn: [{ name: 's' }], interval: '1h' });
+    await eventually(async () => {
+      const ready = condition(await api.get(namespace, 'p'), 'Ready');
+      expect(ready).toMatchObject({ status: 'False', reason: 'DependencyNotReady' });
+      expect(ready?.message).toContain(`Waiting for ${namespace}/q to be Ready`);
+    });
+    await eventually(() => expect(passReasons('p')).toContain(`dependency ${namespace}/r changed`));
+  });
+
   it('a missing dependency is reported; creating it wakes the dependant at once, before it is Ready', async () => {
     // interval 1h: no periodic check comes to the rescue; only the watch, seeing `later` appear, can.
     const lonely = await declare('lonely', { dependsOn: [{ name: 'later' }], interval: '1h' });
@@ -135,9 +179,6 @@ describe('dependsOn', () => {
     // Woken by A becoming Ready (the watch maps A to B), not only by B's backoff: a pass of B ran
     // for that reason. (Read from the log, not the clock: under load a backoff can come first.)
     // The worker logs a pass after it returns, a moment after the status it wrote: wait for the line.
-    await eventually(() => {
-      const passes = logged.lines.map((line) => JSON.parse(line) as { msg?: string; release?: string; reason?: string });
-      expect(passes.filter((p) => p.msg === 'reconciled' && p.release === `${namespace}/b`).map((p) => p.reason)).toContain(`dependency ${namespace}/a ready`);
-    });
+    await eventually(() => expect(passReasons('b')).toContain(`dependency ${namespace}/a ready`));
   });
 });
