@@ -108,12 +108,9 @@ describe('dependsOn', () => {
   it('breaking a cycle two links below a release wakes it: p → q → r → p, then r names s instead', async () => {
     // interval 1h, and a cycle is not retried by itself: once p reports it, only the chain wake
     // (r's spec change reaching p through q) can make p look again. q alone is woken without it.
-    for (const [name, dependency] of [
-      ['p', 'q'],
-      ['q', 'r'],
-      ['r', 'p'],
-    ])
-      await declare(name, { dependsOn: [{ name: dependency }], interval: '1h' });
+    await declare('p', { dependsOn: [{ name: 'q' }], interval: '1h' });
+    await declare('q', { dependsOn: [{ name: 'r' }], interval: '1h' });
+    await declare('r', { dependsOn: [{ name: 'p' }], interval: '1h' });
     await Promise.all(
       ['p', 'q', 'r'].map((name) =>
         eventually(async () => expect(condition(await api.get(namespace, name), 'Ready')?.message).toMatch(/dependsOn forms a cycle: .*→/)),
