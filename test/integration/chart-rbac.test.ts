@@ -130,7 +130,7 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     { account: 'notify', parts: ['notify'] },
     { account: 'bot', parts: ['bot'] },
     { account: 'one', parts: ['controller', 'notify', 'bot'] },
-  ])("the $account ServiceAccount has exactly the documented rights for $parts, in its namespace and elsewhere", async ({ account, parts }) => {
+  ])('the $account ServiceAccount has exactly the documented rights for $parts, in its namespace and elsewhere', async ({ account, parts }) => {
     expect(await granted(`${releaseName}-${account}`, namespace)).toEqual(stated(parts, 'own namespace'));
     expect(await granted(`${releaseName}-${account}`, 'default')).toEqual(stated(parts, 'cluster'));
   });
