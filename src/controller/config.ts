@@ -49,7 +49,7 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
   HELMCREW_ALLOWED_REPOSITORY_HOSTS: {
     default: DEFAULT_ALLOWED_REPOSITORY_HOSTS,
     meaning:
-      'chart repository hosts the controller and its helm and git may contact: host names, `*.domain`, addresses and CIDRs, comma-separated; link-local and metadata hosts are refused even with `*` ([security](security.md#repository-hosts))',
+      'chart repository hosts the controller and its helm and git may contact: host names, `*.domain`, addresses and CIDRs, comma-separated; link-local and metadata hosts are refused even with `*` ([security](security.md#repository-hosts-and-limits))',
   },
   HELMCREW_MAX_INDEX_BYTES: {
     default: 20 * MiB,
