@@ -14,15 +14,12 @@ usage:
   helmcrew demo                the unicorn story on the local environment
   helmcrew crds print|write|apply
                                the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
+  helmcrew config print|write  the environment variables every part reads, as docs/configuration.md's table
   helmcrew import flux [-f FILE]… [-n NS] [--apply] [--no-handover]
                                Flux HelmReleases (from files or the cluster) as helmcrew's, with a
                                report of what cannot be carried (docs/flux-import.md)
 
-configuration: KUBECONFIG, REDIS_URL, HELM_BIN, KUSTOMIZE_BIN, WATCH_NAMESPACES, HELMCREW_CONCURRENCY, LOG_LEVEL;
-  notify: HELMCREW_NOTIFY_CONCURRENCY, HELMCREW_NOTIFY_COALESCE_MS, HELMCREW_NOTIFY_RATE_PER_SECOND,
-  HELMCREW_NOTIFY_RATE_BURST, HELMCREW_TEAM_REFRESH_MS, HELMCREW_NOTIFY_LOCK_MS,
-  HELMCREW_TEAM_SELECTOR;
-  the bot: SLACK_BOT_TOKEN, SLACK_APP_TOKEN or SLACK_SIGNING_SECRET, PORT, SLACK_API_URL`;
+configuration: environment variables, every one in docs/configuration.md (helmcrew config print)`;
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -35,6 +32,7 @@ const commands: Record<string, () => Promise<Command>> = {
   dev: async () => (await import('./commands/dev.js')).devCommand,
   demo: async () => (await import('./commands/demo.js')).demoCommand,
   crds: async () => (await import('./commands/crds.js')).crdsCommand,
+  config: async () => (await import('./commands/config.js')).configCommand,
   release: async () => (await import('./commands/release.js')).releaseCommand,
   bot: async () => (await import('./commands/bot.js')).botCommand,
   import: async () => (await import('./commands/import.js')).importCommand,

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import { SHARED_ENV } from './config/env.js';
 
 export type { Logger };
 
@@ -6,7 +7,12 @@ export type { Logger };
  * Structured JSON logs on stderr, so stdout stays free for command output (`dev env`); or into
  * `file` (appended, folder created) when a command's own output must stay readable (the demo).
  */
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info', file?: string): Logger {
+export function createLogger(name: string, level = logLevel(), file?: string): Logger {
   const destination = file ? pino.destination({ dest: file, mkdir: true, append: true, sync: true }) : pino.destination(2);
   return pino({ name, level, base: { component: name } }, destination);
+}
+
+/** LOG_LEVEL when set, else this command's own default (`info`; the terminal's quieter commands: `warn`). */
+export function logLevel(fallback: string = SHARED_ENV.fallback('LOG_LEVEL')): string {
+  return SHARED_ENV.in(process.env).raw('LOG_LEVEL') ?? fallback;
 }

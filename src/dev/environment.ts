@@ -4,6 +4,7 @@
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadKubeConfig } from '../core/kube/client.js';
+import { SHARED_ENV } from '../core/config/env.js';
 import { applyCrds } from '../core/kube/crd-installer.js';
 import type { Logger } from '../core/log.js';
 import { certPaths, ensureCerts, type CertPaths } from './certs.js';
@@ -171,7 +172,8 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
   const started = Date.now();
   const built = await ensureToolchain(log);
   // HELM_BIN points the environment (chart packaging, exports) at another helm build.
-  const bins = process.env.HELM_BIN ? { ...built, helm: process.env.HELM_BIN } : built;
+  const helmBin = SHARED_ENV.in(process.env).raw('HELM_BIN');
+  const bins = helmBin ? { ...built, helm: helmBin } : built;
   await mkdir(stateDir, { recursive: true });
   const file: EnvFile = { status: 'starting', stateDir, helmBin: bins.helm, kubectlBin: bins.kubectl, processes: [] };
   await writeEnvFile(stateDir, file);

@@ -3,6 +3,13 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { declareEnv } from '../core/config/registry.js';
+
+/** The local environment's own variables (docs/configuration.md). */
+export const DEV_ENV = declareEnv(['dev'], {
+  HELMCREW_CACHE: { defaultText: '`~/.cache/helmcrew`', meaning: 'the toolchain cache, shared by every checkout on the machine' },
+  HELMCREW_STATE_DIR: { defaultText: '`<repo>/.helmcrew/dev`', meaning: 'the local environment’s state: certificates, logs, data, pids, `env.json`' },
+});
 
 // Pinned versions; scripts/build-toolchain.sh has the same defaults and toolchain.ts passes these
 // to it explicitly, so the two can never build one version and look for another.
@@ -16,7 +23,7 @@ export const KUSTOMIZE_VERSION = 'v5.8.2';
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 export function cacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.HELMCREW_CACHE || join(homedir(), '.cache', 'helmcrew');
+  return DEV_ENV.in(env).raw('HELMCREW_CACHE') || join(homedir(), '.cache', 'helmcrew');
 }
 
 export interface ToolchainPaths {
@@ -48,7 +55,7 @@ export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
 
 /** Option first, then HELMCREW_STATE_DIR, then `<repo>/.helmcrew/dev` (git-ignored). */
 export function resolveStateDir(option?: string, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(option || env.HELMCREW_STATE_DIR || join(REPO_ROOT, '.helmcrew', 'dev'));
+  return resolve(option || DEV_ENV.in(env).raw('HELMCREW_STATE_DIR') || join(REPO_ROOT, '.helmcrew', 'dev'));
 }
 
 /** Fixed layout inside one state dir. */

@@ -1,4 +1,25 @@
-import { positiveInt, positiveNumber, readSharedConfig, type Env, type SharedConfig } from '../core/config/env.js';
+import { positiveInt, readSharedConfig, SHARED_ENV, type Env, type SharedConfig } from '../core/config/env.js';
+import { declareEnv } from '../core/config/registry.js';
+
+/** notify's variables (docs/configuration.md is generated from them); its providers read theirs from here too. */
+export const NOTIFY_ENV = declareEnv(['notify'], {
+  HELMCREW_NOTIFY_CONCURRENCY: { default: 16, meaning: 'deliveries in flight at once per process (each to a different release and channel)' },
+  HELMCREW_NOTIFY_COALESCE_MS: { default: 600_000, meaning: 'the same event of the same operation within this window is said once' },
+  HELMCREW_NOTIFY_RATE_PER_SECOND: { default: 1, meaning: 'messages per second per channel (Slack allows about 1)' },
+  HELMCREW_NOTIFY_RATE_BURST: { default: 1, meaning: 'the short burst allowed above that rate' },
+  HELMCREW_TEAM_REFRESH_MS: { default: 5000, meaning: 'how often Teams are listed again' },
+  HELMCREW_NOTIFY_LOCK_MS: { default: 30_000, meaning: 'how long a crashed process can hold a delivery before another takes it over' },
+  HELMCREW_TEAM_SELECTOR: { defaultText: 'every Team', meaning: 'serve only the Teams matching this label selector' },
+  HELMCREW_CLUSTER_NAME: {
+    defaultText: 'none',
+    meaning: 'said in every message: Slack’s and Teams’ Cluster field, PagerDuty’s key, source and summary, the webhook’s `cluster`',
+  },
+  HELMCREW_STATUS_URL: {
+    defaultText: 'none',
+    meaning: 'a release’s status page, `{namespace}` and `{name}` filled in: templates’ `links.status`, the Teams card’s link',
+  },
+  HELMCREW_PAGERDUTY_URL: { default: 'https://events.pagerduty.com/v2/enqueue', meaning: 'the PagerDuty Events API v2 endpoint (a proxy, or the local fake)' },
+});
 
 export interface NotifyConfig extends SharedConfig {
   /** Deliveries in flight at once in this process (each to a different release/channel). */
@@ -23,17 +44,18 @@ export interface NotifyConfig extends SharedConfig {
 }
 
 export function readNotifyConfig(env: Env = process.env): NotifyConfig {
+  const own = NOTIFY_ENV.in(env);
   return {
     ...readSharedConfig(env),
-    concurrency: positiveInt(env, 'HELMCREW_NOTIFY_CONCURRENCY', 16),
-    coalesceWindowMs: positiveInt(env, 'HELMCREW_NOTIFY_COALESCE_MS', 10 * 60_000),
-    ratePerSecond: positiveNumber(env, 'HELMCREW_NOTIFY_RATE_PER_SECOND', 1),
-    rateBurst: positiveInt(env, 'HELMCREW_NOTIFY_RATE_BURST', 1),
-    teamRefreshMs: positiveInt(env, 'HELMCREW_TEAM_REFRESH_MS', 5000),
-    lockMs: positiveInt(env, 'HELMCREW_NOTIFY_LOCK_MS', 30_000),
-    teamSelector: env.HELMCREW_TEAM_SELECTOR || undefined,
-    clusterName: env.HELMCREW_CLUSTER_NAME?.trim() || undefined,
-    statusUrl: env.HELMCREW_STATUS_URL?.trim() || undefined,
-    healthPort: env.HEALTH_PORT ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
+    concurrency: own.positiveInt('HELMCREW_NOTIFY_CONCURRENCY'),
+    coalesceWindowMs: own.positiveInt('HELMCREW_NOTIFY_COALESCE_MS'),
+    ratePerSecond: own.positiveNumber('HELMCREW_NOTIFY_RATE_PER_SECOND'),
+    rateBurst: own.positiveInt('HELMCREW_NOTIFY_RATE_BURST'),
+    teamRefreshMs: own.positiveInt('HELMCREW_TEAM_REFRESH_MS'),
+    lockMs: own.positiveInt('HELMCREW_NOTIFY_LOCK_MS'),
+    teamSelector: own.raw('HELMCREW_TEAM_SELECTOR') || undefined,
+    clusterName: own.raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined,
+    statusUrl: own.raw('HELMCREW_STATUS_URL')?.trim() || undefined,
+    healthPort: SHARED_ENV.in(env).raw('HEALTH_PORT') ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
   };
 }

@@ -20,9 +20,9 @@ import { eventually } from '../support/eventually.js';
 
 type Right = { part: string; resource: string; name: string; verbs: string[]; where: 'cluster' | 'own namespace' };
 
-/** README "Rights per part": the table between the rights-table markers. */
+/** docs/security.md "Identities: rights per part": the table between the rights-table markers. */
 async function readmeRights(): Promise<Right[]> {
-  const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = await readFile(join(REPO_ROOT, 'docs', 'security.md'), 'utf8');
   const table = readme.slice(readme.indexOf('<!-- rights-table -->'), readme.indexOf('<!-- /rights-table -->'));
   return table
     .split('\n')
@@ -54,7 +54,7 @@ function parseCanIList(stdout: string) {
 /**
  * Issues 5 and 20: each part's least-privilege RBAC (rbac.clusterAdmin=false), applied to the test
  * cluster as rendered and asked with `kubectl auth can-i` as each ServiceAccount: the rights the
- * README states, and no more.
+ * docs/security.md states, and no more.
  */
 describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
   const { env, kubeConfig } = testEnv();
@@ -130,7 +130,7 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     { account: 'notify', parts: ['notify'] },
     { account: 'bot', parts: ['bot'] },
     { account: 'one', parts: ['controller', 'notify', 'bot'] },
-  ])("the $account ServiceAccount has exactly the README's rights for $parts, in its namespace and elsewhere", async ({ account, parts }) => {
+  ])('the $account ServiceAccount has exactly the documented rights for $parts, in its namespace and elsewhere', async ({ account, parts }) => {
     expect(await granted(`${releaseName}-${account}`, namespace)).toEqual(stated(parts, 'own namespace'));
     expect(await granted(`${releaseName}-${account}`, 'default')).toEqual(stated(parts, 'cluster'));
   });

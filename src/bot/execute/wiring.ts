@@ -6,12 +6,13 @@ import { FreezeApi } from '../../core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
+import { SHARED_ENV } from '../../core/config/env.js';
 import { ReleaseOperations } from './operations.js';
 import type { ChangePreviews } from './preview-client.js';
 
 /** The execution path's parts, made from one KubeConfig; the terminal and the bot share it. */
 export function releaseOperations(kubeConfig: KubeConfig, log: Logger, component: string, options: { previews?: ChangePreviews; timeZone?: string } = {}) {
-  const { previews, timeZone = process.env.HELMCREW_TIME_ZONE || 'UTC' } = options;
+  const { previews, timeZone = SHARED_ENV.in(process.env).text('HELMCREW_TIME_ZONE') } = options;
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const freezes = new FreezeApi(kube);

@@ -1,4 +1,25 @@
-import { checkedRedisUrl, ConfigError } from '../../core/config/env.js';
+import { checkedRedisUrl, ConfigError, SHARED_ENV } from '../../core/config/env.js';
+import { declareEnv } from '../../core/config/registry.js';
+
+/** The bot's variables (docs/configuration.md is generated from them); SLACK_BOT_TOKEN and the rest it shares are in SHARED_ENV. */
+export const BOT_ENV = declareEnv(['bot'], {
+  SLACK_APP_TOKEN: { defaultText: 'none', meaning: 'an app-level token (`xapp-…`, scope `connections:write`, a secret): Socket Mode, no ingress needed' },
+  SLACK_SIGNING_SECRET: {
+    defaultText: 'none',
+    meaning: 'without an app token: HTTP mode, requests signed with this secret at `/slack/events` on `PORT`',
+  },
+  PORT: { default: 3000, meaning: 'the HTTP mode port' },
+  HELMCREW_PLAN_TTL_SECONDS: { default: 300, meaning: 'how long a plan’s Confirm button (and an approval request) stays valid; 1–86400' },
+  HELMCREW_OUTCOME_TIMEOUT_SECONDS: { default: 300, meaning: 'how long the bot waits for the controller’s report before saying it is still pending; 1–3600' },
+  HELMCREW_PREVIEW_TIMEOUT_SECONDS: {
+    default: 20,
+    meaning: 'how long a plan waits for the controller’s answer of what a change would do before it is shown without it; 1–600',
+  },
+  HELMCREW_FREEZE_SWEEP_SECONDS: {
+    default: 15,
+    meaning: 'how often the bot looks for Freezes set from Slack that expired or were deleted, to report their end; 1–3600',
+  },
+});
 
 /** `helmcrew bot` configuration from the environment; a bad value stops start-up naming the variable. */
 export interface BotConfig {
@@ -27,33 +48,36 @@ export interface BotConfig {
 type Env = Record<string, string | undefined>;
 
 export function readBotConfig(env: Env = process.env): BotConfig {
-  const botToken = env.SLACK_BOT_TOKEN;
+  const shared = SHARED_ENV.in(env);
+  const own = BOT_ENV.in(env);
+  const botToken = shared.raw('SLACK_BOT_TOKEN');
   if (!botToken) throw new ConfigError('SLACK_BOT_TOKEN is not set (the bot token, xoxb-…)');
   if (!botToken.startsWith('xoxb-')) throw new ConfigError('SLACK_BOT_TOKEN must be a bot token starting with xoxb-');
-  const appToken = env.SLACK_APP_TOKEN || undefined;
+  const appToken = own.raw('SLACK_APP_TOKEN') || undefined;
   if (appToken && !appToken.startsWith('xapp-')) throw new ConfigError('SLACK_APP_TOKEN must be an app-level token starting with xapp-');
-  const signingSecret = env.SLACK_SIGNING_SECRET || undefined;
+  const signingSecret = own.raw('SLACK_SIGNING_SECRET') || undefined;
   if (!appToken && !signingSecret) throw new ConfigError('SLACK_SIGNING_SECRET is not set (needed in HTTP mode; set SLACK_APP_TOKEN for Socket Mode instead)');
   const redisUrl = checkedRedisUrl(env);
   let slackApiUrl: string | undefined;
-  if (env.SLACK_API_URL) {
-    if (!/^https?:\/\/[^\s]+$/.test(env.SLACK_API_URL)) throw new ConfigError('SLACK_API_URL must be an http(s) URL');
-    slackApiUrl = env.SLACK_API_URL.endsWith('/') ? env.SLACK_API_URL : `${env.SLACK_API_URL}/`;
+  const rawApiUrl = shared.raw('SLACK_API_URL');
+  if (rawApiUrl) {
+    if (!/^https?:\/\/[^\s]+$/.test(rawApiUrl)) throw new ConfigError('SLACK_API_URL must be an http(s) URL');
+    slackApiUrl = rawApiUrl.endsWith('/') ? rawApiUrl : `${rawApiUrl}/`;
   }
   return {
     botToken,
     appToken,
     signingSecret,
-    port: intIn(env, 'PORT', 3000, 1, 65535),
-    healthPort: env.HEALTH_PORT ? intIn(env, 'HEALTH_PORT', 8081, 1, 65535) : undefined,
+    port: own.parse('PORT', (e, name, fallback) => intIn(e, name, fallback, 1, 65535)),
+    healthPort: shared.raw('HEALTH_PORT') ? intIn(env, 'HEALTH_PORT', 8081, 1, 65535) : undefined,
     slackApiUrl,
     redisUrl,
-    keyPrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew',
-    kubeconfig: env.KUBECONFIG || undefined,
-    planTtlSeconds: intIn(env, 'HELMCREW_PLAN_TTL_SECONDS', 300, 1, 86_400),
-    outcomeTimeoutMs: intIn(env, 'HELMCREW_OUTCOME_TIMEOUT_SECONDS', 300, 1, 3600) * 1000,
-    previewTimeoutMs: intIn(env, 'HELMCREW_PREVIEW_TIMEOUT_SECONDS', 20, 1, 600) * 1000,
-    freezeSweepMs: intIn(env, 'HELMCREW_FREEZE_SWEEP_SECONDS', 15, 1, 3600) * 1000,
+    keyPrefix: shared.text('HELMCREW_QUEUE_PREFIX'),
+    kubeconfig: shared.raw('KUBECONFIG') || undefined,
+    planTtlSeconds: own.parse('HELMCREW_PLAN_TTL_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 86_400)),
+    outcomeTimeoutMs: own.parse('HELMCREW_OUTCOME_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 3600)) * 1000,
+    previewTimeoutMs: own.parse('HELMCREW_PREVIEW_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 600)) * 1000,
+    freezeSweepMs: own.parse('HELMCREW_FREEZE_SWEEP_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 3600)) * 1000,
   };
 }
 

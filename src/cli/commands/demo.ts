@@ -7,7 +7,7 @@ import { devUp } from '../../dev/environment.js';
 import { loadKubeConfig } from '../../core/kube/client.js';
 import { startControllerWithNotify } from '../compose/controller-with-notify.js';
 import { readControllerConfig } from '../../controller/config.js';
-import { createLogger } from '../../core/log.js';
+import { createLogger, logLevel } from '../../core/log.js';
 
 const DEMO_NAMESPACE = 'unicorn-demo';
 
@@ -31,7 +31,7 @@ export async function demoCommand(): Promise<number> {
       WATCH_NAMESPACES: DEMO_NAMESPACE,
       HELMCREW_QUEUE_PREFIX: queuePrefix,
     }),
-    createLogger('controller', process.env.LOG_LEVEL ?? 'info', logFile),
+    createLogger('controller', logLevel(), logFile),
   );
   say(`controller started (its log: ${logFile})`);
   // Slack is one local fake: notify and the /release bot talk to it; what it recorded is shown.
@@ -41,7 +41,7 @@ export async function demoCommand(): Promise<number> {
     redisUrl: env.redisUrl,
     queuePrefix,
     namespace: DEMO_NAMESPACE,
-    log: createLogger('notify', process.env.LOG_LEVEL ?? 'info', join(env.stateDir, 'logs', 'demo-notify.log')),
+    log: createLogger('notify', logLevel(), join(env.stateDir, 'logs', 'demo-notify.log')),
   });
   say(
     `notify started: Team unicorn-team hears ${DEMO_NAMESPACE} in #unicorn-releases, Team unicorn-oncall its failures in #oncall (local fake Slack at ${slack.slack.origin})`,
@@ -64,7 +64,7 @@ export async function demoCommand(): Promise<number> {
       redisUrl: env.redisUrl,
       namespace: DEMO_NAMESPACE,
       say,
-      log: createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
+      log: createLogger('bot', logLevel('warn')),
       slack: slack.slack,
       afterAction: (action) => slack.sayNewMessages(say, operationsAfter[action]),
     });

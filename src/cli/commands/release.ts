@@ -10,7 +10,8 @@ import { parseReleaseCommand } from '../../bot/grammar/parse.js';
 import { renderPlan } from '../../bot/render/text.js';
 import { apiErrorMessage, apiStatusCode } from '../../core/kube/errors.js';
 import { loadKubeConfig } from '../../core/kube/client.js';
-import { createLogger } from '../../core/log.js';
+import { createLogger, logLevel } from '../../core/log.js';
+import { SHARED_ENV } from '../../core/config/env.js';
 
 const OPTIONS = new Set(['--yes', '-y', '--no-wait']);
 
@@ -35,9 +36,11 @@ export async function releaseCommand(args: string[]): Promise<number> {
   const kubeConfig = loadKubeConfig();
   const actor = { id: await kubeActorId(kubeConfig) };
   // With REDIS_URL the controller answers what a change would do; without it plans show the rest.
-  const previewConnection = process.env.REDIS_URL ? connectRedis(process.env.REDIS_URL) : undefined;
-  const previews = previewConnection ? new QueuedPreviews(previewConnection, process.env.HELMCREW_QUEUE_PREFIX || 'helmcrew', 20_000) : undefined;
-  const { api, freezes, storage, ops } = releaseOperations(kubeConfig, createLogger('release', process.env.LOG_LEVEL ?? 'warn'), 'helmcrew-cli', { previews });
+  const shared = SHARED_ENV.in(process.env);
+  const redisUrl = shared.raw('REDIS_URL');
+  const previewConnection = redisUrl ? connectRedis(redisUrl) : undefined;
+  const previews = previewConnection ? new QueuedPreviews(previewConnection, shared.text('HELMCREW_QUEUE_PREFIX'), 20_000) : undefined;
+  const { api, freezes, storage, ops } = releaseOperations(kubeConfig, createLogger('release', logLevel('warn')), 'helmcrew-cli', { previews });
   try {
     if (command.verb === 'whoami') {
       console.log(`${actor.id} (context ${kubeConfig.getCurrentContext()}); Kubernetes RBAC decides what you may do`);

@@ -1,5 +1,6 @@
 import type { RunningBot } from '../../bot/slack/app.js';
-import { readBotConfig } from '../../bot/slack/config.js';
+import { BOT_ENV, readBotConfig } from '../../bot/slack/config.js';
+import { SHARED_ENV } from '../../core/config/env.js';
 import { readControllerConfig } from '../../controller/config.js';
 import { readNotifyConfig } from '../../notify/config.js';
 import { startControllerWithNotify } from '../compose/controller-with-notify.js';
@@ -13,7 +14,8 @@ import { newMetricsRegistry } from '../../core/metrics/registry.js';
  * or HTTP mode's signing secret. A bot token alone means Slack notifications only.
  */
 export function botWanted(env: Record<string, string | undefined>): boolean {
-  return !!env.SLACK_BOT_TOKEN && !!(env.SLACK_APP_TOKEN || env.SLACK_SIGNING_SECRET);
+  const bot = BOT_ENV.in(env);
+  return !!SHARED_ENV.in(env).raw('SLACK_BOT_TOKEN') && !!(bot.raw('SLACK_APP_TOKEN') || bot.raw('SLACK_SIGNING_SECRET'));
 }
 
 /**

@@ -1,17 +1,49 @@
 import { parseRedisUrl } from '../redis-url.js';
+import { ConfigError, required, type Env } from './parsers.js';
+import { declareEnv } from './registry.js';
 
 /**
  * Reading configuration from the environment, the same way in every part. A bad value stops
  * start-up with one line naming the variable; secrets are never echoed.
  */
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { boolean, ConfigError, MiB, positiveInt, positiveNumber, required, type Env } from './parsers.js';
 
-export type Env = Record<string, string | undefined>;
-
-export const MiB = 1024 * 1024;
+/** What more than one part reads: the cluster, Redis, the queue prefix, logs, health, Slack's token and API. */
+export const SHARED_ENV = declareEnv(['controller', 'notify', 'bot'], {
+  REDIS_URL: {
+    meaning:
+      'Redis: `redis://[[user]:password@]host:port[/db]`, `rediss://` for TLS, or a Sentinel set `redis+sentinel://[[user]:password@]host1:26379,host2:26379/<masterName>[/<db>][?sentinelPassword=…]` ([operations](operations.md#redis)). Required',
+    parts: ['controller', 'notify', 'bot', 'cli'],
+  },
+  KUBECONFIG: {
+    defaultText: 'in-cluster, else `~/.kube/config`',
+    meaning: 'the kubeconfig file (kubectl’s order: `KUBECONFIG`, `~/.kube/config`, the pod’s ServiceAccount)',
+    parts: ['controller', 'notify', 'bot', 'cli'],
+  },
+  HELMCREW_QUEUE_PREFIX: {
+    default: 'helmcrew',
+    meaning: 'the Redis key prefix of the queues; the bot and `helmcrew release` ask the controller for change previews through it',
+    parts: ['controller', 'notify', 'bot', 'cli'],
+  },
+  LOG_LEVEL: {
+    default: 'info',
+    meaning: 'pino log level of the JSON logs on stderr (`helmcrew release` and the demo’s bot: `warn`)',
+    parts: ['controller', 'notify', 'bot', 'cli'],
+  },
+  HEALTH_PORT: {
+    defaultText: 'none (the chart sets 8081)',
+    meaning: '`/healthz`, `/readyz` and `/metrics` on this port; unset: not served (`helmcrew run` serves every part’s on one port)',
+  },
+  HELM_BIN: { default: 'helm', meaning: 'the helm 4 binary; `helmcrew dev up` uses it instead of the toolchain’s helm when set', parts: ['controller', 'dev'] },
+  SLACK_BOT_TOKEN: {
+    meaning:
+      'the Slack bot token (`xoxb-…`, a secret): notify’s Slack provider registers when it is set; the bot requires it; `helmcrew run` starts the bot when it is set with `SLACK_APP_TOKEN` or `SLACK_SIGNING_SECRET`',
+    parts: ['notify', 'bot'],
+  },
+  HELMCREW_TIME_ZONE: { default: 'UTC', meaning: 'the IANA zone `/release freeze … --until 18:00` is read in', parts: ['bot', 'cli'] },
+  SLACK_API_URL: { defaultText: 'Slack’s', meaning: 'Slack Web API base URL, for a proxy or the local fake Slack', parts: ['notify', 'bot'] },
+});
 
 /** What every process reads the same way: the cluster, Redis and the queue prefix. */
 export interface SharedConfig {
@@ -22,7 +54,8 @@ export interface SharedConfig {
 
 export function readSharedConfig(env: Env): SharedConfig {
   const redisUrl = checkedRedisUrl(env);
-  return { kubeconfig: env.KUBECONFIG || undefined, redisUrl, queuePrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew' };
+  const shared = SHARED_ENV.in(env);
+  return { kubeconfig: shared.raw('KUBECONFIG') || undefined, redisUrl, queuePrefix: shared.text('HELMCREW_QUEUE_PREFIX') };
 }
 
 /** REDIS_URL, checked: one Redis or a Sentinel set (core/redis-url.ts), else a ConfigError saying what is wrong. */
@@ -31,34 +64,4 @@ export function checkedRedisUrl(env: Env): string {
   const target = parseRedisUrl(redisUrl);
   if (target.kind === 'invalid') throw new ConfigError(target.message);
   return redisUrl;
-}
-
-export function required(env: Env, name: string): string {
-  const value = env[name];
-  if (!value) throw new ConfigError(`${name} is not set`);
-  return value;
-}
-
-export function positiveInt(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`${name} must be a positive whole number, got "${raw}"`);
-  return value;
-}
-
-export function positiveNumber(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
-  return value;
-}
-
-export function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true') return true;
-  if (raw === 'false') return false;
-  throw new ConfigError(`${name} must be "true" or "false", got "${raw}"`);
 }

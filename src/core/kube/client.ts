@@ -4,6 +4,8 @@ import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { KubeconfigError, SERVICE_ACCOUNT_DIR } from './connection-config.js';
 import type { KubeClients } from './kube-clients.js';
+import { SHARED_ENV } from '../config/env.js';
+import { KUBE_ENV } from './kube-env.js';
 
 // client-node's side of KubeClients: for the bot, the CLI, dev tooling, the demo and tests.
 // The controller and notify processes use the slim client (slim-clients.ts) and never import this.
@@ -23,7 +25,7 @@ export interface ClientNodeKubeClients extends KubeClients {
  * none is a KubeconfigError naming what to set: client-node would otherwise fall back to
  * http://localhost:8080 and fail later with a stack trace about TLS.
  */
-export function loadKubeConfig(kubeconfigPath = process.env.KUBECONFIG, env: NodeJS.ProcessEnv = process.env): KubeConfig {
+export function loadKubeConfig(kubeconfigPath = SHARED_ENV.in(process.env).raw('KUBECONFIG'), env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const config = new KubeConfig();
   const source = kubeconfigSource(kubeconfigPath, env);
   if (source.kind === 'none') {
@@ -49,9 +51,10 @@ export function kubeconfigSource(kubeconfigPath: string | undefined, env: NodeJS
     if (!first) throw new KubeconfigError(`KUBECONFIG names ${kubeconfigPath}, which does not exist: set KUBECONFIG to your cluster's kubeconfig file`);
     return { kind: 'file', path: first };
   }
-  const defaultPath = join(env.HOME || homedir(), '.kube', 'config');
+  const kube = KUBE_ENV.in(env);
+  const defaultPath = join(kube.raw('HOME') || homedir(), '.kube', 'config');
   if (exists(defaultPath)) return { kind: 'file', path: defaultPath };
-  if (env.KUBERNETES_SERVICE_HOST && exists(join(SERVICE_ACCOUNT_DIR, 'token'))) return { kind: 'in-cluster' };
+  if (kube.raw('KUBERNETES_SERVICE_HOST') && exists(join(SERVICE_ACCOUNT_DIR, 'token'))) return { kind: 'in-cluster' };
   return { kind: 'none', defaultPath };
 }
 

@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
-import { ConfigError } from '../config/env.js';
+import { ConfigError, SHARED_ENV } from '../config/env.js';
+import { KUBE_ENV } from './kube-env.js';
 
 /**
  * Where the API server is and how to prove who we are: what the slim client needs from a
@@ -44,18 +45,20 @@ const UNSUPPORTED_USER_FIELDS = ['exec', 'auth-provider', 'username', 'password'
 const UNSUPPORTED_CLUSTER_FIELDS = ['proxy-url'] as const;
 
 /** KUBECONFIG when set (one path), else ~/.kube/config when it exists, else in-cluster, as kubectl does. */
-export function loadConnectionConfig(kubeconfigPath = process.env.KUBECONFIG, env: NodeJS.ProcessEnv = process.env): ConnectionConfig {
+export function loadConnectionConfig(kubeconfigPath = SHARED_ENV.in(process.env).raw('KUBECONFIG'), env: NodeJS.ProcessEnv = process.env): ConnectionConfig {
   if (kubeconfigPath) return fromKubeconfigFile(kubeconfigPath);
-  const home = join(env.HOME ?? homedir(), '.kube', 'config');
+  const kube = KUBE_ENV.in(env);
+  const home = join(kube.raw('HOME') ?? homedir(), '.kube', 'config');
   if (existsSync(home)) return fromKubeconfigFile(home);
-  if (env.KUBERNETES_SERVICE_HOST) return inCluster(env);
+  if (kube.raw('KUBERNETES_SERVICE_HOST')) return inCluster(env);
   throw new KubeconfigError('no kubeconfig: set KUBECONFIG, create ~/.kube/config, or run in a cluster (KUBERNETES_SERVICE_HOST)');
 }
 
 /** The Pod's ServiceAccount: token and CA from the mounted directory, the server from the service env. */
 export function inCluster(env: NodeJS.ProcessEnv = process.env, dir = SERVICE_ACCOUNT_DIR): ConnectionConfig {
-  const host = env.KUBERNETES_SERVICE_HOST;
-  const port = env.KUBERNETES_SERVICE_PORT ?? '443';
+  const kube = KUBE_ENV.in(env);
+  const host = kube.raw('KUBERNETES_SERVICE_HOST');
+  const port = kube.raw('KUBERNETES_SERVICE_PORT') ?? KUBE_ENV.fallback('KUBERNETES_SERVICE_PORT');
   if (!host) throw new KubeconfigError('in-cluster: KUBERNETES_SERVICE_HOST is not set');
   const tokenFile = join(dir, 'token');
   if (!existsSync(tokenFile)) throw new KubeconfigError(`in-cluster: no ServiceAccount token at ${tokenFile}`);

@@ -3,6 +3,7 @@ import { isProgressEvent, severityOf, type ReleaseEvent } from '../../api/vocabu
 import type { Logger } from '../log.js';
 import type { ReleaseEventSink } from '../events/release-event-sink.js';
 import type { KubeClients } from './client.js';
+import { KUBE_ENV } from './kube-env.js';
 
 const MAX_EVENT_MESSAGE = 1024;
 
@@ -36,7 +37,7 @@ export class KubeEventRecorder implements ReleaseEventSink {
           lastTimestamp: time,
           count: 1,
           reportingComponent: this.component,
-          reportingInstance: process.env.HOSTNAME ?? 'local',
+          reportingInstance: KUBE_ENV.in(process.env).raw('HOSTNAME') ?? KUBE_ENV.fallback('HOSTNAME'),
         },
       });
     } catch (error) {

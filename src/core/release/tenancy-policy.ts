@@ -1,4 +1,4 @@
-/** Operator lock-down for shared clusters (README "Security"). */
+/** Operator lock-down for shared clusters (docs/security.md). */
 export interface TenancyPolicy {
   /**
    * ServiceAccount (in each HelmRelease's own namespace) that a HelmRelease acts as when it

@@ -2,7 +2,7 @@ import Mustache from 'mustache';
 import type { ReleaseNotification } from '../contract.js';
 import { titleOf } from '../providers/slack/render.js';
 
-/** The fields a channel's template may use (README "Message templates"). */
+/** The fields a channel's template may use (docs/api/team.md "Message templates"). */
 export interface TemplateFields {
   release: string;
   namespace: string;

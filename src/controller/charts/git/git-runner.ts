@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import type { Logger } from '../../../core/log.js';
+import { CONTROLLER_ENV } from '../../config.js';
 import { displayUrl, gitAccessSecrets, type GitAccess } from './git-access.js';
 import { classifyGitFailure, GitCommandError } from './git-errors.js';
 
@@ -84,7 +85,7 @@ const BASE_CONFIG = [
 /** Nothing of the controller's own environment: git reads no user's config, asks no one, speaks only http(s) and ssh. */
 function baseEnv(home: string): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    PATH: CONTROLLER_ENV.in(process.env).raw('PATH') ?? CONTROLLER_ENV.fallback('PATH'),
     HOME: home,
     LANG: 'C',
     LC_ALL: 'C',

@@ -1,4 +1,5 @@
 import { ConfigError } from '../../../core/config/env.js';
+import { NOTIFY_ENV } from '../../config.js';
 import { PermanentDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
 import { postForDelivery, type SigningKeys } from '../webhook.js';
 import { DEFAULT_URL_KEY, postsCard, teamsMessage } from './card.js';
@@ -12,9 +13,10 @@ export interface MSTeamsConfig {
 }
 
 export function readMSTeamsConfig(env: Record<string, string | undefined>): MSTeamsConfig {
-  const statusUrl = env.HELMCREW_STATUS_URL?.trim() || undefined;
+  const vars = NOTIFY_ENV.in(env);
+  const statusUrl = vars.raw('HELMCREW_STATUS_URL')?.trim() || undefined;
   if (statusUrl && !/^https?:\/\/[^\s]+$/.test(statusUrl)) throw new ConfigError(`HELMCREW_STATUS_URL must be an http(s) URL, got "${statusUrl}"`);
-  return { statusUrl, cluster: env.HELMCREW_CLUSTER_NAME?.trim() || undefined };
+  return { statusUrl, cluster: vars.raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined };
 }
 
 /**

@@ -1,11 +1,12 @@
 import { ConfigError } from '../../../core/config/env.js';
+import { NOTIFY_ENV } from '../../config.js';
 import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
 import { originOf, parseRetryAfter, webhookVerdict, type SigningKeys } from '../webhook.js';
 import { DEFAULT_ROUTING_KEY, pagerdutyEvent } from './event.js';
 
 type PagerDutyRef = Extract<ChannelRef, { kind: 'pagerduty' }>;
 
-export const DEFAULT_PAGERDUTY_URL = 'https://events.pagerduty.com/v2/enqueue';
+export const DEFAULT_PAGERDUTY_URL = NOTIFY_ENV.fallback('HELMCREW_PAGERDUTY_URL');
 
 export interface PagerDutyConfig {
   /** The Events API v2 enqueue endpoint (HELMCREW_PAGERDUTY_URL, for a proxy or the local fake). */
@@ -15,9 +16,10 @@ export interface PagerDutyConfig {
 }
 
 export function readPagerDutyConfig(env: Record<string, string | undefined>): PagerDutyConfig {
-  const url = env.HELMCREW_PAGERDUTY_URL?.trim() || DEFAULT_PAGERDUTY_URL;
+  const vars = NOTIFY_ENV.in(env);
+  const url = vars.raw('HELMCREW_PAGERDUTY_URL')?.trim() || DEFAULT_PAGERDUTY_URL;
   if (!/^https?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`HELMCREW_PAGERDUTY_URL must be an http(s) URL, got "${url}"`);
-  return { url, cluster: env.HELMCREW_CLUSTER_NAME?.trim() || undefined };
+  return { url, cluster: vars.raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined };
 }
 
 /** PagerDuty's 400 says what is wrong in `errors`; kept short, and never with the routing key in it. */

@@ -1,4 +1,5 @@
-import { ConfigError } from '../../../core/config/env.js';
+import { ConfigError, SHARED_ENV } from '../../../core/config/env.js';
+import { declareEnv } from '../../../core/config/registry.js';
 
 /** Slack settings from the environment. The token is never echoed, not even in errors. */
 export interface SlackConfig {
@@ -15,8 +16,18 @@ export interface SlackConfig {
   updateBurst?: number;
 }
 
-export const DEFAULT_UPDATE_PER_MINUTE = 45;
-export const DEFAULT_UPDATE_BURST = 40;
+/** The Slack provider's own variables (SLACK_BOT_TOKEN and SLACK_API_URL are shared with the bot). */
+export const SLACK_NOTIFY_ENV = declareEnv(['notify'], {
+  SLACK_TIMEOUT_MS: { default: 10_000, meaning: 'time-out of one Slack Web API call' },
+  HELMCREW_SLACK_UPDATE_PER_MINUTE: {
+    default: 45,
+    meaning: 'notify’s share of `chat.update` (Slack’s Tier 3, about 50 a minute per workspace), one bucket in Redis for every replica',
+  },
+  HELMCREW_SLACK_UPDATE_BURST: { default: 40, meaning: 'the burst of `chat.update` calls allowed above that rate' },
+});
+
+export const DEFAULT_UPDATE_PER_MINUTE = SLACK_NOTIFY_ENV.fallback('HELMCREW_SLACK_UPDATE_PER_MINUTE');
+export const DEFAULT_UPDATE_BURST = SLACK_NOTIFY_ENV.fallback('HELMCREW_SLACK_UPDATE_BURST');
 
 function positive(env: Env, name: string, fallback: number): number {
   const raw = env[name]?.trim();
@@ -30,10 +41,12 @@ type Env = Record<string, string | undefined>;
 
 /** undefined when SLACK_BOT_TOKEN is not set: Slack channels then fail with a clear permanent error. */
 export function readSlackConfig(env: Env = process.env): SlackConfig | undefined {
-  const botToken = env.SLACK_BOT_TOKEN?.trim();
+  const shared = SHARED_ENV.in(env);
+  const own = SLACK_NOTIFY_ENV.in(env);
+  const botToken = shared.raw('SLACK_BOT_TOKEN')?.trim();
   if (!botToken) return undefined;
   if (/\s/.test(botToken)) throw new ConfigError('SLACK_BOT_TOKEN must be a single token without spaces');
-  const rawUrl = env.SLACK_API_URL?.trim();
+  const rawUrl = shared.raw('SLACK_API_URL')?.trim();
   let apiUrl: string | undefined;
   if (rawUrl) {
     let url: URL;
@@ -45,10 +58,10 @@ export function readSlackConfig(env: Env = process.env): SlackConfig | undefined
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`SLACK_API_URL must be an http(s) URL, got "${rawUrl}"`);
     apiUrl = url.href.endsWith('/') ? url.href : `${url.href}/`;
   }
-  const rawTimeout = env.SLACK_TIMEOUT_MS;
-  const timeoutMs = rawTimeout ? Number(rawTimeout) : 10_000;
+  const rawTimeout = own.raw('SLACK_TIMEOUT_MS');
+  const timeoutMs = rawTimeout ? Number(rawTimeout) : SLACK_NOTIFY_ENV.fallback('SLACK_TIMEOUT_MS');
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new ConfigError(`SLACK_TIMEOUT_MS must be a positive whole number, got "${rawTimeout}"`);
-  const updatePerMinute = positive(env, 'HELMCREW_SLACK_UPDATE_PER_MINUTE', DEFAULT_UPDATE_PER_MINUTE);
-  const updateBurst = Math.max(1, Math.floor(positive(env, 'HELMCREW_SLACK_UPDATE_BURST', DEFAULT_UPDATE_BURST)));
+  const updatePerMinute = own.parse('HELMCREW_SLACK_UPDATE_PER_MINUTE', positive);
+  const updateBurst = Math.max(1, Math.floor(own.parse('HELMCREW_SLACK_UPDATE_BURST', positive)));
   return { botToken, apiUrl, timeoutMs, updatePerMinute, updateBurst };
 }
