@@ -55,6 +55,13 @@ module.exports = {
       to: { path: '^src/controller/reconcile/' },
     },
     {
+      name: 'drift-and-crds-below-reconcile',
+      comment: 'drift/ and crds/ are used by reconcile/, never the other way round: what they share with it belongs in helm/ or src/core.',
+      severity: 'error',
+      from: { path: '^src/controller/(drift|crds)/' },
+      to: { path: '^src/controller/reconcile/' },
+    },
+    {
       name: 'no-circular',
       comment: 'Import cycles make the order of module evaluation matter and hide layering mistakes.',
       severity: 'error',

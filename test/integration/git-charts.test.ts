@@ -1,10 +1,10 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GitChartSource } from '../../src/api/helmrelease.js';
+import type { GitChartSource, HelmReleaseSpec } from '../../src/api/helmrelease.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { startGitHttpServer, startGitSshServer, type GitHttpServer, type GitSshServer } from '../../src/dev/git-server.js';
@@ -18,6 +18,7 @@ import { createChartGitRepo, type ChartGitRepo } from '../../src/dev/git-repos.j
 describe('charts from Git', () => {
   const { kubeConfig } = testEnv();
   const core = kubeConfig.makeApiClient(CoreV1Api);
+  const apps = kubeConfig.makeApiClient(AppsV1Api);
   const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
   const logFile = join(tmpdir(), `${uniqueName('helmcrew-git-log')}.jsonl`);
   const log = pino({ level: 'debug', base: { component: 'controller' } }, pino.destination({ dest: logFile, sync: true }));
@@ -87,6 +88,62 @@ describe('charts from Git', () => {
     await repo.commit('1.3.0', 'blue');
     await repo.tag('1.3.0', true);
     await expect.poll(async () => (await storage.history(namespace, 'range')).deployed?.chartVersion, { timeout: 60_000, interval: 250 }).toBe('1.3.0');
+  });
+
+  it('post-renderers (a patch, an image override) and common labels are on the live objects, as with a repository chart; a change upgrades', async () => {
+    // Issue 31: a Git chart installed Ready=True with none of the three on its objects.
+    const tolerations =
+      '- op: add\n  path: /spec/template/spec/tolerations\n  value: [{ key: dedicated, operator: Equal, value: unicorns, effect: NoSchedule }]\n';
+    const addSetting = '- op: add\n  path: /data/mirrored\n  value: "yes"\n';
+    const spec = (costCenter: string): HelmReleaseSpec => ({
+      chart: { name: 'unicorn', git: { url: httpUrl(), ref: { tag: 'v1.0.0' }, path: 'charts/unicorn', secretRef: { name: 'git-login' } } },
+      interval: '10m',
+      timeout: '60s',
+      // No pod: the overridden image is not pulled.
+      values: { replicaCount: 0 },
+      postRenderers: [
+        {
+          kustomize: {
+            patches: [
+              { patch: tolerations, target: { kind: 'Deployment' } },
+              { patch: addSetting, target: { kind: 'ConfigMap', name: 'rendered-page' } },
+            ],
+            images: [{ name: 'nginxinc/nginx-unprivileged', newName: 'mirror.local/team/unicorn', newTag: '1.27-patched' }],
+          },
+        },
+      ],
+      commonMetadata: { labels: { 'cost-center': costCenter } },
+    });
+    const name = 'rendered';
+    const installed = await waitForReconciled(
+      kubeConfig,
+      namespace,
+      name,
+      await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, spec('cc-1'))),
+    );
+    expect(installed.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True' });
+    const deployment = await apps.readNamespacedDeployment({ namespace, name });
+    expect(deployment.spec?.template.spec?.containers[0]?.image).toBe('mirror.local/team/unicorn:1.27-patched');
+    expect(deployment.spec?.template.spec?.tolerations).toEqual([{ key: 'dedicated', operator: 'Equal', value: 'unicorns', effect: 'NoSchedule' }]);
+    expect(deployment.metadata?.labels).toMatchObject({ 'cost-center': 'cc-1', 'app.kubernetes.io/instance': name });
+    // Flux's common metadata is the objects' own: the selector keeps the chart's labels.
+    expect(deployment.spec?.selector.matchLabels).not.toHaveProperty('cost-center');
+    const page = await core.readNamespacedConfigMap({ namespace, name: `${name}-page` });
+    expect(page.data).toMatchObject({ mirrored: 'yes' });
+    expect(page.metadata?.labels).toMatchObject({ 'cost-center': 'cc-1' });
+
+    // Same commit, same values: only the common metadata changes, and that is an upgrade.
+    const relabelled = await waitForReconciled(
+      kubeConfig,
+      namespace,
+      name,
+      await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, spec('cc-2'))),
+    );
+    expect(relabelled.status?.history?.map((h) => [h.revision, h.status])).toEqual([
+      [2, 'deployed'],
+      [1, 'superseded'],
+    ]);
+    expect((await apps.readNamespacedDeployment({ namespace, name })).metadata?.labels).toMatchObject({ 'cost-center': 'cc-2' });
   });
 
   it('wrong credentials: Ready=False naming the repository and the Secret; the password is in no status, Event or log line', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { helmValuesDocument } from '../../src/controller/helm/values-document.js';
 import { sameChartVersion } from '../../src/controller/reconcile/chart-version.js';
-import { parseHelmYaml } from '../../src/controller/reconcile/helm-yaml.js';
+import { parseHelmYaml } from '../../src/controller/helm/helm-yaml.js';
 import { parseValuesText, ValuesError } from '../../src/controller/reconcile/values-from.js';
 
 describe('helmValuesDocument', () => {

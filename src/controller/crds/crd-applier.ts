@@ -1,7 +1,7 @@
 import type { ClusterObjects, KubeObject } from '../../core/kube/cluster-objects.js';
 import { apiErrorMessage, apiStatusCode } from '../../core/kube/errors.js';
 import { HelmError, type HelmStep } from '../helm/helm-error.js';
-import { parseHelmYaml } from '../reconcile/helm-yaml.js';
+import { parseHelmYaml } from '../helm/helm-yaml.js';
 import type { CrdStep } from './crd-policy.js';
 
 const CRD_API_VERSION = 'apiextensions.k8s.io/v1';

@@ -1,5 +1,5 @@
 import type { KubeObject } from '../../core/kube/cluster-objects.js';
-import { parseHelmYaml } from '../reconcile/helm-yaml.js';
+import { parseHelmYaml } from '../helm/helm-yaml.js';
 
 /**
  * Pure: the objects of a Helm release's manifest, as helm applied them. The manifest is the

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HelmRunner, HelmRunOptions } from './helm-runner.js';
+import { killAfterMs } from './kill-after.js';
 import { releaseWritten, type ReleaseWritten } from '../../core/helm-storage/release-written.js';
 import type { ChartSource } from '../../core/release/desired-release.js';
 import { withPrivateFiles } from './private-files.js';
@@ -65,7 +66,7 @@ export class HelmClient {
   private readonly pulling = new Map<string, Promise<string>>();
 
   constructor(
-    private readonly runner: HelmRunner,
+    private readonly runner: Pick<HelmRunner, 'run'>,
     private readonly workDir: string,
     /** The kustomize binary helm's post-renderer plugin runs. */
     private readonly kustomizeBin = 'kustomize',
@@ -104,6 +105,7 @@ export class HelmClient {
   }
 
   private async helmPull(chart: ChartRequest, destination: string): Promise<void> {
+    // helm pull has no --timeout of its own: the kill is the timeout.
     const run = (args: string[]) => this.runner.run(args, { step: 'pull', release: chart.key, timeoutMs: chart.timeoutSeconds * 1000, redact: chart.redact });
     if (!chart.repository.startsWith('oci://')) {
       await run(['pull', chart.name, '--version', chart.version, '--destination', destination, '--repo', chart.repository]);
@@ -157,7 +159,7 @@ export class HelmClient {
   }): Promise<void> {
     const args = ['rollback', req.releaseName, String(req.revision), '--namespace', req.namespace, ...req.flags];
     args.push('--history-max', String(req.maxHistory), ...impersonationFlags(req.impersonate));
-    await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000, redact: req.redact });
+    await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds), redact: req.redact });
   }
 
   /** `helm show crds`: the CRDs of the chart's crds/ folders (its subcharts' too), as YAML documents. */
@@ -168,12 +170,12 @@ export class HelmClient {
   /** `helm test`: runs the chart's test hooks against the deployed revision; fails when one fails. */
   async test(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; flags: string[]; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['test', req.releaseName, '--namespace', req.namespace, ...req.flags, ...impersonationFlags(req.impersonate)];
-    await this.runner.run(args, { step: 'test', release: req.key, timeoutMs: (req.timeoutSeconds + 60) * 1000 });
+    await this.runner.run(args, { step: 'test', release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds) });
   }
 
   async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; flags: string[]; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, ...req.flags, ...impersonationFlags(req.impersonate)];
-    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: (req.timeoutSeconds + 30) * 1000, helmTimeoutSeconds: req.timeoutSeconds });
+    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds), helmTimeoutSeconds: req.timeoutSeconds });
   }
 
   /**
@@ -197,7 +199,7 @@ export class HelmClient {
   }
 
   private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {
-    return { step, release: req.key, timeoutMs: this.killAfterMs(req), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact, cancelSignal: req.cancelSignal };
+    return { step, release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact, cancelSignal: req.cancelSignal };
   }
 
   private commonReleaseFlags(req: ReleaseRequest): string[] {
@@ -217,11 +219,6 @@ export class HelmClient {
       '--labels', Object.entries(req.labels).map(([k, v]) => `${k}=${v}`).join(','),
       ...impersonationFlags(req.impersonate),
     ];
-  }
-
-  /** helm's own --timeout should end it; this is the backstop for a hung process. */
-  private killAfterMs(req: ReleaseRequest): number {
-    return (req.timeoutSeconds + 60) * 1000;
   }
 }
 

@@ -24,15 +24,30 @@ function timeoutFlags(seconds: number): string[] {
 export function applyFlags(mode: ApplyMode, forceReplace: boolean, lastApplyMethod: string | undefined): string[] {
   // --force-replace is client-side only in helm 4: force wins over the apply mode.
   if (forceReplace) return ['--force-replace', '--server-side=false'];
-  const serverSide = mode === 'enabled' || (mode === 'auto' && lastApplyMethod === 'ssa');
+  return serverSideFlags(mode === 'enabled' || (mode === 'auto' && lastApplyMethod === 'ssa'));
+}
+
+/** helm 4's spelling of the apply method; server-side always forces conflicts (applyFlags says why). */
+function serverSideFlags(serverSide: boolean): string[] {
   return serverSide ? ['--server-side=true', '--force-conflicts'] : ['--server-side=false'];
+}
+
+/** What upgrade and rollback share: both write a revision over the last one, applied as applyFlags decides. */
+function overLastRevisionFlags(o: RollbackOptions, lastApplyMethod: string | undefined): string[] {
+  return [
+    ...waitFlags(o),
+    ...timeoutFlags(o.timeoutSeconds),
+    ...applyFlags(o.apply, o.forceReplace, lastApplyMethod),
+    ...(o.disableHooks ? ['--no-hooks'] : []),
+    ...(o.cleanupOnFail ? ['--cleanup-on-fail'] : []),
+  ];
 }
 
 export function installFlags(o: InstallOptions): string[] {
   return [
     ...waitFlags(o),
     ...timeoutFlags(o.timeoutSeconds),
-    ...(o.serverSide ? ['--server-side=true', '--force-conflicts'] : ['--server-side=false']),
+    ...serverSideFlags(o.serverSide),
     ...(o.disableHooks ? ['--no-hooks'] : []),
     ...(o.replace ? ['--replace'] : []),
     ...(o.skipSchemaValidation ? ['--skip-schema-validation'] : []),
@@ -42,24 +57,14 @@ export function installFlags(o: InstallOptions): string[] {
 
 export function upgradeFlags(o: UpgradeOptions, lastApplyMethod: string | undefined): string[] {
   return [
-    ...waitFlags(o),
-    ...timeoutFlags(o.timeoutSeconds),
-    ...applyFlags(o.apply, o.forceReplace, lastApplyMethod),
-    ...(o.disableHooks ? ['--no-hooks'] : []),
-    ...(o.cleanupOnFail ? ['--cleanup-on-fail'] : []),
+    ...overLastRevisionFlags(o, lastApplyMethod),
     ...(o.skipSchemaValidation ? ['--skip-schema-validation'] : []),
     ...(o.takeOwnership ? ['--take-ownership'] : []),
   ];
 }
 
 export function rollbackFlags(o: RollbackOptions, lastApplyMethod: string | undefined): string[] {
-  return [
-    ...waitFlags(o),
-    ...timeoutFlags(o.timeoutSeconds),
-    ...applyFlags(o.apply, o.forceReplace, lastApplyMethod),
-    ...(o.disableHooks ? ['--no-hooks'] : []),
-    ...(o.cleanupOnFail ? ['--cleanup-on-fail'] : []),
-  ];
+  return overLastRevisionFlags(o, lastApplyMethod);
 }
 
 export function uninstallFlags(o: UninstallOptions): string[] {

@@ -6,7 +6,7 @@ import type { PreviewRequest, PreviewResult } from '../../core/preview/preview-p
 import { ChartNotFoundError } from '../charts/repository-errors.js';
 import { HelmError } from '../helm/helm-error.js';
 import type { ReconcileContext } from '../reconcile/context.js';
-import { resolveDesiredRelease } from '../reconcile/desired-release.js';
+import { resolveDesiredRelease } from '../reconcile/resolve-desired.js';
 import { redactSecrets } from '../reconcile/redact.js';
 import { chartPullRequest, releaseRequest } from '../reconcile/actions/shared.js';
 import { actingAs } from '../reconcile/stages/gate.js';

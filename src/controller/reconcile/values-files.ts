@@ -1,34 +1,47 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { HelmRelease } from '../../api/helmrelease.js';
+import type { TenancyPolicy } from '../../core/release/tenancy-policy.js';
+import type { Logger } from '../../core/log.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import { mergeValues } from '../../core/release/values.js';
 import { ChartArchiveError, MAX_CHART_FILE_BYTES, readChartArchiveFile } from '../charts/archive-file.js';
 import { ChartNotFoundError } from '../charts/repository-errors.js';
+import type { RepositoryIndexCache } from '../charts/repository-index.js';
+import type { HelmClient } from '../helm/helm-client.js';
 import { HelmError } from '../helm/helm-error.js';
 import { chartPullRequest } from './actions/shared.js';
-import type { ReconcileContext } from './context.js';
 import { parseValuesFile, valuesFilePathProblem } from './values-file-parse.js';
 import { valuesTooDeep } from './values-depth.js';
 import { ValuesError } from './values-from.js';
 
-export type ValuesFilesOutcome = { ok: true; desired: DesiredRelease } | { ok: false; problem: 'values' | 'chart'; message: string };
+/** What reading a chart's values files goes through: the chart is pulled as a pass pulls it. */
+export interface ValuesFilesPorts {
+  helm: Pick<HelmClient, 'pullChart'>;
+  charts: Pick<RepositoryIndexCache, 'downloadArchive'>;
+  tenancy: TenancyPolicy;
+  log: Logger;
+}
+
+/** The files' values merged in order; none when the spec names no files. */
+export type ValuesFilesOutcome = { ok: true; values?: Record<string, unknown> } | { ok: false; problem: 'values' | 'chart'; message: string };
 
 /**
- * spec.chart.valuesFiles: files inside the chart, merged in order, under valuesFrom and
- * spec.values (chart defaults < valuesFiles < valuesFrom < values). They become part of the values
- * document itself, so the values digest (and helm's stored config) covers them: a changed list upgrades.
+ * spec.chart.valuesFiles: files inside the chart, merged in order. compose-desired.ts puts them
+ * under valuesFrom and spec.values (chart defaults < valuesFiles < valuesFrom < values), in the
+ * values document itself, so the values digest (and helm's stored config) covers them: a changed
+ * list upgrades. `desired` says where the chart is (a Git folder, or an archive to pull).
  */
-export async function withValuesFiles(ctx: ReconcileContext, release: HelmRelease, desired: DesiredRelease): Promise<ValuesFilesOutcome> {
+export async function readValuesFiles(ports: ValuesFilesPorts, release: HelmRelease, desired: DesiredRelease): Promise<ValuesFilesOutcome> {
   const files = release.spec.chart.valuesFiles ?? [];
-  if (files.length === 0) return { ok: true, desired };
+  if (files.length === 0) return { ok: true };
   const chart = `chart ${desired.chartName} ${desired.chartVersion}`;
   for (const file of files) {
     const problem = valuesFilePathProblem(file);
     if (problem) return { ok: false, problem: 'values', message: `spec.chart.valuesFiles: ${JSON.stringify(file)} ${problem}` };
   }
-  const read = await fileReader(ctx, release, desired);
+  const read = await fileReader(ports, release, desired);
   if (!read.ok) return read;
   let fromFiles: Record<string, unknown> = {};
   try {
@@ -48,8 +61,7 @@ export async function withValuesFiles(ctx: ReconcileContext, release: HelmReleas
     if (error instanceof ValuesFileError || error instanceof ChartArchiveError) return { ok: false, problem: 'values', message: `${chart}: ${error.message}` };
     throw error;
   }
-  const values = mergeValues(fromFiles, desired.values);
-  return { ok: true, desired: { ...desired, values, valuesDigest: ctx.digester.digest(values) } };
+  return { ok: true, values: fromFiles };
 }
 
 export class ValuesFileError extends Error {
@@ -59,16 +71,16 @@ export class ValuesFileError extends Error {
 type Reader = { ok: true; file: (path: string) => Promise<string | undefined> } | { ok: false; problem: 'chart'; message: string };
 
 /** A git chart is a folder of the checkout; any other chart is its (cached) archive, pulled now if need be. */
-async function fileReader(ctx: ReconcileContext, release: HelmRelease, desired: DesiredRelease): Promise<Reader> {
+async function fileReader(ports: ValuesFilesPorts, release: HelmRelease, desired: DesiredRelease): Promise<Reader> {
   const folder = desired.chartSource?.localChart;
   if (folder) return { ok: true, file: (path) => readFolderFile(folder, path) };
   let archivePath: string;
   try {
-    archivePath = await ctx.helm.pullChart(chartPullRequest(ctx, release, releaseTarget(release, ctx.tenancy), desired));
+    archivePath = await ports.helm.pullChart(chartPullRequest(ports, release, releaseTarget(release, ports.tenancy), desired));
   } catch (error) {
     if (error instanceof ChartNotFoundError) return { ok: false, problem: 'chart', message: error.message };
     if (!(error instanceof HelmError)) throw error;
-    ctx.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'pull', error: error.stderrExcerpt }, 'helm pull failed');
+    ports.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'pull', error: error.stderrExcerpt }, 'helm pull failed');
     const message = `Could not fetch chart ${desired.chartName}@${desired.chartVersion} to read its values files; the controller's log has helm's output`;
     return { ok: false, problem: 'chart', message };
   }

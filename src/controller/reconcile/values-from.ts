@@ -1,7 +1,7 @@
 import type { HelmRelease, ValuesReference } from '../../api/helmrelease.js';
 import type { KubeClients } from '../../core/kube/client.js';
 import { apiErrorMessage, isForbidden, isNotFound } from '../../core/kube/errors.js';
-import { HelmYamlError, parseHelmYaml } from './helm-yaml.js';
+import { HelmYamlError, parseHelmYaml } from '../helm/helm-yaml.js';
 import { SecretValues } from '../../core/release/secret-values.js';
 import { isPlainObject, mergeValues } from '../../core/release/values.js';
 import { parseTargetPath, setAtPath, TargetPathError, targetPathValue } from './target-path.js';

@@ -9,6 +9,7 @@ import {
   SUSPENSION_ANNOTATION,
 } from '../../api/annotations.js';
 import { driftMode, slotPassed, slotPhaseMs } from '../drift/drift-schedule.js';
+import { KILL_AFTER_MARGIN_SECONDS } from '../helm/kill-after.js';
 import { pendingRollback } from '../../core/release/rollback-decision.js';
 import { checkIntervalMs, DEFAULT_TIMEOUT, releaseKey } from '../../core/release/release-target.js';
 
@@ -86,7 +87,7 @@ export function dueForResync(release: HelmRelease, now: number, lastCheckedMs?: 
 /**
  * A helm operation for this very generation started recently enough that it may still be
  * running: enqueuing it again would only add a redundant pass after it. One older than its
- * timeout (plus a minute) has lost its worker and is due again.
+ * timeout plus the margin after which helm is killed (kill-after.ts) has lost its worker and is due again.
  */
 export function inFlight(release: HelmRelease, now: number): boolean {
   const status = release.status;
@@ -99,5 +100,5 @@ export function inFlight(release: HelmRelease, now: number): boolean {
   } catch {
     return false;
   }
-  return now - Date.parse(status.lastAttemptedAt) < timeoutMs + 60_000;
+  return now - Date.parse(status.lastAttemptedAt) < timeoutMs + KILL_AFTER_MARGIN_SECONDS * 1000;
 }

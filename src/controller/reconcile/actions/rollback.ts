@@ -7,7 +7,7 @@ import { rollbackDoneStatus, rollbackStartedStatus } from '../../status/suspensi
 import type { ReconcileContext } from '../context.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { withInventory } from '../inventory.js';
-import { resolveDesiredRelease } from '../desired-release.js';
+import { resolveDesiredRelease } from '../resolve-desired.js';
 import { redactSecrets } from '../redact.js';
 import { chooseRollbackRevision } from '../../../core/release/rollback-decision.js';
 import { rollbackFlags } from '../../helm/helm-flags.js';

@@ -17,7 +17,12 @@ import { installFlags, uninstallFlags, upgradeFlags } from '../../helm/helm-flag
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
 /** What helm pull is given for the desired chart: its digest, source and credentials as resolved. */
-export function chartPullRequest(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): ChartRequest {
+export function chartPullRequest(
+  ctx: { charts: Pick<ReconcileContext['charts'], 'downloadArchive'> },
+  release: HelmRelease,
+  target: ReleaseTarget,
+  desired: DesiredRelease,
+): ChartRequest {
   const source = desired.chartSource;
   const repository = source?.repository ?? release.spec.chart.repository ?? '';
   const access = source?.access;

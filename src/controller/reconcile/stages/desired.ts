@@ -4,12 +4,12 @@ import { failedStatus } from '../../status/release-status.js';
 import { failureAlreadyReported } from '../../status/status-patch.js';
 import { reportRetrying } from '../actions/shared.js';
 import { RetryLaterError } from '../context.js';
-import { resolveDesiredRelease } from '../desired-release.js';
+import { resolveDesiredRelease } from '../resolve-desired.js';
 import { done, type Pass, type PassEnd, type ReconcileResult } from './pass.js';
 
 /**
  * What the HelmRelease asks for: the exact chart version and the composed values
- * (desired-release.ts). A problem with them ends the pass, reported in status.
+ * (resolve-desired.ts). A problem with them ends the pass, reported in status.
  */
 export async function desiredStage(pass: Pass): Promise<DesiredRelease | PassEnd> {
   const resolved = await resolveDesiredRelease(pass.ctx, pass.release);

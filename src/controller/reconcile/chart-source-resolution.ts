@@ -1,0 +1,83 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { KubeClients } from '../../core/kube/client.js';
+import { GIT_DIGEST_PREFIX } from '../../core/release/chart-revision.js';
+import { releaseTarget } from '../../core/release/release-target.js';
+import { accessSecrets, ANONYMOUS } from '../charts/chart-access.js';
+import { displayUrl, gitAccessSecrets } from '../charts/git/git-access.js';
+import type { GitChartSources } from '../charts/git/git-chart-sources.js';
+import { ChartNotFoundError, RepositoryNotAllowedError } from '../charts/repository-errors.js';
+import type { RepositoryIndexCache } from '../charts/repository-index.js';
+import { readChartAccess, readGitAccess } from './chart-access-reader.js';
+import type { ResolvedChartSource } from './compose-desired.js';
+
+/** What resolving a chart source reads through. */
+export interface ChartSourcePorts {
+  /** The HelmRelease's identity's clients: credentials are read as it. */
+  kube: KubeClients;
+  charts: Pick<RepositoryIndexCache, 'resolveChart'>;
+  /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */
+  gitCharts?: Pick<GitChartSources, 'resolve'>;
+}
+
+export type ChartSourceOutcome = { ok: true; resolved: ResolvedChartSource } | { ok: false; problem: 'chart' | 'repository'; message: string };
+
+/**
+ * I/O: where the HelmRelease's chart comes from, its exact version and digest, and the credentials
+ * read to get it — for each kind of source, and nothing more (compose-desired.ts makes the rest).
+ */
+export async function resolveChartSource(ports: ChartSourcePorts, release: HelmRelease): Promise<ChartSourceOutcome> {
+  try {
+    const resolved = release.spec.chart.git ? await resolveGitChart(ports, release) : await resolveRepositoryChart(ports, release);
+    return typeof resolved === 'string' ? { ok: false, problem: 'chart', message: resolved } : { ok: true, resolved };
+  } catch (error) {
+    if (error instanceof RepositoryNotAllowedError) return { ok: false, problem: 'repository', message: error.message };
+    if (error instanceof ChartNotFoundError) return { ok: false, problem: 'chart', message: error.message };
+    throw error;
+  }
+}
+
+/**
+ * An http(s) index or an oci:// registry: an exact version is taken as written, a range is
+ * resolved from the index or the registry's tags; for oci:// the digest its tag points at.
+ */
+async function resolveRepositoryChart(ports: ChartSourcePorts, release: HelmRelease): Promise<ResolvedChartSource> {
+  const { chart } = release.spec;
+  // Credentials are read as the HelmRelease's identity, like valuesFrom.
+  const access = await readChartAccess(ports.kube, release);
+  // Even an exact version is looked up (the index, or the tag's digest): the fetch goes through
+  // the host policy and size limit, and helm pull only runs for a source that answered and has it.
+  // An answer as old as the release's interval is good enough: one fetch per source per interval.
+  const resolved = await ports.charts.resolveChart(chart, access, releaseTarget(release).intervalMs);
+  return {
+    chartName: chart.name,
+    chartVersion: resolved.version,
+    ...(resolved.digest ? { chartDigest: resolved.digest } : {}),
+    chartSource: {
+      repository: chart.repository ?? '',
+      access,
+      ...(resolved.ociRef ? { ociRef: resolved.ociRef } : {}),
+      ...(resolved.archiveUrl ? { archiveUrl: resolved.archiveUrl } : {}),
+    },
+    secrets: accessSecrets(access),
+  };
+}
+
+/**
+ * `spec.chart.git`: the commit its ref picks now, Chart.yaml's version at that commit, and the
+ * chart folder helm installs from (nothing is pulled). A string: why it cannot be resolved.
+ */
+async function resolveGitChart(ports: ChartSourcePorts, release: HelmRelease): Promise<ResolvedChartSource | string> {
+  const { chart } = release.spec;
+  const git = chart.git!;
+  if (!ports.gitCharts) return `charts from Git are not enabled in this controller (${displayUrl(git.url)})`;
+  // Credentials are read as the HelmRelease's identity, like valuesFrom.
+  const access = await readGitAccess(ports.kube, release);
+  const resolved = await ports.gitCharts.resolve(git, chart.name, access, releaseTarget(release).intervalMs);
+  return {
+    chartName: chart.name,
+    chartVersion: resolved.version,
+    chartDigest: `${GIT_DIGEST_PREFIX}${resolved.commit}`,
+    chartSource: { repository: displayUrl(git.url), access: ANONYMOUS, localChart: resolved.chartDir },
+    secrets: gitAccessSecrets(access),
+  };
+}

@@ -1,0 +1,48 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { KubeClients } from '../../core/kube/client.js';
+import type { DesiredRelease } from '../../core/release/desired-release.js';
+import type { ValuesDigester } from '../../core/release/values-digest.js';
+import { resolveChartSource, type ChartSourcePorts } from './chart-source-resolution.js';
+import { composeDesiredRelease, type DesiredParts } from './compose-desired.js';
+import { valuesTooDeep } from './values-depth.js';
+import { readValuesFiles, type ValuesFilesPorts } from './values-files.js';
+import { composeValues, ValuesError, type ComposedValues } from './values-from.js';
+
+export type DesiredOutcome = { ok: true; desired: DesiredRelease } | { ok: false; problem: 'values' | 'chart' | 'repository'; message: string };
+
+/** What resolving a desired release reads through (a pass gives its context, acting as the release's identity). */
+export type DesiredReleasePorts = ChartSourcePorts &
+  ValuesFilesPorts & {
+    kube: KubeClients;
+    digester: Pick<ValuesDigester, 'digest'>;
+  };
+
+/**
+ * Resolves what the HelmRelease asks for, one path for every chart source: the values (valuesFrom
+ * and spec.values, read as the release's identity), then the chart source
+ * (chart-source-resolution.ts: version, digest, credentials), then the chart's values files; the
+ * DesiredRelease itself is composed by one pure function (compose-desired.ts).
+ */
+export async function resolveDesiredRelease(ports: DesiredReleasePorts, release: HelmRelease): Promise<DesiredOutcome> {
+  // Checked before anything recurses over them: deep values would overflow the stack.
+  const tooDeep = valuesTooDeep(release.spec.values ?? {}, 'spec.values');
+  if (tooDeep) return { ok: false, problem: 'values', message: tooDeep };
+  let composed: ComposedValues;
+  try {
+    composed = await composeValues(ports.kube, release);
+    const composedTooDeep = valuesTooDeep(composed.values, 'The values (valuesFrom and spec.values)');
+    if (composedTooDeep) return { ok: false, problem: 'values', message: composedTooDeep };
+  } catch (error) {
+    if (error instanceof ValuesError) return { ok: false, problem: 'values', message: error.message };
+    throw error;
+  }
+  const source = await resolveChartSource(ports, release);
+  if (!source.ok) return source;
+  const parts: DesiredParts = { spec: release.spec, source: source.resolved, composed };
+  const digest = (values: Record<string, unknown>) => ports.digester.digest(values);
+  const desired = composeDesiredRelease(parts, digest);
+  // The values files are in the chart: read from where `desired` says it is (pulled with its credentials).
+  const files = await readValuesFiles(ports, release, desired);
+  if (!files.ok) return files;
+  return { ok: true, desired: files.values ? composeDesiredRelease({ ...parts, valuesFiles: files.values }, digest) : desired };
+}
