@@ -8,7 +8,9 @@ import type { Logger } from '../../core/log.js';
 import { releaseOperations } from '../execute/wiring.js';
 import { QueuedPreviews } from '../execute/preview-client.js';
 import { connectRedis } from '../../core/redis.js';
-import { ACTION_APPROVE, ACTION_CANCEL, ACTION_CONFIRM, textMessage, unescapeSlackText, type SlackMessage } from './blocks.js';
+import { PlanAction, RELEASE_ACTION_IDS, releaseActionVerb } from '../../core/slack/action-ids.js';
+import { unescapeSlackText } from '../../core/slack/mrkdwn.js';
+import { textMessage, type SlackMessage } from './blocks.js';
 import type { BotConfig } from './config.js';
 import { Directory } from './directory.js';
 import { FreezeReports } from './freeze-reports.js';
@@ -18,9 +20,6 @@ import { BotMetrics, buttonVerb, commandVerb } from '../metrics/bot-metrics.js';
 import { startHealthServer, type ReadinessCheck } from '../../core/metrics/health-server.js';
 import { redisCheck } from '../../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../../core/metrics/registry.js';
-
-/** Buttons on notification messages (from the Slack provider): value is "namespace/name". */
-const NOTIFICATION_ACTIONS = /^release_(rollback|suspend|resume|history|status|correct)$/;
 
 export interface RunningBot {
   mode: 'http' | 'socket';
@@ -175,18 +174,18 @@ function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logge
     await work(ctx, 'mention', { verb: commandVerb(command), via: 'mention' }, () => bot.handleText(command, ctx));
   });
 
-  const button = (actionId: string | RegExp, handle: (value: string, actionId: string, ctx: RequestContext) => Promise<void>) =>
+  const button = (actionId: string, handle: (value: string, actionId: string, ctx: RequestContext) => Promise<void>) =>
     app.action(actionId, async ({ ack, body, action, respond }) => {
       await timedAck('button', ack);
       if (body.type !== 'block_actions' || action.type !== 'button' || !('action_id' in action)) return;
       const ctx = viaResponseUrl(respond, body.user.id, body.channel?.id ?? '');
       await work(ctx, action.action_id, { verb: buttonVerb(action.action_id), via: 'button' }, () => handle(action.value ?? '', action.action_id, ctx));
     });
-  button(ACTION_CONFIRM, (planId, _, ctx) => bot.confirm(planId, ctx));
-  button(ACTION_CANCEL, (planId, _, ctx) => bot.cancel(planId, ctx));
-  button(ACTION_APPROVE, (planId, _, ctx) => bot.approve(planId, ctx));
+  button(PlanAction.Confirm, (planId, _, ctx) => bot.confirm(planId, ctx));
+  button(PlanAction.Cancel, (planId, _, ctx) => bot.cancel(planId, ctx));
+  button(PlanAction.Approve, (planId, _, ctx) => bot.approve(planId, ctx));
   // A notification's button is the same as typing the command: plan, confirm, act.
-  button(NOTIFICATION_ACTIONS, (release, actionId, ctx) => bot.handleText(`${actionId.replace(/^release_/, '')} ${release}`, ctx));
+  for (const id of RELEASE_ACTION_IDS) button(id, (release, actionId, ctx) => bot.handleText(`${releaseActionVerb(actionId)} ${release}`, ctx));
 
   // Bolt wants a promise back; logging is all there is to do.
   app.error((error) => {
