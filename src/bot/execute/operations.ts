@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
+import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
@@ -23,12 +24,10 @@ import { applyFreeze, applyUnfreeze, breakGlassPatch } from './freeze-writes.js'
 
 export const BOT_FIELD_MANAGER = 'helmcrew-bot';
 
-/** Requests the controller handles once, by id: a rollback and a drift correction. */
+/** Requests the controller handles once, by id (rollback, drift correction, retry): the verb table names the prefix. */
 function requestIdFor(verb: MutatingCommand['verb']): string | undefined {
-  if (verb === 'rollback') return `rb-${randomBytes(6).toString('hex')}`;
-  if (verb === 'correct') return `dc-${randomBytes(6).toString('hex')}`;
-  if (verb === 'retry') return `rt-${randomBytes(6).toString('hex')}`;
-  return undefined;
+  const prefix = (RELEASE_VERBS[verb] as VerbRow).requestIdPrefix;
+  return prefix ? `${prefix}-${randomBytes(6).toString('hex')}` : undefined;
 }
 
 export interface OperationsDeps {
