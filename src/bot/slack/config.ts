@@ -1,4 +1,5 @@
 import { checkedRedisUrl, ConfigError } from '../../core/config/env.js';
+import { intIn, readSessionConfig } from '../session/config.js';
 
 /** `helmcrew bot` configuration from the environment; a bad value stops start-up naming the variable. */
 export interface BotConfig {
@@ -18,6 +19,8 @@ export interface BotConfig {
   outcomeTimeoutMs: number;
   /** How long a plan waits for the controller's object diff before it is shown without one. */
   previewTimeoutMs: number;
+  /** The zone `--until 18:00` is read in (HELMCREW_TIME_ZONE). */
+  timeZone: string;
   /** How often the bot looks at the Freezes it posted, to report the ones that ended by themselves or were deleted. */
   freezeSweepMs: number;
   /** /healthz, /readyz and /metrics when set (`helmcrew bot`; in `run` the controller's server serves them). */
@@ -35,6 +38,8 @@ export function readBotConfig(env: Env = process.env): BotConfig {
   const signingSecret = env.SLACK_SIGNING_SECRET || undefined;
   if (!appToken && !signingSecret) throw new ConfigError('SLACK_SIGNING_SECRET is not set (needed in HTTP mode; set SLACK_APP_TOKEN for Socket Mode instead)');
   const redisUrl = checkedRedisUrl(env);
+  // What the terminal's `helmcrew release` reads too (session/config.ts).
+  const session = readSessionConfig(env);
   let slackApiUrl: string | undefined;
   if (env.SLACK_API_URL) {
     if (!/^https?:\/\/[^\s]+$/.test(env.SLACK_API_URL)) throw new ConfigError('SLACK_API_URL must be an http(s) URL');
@@ -48,19 +53,12 @@ export function readBotConfig(env: Env = process.env): BotConfig {
     healthPort: env.HEALTH_PORT ? intIn(env, 'HEALTH_PORT', 8081, 1, 65535) : undefined,
     slackApiUrl,
     redisUrl,
-    keyPrefix: env.HELMCREW_QUEUE_PREFIX || 'helmcrew',
-    kubeconfig: env.KUBECONFIG || undefined,
+    keyPrefix: session.keyPrefix,
+    kubeconfig: session.kubeconfig,
     planTtlSeconds: intIn(env, 'HELMCREW_PLAN_TTL_SECONDS', 300, 1, 86_400),
-    outcomeTimeoutMs: intIn(env, 'HELMCREW_OUTCOME_TIMEOUT_SECONDS', 300, 1, 3600) * 1000,
-    previewTimeoutMs: intIn(env, 'HELMCREW_PREVIEW_TIMEOUT_SECONDS', 20, 1, 600) * 1000,
+    outcomeTimeoutMs: session.outcomeTimeoutMs,
+    previewTimeoutMs: session.previewTimeoutMs,
+    timeZone: session.timeZone,
     freezeSweepMs: intIn(env, 'HELMCREW_FREEZE_SWEEP_SECONDS', 15, 1, 3600) * 1000,
   };
-}
-
-function intIn(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  return value;
 }
