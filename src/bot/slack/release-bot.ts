@@ -13,9 +13,6 @@ import { channelProgress, type ChannelPoster } from './channel-progress.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
 import { slackReply, slackWhoami, teamGate, type RequestContext } from './slack-ports.js';
 
-export type { ChannelPoster } from './channel-progress.js';
-export type { RequestContext } from './slack-ports.js';
-
 export interface ReleaseBotDeps {
   ops: ReleaseOperations;
   api: HelmReleaseApi;
