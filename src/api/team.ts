@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Condition } from './helmrelease-status.js';
 import { celRules, DNS_LABEL_PATTERN, StringEnum } from './schema-helpers.js';
+import { TEAM_VERBS } from './release-verbs.js';
 import { API_GROUP, API_VERSION, ReleaseEvent, TEAM_KIND } from './vocabulary.js';
 
 /**
@@ -104,22 +105,8 @@ export const Subscription = Type.Object(
   { description: 'What the team hears: an event matches when every field given matches (a field lists alternatives).' },
 );
 
-/** `freeze-all`: freezing (or lifting a freeze on) the whole cluster is granted only by name, never by a broad `freeze` rule. */
-export const Verb = StringEnum([
-  'list',
-  'status',
-  'history',
-  'diff',
-  'suspend',
-  'resume',
-  'upgrade',
-  'rollback',
-  'correct',
-  'retry',
-  'freeze',
-  'unfreeze',
-  'freeze-all',
-] as const);
+/** The `/release` verbs a Team grants (src/api/release-verbs.ts). `freeze-all`: freezing (or lifting a freeze on) the whole cluster is granted only by name, never by a broad `freeze` rule. */
+export const Verb = StringEnum([...TEAM_VERBS, 'freeze-all']);
 
 export const Permission = Type.Object(
   {

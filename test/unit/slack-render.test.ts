@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkMessage } from '../../src/dev/fake-slack/block-limits.js';
 import type { ReleaseNotification } from '../../src/notify/contract.js';
-import { parseReleaseActionValue, ReleaseAction } from '../../src/notify/providers/slack/actions.js';
-import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../src/notify/providers/slack/mrkdwn.js';
+import { parseReleaseActionValue, ReleaseAction } from '../../src/core/slack/action-ids.js';
+import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../src/core/slack/mrkdwn.js';
 import {
   extendTimeline,
   MAX_TIMELINE,

@@ -1,4 +1,4 @@
-import type { PreparedAction } from '../plan/prepared.js';
+import type { ActionScope } from '../plan/prepared.js';
 import { authorize, authorizeApproval, type AuthzDecision } from './authorize.js';
 import type { Subject, TeamPolicy } from './policy-types.js';
 import { authzTargets, authzVerb } from './targets.js';
@@ -7,12 +7,12 @@ import { authzTargets, authzVerb } from './targets.js';
  * Pure: every target must be allowed; approval is needed if any target needs it, and always for
  * break-glass (a change through a freeze takes two people).
  */
-export function authorizeAction(subject: Subject, action: PreparedAction, teams: readonly TeamPolicy[]): AuthzDecision {
+export function authorizeAction(subject: Subject, action: ActionScope, teams: readonly TeamPolicy[]): AuthzDecision {
   const decision = combine(authzTargets(action).map((target) => authorize(subject, authzVerb(action), target, teams)));
   return decision.allowed && action.breakGlass ? { ...decision, requireApproval: true } : decision;
 }
 
-export function authorizeActionApproval(requester: Subject, approver: Subject, action: PreparedAction, teams: readonly TeamPolicy[]): AuthzDecision {
+export function authorizeActionApproval(requester: Subject, approver: Subject, action: ActionScope, teams: readonly TeamPolicy[]): AuthzDecision {
   return combine(authzTargets(action).map((target) => authorizeApproval(requester, approver, authzVerb(action), target, teams)));
 }
 

@@ -1,6 +1,6 @@
 import type { FreezeScope } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { PreparedAction } from '../plan/prepared.js';
+import type { ActionScope } from '../plan/prepared.js';
 import type { AuthzTarget, PermissionVerb } from './policy-types.js';
 
 /** Pure: what a request is authorized on. */
@@ -18,7 +18,7 @@ export function namespaceAuthzTarget(namespace: string | undefined): AuthzTarget
  * The targets a prepared action must be authorized on. A freeze (and lifting one) is authorized on
  * its scope: each namespace it names, else each Team, else each chart; `all` on everything.
  */
-export function authzTargets(action: PreparedAction): AuthzTarget[] {
+export function authzTargets(action: ActionScope): AuthzTarget[] {
   const scope = action.freeze?.spec.scope ?? action.unfreeze?.spec.scope;
   if (scope) return scopeTargets(scope);
   return action.targets.map((t) => ({ kind: 'release', namespace: t.namespace, name: t.name, chart: t.chart }));
@@ -32,7 +32,7 @@ export function scopeTargets(scope: FreezeScope): AuthzTarget[] {
 }
 
 /** The permission a prepared action needs: freezing or lifting a whole-cluster freeze needs `freeze-all`, granted by name. */
-export function authzVerb(action: PreparedAction): PermissionVerb {
+export function authzVerb(action: ActionScope): PermissionVerb {
   const scope = action.freeze?.spec.scope ?? action.unfreeze?.spec.scope;
   return scope?.all ? 'freeze-all' : action.command.verb;
 }

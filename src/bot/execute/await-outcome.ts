@@ -2,6 +2,14 @@ import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { PreparedAction } from '../plan/prepared.js';
 import { outcomeOf, type Outcome } from './outcome.js';
 
+/** Time, injected: the wait polls it. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = { now: () => Date.now(), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) };
+
 /** Polls the releases' status until the controller has reported on each, or the time is up (unfreeze: the releases it let go). */
 export async function awaitOutcomes(
   api: HelmReleaseApi,
@@ -9,8 +17,9 @@ export async function awaitOutcomes(
   requestId: string | undefined,
   timeoutMs: number,
   pollMs = 500,
+  clock: Clock = systemClock,
 ): Promise<Outcome[]> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = clock.now() + timeoutMs;
   const results = new Map<string, Outcome>();
   while (true) {
     for (const target of action.targets) {
@@ -21,11 +30,11 @@ export async function awaitOutcomes(
       results.set(key, outcome ?? { done: true, succeeded: false, message: `${key}: gone` });
     }
     const all = [...results.values()];
-    if (all.every((o) => o.done) || Date.now() >= deadline) {
+    if (all.every((o) => o.done) || clock.now() >= deadline) {
       return all.map((o) =>
         o.done ? o : { ...o, message: `${o.message} (no report within ${Math.round(timeoutMs / 1000)}s; the controller may be busy or down)` },
       );
     }
-    await new Promise((resolve) => setTimeout(resolve, pollMs));
+    await clock.sleep(pollMs);
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
+import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
@@ -16,19 +17,29 @@ import type { ChangePreviews } from './preview-client.js';
 import type { Actor } from '../plan/actor.js';
 import { freezeName } from '../plan/freeze.js';
 import { intentPatch } from '../plan/intents.js';
-import { prepareFreeze, prepareReleaseCommand, prepareUnfreeze, stillAsPlanned, type Prepared, type PreparedAction } from '../plan/prepared.js';
+import {
+  draftOf,
+  draftReleaseCommand,
+  isFreezeCommand,
+  planned,
+  prepareFreeze,
+  prepareUnfreeze,
+  stillAsPlanned,
+  type Draft,
+  type Drafted,
+  type Prepared,
+  type PreparedAction,
+} from '../plan/prepared.js';
 import { resolveRelease, type Resolution } from '../plan/resolve.js';
 import { auditMessage, refusalMessage } from '../render/audit.js';
 import { applyFreeze, applyUnfreeze, breakGlassPatch } from './freeze-writes.js';
 
 export const BOT_FIELD_MANAGER = 'helmcrew-bot';
 
-/** Requests the controller handles once, by id: a rollback and a drift correction. */
+/** Requests the controller handles once, by id (rollback, drift correction, retry): the verb table names the prefix. */
 function requestIdFor(verb: MutatingCommand['verb']): string | undefined {
-  if (verb === 'rollback') return `rb-${randomBytes(6).toString('hex')}`;
-  if (verb === 'correct') return `dc-${randomBytes(6).toString('hex')}`;
-  if (verb === 'retry') return `rt-${randomBytes(6).toString('hex')}`;
-  return undefined;
+  const prefix = (RELEASE_VERBS[verb] as VerbRow).requestIdPrefix;
+  return prefix ? `${prefix}-${randomBytes(6).toString('hex')}` : undefined;
 }
 
 export interface OperationsDeps {
@@ -65,49 +76,46 @@ export class ReleaseOperations {
     return resolveRelease(ref, items);
   }
 
-  async prepare(command: MutatingCommand, actor: Actor): Promise<Prepared> {
+  /** Reads what the command's plan needs, once, and leaves the plan to build (`plan`) after authorization. */
+  async draft(command: MutatingCommand, actor: Actor): Promise<Drafted> {
     const now = this.deps.now();
     if (command.verb === 'freeze') {
       const namespace = command.scope.kind === 'namespace' ? command.scope.namespace : undefined;
       const [releases, teams] = await Promise.all([this.deps.api.list(namespace), this.deps.teams.list()]);
       const name = freezeName(command.scope, randomBytes(2).toString('hex'));
-      return { ok: true, action: prepareFreeze(command, { releases: releases.items, teams: teams.items }, actor, now, this.deps.timeZone, name) };
+      return { ok: true, draft: draftOf(prepareFreeze(command, { releases: releases.items, teams: teams.items }, actor, now, this.deps.timeZone, name)) };
     }
     if (command.verb === 'unfreeze') {
       const [releases, teams, freezes] = await Promise.all([this.deps.api.list(), this.deps.teams.list(), this.deps.freezes.list()]);
-      return { ok: true, action: prepareUnfreeze(command, { releases: releases.items, teams: teams.items, freezes: freezes.items }, now) };
+      return { ok: true, draft: draftOf(prepareUnfreeze(command, { releases: releases.items, teams: teams.items, freezes: freezes.items }, now)) };
     }
     const resolved = await this.resolve(command.release);
     if (!resolved.ok) return resolved;
-    const { history, holding } = await this.planInputs(resolved.release, now);
-    return { ok: true, action: prepareReleaseCommand(command, resolved.release, history, holding) };
-  }
-
-  /** What a release command's plan is made from: Helm's history of it and the freezes holding it now. */
-  private async planInputs(release: HelmRelease, now: Date) {
+    const release = resolved.release;
     const target = releaseTarget(release);
     const [history, freezes, teams] = await Promise.all([
       this.deps.storage.history(target.namespace, target.releaseName),
       this.deps.freezes.list(),
       this.deps.teams.list(),
     ]);
-    return { history, holding: freezesHolding(releaseFacts(release), freezes.items, teams.items, now) };
+    const holding = freezesHolding(releaseFacts(release), freezes.items, teams.items, now);
+    return { ok: true, draft: draftReleaseCommand(command, release, history, holding) };
   }
 
   /**
-   * The plan again, with what the change would do to the cluster's objects. Asked only after the
-   * person is authorized: a preview costs the controller a helm process.
+   * The plan, built once from the draft's reads, with what the change would do to the cluster's
+   * objects when the controller can say (upgrade, resume). Asked only after the person is
+   * authorized: a preview costs the controller a helm process.
    */
-  async withPreview(action: PreparedAction): Promise<PreparedAction> {
-    const command = action.command;
-    if (command.verb === 'freeze' || command.verb === 'unfreeze' || !this.deps.previews) return action;
-    const [target] = action.targets;
-    const release = target && (await this.deps.api.get(target.namespace, target.name));
-    if (!release) return action;
-    const preview = await this.previewFor(command, release);
-    if (!preview) return action;
-    const { history, holding } = await this.planInputs(release, this.deps.now());
-    return prepareReleaseCommand(command, release, history, holding, preview);
+  async plan(draft: Draft): Promise<PreparedAction> {
+    const preview = draft.release && !isFreezeCommand(draft.command) ? await this.previewFor(draft.command, draft.release) : undefined;
+    return planned(draft, preview);
+  }
+
+  /** Draft and plan at once, without a preview: for callers that authorize nothing (tests, scripts). */
+  async prepare(command: MutatingCommand, actor: Actor): Promise<Prepared> {
+    const drafted = await this.draft(command, actor);
+    return drafted.ok ? { ok: true, action: planned(drafted.draft) } : drafted;
   }
 
   /** Upgrade: the spec at the new version. Resume of a suspended release: the spec as declared. */

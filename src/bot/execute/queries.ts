@@ -2,16 +2,17 @@ import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js'
 import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { releaseTarget } from '../../core/release/release-target.js';
-import type { ReleaseCommand } from '../grammar/command.js';
+import { isMutating, type MutatingVerb, type ReleaseCommand } from '../grammar/command.js';
 import { renderFreezes } from '../render/freezes.js';
 import { renderDiff, renderHelp, renderHistory, renderList, renderObjectDiff, renderStatus } from '../render/text.js';
 import type { ChangePreviews } from './preview-client.js';
 import { resolveRelease } from '../plan/resolve.js';
 
-export type QueryCommand = Extract<ReleaseCommand, { verb: 'help' | 'list' | 'status' | 'history' | 'diff' | 'freezes' }>;
+/** The verbs that change nothing, but `whoami` (answered by whoever asks: Slack or the terminal). */
+export type QueryCommand = Exclude<ReleaseCommand, { verb: MutatingVerb | 'whoami' }>;
 
 export function isQuery(command: ReleaseCommand): command is QueryCommand {
-  return ['help', 'list', 'status', 'history', 'diff', 'freezes'].includes(command.verb);
+  return !isMutating(command) && command.verb !== 'whoami';
 }
 
 /** Read-only verbs: answered from the API server and Helm's stored records; nothing changes. */

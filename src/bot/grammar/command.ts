@@ -1,6 +1,8 @@
+import { MUTATING_VERBS, RELEASE_VERBS, type MutatingVerb, type ReleaseVerb, type VerbArgument, type VerbFlag } from '../../api/release-verbs.js';
+
 /**
  * What a `/release` line means once parsed. One shape for Slack (slash command, @-mention,
- * buttons) and the terminal (`helmcrew release …`).
+ * buttons) and the terminal (`helmcrew release …`), read off the verb table (src/api/release-verbs.ts).
  */
 
 /** A HelmRelease named as `name` (resolved when unique) or `namespace/name`. */
@@ -15,49 +17,37 @@ export type Scope = { kind: 'all' } | { kind: 'namespace'; namespace: string } |
 /** When a freeze ends by itself: after a duration (`--for 2h`) or at a time (`--until 18:00`, or an RFC 3339 time). */
 export type FreezeEnd = { kind: 'for'; text: string; ms: number } | { kind: 'until'; text: string };
 
-export type ReleaseCommand =
-  | { verb: 'help'; topic?: Verb }
-  | { verb: 'whoami' }
-  | { verb: 'list'; namespace?: string }
-  | { verb: 'status'; release: ReleaseRef }
-  | { verb: 'history'; release: ReleaseRef }
-  | { verb: 'diff'; release: ReleaseRef; version?: string }
-  | { verb: 'suspend'; release: ReleaseRef; reason?: string }
-  | { verb: 'resume'; release: ReleaseRef; reason?: string }
-  | { verb: 'upgrade'; release: ReleaseRef; version: string; reason?: string; breakGlass?: boolean }
-  | { verb: 'rollback'; release: ReleaseRef; revision?: number; reason?: string; breakGlass?: boolean }
-  | { verb: 'correct'; release: ReleaseRef; reason?: string }
-  | { verb: 'retry'; release: ReleaseRef; reason?: string }
-  | { verb: 'freeze'; scope: Scope; reason: string; end?: FreezeEnd }
-  | { verb: 'freezes' }
-  | { verb: 'unfreeze'; name: string; reason?: string };
+/** What each kind of argument in the verb table is once parsed. */
+export interface ArgumentValues {
+  release: ReleaseRef;
+  namespace: string;
+  version: string;
+  revision: number;
+  scope: Scope;
+  'freeze-name': string;
+  verb: Verb;
+}
 
-export const VERBS = [
-  'help',
-  'whoami',
-  'list',
-  'status',
-  'history',
-  'diff',
-  'suspend',
-  'resume',
-  'upgrade',
-  'rollback',
-  'correct',
-  'retry',
-  'freeze',
-  'freezes',
-  'unfreeze',
-] as const;
-export type Verb = (typeof VERBS)[number];
+export type Verb = ReleaseVerb;
+export { MUTATING_VERBS, type MutatingVerb };
 
-/** Verbs that change something: they show a plan and need a confirmation. */
-export const MUTATING_VERBS = ['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'freeze', 'unfreeze'] as const;
-export type MutatingVerb = (typeof MUTATING_VERBS)[number];
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type Row<V extends Verb> = (typeof RELEASE_VERBS)[V];
+type ArgumentFields<A extends readonly VerbArgument[]> = {
+  [S in A[number] as S extends { optional: true } ? never : S['field']]: ArgumentValues[S['kind']];
+} & { [S in A[number] as S extends { optional: true } ? S['field'] : never]?: ArgumentValues[S['kind']] };
+type ReasonField<R> = R extends 'required' ? { reason: string } : R extends 'optional' ? { reason?: string } : unknown;
+type FlagFields<F extends readonly VerbFlag[]> = ('--break-glass' extends F[number] ? { breakGlass?: boolean } : unknown) &
+  ('--for' extends F[number] ? { end?: FreezeEnd } : unknown);
+
+/** One verb's command, read off its row: its arguments' fields, its reason and its options. */
+export type CommandOf<V extends Verb> = Simplify<{ verb: V } & ArgumentFields<Row<V>['args']> & ReasonField<Row<V>['reason']> & FlagFields<Row<V>['flags']>>;
+export type ReleaseCommand = { [V in Verb]: CommandOf<V> }[Verb];
+
 export type MutatingCommand = Extract<ReleaseCommand, { verb: MutatingVerb }>;
 
 export function isMutating(command: ReleaseCommand): command is MutatingCommand {
-  return (MUTATING_VERBS as readonly string[]).includes(command.verb);
+  return RELEASE_VERBS[command.verb].mutating;
 }
 
 export type ParseErrorCode =
@@ -86,22 +76,3 @@ export interface ParseError {
 }
 
 export type ParseResult = { ok: true; command: ReleaseCommand } | { ok: false; error: ParseError };
-
-/** One line per verb: the help text and the usage shown with argument errors. */
-export const USAGE: Record<Verb, string> = {
-  help: 'help [verb]',
-  whoami: 'whoami',
-  list: 'list [namespace]',
-  status: 'status <release>',
-  history: 'history <release>',
-  diff: 'diff <release> [version]',
-  suspend: 'suspend <release> [--reason …]',
-  resume: 'resume <release> [--reason …]',
-  upgrade: 'upgrade <release> <version> [--reason …] [--break-glass]',
-  rollback: 'rollback <release> [to <revision>] [--reason …] [--break-glass]',
-  correct: 'correct <release> [--reason …]   (put drifted objects back to what Helm last applied)',
-  retry: 'retry <release> [--reason …]   (one forced install or upgrade of the current spec, also after a failure)',
-  freeze: 'freeze <namespace|team:<name>|chart:<name>|all> --reason … [--for 2h | --until 18:00]',
-  freezes: 'freezes',
-  unfreeze: 'unfreeze <freeze name> [--reason …]',
-};

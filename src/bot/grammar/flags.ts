@@ -1,5 +1,5 @@
 import { parseDuration } from '../../api/duration.js';
-import type { FreezeEnd, ParseError, Verb } from './command.js';
+import type { FreezeEnd, ParseError } from './command.js';
 import { closest } from './suggest.js';
 import type { Token } from './tokenize.js';
 
@@ -36,7 +36,7 @@ const fail = (code: ParseError['code'], message: string, suggestion?: string): F
 const isFlag = (word: string): word is Flag => (FLAGS as readonly string[]).includes(word);
 const flagOf = (token: Token) => (token.quoted || !token.text.startsWith('--') ? undefined : splitOnce(token.text)[0].toLowerCase());
 
-export function splitFlags(verb: Verb, tokens: Token[]): ({ ok: true } & Flags) | Failure {
+export function splitFlags(verb: string, tokens: Token[]): ({ ok: true } & Flags) | Failure {
   const out: Flags = { args: [], given: [] };
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;

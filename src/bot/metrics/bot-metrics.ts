@@ -1,8 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { actionLabel } from '../../core/slack/action-ids.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
-
-/** Button verbs: the plan buttons, and a notification's buttons (the same as typing the command). */
-const BUTTON_VERBS = new Set(['confirm', 'cancel', 'approve', 'rollback', 'suspend', 'resume', 'history', 'status']);
 
 /** Pure: the verb label of a typed request: the parsed verb, or 'invalid' when it does not parse. */
 export function commandVerb(text: string): string {
@@ -10,10 +8,9 @@ export function commandVerb(text: string): string {
   return parsed.ok ? parsed.command.verb : 'invalid';
 }
 
-/** Pure: the verb label of a button: 'confirm', 'rollback'… or 'other' for one not in the closed set. */
+/** Pure: the verb label of a button: 'confirm', 'rollback'… or 'other' for an id that is not in core/slack's closed set. */
 export function buttonVerb(actionId: string): string {
-  const verb = actionId.replace(/^release_/, '');
-  return BUTTON_VERBS.has(verb) ? verb : 'other';
+  return actionLabel(actionId) ?? 'other';
 }
 
 export type CommandOutcome = 'handled' | 'error';

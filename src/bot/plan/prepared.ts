@@ -33,6 +33,35 @@ export interface PreparedAction {
 
 export type Prepared = { ok: true; action: PreparedAction } | { ok: false; message: string };
 
+/** What authorization looks at: the command, the releases it changes, the Freeze's scope, break-glass. */
+export type ActionScope = Pick<PreparedAction, 'command' | 'targets' | 'freeze' | 'unfreeze' | 'breakGlass'>;
+
+/**
+ * A mutating command resolved against the cluster, read once, not yet planned: enough to
+ * authorize it, and what its plan is made from. The plan is built once, after authorization,
+ * with the controller's preview when one is asked for (a preview costs the controller a helm process).
+ */
+export interface Draft extends ActionScope {
+  /** A single-release command's release as read (what a preview is asked for). */
+  release?: HelmRelease;
+  /** Pure: the plan from the reads above, with the preview when there is one. */
+  plan: (preview?: PreviewResult) => Plan;
+}
+
+export type Drafted = { ok: true; draft: Draft } | { ok: false; message: string };
+
+/** The draft planned: the action to show, store and confirm (plain data: a plan waits in Redis). */
+export function planned(draft: Draft, preview?: PreviewResult): PreparedAction {
+  const { plan, release: _release, ...scope } = draft;
+  return { ...scope, plan: plan(preview) };
+}
+
+/** An action whose plan needs nothing more (freeze, unfreeze) as a draft. */
+export function draftOf(action: PreparedAction): Draft {
+  const { plan, ...scope } = action;
+  return { ...scope, plan: () => plan };
+}
+
 export type FreezeCommand = Extract<MutatingCommand, { verb: 'freeze' | 'unfreeze' }>;
 export type SingleReleaseCommand = Exclude<MutatingCommand, { verb: 'freeze' | 'unfreeze' }>;
 
@@ -77,9 +106,24 @@ export function prepareReleaseCommand(
   holding: readonly HoldingFreeze[] = [],
   preview?: PreviewResult,
 ): PreparedAction {
-  const action: PreparedAction = { command, targets: [targetOf(release)], plan: planReleaseCommand(command, release, history, holding, preview) };
+  return planned(draftReleaseCommand(command, release, history, holding), preview);
+}
+
+/** Pure: a command on one release, resolved and read, its plan still to build (with a preview, if one is asked for). */
+export function draftReleaseCommand(
+  command: SingleReleaseCommand,
+  release: HelmRelease,
+  history: ReleaseHistory,
+  holding: readonly HoldingFreeze[] = [],
+): Draft {
   const breaking = (command.verb === 'upgrade' || command.verb === 'rollback') && command.breakGlass && holding.length > 0;
-  return breaking ? { ...action, breakGlass: holding.map((f) => f.name) } : action;
+  return {
+    command,
+    targets: [targetOf(release)],
+    release,
+    ...(breaking ? { breakGlass: holding.map((f) => f.name) } : {}),
+    plan: (preview) => planReleaseCommand(command, release, history, holding, preview),
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ConditionType } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
-import { USAGE, VERBS, type Verb } from '../grammar/command.js';
+import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { diffValues, summarizeValuesDifference } from '../plan/values-diff.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { Plan } from '../plan/plan.js';
@@ -11,9 +11,10 @@ import type { Plan } from '../plan/plan.js';
 const keyOf = (r: HelmRelease) => `${r.metadata.namespace}/${r.metadata.name}`;
 const cond = (r: HelmRelease, type: string) => r.status?.conditions?.find((c) => c.type === type);
 
-export function renderHelp(topic?: Verb): string {
-  if (topic) return `usage: ${USAGE[topic]}`;
-  return ['/release commands (a release is name or namespace/name):', ...VERBS.map((v) => `  ${USAGE[v]}`)].join('\n');
+/** The help, from the verb table's usage lines (another table: a test's). */
+export function renderHelp(topic?: string, table: Readonly<Record<string, VerbRow>> = RELEASE_VERBS): string {
+  if (topic) return `usage: ${table[topic]?.usage ?? ''}`;
+  return ['/release commands (a release is name or namespace/name):', ...Object.values(table).map((row) => `  ${row.usage}`)].join('\n');
 }
 
 export function renderList(releases: HelmRelease[]): string {

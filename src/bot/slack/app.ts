@@ -1,26 +1,24 @@
 import type { Server } from 'node:http';
-import { App, LogLevel, SocketModeReceiver, type RespondFn } from '@slack/bolt';
+import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
-import { ConfigError } from '../../core/config/env.js';
 import { loadKubeConfig } from '../../core/kube/client.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
-import { releaseOperations } from '../execute/wiring.js';
-import { QueuedPreviews } from '../execute/preview-client.js';
-import { connectRedis } from '../../core/redis.js';
-import { ACTION_APPROVE, ACTION_CANCEL, ACTION_CONFIRM, textMessage, unescapeSlackText, type SlackMessage } from './blocks.js';
-import type { BotConfig } from './config.js';
-import { Directory } from './directory.js';
-import { FreezeReports } from './freeze-reports.js';
-import { PlanStore } from './plan-store.js';
-import { ReleaseBot, type ChannelPoster, type RequestContext } from './release-bot.js';
-import { BotMetrics, buttonVerb, commandVerb } from '../metrics/bot-metrics.js';
 import { startHealthServer, type ReadinessCheck } from '../../core/metrics/health-server.js';
 import { redisCheck } from '../../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../../core/metrics/registry.js';
-
-/** Buttons on notification messages (from the Slack provider): value is "namespace/name". */
-const NOTIFICATION_ACTIONS = /^release_(rollback|suspend|resume|history|status|correct)$/;
+import { connectRedis } from '../../core/redis.js';
+import { QueuedPreviews } from '../execute/preview-client.js';
+import { releaseOperations } from '../execute/wiring.js';
+import { BotMetrics } from '../metrics/bot-metrics.js';
+import type { ChannelPoster } from './channel-progress.js';
+import type { BotConfig } from './config.js';
+import { Directory } from './directory.js';
+import { FreezeReports } from './freeze-reports.js';
+import { registerListeners, socketOpen } from './listeners.js';
+import { PlanStore } from './plan-store.js';
+import { ReleaseBot } from './release-bot.js';
+import { checkBotToken } from './token-check.js';
 
 export interface RunningBot {
   mode: 'http' | 'socket';
@@ -37,27 +35,19 @@ export interface BotOptions {
 
 /**
  * `helmcrew bot`: Bolt in HTTP mode (signed requests at /slack/events on PORT) or Socket Mode
- * (SLACK_APP_TOKEN). Every listener acks first and works after, so Slack's 3-second limit holds
- * however slow the cluster is; results go back by response_url or message updates.
+ * (SLACK_APP_TOKEN). Wiring only: the listeners (listeners.ts) hand requests to the ReleaseBot
+ * (release-bot.ts), whose `/release` flow is the session shared with the terminal (session/).
  */
 export async function startBot(config: BotConfig, log: Logger, options: BotOptions = {}): Promise<RunningBot> {
+  await checkBotToken(config);
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
   const web = new WebClient(config.botToken, clientOptions);
-  // One quick check at start-up (the normal client retries for minutes): a wrong token or an
-  // unreachable SLACK_API_URL stops start-up with one line.
-  try {
-    await new WebClient(config.botToken, { ...clientOptions, retryConfig: { retries: 0 }, timeout: 10_000 }).auth.test();
-  } catch (error) {
-    const code = (error as { data?: { error?: string } }).data?.error;
-    if (code) throw new ConfigError(`SLACK_BOT_TOKEN was not accepted by the Slack Web API: ${code}`);
-    throw new ConfigError(`the Slack Web API${config.slackApiUrl ? ` at SLACK_API_URL` : ''} could not be reached: ${(error as Error).message}`);
-  }
   const kubeConfig = loadKubeConfig(config.kubeconfig);
   const redis = connectRedis(config.redisUrl, { maxRetriesPerRequest: 3 });
   // The controller renders what a change would do (core/preview); asked over the shared queue prefix.
   const previewConnection = connectRedis(config.redisUrl);
   const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);
-  const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', { previews });
+  const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', { previews, timeZone: config.timeZone });
   const directory = new Directory(new TeamApi(kube), web);
   const poster: ChannelPoster = {
     post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),
@@ -122,75 +112,4 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
       previewConnection.disconnect();
     },
   };
-}
-
-/** Whether the Socket Mode client's WebSocket is open (its `websocket` is replaced on each reconnect). */
-function socketOpen(receiver: SocketModeReceiver): boolean {
-  const ws = (receiver.client as unknown as { websocket?: { isActive?: () => boolean } }).websocket;
-  return ws?.isActive?.() ?? false;
-}
-
-function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log: Logger, metrics: BotMetrics): void {
-  const viaResponseUrl = (respond: RespondFn, user: string, channel: string): RequestContext => ({
-    user,
-    channel,
-    reply: async (message: SlackMessage) => void (await respond({ response_type: 'ephemeral', replace_original: false, ...message })),
-  });
-  /** Work after the ack; a failure is told to the person and logged, never thrown at Bolt. */
-  const work = (ctx: RequestContext, what: string, labels: { verb: string; via: string }, fn: () => Promise<void>) =>
-    fn().then(
-      () => metrics.handled(labels.verb, labels.via, 'handled'),
-      async (error: unknown) => {
-        metrics.handled(labels.verb, labels.via, 'error');
-        log.error({ err: error, actor: `slack:${ctx.user}`, what }, 'bot request failed');
-        await ctx.reply(textMessage(`Something went wrong (${what}); nothing was confirmed. The bot's log has the details.`)).catch(() => undefined);
-      },
-    );
-  /** Times Slack's ack: Slack gives up after 3 s. */
-  const timedAck = async (via: string, ack: () => Promise<void>) => {
-    const started = performance.now();
-    await ack();
-    metrics.acked(via, (performance.now() - started) / 1000);
-  };
-
-  app.command('/release', async ({ command, ack, respond }) => {
-    await timedAck('command', ack);
-    const ctx = viaResponseUrl(respond, command.user_id, command.channel_id);
-    const text = unescapeSlackText(command.text);
-    await work(ctx, 'command', { verb: commandVerb(text), via: 'command' }, () => bot.handleText(text, ctx));
-  });
-
-  // Slash commands do not work in threads; "@helmcrew rollback unicorn" does.
-  app.event('app_mention', async ({ event, context }) => {
-    const user = event.user;
-    if (!user) return;
-    const text = event.text.replace(new RegExp(`<@${context.botUserId ?? 'U[A-Z0-9]+'}>`, 'g'), ' ');
-    const ctx: RequestContext = {
-      user,
-      channel: event.channel,
-      reply: async (message) =>
-        void (await web.chat.postEphemeral({ channel: event.channel, user, ...(event.thread_ts ? { thread_ts: event.thread_ts } : {}), ...message })),
-    };
-    const command = unescapeSlackText(text);
-    await work(ctx, 'mention', { verb: commandVerb(command), via: 'mention' }, () => bot.handleText(command, ctx));
-  });
-
-  const button = (actionId: string | RegExp, handle: (value: string, actionId: string, ctx: RequestContext) => Promise<void>) =>
-    app.action(actionId, async ({ ack, body, action, respond }) => {
-      await timedAck('button', ack);
-      if (body.type !== 'block_actions' || action.type !== 'button' || !('action_id' in action)) return;
-      const ctx = viaResponseUrl(respond, body.user.id, body.channel?.id ?? '');
-      await work(ctx, action.action_id, { verb: buttonVerb(action.action_id), via: 'button' }, () => handle(action.value ?? '', action.action_id, ctx));
-    });
-  button(ACTION_CONFIRM, (planId, _, ctx) => bot.confirm(planId, ctx));
-  button(ACTION_CANCEL, (planId, _, ctx) => bot.cancel(planId, ctx));
-  button(ACTION_APPROVE, (planId, _, ctx) => bot.approve(planId, ctx));
-  // A notification's button is the same as typing the command: plan, confirm, act.
-  button(NOTIFICATION_ACTIONS, (release, actionId, ctx) => bot.handleText(`${actionId.replace(/^release_/, '')} ${release}`, ctx));
-
-  // Bolt wants a promise back; logging is all there is to do.
-  app.error((error) => {
-    log.error({ err: error }, 'bolt error');
-    return Promise.resolve();
-  });
 }

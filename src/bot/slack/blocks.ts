@@ -1,23 +1,11 @@
+import { PlanAction, ReleaseAction } from '../../core/slack/action-ids.js';
+import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../core/slack/mrkdwn.js';
 import type { Plan } from '../plan/plan.js';
 
-/** Pure Slack message builders. Every piece of user-supplied text is escaped for mrkdwn. */
+/** Pure Slack message builders. Every piece of user-supplied text is escaped for mrkdwn (core/slack). */
 
-export const ACTION_CONFIRM = 'release_confirm';
-export const ACTION_CANCEL = 'release_cancel';
-export const ACTION_APPROVE = 'release_approve';
-/** The same ids as notify's buttons: a click is the command typed (`resume ns/name`, `status ns/name`). */
-export const ACTION_RESUME = 'release_resume';
-export const ACTION_STATUS = 'release_status';
-
-/** Slack's three control characters; escaping them stops <!channel> and <@U…> from pinging anyone. */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/** Slack sends typed text with &, < and > as entities; the grammar gets what the person typed. */
-export function unescapeSlackText(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-}
+/** A section holds at most 3000 characters; the title line and fences need the rest. */
+const CODE_MAX = 2806;
 
 export interface SlackMessage {
   text: string;
@@ -31,12 +19,13 @@ export function textMessage(text: string): SlackMessage {
 }
 
 export function codeMessage(title: string, body: string): SlackMessage {
-  const text = `${escapeMrkdwn(title)}\n\`\`\`${escapeMrkdwn(body).slice(0, 2800)}\`\`\``;
+  const text = `${escapeMrkdwn(title)}\n${codeBlock(body, CODE_MAX)}`;
   return { text, blocks: [section(text)] };
 }
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 40)}\n… (\`/release diff\` shows all)`;
+/** Escaped text cut to `max`, never inside an entity, with where to read the rest. */
+function clip(escaped: string, max: number): string {
+  return escaped.length <= max ? escaped : `${truncateEscaped(escaped, max - 40)}\n… (\`/release diff\` shows all)`;
 }
 
 export function planMessage(plan: Plan, planId: string | undefined, needsApproval: boolean): SlackMessage {
@@ -53,8 +42,8 @@ export function planMessage(plan: Plan, planId: string | undefined, needsApprova
     blocks.push({
       type: 'actions',
       elements: [
-        { type: 'button', action_id: ACTION_CONFIRM, style: 'danger', text: { type: 'plain_text', text: 'Confirm' }, value: planId },
-        { type: 'button', action_id: ACTION_CANCEL, text: { type: 'plain_text', text: 'Cancel' }, value: planId },
+        { type: 'button', action_id: PlanAction.Confirm, style: 'danger', text: { type: 'plain_text', text: 'Confirm' }, value: planId },
+        { type: 'button', action_id: PlanAction.Cancel, text: { type: 'plain_text', text: 'Cancel' }, value: planId },
       ],
     });
   }
@@ -69,7 +58,7 @@ export function approvalRequestMessage(requester: string, plan: Plan, planId: st
       section([text, ...plan.lines.map((l) => `• ${escapeMrkdwn(l)}`)].join('\n')),
       {
         type: 'actions',
-        elements: [{ type: 'button', action_id: ACTION_APPROVE, style: 'danger', text: { type: 'plain_text', text: 'Approve' }, value: planId }],
+        elements: [{ type: 'button', action_id: PlanAction.Approve, style: 'danger', text: { type: 'plain_text', text: 'Approve' }, value: planId }],
       },
     ],
   };
@@ -91,7 +80,7 @@ export function auditMessage(
   const blocks: unknown[] = [section(text)];
   if (next) {
     const button = (action_id: string, label: string) => ({ type: 'button', action_id, text: { type: 'plain_text', text: label }, value: next.release });
-    blocks.push({ type: 'actions', elements: [...(next.suspended ? [button(ACTION_RESUME, 'Resume')] : []), button(ACTION_STATUS, 'Status')] });
+    blocks.push({ type: 'actions', elements: [...(next.suspended ? [button(ReleaseAction.Resume, 'Resume')] : []), button(ReleaseAction.Status, 'Status')] });
   }
   return { text, blocks };
 }

@@ -1,5 +1,6 @@
 import { checkedRedisUrl, ConfigError, SHARED_ENV } from '../../core/config/env.js';
 import { declareEnv } from '../../core/config/registry.js';
+import { intIn, readSessionConfig } from '../session/config.js';
 
 /** The bot's variables (docs/configuration.md is generated from them); SLACK_BOT_TOKEN and the rest it shares are in SHARED_ENV. */
 export const BOT_ENV = declareEnv(['bot'], {
@@ -10,11 +11,6 @@ export const BOT_ENV = declareEnv(['bot'], {
   },
   PORT: { default: 3000, meaning: 'the HTTP mode port' },
   HELMCREW_PLAN_TTL_SECONDS: { default: 300, meaning: 'how long a plan’s Confirm button (and an approval request) stays valid; 1–86400' },
-  HELMCREW_OUTCOME_TIMEOUT_SECONDS: { default: 300, meaning: 'how long the bot waits for the controller’s report before saying it is still pending; 1–3600' },
-  HELMCREW_PREVIEW_TIMEOUT_SECONDS: {
-    default: 20,
-    meaning: 'how long a plan waits for the controller’s answer of what a change would do before it is shown without it; 1–600',
-  },
   HELMCREW_FREEZE_SWEEP_SECONDS: {
     default: 15,
     meaning: 'how often the bot looks for Freezes set from Slack that expired or were deleted, to report their end; 1–3600',
@@ -39,6 +35,8 @@ export interface BotConfig {
   outcomeTimeoutMs: number;
   /** How long a plan waits for the controller's object diff before it is shown without one. */
   previewTimeoutMs: number;
+  /** The zone `--until 18:00` is read in (HELMCREW_TIME_ZONE). */
+  timeZone: string;
   /** How often the bot looks at the Freezes it posted, to report the ones that ended by themselves or were deleted. */
   freezeSweepMs: number;
   /** /healthz, /readyz and /metrics when set (`helmcrew bot`; in `run` the controller's server serves them). */
@@ -58,6 +56,8 @@ export function readBotConfig(env: Env = process.env): BotConfig {
   const signingSecret = own.raw('SLACK_SIGNING_SECRET') || undefined;
   if (!appToken && !signingSecret) throw new ConfigError('SLACK_SIGNING_SECRET is not set (needed in HTTP mode; set SLACK_APP_TOKEN for Socket Mode instead)');
   const redisUrl = checkedRedisUrl(env);
+  // What the terminal's `helmcrew release` reads too (session/config.ts).
+  const session = readSessionConfig(env);
   let slackApiUrl: string | undefined;
   const rawApiUrl = shared.raw('SLACK_API_URL');
   if (rawApiUrl) {
@@ -72,19 +72,12 @@ export function readBotConfig(env: Env = process.env): BotConfig {
     healthPort: shared.raw('HEALTH_PORT') ? intIn(env, 'HEALTH_PORT', 8081, 1, 65535) : undefined,
     slackApiUrl,
     redisUrl,
-    keyPrefix: shared.text('HELMCREW_QUEUE_PREFIX'),
-    kubeconfig: shared.raw('KUBECONFIG') || undefined,
+    keyPrefix: session.keyPrefix,
+    kubeconfig: session.kubeconfig,
     planTtlSeconds: own.parse('HELMCREW_PLAN_TTL_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 86_400)),
-    outcomeTimeoutMs: own.parse('HELMCREW_OUTCOME_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 3600)) * 1000,
-    previewTimeoutMs: own.parse('HELMCREW_PREVIEW_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 600)) * 1000,
+    outcomeTimeoutMs: session.outcomeTimeoutMs,
+    previewTimeoutMs: session.previewTimeoutMs,
+    timeZone: session.timeZone,
     freezeSweepMs: own.parse('HELMCREW_FREEZE_SWEEP_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 3600)) * 1000,
   };
-}
-
-function intIn(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  return value;
 }

@@ -10,7 +10,7 @@ import { awaitOutcomes } from '../execute/await-outcome.js';
 import { expired, heldNow, letGo, watchedOf, type WatchedFreeze } from '../plan/freeze-end.js';
 import { targetOf, type PreparedAction } from '../plan/prepared.js';
 import { freezeLiftedMessage, type FreezeEnding } from './blocks.js';
-import type { ChannelPoster } from './release-bot.js';
+import type { ChannelPoster } from './channel-progress.js';
 
 /** Redis bookkeeping is kept this long: longer than any report, short enough to clean itself up. */
 const KEEP_SECONDS = 30 * 24 * 3600;

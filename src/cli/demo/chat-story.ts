@@ -3,6 +3,7 @@ import { startBot } from '../../bot/slack/app.js';
 import { readBotConfig } from '../../bot/slack/config.js';
 import { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import { makeKubeClients } from '../../core/kube/client.js';
+import { PlanAction } from '../../core/slack/action-ids.js';
 import { chartVersions } from '../../dev/unicorn-versions.js';
 import type { Logger } from '../../core/log.js';
 import { freePort } from '../../dev/free-port.js';
@@ -79,7 +80,7 @@ async function command(slack: FakeSlack, url: string, text: string, say: (line: 
   say(`  bot:        acknowledged in ${ack.ms.toFixed(0)} ms (HTTP ${ack.status})`);
   const reply = (await slack.replyOn(request.responseUrl)) as Reply;
   for (const block of reply.blocks ?? []) if (block.type === 'section') say(`  bot (only Alice sees this):\n${indent(block.text?.text ?? '')}`);
-  return reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm')?.value;
+  return reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === PlanAction.Confirm)?.value;
 }
 
 /** Alice presses Confirm; the bot's audit message in the channel is edited to the outcome. */
@@ -87,7 +88,7 @@ async function confirm(slack: FakeSlack, url: string, planId: string | undefined
   if (!planId) throw new Error('the bot offered no Confirm button');
   const before = new Set(slack.messages(INCIDENT_CHANNEL.id).map((m) => m.ts));
   say('  Alice:      presses Confirm');
-  await postSigned(url, buttonClick(slack, 'release_confirm', planId, ALICE, INCIDENT_CHANNEL.id).form, { secret: SECRET });
+  await postSigned(url, buttonClick(slack, PlanAction.Confirm, planId, ALICE, INCIDENT_CHANNEL.id).form, { secret: SECRET });
   const outcome = (m: FakeMessage) => !before.has(m.ts) && /:white_check_mark:|:x:/.test(m.text);
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {

@@ -14,7 +14,7 @@ import { gitOpsOwner } from '../../../src/bot/plan/gitops.js';
 import { resumePatch, rollbackPatch, suspendPatch, upgradePatch } from '../../../src/bot/plan/intents.js';
 import { outcomeOf } from '../../../src/bot/execute/outcome.js';
 import { resolveRelease } from '../../../src/bot/plan/resolve.js';
-import { escapeMrkdwn, unescapeSlackText } from '../../../src/bot/slack/blocks.js';
+import { escapeMrkdwn, unescapeSlackText } from '../../../src/core/slack/mrkdwn.js';
 import { diffValues, summarizeValuesDifference } from '../../../src/bot/plan/values-diff.js';
 
 const hr = (

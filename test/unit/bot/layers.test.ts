@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 /**
  * The bot's layers: grammar/ parses, authz/ decides who may, plan/ decides what happens; all
  * three are pure. They may import code (not only types) from the pure places listed here and
- * nothing else: no Kubernetes client, Bolt, Redis or node built-in. I/O lives in execute/ and slack/.
+ * nothing else: no Kubernetes client, Bolt, Redis or node built-in. I/O lives in execute/ and slack/;
+ * session/ runs the one /release flow that slack/ and the terminal drive through ports.
  */
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -14,7 +15,8 @@ const bot = join(root, 'src/bot');
 
 const PURE: Record<string, string[]> = {
   // semver: a pure library (what a version looks like); duration.ts: what a Go duration is.
-  grammar: ['src/bot/grammar/', 'semver', 'src/api/duration.ts'],
+  // release-verbs.ts: the verb table, plain data.
+  grammar: ['src/bot/grammar/', 'semver', 'src/api/duration.ts', 'src/api/release-verbs.ts'],
   authz: ['src/bot/authz/', 'src/bot/plan/', 'src/bot/grammar/', 'src/api/'],
   plan: ['src/bot/plan/', 'src/bot/grammar/', 'src/api/', 'src/core/release/'],
 };
@@ -49,6 +51,28 @@ describe('bot layers', () => {
         .filter((path) => path.startsWith('src/bot/slack/'))
         .map((path) => `${relative(root, file)} → ${path}`),
     );
+    expect(offending).toEqual([]);
+  });
+
+  it('session/ is the one /release flow for Slack and the terminal: it imports no transport (slack/, Bolt, readline)', () => {
+    const offending = files(join(bot, 'session')).flatMap((file) =>
+      importsOf(file, true)
+        .filter((path) => path.startsWith('src/bot/slack/') || path.startsWith('@slack/') || path.startsWith('node:'))
+        .map((path) => `${relative(root, file)} → ${path}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it('the adapters (slack/, the terminal) leave the flow to session/: they neither parse, query, plan nor write a /release command themselves', () => {
+    const adapters = [...files(join(bot, 'slack')), join(root, 'src/cli/commands/release.ts')];
+    const offending = adapters.flatMap((file) => [
+      ...importsOf(file)
+        .filter((path) => ['src/bot/grammar/parse.ts', 'src/bot/execute/queries.ts'].includes(path))
+        .map((path) => `${relative(root, file)} → ${path}`),
+      ...(/\bops\.(draft|plan|prepare|apply)\(|parseReleaseCommand\(|runQuery\(/.test(readFileSync(file, 'utf8'))
+        ? [`${relative(root, file)} runs a step of the flow`]
+        : []),
+    ]);
     expect(offending).toEqual([]);
   });
 

@@ -5,7 +5,7 @@ import type { SlackConfig } from './config.js';
 import { ConfigMapMessageStore } from './message-store.js';
 import { SlackProvider } from './slack-provider.js';
 
-export { ReleaseAction, RELEASE_ACTION_IDS, releaseActionValue, parseReleaseActionValue } from './actions.js';
+export { ReleaseAction, RELEASE_ACTION_IDS, releaseActionValue, parseReleaseActionValue } from '../../../core/slack/action-ids.js';
 export { readSlackConfig, type SlackConfig } from './config.js';
 export { ConfigMapMessageStore, MemoryMessageStore, SLACK_MESSAGES_CONFIGMAP, type SlackMessageStore } from './message-store.js';
 export { renderOperationMessage, renderThreadReply, phaseOf, PHASE_COLOR } from './render.js';

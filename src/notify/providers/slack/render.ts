@@ -5,8 +5,8 @@
  */
 import { ReleaseEvent, StateReason } from '../../../api/vocabulary.js';
 import type { ReleaseNotification } from '../../contract.js';
-import { ReleaseAction, releaseActionValue } from './actions.js';
-import { codeBlock, inlineCode, plainText, safeText, truncateEscaped } from './mrkdwn.js';
+import { ReleaseAction, releaseActionValue } from '../../../core/slack/action-ids.js';
+import { codeBlock, inlineCode, plainText, safeText, truncateEscaped } from '../../../core/slack/mrkdwn.js';
 import type { TimelineEntry } from './operation-state.js';
 
 export type Phase = 'in-progress' | 'succeeded' | 'failed' | 'info';

@@ -1,12 +1,18 @@
 /**
- * Slack mrkdwn helpers. Slack reads `<…>` as links and mentions (`<!channel>`, `<@U123>`) and
- * `&` as the start of an entity, so every piece of text that comes from a release, a chart or
- * helm is escaped: a release message cannot ping a channel or hide a link.
+ * Slack mrkdwn, once for the bot and notify. Slack reads `<…>` as links and mentions
+ * (`<!channel>`, `<@U123>`) and `&` as the start of an entity, so every piece of text that comes
+ * from a person, a release, a chart or helm is escaped: a message cannot ping a channel or hide a
+ * link. Escaping comes first and cutting second, and the cut never splits an entity.
  */
 
 /** The three characters Slack asks apps to escape in all text. */
 export function escapeMrkdwn(raw: string): string {
   return raw.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Slack sends typed text with &, < and > as entities; the grammar gets what the person typed. */
+export function unescapeSlackText(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 }
 
 const ELLIPSIS = '…';
@@ -18,6 +24,7 @@ const ELLIPSIS = '…';
 export function truncateEscaped(escaped: string, max: number): string {
   if (escaped.length <= max) return escaped;
   let cut = escaped.slice(0, Math.max(0, max - ELLIPSIS.length));
+  // escapeMrkdwn makes only &amp; &lt; &gt;: an `&` with up to three letters at the end is one cut in half.
   cut = cut.replace(/&[a-z]{0,3}$/, '');
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return cut + ELLIPSIS;

@@ -1,0 +1,133 @@
+/**
+ * The `/release` verbs as data: one row per verb. The bot's parser and usage text, which verbs
+ * change something, the request ids the controller handles once, and the Team API's permission
+ * verbs all derive from this table; the bot adds a handler per verb. Plain data, so the API stays
+ * importable without the bot.
+ */
+
+/** What a verb's words are; the bot's grammar parses each kind (bot/grammar/arguments.ts). */
+export type ArgumentKind = 'release' | 'namespace' | 'version' | 'revision' | 'scope' | 'freeze-name' | 'verb';
+
+export interface VerbArgument {
+  /** The command's field it fills. */
+  readonly field: string;
+  readonly kind: ArgumentKind;
+  readonly optional?: boolean;
+  /** A word that may stand before it (`rollback x to 3`); the value may follow without it too. */
+  readonly after?: string;
+}
+
+/** Options besides --reason, which every row says how it takes. */
+export type VerbFlag = '--break-glass' | '--for' | '--until';
+
+export interface VerbRow {
+  readonly args: readonly VerbArgument[];
+  /** --reason: refused, optional, or required (a freeze says why). */
+  readonly reason: 'none' | 'optional' | 'required';
+  readonly flags: readonly VerbFlag[];
+  /** The help line, also shown with argument errors. */
+  readonly usage: string;
+  /** Changes something: shows a plan and needs a confirmation. */
+  readonly mutating: boolean;
+  /** Granted by a Team permission of the same name (the Team API's verb enum). Otherwise any Team member (`freezes`) or anyone (`help`, `whoami`). */
+  readonly teamVerb: boolean;
+  /** A request the controller handles once, by id (an annotation's value): the id's prefix. */
+  readonly requestIdPrefix?: string;
+}
+
+const release = { field: 'release', kind: 'release' } as const;
+
+export const RELEASE_VERBS = {
+  help: { args: [{ field: 'topic', kind: 'verb', optional: true }], reason: 'none', flags: [], usage: 'help [verb]', mutating: false, teamVerb: false },
+  whoami: { args: [], reason: 'none', flags: [], usage: 'whoami', mutating: false, teamVerb: false },
+  list: {
+    args: [{ field: 'namespace', kind: 'namespace', optional: true }],
+    reason: 'none',
+    flags: [],
+    usage: 'list [namespace]',
+    mutating: false,
+    teamVerb: true,
+  },
+  status: { args: [release], reason: 'none', flags: [], usage: 'status <release>', mutating: false, teamVerb: true },
+  history: { args: [release], reason: 'none', flags: [], usage: 'history <release>', mutating: false, teamVerb: true },
+  diff: {
+    args: [release, { field: 'version', kind: 'version', optional: true }],
+    reason: 'none',
+    flags: [],
+    usage: 'diff <release> [version]',
+    mutating: false,
+    teamVerb: true,
+  },
+  suspend: { args: [release], reason: 'optional', flags: [], usage: 'suspend <release> [--reason …]', mutating: true, teamVerb: true },
+  resume: { args: [release], reason: 'optional', flags: [], usage: 'resume <release> [--reason …]', mutating: true, teamVerb: true },
+  upgrade: {
+    args: [release, { field: 'version', kind: 'version' }],
+    reason: 'optional',
+    flags: ['--break-glass'],
+    usage: 'upgrade <release> <version> [--reason …] [--break-glass]',
+    mutating: true,
+    teamVerb: true,
+  },
+  rollback: {
+    args: [release, { field: 'revision', kind: 'revision', optional: true, after: 'to' }],
+    reason: 'optional',
+    flags: ['--break-glass'],
+    usage: 'rollback <release> [to <revision>] [--reason …] [--break-glass]',
+    mutating: true,
+    teamVerb: true,
+    requestIdPrefix: 'rb',
+  },
+  correct: {
+    args: [release],
+    reason: 'optional',
+    flags: [],
+    usage: 'correct <release> [--reason …]   (put drifted objects back to what Helm last applied)',
+    mutating: true,
+    teamVerb: true,
+    requestIdPrefix: 'dc',
+  },
+  retry: {
+    args: [release],
+    reason: 'optional',
+    flags: [],
+    usage: 'retry <release> [--reason …]   (one forced install or upgrade of the current spec, also after a failure)',
+    mutating: true,
+    teamVerb: true,
+    requestIdPrefix: 'rt',
+  },
+  freeze: {
+    args: [{ field: 'scope', kind: 'scope' }],
+    reason: 'required',
+    flags: ['--for', '--until'],
+    usage: 'freeze <namespace|team:<name>|chart:<name>|all> --reason … [--for 2h | --until 18:00]',
+    mutating: true,
+    teamVerb: true,
+  },
+  freezes: { args: [], reason: 'none', flags: [], usage: 'freezes', mutating: false, teamVerb: false },
+  unfreeze: {
+    args: [{ field: 'name', kind: 'freeze-name' }],
+    reason: 'optional',
+    flags: [],
+    usage: 'unfreeze <freeze name> [--reason …]',
+    mutating: true,
+    teamVerb: true,
+  },
+} as const satisfies Record<string, VerbRow>;
+
+export type ReleaseVerb = keyof typeof RELEASE_VERBS;
+type Rows = typeof RELEASE_VERBS;
+
+/** The derivations, for any table (a test adds a row and sees them follow). */
+export const verbsOf = <V extends string>(table: Readonly<Record<V, VerbRow>>): V[] => Object.keys(table) as V[];
+export const mutatingVerbsOf = <V extends string>(table: Readonly<Record<V, VerbRow>>): V[] => verbsOf(table).filter((verb) => table[verb].mutating);
+export const teamVerbsOf = <V extends string>(table: Readonly<Record<V, VerbRow>>): V[] => verbsOf(table).filter((verb) => table[verb].teamVerb);
+
+/** In the table's order (the help lists them so). */
+export const RELEASE_VERB_NAMES: ReleaseVerb[] = verbsOf<ReleaseVerb>(RELEASE_VERBS);
+
+export type MutatingVerb = { [V in ReleaseVerb]: Rows[V]['mutating'] extends true ? V : never }[ReleaseVerb];
+export const MUTATING_VERBS = mutatingVerbsOf<ReleaseVerb>(RELEASE_VERBS) as MutatingVerb[];
+
+export type TeamVerb = { [V in ReleaseVerb]: Rows[V]['teamVerb'] extends true ? V : never }[ReleaseVerb];
+/** The verbs a Team permission grants, in the table's order. */
+export const TEAM_VERBS = teamVerbsOf<ReleaseVerb>(RELEASE_VERBS) as TeamVerb[];

@@ -1,0 +1,57 @@
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import { authorizeAction } from '../authz/authorize-action.js';
+import { authorize, teamsOf } from '../authz/authorize.js';
+import type { AuthzTarget, Subject, TeamPolicy } from '../authz/policy-types.js';
+import { namespaceAuthzTarget, releaseAuthzTarget } from '../authz/targets.js';
+import type { QueryCommand } from '../execute/queries.js';
+import { resolveRelease } from '../plan/resolve.js';
+import type { Gate, Reply } from '../session/ports.js';
+import { codeMessage, planMessage, textMessage, type SlackMessage } from './blocks.js';
+
+/** Where a request came from and how to answer the person privately (response_url or ephemeral). */
+export interface RequestContext {
+  user: string;
+  channel: string;
+  reply(message: SlackMessage): Promise<void>;
+}
+
+/** The person's answers, privately, as Slack messages. */
+export function slackReply(ctx: RequestContext): Reply {
+  return {
+    say: (text) => ctx.reply(textMessage(text)),
+    answer: (verb, output) => ctx.reply(codeMessage(`/release ${verb}`, output)),
+    plan: (plan) => ctx.reply(planMessage(plan, undefined, false)),
+  };
+}
+
+/** Who may, from the Teams: a query on its release or namespace (freezes: any Team member), an action on each target. */
+export function teamGate(api: HelmReleaseApi, subject: () => Promise<Subject>, teams: () => Promise<TeamPolicy[]>): Gate {
+  return {
+    async query(command: QueryCommand) {
+      if (command.verb === 'help') return undefined;
+      // Freezes say why changes wait: any Team member may see them.
+      if (command.verb === 'freezes') return teamsOf(await subject(), await teams()).length === 0 ? 'you may not list freezes: you are in no Team' : undefined;
+      let target: AuthzTarget;
+      if (command.verb === 'list') target = namespaceAuthzTarget(command.namespace);
+      else {
+        const resolved = resolveRelease(command.release, (await api.list(command.release.namespace)).items);
+        if (!resolved.ok) return resolved.message;
+        target = releaseAuthzTarget(resolved.release);
+      }
+      const decision = authorize(await subject(), command.verb, target, await teams());
+      return decision.allowed ? undefined : decision.reason;
+    },
+    action: async (action) => authorizeAction(await subject(), action, await teams()),
+  };
+}
+
+/** `whoami` in Slack: the user, their user groups and Teams. */
+export async function slackWhoami(ctx: RequestContext, subject: Subject, teams: TeamPolicy[]): Promise<void> {
+  const mine = teamsOf(subject, teams);
+  const lines = [
+    `you are <@${ctx.user}> (${ctx.user})`,
+    `user groups: ${subject.slackUserGroups.join(', ') || 'none'}`,
+    `teams: ${mine.map((t) => t.name).join(', ') || 'none — you may do nothing here yet'}`,
+  ];
+  return ctx.reply({ text: lines.join('\n') });
+}

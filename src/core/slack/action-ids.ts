@@ -1,0 +1,54 @@
+/**
+ * The button ids Slack sends back on a click: a contract between the messages that carry the
+ * buttons (the bot's plans, notify's failure and drift messages, the bot's audit records) and the
+ * bot, which handles the clicks. Stable strings; written here only.
+ */
+
+/** A plan's buttons: the value is the plan's opaque id. */
+export const PlanAction = {
+  Confirm: 'release_confirm',
+  Cancel: 'release_cancel',
+  Approve: 'release_approve',
+} as const;
+export type PlanAction = (typeof PlanAction)[keyof typeof PlanAction];
+
+/**
+ * Buttons that stand for a command typed on one release: the value is the HelmRelease's
+ * "namespace/name", and a click is the same as typing `<verb> namespace/name`.
+ */
+export const ReleaseAction = {
+  Rollback: 'release_rollback',
+  Suspend: 'release_suspend',
+  Resume: 'release_resume',
+  History: 'release_history',
+  Status: 'release_status',
+  /** On a "Drift detected" message: put the drifted objects back (the bot's `correct` verb). */
+  Correct: 'release_correct',
+} as const;
+export type ReleaseAction = (typeof ReleaseAction)[keyof typeof ReleaseAction];
+
+export const RELEASE_ACTION_IDS: readonly ReleaseAction[] = Object.values(ReleaseAction);
+
+const PREFIX = 'release_';
+
+/** The command a release button stands for (`release_resume` → `resume`), or undefined for any other id. */
+export function releaseActionVerb(actionId: string): string | undefined {
+  return (RELEASE_ACTION_IDS as readonly string[]).includes(actionId) ? actionId.slice(PREFIX.length) : undefined;
+}
+
+/** The label of any of our buttons (`confirm`, `rollback`…), for metrics; undefined for an id that is not ours. */
+export function actionLabel(actionId: string): string | undefined {
+  const ours = [...Object.values(PlanAction), ...RELEASE_ACTION_IDS] as readonly string[];
+  return ours.includes(actionId) ? actionId.slice(PREFIX.length) : undefined;
+}
+
+/** The value a release button carries: the HelmRelease object, not the Helm release name. */
+export function releaseActionValue(release: { namespace: string; name: string }): string {
+  return `${release.namespace}/${release.name}`;
+}
+
+/** The HelmRelease a button's value names, or undefined when it is not "namespace/name". */
+export function parseReleaseActionValue(value: string): { namespace: string; name: string } | undefined {
+  const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(value);
+  return match ? { namespace: match[1]!, name: match[3]! } : undefined;
+}
