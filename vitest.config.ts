@@ -16,6 +16,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          // Around every file: the namespaces it created must be on their way out when it ends.
+          setupFiles: ['test/support/namespace-guard.ts'],
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 900_000,
