@@ -35,6 +35,10 @@ export default async function setup(project: TestProject) {
     try {
       const created = namespacesAddedSince(before, await readNamespaces(kubeConfig));
       await waitNamespacesGone(kubeConfig, created, LAST_NAMESPACES_GONE_MS);
+    } catch (error) {
+      // vitest reports an error thrown here but still exits 0: the exit code is set instead.
+      console.error(`the run left namespaces behind: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
     } finally {
       if (!reuse) await devDown({ stateDir, log });
     }
