@@ -5,7 +5,10 @@
 // seconds). The file fails, naming it, and the guard deletes it so the files after it do not pay.
 import { afterAll, beforeAll, inject } from 'vitest';
 import { loadKubeConfig } from '../../src/core/kube/client.js';
-import { deleteNamespaceWithoutController, namespacesLeftBehind, readNamespaces, readReleasesWithFinalizers } from '../../src/dev/harness/index.js';
+// The harness's files themselves, not its index: a guard around every file loads no more than it needs.
+import { namespacesLeftBehind } from '../../src/dev/harness/left-behind.js';
+import { readNamespaces, readReleasesWithFinalizers } from '../../src/dev/harness/namespace-state.js';
+import { deleteNamespaceWithoutController } from '../../src/dev/harness/namespaces.js';
 
 const kubeConfig = loadKubeConfig(inject('devEnv').kubeconfig);
 let before: Set<string> | undefined;
