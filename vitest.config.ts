@@ -7,15 +7,18 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    fileParallelism: false,
     reporters: ['default'],
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      // Two workers even on two cores: its slowest files wait on node processes they start.
+      // Group 0 runs before the integration files (alone, one at a time), never beside them.
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], maxWorkers: 2, sequence: { groupOrder: 0 } } },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
           globalSetup: ['test/support/global-setup.ts'],
+          // Around every file: the namespaces it created must be on their way out when it ends.
+          setupFiles: ['test/support/namespace-guard.ts'],
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 900_000,

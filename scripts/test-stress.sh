@@ -62,6 +62,7 @@ for ((run = 1; run <= runs; run++)); do
   hog=
   printf 'run %d/%d: ' "$run" "$runs"
   node scripts/print-test-summary.mjs "$result" --failures
+  node scripts/print-slowest-files.mjs "$result" 5
   if ((status != 0)); then
     failed_runs=$((failed_runs + 1))
     say "run $run failed (exit $status); its output: $out/run-$run.log"

@@ -3,7 +3,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { devDown, type DevEnvironment } from '../../src/dev/environment.js';
-import { startEnvironmentWithCrds } from '../../src/dev/harness/index.js';
+import { namespacesAddedSince, readNamespaces, startEnvironmentWithCrds, waitNamespacesGone } from '../../src/dev/harness/index.js';
 import { createLogger } from '../../src/core/log.js';
 
 declare module 'vitest' {
@@ -12,19 +12,35 @@ declare module 'vitest' {
   }
 }
 
+/** How long the last file's namespaces may take to go: the namespace controller waits 5 s before it starts on one. */
+const LAST_NAMESPACES_GONE_MS = 120_000;
+
 /**
  * Starts one real environment for the whole run (Kubernetes, Redis, helm, chart repository)
  * in its own state dir, and stops it afterwards. HELMCREW_TEST_STATE_DIR reuses a running one.
+ * At the end, every namespace the run created must be gone (namespace-guard.ts checks each file;
+ * this catches what holds one other than helmcrew's finalizer): a run leaves the environment as
+ * it found it, so the next run on it is not slower.
  */
 export default async function setup(project: TestProject) {
   const log = createLogger('test-env', process.env.LOG_LEVEL ?? 'warn');
   const reuse = process.env.HELMCREW_TEST_STATE_DIR;
   const stateDir = reuse ?? (await mkdtemp(join(tmpdir(), 'helmcrew-test-')));
   const started = Date.now();
-  const { env } = await startEnvironmentWithCrds({ stateDir, log });
+  const { env, kubeConfig } = await startEnvironmentWithCrds({ stateDir, log });
   console.error(`test environment up in ${((Date.now() - started) / 1000).toFixed(1)}s (${stateDir})`);
+  const before = new Set((await readNamespaces(kubeConfig)).map((ns) => ns.name));
   project.provide('devEnv', env);
   return async () => {
-    if (!reuse) await devDown({ stateDir, log });
+    try {
+      const created = namespacesAddedSince(before, await readNamespaces(kubeConfig));
+      await waitNamespacesGone(kubeConfig, created, LAST_NAMESPACES_GONE_MS);
+    } catch (error) {
+      // vitest reports an error thrown here but still exits 0: the exit code is set instead.
+      console.error(`the run left namespaces behind: ${error instanceof Error ? error.message : String(error)}`);
+      process.exitCode = 1;
+    } finally {
+      if (!reuse) await devDown({ stateDir, log });
+    }
   };
 }

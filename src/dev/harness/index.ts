@@ -3,7 +3,16 @@
 // this generation" predicate), Events. It builds on src/core and src/api only.
 export { mapLimit } from './map-limit.js';
 export { randomSuffix, uniqueName } from './names.js';
-export { createNamespace, deleteNamespace, deleteNamespaceFully, ensureNamespace } from './namespaces.js';
+export {
+  createNamespace,
+  deleteNamespace,
+  deleteNamespaceFully,
+  deleteNamespaceWithoutController,
+  ensureNamespace,
+  stripHelmReleaseFinalizers,
+} from './namespaces.js';
+export { namespacesAddedSince, namespacesLeftBehind, type LeftBehind, type NamespaceSeen, type ReleaseSeen } from './left-behind.js';
+export { readNamespaces, readReleasesWithFinalizers, waitNamespacesGone } from './namespace-state.js';
 export { pollUntil, type PollOptions } from './poll.js';
 export { applyHelmRelease, helmReleaseObject } from './releases.js';
 export { waitAllReconciled, waitForGone, waitForReadyReason, waitForReconciled, type ReconciledCount } from './reconciled.js';

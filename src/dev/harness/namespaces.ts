@@ -1,5 +1,6 @@
-// Namespaces: create one (optionally with a unique name), delete one, or delete one fully
-// (helmcrew's finalizers stripped, waited until gone) when no controller is left to uninstall.
+// Namespaces: create one (optionally with a unique name), delete one, delete one no controller
+// watches any more (helmcrew's finalizers stripped first, so it does not stay Terminating), or
+// delete one fully (also waited until gone).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { HelmRelease } from '../../api/helmrelease.js';
@@ -36,46 +37,71 @@ export async function deleteNamespace(kc: KubeConfig, name: string): Promise<voi
 }
 
 /**
+ * Takes the finalizers off every HelmRelease in the namespace that has any. Only for a namespace
+ * no controller watches any more: helmcrew's finalizer is removed by the controller once it has
+ * uninstalled, so with the controller stopped it would hold the namespace Terminating for good.
+ */
+export async function stripHelmReleaseFinalizers(kc: KubeConfig, namespace: string): Promise<void> {
+  const kube = makeKubeClients(kc);
+  const { items } = await new HelmReleaseApi(kube).list(namespace).catch(() => ({ items: [] as HelmRelease[] }));
+  await mapLimit(
+    items.filter((r) => (r.metadata.finalizers ?? []).length > 0),
+    10,
+    async (r) => {
+      await kube.custom
+        .patchNamespacedCustomObject(
+          {
+            group: API_GROUP,
+            version: API_VERSION,
+            plural: HELMRELEASE_PLURAL,
+            namespace,
+            name: r.metadata.name,
+            body: [{ op: 'remove', path: '/metadata/finalizers' }],
+          },
+          jsonPatch,
+        )
+        .catch(() => undefined);
+    },
+  );
+}
+
+/**
+ * Deletes a namespace whose controllers are stopped (a test file's clean-up): its HelmReleases'
+ * finalizers are stripped first, so the namespace controller removes it within seconds instead
+ * of leaving it Terminating for good. Does not wait: the namespace controller holds every
+ * deletion at least 5 s, which the next test file need not spend waiting.
+ */
+export async function deleteNamespaceWithoutController(kc: KubeConfig, namespace: string): Promise<void> {
+  await stripHelmReleaseFinalizers(kc, namespace);
+  await deleteNamespace(kc, namespace);
+}
+
+/** True once the namespace does not exist any more. */
+async function namespaceGone(core: CoreV1Api, namespace: string): Promise<boolean> {
+  try {
+    await core.readNamespace({ name: namespace });
+    return false;
+  } catch (error) {
+    if (isNotFound(error)) return true;
+    throw error;
+  }
+}
+
+/**
  * Deletes a namespace without the controller: strips helmcrew's finalizer from every HelmRelease
  * (the controller is stopped, nobody would uninstall), deletes the namespace and waits until it is
  * gone, so what runs next does not share the machine with its garbage collection. Returns the ms it took.
  */
 export async function deleteNamespaceFully(kc: KubeConfig, namespace: string, timeoutMs = 120_000): Promise<number> {
   const started = Date.now();
-  const kube = makeKubeClients(kc);
-  const api = new HelmReleaseApi(kube);
   const core = kc.makeApiClient(CoreV1Api);
   await core.deleteNamespace({ name: namespace }).catch((error: unknown) => {
     if (!isNotFound(error)) throw error;
   });
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const { items } = await api.list(namespace).catch(() => ({ items: [] as HelmRelease[] }));
-    await mapLimit(
-      items.filter((r) => (r.metadata.finalizers ?? []).length > 0),
-      10,
-      async (r) => {
-        await kube.custom
-          .patchNamespacedCustomObject(
-            {
-              group: API_GROUP,
-              version: API_VERSION,
-              plural: HELMRELEASE_PLURAL,
-              namespace,
-              name: r.metadata.name,
-              body: [{ op: 'remove', path: '/metadata/finalizers' }],
-            },
-            jsonPatch,
-          )
-          .catch(() => undefined);
-      },
-    );
-    try {
-      await core.readNamespace({ name: namespace });
-    } catch (error) {
-      if (isNotFound(error)) return Date.now() - started;
-      throw error;
-    }
+    await stripHelmReleaseFinalizers(kc, namespace);
+    if (await namespaceGone(core, namespace)) return Date.now() - started;
     await sleep(500);
   }
   throw new Error(`namespace ${namespace} still exists after ${timeoutMs / 1000}s`);
