@@ -15,6 +15,7 @@ import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ValuesDigester } from '../../core/release/values-digest.js';
 import type { DriftDetector } from '../drift/drift-detector.js';
 import type { CrdApplier } from '../crds/crd-applier.js';
+import type { StatusWriter } from './status-writer.js';
 
 /** Everything a reconcile touches, injected so tests can drive it and the clock. */
 export interface ReconcileContext {
@@ -43,6 +44,11 @@ export interface ReconcileContext {
   operations?: RunningOperations;
   /** The active Freezes (watched): asked before every helm action. None: nothing is ever held. */
   freezes?: FreezeView;
+}
+
+/** The context of one pass: acting as the HelmRelease's identity, guarded as its read allows, with the pass's one status writer. */
+export interface PassContext extends ReconcileContext {
+  status: StatusWriter;
 }
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */

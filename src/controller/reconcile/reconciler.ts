@@ -85,7 +85,7 @@ async function recoveryStage(pass: Pass): Promise<{ pass: Pass; force: boolean }
   const pending = pendingRecovery(pass.release);
   if (!hasPendingRecovery(pending)) return { pass, force: false };
   pass.ctx.log.info({ release: pass.key, action: 'manual-recovery', ...pending }, 'manual recovery requested');
-  const release = await pass.ctx.api.patchStatus(pass.release, recoveryHandledStatus(pass.release, pending, pass.ctx.now()));
+  const release = await pass.ctx.status.write(pass.release, recoveryHandledStatus(pass.release, pending, pass.ctx.now()));
   return { pass: { ...pass, release }, force: pending.forceAt !== undefined };
 }
 

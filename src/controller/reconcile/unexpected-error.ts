@@ -4,6 +4,7 @@ import { apiErrorMessage } from '../../core/kube/errors.js';
 import { retryingStatus } from '../status/release-status.js';
 import { RetryLaterError, type ReconcileContext } from './context.js';
 import { reconcileRelease } from './reconciler.js';
+import { StatusWriter } from './status-writer.js';
 import type { ReconcileResult } from './stages/pass.js';
 
 const MAX_MESSAGE = 1000;
@@ -43,7 +44,7 @@ async function reportUnexpectedError(ctx: ReconcileContext, namespace: string, n
   try {
     const release = await ctx.api.get(namespace, name);
     if (!release) return;
-    await ctx.api.patchStatus(release, retryingStatus(release, reason, message, ctx.now()));
+    await new StatusWriter(() => ctx.api, release).write(release, retryingStatus(release, reason, message, ctx.now()));
     await ctx.events.record(release, reason, message);
   } catch (reportError) {
     // The API server may be the thing that failed; the queue's retry is the fallback.

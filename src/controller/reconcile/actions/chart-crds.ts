@@ -3,7 +3,7 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { chartCrds } from '../../crds/crd-applier.js';
 import { crdsPolicy, crdStep } from '../../crds/crd-policy.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import { serviceAccountUser } from '../tenancy.js';
 
 /**
@@ -12,7 +12,7 @@ import { serviceAccountUser } from '../tenancy.js';
  * CrdPolicyError, so the attempt fails naming the CRD and helm never runs.
  */
 export async function applyChartCrds(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   request: ReleaseRequest,

@@ -12,7 +12,6 @@ import { findCondition } from '../../status/conditions.js';
 import { withCorrection, withDrifted, withoutDrifted } from '../../status/drift-status.js';
 import type { Pass } from '../stages/pass.js';
 import { serviceAccountUser } from '../tenancy.js';
-import { writeStatusIfChanged } from './shared.js';
 
 /** What the drift step did, for the pass's result. */
 export type DriftOutcome = 'unchanged' | 'written' | 'reported' | 'corrected';
@@ -64,7 +63,7 @@ export async function driftStep(pass: Pass, deployed: StoredRelease, status: Hel
       const message = `${describeDrift(report.drifted, deployed.revision)}${held}`;
       const next = withDrifted(status, message, now, gen);
       // The same drift found again is not reported again: the condition already says it.
-      if (!(await writeStatusIfChanged(ctx, release, next))) return 'unchanged';
+      if (!(await ctx.status.writeIfChanged(release, next))) return 'unchanged';
       await ctx.events.record(release, ReleaseEvent.DriftDetected, message, {
         action: 'drift',
         attempt: driftSince(next),
@@ -98,7 +97,7 @@ async function correct(
   // A correction that keeps failing the same way (no rights on one object, say) is reported once.
   const repeated = !succeeded && !request && previous && !previous.succeeded && previous.revision === deployed.revision && previous.message === message;
   const record = repeated ? previous : { ...(request ? { requestId: request } : {}), revision: deployed.revision, succeeded, message, at: now.toISOString() };
-  if (!(await writeStatusIfChanged(ctx, release, withCorrection(status, record, now, release.metadata.generation)))) return 'unchanged';
+  if (!(await ctx.status.writeIfChanged(release, withCorrection(status, record, now, release.metadata.generation)))) return 'unchanged';
   const cause = request ? `correction requested (${request})` : 'periodic check';
   await ctx.events.record(release, succeeded ? ReleaseEvent.DriftCorrected : ReleaseEvent.DriftDetected, message, {
     action: 'drift',
@@ -111,7 +110,7 @@ async function correct(
 }
 
 async function write(pass: Pass, status: HelmReleaseStatus): Promise<DriftOutcome> {
-  return (await writeStatusIfChanged(pass.ctx, pass.release, status)) ? 'written' : 'unchanged';
+  return (await pass.ctx.status.writeIfChanged(pass.release, status)) ? 'written' : 'unchanged';
 }
 
 function driftTarget({ release, target, key }: Pass, deployed: StoredRelease): DriftTarget {

@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { runReleaseAttempt } from './release-attempt.js';
@@ -12,7 +12,7 @@ import { uninstallRequest, type AttemptOutcome } from './shared.js';
  * helm can neither install over it nor upgrade it.
  */
 export async function installRelease(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   desired: DesiredRelease,

@@ -9,7 +9,7 @@ import { holdForDependencies } from '../actions/hold-for-dependencies.js';
 import { installRelease } from '../actions/install.js';
 import { reportRefused } from '../actions/refuse.js';
 import { remediateRelease } from '../actions/remediate.js';
-import { writeStatusIfChanged, type AttemptOutcome } from '../actions/shared.js';
+import type { AttemptOutcome } from '../actions/shared.js';
 import { testRelease } from '../actions/test.js';
 import { upgradeRelease } from '../actions/upgrade.js';
 import { assertNever } from '../assert-never.js';
@@ -63,7 +63,7 @@ export async function actStage(held: Pass, desired: DesiredRelease, state: Relea
       await remediateRelease(ctx, release, target, { action: 'uninstall', release: state.release });
       return FRESH_PASS;
     case 'failed-backing-off':
-      await ctx.api.patchStatus(release, backingOffStatus(release, failedActionOf(release), backingOffMessage(release, desired, state), ctx.now()));
+      await ctx.status.write(release, backingOffStatus(release, failedActionOf(release), backingOffMessage(release, desired, state), ctx.now()));
       return done(key, 'wait-for-retry', state.retryInMs);
     case 'locked':
       return waitForLock(pass, state.release);
@@ -82,7 +82,7 @@ export async function actStage(held: Pass, desired: DesiredRelease, state: Relea
 /** Said before helm runs: the upgrade that follows writes helmcrew's owner labels, whatever its outcome. */
 async function recordHandover({ ctx, release, key }: Pass, handover: NonNullable<Extract<ReleaseState, { kind: 'out-of-sync' }>['handover']>): Promise<void> {
   const message = `Taking over Helm release ${handover.release} (revision ${handover.revision}) from ${handover.from}; its next revision is helmcrew's`;
-  await ctx.api.patchStatus(release, { handover: { ...handover, at: ctx.now().toISOString() } });
+  await ctx.status.write(release, { handover: { ...handover, at: ctx.now().toISOString() } });
   await ctx.events.record(release, ReleaseEvent.ReleaseAdopted, message);
   ctx.log.info({ release: key, action: 'handover', from: handover.from, revision: handover.revision }, 'taking over a release');
 }
@@ -96,7 +96,7 @@ function afterAttempt(pass: Pass, action: ReleaseAction, outcome: AttemptOutcome
 /** Another helm operation holds the release: said in status, and the queue tries again with backoff. */
 async function waitForLock({ ctx, release, target }: Pass, pending: StoredRelease): Promise<never> {
   const message = `Release ${target.namespace}/${target.releaseName} is ${pending.status} (revision ${pending.revision}); another helm operation holds it`;
-  await writeStatusIfChanged(ctx, release, lockedStatus(release, message, ctx.now()));
+  await ctx.status.writeIfChanged(release, lockedStatus(release, message, ctx.now()));
   throw new RetryLaterError(message);
 }
 
@@ -121,11 +121,11 @@ async function unlock({ ctx, release, target, key }: Pass, pending: StoredReleas
 async function reportFailure(pass: Pass, state: Extract<ReleaseState, { kind: 'failed-unchanged' }>): Promise<PassEnd> {
   const { ctx, release, key } = pass;
   if (!stallRecorded(release, state.message)) {
-    await ctx.api.patchStatus(release, stalledStatus(release, failedActionOf(release), state.message, ctx.now()));
+    await ctx.status.write(release, stalledStatus(release, failedActionOf(release), state.message, ctx.now()));
     await ctx.events.record(release, ReleaseEvent.Stalled, state.message);
     ctx.log.warn({ release: key, action: 'report-failure', reason: state.reason }, 'stalled: a person must act');
   } else {
-    await writeStatusIfChanged(ctx, release, checkedStatus(ctx.now()));
+    await ctx.status.writeIfChanged(release, checkedStatus(ctx.now()));
   }
   return done(key, 'report-failure');
 }

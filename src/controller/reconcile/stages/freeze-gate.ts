@@ -30,7 +30,7 @@ export async function freezeGate(pass: Pass, decided: ReleaseAction | LifecycleA
       return release;
     case 'release':
       ctx.log.info({ release: key, action: 'unfreeze' }, 'no freeze holds the release any more; going on');
-      return ctx.api.patchStatus(release, unfrozenStatus(release, now));
+      return ctx.status.write(release, unfrozenStatus(release, now));
     case 'wait-for-freezes':
       throw new RetryLaterError('the controller has not listed the Freezes yet; no helm action until it has');
     case 'break-glass': {
@@ -43,7 +43,7 @@ export async function freezeGate(pass: Pass, decided: ReleaseAction | LifecycleA
     case 'hold': {
       const message = frozenMessage(decision.action, decision.holding);
       if (frozenRecorded(release, message)) return done(key, 'frozen');
-      await ctx.api.patchStatus(release, frozenStatus(release, message, now));
+      await ctx.status.write(release, frozenStatus(release, message, now));
       // One Event (and notification) when a freeze starts holding this release, not one per check.
       if (decision.first) await ctx.events.record(release, ReleaseEvent.Frozen, message, { action: 'freeze' });
       ctx.log.info({ release: key, action: decided, freezes: describeHolding(decision.holding) }, 'held by a freeze');

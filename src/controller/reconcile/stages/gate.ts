@@ -5,7 +5,8 @@ import { apiErrorMessage, isForbidden } from '../../../core/kube/errors.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { reportRefused } from '../actions/refuse.js';
 import { readOnlyContext, verifiedFirstWriteContext } from '../cached-read.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext, ReconcileContext } from '../context.js';
+import { StatusWriter } from '../status-writer.js';
 import { needsFinalizer } from '../lifecycle-state.js';
 import { checkTenancy, serviceAccountUser } from '../tenancy.js';
 import { done, type Pass, type PassEnd, type ReadFrom } from './pass.js';
@@ -23,7 +24,9 @@ export async function gateStage(
 ): Promise<Pass | PassEnd> {
   const key = `${release.metadata.namespace}/${release.metadata.name}`;
   const target = releaseTarget(release, controllerCtx.tenancy);
-  const ctx = guardedFor(readFrom, release, actingAs(controllerCtx, target));
+  const guarded = guardedFor(readFrom, release, actingAs(controllerCtx, target));
+  // One status writer for the pass, sending through the pass's own (guarded) API.
+  const ctx: PassContext = { ...guarded, status: new StatusWriter(() => guarded.api, release) };
   const tenancy = checkTenancy(release, target, ctx.tenancy);
   if (!tenancy.allowed) {
     if (release.metadata.deletionTimestamp) await ctx.api.removeFinalizer(release);
@@ -60,7 +63,7 @@ function guardedFor(readFrom: ReadFrom, release: HelmRelease, ctx: ReconcileCont
 }
 
 /** Helm's records for the target, or undefined (status written) when the identity may not read them. */
-async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, readFrom: ReadFrom): Promise<ReleaseHistory | undefined> {
+async function readHistory(ctx: PassContext, release: HelmRelease, target: ReleaseTarget, readFrom: ReadFrom): Promise<ReleaseHistory | undefined> {
   try {
     // A quiet check of a settled release needs only the newest records (cached-read.ts); any
     // action it might lead to is decided again from a fresh pass with the whole history.

@@ -42,7 +42,7 @@ async function actOnLifecycle(pass: Pass, state: LifecycleState): Promise<void> 
       await ctx.api.addFinalizer(release);
       return;
     case 'rollback-requested':
-      return rollbackRelease(ctx, release, target, state.rollback);
+      return rollbackRelease(ctx, release, target, state.rollback, pass.history);
     case 'suspended':
       return recordSuspension(pass);
     case 'resumed':
@@ -60,7 +60,7 @@ async function actOnLifecycle(pass: Pass, state: LifecycleState): Promise<void> 
 
 async function recordSuspension({ ctx, release, target }: Pass): Promise<void> {
   const record = readSuspension(release.metadata.annotations);
-  await ctx.api.patchStatus(release, suspendedStatus(release, record, ctx.now()));
+  await ctx.status.write(release, suspendedStatus(release, record, ctx.now()));
   await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record), {
     action: 'suspend',
     ...(record ? { cause: record.by, attempt: record.at } : {}),
@@ -69,7 +69,7 @@ async function recordSuspension({ ctx, release, target }: Pass): Promise<void> {
 }
 
 async function recordResume({ ctx, release, key }: Pass): Promise<void> {
-  await ctx.api.patchStatus(release, resumedStatus(release));
+  await ctx.status.write(release, resumedStatus(release));
   await ctx.events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec', { action: 'resume' });
   ctx.log.info({ release: key, action: 'resume' }, 'resumed');
 }

@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import type { LifecycleAction } from '../lifecycle-state.js';
 import type { ReleaseAction } from '../release-state.js';
 
@@ -39,7 +39,7 @@ export type ReadFrom = 'cache' | 'cache-until-write' | 'server' | 'latest';
 /** What every stage after the gate works on. */
 export interface Pass {
   /** Acting as the HelmRelease's identity, guarded as its read allows (cached-read.ts). */
-  ctx: ReconcileContext;
+  ctx: PassContext;
   release: HelmRelease;
   target: ReleaseTarget;
   key: string;
