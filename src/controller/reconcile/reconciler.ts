@@ -3,7 +3,7 @@ import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js'
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { FreshReadNeeded, looksSettled } from './cached-read.js';
 import type { ReconcileContext } from './context.js';
-import { determineReleaseState, type ReleaseState } from './release-state.js';
+import { determineReleaseState, nextAction, type ReleaseAction } from './release-state.js';
 import { hasPendingRecovery, pendingRecovery, recoveryHandledStatus } from './manual-recovery.js';
 import { actStage } from './stages/act.js';
 import { desiredStage } from './stages/desired.js';
@@ -73,8 +73,8 @@ async function runStages(controllerCtx: ReconcileContext, release: HelmRelease, 
   if (isPassEnd(desired)) return desired;
   // Manual recovery asked through annotations (forceAt, resetAt, requestedAt), recorded as handled.
   const recovered = await recoveryStage(pass);
-  // What Helm's records say about them, then what that calls for.
-  return actStage(recovered.pass, desired, stateStage(recovered.pass, desired, recovered.force));
+  // What Helm's records say about them, then what that calls for: decided once, dispatched once.
+  return actStage(recovered.pass, desired, decideStage(recovered.pass, desired, recovered.force));
 }
 
 /**
@@ -90,6 +90,6 @@ async function recoveryStage(pass: Pass): Promise<{ pass: Pass; force: boolean }
 }
 
 /** Pure but for the clock. */
-function stateStage({ ctx, release, history, target }: Pass, desired: DesiredRelease, force: boolean): ReleaseState {
-  return determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds }, force);
+function decideStage({ ctx, release, history, target }: Pass, desired: DesiredRelease, force: boolean): ReleaseAction {
+  return nextAction(determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds }, force));
 }

@@ -5,8 +5,8 @@ import { releaseFacts } from '../../../core/release/team-releases.js';
 import { frozenMessage, frozenRecorded, frozenStatus, unfrozenStatus } from '../../status/freeze-status.js';
 import { RetryLaterError } from '../context.js';
 import { decideFreeze, helmActionOf } from '../freeze-decision.js';
-import type { LifecycleAction } from '../lifecycle-state.js';
-import type { ReleaseAction } from '../release-state.js';
+import type { LifecycleActionName } from '../lifecycle-state.js';
+import type { ReleaseActionName } from '../release-state.js';
 import { done, type Pass, type PassEnd } from './pass.js';
 
 /**
@@ -16,7 +16,7 @@ import { done, type Pass, type PassEnd } from './pass.js';
  * generation. Returns the release to go on with (after clearing a Frozen that no longer holds),
  * or how the pass ends.
  */
-export async function freezeGate(pass: Pass, decided: ReleaseAction | LifecycleAction): Promise<HelmRelease | PassEnd> {
+export async function freezeGate(pass: Pass, decided: ReleaseActionName | LifecycleActionName): Promise<HelmRelease | PassEnd> {
   const { ctx, release, key } = pass;
   if (!ctx.freezes) return release;
   const action = helmActionOf(decided);
