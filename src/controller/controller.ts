@@ -29,7 +29,7 @@ import { connectRedis, redactRedisUrl } from '../core/redis.js';
 import { RECONCILE_QUEUE, ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import { computePreview } from './preview/compute-preview.js';
 import { startPreviewWorker } from './preview/preview-worker.js';
-import type { ReconcileContext } from './reconcile/context.js';
+import { buildReconcileContext } from './reconcile/build-context.js';
 import { RunningOperations } from './reconcile/running-operations.js';
 import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from '../core/release/values-digest.js';
@@ -82,28 +82,6 @@ export async function startController(config: ControllerConfig, options: Control
   const connection = connectRedis(config.redisUrl);
   // Every happening becomes a Kubernetes Event and, when wired, a notification.
   const publisher = options.notifications?.(connection, config.queuePrefix, log);
-  const ctx: ReconcileContext = {
-    kube,
-    api,
-    storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
-    identities: new IdentityClients(kube),
-    tenancy: config.tenancy,
-    helm: new HelmClient(
-      new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)),
-      config.workDir,
-      config.kustomizeBin,
-    ),
-    charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
-    gitCharts: new GitChartSources({ gitBin: config.gitBin, workDir: config.workDir, policy: config.allowedRepositoryHosts, log }),
-    digester,
-    events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
-    log,
-    now: () => new Date(),
-    operations,
-    drift: new DriftDetector(new ClusterObjects(rest), config.helmFieldManager),
-    crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
-  };
-
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const ledger = new CheckLedger(connection, config.queuePrefix);
   const enqueue = (key: string, reason: string) => {
@@ -136,7 +114,6 @@ export async function startController(config: ControllerConfig, options: Control
       tickMs: config.resyncTickMs,
     }),
   });
-  ctx.cache = watches;
   metrics.countReleases(() => watches.list());
   watchQueue(registry, RECONCILE_QUEUE, queue.raw);
   // Freezes (and the Teams they may name) are watched on every replica, since every worker checks
@@ -153,7 +130,28 @@ export async function startController(config: ControllerConfig, options: Control
     },
     log,
   });
-  ctx.freezes = freezes;
+  const ctx = buildReconcileContext({
+    kube,
+    api,
+    storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
+    identities: new IdentityClients(kube),
+    tenancy: config.tenancy,
+    helm: new HelmClient(
+      new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)),
+      config.workDir,
+      config.kustomizeBin,
+    ),
+    charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
+    gitCharts: new GitChartSources({ gitBin: config.gitBin, workDir: config.workDir, policy: config.allowedRepositoryHosts, log }),
+    digester,
+    events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
+    log,
+    operations,
+    drift: new DriftDetector(new ClusterObjects(rest), config.helmFieldManager),
+    crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
+    cache: watches,
+    freezes,
+  });
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,

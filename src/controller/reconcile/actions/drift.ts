@@ -64,7 +64,7 @@ export async function driftStep(pass: Pass, deployed: StoredRelease, status: Hel
       const next = withDrifted(status, message, now, gen);
       // The same drift found again is not reported again: the condition already says it.
       if (!(await ctx.status.writeIfChanged(release, next))) return 'unchanged';
-      await ctx.events.record(release, ReleaseEvent.DriftDetected, message, {
+      await ctx.effects().events.record(release, ReleaseEvent.DriftDetected, message, {
         action: 'drift',
         attempt: driftSince(next),
         cause: 'periodic check',
@@ -89,7 +89,7 @@ async function correct(
   const { ctx, release } = pass;
   // Tells apart this drift's messages from the next one's; a correction asked for from chat edits the report's message.
   const attempt = driftSince(release.status) ?? ctx.now().toISOString();
-  const result = await ctx.drift!.correct(target, report);
+  const result = await ctx.effects().driftCorrection!.correct(target, report);
   const now = ctx.now();
   const message = describeCorrection(result, deployed.revision);
   const succeeded = result.failed.length === 0;
@@ -99,7 +99,7 @@ async function correct(
   const record = repeated ? previous : { ...(request ? { requestId: request } : {}), revision: deployed.revision, succeeded, message, at: now.toISOString() };
   if (!(await ctx.status.writeIfChanged(release, withCorrection(status, record, now, release.metadata.generation)))) return 'unchanged';
   const cause = request ? `correction requested (${request})` : 'periodic check';
-  await ctx.events.record(release, succeeded ? ReleaseEvent.DriftCorrected : ReleaseEvent.DriftDetected, message, {
+  await ctx.effects().events.record(release, succeeded ? ReleaseEvent.DriftCorrected : ReleaseEvent.DriftDetected, message, {
     action: 'drift',
     attempt,
     cause,

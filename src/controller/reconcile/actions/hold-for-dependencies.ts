@@ -28,13 +28,13 @@ export async function holdForDependencies(ctx: PassContext, release: HelmRelease
     const requeueAfterMs = dependencyRetryMs(dependencyWaitedMs(release, now));
     // The same problem found again by a later pass writes nothing (issue 9: nothing changed, nothing written).
     await ctx.status.writeIfChanged(release, dependencyWaitingStatus(release, message, now));
-    if (!known) await ctx.events.record(release, ReleaseEvent.DependencyNotReady, message);
+    if (!known) await ctx.effects().events.record(release, ReleaseEvent.DependencyNotReady, message);
     ctx.log.info({ release: key, action: 'wait-for-dependencies', waitingFor: verdict.notReady, requeueAfterMs }, 'waiting for dependencies');
     return { held: true, requeueAfterMs };
   }
   await ctx.status.writeIfChanged(release, dependencyInvalidStatus(release, message, now));
   if (!known) {
-    await ctx.events.record(release, ReleaseEvent.DependencyNotReady, message);
+    await ctx.effects().events.record(release, ReleaseEvent.DependencyNotReady, message);
     ctx.log.warn({ release: key, action: 'wait-for-dependencies', problem: verdict.kind }, message);
   }
   return { held: true };

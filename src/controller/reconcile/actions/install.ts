@@ -35,9 +35,9 @@ export async function installRelease(
     before: mode === 'install' ? before : undefined,
     run: async (request, cancelSignal) => {
       if (mode === 'reinstall') {
-        await ctx.helm.uninstall(uninstallRequest(target, 'remediate'));
+        await ctx.effects().helm.uninstall(uninstallRequest(target, 'remediate'));
       }
-      return ctx.helm.install({ ...request, cancelSignal });
+      return ctx.effects().helm.install({ ...request, cancelSignal });
     },
   });
 }

@@ -15,7 +15,7 @@ export async function reportRefused(ctx: PassContext, release: HelmRelease, reas
   // The same refusal found again by a periodic check writes nothing.
   await ctx.status.writeIfChanged(release, refusedStatus(release, reason, message, ctx.now()));
   // One Event when it starts, not one per periodic check.
-  if (ready?.reason !== reason || ready.message !== message) await ctx.events.record(release, reason, message);
+  if (ready?.reason !== reason || ready.message !== message) await ctx.effects().events.record(release, reason, message);
 }
 
 export async function reportNotOurs(ctx: PassContext, release: HelmRelease, target: ReleaseTarget, ownership: Ownership): Promise<void> {
@@ -24,7 +24,7 @@ export async function reportNotOurs(ctx: PassContext, release: HelmRelease, targ
     ? `${where} ${describeOwner(ownership)}; deleting this HelmRelease leaves it installed`
     : `${where} ${describeOwner(ownership)}; helmcrew will not upgrade, unlock or uninstall it. Choose another releaseName or targetNamespace`;
   if (release.metadata.deletionTimestamp) {
-    await ctx.events.record(release, ReleaseEvent.ReleaseOwnedByOther, message);
+    await ctx.effects().events.record(release, ReleaseEvent.ReleaseOwnedByOther, message);
     return;
   }
   await reportRefused(ctx, release, ReleaseEvent.ReleaseOwnedByOther, message);

@@ -56,7 +56,7 @@ export async function runReleaseAttempt(
   const details = { ...attempt.details, action: attempt.action, attempt: startedAt.getTime().toString(36) };
   const started = attemptStartedStatus(release, target, desired, attempt.mode, startedAt);
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
-  const announce = () => ctx.events.record(release, attempt.events.started, attempt.startedMessage, details);
+  const announce = () => ctx.effects().events.record(release, attempt.events.started, attempt.startedMessage, details);
   let written: ReleaseWritten;
   try {
     written = await attemptSupersedable(ctx, release, target, { started, announce }, async (cancelSignal) => {
@@ -73,7 +73,7 @@ export async function runReleaseAttempt(
     const failures = ((attempt.action === 'install' ? started.installFailures : started.upgradeFailures) ?? 0) + 1;
     const final = failureIsFinal(remediationPolicy(release.spec, attempt.action), failures);
     await ctx.status.write(release, failedStatus(attempted, attempt.events.failed, message, history, ctx.now(), { final, counter: attempt.action }));
-    await ctx.events.record(release, attempt.events.failed, message, {
+    await ctx.effects().events.record(release, attempt.events.failed, message, {
       ...details,
       revision: history.latest?.revision,
       errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets),
@@ -93,7 +93,7 @@ export async function runReleaseAttempt(
   // Independent writes: the status and the Event (with notify) go out together.
   await Promise.all([
     ctx.status.write(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
-    ctx.events.record(release, attempt.events.succeeded, message, { ...details, revision }),
+    ctx.effects().events.record(release, attempt.events.succeeded, message, { ...details, revision }),
   ]);
   return 'succeeded';
 }

@@ -36,7 +36,7 @@ export async function remediateRelease(
     if (plan.action === 'rollback') {
       await helmRollback(ctx, target, plan.to.revision, plan.from.applyMethod);
     } else {
-      await ctx.helm.uninstall(uninstallRequest(target, 'remediate'));
+      await ctx.effects().helm.uninstall(uninstallRequest(target, 'remediate'));
     }
     const after = await ctx.storage.history(target.namespace, target.releaseName);
     const message =
@@ -72,5 +72,5 @@ async function finish(
     release,
     withInventory(remediationDoneStatus(release, record, failed, history, ctx.now()), history.deployed?.manifest, { name, namespace }),
   );
-  await ctx.events.record(release, remediationEvent(record), record.message);
+  await ctx.effects().events.record(release, remediationEvent(record), record.message);
 }

@@ -92,7 +92,7 @@ export async function helmRollback(
   lastApplyMethod: string | undefined,
   redact?: (text: string) => string,
 ): Promise<void> {
-  await ctx.helm.rollback({
+  await ctx.effects().helm.rollback({
     key: target.key,
     releaseName: target.releaseName,
     namespace: target.namespace,
@@ -119,7 +119,7 @@ async function finish(
   );
   const from = history.releases.find((r) => r.revision === record.fromRevision);
   const to = history.releases.find((r) => r.revision === record.toRevision);
-  await ctx.events.record(release, record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed, record.message, {
+  await ctx.effects().events.record(release, record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed, record.message, {
     action: 'rollback',
     attempt: record.requestId,
     ...(from ? { fromVersion: from.chartVersion } : {}),

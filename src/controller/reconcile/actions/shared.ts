@@ -58,7 +58,7 @@ export async function pullChart(ctx: PassContext, release: HelmRelease, target: 
 
 export async function reportRetrying(ctx: PassContext, release: HelmRelease, event: ReleaseEvent, message: string, details?: EventDetails): Promise<void> {
   await ctx.status.write(release, retryingStatus(release, event, message, ctx.now()));
-  await ctx.events.record(release, event, message, details);
+  await ctx.effects().events.record(release, event, message, details);
 }
 
 export function releaseRequest(

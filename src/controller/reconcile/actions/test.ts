@@ -29,7 +29,7 @@ export async function testRelease(
   const started = Date.now();
   try {
     const flags = testFlags(target.actions.test);
-    await ctx.helm.test({
+    await ctx.effects().helm.test({
       key: target.key,
       releaseName: target.releaseName,
       namespace: target.namespace,
@@ -48,7 +48,7 @@ export async function testRelease(
     ctx.log.warn({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, record.message);
     if (release.spec.test?.ignoreFailures) {
       await ctx.status.write(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
-      await ctx.events.record(release, ReleaseEvent.TestFailed, `${record.message} (ignored)`);
+      await ctx.effects().events.record(release, ReleaseEvent.TestFailed, `${record.message} (ignored)`);
       return 'succeeded';
     }
     return failTheAttempt(ctx, release, target, desired, deployed, record);
@@ -61,7 +61,7 @@ export async function testRelease(
   };
   ctx.log.info({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, 'tests passed');
   await ctx.status.write(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
-  await ctx.events.record(release, ReleaseEvent.TestSucceeded, record.message);
+  await ctx.effects().events.record(release, ReleaseEvent.TestSucceeded, record.message);
   return 'succeeded';
 }
 
@@ -94,6 +94,6 @@ async function failTheAttempt(
     lastAttemptedValuesDigest: desired.valuesDigest,
     lastAttemptedAction: failed,
   });
-  await ctx.events.record(release, ReleaseEvent.TestFailed, record.message);
+  await ctx.effects().events.record(release, ReleaseEvent.TestFailed, record.message);
   return final ? 'failed-final' : 'failed';
 }

@@ -13,16 +13,16 @@ import { uninstallRequest } from './shared.js';
 export async function uninstallRelease(ctx: PassContext, release: HelmRelease, target: ReleaseTarget): Promise<void> {
   await ctx.status.write(release, uninstallingStatus(release, ctx.now())).catch(() => undefined);
   try {
-    await ctx.helm.uninstall(uninstallRequest(target, 'delete'));
+    await ctx.effects().helm.uninstall(uninstallRequest(target, 'delete'));
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const message = `Helm uninstall of ${target.namespace}/${target.releaseName} ${error.outcome}`;
-    await ctx.events.record(release, ReleaseEvent.UninstallFailed, message, { action: 'uninstall', cause: 'HelmRelease deleted' });
+    await ctx.effects().events.record(release, ReleaseEvent.UninstallFailed, message, { action: 'uninstall', cause: 'HelmRelease deleted' });
     throw new RetryLaterError(message);
   }
-  await ctx.events.record(release, ReleaseEvent.UninstallSucceeded, `Uninstalled ${target.namespace}/${target.releaseName}`, {
+  await ctx.effects().events.record(release, ReleaseEvent.UninstallSucceeded, `Uninstalled ${target.namespace}/${target.releaseName}`, {
     action: 'uninstall',
     cause: 'HelmRelease deleted',
   });
-  await ctx.api.removeFinalizer(release);
+  await ctx.releaseWrites().removeFinalizer(release);
 }

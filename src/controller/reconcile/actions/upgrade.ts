@@ -32,6 +32,6 @@ export async function upgradeRelease(
     },
     succeededMessage: (revision) => `Upgraded to ${chart}, revision ${revision} (${why})`,
     before,
-    run: (request, cancelSignal) => ctx.helm.upgrade({ ...request, cancelSignal }),
+    run: (request, cancelSignal) => ctx.effects().helm.upgrade({ ...request, cancelSignal }),
   });
 }

@@ -83,7 +83,7 @@ export async function actStage(held: Pass, desired: DesiredRelease, action: Rele
 async function recordHandover({ ctx, release, key }: Pass, handover: Handover): Promise<void> {
   const message = `Taking over Helm release ${handover.release} (revision ${handover.revision}) from ${handover.from}; its next revision is helmcrew's`;
   await ctx.status.write(release, { handover: { ...handover, at: ctx.now().toISOString() } });
-  await ctx.events.record(release, ReleaseEvent.ReleaseAdopted, message);
+  await ctx.effects().events.record(release, ReleaseEvent.ReleaseAdopted, message);
   ctx.log.info({ release: key, action: 'handover', from: handover.from, revision: handover.revision }, 'taking over a release');
 }
 
@@ -104,14 +104,14 @@ async function waitForLock({ ctx, release, target }: Pass, pending: StoredReleas
 async function unlock({ ctx, release, target, key }: Pass, pending: StoredRelease): Promise<PassEnd> {
   const message = `Revision ${pending.revision} was left ${pending.status} by a helm process that is gone; marked it failed to go on`;
   try {
-    await ctx.storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
+    await ctx.effects().storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
   } catch (error) {
     if (!isForbidden(error)) throw error;
     const denied = `Revision ${pending.revision} of ${target.namespace}/${target.releaseName} is stale ${pending.status} but may not be unlocked: ${apiErrorMessage(error)}`;
     await reportRefused(ctx, release, ReleaseEvent.AccessDenied, denied);
     return done(key, 'refused');
   }
-  await ctx.events.record(release, ReleaseEvent.ReleaseUnlocked, message);
+  await ctx.effects().events.record(release, ReleaseEvent.ReleaseUnlocked, message);
   ctx.log.warn({ release: key, action: 'unlock', revision: pending.revision, status: pending.status }, 'unlocked a stale pending release');
   // Storage changed under us: decide again from what is there now.
   return FRESH_PASS;
@@ -122,7 +122,7 @@ async function reportFailure(pass: Pass, state: Extract<ReleaseAction, { kind: '
   const { ctx, release, key } = pass;
   if (!stallRecorded(release, state.message)) {
     await ctx.status.write(release, stalledStatus(release, failedActionOf(release), state.message, ctx.now()));
-    await ctx.events.record(release, ReleaseEvent.Stalled, state.message);
+    await ctx.effects().events.record(release, ReleaseEvent.Stalled, state.message);
     ctx.log.warn({ release: key, action: 'report-failure', reason: state.reason }, 'stalled: a person must act');
   } else {
     await ctx.status.writeIfChanged(release, checkedStatus(ctx.now()));

@@ -32,6 +32,6 @@ async function reportSpecProblem(pass: Pass, event: ReleaseEvent, message: strin
   const { ctx, release, history } = pass;
   if (failureAlreadyReported(release, event, message)) return done(pass.key, action);
   await ctx.status.write(release, failedStatus(release, event, message, history, ctx.now()));
-  await ctx.events.record(release, event, message);
+  await ctx.effects().events.record(release, event, message);
   return done(pass.key, action);
 }

@@ -45,7 +45,7 @@ export async function freezeGate(pass: Pass, decided: ReleaseActionName | Lifecy
       if (frozenRecorded(release, message)) return done(key, 'frozen');
       await ctx.status.write(release, frozenStatus(release, message, now));
       // One Event (and notification) when a freeze starts holding this release, not one per check.
-      if (decision.first) await ctx.events.record(release, ReleaseEvent.Frozen, message, { action: 'freeze' });
+      if (decision.first) await ctx.effects().events.record(release, ReleaseEvent.Frozen, message, { action: 'freeze' });
       ctx.log.info({ release: key, action: decided, freezes: describeHolding(decision.holding) }, 'held by a freeze');
       return done(key, 'frozen');
     }

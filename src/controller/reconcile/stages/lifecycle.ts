@@ -33,10 +33,10 @@ async function actOnLifecycle(pass: Pass, action: LifecycleAction): Promise<void
     case 'remove-finalizer':
       // A release someone else owns: let the object go and leave the release alone; the Event says so.
       if (action.notOurs) await reportNotOurs(ctx, release, target, action.notOurs);
-      return ctx.api.removeFinalizer(release);
+      return ctx.releaseWrites().removeFinalizer(release);
     case 'add-finalizer':
       // The gate writes the finalizer before this stage; an object that still lacks it gets it here.
-      await ctx.api.addFinalizer(release);
+      await ctx.releaseWrites().addFinalizer(release);
       return;
     case 'rollback':
       return rollbackRelease(ctx, release, target, action.rollback, pass.history);
@@ -57,7 +57,7 @@ async function actOnLifecycle(pass: Pass, action: LifecycleAction): Promise<void
 async function recordSuspension({ ctx, release, target }: Pass): Promise<void> {
   const record = readSuspension(release.metadata.annotations);
   await ctx.status.write(release, suspendedStatus(release, record, ctx.now()));
-  await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record), {
+  await ctx.effects().events.record(release, ReleaseEvent.Suspended, describeSuspension(record), {
     action: 'suspend',
     ...(record ? { cause: record.by, attempt: record.at } : {}),
   });
@@ -66,6 +66,6 @@ async function recordSuspension({ ctx, release, target }: Pass): Promise<void> {
 
 async function recordResume({ ctx, release, key }: Pass): Promise<void> {
   await ctx.status.write(release, resumedStatus(release));
-  await ctx.events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec', { action: 'resume' });
+  await ctx.effects().events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec', { action: 'resume' });
   ctx.log.info({ release: key, action: 'resume' }, 'resumed');
 }
