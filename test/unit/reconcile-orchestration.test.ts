@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ROLLBACK_REQUEST_ANNOTATION } from '../../src/api/annotations.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { reconcileRelease } from '../../src/controller/reconcile/reconciler.js';
 import { RetryLaterError } from '../../src/controller/reconcile/context.js';
@@ -56,7 +57,12 @@ describe('status before helm', () => {
     const f = fakeController();
     f.api.put(helmRelease());
     await pass(f);
-    expect(f.world.timeline.filter((t) => !t.startsWith('event'))).toEqual(['finalizer added', 'status Installing', 'helm install', 'status InstallSucceeded']);
+    expect(f.world.timeline.filter((t) => !t.startsWith('event') && t !== 'chart resolved')).toEqual([
+      'finalizer added',
+      'status Installing',
+      'helm install',
+      'status InstallSucceeded',
+    ]);
     expect(f.api.statusWrites).toBe(2);
     expect(f.api.gets).toBe(1);
   });
@@ -270,5 +276,26 @@ describe('a pass from the informer cache', () => {
     expect(f.api.conflicts).toBe(1);
     expect(f.helm.verbs()).toEqual(['upgrade']);
     expect(f.storage.records.find((r) => r.status === 'deployed')?.config).toEqual({ replicas: 3 });
+  });
+});
+
+describe('a rollback on request (lifecycle stage, actions/rollback.ts)', () => {
+  it("runs on the gate's history and redacts without resolving the chart: one records read, no chart lookup", async () => {
+    const f = await installed();
+    f.api.editSpec(NS, NAME, (spec) => (spec.values = { replicas: 2 }));
+    await pass(f);
+    f.api.editSpec(NS, NAME, (spec) => (spec.suspend = true));
+    await pass(f);
+    f.api.annotate(NS, NAME, { [ROLLBACK_REQUEST_ANNOTATION]: 'r1' });
+    f.world.timeline.length = 0;
+    f.helm.calls.length = 0;
+    const reads = f.storage.reads;
+    expect((await pass(f)).action).toBe('rollback');
+    expect(f.helm.calls).toEqual([{ verb: 'rollback', revision: 1 }]);
+    // The gate's read, and the one after helm for the outcome: none in between, no chart resolved.
+    expect(f.storage.reads - reads).toBe(2);
+    expect(f.world.timeline).not.toContain('chart resolved');
+    expect(f.world.timeline.indexOf('status RollingBack')).toBeLessThan(f.world.timeline.indexOf('helm rollback'));
+    expect(f.api.peek(NS, NAME)?.status?.rollback).toMatchObject({ requestId: 'r1', succeeded: true, fromRevision: 2, toRevision: 1 });
   });
 });

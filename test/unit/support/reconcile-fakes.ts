@@ -47,6 +47,12 @@ export class FakeHelmReleaseApi implements HelmReleasePort {
     return structuredClone(stored);
   }
 
+  /** A person (or the bot) changes annotations: no new generation. */
+  annotate(namespace: string, name: string, annotations: Record<string, string>): HelmRelease {
+    const current = this.objects.get(`${namespace}/${name}`)!;
+    return this.put({ ...current, metadata: { ...current.metadata, annotations: { ...current.metadata.annotations, ...annotations } } });
+  }
+
   /** A person changes the spec: a new generation. */
   editSpec(namespace: string, name: string, edit: (spec: HelmRelease['spec']) => void): HelmRelease {
     const current = this.objects.get(`${namespace}/${name}`)!;
@@ -330,7 +336,10 @@ export function fakeController(): Fakes {
     helm: helm as unknown as HelmClient,
     tenancy: OPEN_TENANCY,
     charts: {
-      resolveChart: async (chart: { version?: string }) => ({ version: chart.version ?? '1.0.0' }),
+      resolveChart: async (chart: { version?: string }) => {
+        world.timeline.push('chart resolved');
+        return { version: chart.version ?? '1.0.0' };
+      },
       downloadArchive: async () => Buffer.alloc(0),
     },
     digester: new ValuesDigester(Buffer.alloc(32, 7)),
