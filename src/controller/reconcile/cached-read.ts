@@ -95,12 +95,12 @@ export function refusingWrites(): Writes {
  * `resourceVersion`, and a conflict aborts the pass. After it, the copy was the server's state at
  * that write, and the pass goes on as usual.
  */
-export function firstWriteVerifies(ctx: Pick<ControllerContext, 'api'> & Partial<ControllerContext>, resourceVersion: string): Writes {
+export function firstWriteVerifies(ctx: ControllerContext, resourceVersion: string): Writes {
   const verifying = verifyingReleaseWrites(ctx.api, resourceVersion);
-  const effects = ctx.helm && ctx.storage && ctx.events ? effectsOf(ctx as ControllerContext) : undefined;
+  const effects = effectsOf(ctx);
   return {
     releaseWrites: () => verifying.writes,
-    effects: () => (verifying.verified() && effects ? effects : refuse('an effect before the first write')),
+    effects: () => (verifying.verified() ? effects : refuse('an effect before the first write')),
   };
 }
 
