@@ -1,41 +1,30 @@
-import { mkdir } from 'node:fs/promises';
 import type { Redis } from 'ioredis';
 import type { ControllerConfig } from './config.js';
 import { createLogger, type Logger } from '../core/log.js';
-import { RepositoryIndexCache } from './charts/repository-index.js';
 import { startHealthServer, type HealthServer } from '../core/metrics/health-server.js';
 import { redisCheck } from '../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../core/metrics/registry.js';
 import { watchQueue } from '../core/metrics/queue-metrics.js';
 import { ControllerMetrics } from './metrics/controller-metrics.js';
-import { HelmClient, removeLeftoverValuesFiles } from './helm/helm-client.js';
-import { removeLeftoverPrivateFiles } from './helm/private-files.js';
-import { GitChartSources } from './charts/git/git-chart-sources.js';
-import { HelmRunner } from './helm/helm-runner.js';
-import { helmProcessEnv } from './helm/helm-process-env.js';
-import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
-import { ReleaseStorage } from '../core/helm-storage/release-storage.js';
 import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
-import { IdentityClients } from '../core/kube/identity.js';
-import { ClusterObjects } from '../core/kube/cluster-objects.js';
-import { DriftDetector } from './drift/drift-detector.js';
-import { CrdApplier } from './crds/crd-applier.js';
 import { controllerNamespace, getOrCreateDigestKey } from '../core/kube/digest-key.js';
-import { KubeEventRecorder } from '../core/kube/event-recorder.js';
-import { CompositeEventSink, type ReleaseEventSink } from '../core/events/release-event-sink.js';
+import type { ReleaseEventSink } from '../core/events/release-event-sink.js';
 import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
 import { RECONCILE_QUEUE, ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
 import { computePreview } from './preview/compute-preview.js';
 import { startPreviewWorker } from './preview/preview-worker.js';
-import type { ReconcileContext } from './reconcile/context.js';
+import { controllerContext } from './controller-context.js';
 import { RunningOperations } from './reconcile/running-operations.js';
 import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from '../core/release/values-digest.js';
 import { FreezeApi } from '../core/kube/freeze-api.js';
 import { TeamApi } from '../core/kube/team-api.js';
-import { isFrozenRecorded } from './reconcile/freeze-decision.js';
+import { frozenReleaseKeys } from './watch/frozen-wake.js';
+import { queueTriggers } from './queue/queue-triggers.js';
+import { recordedPass } from './queue/recorded-pass.js';
+import { prepareWorkDir } from './helm/work-dir.js';
 import { FreezeWatch } from './watch/freeze-watch.js';
 import { ClusterWatches } from './watch/cluster-watches.js';
 import { LeaseElector } from './leader/lease-elector.js';
@@ -68,13 +57,7 @@ export async function startController(config: ControllerConfig, options: Control
   const rest = connectKube(config.kubeconfig);
   const kube = slimKubeClients(rest);
   const api = new HelmReleaseApi(kube);
-  await mkdir(config.workDir, { recursive: true, mode: 0o700 });
-  const leftovers = await removeLeftoverValuesFiles(config.workDir);
-  if (leftovers.length > 0) log.warn({ workDir: config.workDir, removed: leftovers.length }, 'removed values files left by a stopped controller');
-  const credentialLeftovers = await removeLeftoverPrivateFiles(config.workDir);
-  if (credentialLeftovers.length > 0)
-    log.warn({ workDir: config.workDir, removed: credentialLeftovers.length }, 'removed credential files left by a stopped controller');
-  const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
+  await prepareWorkDir(config.workDir, log);
   const digester = new ValuesDigester(await getOrCreateDigestKey(kube, controllerNamespace(config.controllerNamespace)));
   const operations = new RunningOperations();
   const registry = options.registry ?? newMetricsRegistry();
@@ -82,37 +65,9 @@ export async function startController(config: ControllerConfig, options: Control
   const connection = connectRedis(config.redisUrl);
   // Every happening becomes a Kubernetes Event and, when wired, a notification.
   const publisher = options.notifications?.(connection, config.queuePrefix, log);
-  const ctx: ReconcileContext = {
-    kube,
-    api,
-    storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
-    identities: new IdentityClients(kube),
-    tenancy: config.tenancy,
-    helm: new HelmClient(
-      new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)),
-      config.workDir,
-      config.kustomizeBin,
-    ),
-    charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
-    gitCharts: new GitChartSources({ gitBin: config.gitBin, workDir: config.workDir, policy: config.allowedRepositoryHosts, log }),
-    digester,
-    events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
-    log,
-    now: () => new Date(),
-    operations,
-    drift: new DriftDetector(new ClusterObjects(rest), config.helmFieldManager),
-    crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
-  };
-
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const ledger = new CheckLedger(connection, config.queuePrefix);
-  const enqueue = (key: string, reason: string) => {
-    queue.enqueue(key, reason).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not enqueue'));
-  };
-  const onGeneration = (key: string, generation: number | undefined) => {
-    if (operations.supersede(key, generation))
-      log.info({ release: key, action: 'supersede', generation }, 'a newer generation cancels the running helm operation');
-  };
+  const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log);
   // Watches and resync run once per cluster: on the leader when leader election is on.
   const watches = new ClusterWatches({
     informers: {
@@ -136,7 +91,6 @@ export async function startController(config: ControllerConfig, options: Control
       tickMs: config.resyncTickMs,
     }),
   });
-  ctx.cache = watches;
   metrics.countReleases(() => watches.list());
   watchQueue(registry, RECONCILE_QUEUE, queue.raw);
   // Freezes (and the Teams they may name) are watched on every replica, since every worker checks
@@ -147,30 +101,19 @@ export async function startController(config: ControllerConfig, options: Control
     rest,
     list: { freezes: () => freezeApi.list(), teams: () => teamApi.list() },
     onChange: (reason) => {
-      for (const release of watches.list()) {
-        if (isFrozenRecorded(release)) enqueue(`${release.metadata.namespace}/${release.metadata.name}`, reason);
-      }
+      for (const key of frozenReleaseKeys(watches.list())) enqueue(key, reason);
     },
     log,
   });
-  ctx.freezes = freezes;
+  const ctx = controllerContext(config, { rest, kube, api, digester, metrics, log, publisher, operations, cache: watches, freezes });
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
     concurrency: config.concurrency,
     log,
-    reconcile: async (namespace, name) => {
-      const result = await reconcileReportingErrors(ctx, namespace, name);
-      // Bookkeeping only: if Redis hiccups here, the release is merely due again sooner.
-      await (result.action === 'gone' ? ledger.forget(result.key) : ledger.checked(result.key, Date.now())).catch((error: Error) =>
-        log.warn({ release: result.key, error: error.message }, 'could not record the check'),
-      );
-      return result;
-    },
+    reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger, log),
     onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),
-    requeue: (key, reason, delayMs) => {
-      queue.enqueue(key, reason, delayMs).catch((error: Error) => log.error({ release: key, error: error.message }, 'could not requeue'));
-    },
+    requeue,
   });
 
   // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.

@@ -4,8 +4,7 @@ import { FINALIZER } from '../../src/api/vocabulary.js';
 import { isConflict } from '../../src/core/kube/errors.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { connectKube, slimKubeClients } from '../../src/core/kube/slim-clients.js';
-import { FreshReadNeeded, verifiedFirstWriteContext } from '../../src/controller/reconcile/cached-read.js';
-import type { ReconcileContext } from '../../src/controller/reconcile/context.js';
+import { FreshReadNeeded, verifyingReleaseWrites } from '../../src/controller/reconcile/cached-read.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 
@@ -34,7 +33,7 @@ describe('acting from a cached copy', () => {
     return (await api.get(namespace, name))!;
   };
   const checked = () => ({ lastReconciledAt: new Date().toISOString() });
-  const guardedApi = (copy: HelmRelease) => verifiedFirstWriteContext({ api } as unknown as ReconcileContext, copy.metadata.resourceVersion!).api;
+  const guardedApi = (copy: HelmRelease) => verifyingReleaseWrites(api, copy.metadata.resourceVersion!).writes;
 
   it('a status write conditional on an old version is refused with 409; on the current one it is written', async () => {
     const copy = await created();

@@ -8,7 +8,7 @@ import {
   evaluateDependencies,
 } from '../../src/controller/reconcile/dependency-decision.js';
 import { isReadyAtGeneration } from '../../src/core/release/reconciled.js';
-import { gatedByDependencies, type ReleaseAction } from '../../src/controller/reconcile/release-state.js';
+import { gatedByDependencies, type ReleaseActionName } from '../../src/controller/reconcile/release-state.js';
 
 type Ready = 'ready' | 'not-ready' | 'old-generation';
 const hr = (name: string, deps: Array<string | { name: string; namespace: string }> = [], ready: Ready = 'ready', namespace = 'web'): HelmRelease => {
@@ -113,7 +113,7 @@ describe('waking and waiting', () => {
     expect(isReadyAtGeneration(hr('a', [], 'not-ready'))).toBe(false);
   });
 
-  it.each<[ReleaseAction, boolean]>([
+  it.each<[ReleaseActionName, boolean]>([
     ['install', true],
     ['reinstall', true],
     ['upgrade', true],

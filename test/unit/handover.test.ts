@@ -113,7 +113,7 @@ describe('handover of a release Flux installed (pure)', () => {
     };
     const state = determineReleaseState(r, desired, h, { now: new Date(), timeoutSeconds: 300 });
     expect(state).toMatchObject({ kind: 'out-of-sync', handover: { release: 'web/podinfo', from: 'Flux HelmRelease flux-apps/podinfo', revision: 2 } });
-    expect(nextAction(state)).toBe('upgrade');
+    expect(nextAction(state).kind).toBe('upgrade');
   });
 
   it('deleting the HelmRelease before the handover upgrade leaves the Flux release installed', () => {

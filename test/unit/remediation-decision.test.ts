@@ -282,7 +282,7 @@ describe('determineReleaseState after a failed attempt of the current spec', () 
     },
   ])('$name → $want', ({ spec, status, history, want }) => {
     const state = determineReleaseState(release(spec, status), desired, history, clock);
-    expect([state.kind, nextAction(state)]).toEqual(want);
+    expect([state.kind, nextAction(state).kind]).toEqual(want);
   });
 });
 
@@ -312,7 +312,7 @@ describe('helm test decisions', () => {
     },
   ])('$name → $want', ({ test, status, want }) => {
     const state = determineReleaseState(base(test, status), desired, deployed2, clock);
-    expect([state.kind, nextAction(state)]).toEqual(want);
+    expect([state.kind, nextAction(state).kind]).toEqual(want);
   });
 
   it.each([

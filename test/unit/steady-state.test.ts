@@ -3,8 +3,8 @@ import type { HelmRelease } from '../../src/api/helmrelease.js';
 import type { Condition, HelmReleaseStatus } from '../../src/api/helmrelease-status.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
 import { summarizeHistory, withSupersededFromStatus, type ReleaseHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
-import { FreshReadNeeded, looksSettled, readOnlyContext, verifiedFirstWriteContext } from '../../src/controller/reconcile/cached-read.js';
-import type { ReconcileContext } from '../../src/controller/reconcile/context.js';
+import { FreshReadNeeded, looksSettled, passContext } from '../../src/controller/reconcile/cached-read.js';
+import type { ControllerContext } from '../../src/controller/reconcile/context.js';
 import { KubeApiError } from '../../src/core/kube/api-error.js';
 import type { DesiredRelease } from '../../src/core/release/desired-release.js';
 import { checkedStatus, historyFromStorage, inSyncStatus } from '../../src/controller/status/release-status.js';
@@ -131,96 +131,96 @@ describe('looksSettled', () => {
   ])('$name → $want', ({ release, want }) => expect(looksSettled(release)).toBe(want));
 });
 
-describe('readOnlyContext', () => {
-  const calls: string[] = [];
-  const rec = (name: string) => async () => {
-    calls.push(name);
-    return name;
-  };
-  const ctx = {
-    api: { get: rec('api.get'), list: rec('api.list'), patchStatus: rec('api.patchStatus'), addFinalizer: rec('api.addFinalizer') },
+/** A controller context of recorders: each call is logged by port and method. */
+function recordingContext(calls: string[], conflict = false): ControllerContext {
+  const rec =
+    (name: string) =>
+    async (...args: unknown[]) => {
+      calls.push(`${name}${args.length ? ` ${JSON.stringify(args)}` : ''}`);
+      if (conflict && name.startsWith('api.') && name !== 'api.get' && name !== 'api.list') throw new KubeApiError(409, { reason: 'Conflict' }, 'PATCH', '/x');
+      return name === 'api.patchStatus' ? { metadata: {}, status: {} } : name;
+    };
+  return {
+    api: {
+      get: rec('api.get'),
+      list: rec('api.list'),
+      patchStatus: rec('api.patchStatus'),
+      addFinalizer: rec('api.addFinalizer'),
+      removeFinalizer: rec('api.removeFinalizer'),
+    },
     storage: { history: rec('storage.history'), markFailed: rec('storage.markFailed') },
     helm: { upgrade: rec('helm.upgrade'), pullChart: rec('helm.pullChart') },
     events: { record: rec('events.record') },
-    charts: { resolve: rec('charts.resolve') },
-  } as unknown as ReconcileContext;
-  const guarded = readOnlyContext(ctx) as unknown as Record<string, Record<string, () => Promise<string>>>;
+    charts: { resolveChart: rec('charts.resolveChart') },
+  } as unknown as ControllerContext;
+}
+const copy = { metadata: { name: 'u', namespace: 'n', resourceVersion: '41' } } as HelmRelease;
+
+describe("a settled cached pass's ports", () => {
+  const calls: string[] = [];
+  const pass = passContext(recordingContext(calls), 'cache', copy);
 
   it.each([
-    ['api', 'get'],
-    ['api', 'list'],
-    ['storage', 'history'],
-    ['charts', 'resolve'],
-  ])('lets %s.%s through', async (field, method) => {
-    await expect(guarded[field]![method]!()).resolves.toBe(`${field}.${method}`);
+    ['api.get', () => pass.api.get('n', 'u')],
+    ['api.list', () => pass.api.list('n')],
+    ['storage.history', () => pass.storage.history('n', 'u')],
+    ['charts.resolveChart', () => pass.charts.resolveChart({} as never, {} as never, 0)],
+  ])('lets %s through', async (name, call) => {
+    await expect(call()).resolves.toBe(name);
   });
   it.each([
-    ['api', 'patchStatus'],
-    ['api', 'addFinalizer'],
-    ['storage', 'markFailed'],
-    ['helm', 'upgrade'],
-    ['helm', 'pullChart'],
-    ['events', 'record'],
-  ])('stops %s.%s before it runs', (field, method) => {
+    ['api.patchStatus', () => pass.releaseWrites().patchStatus(copy, {})],
+    ['api.addFinalizer', () => pass.releaseWrites().addFinalizer(copy)],
+    ['storage.markFailed', () => pass.effects().storage.markFailed('n', 'u', 1, 'x', new Date())],
+    ['helm.upgrade', () => pass.effects().helm.upgrade({} as never)],
+    ['helm.pullChart', () => pass.helm.pullChart({} as never)],
+    ['events.record', () => pass.effects().events.record(copy, 'Stalled', 'x')],
+    ['the status writer', () => pass.status.write(copy, {})],
+  ])('stops %s before it runs', async (_name, call) => {
     const before = calls.length;
-    expect(() => guarded[field]![method]!()).toThrow(FreshReadNeeded);
+    await expect((async () => call())()).rejects.toBeInstanceOf(FreshReadNeeded);
     expect(calls.length).toBe(before);
   });
 });
 
-describe('verifiedFirstWriteContext', () => {
-  const setUp = (conflict = false) => {
-    const calls: string[] = [];
-    const rec =
-      (name: string) =>
-      async (...args: unknown[]) => {
-        calls.push(`${name}${args.length ? ` ${JSON.stringify(args)}` : ''}`);
-        if (conflict && name.startsWith('api.') && name !== 'api.get') throw new KubeApiError(409, { reason: 'Conflict' }, 'PATCH', '/x');
-        return name;
-      };
-    const ctx = {
-      api: { get: rec('api.get'), patchStatus: rec('api.patchStatus'), addFinalizer: rec('api.addFinalizer'), removeFinalizer: rec('api.removeFinalizer') },
-      storage: { history: rec('storage.history'), markFailed: rec('storage.markFailed') },
-      helm: { upgrade: rec('helm.upgrade'), pullChart: rec('helm.pullChart') },
-      events: { record: rec('events.record') },
-    } as unknown as ReconcileContext;
-    return { calls, guarded: verifiedFirstWriteContext(ctx, '41') as unknown as Record<string, Record<string, (...args: unknown[]) => Promise<string>>> };
-  };
-
+describe("a cache-until-write pass's ports", () => {
   it('lets reads and the chart download through, and stops any other effect before the first write', async () => {
-    const { calls, guarded } = setUp();
-    await guarded.api!.get!();
-    await guarded.storage!.history!();
-    await guarded.helm!.pullChart!();
-    for (const [field, method] of [
-      ['helm', 'upgrade'],
-      ['events', 'record'],
-      ['storage', 'markFailed'],
-      ['api', 'removeFinalizer'],
-    ] as const) {
-      expect(() => guarded[field]![method]!()).toThrow(FreshReadNeeded);
+    const calls: string[] = [];
+    const pass = passContext(recordingContext(calls), 'cache-until-write', copy);
+    await pass.api.get('n', 'u');
+    await pass.storage.history('n', 'u');
+    await pass.helm.pullChart({} as never);
+    for (const call of [
+      () => pass.effects().helm.upgrade({} as never),
+      () => pass.effects().events.record(copy, 'Stalled', 'x'),
+      () => pass.effects().storage.markFailed('n', 'u', 1, 'x', new Date()),
+      () => pass.releaseWrites().removeFinalizer(copy),
+    ]) {
+      expect(call).toThrow(FreshReadNeeded);
     }
-    expect(calls).toEqual(['api.get', 'storage.history', 'helm.pullChart']);
+    expect(calls).toEqual(['api.get ["n","u"]', 'storage.history ["n","u"]', 'helm.pullChart [{}]']);
   });
 
   it("makes the first write conditional on the copy's version, then lets everything through unconditionally", async () => {
-    const { calls, guarded } = setUp();
-    await guarded.api!.patchStatus!('release', { phase: 'started' });
-    await guarded.events!.record!();
-    await guarded.helm!.upgrade!();
-    await guarded.api!.patchStatus!('release', { phase: 'done' });
+    const calls: string[] = [];
+    const pass = passContext(recordingContext(calls), 'cache-until-write', copy);
+    await pass.status.write(copy, { observedGeneration: 1 });
+    await pass.effects().events.record(copy, 'Stalled', 'x');
+    await pass.effects().helm.upgrade({} as never);
+    await pass.status.write(copy, { observedGeneration: 2 });
+    const release = JSON.stringify(copy);
     expect(calls).toEqual([
-      'api.patchStatus ["release",{"phase":"started"},{"resourceVersion":"41"}]',
-      'events.record',
-      'helm.upgrade',
-      'api.patchStatus ["release",{"phase":"done"}]',
+      `api.patchStatus [${release},{"observedGeneration":1},{"resourceVersion":"41"}]`,
+      `events.record [${release},"Stalled","x"]`,
+      'helm.upgrade [{}]',
+      `api.patchStatus [${release},{"observedGeneration":2}]`,
     ]);
   });
 
   it('turns a conflict on the first write into FreshReadNeeded, and stays locked', async () => {
-    const { guarded } = setUp(true);
-    await expect(guarded.api!.addFinalizer!('release')).rejects.toBeInstanceOf(FreshReadNeeded);
-    expect(() => guarded.helm!.upgrade!()).toThrow(FreshReadNeeded);
+    const pass = passContext(recordingContext([], true), 'cache-until-write', copy);
+    await expect(pass.releaseWrites().addFinalizer(copy)).rejects.toBeInstanceOf(FreshReadNeeded);
+    expect(() => pass.effects().helm.upgrade({} as never)).toThrow(FreshReadNeeded);
   });
 });
 

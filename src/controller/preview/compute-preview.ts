@@ -5,7 +5,7 @@ import { releaseTarget } from '../../core/release/release-target.js';
 import type { PreviewRequest, PreviewResult } from '../../core/preview/preview-protocol.js';
 import { ChartNotFoundError } from '../charts/repository-errors.js';
 import { HelmError } from '../helm/helm-error.js';
-import type { ReconcileContext } from '../reconcile/context.js';
+import type { ControllerContext } from '../reconcile/context.js';
 import { resolveDesiredRelease } from '../reconcile/resolve-desired.js';
 import { redactSecrets } from '../reconcile/redact.js';
 import { chartPullRequest, releaseRequest } from '../reconcile/actions/shared.js';
@@ -18,7 +18,7 @@ import { checkTenancy } from '../reconcile/tenancy.js';
  * `helm … --dry-run=server`, and compared with the manifest of the deployed revision. Nothing in
  * status, Events or notifications: this answers a question, it is not a pass.
  */
-export async function computePreview(controllerCtx: ReconcileContext, request: PreviewRequest): Promise<PreviewResult> {
+export async function computePreview(controllerCtx: ControllerContext, request: PreviewRequest): Promise<PreviewResult> {
   const key = `${request.namespace}/${request.name}`;
   const found = await controllerCtx.api.get(request.namespace, request.name);
   if (!found) return { ok: false, message: `HelmRelease ${key} not found` };

@@ -2,20 +2,23 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import { outcomeAtGeneration } from '../../core/release/reconciled.js';
 import { ConditionType, FINALIZER } from '../../api/vocabulary.js';
 import { findCondition } from '../status/conditions.js';
-import type { ReconcileContext } from './context.js';
+import type { ControllerContext, Effects, HelmReleasePort, HelmReleaseWrites, PassContext, ReconcileContext } from './context.js';
 import { isConflict } from '../../core/kube/errors.js';
+import { StatusWriter } from './status-writer.js';
+import type { ReadFrom } from './stages/pass.js';
 
 /**
  * Passes start from the informer's copy of the HelmRelease instead of a GET. A cached copy can lag
  * the server by a watch event, so it is trusted in two ways only:
- * - a settled copy, for one conclusion: "nothing to change". That pass runs on a read-only
- *   context; the first write or helm process it would start aborts it (FreshReadNeeded).
+ * - a settled copy, for one conclusion: "nothing to change". That pass gets ports that refuse every
+ *   write and effect, and fetching a chart (FreshReadNeeded).
  * - any other copy, up to its first write: that write carries the copy's resourceVersion, so the
  *   server refuses it (409) when the copy was stale. Nothing with an effect may come before it.
- * Either way an aborted pass is redone from a fresh GET.
+ * Either way an aborted pass is redone from a fresh GET. What a pass may call is its ports' types
+ * (context.ts); this file only chooses their implementations.
  */
 
-/** Thrown by a guarded context when a pass from the cache wants to act on a copy not proven current. */
+/** Thrown by a cached pass's ports when it wants to act on a copy not proven current. */
 export class FreshReadNeeded extends Error {
   override name = 'FreshReadNeeded';
 }
@@ -33,72 +36,96 @@ export function looksSettled(release: HelmRelease): boolean {
   return findCondition(release.status?.conditions, ConditionType.Stalled)?.status !== 'True';
 }
 
-/** Methods a pass from the cache may call: reads only. Anything else (unknown methods included) aborts it. */
-const READS: Partial<Record<keyof ReconcileContext, ReadonlySet<string>>> = {
-  api: new Set(['get', 'list']),
-  storage: new Set(['history']),
-  helm: new Set(),
-  events: new Set(),
-  // Checking drift reads and dry-runs; correcting it changes the cluster.
-  drift: new Set(['check']),
-};
-
-/** The same context with every writer (API writes, helm, Events) replaced by a FreshReadNeeded thrower. */
-export function readOnlyContext(ctx: ReconcileContext): ReconcileContext {
-  return guardedContext(ctx, (field, method) => (READS[field]?.has(method) ? 'call' : 'abort'));
+/** The ports of one pass over `release`, read as `readFrom` says, acting as `ctx` (already the HelmRelease's identity). */
+export function passContext(ctx: ControllerContext, readFrom: ReadFrom, release: HelmRelease): PassContext {
+  const writes =
+    readFrom === 'cache' ? refusingWrites() : readFrom === 'cache-until-write' ? firstWriteVerifies(ctx, release.metadata.resourceVersion!) : allWrites(ctx);
+  const reads = readPorts(ctx, readFrom === 'cache' ? { pullChart: () => refuse('fetching a chart') } : ctx.helm);
+  return { ...reads, ...writes, status: new StatusWriter(writes.releaseWrites, release), ...(ctx.operations ? { operations: ctx.operations } : {}) };
 }
 
-/** HelmRelease writes that can carry a resourceVersion precondition (HelmReleaseApi). */
-const VERIFYING_WRITES: ReadonlySet<string> = new Set(['patchStatus', 'addFinalizer']);
+type Writes = Pick<PassContext, 'releaseWrites' | 'effects'>;
+
+/** Only the reads of the controller's ports: a pass holds nothing else it could call. */
+function readPorts(ctx: ControllerContext, helm: ReconcileContext['helm']): ReconcileContext {
+  return {
+    kube: ctx.kube,
+    api: ctx.api,
+    storage: ctx.storage,
+    helm,
+    tenancy: ctx.tenancy,
+    charts: ctx.charts,
+    digester: ctx.digester,
+    log: ctx.log,
+    now: ctx.now,
+    ...(ctx.gitCharts ? { gitCharts: ctx.gitCharts } : {}),
+    ...(ctx.drift ? { drift: ctx.drift } : {}),
+    ...(ctx.freezes ? { freezes: ctx.freezes } : {}),
+  };
+}
+
+function effectsOf(ctx: ControllerContext): Effects {
+  return {
+    helm: ctx.helm,
+    storage: ctx.storage,
+    events: ctx.events,
+    ...(ctx.crds ? { crds: ctx.crds } : {}),
+    ...(ctx.drift ? { driftCorrection: ctx.drift } : {}),
+  };
+}
+
+/** A pass from a fresh read: everything. */
+function allWrites(ctx: ControllerContext): Writes {
+  const effects = effectsOf(ctx);
+  return { releaseWrites: () => ctx.api, effects: () => effects };
+}
+
+function refuse(what: string): never {
+  throw new FreshReadNeeded(`${what} from a cached read`);
+}
+
+/** A settled copy's pass: reads only; the first write it would make aborts it. */
+export function refusingWrites(): Writes {
+  return { releaseWrites: () => refuse('a HelmRelease write'), effects: () => refuse('an effect') };
+}
 
 /**
- * The same context for a pass from a copy that is not settled (a new spec, a first install): until
- * its first HelmRelease write succeeds, only reads and fetching a chart archive (no effect on the
- * cluster) go through; that write is made conditional on `resourceVersion`, and a conflict aborts
- * the pass. After it, the copy was the server's state at that write, and the pass goes on as usual.
+ * A copy that is not settled (a new spec, a first install): until its first HelmRelease write
+ * succeeds only reads and fetching a chart archive go through; that write is made conditional on
+ * `resourceVersion`, and a conflict aborts the pass. After it, the copy was the server's state at
+ * that write, and the pass goes on as usual.
  */
-export function verifiedFirstWriteContext(ctx: ReconcileContext, resourceVersion: string): ReconcileContext {
+export function firstWriteVerifies(ctx: ControllerContext, resourceVersion: string): Writes {
+  const verifying = verifyingReleaseWrites(ctx.api, resourceVersion);
+  const effects = effectsOf(ctx);
+  return {
+    releaseWrites: () => verifying.writes,
+    effects: () => (verifying.verified() ? effects : refuse('an effect before the first write')),
+  };
+}
+
+/** The HelmRelease writes of a pass from a copy at `resourceVersion`: the first one conditional on it. */
+export function verifyingReleaseWrites(api: HelmReleasePort, resourceVersion: string): { writes: HelmReleaseWrites; verified: () => boolean } {
   let verified = false;
-  return guardedContext(ctx, (field, method) => {
-    if (verified || READS[field]?.has(method) || (field === 'helm' && method === 'pullChart')) return 'call';
-    if (field !== 'api' || !VERIFYING_WRITES.has(method)) return 'abort';
-    return async (call) => {
-      try {
-        const result = await call({ resourceVersion });
-        verified = true;
-        return result;
-      } catch (error) {
-        if (isConflict(error)) throw new FreshReadNeeded(`api.${method} on a cached copy older than the server's`);
-        throw error;
-      }
-    };
-  });
-}
-
-/** What a guard does with one method: call it, abort the pass, or call it with a precondition. */
-type MethodRule = 'call' | 'abort' | ((call: (precondition: { resourceVersion: string }) => Promise<unknown>) => Promise<unknown>);
-
-function guardedContext(ctx: ReconcileContext, rule: (field: keyof ReconcileContext, method: string) => MethodRule): ReconcileContext {
-  const guarded = { ...ctx };
-  for (const field of Object.keys(READS) as Array<keyof ReconcileContext>) {
-    if (ctx[field]) (guarded as Record<string, unknown>)[field] = guard(ctx[field] as object, field, rule);
-  }
-  return guarded;
-}
-
-function guard<T extends object>(target: T, field: keyof ReconcileContext, rule: (field: keyof ReconcileContext, method: string) => MethodRule): T {
-  return new Proxy(target, {
-    get(obj, prop) {
-      const value = Reflect.get(obj, prop, obj) as unknown;
-      if (typeof value !== 'function' || typeof prop !== 'string') return value;
-      const method = (value as (...args: unknown[]) => unknown).bind(obj);
-      return (...args: unknown[]) => {
-        // Decided at the call, not when the method is looked up: the first write unlocks the rest.
-        const how = rule(field, prop);
-        if (how === 'call') return method(...args);
-        if (how === 'abort') throw new FreshReadNeeded(`${field}.${prop} from a cached read`);
-        return how((precondition) => method(...args, precondition) as Promise<unknown>);
-      };
+  // Decided at each call: the first write unlocks the rest.
+  const first = async <T>(what: string, write: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await write();
+      verified = true;
+      return result;
+    } catch (error) {
+      if (isConflict(error)) throw new FreshReadNeeded(`${what} on a cached copy older than the server's`);
+      throw error;
+    }
+  };
+  const precondition = { resourceVersion };
+  return {
+    verified: () => verified,
+    writes: {
+      patchStatus: (release, status) =>
+        verified ? api.patchStatus(release, status) : first('patchStatus', () => api.patchStatus(release, status, precondition)),
+      addFinalizer: (release) => (verified ? api.addFinalizer(release) : first('addFinalizer', () => api.addFinalizer(release, precondition))),
+      removeFinalizer: (release) => (verified ? api.removeFinalizer(release) : refuse('removing the finalizer before the first write')),
     },
-  });
+  };
 }

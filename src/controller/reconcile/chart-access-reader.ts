@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { KubeClients } from '../../core/kube/client.js';
+import type { KubeReads } from './context.js';
 import { apiErrorMessage, isForbidden, isNotFound } from '../../core/kube/errors.js';
 import { gitAccessFrom, type GitAccess } from '../charts/git/git-access.js';
 import { ANONYMOUS, ChartAccessError, chartAccessFrom, needsSecrets, type ChartAccess } from '../charts/chart-access.js';
@@ -9,7 +9,7 @@ import { ANONYMOUS, ChartAccessError, chartAccessFrom, needsSecrets, type ChartA
  * (its ServiceAccount when it acts as one), so a tenant can use only Secrets it could read
  * itself. Messages name the Secret, never its contents.
  */
-export async function readChartAccess(kube: KubeClients, release: HelmRelease): Promise<ChartAccess> {
+export async function readChartAccess(kube: KubeReads, release: HelmRelease): Promise<ChartAccess> {
   const { chart } = release.spec;
   if (!needsSecrets(chart)) return chart.insecure ? { ...ANONYMOUS, insecure: true, cacheKey: 'anonymous-plain' } : ANONYMOUS;
   const namespace = release.metadata.namespace;
@@ -21,7 +21,7 @@ export async function readChartAccess(kube: KubeClients, release: HelmRelease): 
 }
 
 /** Reads `spec.chart.git.secretRef` the same way: as the HelmRelease's identity. */
-export async function readGitAccess(kube: KubeClients, release: HelmRelease): Promise<GitAccess> {
+export async function readGitAccess(kube: KubeReads, release: HelmRelease): Promise<GitAccess> {
   const git = release.spec.chart.git!;
   const namespace = release.metadata.namespace;
   const secretName = git.secretRef?.name;
@@ -29,7 +29,7 @@ export async function readGitAccess(kube: KubeClients, release: HelmRelease): Pr
   return gitAccessFrom({ url: git.url, namespace, secretName, secretData });
 }
 
-async function readSecretData(kube: KubeClients, namespace: string, name: string, field: string): Promise<Record<string, string>> {
+async function readSecretData(kube: KubeReads, namespace: string, name: string, field: string): Promise<Record<string, string>> {
   try {
     const secret = await kube.core.readNamespacedSecret({ namespace, name });
     return secret.data ?? {};

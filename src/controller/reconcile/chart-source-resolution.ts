@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { KubeClients } from '../../core/kube/client.js';
+import type { KubeReads } from './context.js';
 import { GIT_DIGEST_PREFIX } from '../../core/release/chart-revision.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import { accessSecrets, ANONYMOUS } from '../charts/chart-access.js';
@@ -13,7 +13,7 @@ import type { ResolvedChartSource } from './compose-desired.js';
 /** What resolving a chart source reads through. */
 export interface ChartSourcePorts {
   /** The HelmRelease's identity's clients: credentials are read as it. */
-  kube: KubeClients;
+  kube: KubeReads;
   charts: Pick<RepositoryIndexCache, 'resolveChart'>;
   /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */
   gitCharts?: Pick<GitChartSources, 'resolve'>;

@@ -1,4 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
+import type { HelmReleaseStatus } from '../../api/helmrelease-status.js';
 import type { TenancyPolicy } from '../../core/release/tenancy-policy.js';
 import type { Logger } from '../../core/log.js';
 import type { RunningOperations } from './running-operations.js';
@@ -9,40 +10,109 @@ import type { GitChartSources } from '../charts/git/git-chart-sources.js';
 import type { HelmClient } from '../helm/helm-client.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { KubeClients } from '../../core/kube/client.js';
+import type { CoreClient } from '../../core/kube/kube-clients.js';
 import type { IdentityClients } from '../../core/kube/identity.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
-import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { Precondition } from '../../core/kube/helmrelease-api.js';
 import type { ValuesDigester } from '../../core/release/values-digest.js';
 import type { DriftDetector } from '../drift/drift-detector.js';
 import type { CrdApplier } from '../crds/crd-applier.js';
+import type { StatusWriter } from './status-writer.js';
 
-/** Everything a reconcile touches, injected so tests can drive it and the clock. */
+/**
+ * The ports of a reconcile, as types: what any pass may call (reads, `ReconcileContext`), what
+ * changes something (`HelmReleaseWrites`, `Effects`), and the controller's whole set they are cut
+ * from (`ControllerContext`, built once by build-context.ts). A pass reaches a write only through
+ * `PassContext.releaseWrites()` or `effects()`; a pass from the informer's copy gets
+ * implementations of those two that refuse or verify (cached-read.ts). The compiler keeps the rule:
+ * a method that is not on a read port cannot be called from one.
+ */
+
+/** HelmRelease reads. */
+export interface HelmReleaseReads {
+  get(namespace: string, name: string): Promise<HelmRelease | undefined>;
+  list(namespace?: string): Promise<{ items: HelmRelease[]; metadata?: { resourceVersion?: string } }>;
+}
+
+/** HelmRelease writes a pass makes (status only through its StatusWriter). */
+export interface HelmReleaseWrites {
+  patchStatus(release: HelmRelease, status: HelmReleaseStatus): Promise<HelmRelease>;
+  addFinalizer(release: HelmRelease): Promise<HelmRelease>;
+  removeFinalizer(release: HelmRelease): Promise<void>;
+}
+
+/** The HelmRelease API as the controller holds it: its writes can be made conditional on a resourceVersion. */
+export interface HelmReleasePort extends HelmReleaseReads {
+  patchStatus(release: HelmRelease, status: HelmReleaseStatus, precondition?: Precondition): Promise<HelmRelease>;
+  addFinalizer(release: HelmRelease, precondition?: Precondition): Promise<HelmRelease>;
+  removeFinalizer(release: HelmRelease): Promise<void>;
+}
+
+/** Secrets and ConfigMaps read for valuesFrom and chart credentials, as the HelmRelease's identity. */
+export interface KubeReads {
+  core: Pick<CoreClient, 'readNamespacedSecret' | 'readNamespacedConfigMap'>;
+}
+
+/** Helm's release records: read, and worked out after helm wrote one (no effect either way). */
+export type ReleaseRecordReads = Pick<ReleaseStorage, 'history' | 'afterWrite'>;
+
+/** Fetching a chart archive: no effect on the cluster. A settled cached pass has none to fetch and refuses. */
+export type ChartPull = Pick<HelmClient, 'pullChart'>;
+
+/** What every pass may call: nothing here changes the cluster, Helm's records or the HelmRelease. */
 export interface ReconcileContext {
-  /** Clients for what is read on a HelmRelease's behalf; within a pass, its identity's (see reconciler). */
-  kube: KubeClients;
-  api: HelmReleaseApi;
-  storage: ReleaseStorage;
-  identities: IdentityClients;
+  /** As the HelmRelease's identity within a pass (gate.ts `actingAs`). */
+  kube: KubeReads;
+  api: HelmReleaseReads;
+  storage: ReleaseRecordReads;
+  helm: ChartPull;
   tenancy: TenancyPolicy;
-  helm: HelmClient;
-  charts: RepositoryIndexCache;
+  charts: Pick<RepositoryIndexCache, 'resolveChart' | 'downloadArchive'>;
   /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */
-  gitCharts?: GitChartSources;
+  gitCharts?: Pick<GitChartSources, 'resolve'>;
   /** Keyed values digest shared by all replicas. */
   digester: ValuesDigester;
-  events: ReleaseEventSink;
   log: Logger;
   now: () => Date;
-  /** The informer's copies of HelmReleases: a settled one is checked without a GET (cached-read.ts). */
-  cache?: ReleaseCache;
-  /** Compares and corrects live objects against Helm's manifest (spec.driftDetection); none: drift is never looked at. */
-  drift?: DriftDetector;
-  /** Creates or updates a chart's CRDs before helm (install/upgrade.crds); none: only helm's own install creates CRDs. */
-  crds?: CrdApplier;
-  /** Installs and upgrades running here, cancelled when a newer generation arrives. */
-  operations?: RunningOperations;
+  /** Compares live objects against Helm's manifest (spec.driftDetection); none: drift is never looked at. */
+  drift?: Pick<DriftDetector, 'check'>;
   /** The active Freezes (watched): asked before every helm action. None: nothing is ever held. */
   freezes?: FreezeView;
+}
+
+/** What changes the cluster or Helm's records, or tells the world. */
+export interface Effects {
+  helm: Pick<HelmClient, 'install' | 'upgrade' | 'rollback' | 'uninstall' | 'test' | 'showCrds'>;
+  storage: Pick<ReleaseStorage, 'markFailed'>;
+  events: ReleaseEventSink;
+  /** Creates or updates a chart's CRDs before helm (install/upgrade.crds); none: only helm's own install creates CRDs. */
+  crds?: Pick<CrdApplier, 'apply'>;
+  /** Puts drifted objects back. */
+  driftCorrection?: Pick<DriftDetector, 'correct'>;
+}
+
+/** One pass: its reads, its one status writer, and the two ways to a write (which a cached pass refuses or verifies). */
+export interface PassContext extends ReconcileContext {
+  status: StatusWriter;
+  releaseWrites(): HelmReleaseWrites;
+  effects(): Effects;
+  /** Installs and upgrades running in this process, cancelled when a newer generation arrives (local bookkeeping, no effect outside). */
+  operations?: Pick<RunningOperations, 'begin' | 'supersede'>;
+}
+
+/** Everything the controller reconciles with, built once (build-context.ts) and never changed. */
+export interface ControllerContext extends ReconcileContext {
+  kube: KubeClients;
+  api: HelmReleasePort;
+  storage: ReleaseStorage;
+  helm: HelmClient;
+  identities: IdentityClients;
+  events: ReleaseEventSink;
+  drift?: DriftDetector;
+  crds?: CrdApplier;
+  operations?: RunningOperations;
+  /** The informer's copies of HelmReleases: a settled one is checked without a GET (cached-read.ts). */
+  cache?: ReleaseCache;
 }
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */

@@ -3,8 +3,8 @@ import { readBreakGlass } from '../../api/annotations.js';
 import { ConditionType } from '../../api/vocabulary.js';
 import type { HoldingFreeze } from '../../core/release/freeze-match.js';
 import { assertNever } from './assert-never.js';
-import type { LifecycleAction } from './lifecycle-state.js';
-import type { ReleaseAction } from './release-state.js';
+import type { LifecycleActionName } from './lifecycle-state.js';
+import type { ReleaseActionName } from './release-state.js';
 
 /**
  * Pure: may the action a pass decided on run while Freezes are active? Every decided action
@@ -16,7 +16,7 @@ import type { ReleaseAction } from './release-state.js';
 export type HeldAction = 'install' | 'upgrade' | 'test' | 'rollback' | 'uninstall' | 'remediation';
 
 /** Pure: the helm action behind a decided action, or undefined when it only reads or writes status. */
-export function helmActionOf(action: ReleaseAction | LifecycleAction): HeldAction | undefined {
+export function helmActionOf(action: ReleaseActionName | LifecycleActionName): HeldAction | undefined {
   switch (action) {
     case 'install':
     case 'reinstall':

@@ -60,35 +60,47 @@ export function determineLifecycle(release: HelmRelease, history: ReleaseHistory
   return { kind: 'active' };
 }
 
-/** What the object's lifecycle (deletion, finalizer, suspension, ownership) calls for, before any spec is reconciled. */
+/** What the object's lifecycle (deletion, finalizer, suspension, ownership) calls for before any spec is reconciled, with its data. */
 export type LifecycleAction =
-  'uninstall' | 'add-finalizer' | 'remove-finalizer' | 'rollback' | 'record-suspension' | 'record-resume' | 'report-suspended' | 'report-not-ours' | 'nothing';
+  | { kind: 'uninstall'; release: StoredRelease }
+  | { kind: 'add-finalizer' }
+  /** `notOurs`: the release belongs to someone else; the Event says it is left installed. */
+  | { kind: 'remove-finalizer'; notOurs?: Ownership }
+  | { kind: 'rollback'; rollback: RollbackRequest }
+  | { kind: 'record-suspension' }
+  | { kind: 'record-resume' }
+  | { kind: 'report-suspended' }
+  | { kind: 'report-not-ours'; ownership: Ownership }
+  | { kind: 'nothing' };
 
-/** The lifecycle's action, or 'continue': on to the spec. */
-export function nextLifecycleAction(state: LifecycleState): LifecycleAction | 'continue' {
+export type LifecycleActionName = LifecycleAction['kind'];
+
+/** Pure: the lifecycle's action, or 'continue': on to the spec. */
+export function nextLifecycleAction(state: LifecycleState): LifecycleAction | { kind: 'continue' } {
   switch (state.kind) {
     case 'deleting-installed':
-      return 'uninstall';
+      return { kind: 'uninstall', release: state.release };
+    case 'deleting-not-ours':
+      return { kind: 'remove-finalizer', notOurs: state.ownership };
     case 'deleting-suspended':
     case 'deleting-not-installed':
-    case 'deleting-not-ours':
-      return 'remove-finalizer';
+      return { kind: 'remove-finalizer' };
     case 'deleted':
-      return 'nothing';
+      return { kind: 'nothing' };
     case 'needs-finalizer':
-      return 'add-finalizer';
+      return { kind: 'add-finalizer' };
     case 'rollback-requested':
-      return 'rollback';
+      return { kind: 'rollback', rollback: state.rollback };
     case 'suspended':
-      return 'record-suspension';
+      return { kind: 'record-suspension' };
     case 'suspension-recorded':
-      return 'report-suspended';
+      return { kind: 'report-suspended' };
     case 'resumed':
-      return 'record-resume';
+      return { kind: 'record-resume' };
     case 'not-ours':
-      return 'report-not-ours';
+      return { kind: 'report-not-ours', ownership: state.ownership };
     case 'active':
-      return 'continue';
+      return { kind: 'continue' };
     default:
       return assertNever(state);
   }

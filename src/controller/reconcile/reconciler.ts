@@ -2,8 +2,8 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { FreshReadNeeded, looksSettled } from './cached-read.js';
-import type { ReconcileContext } from './context.js';
-import { determineReleaseState, type ReleaseState } from './release-state.js';
+import type { ControllerContext } from './context.js';
+import { determineReleaseState, nextAction, type ReleaseAction } from './release-state.js';
 import { hasPendingRecovery, pendingRecovery, recoveryHandledStatus } from './manual-recovery.js';
 import { actStage } from './stages/act.js';
 import { desiredStage } from './stages/desired.js';
@@ -15,7 +15,7 @@ import { isPassEnd, type Pass, type PassEnd, type ReadFrom, type ReconcileResult
  * One level-based pass over one HelmRelease: re-read everything, decide, act. Safe to run any
  * number of times; the queue guarantees one pass per release at a time.
  */
-export async function reconcileRelease(controllerCtx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult> {
+export async function reconcileRelease(controllerCtx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   // Passes start from the informer's copy, no GET: a settled one read-only (the steady state), any
   // other until its first write, which the server refuses if the copy was stale. Either way, a
   // pass the copy cannot carry is redone from a fresh read (cached-read.ts).
@@ -30,7 +30,7 @@ export async function reconcileRelease(controllerCtx: ReconcileContext, namespac
   return reconcileFresh(controllerCtx, namespace, name, 'server');
 }
 
-async function reconcileFresh(controllerCtx: ReconcileContext, namespace: string, name: string, readFrom: 'server' | 'latest'): Promise<ReconcileResult> {
+async function reconcileFresh(controllerCtx: ControllerContext, namespace: string, name: string, readFrom: 'server' | 'latest'): Promise<ReconcileResult> {
   const release = await controllerCtx.api.get(namespace, name);
   if (!release) return { key: `${namespace}/${name}`, action: 'gone' };
   return reconcileFrom(controllerCtx, release, readFrom);
@@ -38,7 +38,7 @@ async function reconcileFresh(controllerCtx: ReconcileContext, namespace: string
 
 /** Runs the stages on this copy of the object, then the further pass they ask for, if any. */
 async function reconcileFrom(
-  controllerCtx: ReconcileContext,
+  controllerCtx: ControllerContext,
   release: HelmRelease,
   readFrom: ReadFrom,
   knownHistory?: ReleaseHistory,
@@ -61,7 +61,7 @@ async function reconcileFrom(
  * The pass as a list of stages. Each one either hands the next what it needs or ends the pass
  * (stages/pass.ts); decisions are pure (lifecycle-state.ts, release-state.ts), the stages do the I/O.
  */
-async function runStages(controllerCtx: ReconcileContext, release: HelmRelease, readFrom: ReadFrom, knownHistory?: ReleaseHistory): Promise<PassEnd> {
+async function runStages(controllerCtx: ControllerContext, release: HelmRelease, readFrom: ReadFrom, knownHistory?: ReleaseHistory): Promise<PassEnd> {
   // Who acts, whether it may, the finalizer, Helm's records.
   const pass = await gateStage(controllerCtx, release, readFrom, knownHistory);
   if (isPassEnd(pass)) return pass;
@@ -73,8 +73,8 @@ async function runStages(controllerCtx: ReconcileContext, release: HelmRelease, 
   if (isPassEnd(desired)) return desired;
   // Manual recovery asked through annotations (forceAt, resetAt, requestedAt), recorded as handled.
   const recovered = await recoveryStage(pass);
-  // What Helm's records say about them, then what that calls for.
-  return actStage(recovered.pass, desired, stateStage(recovered.pass, desired, recovered.force));
+  // What Helm's records say about them, then what that calls for: decided once, dispatched once.
+  return actStage(recovered.pass, desired, decideStage(recovered.pass, desired, recovered.force));
 }
 
 /**
@@ -85,11 +85,11 @@ async function recoveryStage(pass: Pass): Promise<{ pass: Pass; force: boolean }
   const pending = pendingRecovery(pass.release);
   if (!hasPendingRecovery(pending)) return { pass, force: false };
   pass.ctx.log.info({ release: pass.key, action: 'manual-recovery', ...pending }, 'manual recovery requested');
-  const release = await pass.ctx.api.patchStatus(pass.release, recoveryHandledStatus(pass.release, pending, pass.ctx.now()));
+  const release = await pass.ctx.status.write(pass.release, recoveryHandledStatus(pass.release, pending, pass.ctx.now()));
   return { pass: { ...pass, release }, force: pending.forceAt !== undefined };
 }
 
 /** Pure but for the clock. */
-function stateStage({ ctx, release, history, target }: Pass, desired: DesiredRelease, force: boolean): ReleaseState {
-  return determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds }, force);
+function decideStage({ ctx, release, history, target }: Pass, desired: DesiredRelease, force: boolean): ReleaseAction {
+  return nextAction(determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds }, force));
 }

@@ -31,7 +31,7 @@ export type ReleaseState =
   | { kind: 'locked'; release: StoredRelease }
   | { kind: 'stale-lock'; release: StoredRelease }
   /** `handover`: a release Flux installed, taken over by this upgrade (handover.ts). */
-  | { kind: 'out-of-sync'; deployed: StoredRelease; why: string; handover?: { release: string; from: string; revision: number } }
+  | { kind: 'out-of-sync'; deployed: StoredRelease; why: string; handover?: Handover }
   | { kind: 'failed-unchanged'; message: string; reason: GiveUpReason }
   | { kind: 'failed-needs-rollback'; from: StoredRelease; to: StoredRelease }
   | { kind: 'failed-needs-uninstall'; release: StoredRelease }
@@ -186,50 +186,59 @@ function describeDifference(stored: StoredRelease, desired: DesiredRelease, late
   return 'values changed';
 }
 
-/** What reconciling the spec against Helm's records calls for. */
+/**
+ * What reconciling the spec against Helm's records calls for, with what it needs to do it: decided
+ * once here (as helm-controller's actionForState), dispatched once by the act stage.
+ */
 export type ReleaseAction =
-  | 'install'
-  | 'reinstall'
-  | 'upgrade'
-  | 'wait-for-lock'
-  | 'unlock'
-  | 'report-failure'
-  | 'remediate-rollback'
-  | 'remediate-uninstall'
-  | 'wait-for-retry'
-  | 'test'
-  | 'report-ready';
+  | { kind: 'install' }
+  | { kind: 'reinstall'; release: StoredRelease }
+  | { kind: 'upgrade'; deployed: StoredRelease; why: string; handover?: Handover }
+  | { kind: 'wait-for-lock'; release: StoredRelease }
+  | { kind: 'unlock'; release: StoredRelease }
+  | { kind: 'report-failure'; message: string; reason: GiveUpReason }
+  | { kind: 'remediate-rollback'; from: StoredRelease; to: StoredRelease }
+  | { kind: 'remediate-uninstall'; release: StoredRelease }
+  | { kind: 'wait-for-retry'; retryInMs: number; failures: number }
+  | { kind: 'test'; deployed: StoredRelease }
+  | { kind: 'report-ready'; deployed: StoredRelease };
 
+export type ReleaseActionName = ReleaseAction['kind'];
+
+/** A release Flux installed, taken over by the upgrade that follows (handover.ts). */
+export type Handover = { release: string; from: string; revision: number };
+
+/** Pure: the action a state calls for, carrying the state's data. */
 export function nextAction(state: ReleaseState): ReleaseAction {
   switch (state.kind) {
     case 'not-installed':
-      return 'install';
+      return { kind: 'install' };
     case 'failed-install':
-      return 'reinstall';
+      return { kind: 'reinstall', release: state.release };
     case 'locked':
-      return 'wait-for-lock';
+      return { kind: 'wait-for-lock', release: state.release };
     case 'stale-lock':
-      return 'unlock';
+      return { kind: 'unlock', release: state.release };
     case 'out-of-sync':
-      return 'upgrade';
+      return { kind: 'upgrade', deployed: state.deployed, why: state.why, ...(state.handover ? { handover: state.handover } : {}) };
     case 'failed-unchanged':
-      return 'report-failure';
+      return { kind: 'report-failure', message: state.message, reason: state.reason };
     case 'failed-needs-rollback':
-      return 'remediate-rollback';
+      return { kind: 'remediate-rollback', from: state.from, to: state.to };
     case 'failed-needs-uninstall':
-      return 'remediate-uninstall';
+      return { kind: 'remediate-uninstall', release: state.release };
     case 'failed-backing-off':
-      return 'wait-for-retry';
+      return { kind: 'wait-for-retry', retryInMs: state.retryInMs, failures: state.failures };
     case 'untested':
-      return 'test';
+      return { kind: 'test', deployed: state.deployed };
     case 'in-sync':
-      return 'report-ready';
+      return { kind: 'report-ready', deployed: state.deployed };
     default:
       return assertNever(state);
   }
 }
 
 /** Only what changes the release waits for dependsOn; tests and remediation follow what already ran. */
-export function gatedByDependencies(action: ReleaseAction): boolean {
+export function gatedByDependencies(action: ReleaseActionName): boolean {
   return action === 'install' || action === 'reinstall' || action === 'upgrade';
 }

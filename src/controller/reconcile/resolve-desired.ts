@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { KubeClients } from '../../core/kube/client.js';
+import type { KubeReads } from './context.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import type { ValuesDigester } from '../../core/release/values-digest.js';
 import { resolveChartSource, type ChartSourcePorts } from './chart-source-resolution.js';
@@ -13,7 +13,7 @@ export type DesiredOutcome = { ok: true; desired: DesiredRelease } | { ok: false
 /** What resolving a desired release reads through (a pass gives its context, acting as the release's identity). */
 export type DesiredReleasePorts = ChartSourcePorts &
   ValuesFilesPorts & {
-    kube: KubeClients;
+    kube: KubeReads;
     digester: Pick<ValuesDigester, 'digest'>;
   };
 

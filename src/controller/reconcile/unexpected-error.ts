@@ -2,8 +2,9 @@ import { ReleaseEvent } from '../../api/vocabulary.js';
 import { ReleaseRecordError } from '../../core/helm-storage/release-record.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import { retryingStatus } from '../status/release-status.js';
-import { RetryLaterError, type ReconcileContext } from './context.js';
+import { RetryLaterError, type ControllerContext } from './context.js';
 import { reconcileRelease } from './reconciler.js';
+import { StatusWriter } from './status-writer.js';
 import type { ReconcileResult } from './stages/pass.js';
 
 const MAX_MESSAGE = 1000;
@@ -26,7 +27,7 @@ export function unexpectedErrorMessage(error: unknown): string {
  * and the message, an Event, then the error is rethrown so the queue retries with backoff.
  * RetryLaterError already reported itself. Without this a throw left "Installing" forever.
  */
-export async function reconcileReportingErrors(ctx: ReconcileContext, namespace: string, name: string): Promise<ReconcileResult> {
+export async function reconcileReportingErrors(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   try {
     return await reconcileRelease(ctx, namespace, name);
   } catch (error) {
@@ -35,7 +36,7 @@ export async function reconcileReportingErrors(ctx: ReconcileContext, namespace:
   }
 }
 
-async function reportUnexpectedError(ctx: ReconcileContext, namespace: string, name: string, error: unknown): Promise<void> {
+async function reportUnexpectedError(ctx: ControllerContext, namespace: string, name: string, error: unknown): Promise<void> {
   const key = `${namespace}/${name}`;
   const reason = unexpectedErrorReason(error);
   const message = unexpectedErrorMessage(error);
@@ -43,7 +44,7 @@ async function reportUnexpectedError(ctx: ReconcileContext, namespace: string, n
   try {
     const release = await ctx.api.get(namespace, name);
     if (!release) return;
-    await ctx.api.patchStatus(release, retryingStatus(release, reason, message, ctx.now()));
+    await new StatusWriter(() => ctx.api, release).write(release, retryingStatus(release, reason, message, ctx.now()));
     await ctx.events.record(release, reason, message);
   } catch (reportError) {
     // The API server may be the thing that failed; the queue's retry is the fallback.

@@ -1,5 +1,5 @@
 import type { HelmRelease, ValuesReference } from '../../api/helmrelease.js';
-import type { KubeClients } from '../../core/kube/client.js';
+import type { KubeReads } from './context.js';
 import { apiErrorMessage, isForbidden, isNotFound } from '../../core/kube/errors.js';
 import { HelmYamlError, parseHelmYaml } from '../helm/helm-yaml.js';
 import { SecretValues } from '../../core/release/secret-values.js';
@@ -25,7 +25,7 @@ export interface ComposedValues {
  * still win on the same path). Secret contents are never put in messages:
  * errors name the object and key only, and the Secret's values are returned for redaction.
  */
-export async function composeValues(kube: KubeClients, release: HelmRelease): Promise<ComposedValues> {
+export async function composeValues(kube: KubeReads, release: HelmRelease): Promise<ComposedValues> {
   let values: Record<string, unknown> = {};
   const secrets = new SecretValues();
   for (const ref of release.spec.valuesFrom ?? []) {
@@ -76,7 +76,7 @@ export function parseValuesDocument(text: string, where: string): Record<string,
   return parsed;
 }
 
-async function readValuesSource(kube: KubeClients, namespace: string, ref: ValuesReference): Promise<string | undefined> {
+async function readValuesSource(kube: KubeReads, namespace: string, ref: ValuesReference): Promise<string | undefined> {
   const key = ref.valuesKey ?? DEFAULT_VALUES_KEY;
   const missing = (what: string) => {
     if (ref.optional) return undefined;

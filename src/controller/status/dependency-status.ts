@@ -1,25 +1,23 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { HelmReleaseStatus } from '../../api/helmrelease-status.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
-import { findCondition, removeCondition, setCondition } from './conditions.js';
+import { findCondition } from './conditions.js';
+import { markStalled, markWaiting } from './kstatus.js';
 
 /** Pure builders of the status of a release held by dependsOn. */
 
 /** Waiting for dependencies to become Ready: still progressing (Reconciling), not Stalled. */
 export function dependencyWaitingStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Stalled);
-  conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: 'True', reason: ReleaseEvent.DependencyNotReady, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: ReleaseEvent.DependencyNotReady, message }, now, gen);
+  const mark = { reason: ReleaseEvent.DependencyNotReady, message };
+  const conditions = markWaiting(release.status?.conditions, mark, mark, { now, generation: gen });
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
 }
 
 /** A missing dependency or a cycle: nothing moves until a spec changes (or the dependency appears). */
 export function dependencyInvalidStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', reason: StateReason.DependencyInvalid, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: StateReason.DependencyInvalid, message }, now, gen);
+  const conditions = markStalled(release.status?.conditions, { reason: StateReason.DependencyInvalid, message }, { now, generation: gen });
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
 }
 

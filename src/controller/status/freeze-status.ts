@@ -3,6 +3,7 @@ import type { HelmReleaseStatus } from '../../api/helmrelease-status.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
 import { describeHolding, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import { findCondition, removeCondition, setCondition } from './conditions.js';
+import { markReadyAs, markSettled } from './kstatus.js';
 
 /**
  * Pure builders of the status of a release a Freeze holds. `Frozen` is abnormal-true: present
@@ -21,9 +22,14 @@ export function frozenRecorded(release: HelmRelease, message: string): boolean {
 
 export function frozenStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = setCondition(conditions, { type: ConditionType.Frozen, status: 'True', reason: ReleaseEvent.Frozen, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: ReleaseEvent.Frozen, message }, now, gen);
+  const at = { now, generation: gen };
+  const frozen = setCondition(
+    markSettled(release.status?.conditions),
+    { type: ConditionType.Frozen, status: 'True', reason: ReleaseEvent.Frozen, message },
+    now,
+    gen,
+  );
+  const conditions = markReadyAs(frozen, { status: 'False', reason: ReleaseEvent.Frozen, message }, at);
   // observedGeneration: the spec was seen and is held; periodic checks follow the interval, and the
   // freeze's end wakes the release at once.
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
@@ -35,11 +41,6 @@ export function unfrozenStatus(release: HelmRelease, now: Date): HelmReleaseStat
   if (findCondition(conditions, ConditionType.Ready)?.reason !== ReleaseEvent.Frozen) return { conditions };
   const message = 'No freeze holds the release any more; applying the spec';
   return {
-    conditions: setCondition(
-      conditions,
-      { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Progressing, message },
-      now,
-      release.metadata.generation,
-    ),
+    conditions: markReadyAs(conditions, { status: 'Unknown', reason: StateReason.Progressing, message }, { now, generation: release.metadata.generation }),
   };
 }

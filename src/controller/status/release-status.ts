@@ -6,6 +6,7 @@ import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js'
 import type { DesiredRelease } from '../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../core/release/release-target.js';
 import { findCondition, removeCondition, setCondition } from './conditions.js';
+import { markReady, markReconciling, markSettled, markStalled, markWaiting } from './kstatus.js';
 
 /**
  * Pure builders of the status the reconciler writes at each step. Ready summarizes; Reconciling
@@ -38,8 +39,16 @@ export function attemptStartedStatus(
   const reason = action === 'upgrade' ? StateReason.Upgrading : StateReason.Installing;
   const revision = gitRevision(desired.chartVersion, desired.chartDigest);
   const message = `${action === 'upgrade' ? 'Upgrading' : 'Installing'} ${desired.chartName}@${revision ?? desired.chartVersion}`;
-  let conditions = setCondition(release.status?.conditions, { type: ConditionType.Reconciling, status: 'True', reason, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Progressing, message }, now, gen);
+  const conditions = markReconciling(
+    release.status?.conditions,
+    { reason, message },
+    { now, generation: gen },
+    {
+      status: 'Unknown',
+      reason: StateReason.Progressing,
+      message,
+    },
+  );
   // A new spec (generation, chart or values) starts its failure count again; a retry keeps it.
   const sameSpec = sameAttempt(release, desired);
   return {
@@ -82,11 +91,9 @@ function dropStaleRemediated(conditions: Condition[], gen: number | undefined): 
 
 export function succeededStatus(release: HelmRelease, event: ReleaseEvent, message: string, history: ReleaseHistory, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = removeCondition(conditions, ConditionType.Stalled);
-  conditions = dropStaleRemediated(conditions, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Released, status: 'True', reason: event, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'True', reason: event, message }, now, gen);
+  const conditions = markReady(release.status?.conditions, { reason: event, message }, { now, generation: gen }, (list) =>
+    setCondition(dropStaleRemediated(list, gen), { type: ConditionType.Released, status: 'True', reason: event, message }, now, gen),
+  );
   return {
     conditions,
     observedGeneration: gen,
@@ -110,20 +117,11 @@ export function failedStatus(
   opts: { final: boolean; counter?: 'install' | 'upgrade' } = { final: true },
 ): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = setCondition(conditions, { type: ConditionType.Released, status: 'False', reason: event, message }, now, gen);
-  if (opts.final) {
-    conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', reason: event, message }, now, gen);
-  } else {
-    conditions = removeCondition(conditions, ConditionType.Stalled);
-    conditions = setCondition(
-      conditions,
-      { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message: `${message}; remediating` },
-      now,
-      gen,
-    );
-  }
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: event, message }, now, gen);
+  const at = { now, generation: gen };
+  const released = setCondition(markSettled(release.status?.conditions), { type: ConditionType.Released, status: 'False', reason: event, message }, now, gen);
+  const conditions = opts.final
+    ? markStalled(released, { reason: event, message }, at)
+    : markWaiting(released, { reason: StateReason.Remediating, message: `${message}; remediating` }, { reason: event, message }, at);
   const counters =
     opts.counter === 'install'
       ? { installFailures: (release.status?.installFailures ?? 0) + 1 }
@@ -144,13 +142,12 @@ export function failedStatus(
 /** Something that may clear up by itself (chart repository down, values source missing): retried. */
 export function retryingStatus(release: HelmRelease, event: ReleaseEvent, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = setCondition(
+  const conditions = markReconciling(
     release.status?.conditions,
-    { type: ConditionType.Reconciling, status: 'True', reason: event, message: `${message}; retrying` },
-    now,
-    gen,
+    { reason: event, message: `${message}; retrying` },
+    { now, generation: gen },
+    { status: 'False', reason: event, message },
   );
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: event, message }, now, gen);
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
 }
 
@@ -161,19 +158,11 @@ export function inSyncStatus(release: HelmRelease, desired: DesiredRelease, hist
   const message = `${desired.chartName}@${desired.chartVersion} revision ${deployed?.revision ?? '?'} is deployed`;
   const ready = findCondition(release.status?.conditions, ConditionType.Ready);
   const keepReason = ready?.status === 'True';
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = removeCondition(conditions, ConditionType.Stalled);
-  conditions = dropStaleRemediated(conditions, gen);
-  conditions = setCondition(
-    conditions,
-    {
-      type: ConditionType.Ready,
-      status: 'True',
-      reason: keepReason ? (ready.reason as ReleaseEvent) : StateReason.InSync,
-      message: keepReason ? ready.message : message,
-    },
-    now,
-    gen,
+  let conditions = markReady(
+    release.status?.conditions,
+    { reason: keepReason ? (ready.reason as ReleaseEvent) : StateReason.InSync, message: keepReason ? ready.message : message },
+    { now, generation: gen },
+    (list) => dropStaleRemediated(list, gen),
   );
   if (!findCondition(conditions, ConditionType.Released)) {
     conditions = setCondition(conditions, { type: ConditionType.Released, status: 'True', reason: StateReason.InSync, message }, now, gen);
@@ -188,30 +177,22 @@ export function inSyncStatus(release: HelmRelease, desired: DesiredRelease, hist
  */
 export function refusedStatus(release: HelmRelease, reason: ReleaseEvent, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', reason, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason, message }, now, gen);
+  const conditions = markStalled(release.status?.conditions, { reason, message }, { now, generation: gen });
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
 }
 
 export function lockedStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  const conditions = setCondition(
-    release.status?.conditions,
-    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.ReleaseLocked, message },
-    now,
-    gen,
-  );
+  const conditions = markReconciling(release.status?.conditions, { reason: StateReason.ReleaseLocked, message }, { now, generation: gen });
   return { conditions, lastReconciledAt: now.toISOString() };
 }
 
 export function uninstallingStatus(release: HelmRelease, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  const conditions = setCondition(
+  const conditions = markReconciling(
     release.status?.conditions,
-    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Uninstalling, message: 'Uninstalling the release' },
-    now,
-    gen,
+    { reason: StateReason.Uninstalling, message: 'Uninstalling the release' },
+    { now, generation: gen },
   );
   return { conditions };
 }
@@ -223,11 +204,6 @@ export function checkedStatus(now: Date): HelmReleaseStatus {
 /** An install/upgrade cancelled because a newer generation arrived: still reconciling, no failure counted. */
 export function supersededStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  const conditions = setCondition(
-    release.status?.conditions,
-    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Progressing, message },
-    now,
-    gen,
-  );
+  const conditions = markReconciling(release.status?.conditions, { reason: StateReason.Progressing, message }, { now, generation: gen });
   return { conditions, lastAttemptFailed: false, lastReconciledAt: now.toISOString() };
 }

@@ -3,7 +3,8 @@ import type { HelmReleaseStatus, RemediationRecord } from '../../api/helmrelease
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import type { FailedAction } from '../../core/release/failed-action.js';
-import { findCondition, removeCondition, setCondition } from './conditions.js';
+import { findCondition, setCondition } from './conditions.js';
+import { markReconciling, markStalled, markWaiting } from './kstatus.js';
 import { historyFromStorage } from './release-status.js';
 
 /**
@@ -19,13 +20,8 @@ export function failureEvent(failed: FailedAction): ReleaseEvent {
 /** Written before helm starts, so a crash mid-remediation leaves a trace. */
 export function remediationStartedStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = setCondition(
-    release.status?.conditions,
-    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message },
-    now,
-    gen,
-  );
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Remediating, message }, now, gen);
+  const mark = { reason: StateReason.Remediating, message };
+  const conditions = markReconciling(release.status?.conditions, mark, { now, generation: gen }, { status: 'Unknown', ...mark });
   return { conditions, lastReconciledAt: now.toISOString() };
 }
 
@@ -38,7 +34,7 @@ export function remediationDoneStatus(
 ): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const event = remediationEvent(record);
-  let conditions = setCondition(
+  const remediated = setCondition(
     release.status?.conditions,
     { type: ConditionType.Remediated, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message },
     now,
@@ -46,13 +42,12 @@ export function remediationDoneStatus(
   );
   // The declared spec is not what runs: Ready stays False with the failure's reason; what
   // comes next (a retry or giving up) is decided in the pass that follows at once.
-  conditions = setCondition(
-    conditions,
-    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message: record.message },
-    now,
-    gen,
+  const conditions = markReconciling(
+    remediated,
+    { reason: StateReason.Remediating, message: record.message },
+    { now, generation: gen },
+    { status: 'False', reason: failureEvent(failed), message: record.message },
   );
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: failureEvent(failed), message: record.message }, now, gen);
   return { conditions, observedGeneration: gen, history: historyFromStorage(history), lastRemediation: record, lastReconciledAt: now.toISOString() };
 }
 
@@ -64,18 +59,24 @@ export function remediationEvent(record: Pick<RemediationRecord, 'action' | 'suc
 /** Waiting for the next try of the same spec. */
 export function backingOffStatus(release: HelmRelease, failed: FailedAction, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Stalled);
-  conditions = setCondition(conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Remediating, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: failureEvent(failed), message }, now, gen);
+  const conditions = markWaiting(
+    release.status?.conditions,
+    { reason: StateReason.Remediating, message },
+    { reason: failureEvent(failed), message },
+    { now, generation: gen },
+  );
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
 }
 
 /** Nothing more will be tried for this spec: a person must act (the message says what). */
 export function stalledStatus(release: HelmRelease, failed: FailedAction, message: string, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = setCondition(conditions, { type: ConditionType.Stalled, status: 'True', reason: StateReason.RetriesExceeded, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'False', reason: failureEvent(failed), message }, now, gen);
+  const conditions = markStalled(
+    release.status?.conditions,
+    { reason: StateReason.RetriesExceeded, message },
+    { now, generation: gen },
+    { reason: failureEvent(failed), message },
+  );
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
 }
 

@@ -4,6 +4,7 @@ import type { HelmReleaseStatus, RollbackRecord } from '../../api/helmrelease-st
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { removeCondition, setCondition } from './conditions.js';
+import { markReadyAs, markReconciling, markSettled } from './kstatus.js';
 import { historyFromStorage } from './release-status.js';
 
 /**
@@ -19,9 +20,8 @@ export function describeSuspension(record: SuspensionRecord | undefined): string
 
 export function suspendedStatus(release: HelmRelease, record: SuspensionRecord | undefined, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = setCondition(
-    conditions,
+  const conditions = setCondition(
+    markSettled(release.status?.conditions),
     { type: ConditionType.Suspended, status: 'True', reason: StateReason.Suspended, message: describeSuspension(record) },
     now,
     gen,
@@ -40,13 +40,8 @@ export function resumedStatus(release: HelmRelease): HelmReleaseStatus {
 export function rollbackStartedStatus(release: HelmRelease, record: RollbackRecord, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const message = record.message;
-  let conditions = setCondition(
-    release.status?.conditions,
-    { type: ConditionType.Reconciling, status: 'True', reason: StateReason.RollingBack, message },
-    now,
-    gen,
-  );
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.RollingBack, message }, now, gen);
+  const mark = { reason: StateReason.RollingBack, message };
+  const conditions = markReconciling(release.status?.conditions, mark, { now, generation: gen }, { status: 'Unknown', ...mark });
   return { conditions, rollback: wholeRecord({ ...record, inProgress: true }), lastAttemptedAction: 'rollback', lastAttemptedAt: now.toISOString() };
 }
 
@@ -60,15 +55,14 @@ export function rollbackDoneStatus(
   const gen = release.metadata.generation;
   const event = record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed;
   const status = record.succeeded ? 'True' : 'False';
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = setCondition(
-    conditions,
+  let conditions = setCondition(
+    markSettled(release.status?.conditions),
     { type: ConditionType.Suspended, status: 'True', reason: StateReason.Suspended, message: describeSuspension(suspension) },
     now,
     gen,
   );
   conditions = setCondition(conditions, { type: ConditionType.Released, status, reason: event, message: record.message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status, reason: event, message: record.message }, now, gen);
+  conditions = markReadyAs(conditions, { status, reason: event, message: record.message }, { now, generation: gen });
   return {
     conditions,
     observedGeneration: gen,

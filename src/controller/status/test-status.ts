@@ -1,7 +1,8 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { HelmReleaseStatus, TestRecord } from '../../api/helmrelease-status.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
-import { removeCondition, setCondition } from './conditions.js';
+import { setCondition } from './conditions.js';
+import { markReady, markReconciling } from './kstatus.js';
 
 /** Pure builders of the status around `helm test`: the TestSuccess condition and status.lastTest. */
 
@@ -9,9 +10,9 @@ import { removeCondition, setCondition } from './conditions.js';
 export function withTestsPending(status: HelmReleaseStatus, release: HelmRelease, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const message = 'Running helm test';
-  let conditions = setCondition(status.conditions, { type: ConditionType.Reconciling, status: 'True', reason: StateReason.Testing, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'Unknown', reason: StateReason.Testing, message }, now, gen);
-  conditions = setCondition(conditions, { type: ConditionType.TestSuccess, status: 'Unknown', reason: StateReason.Testing, message }, now, gen);
+  const mark = { reason: StateReason.Testing, message };
+  let conditions = markReconciling(status.conditions, mark, { now, generation: gen }, { status: 'Unknown', ...mark });
+  conditions = setCondition(conditions, { type: ConditionType.TestSuccess, status: 'Unknown', ...mark }, now, gen);
   return { ...status, conditions };
 }
 
@@ -23,16 +24,10 @@ export function testStartedStatus(release: HelmRelease, now: Date): HelmReleaseS
 export function testPassedOrIgnoredStatus(release: HelmRelease, record: TestRecord, now: Date): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const event = record.succeeded ? ReleaseEvent.TestSucceeded : ReleaseEvent.TestFailed;
-  let conditions = removeCondition(release.status?.conditions, ConditionType.Reconciling);
-  conditions = removeCondition(conditions, ConditionType.Stalled);
-  conditions = setCondition(
-    conditions,
-    { type: ConditionType.TestSuccess, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message },
-    now,
-    gen,
-  );
   const ready = record.succeeded ? record.message : `${record.message} (ignored: test.ignoreFailures)`;
-  conditions = setCondition(conditions, { type: ConditionType.Ready, status: 'True', reason: event, message: ready }, now, gen);
+  const conditions = markReady(release.status?.conditions, { reason: event, message: ready }, { now, generation: gen }, (list) =>
+    setCondition(list, { type: ConditionType.TestSuccess, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message }, now, gen),
+  );
   return { conditions, observedGeneration: gen, lastTest: record, lastReconciledAt: now.toISOString() };
 }
 

@@ -3,7 +3,7 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { chartCrds } from '../../crds/crd-applier.js';
 import { crdsPolicy, crdStep } from '../../crds/crd-policy.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import { serviceAccountUser } from '../tenancy.js';
 
 /**
@@ -12,7 +12,7 @@ import { serviceAccountUser } from '../tenancy.js';
  * CrdPolicyError, so the attempt fails naming the CRD and helm never runs.
  */
 export async function applyChartCrds(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   request: ReleaseRequest,
@@ -20,9 +20,10 @@ export async function applyChartCrds(
 ): Promise<void> {
   const policy = crdsPolicy(action, release.spec);
   const step = crdStep(action, policy);
-  if (step.apply === 'none' || !ctx.crds) return;
-  const crds = chartCrds(await ctx.helm.showCrds({ key: target.key, chartPath: request.chartPath }));
+  const { crds: applier } = ctx.effects();
+  if (step.apply === 'none' || !applier) return;
+  const crds = chartCrds(await ctx.effects().helm.showCrds({ key: target.key, chartPath: request.chartPath }));
   const user = target.impersonate ? serviceAccountUser(target.impersonate) : undefined;
-  const applied = await ctx.crds.apply(crds, step.apply, { ...(user ? { user } : {}), helmStep: action, policy: `${action}.crds ${policy}` });
+  const applied = await applier.apply(crds, step.apply, { ...(user ? { user } : {}), helmStep: action, policy: `${action}.crds ${policy}` });
   if (applied.length > 0) ctx.log.info({ release: target.key, action: `${action}-crds`, crds: applied }, 'chart CRDs applied');
 }

@@ -12,7 +12,6 @@ import { findCondition } from '../../status/conditions.js';
 import { withCorrection, withDrifted, withoutDrifted } from '../../status/drift-status.js';
 import type { Pass } from '../stages/pass.js';
 import { serviceAccountUser } from '../tenancy.js';
-import { writeStatusIfChanged } from './shared.js';
 
 /** What the drift step did, for the pass's result. */
 export type DriftOutcome = 'unchanged' | 'written' | 'reported' | 'corrected';
@@ -64,8 +63,8 @@ export async function driftStep(pass: Pass, deployed: StoredRelease, status: Hel
       const message = `${describeDrift(report.drifted, deployed.revision)}${held}`;
       const next = withDrifted(status, message, now, gen);
       // The same drift found again is not reported again: the condition already says it.
-      if (!(await writeStatusIfChanged(ctx, release, next))) return 'unchanged';
-      await ctx.events.record(release, ReleaseEvent.DriftDetected, message, {
+      if (!(await ctx.status.writeIfChanged(release, next))) return 'unchanged';
+      await ctx.effects().events.record(release, ReleaseEvent.DriftDetected, message, {
         action: 'drift',
         attempt: driftSince(next),
         cause: 'periodic check',
@@ -90,7 +89,7 @@ async function correct(
   const { ctx, release } = pass;
   // Tells apart this drift's messages from the next one's; a correction asked for from chat edits the report's message.
   const attempt = driftSince(release.status) ?? ctx.now().toISOString();
-  const result = await ctx.drift!.correct(target, report);
+  const result = await ctx.effects().driftCorrection!.correct(target, report);
   const now = ctx.now();
   const message = describeCorrection(result, deployed.revision);
   const succeeded = result.failed.length === 0;
@@ -98,9 +97,9 @@ async function correct(
   // A correction that keeps failing the same way (no rights on one object, say) is reported once.
   const repeated = !succeeded && !request && previous && !previous.succeeded && previous.revision === deployed.revision && previous.message === message;
   const record = repeated ? previous : { ...(request ? { requestId: request } : {}), revision: deployed.revision, succeeded, message, at: now.toISOString() };
-  if (!(await writeStatusIfChanged(ctx, release, withCorrection(status, record, now, release.metadata.generation)))) return 'unchanged';
+  if (!(await ctx.status.writeIfChanged(release, withCorrection(status, record, now, release.metadata.generation)))) return 'unchanged';
   const cause = request ? `correction requested (${request})` : 'periodic check';
-  await ctx.events.record(release, succeeded ? ReleaseEvent.DriftCorrected : ReleaseEvent.DriftDetected, message, {
+  await ctx.effects().events.record(release, succeeded ? ReleaseEvent.DriftCorrected : ReleaseEvent.DriftDetected, message, {
     action: 'drift',
     attempt,
     cause,
@@ -111,7 +110,7 @@ async function correct(
 }
 
 async function write(pass: Pass, status: HelmReleaseStatus): Promise<DriftOutcome> {
-  return (await writeStatusIfChanged(pass.ctx, pass.release, status)) ? 'written' : 'unchanged';
+  return (await pass.ctx.status.writeIfChanged(pass.release, status)) ? 'written' : 'unchanged';
 }
 
 function driftTarget({ release, target, key }: Pass, deployed: StoredRelease): DriftTarget {

@@ -1,10 +1,9 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { dependencyInvalidStatus, dependencyProblemRecorded, dependencyWaitedMs, dependencyWaitingStatus } from '../../status/dependency-status.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import { dependencyKeys, dependencyRetryMs, describeVerdict, evaluateDependencies } from '../dependency-decision.js';
 import { releaseKey } from '../../../core/release/release-target.js';
-import { writeStatusIfChanged } from './shared.js';
 
 /** At most this many HelmReleases are read to follow a dependency chain (and find a cycle). */
 const MAX_GRAPH = 200;
@@ -16,7 +15,7 @@ export type Hold = { held: false } | { held: true; requeueAfterMs?: number };
  * Waiting is requeued with a growing delay (and woken at once by the watch when a dependency
  * becomes Ready); a missing dependency or a cycle is reported and not retried by itself.
  */
-export async function holdForDependencies(ctx: ReconcileContext, release: HelmRelease): Promise<Hold> {
+export async function holdForDependencies(ctx: PassContext, release: HelmRelease): Promise<Hold> {
   if (!release.spec.dependsOn?.length) return { held: false };
   const graph = await loadGraph(ctx, release);
   const verdict = evaluateDependencies(release, (key) => graph.get(key));
@@ -28,21 +27,21 @@ export async function holdForDependencies(ctx: ReconcileContext, release: HelmRe
   if (verdict.kind === 'waiting') {
     const requeueAfterMs = dependencyRetryMs(dependencyWaitedMs(release, now));
     // The same problem found again by a later pass writes nothing (issue 9: nothing changed, nothing written).
-    await writeStatusIfChanged(ctx, release, dependencyWaitingStatus(release, message, now));
-    if (!known) await ctx.events.record(release, ReleaseEvent.DependencyNotReady, message);
+    await ctx.status.writeIfChanged(release, dependencyWaitingStatus(release, message, now));
+    if (!known) await ctx.effects().events.record(release, ReleaseEvent.DependencyNotReady, message);
     ctx.log.info({ release: key, action: 'wait-for-dependencies', waitingFor: verdict.notReady, requeueAfterMs }, 'waiting for dependencies');
     return { held: true, requeueAfterMs };
   }
-  await writeStatusIfChanged(ctx, release, dependencyInvalidStatus(release, message, now));
+  await ctx.status.writeIfChanged(release, dependencyInvalidStatus(release, message, now));
   if (!known) {
-    await ctx.events.record(release, ReleaseEvent.DependencyNotReady, message);
+    await ctx.effects().events.record(release, ReleaseEvent.DependencyNotReady, message);
     ctx.log.warn({ release: key, action: 'wait-for-dependencies', problem: verdict.kind }, message);
   }
   return { held: true };
 }
 
 /** Reads the release's dependencies, theirs, and so on (breadth first, bounded). */
-async function loadGraph(ctx: ReconcileContext, release: HelmRelease): Promise<Map<string, HelmRelease | undefined>> {
+async function loadGraph(ctx: PassContext, release: HelmRelease): Promise<Map<string, HelmRelease | undefined>> {
   const graph = new Map<string, HelmRelease | undefined>([[releaseKey(release.metadata.namespace, release.metadata.name), release]]);
   const queue = dependencyKeys(release);
   while (queue.length > 0 && graph.size < MAX_GRAPH) {

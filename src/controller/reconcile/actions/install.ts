@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { runReleaseAttempt } from './release-attempt.js';
@@ -12,7 +12,7 @@ import { uninstallRequest, type AttemptOutcome } from './shared.js';
  * helm can neither install over it nor upgrade it.
  */
 export async function installRelease(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   desired: DesiredRelease,
@@ -35,9 +35,9 @@ export async function installRelease(
     before: mode === 'install' ? before : undefined,
     run: async (request, cancelSignal) => {
       if (mode === 'reinstall') {
-        await ctx.helm.uninstall(uninstallRequest(target, 'remediate'));
+        await ctx.effects().helm.uninstall(uninstallRequest(target, 'remediate'));
       }
-      return ctx.helm.install({ ...request, cancelSignal });
+      return ctx.effects().helm.install({ ...request, cancelSignal });
     },
   });
 }

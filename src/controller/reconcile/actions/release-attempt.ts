@@ -7,7 +7,7 @@ import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.
 import type { EventDetails } from '../../../core/events/release-event-sink.js';
 import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
 import { withTestsPending } from '../../status/test-status.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
@@ -44,7 +44,7 @@ export interface ReleaseAttempt {
  * the remediation policy's retries.
  */
 export async function runReleaseAttempt(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   desired: DesiredRelease,
@@ -56,7 +56,7 @@ export async function runReleaseAttempt(
   const details = { ...attempt.details, action: attempt.action, attempt: startedAt.getTime().toString(36) };
   const started = attemptStartedStatus(release, target, desired, attempt.mode, startedAt);
   const attempted: HelmRelease = { ...release, status: { ...release.status, ...started } };
-  const announce = () => ctx.events.record(release, attempt.events.started, attempt.startedMessage, details);
+  const announce = () => ctx.effects().events.record(release, attempt.events.started, attempt.startedMessage, details);
   let written: ReleaseWritten;
   try {
     written = await attemptSupersedable(ctx, release, target, { started, announce }, async (cancelSignal) => {
@@ -72,8 +72,8 @@ export async function runReleaseAttempt(
     const message = redactSecrets(attempt.failedMessage(error.outcome, history), desired.secrets);
     const failures = ((attempt.action === 'install' ? started.installFailures : started.upgradeFailures) ?? 0) + 1;
     const final = failureIsFinal(remediationPolicy(release.spec, attempt.action), failures);
-    await ctx.api.patchStatus(release, failedStatus(attempted, attempt.events.failed, message, history, ctx.now(), { final, counter: attempt.action }));
-    await ctx.events.record(release, attempt.events.failed, message, {
+    await ctx.status.write(release, failedStatus(attempted, attempt.events.failed, message, history, ctx.now(), { final, counter: attempt.action }));
+    await ctx.effects().events.record(release, attempt.events.failed, message, {
       ...details,
       revision: history.latest?.revision,
       errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets),
@@ -92,8 +92,8 @@ export async function runReleaseAttempt(
   });
   // Independent writes: the status and the Event (with notify) go out together.
   await Promise.all([
-    ctx.api.patchStatus(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
-    ctx.events.record(release, attempt.events.succeeded, message, { ...details, revision }),
+    ctx.status.write(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
+    ctx.effects().events.record(release, attempt.events.succeeded, message, { ...details, revision }),
   ]);
   return 'succeeded';
 }

@@ -3,7 +3,7 @@ import type { RemediationRecord } from '../../../api/helmrelease-status.js';
 import { HelmError } from '../../helm/helm-error.js';
 import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import { remediationDoneStatus, remediationEvent, remediationStartedStatus } from '../../status/remediation-status.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import { failedActionOf, failureCount } from '../remediation-decision.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { withInventory } from '../inventory.js';
@@ -17,7 +17,7 @@ import { uninstallRequest } from './shared.js';
  * once; whether to try again is decided in the next pass.
  */
 export async function remediateRelease(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   plan: { action: 'rollback'; from: StoredRelease; to: StoredRelease } | { action: 'uninstall'; release: StoredRelease },
@@ -29,14 +29,14 @@ export async function remediateRelease(
       ? `rolling back revision ${plan.from.revision} (${plan.from.chartName}@${plan.from.chartVersion}) to revision ${plan.to.revision} (${plan.to.chartName}@${plan.to.chartVersion})`
       : `uninstalling the failed revision ${plan.release.revision} (${plan.release.chartName}@${plan.release.chartVersion})`;
   ctx.log.info({ release: target.key, action: `remediate-${plan.action}`, failed, failure }, what);
-  await ctx.api.patchStatus(release, remediationStartedStatus(release, `${failed === 'install' ? 'Install' : 'Upgrade'} failed; ${what}`, ctx.now()));
+  await ctx.status.write(release, remediationStartedStatus(release, `${failed === 'install' ? 'Install' : 'Upgrade'} failed; ${what}`, ctx.now()));
   const base = { action: plan.action, failure, failedAction: failed, generation: release.metadata.generation } as const;
   let record: RemediationRecord;
   try {
     if (plan.action === 'rollback') {
       await helmRollback(ctx, target, plan.to.revision, plan.from.applyMethod);
     } else {
-      await ctx.helm.uninstall(uninstallRequest(target, 'remediate'));
+      await ctx.effects().helm.uninstall(uninstallRequest(target, 'remediate'));
     }
     const after = await ctx.storage.history(target.namespace, target.releaseName);
     const message =
@@ -61,16 +61,16 @@ export async function remediateRelease(
 }
 
 async function finish(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   record: RemediationRecord,
   failed: ReturnType<typeof failedActionOf>,
-  history: Awaited<ReturnType<ReconcileContext['storage']['history']>>,
+  history: Awaited<ReturnType<PassContext['storage']['history']>>,
 ): Promise<void> {
   const { releaseName: name, namespace } = releaseTarget(release);
-  await ctx.api.patchStatus(
+  await ctx.status.write(
     release,
     withInventory(remediationDoneStatus(release, record, failed, history, ctx.now()), history.deployed?.manifest, { name, namespace }),
   );
-  await ctx.events.record(release, remediationEvent(record), record.message);
+  await ctx.effects().events.record(release, remediationEvent(record), record.message);
 }

@@ -4,10 +4,11 @@ import type { RollbackRecord } from '../../../api/helmrelease-status.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { rollbackDoneStatus, rollbackStartedStatus } from '../../status/suspension-status.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { withInventory } from '../inventory.js';
-import { resolveDesiredRelease } from '../resolve-desired.js';
+import { knownSecrets } from '../known-secrets.js';
+import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
 import { redactSecrets } from '../redact.js';
 import { chooseRollbackRevision } from '../../../core/release/rollback-decision.js';
 import { rollbackFlags } from '../../helm/helm-flags.js';
@@ -17,9 +18,15 @@ import { rollbackFlags } from '../../helm/helm-flags.js';
  * annotations. The release stays suspended afterwards, so nothing undoes it until resume.
  * Each request id is handled once: its outcome is recorded in status.rollback.
  */
-export async function rollbackRelease(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, request: RollbackRequest): Promise<void> {
+export async function rollbackRelease(
+  ctx: PassContext,
+  release: HelmRelease,
+  target: ReleaseTarget,
+  request: RollbackRequest,
+  /** Helm's records as the gate read them for this pass: not read again. */
+  history: ReleaseHistory,
+): Promise<void> {
   const suspension = readSuspension(release.metadata.annotations);
-  const history = await ctx.storage.history(target.namespace, target.releaseName);
   const choice = chooseRollbackRevision(history, request);
   const at = () => ctx.now().toISOString();
   if (!choice.ok) {
@@ -38,11 +45,11 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
     message: `Rolling back ${what}`,
     at: at(),
   };
-  await ctx.api.patchStatus(release, rollbackStartedStatus(release, started, ctx.now()));
+  await ctx.status.write(release, rollbackStartedStatus(release, started, ctx.now()));
   // helm quotes values in its errors. The Secret values the spec composes now are the ones known;
   // a revision's own values are not marked, so those of a Secret since changed cannot be told apart.
-  const resolved = await resolveDesiredRelease(ctx, release).catch(() => undefined);
-  const secrets = resolved?.ok ? resolved.desired.secrets : undefined;
+  // Only the Secret values are needed here, so the chart is not resolved (no index fetch).
+  const secrets = await knownSecrets(ctx.kube, release);
   const redact = (text: string) => redactSecrets(text, secrets);
   const startedAt = Date.now();
   try {
@@ -78,14 +85,14 @@ export async function rollbackRelease(ctx: ReconcileContext, release: HelmReleas
 
 /** `helm rollback` to one revision: shared by rollback on request and automatic remediation. */
 export async function helmRollback(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   target: ReleaseTarget,
   revision: number,
   /** How the newest revision was applied: what serverSideApply "auto" follows. */
   lastApplyMethod: string | undefined,
   redact?: (text: string) => string,
 ): Promise<void> {
-  await ctx.helm.rollback({
+  await ctx.effects().helm.rollback({
     key: target.key,
     releaseName: target.releaseName,
     namespace: target.namespace,
@@ -99,20 +106,20 @@ export async function helmRollback(
 }
 
 async function finish(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   record: RollbackRecord,
   suspension: ReturnType<typeof readSuspension>,
   history: Parameters<typeof rollbackDoneStatus>[3],
 ): Promise<void> {
   const { releaseName: name, namespace } = releaseTarget(release);
-  await ctx.api.patchStatus(
+  await ctx.status.write(
     release,
     withInventory(rollbackDoneStatus(release, record, suspension, history, ctx.now()), history.deployed?.manifest, { name, namespace }),
   );
   const from = history.releases.find((r) => r.revision === record.fromRevision);
   const to = history.releases.find((r) => r.revision === record.toRevision);
-  await ctx.events.record(release, record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed, record.message, {
+  await ctx.effects().events.record(release, record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed, record.message, {
     action: 'rollback',
     attempt: record.requestId,
     ...(from ? { fromVersion: from.chartVersion } : {}),

@@ -6,8 +6,7 @@ import type { EventDetails } from '../../../core/events/release-event-sink.js';
 import { ChartNotFoundError } from '../../charts/repository-errors.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { retryingStatus, supersededStatus } from '../../status/release-status.js';
-import { statusPatchChangesNothing } from '../../status/status-patch.js';
-import { RetryLaterError, type ReconcileContext } from '../context.js';
+import { RetryLaterError, type PassContext, type ReconcileContext } from '../context.js';
 import { redactSecrets } from '../redact.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { releaseLabels } from '../ownership.js';
@@ -41,7 +40,7 @@ export function chartPullRequest(
   };
 }
 
-export async function pullChart(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): Promise<string> {
+export async function pullChart(ctx: PassContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): Promise<string> {
   const repository = desired.chartSource?.repository ?? release.spec.chart.repository ?? '';
   const access = desired.chartSource?.access;
   try {
@@ -62,19 +61,9 @@ export async function pullChart(ctx: ReconcileContext, release: HelmRelease, tar
   }
 }
 
-/**
- * A check that finds nothing new writes nothing: the patch is sent only when it changes more than
- * bookkeeping (status-patch.ts). Says whether it was sent.
- */
-export async function writeStatusIfChanged(ctx: ReconcileContext, release: HelmRelease, status: HelmReleaseStatus): Promise<boolean> {
-  if (statusPatchChangesNothing(release.status, status)) return false;
-  await ctx.api.patchStatus(release, status);
-  return true;
-}
-
-export async function reportRetrying(ctx: ReconcileContext, release: HelmRelease, event: ReleaseEvent, message: string, details?: EventDetails): Promise<void> {
-  await ctx.api.patchStatus(release, retryingStatus(release, event, message, ctx.now()));
-  await ctx.events.record(release, event, message, details);
+export async function reportRetrying(ctx: PassContext, release: HelmRelease, event: ReleaseEvent, message: string, details?: EventDetails): Promise<void> {
+  await ctx.status.write(release, retryingStatus(release, event, message, ctx.now()));
+  await ctx.effects().events.record(release, event, message, details);
 }
 
 export function releaseRequest(
@@ -132,7 +121,7 @@ export type AttemptOutcome = 'succeeded' | 'failed' | 'failed-final' | 'supersed
  * status write, so a newer generation is seen either in the write's answer or by the watch.
  */
 export async function attemptSupersedable<T>(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   attempt: { started: HelmReleaseStatus; announce: () => Promise<void> },
@@ -141,7 +130,7 @@ export async function attemptSupersedable<T>(
   const operation = ctx.operations?.begin(target.key, release.metadata.generation);
   let announced: Promise<void> | undefined;
   try {
-    const written = await ctx.api.patchStatus(release, attempt.started);
+    const written = await ctx.status.write(release, attempt.started);
     if (operation) ctx.operations!.supersede(target.key, written.metadata.generation);
     // Sinks never throw; awaited below so the outcome is always told after the start.
     announced = attempt.announce();
@@ -153,9 +142,9 @@ export async function attemptSupersedable<T>(
 }
 
 /** The operation was cancelled for a newer generation: recorded, not a failure; the next pass applies the new spec. */
-export async function reportSuperseded(ctx: ReconcileContext, release: HelmRelease, what: string): Promise<AttemptOutcome> {
+export async function reportSuperseded(ctx: PassContext, release: HelmRelease, what: string): Promise<AttemptOutcome> {
   const message = `${what} for generation ${release.metadata.generation} was cancelled: a newer generation supersedes it`;
   ctx.log.info({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'supersede' }, message);
-  await ctx.api.patchStatus(release, supersededStatus(release, message, ctx.now()));
+  await ctx.status.write(release, supersededStatus(release, message, ctx.now()));
   return 'superseded';
 }

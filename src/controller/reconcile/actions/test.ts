@@ -5,7 +5,7 @@ import { HelmError } from '../../helm/helm-error.js';
 import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import { failedStatus, sameAttempt } from '../../status/release-status.js';
 import { testPassedOrIgnoredStatus, testStartedStatus, withTestFailed } from '../../status/test-status.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { testFlags } from '../../helm/helm-flags.js';
@@ -18,18 +18,18 @@ import type { AttemptOutcome } from './shared.js';
  * that made the revision, remediated by the same policy, unless test.ignoreFailures.
  */
 export async function testRelease(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   desired: DesiredRelease,
   deployed: StoredRelease,
 ): Promise<AttemptOutcome> {
   const { timeoutSeconds } = target.actions.test;
-  await ctx.api.patchStatus(release, testStartedStatus(release, ctx.now()));
+  await ctx.status.write(release, testStartedStatus(release, ctx.now()));
   const started = Date.now();
   try {
     const flags = testFlags(target.actions.test);
-    await ctx.helm.test({
+    await ctx.effects().helm.test({
       key: target.key,
       releaseName: target.releaseName,
       namespace: target.namespace,
@@ -47,8 +47,8 @@ export async function testRelease(
     };
     ctx.log.warn({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, record.message);
     if (release.spec.test?.ignoreFailures) {
-      await ctx.api.patchStatus(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
-      await ctx.events.record(release, ReleaseEvent.TestFailed, `${record.message} (ignored)`);
+      await ctx.status.write(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
+      await ctx.effects().events.record(release, ReleaseEvent.TestFailed, `${record.message} (ignored)`);
       return 'succeeded';
     }
     return failTheAttempt(ctx, release, target, desired, deployed, record);
@@ -60,14 +60,14 @@ export async function testRelease(
     at: ctx.now().toISOString(),
   };
   ctx.log.info({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, 'tests passed');
-  await ctx.api.patchStatus(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
-  await ctx.events.record(release, ReleaseEvent.TestSucceeded, record.message);
+  await ctx.status.write(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
+  await ctx.effects().events.record(release, ReleaseEvent.TestSucceeded, record.message);
   return 'succeeded';
 }
 
 /** Records the failed test as a failed attempt of this spec, so the remediation decision takes it from here. */
 async function failTheAttempt(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   desired: DesiredRelease,
@@ -85,7 +85,7 @@ async function failTheAttempt(
   const failures = (failed === 'install' ? counters.installFailures : counters.upgradeFailures) + 1;
   const final = failureIsFinal(remediationPolicy(release.spec, failed), failures);
   const status = failedStatus(attempted, ReleaseEvent.TestFailed, record.message, history, ctx.now(), { final, counter: failed });
-  await ctx.api.patchStatus(release, {
+  await ctx.status.write(release, {
     ...withTestFailed(status, release, record, ctx.now()),
     ...(failed === 'install' ? { upgradeFailures: counters.upgradeFailures } : { installFailures: counters.installFailures }),
     lastAttemptedGeneration: release.metadata.generation,
@@ -94,6 +94,6 @@ async function failTheAttempt(
     lastAttemptedValuesDigest: desired.valuesDigest,
     lastAttemptedAction: failed,
   });
-  await ctx.events.record(release, ReleaseEvent.TestFailed, record.message);
+  await ctx.effects().events.record(release, ReleaseEvent.TestFailed, record.message);
   return final ? 'failed-final' : 'failed';
 }

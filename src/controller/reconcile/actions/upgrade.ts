@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
-import type { ReconcileContext } from '../context.js';
+import type { PassContext } from '../context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { runReleaseAttempt } from './release-attempt.js';
@@ -9,7 +9,7 @@ import type { AttemptOutcome } from './shared.js';
 
 /** Upgrades a deployed release to the desired chart and values. */
 export async function upgradeRelease(
-  ctx: ReconcileContext,
+  ctx: PassContext,
   release: HelmRelease,
   target: ReleaseTarget,
   desired: DesiredRelease,
@@ -32,6 +32,6 @@ export async function upgradeRelease(
     },
     succeededMessage: (revision) => `Upgraded to ${chart}, revision ${revision} (${why})`,
     before,
-    run: (request, cancelSignal) => ctx.helm.upgrade({ ...request, cancelSignal }),
+    run: (request, cancelSignal) => ctx.effects().helm.upgrade({ ...request, cancelSignal }),
   });
 }

@@ -9,12 +9,12 @@ import { holdForDependencies } from '../actions/hold-for-dependencies.js';
 import { installRelease } from '../actions/install.js';
 import { reportRefused } from '../actions/refuse.js';
 import { remediateRelease } from '../actions/remediate.js';
-import { writeStatusIfChanged, type AttemptOutcome } from '../actions/shared.js';
+import type { AttemptOutcome } from '../actions/shared.js';
 import { testRelease } from '../actions/test.js';
 import { upgradeRelease } from '../actions/upgrade.js';
 import { assertNever } from '../assert-never.js';
 import { RetryLaterError } from '../context.js';
-import { gatedByDependencies, nextAction, type ReleaseAction, type ReleaseState } from '../release-state.js';
+import { gatedByDependencies, type Handover, type ReleaseAction, type ReleaseActionName } from '../release-state.js';
 import { failedActionOf, remediationPolicy } from '../remediation-decision.js';
 import { testsWanted } from '../test-decision.js';
 import { freezeGate } from './freeze-gate.js';
@@ -33,62 +33,62 @@ const IN_SYNC_RESULT: Record<DriftOutcome, ReconcileResult['action']> = {
  * upgrades, tests and remediations that change Helm's records are followed at once by a fresh
  * pass, which decides what comes next from what is there now.
  */
-export async function actStage(held: Pass, desired: DesiredRelease, state: ReleaseState): Promise<PassEnd> {
-  const action = nextAction(state);
-  held.ctx.log.debug({ release: held.key, state: state.kind, action }, 'decided');
+export async function actStage(held: Pass, desired: DesiredRelease, action: ReleaseAction): Promise<PassEnd> {
+  held.ctx.log.debug({ release: held.key, action: action.kind }, 'decided');
   // Every helm action an active freeze covers stops here (freeze-gate.ts).
-  const gate = await freezeGate(held, action);
+  const gate = await freezeGate(held, action.kind);
   if (isPassEnd(gate)) return gate;
   const pass = { ...held, release: gate };
   const { ctx, release, target, history, key } = pass;
-  if (gatedByDependencies(action)) {
+  if (gatedByDependencies(action.kind)) {
     const hold = await holdForDependencies(ctx, release);
     if (hold.held) return done(key, 'wait-for-dependencies', hold.requeueAfterMs);
   }
-  switch (state.kind) {
-    case 'not-installed':
-      return afterAttempt(pass, 'install', await installRelease(ctx, release, target, desired, 'install', history));
-    case 'failed-install':
-      return afterAttempt(pass, 'reinstall', await installRelease(ctx, release, target, desired, 'reinstall', history));
-    case 'out-of-sync':
-      if (state.handover) await recordHandover(pass, state.handover);
-      return afterAttempt(pass, 'upgrade', await upgradeRelease(ctx, release, target, desired, state.why, history));
-    case 'untested':
-      return (await testRelease(ctx, release, target, desired, state.deployed)) === 'failed' ? FRESH_PASS : done(key, 'test');
-    case 'failed-needs-rollback':
-      await remediateRelease(ctx, release, target, { action: 'rollback', from: state.from, to: state.to });
+  // The one dispatch of the decided action (release-state.ts `nextAction` decided it, with its data).
+  switch (action.kind) {
+    case 'install':
+      return afterAttempt(pass, action.kind, await installRelease(ctx, release, target, desired, 'install', history));
+    case 'reinstall':
+      return afterAttempt(pass, action.kind, await installRelease(ctx, release, target, desired, 'reinstall', history));
+    case 'upgrade':
+      if (action.handover) await recordHandover(pass, action.handover);
+      return afterAttempt(pass, action.kind, await upgradeRelease(ctx, release, target, desired, action.why, history));
+    case 'test':
+      return (await testRelease(ctx, release, target, desired, action.deployed)) === 'failed' ? FRESH_PASS : done(key, 'test');
+    case 'remediate-rollback':
+      await remediateRelease(ctx, release, target, { action: 'rollback', from: action.from, to: action.to });
       // Storage changed: decide the retry (or giving up) from what is there now.
       return FRESH_PASS;
-    case 'failed-needs-uninstall':
-      await remediateRelease(ctx, release, target, { action: 'uninstall', release: state.release });
+    case 'remediate-uninstall':
+      await remediateRelease(ctx, release, target, { action: 'uninstall', release: action.release });
       return FRESH_PASS;
-    case 'failed-backing-off':
-      await ctx.api.patchStatus(release, backingOffStatus(release, failedActionOf(release), backingOffMessage(release, desired, state), ctx.now()));
-      return done(key, 'wait-for-retry', state.retryInMs);
-    case 'locked':
-      return waitForLock(pass, state.release);
-    case 'stale-lock':
-      return unlock(pass, state.release);
-    case 'failed-unchanged':
-      return reportFailure(pass, state);
-    case 'in-sync':
+    case 'wait-for-retry':
+      await ctx.status.write(release, backingOffStatus(release, failedActionOf(release), backingOffMessage(release, desired, action), ctx.now()));
+      return done(key, 'wait-for-retry', action.retryInMs);
+    case 'wait-for-lock':
+      return waitForLock(pass, action.release);
+    case 'unlock':
+      return unlock(pass, action.release);
+    case 'report-failure':
+      return reportFailure(pass, action);
+    case 'report-ready':
       // A check that finds nothing new writes nothing; drift (when asked for) is looked for here.
-      return done(key, IN_SYNC_RESULT[await driftStep(pass, state.deployed, inSyncStatus(release, desired, history, ctx.now()))]);
+      return done(key, IN_SYNC_RESULT[await driftStep(pass, action.deployed, inSyncStatus(release, desired, history, ctx.now()))]);
     default:
-      return assertNever(state);
+      return assertNever(action);
   }
 }
 
 /** Said before helm runs: the upgrade that follows writes helmcrew's owner labels, whatever its outcome. */
-async function recordHandover({ ctx, release, key }: Pass, handover: NonNullable<Extract<ReleaseState, { kind: 'out-of-sync' }>['handover']>): Promise<void> {
+async function recordHandover({ ctx, release, key }: Pass, handover: Handover): Promise<void> {
   const message = `Taking over Helm release ${handover.release} (revision ${handover.revision}) from ${handover.from}; its next revision is helmcrew's`;
-  await ctx.api.patchStatus(release, { handover: { ...handover, at: ctx.now().toISOString() } });
-  await ctx.events.record(release, ReleaseEvent.ReleaseAdopted, message);
+  await ctx.status.write(release, { handover: { ...handover, at: ctx.now().toISOString() } });
+  await ctx.effects().events.record(release, ReleaseEvent.ReleaseAdopted, message);
   ctx.log.info({ release: key, action: 'handover', from: handover.from, revision: handover.revision }, 'taking over a release');
 }
 
 /** helm test, or the decision about a failure that will be remediated or retried, follows at once in a fresh pass. */
-function afterAttempt(pass: Pass, action: ReleaseAction, outcome: AttemptOutcome): PassEnd {
+function afterAttempt(pass: Pass, action: ReleaseActionName, outcome: AttemptOutcome): PassEnd {
   const followUp = outcome === 'failed' || outcome === 'superseded' || (outcome === 'succeeded' && testsWanted(pass.release));
   return followUp ? FRESH_PASS : done(pass.key, action);
 }
@@ -96,7 +96,7 @@ function afterAttempt(pass: Pass, action: ReleaseAction, outcome: AttemptOutcome
 /** Another helm operation holds the release: said in status, and the queue tries again with backoff. */
 async function waitForLock({ ctx, release, target }: Pass, pending: StoredRelease): Promise<never> {
   const message = `Release ${target.namespace}/${target.releaseName} is ${pending.status} (revision ${pending.revision}); another helm operation holds it`;
-  await writeStatusIfChanged(ctx, release, lockedStatus(release, message, ctx.now()));
+  await ctx.status.writeIfChanged(release, lockedStatus(release, message, ctx.now()));
   throw new RetryLaterError(message);
 }
 
@@ -104,34 +104,34 @@ async function waitForLock({ ctx, release, target }: Pass, pending: StoredReleas
 async function unlock({ ctx, release, target, key }: Pass, pending: StoredRelease): Promise<PassEnd> {
   const message = `Revision ${pending.revision} was left ${pending.status} by a helm process that is gone; marked it failed to go on`;
   try {
-    await ctx.storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
+    await ctx.effects().storage.markFailed(target.namespace, target.releaseName, pending.revision, `helmcrew: ${message}`, ctx.now());
   } catch (error) {
     if (!isForbidden(error)) throw error;
     const denied = `Revision ${pending.revision} of ${target.namespace}/${target.releaseName} is stale ${pending.status} but may not be unlocked: ${apiErrorMessage(error)}`;
     await reportRefused(ctx, release, ReleaseEvent.AccessDenied, denied);
     return done(key, 'refused');
   }
-  await ctx.events.record(release, ReleaseEvent.ReleaseUnlocked, message);
+  await ctx.effects().events.record(release, ReleaseEvent.ReleaseUnlocked, message);
   ctx.log.warn({ release: key, action: 'unlock', revision: pending.revision, status: pending.status }, 'unlocked a stale pending release');
   // Storage changed under us: decide again from what is there now.
   return FRESH_PASS;
 }
 
 /** Nothing more will be tried for this spec: Stalled once, with an Event; later checks only record the check. */
-async function reportFailure(pass: Pass, state: Extract<ReleaseState, { kind: 'failed-unchanged' }>): Promise<PassEnd> {
+async function reportFailure(pass: Pass, state: Extract<ReleaseAction, { kind: 'report-failure' }>): Promise<PassEnd> {
   const { ctx, release, key } = pass;
   if (!stallRecorded(release, state.message)) {
-    await ctx.api.patchStatus(release, stalledStatus(release, failedActionOf(release), state.message, ctx.now()));
-    await ctx.events.record(release, ReleaseEvent.Stalled, state.message);
+    await ctx.status.write(release, stalledStatus(release, failedActionOf(release), state.message, ctx.now()));
+    await ctx.effects().events.record(release, ReleaseEvent.Stalled, state.message);
     ctx.log.warn({ release: key, action: 'report-failure', reason: state.reason }, 'stalled: a person must act');
   } else {
-    await writeStatusIfChanged(ctx, release, checkedStatus(ctx.now()));
+    await ctx.status.writeIfChanged(release, checkedStatus(ctx.now()));
   }
   return done(key, 'report-failure');
 }
 
 /** Pure: what status says while a failed attempt waits for its next try. */
-function backingOffMessage(release: HelmRelease, desired: DesiredRelease, state: Extract<ReleaseState, { kind: 'failed-backing-off' }>): string {
+function backingOffMessage(release: HelmRelease, desired: DesiredRelease, state: Extract<ReleaseAction, { kind: 'wait-for-retry' }>): string {
   const failed = failedActionOf(release);
   const seconds = Math.ceil(state.retryInMs / 1000);
   const retries = remediationPolicy(release.spec, failed).retries;

@@ -31,7 +31,7 @@ export async function desiredStage(pass: Pass): Promise<DesiredRelease | PassEnd
 async function reportSpecProblem(pass: Pass, event: ReleaseEvent, message: string, action: ReconcileResult['action']): Promise<PassEnd> {
   const { ctx, release, history } = pass;
   if (failureAlreadyReported(release, event, message)) return done(pass.key, action);
-  await ctx.api.patchStatus(release, failedStatus(release, event, message, history, ctx.now()));
-  await ctx.events.record(release, event, message);
+  await ctx.status.write(release, failedStatus(release, event, message, history, ctx.now()));
+  await ctx.effects().events.record(release, event, message);
   return done(pass.key, action);
 }

@@ -5,8 +5,8 @@ import { releaseFacts } from '../../../core/release/team-releases.js';
 import { frozenMessage, frozenRecorded, frozenStatus, unfrozenStatus } from '../../status/freeze-status.js';
 import { RetryLaterError } from '../context.js';
 import { decideFreeze, helmActionOf } from '../freeze-decision.js';
-import type { LifecycleAction } from '../lifecycle-state.js';
-import type { ReleaseAction } from '../release-state.js';
+import type { LifecycleActionName } from '../lifecycle-state.js';
+import type { ReleaseActionName } from '../release-state.js';
 import { done, type Pass, type PassEnd } from './pass.js';
 
 /**
@@ -16,7 +16,7 @@ import { done, type Pass, type PassEnd } from './pass.js';
  * generation. Returns the release to go on with (after clearing a Frozen that no longer holds),
  * or how the pass ends.
  */
-export async function freezeGate(pass: Pass, decided: ReleaseAction | LifecycleAction): Promise<HelmRelease | PassEnd> {
+export async function freezeGate(pass: Pass, decided: ReleaseActionName | LifecycleActionName): Promise<HelmRelease | PassEnd> {
   const { ctx, release, key } = pass;
   if (!ctx.freezes) return release;
   const action = helmActionOf(decided);
@@ -30,7 +30,7 @@ export async function freezeGate(pass: Pass, decided: ReleaseAction | LifecycleA
       return release;
     case 'release':
       ctx.log.info({ release: key, action: 'unfreeze' }, 'no freeze holds the release any more; going on');
-      return ctx.api.patchStatus(release, unfrozenStatus(release, now));
+      return ctx.status.write(release, unfrozenStatus(release, now));
     case 'wait-for-freezes':
       throw new RetryLaterError('the controller has not listed the Freezes yet; no helm action until it has');
     case 'break-glass': {
@@ -43,9 +43,9 @@ export async function freezeGate(pass: Pass, decided: ReleaseAction | LifecycleA
     case 'hold': {
       const message = frozenMessage(decision.action, decision.holding);
       if (frozenRecorded(release, message)) return done(key, 'frozen');
-      await ctx.api.patchStatus(release, frozenStatus(release, message, now));
+      await ctx.status.write(release, frozenStatus(release, message, now));
       // One Event (and notification) when a freeze starts holding this release, not one per check.
-      if (decision.first) await ctx.events.record(release, ReleaseEvent.Frozen, message, { action: 'freeze' });
+      if (decision.first) await ctx.effects().events.record(release, ReleaseEvent.Frozen, message, { action: 'freeze' });
       ctx.log.info({ release: key, action: decided, freezes: describeHolding(decision.holding) }, 'held by a freeze');
       return done(key, 'frozen');
     }

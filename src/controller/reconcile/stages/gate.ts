@@ -4,8 +4,8 @@ import { withSupersededFromStatus, type ReleaseHistory } from '../../../core/hel
 import { apiErrorMessage, isForbidden } from '../../../core/kube/errors.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { reportRefused } from '../actions/refuse.js';
-import { readOnlyContext, verifiedFirstWriteContext } from '../cached-read.js';
-import type { ReconcileContext } from '../context.js';
+import { passContext } from '../cached-read.js';
+import type { ControllerContext, PassContext } from '../context.js';
 import { needsFinalizer } from '../lifecycle-state.js';
 import { checkTenancy, serviceAccountUser } from '../tenancy.js';
 import { done, type Pass, type PassEnd, type ReadFrom } from './pass.js';
@@ -16,17 +16,18 @@ import { done, type Pass, type PassEnd, type ReadFrom } from './pass.js';
  * this HelmRelease out of.
  */
 export async function gateStage(
-  controllerCtx: ReconcileContext,
+  controllerCtx: ControllerContext,
   release: HelmRelease,
   readFrom: ReadFrom,
   knownHistory?: ReleaseHistory,
 ): Promise<Pass | PassEnd> {
   const key = `${release.metadata.namespace}/${release.metadata.name}`;
   const target = releaseTarget(release, controllerCtx.tenancy);
-  const ctx = guardedFor(readFrom, release, actingAs(controllerCtx, target));
+  // The pass's ports: its reads, its one status writer, its writes as its read allows (cached-read.ts).
+  const ctx = passContext(actingAs(controllerCtx, target), readFrom, release);
   const tenancy = checkTenancy(release, target, ctx.tenancy);
   if (!tenancy.allowed) {
-    if (release.metadata.deletionTimestamp) await ctx.api.removeFinalizer(release);
+    if (release.metadata.deletionTimestamp) await ctx.releaseWrites().removeFinalizer(release);
     else await reportRefused(ctx, release, ReleaseEvent.TargetNamespaceRefused, tenancy.message);
     return done(key, 'refused');
   }
@@ -34,7 +35,7 @@ export async function gateStage(
     // The finalizer is decided from the object alone, so it is written while the history is
     // read. Metadata changes do not requeue (only generation does), so the pass goes on from the
     // object the PATCH returned: a finalizer changes neither the spec nor Helm's records.
-    const [updated, read] = await Promise.all([ctx.api.addFinalizer(release), readHistory(ctx, release, target, readFrom)]);
+    const [updated, read] = await Promise.all([ctx.releaseWrites().addFinalizer(release), readHistory(ctx, release, target, readFrom)]);
     return read ? { end: 'go-on-from', release: updated, history: read } : done(key, 'refused');
   }
   const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom));
@@ -46,21 +47,14 @@ export async function gateStage(
  * ServiceAccount's rights when it acts as one, as helm is run. Status and Events of the
  * HelmRelease itself stay the controller's.
  */
-export function actingAs(ctx: ReconcileContext, target: ReleaseTarget): ReconcileContext {
+export function actingAs(ctx: ControllerContext, target: ReleaseTarget): ControllerContext {
   if (!target.impersonate) return ctx;
   const kube = ctx.identities.forUser(serviceAccountUser(target.impersonate));
   return { ...ctx, kube, storage: ctx.storage.withClients(kube) };
 }
 
-/** A pass from the informer's copy may only do what that copy can carry (cached-read.ts). */
-function guardedFor(readFrom: ReadFrom, release: HelmRelease, ctx: ReconcileContext): ReconcileContext {
-  if (readFrom === 'cache') return readOnlyContext(ctx);
-  if (readFrom === 'cache-until-write') return verifiedFirstWriteContext(ctx, release.metadata.resourceVersion!);
-  return ctx;
-}
-
 /** Helm's records for the target, or undefined (status written) when the identity may not read them. */
-async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: ReleaseTarget, readFrom: ReadFrom): Promise<ReleaseHistory | undefined> {
+async function readHistory(ctx: PassContext, release: HelmRelease, target: ReleaseTarget, readFrom: ReadFrom): Promise<ReleaseHistory | undefined> {
   try {
     // A quiet check of a settled release needs only the newest records (cached-read.ts); any
     // action it might lead to is decided again from a fresh pass with the whole history.
@@ -83,7 +77,7 @@ async function readHistory(ctx: ReconcileContext, release: HelmRelease, target: 
     const message = `Cannot read the Helm release records of ${target.namespace}/${target.releaseName}: ${apiErrorMessage(error)}`;
     // Never installed by this object, nothing to uninstall: deleting need not wait for rights.
     if (release.metadata.deletionTimestamp && !release.status?.releaseName) {
-      await ctx.api.removeFinalizer(release);
+      await ctx.releaseWrites().removeFinalizer(release);
       return undefined;
     }
     // Like wrong values, missing rights do not come back by retrying fast; the periodic check looks again.

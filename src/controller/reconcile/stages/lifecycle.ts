@@ -5,7 +5,7 @@ import { reportNotOurs } from '../actions/refuse.js';
 import { rollbackRelease } from '../actions/rollback.js';
 import { uninstallRelease } from '../actions/uninstall.js';
 import { assertNever } from '../assert-never.js';
-import { determineLifecycle, nextLifecycleAction, type LifecycleState } from '../lifecycle-state.js';
+import { determineLifecycle, nextLifecycleAction, type LifecycleAction } from '../lifecycle-state.js';
 import { freezeGate } from './freeze-gate.js';
 import { done, isPassEnd, type Pass, type PassEnd } from './pass.js';
 
@@ -14,54 +14,50 @@ import { done, isPassEnd, type Pass, type PassEnd } from './pass.js';
  * values (lifecycle-state.ts). Ends the pass unless the object is active, then the spec is next.
  */
 export async function lifecycleStage(pass: Pass): Promise<PassEnd | undefined> {
-  const state = determineLifecycle(pass.release, pass.history);
-  const action = nextLifecycleAction(state);
-  if (action === 'continue') return undefined;
+  const action = nextLifecycleAction(determineLifecycle(pass.release, pass.history));
+  if (action.kind === 'continue') return undefined;
   // An uninstall or a requested rollback is a helm action: an active freeze holds it too.
-  const gate = await freezeGate(pass, action);
+  const gate = await freezeGate(pass, action.kind);
   if (isPassEnd(gate)) return gate;
-  await actOnLifecycle({ ...pass, release: gate }, state);
+  await actOnLifecycle({ ...pass, release: gate }, action);
   // The suspension is over: the declared spec is reconciled in a new pass.
-  return action === 'record-resume' ? { end: 'new-pass' } : done(pass.key, action);
+  return action.kind === 'record-resume' ? { end: 'new-pass' } : done(pass.key, action.kind);
 }
 
-async function actOnLifecycle(pass: Pass, state: LifecycleState): Promise<void> {
+/** The one dispatch of the decided lifecycle action. */
+async function actOnLifecycle(pass: Pass, action: LifecycleAction): Promise<void> {
   const { ctx, release, target } = pass;
-  switch (state.kind) {
-    case 'deleting-installed':
+  switch (action.kind) {
+    case 'uninstall':
       return uninstallRelease(ctx, release, target);
-    case 'deleting-not-ours':
-      // Let the object go and leave the release alone; the Event says so.
-      await reportNotOurs(ctx, release, target, state.ownership);
-      return ctx.api.removeFinalizer(release);
-    case 'deleting-suspended':
-    case 'deleting-not-installed':
-      return ctx.api.removeFinalizer(release);
-    case 'needs-finalizer':
+    case 'remove-finalizer':
+      // A release someone else owns: let the object go and leave the release alone; the Event says so.
+      if (action.notOurs) await reportNotOurs(ctx, release, target, action.notOurs);
+      return ctx.releaseWrites().removeFinalizer(release);
+    case 'add-finalizer':
       // The gate writes the finalizer before this stage; an object that still lacks it gets it here.
-      await ctx.api.addFinalizer(release);
+      await ctx.releaseWrites().addFinalizer(release);
       return;
-    case 'rollback-requested':
-      return rollbackRelease(ctx, release, target, state.rollback);
-    case 'suspended':
+    case 'rollback':
+      return rollbackRelease(ctx, release, target, action.rollback, pass.history);
+    case 'record-suspension':
       return recordSuspension(pass);
-    case 'resumed':
+    case 'record-resume':
       return recordResume(pass);
-    case 'not-ours':
-      return reportNotOurs(ctx, release, target, state.ownership);
-    case 'suspension-recorded':
-    case 'deleted':
-    case 'active':
+    case 'report-not-ours':
+      return reportNotOurs(ctx, release, target, action.ownership);
+    case 'report-suspended':
+    case 'nothing':
       return;
     default:
-      return assertNever(state);
+      return assertNever(action);
   }
 }
 
 async function recordSuspension({ ctx, release, target }: Pass): Promise<void> {
   const record = readSuspension(release.metadata.annotations);
-  await ctx.api.patchStatus(release, suspendedStatus(release, record, ctx.now()));
-  await ctx.events.record(release, ReleaseEvent.Suspended, describeSuspension(record), {
+  await ctx.status.write(release, suspendedStatus(release, record, ctx.now()));
+  await ctx.effects().events.record(release, ReleaseEvent.Suspended, describeSuspension(record), {
     action: 'suspend',
     ...(record ? { cause: record.by, attempt: record.at } : {}),
   });
@@ -69,7 +65,7 @@ async function recordSuspension({ ctx, release, target }: Pass): Promise<void> {
 }
 
 async function recordResume({ ctx, release, key }: Pass): Promise<void> {
-  await ctx.api.patchStatus(release, resumedStatus(release));
-  await ctx.events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec', { action: 'resume' });
+  await ctx.status.write(release, resumedStatus(release));
+  await ctx.effects().events.record(release, ReleaseEvent.Resumed, 'Resumed: back to the declared spec', { action: 'resume' });
   ctx.log.info({ release: key, action: 'resume' }, 'resumed');
 }

@@ -1,17 +1,17 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
-import type { ReconcileContext } from '../context.js';
-import type { LifecycleAction } from '../lifecycle-state.js';
-import type { ReleaseAction } from '../release-state.js';
+import type { PassContext } from '../context.js';
+import type { LifecycleActionName } from '../lifecycle-state.js';
+import type { ReleaseActionName } from '../release-state.js';
 
 /** What a pass over one HelmRelease did, for the queue and the ledger. */
 export interface ReconcileResult {
   key: string;
   /** 'unchanged': in sync and the status already says so; nothing was written. */
   action:
-    | LifecycleAction
-    | ReleaseAction
+    | LifecycleActionName
+    | ReleaseActionName
     | 'gone'
     | 'values-invalid'
     | 'chart-unavailable'
@@ -39,7 +39,7 @@ export type ReadFrom = 'cache' | 'cache-until-write' | 'server' | 'latest';
 /** What every stage after the gate works on. */
 export interface Pass {
   /** Acting as the HelmRelease's identity, guarded as its read allows (cached-read.ts). */
-  ctx: ReconcileContext;
+  ctx: PassContext;
   release: HelmRelease;
   target: ReleaseTarget;
   key: string;

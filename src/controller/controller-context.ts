@@ -1,0 +1,66 @@
+import type { ControllerConfig } from './config.js';
+import type { Logger } from '../core/log.js';
+import type { KubeRest } from '../core/kube/rest-client.js';
+import type { KubeClients } from '../core/kube/client.js';
+import { RepositoryIndexCache } from './charts/repository-index.js';
+import { HelmClient } from './helm/helm-client.js';
+import { GitChartSources } from './charts/git/git-chart-sources.js';
+import { HelmRunner } from './helm/helm-runner.js';
+import { helmProcessEnv } from './helm/helm-process-env.js';
+import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
+import { ReleaseStorage } from '../core/helm-storage/release-storage.js';
+import { IdentityClients } from '../core/kube/identity.js';
+import { ClusterObjects } from '../core/kube/cluster-objects.js';
+import { DriftDetector } from './drift/drift-detector.js';
+import { CrdApplier } from './crds/crd-applier.js';
+import { KubeEventRecorder } from '../core/kube/event-recorder.js';
+import { CompositeEventSink, type ReleaseEventSink } from '../core/events/release-event-sink.js';
+import type { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
+import type { ValuesDigester } from '../core/release/values-digest.js';
+import type { ControllerMetrics } from './metrics/controller-metrics.js';
+import type { RunningOperations } from './reconcile/running-operations.js';
+import { buildReconcileContext } from './reconcile/build-context.js';
+import type { ControllerContext, FreezeView, ReleaseCache } from './reconcile/context.js';
+
+/** What the controller's reconcile context is made of beyond its configuration: the parts startController also wires elsewhere. */
+export interface ControllerParts {
+  rest: KubeRest;
+  kube: KubeClients;
+  api: HelmReleaseApi;
+  digester: ValuesDigester;
+  metrics: ControllerMetrics;
+  log: Logger;
+  /** Notifications, when wired; Kubernetes Events always. */
+  publisher: ReleaseEventSink | undefined;
+  operations: RunningOperations;
+  cache: ReleaseCache;
+  freezes: FreezeView;
+}
+
+/** The controller's reconcile context: helm as configured, charts under the host policy, every happening an Event (and a notification). */
+export function controllerContext(config: ControllerConfig, parts: ControllerParts): Readonly<ControllerContext> {
+  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes } = parts;
+  const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
+  return buildReconcileContext({
+    kube,
+    api,
+    storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
+    identities: new IdentityClients(kube),
+    tenancy: config.tenancy,
+    helm: new HelmClient(
+      new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)),
+      config.workDir,
+      config.kustomizeBin,
+    ),
+    charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
+    gitCharts: new GitChartSources({ gitBin: config.gitBin, workDir: config.workDir, policy: config.allowedRepositoryHosts, log }),
+    digester,
+    events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
+    log,
+    operations,
+    drift: new DriftDetector(new ClusterObjects(rest), config.helmFieldManager),
+    crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
+    cache,
+    freezes,
+  });
+}
