@@ -62,6 +62,26 @@ module.exports = {
       to: { path: '^src/controller/reconcile/' },
     },
     {
+      name: 'decisions-are-pure',
+      comment:
+        'reconcile/decide/ holds the pure decisions: it may use (beyond types) only the API types, the release model, status builders and other pure helpers — no Kubernetes client, helm, Redis, file system or network. I/O belongs in actions/, stages/, desired/ or ports/.',
+      severity: 'error',
+      from: { path: '^src/controller/reconcile/decide/' },
+      to: {
+        dependencyTypesNot: ['type-only'],
+        pathNot: [
+          '^src/api/',
+          '^src/core/release/',
+          '^src/controller/reconcile/decide/',
+          '^src/controller/status/',
+          '^src/controller/drift/manifest-objects[.]ts$',
+          '^src/controller/queue/retry-policy[.]ts$',
+          '^node_modules/semver/',
+          '^(node:)?crypto$',
+        ],
+      },
+    },
+    {
       name: 'no-circular',
       comment: 'Import cycles make the order of module evaluation matter and hide layering mistakes.',
       severity: 'error',

@@ -18,9 +18,9 @@ import { CompositeEventSink, type ReleaseEventSink } from '../core/events/releas
 import type { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import type { ValuesDigester } from '../core/release/values-digest.js';
 import type { ControllerMetrics } from './metrics/controller-metrics.js';
-import type { RunningOperations } from './reconcile/running-operations.js';
-import { buildReconcileContext } from './reconcile/build-context.js';
-import type { ControllerContext, FreezeView, ReleaseCache } from './reconcile/context.js';
+import type { RunningOperations } from './reconcile/ports/running-operations.js';
+import { buildReconcileContext } from './reconcile/ports/build-context.js';
+import type { ControllerContext, FreezeView, ReleaseCache } from './reconcile/ports/context.js';
 
 /** What the controller's reconcile context is made of beyond its configuration: the parts startController also wires elsewhere. */
 export interface ControllerParts {

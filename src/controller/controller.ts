@@ -16,7 +16,7 @@ import { RECONCILE_QUEUE, ReconcileQueue, startReconcileWorker } from './queue/r
 import { computePreview } from './preview/compute-preview.js';
 import { startPreviewWorker } from './preview/preview-worker.js';
 import { controllerContext } from './controller-context.js';
-import { RunningOperations } from './reconcile/running-operations.js';
+import { RunningOperations } from './reconcile/ports/running-operations.js';
 import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from '../core/release/values-digest.js';
 import { FreezeApi } from '../core/kube/freeze-api.js';

@@ -4,7 +4,7 @@ import { FINALIZER } from '../../src/api/vocabulary.js';
 import { isConflict } from '../../src/core/kube/errors.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { connectKube, slimKubeClients } from '../../src/core/kube/slim-clients.js';
-import { FreshReadNeeded, verifyingReleaseWrites } from '../../src/controller/reconcile/cached-read.js';
+import { FreshReadNeeded, verifyingReleaseWrites } from '../../src/controller/reconcile/ports/cached-read.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 

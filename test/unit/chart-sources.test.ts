@@ -11,8 +11,8 @@ import { DEFAULT_PARSE_LIMITS, parseIndex } from '../../src/controller/charts/in
 import { nextPage, ociChartRef, parseChallenge, tagToVersion, versionToTag } from '../../src/controller/charts/oci-registry.js';
 import { withPrivateFiles } from '../../src/controller/helm/private-files.js';
 import { registryFiles } from '../../src/controller/helm/registry-files.js';
-import { isSameRelease } from '../../src/controller/reconcile/release-state.js';
-import { CHART_DIGEST_LABEL, chartDigestLabel, releaseLabels } from '../../src/controller/reconcile/ownership.js';
+import { isSameRelease } from '../../src/controller/reconcile/decide/release-state.js';
+import { CHART_DIGEST_LABEL, chartDigestLabel, releaseLabels } from '../../src/controller/reconcile/decide/ownership.js';
 import type { StoredRelease } from '../../src/core/helm-storage/release-storage.js';
 import type { DesiredRelease } from '../../src/core/release/desired-release.js';
 import { SecretValues } from '../../src/core/release/secret-values.js';

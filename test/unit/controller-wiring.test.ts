@@ -3,7 +3,7 @@ import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { createLogger } from '../../src/core/log.js';
 import { queueTriggers } from '../../src/controller/queue/queue-triggers.js';
 import { recordedPass } from '../../src/controller/queue/recorded-pass.js';
-import { RunningOperations } from '../../src/controller/reconcile/running-operations.js';
+import { RunningOperations } from '../../src/controller/reconcile/ports/running-operations.js';
 import { frozenReleaseKeys } from '../../src/controller/watch/frozen-wake.js';
 
 /** The logic startController used to hold inline, now in files of its own. */

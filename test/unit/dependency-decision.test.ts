@@ -6,9 +6,9 @@ import {
   dependantsToWake,
   dependencyRetryMs,
   evaluateDependencies,
-} from '../../src/controller/reconcile/dependency-decision.js';
+} from '../../src/controller/reconcile/decide/dependency-decision.js';
 import { isReadyAtGeneration } from '../../src/core/release/reconciled.js';
-import { gatedByDependencies, type ReleaseActionName } from '../../src/controller/reconcile/release-state.js';
+import { gatedByDependencies, type ReleaseActionName } from '../../src/controller/reconcile/decide/release-state.js';
 
 type Ready = 'ready' | 'not-ready' | 'old-generation';
 const hr = (name: string, deps: Array<string | { name: string; namespace: string }> = [], ready: Ready = 'ready', namespace = 'web'): HelmRelease => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BREAK_GLASS_ANNOTATION } from '../../src/api/annotations.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { decideFreeze, helmActionOf } from '../../src/controller/reconcile/freeze-decision.js';
+import { decideFreeze, helmActionOf } from '../../src/controller/reconcile/decide/freeze-decision.js';
 import { frozenMessage, frozenRecorded, frozenStatus, unfrozenStatus } from '../../src/controller/status/freeze-status.js';
 
 const release = (over: { frozen?: boolean; glass?: object; generation?: number } = {}): HelmRelease => ({

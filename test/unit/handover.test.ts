@@ -3,10 +3,10 @@ import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
 import { ADOPT_FROM_FLUX_ANNOTATION, ADOPT_RELEASE_ANNOTATION } from '../../src/api/annotations.js';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
-import { decideHandover } from '../../src/controller/reconcile/handover.js';
-import { determineOwnership, describeOwner } from '../../src/controller/reconcile/ownership.js';
-import { determineLifecycle } from '../../src/controller/reconcile/lifecycle-state.js';
-import { determineReleaseState, nextAction } from '../../src/controller/reconcile/release-state.js';
+import { decideHandover } from '../../src/controller/reconcile/decide/handover.js';
+import { determineOwnership, describeOwner } from '../../src/controller/reconcile/decide/ownership.js';
+import { determineLifecycle } from '../../src/controller/reconcile/decide/lifecycle-state.js';
+import { determineReleaseState, nextAction } from '../../src/controller/reconcile/decide/release-state.js';
 import type { DesiredRelease } from '../../src/core/release/desired-release.js';
 import { SecretValues } from '../../src/core/release/secret-values.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inventoryOf, withInventory } from '../../src/controller/reconcile/inventory.js';
+import { inventoryOf, withInventory } from '../../src/controller/reconcile/decide/inventory.js';
 
 /** Issue 24: status.inventory as Flux lists it: <namespace>_<name>_<group>_<kind> and the version. */
 describe('status.inventory', () => {

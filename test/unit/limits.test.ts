@@ -6,7 +6,7 @@ import { describeHelmOutcome, helmTimedOut } from '../../src/controller/helm/hel
 import { decodeReleasePayload, ReleaseRecordError } from '../../src/core/helm-storage/release-record.js';
 import { releaseTarget } from '../../src/core/release/release-target.js';
 import { unexpectedErrorMessage, unexpectedErrorReason } from '../../src/controller/reconcile/unexpected-error.js';
-import { MAX_VALUES_DEPTH, valuesDepth, valuesTooDeep } from '../../src/controller/reconcile/values-depth.js';
+import { MAX_VALUES_DEPTH, valuesDepth, valuesTooDeep } from '../../src/controller/reconcile/desired/values-depth.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 
 /** Values nested `depth` maps deep, built without recursion. */

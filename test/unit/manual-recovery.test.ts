@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { pendingRecovery, recoveryHandledStatus } from '../../src/controller/reconcile/manual-recovery.js';
+import { pendingRecovery, recoveryHandledStatus } from '../../src/controller/reconcile/decide/manual-recovery.js';
 
 const release = (annotations: Record<string, string>, status: HelmRelease['status'] = {}): HelmRelease => ({
   apiVersion: 'helmcrew.dev/v1alpha1',

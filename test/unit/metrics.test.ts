@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { RetryLaterError } from '../../src/controller/reconcile/context.js';
+import { RetryLaterError } from '../../src/controller/reconcile/ports/context.js';
 import { countByReady, passLabels, readyState } from '../../src/controller/metrics/controller-metrics.js';
 import { failingChecks } from '../../src/core/metrics/health-server.js';
 import { oldestAgeSeconds } from '../../src/core/metrics/queue-metrics.js';

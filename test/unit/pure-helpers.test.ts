@@ -9,7 +9,7 @@ import { summarizeStderr } from '../../src/controller/helm/helm-error.js';
 import { decodeReleaseRecord } from '../../src/core/helm-storage/release-storage.js';
 import { retryDelayMs } from '../../src/controller/queue/retry-policy.js';
 import { canonicalJson, mergeValues } from '../../src/core/release/values.js';
-import { parseValuesText } from '../../src/controller/reconcile/values-from.js';
+import { parseValuesText } from '../../src/controller/reconcile/desired/values-from.js';
 import { setCondition } from '../../src/controller/status/conditions.js';
 import { dueForResync, shouldEnqueueOnUpdate } from '../../src/controller/watch/enqueue-policy.js';
 

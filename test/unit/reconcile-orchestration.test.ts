@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ROLLBACK_REQUEST_ANNOTATION } from '../../src/api/annotations.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { reconcileRelease } from '../../src/controller/reconcile/reconciler.js';
-import { RetryLaterError } from '../../src/controller/reconcile/context.js';
+import { RetryLaterError } from '../../src/controller/reconcile/ports/context.js';
 import { fakeController, helmRelease, type Fakes } from './support/reconcile-fakes.js';
 
 /**

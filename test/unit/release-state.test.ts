@@ -3,10 +3,10 @@ import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { FINALIZER } from '../../src/api/vocabulary.js';
 import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../src/api/annotations.js';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
-import { determineLifecycle, needsFinalizer, nextLifecycleAction } from '../../src/controller/reconcile/lifecycle-state.js';
-import { determineReleaseState, nextAction } from '../../src/controller/reconcile/release-state.js';
+import { determineLifecycle, needsFinalizer, nextLifecycleAction } from '../../src/controller/reconcile/decide/lifecycle-state.js';
+import { determineReleaseState, nextAction } from '../../src/controller/reconcile/decide/release-state.js';
 import type { DesiredRelease } from '../../src/core/release/desired-release.js';
-import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, TIMEOUT_LABEL } from '../../src/controller/reconcile/ownership.js';
+import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, TIMEOUT_LABEL } from '../../src/controller/reconcile/decide/ownership.js';
 import { SecretValues } from '../../src/core/release/secret-values.js';
 import { ValuesDigester } from '../../src/core/release/values-digest.js';
 

@@ -9,10 +9,10 @@ import {
   remediationPolicy,
   type FailureFacts,
   type RemediationPolicy,
-} from '../../src/controller/reconcile/remediation-decision.js';
-import { determineReleaseState, nextAction } from '../../src/controller/reconcile/release-state.js';
+} from '../../src/controller/reconcile/decide/remediation-decision.js';
+import { determineReleaseState, nextAction } from '../../src/controller/reconcile/decide/release-state.js';
 import type { DesiredRelease } from '../../src/core/release/desired-release.js';
-import { testedAction } from '../../src/controller/reconcile/test-decision.js';
+import { testedAction } from '../../src/controller/reconcile/decide/test-decision.js';
 import { SecretValues } from '../../src/core/release/secret-values.js';
 import { ValuesDigester } from '../../src/core/release/values-digest.js';
 

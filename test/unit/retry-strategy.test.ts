@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
-import { decideAfterFailure, failureIsFinal, remediationPolicy } from '../../src/controller/reconcile/remediation-decision.js';
+import { decideAfterFailure, failureIsFinal, remediationPolicy } from '../../src/controller/reconcile/decide/remediation-decision.js';
 
 const stored = (revision: number, status: StoredRelease['status']): StoredRelease => ({
   name: 'unicorn',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunningOperations, supersedes } from '../../src/controller/reconcile/running-operations.js';
+import { RunningOperations, supersedes } from '../../src/controller/reconcile/ports/running-operations.js';
 
 describe('a newer generation cancels the running operation', () => {
   it.each([

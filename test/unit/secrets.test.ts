@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { redactSecrets } from '../../src/controller/reconcile/redact.js';
+import { redactSecrets } from '../../src/controller/reconcile/decide/redact.js';
 import { SecretValues } from '../../src/core/release/secret-values.js';
 import { ValuesDigester } from '../../src/core/release/values-digest.js';
 

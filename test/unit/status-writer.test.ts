@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StatusWriter } from '../../src/controller/reconcile/status-writer.js';
+import { StatusWriter } from '../../src/controller/reconcile/ports/status-writer.js';
 import { FakeHelmReleaseApi, helmRelease, World } from './support/reconcile-fakes.js';
 
 describe('StatusWriter', () => {

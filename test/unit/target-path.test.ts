@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTargetPath, setAtPath, TargetPathError, targetPathValue } from '../../src/controller/reconcile/target-path.js';
+import { parseTargetPath, setAtPath, TargetPathError, targetPathValue } from '../../src/controller/reconcile/desired/target-path.js';
 
 /** Issue 24: valuesFrom[].targetPath as Flux reads it (a helm --set path; typed unless quoted or literal). */
 describe('valuesFrom targetPath', () => {

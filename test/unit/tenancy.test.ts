@@ -13,9 +13,9 @@ import {
   recordedTimeoutSeconds,
   releaseLabels,
   TIMEOUT_LABEL,
-} from '../../src/controller/reconcile/ownership.js';
+} from '../../src/controller/reconcile/decide/ownership.js';
 import { releaseTarget } from '../../src/core/release/release-target.js';
-import { checkTenancy, serviceAccountUser } from '../../src/controller/reconcile/tenancy.js';
+import { checkTenancy, serviceAccountUser } from '../../src/controller/reconcile/decide/tenancy.js';
 
 const hr = (spec: Partial<HelmRelease['spec']> = {}, status?: HelmRelease['status'], name = 'shop'): HelmRelease => ({
   apiVersion: 'helmcrew.dev/v1alpha1',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { helmValuesDocument } from '../../src/controller/helm/values-document.js';
-import { sameChartVersion } from '../../src/controller/reconcile/chart-version.js';
+import { sameChartVersion } from '../../src/controller/reconcile/decide/chart-version.js';
 import { parseHelmYaml } from '../../src/controller/helm/helm-yaml.js';
-import { parseValuesText, ValuesError } from '../../src/controller/reconcile/values-from.js';
+import { parseValuesText, ValuesError } from '../../src/controller/reconcile/desired/values-from.js';
 
 describe('helmValuesDocument', () => {
   const tricky = {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChartArchiveError, findTarFile, readChartArchiveFile } from '../../src/controller/charts/archive-file.js';
-import { parseValuesFile, valuesFilePathProblem } from '../../src/controller/reconcile/values-file-parse.js';
-import { ValuesError } from '../../src/controller/reconcile/values-from.js';
-import { readFolderFile } from '../../src/controller/reconcile/values-files.js';
+import { parseValuesFile, valuesFilePathProblem } from '../../src/controller/reconcile/desired/values-file-parse.js';
+import { ValuesError } from '../../src/controller/reconcile/desired/values-from.js';
+import { readFolderFile } from '../../src/controller/reconcile/desired/values-files.js';
 
 describe('valuesFilePathProblem', () => {
   it('takes paths below the chart folder and refuses the rest', () => {

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { HelmResult } from '../helm/helm-error.js';
-import { RetryLaterError } from '../reconcile/context.js';
+import { RetryLaterError } from '../reconcile/ports/context.js';
 
 /** Seconds: a pass that starts no helm takes milliseconds, one that waits on --wait minutes. */
 const PASS_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];

@@ -5,12 +5,12 @@ import { releaseTarget } from '../../core/release/release-target.js';
 import type { PreviewRequest, PreviewResult } from '../../core/preview/preview-protocol.js';
 import { ChartNotFoundError } from '../charts/repository-errors.js';
 import { HelmError } from '../helm/helm-error.js';
-import type { ControllerContext } from '../reconcile/context.js';
-import { resolveDesiredRelease } from '../reconcile/resolve-desired.js';
-import { redactSecrets } from '../reconcile/redact.js';
-import { chartPullRequest, releaseRequest } from '../reconcile/actions/shared.js';
+import type { ControllerContext } from '../reconcile/ports/context.js';
+import { resolveDesiredRelease } from '../reconcile/desired/resolve-desired.js';
+import { redactSecrets } from '../reconcile/decide/redact.js';
+import { chartPullRequest, releaseRequest } from '../reconcile/actions/helm-requests.js';
 import { actingAs } from '../reconcile/stages/gate.js';
-import { checkTenancy } from '../reconcile/tenancy.js';
+import { checkTenancy } from '../reconcile/decide/tenancy.js';
 
 /**
  * What applying a HelmRelease's spec (or the spec at another chart version) would change, as its

@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/log.js';
-import type { RunningOperations } from '../reconcile/running-operations.js';
+import type { RunningOperations } from '../reconcile/ports/running-operations.js';
 import type { ReconcileQueue } from './reconcile-queue.js';
 
 /** What the watches, the freeze watch and the workers call to put a release (back) on the queue, and to cancel a superseded helm run. */

@@ -1,10 +1,10 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
-import { FreshReadNeeded, looksSettled } from './cached-read.js';
-import type { ControllerContext } from './context.js';
-import { determineReleaseState, nextAction, type ReleaseAction } from './release-state.js';
-import { hasPendingRecovery, pendingRecovery, recoveryHandledStatus } from './manual-recovery.js';
+import { FreshReadNeeded, looksSettled } from './ports/cached-read.js';
+import type { ControllerContext } from './ports/context.js';
+import { determineReleaseState, nextAction, type ReleaseAction } from './decide/release-state.js';
+import { hasPendingRecovery, pendingRecovery, recoveryHandledStatus } from './decide/manual-recovery.js';
 import { actStage } from './stages/act.js';
 import { desiredStage } from './stages/desired.js';
 import { gateStage } from './stages/gate.js';

@@ -2,9 +2,9 @@ import { ReleaseEvent } from '../../api/vocabulary.js';
 import { ReleaseRecordError } from '../../core/helm-storage/release-record.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import { retryingStatus } from '../status/release-status.js';
-import { RetryLaterError, type ControllerContext } from './context.js';
+import { RetryLaterError, type ControllerContext } from './ports/context.js';
 import { reconcileRelease } from './reconciler.js';
-import { StatusWriter } from './status-writer.js';
+import { StatusWriter } from './ports/status-writer.js';
 import type { ReconcileResult } from './stages/pass.js';
 
 const MAX_MESSAGE = 1000;

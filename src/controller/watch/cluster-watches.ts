@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { ReleaseCache } from '../reconcile/context.js';
+import type { ReleaseCache } from '../reconcile/ports/context.js';
 import { InformerSupervisor, type InformerSupervisorOptions } from './informer-supervisor.js';
 import { startResync } from './resync.js';
 import { ValuesSourceWatch } from './values-source-watch.js';

@@ -9,7 +9,7 @@ import type { Logger } from '../../core/log.js';
 import { freezesHolding, nextFreezeChange, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import type { ReleaseFacts } from '../../core/release/team-releases.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
-import type { FreezeView } from '../reconcile/context.js';
+import type { FreezeView } from '../reconcile/ports/context.js';
 import { ListWatch, restWatch, type Listed } from './list-watch.js';
 
 type Kind = 'freezes' | 'teams';

@@ -1,5 +1,5 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { isFrozenRecorded } from '../reconcile/freeze-decision.js';
+import { isFrozenRecorded } from '../reconcile/decide/freeze-decision.js';
 
 /** Pure: the releases a change of Freezes may let go — those whose status says a freeze holds them. */
 export function frozenReleaseKeys(releases: readonly HelmRelease[]): string[] {

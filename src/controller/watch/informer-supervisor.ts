@@ -9,7 +9,7 @@ import { releaseKey } from '../../core/release/release-target.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-policy.js';
 import { isReadyAtGeneration } from '../../core/release/reconciled.js';
-import { chainDependantsOf, dependantsOf, dependantsToWake } from '../reconcile/dependency-decision.js';
+import { chainDependantsOf, dependantsOf, dependantsToWake } from '../reconcile/decide/dependency-decision.js';
 import { ListWatch, restWatch } from './list-watch.js';
 
 type HelmReleaseInformer = ListWatch<KubernetesObject>;

@@ -12,9 +12,9 @@ import { ValuesDigester } from '../../../src/core/release/values-digest.js';
 import { createLogger } from '../../../src/core/log.js';
 import type { HelmClient, ReleaseRequest } from '../../../src/controller/helm/helm-client.js';
 import { HelmCanceledError, HelmError } from '../../../src/controller/helm/helm-error.js';
-import { buildReconcileContext } from '../../../src/controller/reconcile/build-context.js';
-import type { ControllerContext, FreezeView, HelmReleasePort } from '../../../src/controller/reconcile/context.js';
-import { RunningOperations } from '../../../src/controller/reconcile/running-operations.js';
+import { buildReconcileContext } from '../../../src/controller/reconcile/ports/build-context.js';
+import type { ControllerContext, FreezeView, HelmReleasePort } from '../../../src/controller/reconcile/ports/context.js';
+import { RunningOperations } from '../../../src/controller/reconcile/ports/running-operations.js';
 
 /**
  * In-memory fakes of the reconcile's ports, for driving the stages and actions in unit tests. They

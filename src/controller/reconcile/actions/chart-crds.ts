@@ -3,8 +3,8 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { chartCrds } from '../../crds/crd-applier.js';
 import { crdsPolicy, crdStep } from '../../crds/crd-policy.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
-import type { PassContext } from '../context.js';
-import { serviceAccountUser } from '../tenancy.js';
+import type { PassContext } from '../ports/context.js';
+import { serviceAccountUser } from '../decide/tenancy.js';
 
 /**
  * install/upgrade.crds before helm runs: the chart's CRDs (`helm show crds`) created or updated

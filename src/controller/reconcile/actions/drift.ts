@@ -11,7 +11,7 @@ import { ManifestError } from '../../drift/manifest-objects.js';
 import { findCondition } from '../../status/conditions.js';
 import { withCorrection, withDrifted, withoutDrifted } from '../../status/drift-status.js';
 import type { Pass } from '../stages/pass.js';
-import { serviceAccountUser } from '../tenancy.js';
+import { serviceAccountUser } from '../decide/tenancy.js';
 
 /** What the drift step did, for the pass's result. */
 export type DriftOutcome = 'unchanged' | 'written' | 'reported' | 'corrected';

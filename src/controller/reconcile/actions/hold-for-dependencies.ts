@@ -1,8 +1,8 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { dependencyInvalidStatus, dependencyProblemRecorded, dependencyWaitedMs, dependencyWaitingStatus } from '../../status/dependency-status.js';
-import type { PassContext } from '../context.js';
-import { dependencyKeys, dependencyRetryMs, describeVerdict, evaluateDependencies } from '../dependency-decision.js';
+import type { PassContext } from '../ports/context.js';
+import { dependencyKeys, dependencyRetryMs, describeVerdict, evaluateDependencies } from '../decide/dependency-decision.js';
 import { releaseKey } from '../../../core/release/release-target.js';
 
 /** At most this many HelmReleases are read to follow a dependency chain (and find a cycle). */

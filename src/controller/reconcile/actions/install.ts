@@ -1,11 +1,12 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
-import type { PassContext } from '../context.js';
+import type { PassContext } from '../ports/context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { runReleaseAttempt } from './release-attempt.js';
-import { uninstallRequest, type AttemptOutcome } from './shared.js';
+import { uninstallRequest } from './helm-requests.js';
+import type { AttemptOutcome } from './supersedable-attempt.js';
 
 /**
  * Installs the release. `reinstall` first removes a release whose only revisions failed, since

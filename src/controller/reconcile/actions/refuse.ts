@@ -1,8 +1,8 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { refusedStatus } from '../../status/release-status.js';
-import type { PassContext } from '../context.js';
-import { describeOwner, type Ownership } from '../ownership.js';
+import type { PassContext } from '../ports/context.js';
+import { describeOwner, type Ownership } from '../decide/ownership.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 /**

@@ -7,15 +7,17 @@ import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.
 import type { EventDetails } from '../../../core/events/release-event-sink.js';
 import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
 import { withTestsPending } from '../../status/test-status.js';
-import type { PassContext } from '../context.js';
-import { redactSecrets } from '../redact.js';
+import type { PassContext } from '../ports/context.js';
+import { redactSecrets } from '../decide/redact.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
-import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
-import { testsWanted } from '../test-decision.js';
+import { failureIsFinal, remediationPolicy } from '../decide/remediation-decision.js';
+import { testsWanted } from '../decide/test-decision.js';
 import { applyChartCrds } from './chart-crds.js';
-import { withInventory } from '../inventory.js';
-import { attemptSupersedable, pullChart, releaseRequest, reportSuperseded, type AttemptOutcome } from './shared.js';
+import { withInventory } from '../decide/inventory.js';
+import { releaseRequest } from './helm-requests.js';
+import { pullChart } from './pull-chart.js';
+import { attemptSupersedable, reportSuperseded, type AttemptOutcome } from './supersedable-attempt.js';
 
 /** What tells an install from an upgrade; the attempt around helm is the same (runReleaseAttempt). */
 export interface ReleaseAttempt {

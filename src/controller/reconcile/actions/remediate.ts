@@ -3,12 +3,12 @@ import type { RemediationRecord } from '../../../api/helmrelease-status.js';
 import { HelmError } from '../../helm/helm-error.js';
 import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import { remediationDoneStatus, remediationEvent, remediationStartedStatus } from '../../status/remediation-status.js';
-import type { PassContext } from '../context.js';
-import { failedActionOf, failureCount } from '../remediation-decision.js';
+import type { PassContext } from '../ports/context.js';
+import { failedActionOf, failureCount } from '../decide/remediation-decision.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
-import { withInventory } from '../inventory.js';
+import { withInventory } from '../decide/inventory.js';
 import { helmRollback } from './rollback.js';
-import { uninstallRequest } from './shared.js';
+import { uninstallRequest } from './helm-requests.js';
 
 /**
  * Undoes a failed install or upgrade by itself, as the remediation policy says: `helm rollback`

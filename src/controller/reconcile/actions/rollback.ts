@@ -4,12 +4,12 @@ import type { RollbackRecord } from '../../../api/helmrelease-status.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { rollbackDoneStatus, rollbackStartedStatus } from '../../status/suspension-status.js';
-import type { PassContext } from '../context.js';
+import type { PassContext } from '../ports/context.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
-import { withInventory } from '../inventory.js';
-import { knownSecrets } from '../known-secrets.js';
+import { withInventory } from '../decide/inventory.js';
+import { knownSecrets } from '../desired/known-secrets.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
-import { redactSecrets } from '../redact.js';
+import { redactSecrets } from '../decide/redact.js';
 import { chooseRollbackRevision } from '../../../core/release/rollback-decision.js';
 import { rollbackFlags } from '../../helm/helm-flags.js';
 

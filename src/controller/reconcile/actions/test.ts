@@ -5,13 +5,13 @@ import { HelmError } from '../../helm/helm-error.js';
 import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import { failedStatus, sameAttempt } from '../../status/release-status.js';
 import { testPassedOrIgnoredStatus, testStartedStatus, withTestFailed } from '../../status/test-status.js';
-import type { PassContext } from '../context.js';
+import type { PassContext } from '../ports/context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { testFlags } from '../../helm/helm-flags.js';
-import { failureIsFinal, remediationPolicy } from '../remediation-decision.js';
-import { testedAction } from '../test-decision.js';
-import type { AttemptOutcome } from './shared.js';
+import { failureIsFinal, remediationPolicy } from '../decide/remediation-decision.js';
+import { testedAction } from '../decide/test-decision.js';
+import type { AttemptOutcome } from './supersedable-attempt.js';
 
 /**
  * Runs `helm test` on the deployed revision. A failure is a failure of the install or upgrade

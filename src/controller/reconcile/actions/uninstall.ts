@@ -2,9 +2,9 @@ import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
 import { uninstallingStatus } from '../../status/release-status.js';
-import { RetryLaterError, type PassContext } from '../context.js';
+import { RetryLaterError, type PassContext } from '../ports/context.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
-import { uninstallRequest } from './shared.js';
+import { uninstallRequest } from './helm-requests.js';
 
 /**
  * Uninstalls the release of a HelmRelease being deleted, then lets the object go. On failure the

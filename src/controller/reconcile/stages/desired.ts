@@ -2,9 +2,9 @@ import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { failedStatus } from '../../status/release-status.js';
 import { failureAlreadyReported } from '../../status/status-patch.js';
-import { reportRetrying } from '../actions/shared.js';
-import { RetryLaterError } from '../context.js';
-import { resolveDesiredRelease } from '../resolve-desired.js';
+import { reportRetrying } from '../actions/pull-chart.js';
+import { RetryLaterError } from '../ports/context.js';
+import { resolveDesiredRelease } from '../desired/resolve-desired.js';
 import { done, type Pass, type PassEnd, type ReconcileResult } from './pass.js';
 
 /**

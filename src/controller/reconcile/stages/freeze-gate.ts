@@ -3,10 +3,10 @@ import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { describeHolding } from '../../../core/release/freeze-match.js';
 import { releaseFacts } from '../../../core/release/team-releases.js';
 import { frozenMessage, frozenRecorded, frozenStatus, unfrozenStatus } from '../../status/freeze-status.js';
-import { RetryLaterError } from '../context.js';
-import { decideFreeze, helmActionOf } from '../freeze-decision.js';
-import type { LifecycleActionName } from '../lifecycle-state.js';
-import type { ReleaseActionName } from '../release-state.js';
+import { RetryLaterError } from '../ports/context.js';
+import { decideFreeze, helmActionOf } from '../decide/freeze-decision.js';
+import type { LifecycleActionName } from '../decide/lifecycle-state.js';
+import type { ReleaseActionName } from '../decide/release-state.js';
 import { done, type Pass, type PassEnd } from './pass.js';
 
 /**

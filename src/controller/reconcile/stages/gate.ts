@@ -4,10 +4,10 @@ import { withSupersededFromStatus, type ReleaseHistory } from '../../../core/hel
 import { apiErrorMessage, isForbidden } from '../../../core/kube/errors.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { reportRefused } from '../actions/refuse.js';
-import { passContext } from '../cached-read.js';
-import type { ControllerContext, PassContext } from '../context.js';
-import { needsFinalizer } from '../lifecycle-state.js';
-import { checkTenancy, serviceAccountUser } from '../tenancy.js';
+import { passContext } from '../ports/cached-read.js';
+import type { ControllerContext, PassContext } from '../ports/context.js';
+import { needsFinalizer } from '../decide/lifecycle-state.js';
+import { checkTenancy, serviceAccountUser } from '../decide/tenancy.js';
 import { done, type Pass, type PassEnd, type ReadFrom } from './pass.js';
 
 /**

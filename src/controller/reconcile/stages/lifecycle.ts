@@ -4,8 +4,8 @@ import { describeSuspension, resumedStatus, suspendedStatus } from '../../status
 import { reportNotOurs } from '../actions/refuse.js';
 import { rollbackRelease } from '../actions/rollback.js';
 import { uninstallRelease } from '../actions/uninstall.js';
-import { assertNever } from '../assert-never.js';
-import { determineLifecycle, nextLifecycleAction, type LifecycleAction } from '../lifecycle-state.js';
+import { assertNever } from '../decide/assert-never.js';
+import { determineLifecycle, nextLifecycleAction, type LifecycleAction } from '../decide/lifecycle-state.js';
 import { freezeGate } from './freeze-gate.js';
 import { done, isPassEnd, type Pass, type PassEnd } from './pass.js';
 

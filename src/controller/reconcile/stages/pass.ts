@@ -1,9 +1,9 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
-import type { PassContext } from '../context.js';
-import type { LifecycleActionName } from '../lifecycle-state.js';
-import type { ReleaseActionName } from '../release-state.js';
+import type { PassContext } from '../ports/context.js';
+import type { LifecycleActionName } from '../decide/lifecycle-state.js';
+import type { ReleaseActionName } from '../decide/release-state.js';
 
 /** What a pass over one HelmRelease did, for the queue and the ledger. */
 export interface ReconcileResult {

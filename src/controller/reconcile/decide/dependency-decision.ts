@@ -1,6 +1,6 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import { isReadyAtGeneration } from '../../core/release/reconciled.js';
-import { releaseKey } from '../../core/release/release-target.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { isReadyAtGeneration } from '../../../core/release/reconciled.js';
+import { releaseKey } from '../../../core/release/release-target.js';
 
 /**
  * Pure decisions about spec.dependsOn: is every dependency Ready at its current generation,

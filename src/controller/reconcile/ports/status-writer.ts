@@ -1,6 +1,6 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { HelmReleaseStatus } from '../../api/helmrelease-status.js';
-import { statusPatchChangesNothing } from '../status/status-patch.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { HelmReleaseStatus } from '../../../api/helmrelease-status.js';
+import { statusPatchChangesNothing } from '../../status/status-patch.js';
 
 /** Where a pass's status goes: the HelmRelease API's status subresource (a port, so a cached pass can refuse it). */
 export interface StatusPatcher {

@@ -1,4 +1,4 @@
-import { IdentityClients } from '../../core/kube/identity.js';
+import { IdentityClients } from '../../../core/kube/identity.js';
 import type { ControllerContext } from './context.js';
 
 /** The parts a context is built from; the identities default to the controller's own clients, the clock to the wall clock. */

@@ -1,7 +1,7 @@
-import { ADOPT_FROM_FLUX_ANNOTATION, ADOPT_RELEASE_ANNOTATION } from '../../api/annotations.js';
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
-import { describeObject, ManifestError, manifestObjects } from '../drift/manifest-objects.js';
+import { ADOPT_FROM_FLUX_ANNOTATION, ADOPT_RELEASE_ANNOTATION } from '../../../api/annotations.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
+import { describeObject, ManifestError, manifestObjects } from '../../drift/manifest-objects.js';
 
 /**
  * The handover of a release Flux installed (`helmcrew import flux` names it): the HelmRelease

@@ -1,8 +1,8 @@
-import type { HelmRelease, HelmReleaseSpec } from '../../api/helmrelease.js';
-import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
-import type { FailedAction } from '../../core/release/failed-action.js';
-import { retryDelayMs } from '../queue/retry-policy.js';
-import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
+import type { HelmRelease, HelmReleaseSpec } from '../../../api/helmrelease.js';
+import type { ReleaseHistory, StoredRelease } from '../../../core/helm-storage/release-storage.js';
+import type { FailedAction } from '../../../core/release/failed-action.js';
+import { retryDelayMs } from '../../queue/retry-policy.js';
+import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../../api/duration.js';
 
 /**
  * Pure decisions about a failed install or upgrade (or its helm test): remediate it (rollback or

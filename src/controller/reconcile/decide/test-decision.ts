@@ -1,6 +1,6 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
-import type { FailedAction } from '../../core/release/failed-action.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { ReleaseHistory, StoredRelease } from '../../../core/helm-storage/release-storage.js';
+import type { FailedAction } from '../../../core/release/failed-action.js';
 
 /** Pure decisions about `helm test` (spec.test, Flux's names). */
 

@@ -1,8 +1,8 @@
-import { FORCE_AT_ANNOTATION, REQUESTED_AT_ANNOTATION, RESET_AT_ANNOTATION } from '../../api/annotations.js';
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { HelmReleaseStatus } from '../../api/helmrelease-status.js';
-import { ConditionType, StateReason } from '../../api/vocabulary.js';
-import { setCondition } from '../status/conditions.js';
+import { FORCE_AT_ANNOTATION, REQUESTED_AT_ANNOTATION, RESET_AT_ANNOTATION } from '../../../api/annotations.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { HelmReleaseStatus } from '../../../api/helmrelease-status.js';
+import { ConditionType, StateReason } from '../../../api/vocabulary.js';
+import { setCondition } from '../../status/conditions.js';
 
 /**
  * Manual recovery, as Flux has it: a new value in `helmcrew.dev/requestedAt` (reconcile now),

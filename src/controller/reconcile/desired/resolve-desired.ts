@@ -1,7 +1,7 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { KubeReads } from './context.js';
-import type { DesiredRelease } from '../../core/release/desired-release.js';
-import type { ValuesDigester } from '../../core/release/values-digest.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { KubeReads } from '../ports/context.js';
+import type { DesiredRelease } from '../../../core/release/desired-release.js';
+import type { ValuesDigester } from '../../../core/release/values-digest.js';
 import { resolveChartSource, type ChartSourcePorts } from './chart-source-resolution.js';
 import { composeDesiredRelease, type DesiredParts } from './compose-desired.js';
 import { valuesTooDeep } from './values-depth.js';

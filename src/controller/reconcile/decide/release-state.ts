@@ -1,13 +1,13 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { ReleaseHistory, StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import { assertNever } from './assert-never.js';
-import { gitRevision } from '../../core/release/chart-revision.js';
+import { gitRevision } from '../../../core/release/chart-revision.js';
 import { CHART_DIGEST_LABEL, chartDigestLabel, determineOwnership, POST_RENDER_LABEL, recordedTimeoutSeconds } from './ownership.js';
-import { NO_POST_RENDER } from '../../core/release/post-render.js';
+import { NO_POST_RENDER } from '../../../core/release/post-render.js';
 import { sameChartVersion } from './chart-version.js';
-import type { DesiredRelease } from '../../core/release/desired-release.js';
-import { canonicalJson } from '../../core/release/values.js';
-import { sameAttempt } from '../status/release-status.js';
+import type { DesiredRelease } from '../../../core/release/desired-release.js';
+import { canonicalJson } from '../../../core/release/values.js';
+import { sameAttempt } from '../../status/release-status.js';
 import { untested } from './test-decision.js';
 import {
   decideAfterFailure,

@@ -1,9 +1,9 @@
-import type { HelmRelease, ValuesReference } from '../../api/helmrelease.js';
-import type { KubeReads } from './context.js';
-import { apiErrorMessage, isForbidden, isNotFound } from '../../core/kube/errors.js';
-import { HelmYamlError, parseHelmYaml } from '../helm/helm-yaml.js';
-import { SecretValues } from '../../core/release/secret-values.js';
-import { isPlainObject, mergeValues } from '../../core/release/values.js';
+import type { HelmRelease, ValuesReference } from '../../../api/helmrelease.js';
+import type { KubeReads } from '../ports/context.js';
+import { apiErrorMessage, isForbidden, isNotFound } from '../../../core/kube/errors.js';
+import { HelmYamlError, parseHelmYaml } from '../../helm/helm-yaml.js';
+import { SecretValues } from '../../../core/release/secret-values.js';
+import { isPlainObject, mergeValues } from '../../../core/release/values.js';
 import { parseTargetPath, setAtPath, TargetPathError, targetPathValue } from './target-path.js';
 
 /** Values that cannot be assembled: a missing source, a missing key, or YAML that is not a map. */

@@ -1,8 +1,8 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { KubeReads } from './context.js';
-import type { SecretValues } from '../../core/release/secret-values.js';
-import { accessSecrets } from '../charts/chart-access.js';
-import { gitAccessSecrets } from '../charts/git/git-access.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { KubeReads } from '../ports/context.js';
+import type { SecretValues } from '../../../core/release/secret-values.js';
+import { accessSecrets } from '../../charts/chart-access.js';
+import { gitAccessSecrets } from '../../charts/git/git-access.js';
 import { readChartAccess, readGitAccess } from './chart-access-reader.js';
 import { composeValues } from './values-from.js';
 

@@ -1,8 +1,8 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import { FINALIZER } from '../../api/vocabulary.js';
-import type { RollbackRequest } from '../../api/annotations.js';
-import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
-import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from '../../core/release/rollback-decision.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { FINALIZER } from '../../../api/vocabulary.js';
+import type { RollbackRequest } from '../../../api/annotations.js';
+import type { ReleaseHistory, StoredRelease } from '../../../core/helm-storage/release-storage.js';
+import { pendingRollback, resumedButNotRecorded, suspensionRecorded } from '../../../core/release/rollback-decision.js';
 import { assertNever } from './assert-never.js';
 import { determineOwnership, type Ownership } from './ownership.js';
 

@@ -1,5 +1,5 @@
-import type { HelmReleaseStatus, Inventory } from '../../api/helmrelease-status.js';
-import { ManifestError, manifestObjects } from '../drift/manifest-objects.js';
+import type { HelmReleaseStatus, Inventory } from '../../../api/helmrelease-status.js';
+import { ManifestError, manifestObjects } from '../../drift/manifest-objects.js';
 
 /**
  * Pure: status.inventory in Flux's shape, from the manifest of the revision helm just wrote (hooks

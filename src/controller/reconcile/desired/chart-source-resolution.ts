@@ -1,12 +1,12 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { KubeReads } from './context.js';
-import { GIT_DIGEST_PREFIX } from '../../core/release/chart-revision.js';
-import { releaseTarget } from '../../core/release/release-target.js';
-import { accessSecrets, ANONYMOUS } from '../charts/chart-access.js';
-import { displayUrl, gitAccessSecrets } from '../charts/git/git-access.js';
-import type { GitChartSources } from '../charts/git/git-chart-sources.js';
-import { ChartNotFoundError, RepositoryNotAllowedError } from '../charts/repository-errors.js';
-import type { RepositoryIndexCache } from '../charts/repository-index.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { KubeReads } from '../ports/context.js';
+import { GIT_DIGEST_PREFIX } from '../../../core/release/chart-revision.js';
+import { releaseTarget } from '../../../core/release/release-target.js';
+import { accessSecrets, ANONYMOUS } from '../../charts/chart-access.js';
+import { displayUrl, gitAccessSecrets } from '../../charts/git/git-access.js';
+import type { GitChartSources } from '../../charts/git/git-chart-sources.js';
+import { ChartNotFoundError, RepositoryNotAllowedError } from '../../charts/repository-errors.js';
+import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import { readChartAccess, readGitAccess } from './chart-access-reader.js';
 import type { ResolvedChartSource } from './compose-desired.js';
 

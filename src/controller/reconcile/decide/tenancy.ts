@@ -1,6 +1,6 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { TenancyPolicy } from '../../core/release/tenancy-policy.js';
-import type { ReleaseTarget } from '../../core/release/release-target.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { TenancyPolicy } from '../../../core/release/tenancy-policy.js';
+import type { ReleaseTarget } from '../../../core/release/release-target.js';
 
 /**
  * The operator's lock-down, decided before anything is read or run for a HelmRelease. Pure.

@@ -1,8 +1,8 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { KubeReads } from './context.js';
-import { apiErrorMessage, isForbidden, isNotFound } from '../../core/kube/errors.js';
-import { gitAccessFrom, type GitAccess } from '../charts/git/git-access.js';
-import { ANONYMOUS, ChartAccessError, chartAccessFrom, needsSecrets, type ChartAccess } from '../charts/chart-access.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { KubeReads } from '../ports/context.js';
+import { apiErrorMessage, isForbidden, isNotFound } from '../../../core/kube/errors.js';
+import { gitAccessFrom, type GitAccess } from '../../charts/git/git-access.js';
+import { ANONYMOUS, ChartAccessError, chartAccessFrom, needsSecrets, type ChartAccess } from '../../charts/chart-access.js';
 
 /**
  * Reads `spec.chart.secretRef` and `certSecretRef` with the clients of the HelmRelease's identity

@@ -1,4 +1,4 @@
-import { MIN_SECRET_LENGTH, SecretValues } from '../../core/release/secret-values.js';
+import { MIN_SECRET_LENGTH, SecretValues } from '../../../core/release/secret-values.js';
 
 /**
  * Redaction of a release's Secret values (core/release/secret-values.ts) from every message

@@ -1,7 +1,7 @@
-import type { HelmRelease } from '../../api/helmrelease.js';
-import { readBreakGlass } from '../../api/annotations.js';
-import { ConditionType } from '../../api/vocabulary.js';
-import type { HoldingFreeze } from '../../core/release/freeze-match.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { readBreakGlass } from '../../../api/annotations.js';
+import { ConditionType } from '../../../api/vocabulary.js';
+import type { HoldingFreeze } from '../../../core/release/freeze-match.js';
 import { assertNever } from './assert-never.js';
 import type { LifecycleActionName } from './lifecycle-state.js';
 import type { ReleaseActionName } from './release-state.js';

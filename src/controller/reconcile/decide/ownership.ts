@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { HelmRelease } from '../../api/helmrelease.js';
-import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
-import { NO_POST_RENDER } from '../../core/release/post-render.js';
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { ReleaseHistory, StoredRelease } from '../../../core/helm-storage/release-storage.js';
+import { NO_POST_RENDER } from '../../../core/release/post-render.js';
 import { decideHandover } from './handover.js';
 
 /**

@@ -1,8 +1,8 @@
-import type { HelmReleaseSpec } from '../../api/helmrelease.js';
-import type { ChartSource, DesiredRelease } from '../../core/release/desired-release.js';
-import { postRenderDigest, postRenderOf } from '../../core/release/post-render.js';
-import { SecretValues } from '../../core/release/secret-values.js';
-import { mergeValues } from '../../core/release/values.js';
+import type { HelmReleaseSpec } from '../../../api/helmrelease.js';
+import type { ChartSource, DesiredRelease } from '../../../core/release/desired-release.js';
+import { postRenderDigest, postRenderOf } from '../../../core/release/post-render.js';
+import { SecretValues } from '../../../core/release/secret-values.js';
+import { mergeValues } from '../../../core/release/values.js';
 
 /**
  * What every chart source (an http(s) index, an OCI registry, Git) resolves to: where the chart
