@@ -97,5 +97,24 @@ export const benchmark: Benchmark = {
       `ack (HTTP response): ${fmt(acks)}; over 3 s: ${acks.filter((ms) => ms > 3000).length}; failed: ${failures.length}${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`,
     );
     say(`full answer on response_url: ${fmt(answers)}; missing: ${total - answers.length}`);
+    const row = (label: string, values: number[], tail: string) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const q = (p: number) => (sorted.length ? `${pct(sorted, p).toFixed(1)} ms` : null);
+      return [label, sorted.length, q(0.5), q(0.9), q(0.99), sorted.length ? `${sorted.at(-1)!.toFixed(1)} ms` : null, tail];
+    };
+    return {
+      tables: [
+        {
+          title: `/release acknowledgements: ${total} signed slash commands at ${rate}/s (two of three \`status\`, one of three \`resume\`)`,
+          columns: ['', 'n', 'p50', 'p90', 'p99', 'max', 'over 3 s / failed / missing'],
+          rows: [
+            row('ack (HTTP response)', acks, `${acks.filter((ms) => ms > 3000).length} / ${failures.length}`),
+            row('full answer on response_url', answers, `${total - answers.length} missing`),
+          ],
+          notes: [`Sent in ${sendSeconds.toFixed(1)} s (${(total / sendSeconds).toFixed(1)}/s). Slack waits at most 3 s for the ack.`],
+        },
+      ],
+      data: { rate, seconds, total, sendSeconds, failures, acksMs: acks, answersMs: answers },
+    };
   },
 };
