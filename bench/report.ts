@@ -57,8 +57,9 @@ export function renderReport(results: BenchResult[]): string {
     ...sorted.map((r) => `| [${r.name}](#${r.name}) | \`${r.command}\` | ${utc(r.date)} | ${r.seconds} s | ${r.machine.loadStart} → ${r.machine.loadEnd} |`),
     '',
   ];
-  const notes = [...new Set(sorted.map((r) => r.note).filter(Boolean))];
-  if (notes.length) out.push(...notes.map((n) => `> ${n}`), '');
+  const notes = new Map<string, string[]>();
+  for (const r of sorted) if (r.note) notes.set(r.note, [...(notes.get(r.note) ?? []), r.name]);
+  if (notes.size) out.push('Conditions:', '', ...[...notes].map(([note, names]) => `- ${names.join(', ')}: ${note}`), '');
   for (const r of sorted) {
     out.push(`## ${r.name}`, '', `${r.summary}`, '', '```sh', r.command, '```', '');
     if (r.note) out.push(`_${r.note}_ (load ${r.machine.loadStart} → ${r.machine.loadEnd}).`, '');

@@ -2,9 +2,9 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rerunCommand } from '../../bench/lib/record.js';
+import { rerunCommand, RESULTS_DIR } from '../../bench/lib/record.js';
 import { parseResult, RESULT_FORMAT, type BenchResult } from '../../bench/lib/result.js';
-import { checkOneRun, loadResults, renderReport, writeReport } from '../../bench/report.js';
+import { checkOneRun, loadResults, renderReport, RESULTS_MD, writeReport } from '../../bench/report.js';
 import { setCommands } from '../../bench/sets.js';
 
 const sample = (over: Partial<BenchResult> = {}): BenchResult => ({
@@ -42,7 +42,7 @@ describe('bench report: RESULTS.md from the JSON results', () => {
     ]);
 
     expect(md).toContain('Commit **b7bf87e** on one machine: **AMD EPYC 7B13, 2 cores, 24105 MiB memory**');
-    expect(md).toContain('> measured under load from other work');
+    expect(md).toContain('Conditions:\n\n- burst: measured under load from other work\n');
     expect(md).toContain(
       '| [burst](#burst) | `npm run bench -- burst --releases 20 --rest-seconds 60` | 2026-11-26 10:31 UTC | 312 s | 5.10 6.00 4.00 → 7.30 6.50 5.00 |',
     );
@@ -142,5 +142,15 @@ describe('bench all: the headline set', () => {
     expect(
       rerunCommand('burst', ['--releases', '20', '--note', 'under load', '--state-dir=/tmp/x', '--node-args=--trace-gc', '--floor-env', 'GOGC=200 X=1']),
     ).toBe("npm run bench -- burst --releases 20 --node-args=--trace-gc --floor-env 'GOGC=200 X=1'");
+  });
+});
+
+describe('bench/RESULTS.md as committed', () => {
+  it('is what `npm run bench -- report` makes of bench/results/*.json (one commit, one machine), under 250 lines', async () => {
+    const results = await loadResults(RESULTS_DIR);
+    checkOneRun(results);
+    const committed = await readFile(RESULTS_MD, 'utf8');
+    expect(committed, 'bench/RESULTS.md is generated: run `npm run bench -- report`').toBe(renderReport(results.map((r) => r.result)));
+    expect(committed.split('\n').length).toBeLessThan(250);
   });
 });
