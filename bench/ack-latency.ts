@@ -61,17 +61,18 @@ export const benchmark: Benchmark = {
     say(`sending ${total} signed slash commands at ${rate}/s to ${url}`);
     const acks: number[] = [];
     const failures: string[] = [];
-    const sentAt = new Map<string, number>();
+    const sentAt = new Map<string, { at: number; verb: 'status' | 'resume' }>();
     const started = performance.now();
     const inflight: Array<Promise<void>> = [];
     for (let i = 0; i < total; i++) {
       const due = started + (i * 1000) / rate;
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const text = i % 3 === 2 ? `resume ${namespace}/unicorn` : `status ${namespace}/unicorn`;
+      const verb = i % 3 === 2 ? 'resume' : 'status';
+      const text = `${verb} ${namespace}/unicorn`;
       const command = slashCommand(slack, text, 'UBENCH', 'C0BENCH');
       // The fake stamps response_url posts with Date.now().
-      sentAt.set(command.responseUrl, Date.now());
+      sentAt.set(command.responseUrl, { at: Date.now(), verb });
       inflight.push(
         postSigned(url, command.form, { secret }).then(
           (r) => void (r.status === 200 ? acks.push(r.ms) : failures.push(`HTTP ${r.status}`)),
@@ -82,20 +83,45 @@ export const benchmark: Benchmark = {
     await Promise.all(inflight);
     const sendSeconds = (performance.now() - started) / 1000;
     const deadline = Date.now() + 30_000;
-    const answered = () =>
-      [...sentAt].flatMap(
-        ([responseUrl, at]) =>
-          slack
-            .responseUrl(responseUrl)
-            ?.posts.slice(0, 1)
-            .map((post) => post.at - at) ?? [],
+    const answered = (only?: 'status' | 'resume') =>
+      [...sentAt].flatMap(([responseUrl, { at, verb }]) =>
+        only !== undefined && verb !== only
+          ? []
+          : (slack
+              .responseUrl(responseUrl)
+              ?.posts.slice(0, 1)
+              .map((post) => post.at - at) ?? []),
       );
     while (answered().length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const answers = answered();
+    const sentCount = (verb: 'status' | 'resume') => [...sentAt.values()].filter((s) => s.verb === verb).length;
     say(`sent ${total} in ${sendSeconds.toFixed(1)} s (${(total / sendSeconds).toFixed(1)}/s); load average ${loadavgString()}`);
     say(
       `ack (HTTP response): ${fmt(acks)}; over 3 s: ${acks.filter((ms) => ms > 3000).length}; failed: ${failures.length}${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`,
     );
     say(`full answer on response_url: ${fmt(answers)}; missing: ${total - answers.length}`);
+    const row = (label: string, values: number[], tail: string) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const q = (p: number) => (sorted.length ? `${pct(sorted, p).toFixed(1)} ms` : null);
+      return [label, sorted.length, q(0.5), q(0.9), q(0.99), sorted.length ? `${sorted.at(-1)!.toFixed(1)} ms` : null, tail];
+    };
+    return {
+      tables: [
+        {
+          title: `/release acknowledgements: ${total} signed slash commands at ${rate}/s (two of three \`status\`, one of three \`resume\`)`,
+          columns: ['', 'n', 'p50', 'p90', 'p99', 'max', 'over 3 s / failed / missing'],
+          rows: [
+            row('ack (HTTP response)', acks, `${acks.filter((ms) => ms > 3000).length} / ${failures.length}`),
+            row('full answer on response_url, `status`', answered('status'), `${sentCount('status') - answered('status').length} missing`),
+            row('full answer on response_url, `resume`', answered('resume'), `${sentCount('resume') - answered('resume').length} missing`),
+          ],
+          notes: [
+            `Sent in ${sendSeconds.toFixed(1)} s (${(total / sendSeconds).toFixed(1)}/s). Slack waits at most 3 s for the ack.`,
+            "`resume` answers after a controller's dry-run preview; no controller runs here, so its full answer includes the preview time-out (HELMCREW_PREVIEW_TIMEOUT_SECONDS, 20 s).",
+          ],
+        },
+      ],
+      data: { rate, seconds, total, sendSeconds, failures, acksMs: acks, statusAnswersMs: answered('status'), resumeAnswersMs: answered('resume') },
+    };
   },
 };

@@ -20,9 +20,9 @@ import { buildCompiled, buildRef, spawnController } from './lib/controller-child
 import { createCountingHelm } from './lib/counting-helm.js';
 import { startBenchEnv, type BenchEnv } from './lib/environment.js';
 import { floorBurst, helmcrewBurst, helmcrewRest, names, specChangeToHelmStartMs, type Burst, type Rest } from './lib/burst-phases.js';
-import { report, type SizeResult } from './lib/burst-report.js';
+import { burstTables, type SizeResult } from './lib/burst-report.js';
 import { formatEnv, imageControllerEnv } from './lib/image-env.js';
-import { currentCommit, formatFacts, loadavgString, machineFacts } from './lib/machine.js';
+import { currentCommit, loadavgString, machineFacts } from './lib/machine.js';
 import { currentRssKb, peakRssOfLifetimeKb } from './lib/proc-sampler.js';
 import { say } from './lib/say.js';
 import { cloneReleaseRecord } from './lib/seed-records.js';
@@ -222,20 +222,18 @@ export const benchmark: Benchmark = {
       const helmcrew = helmcrewBefore ?? (await runHelmcrew(be, s, workload, entry, n, cleanup));
       results.push({ n, floor, helmcrew });
     }
-    const order = s.helmcrewFirst ? 'helmcrew first, then the floor' : 'the floor first, then helmcrew';
-    const text = report(
-      {
-        facts: `${formatFacts(facts)}\nload avg:    ${loadavgString()} at end\norder:       ${order}\nfloor env:   ${Object.keys(s.floorEnv).length ? formatEnv(s.floorEnv) : 'none (helm as a person runs it)'}${Object.keys(s.controllerEnv).length ? `\ncontroller env: ${formatEnv(s.controllerEnv)}` : ''}`,
-        command: `npm run bench -- burst ${args.raw.join(' ')}`.trimEnd(),
-        chart: s.chart,
-        code,
-        concurrency: s.concurrency,
-        interval: s.interval,
-        runtimeEnv: formatEnv(s.imageEnv),
-        restSeconds: s.restSeconds,
-      },
-      results,
-    );
-    process.stdout.write(`${text}\n`);
+    say(`load avg ${loadavgString()} at end`);
+    const meta = {
+      chart: s.chart,
+      code,
+      concurrency: s.concurrency,
+      interval: s.interval,
+      runtimeEnv: formatEnv(s.imageEnv),
+      restSeconds: s.restSeconds,
+      order: s.helmcrewFirst ? 'helmcrew first, then the floor' : 'the floor first, then helmcrew',
+      floorEnv: Object.keys(s.floorEnv).length ? formatEnv(s.floorEnv) : 'none (helm as a person runs it)',
+      controllerEnv: Object.keys(s.controllerEnv).length ? formatEnv(s.controllerEnv) : undefined,
+    };
+    return { tables: burstTables(meta, results), data: { meta, helmVersion: facts.helm, results } };
   },
 };

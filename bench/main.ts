@@ -2,13 +2,23 @@
 //
 //   npm run bench                          the list, one line each
 //   npm run bench -- <name> --help         a benchmark's options; runs nothing
-//   npm run bench -- <name> [options]      runs it: progress on stderr, a Markdown report on stdout
+//   npm run bench -- <name> [options]      runs it: progress on stderr, a Markdown report on stdout,
+//                                          and (headline benchmarks) bench/results/<name>.json
+//   npm run bench -- all [--full]          the headline set (sets.ts), then bench/RESULTS.md
+//   npm run bench -- report                bench/RESULTS.md from bench/results/*.json
 //
 // Each benchmark brings up its own environment under /tmp (or re-uses --state-dir) and takes down
 // what it started on success, failure, Ctrl-C or its --max-seconds limit. Results: bench/RESULTS.md.
+import { parseArgs } from 'node:util';
 import { COMMON_USAGE, parseBenchArgs } from './lib/args.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { runBench } from './lib/cleanup.js';
+import { loadavgString } from './lib/machine.js';
+import { buildResult, RESULTS_DIR, writeResult } from './lib/record.js';
+import { renderTable } from './lib/result.js';
+import { say } from './lib/say.js';
+import { writeReport } from './report.js';
+import { runSet, setCommands, SET_USAGE } from './sets.js';
 
 interface Entry {
   summary: string;
@@ -57,7 +67,10 @@ function list(): string {
     '',
     ...Object.entries(BENCHMARKS).map(([name, entry]) => `  ${name.padEnd(width)}  ${entry.summary}`),
     '',
-    'Results and the commands that produced them: bench/RESULTS.md',
+    '  all     the headline set, then bench/RESULTS.md (npm run bench -- all --help)',
+    '  report  bench/RESULTS.md from bench/results/*.json [--results DIR] [--out FILE]',
+    '',
+    'Results and the commands that produced them: bench/RESULTS.md; how to read them: docs/performance.md',
   ].join('\n');
 }
 
@@ -78,6 +91,8 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(`${list()}\n`);
     return;
   }
+  if (name === 'all') return all(rest);
+  if (name === 'report') return report(rest);
   const entry = BENCHMARKS[name];
   if (!entry) {
     process.stderr.write(`unknown benchmark "${name}"\n\n${list()}\n`);
@@ -96,7 +111,57 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const maxSeconds = args.int('max-seconds', benchmark.maxSeconds);
-  await runBench(name, maxSeconds, (cleanup) => benchmark.run(args, cleanup));
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(args.optional('as') ?? name)) {
+    process.stderr.write(`--as: lower-case letters, digits and dashes, got "${args.optional('as')}"\n`);
+    process.exit(2);
+  }
+  const run = {
+    name: args.optional('as') ?? name,
+    benchmark: name,
+    summary: entry.summary,
+    argv: rest,
+    started: new Date(),
+    loadStart: loadavgString(),
+    note: args.optional('note'),
+  };
+  await runBench(name, maxSeconds, async (cleanup) => {
+    const output = await benchmark.run(args, cleanup);
+    if (!output) return;
+    const result = buildResult(run, output);
+    process.stdout.write(
+      `${[`## ${result.name}`, '', `command: ${result.command}`, `commit ${result.commit}, ${result.machine.cpuModel}, ${result.machine.cores} cores, load ${result.machine.loadStart} → ${result.machine.loadEnd}`, '', ...output.tables.flatMap(renderTable)].join('\n')}\n`,
+    );
+    say(`result: ${await writeResult(result, args.optional('results') ?? RESULTS_DIR)}`);
+  });
+}
+
+/** `npm run bench -- all`: the headline set, each in its own process, then RESULTS.md from what was written. */
+async function all(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      only: { type: 'string' },
+      full: { type: 'boolean' },
+      note: { type: 'string' },
+      results: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${SET_USAGE.join('\n')}\n`);
+    return;
+  }
+  const passOn = [...(values.note ? ['--note', values.note] : []), ...(values.results ? ['--results', values.results] : [])];
+  const failed = await runSet(setCommands(values.only?.split(',').filter(Boolean) ?? [], values.full ?? false, passOn));
+  if (failed.length) say(`all: failed: ${failed.join('; ')} (their earlier results, if any, are left as they were)`);
+  if (!values.results) say(`all: ${await writeReport()}`);
+  process.exitCode = failed.length ? 1 : 0;
+}
+
+async function report(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { results: { type: 'string' }, out: { type: 'string' } }, strict: true });
+  say(`wrote ${await writeReport(values.results ?? RESULTS_DIR, values.out)}`);
 }
 
 await main(process.argv.slice(2));

@@ -13,7 +13,7 @@ import { createNamespace } from '../src/dev/harness/index.js';
 import type { Benchmark } from './lib/benchmark.js';
 import type { Cleanup } from './lib/cleanup.js';
 import { startBenchEnv, type BenchEnv } from './lib/environment.js';
-import { formatFacts, loadavgString, machineFacts } from './lib/machine.js';
+import { loadavgString } from './lib/machine.js';
 import { publishSchedule, startNotifyChild } from './lib/notify-harness.js';
 import { say } from './lib/say.js';
 import { fmtMs as ms, pct } from './lib/stats.js';
@@ -108,19 +108,29 @@ export const benchmark: Benchmark = {
     const outcomes: Outcome[] = [];
     for (const scenario of scenarios) outcomes.push(await runScenario(bench, kube, cleanup, scenario, seconds));
 
-    const lines = [
-      formatFacts(machineFacts()),
-      `command:     npm run bench -- notify-latency ${args.raw.join(' ')}`.trimEnd(),
-      '',
-      `Each release runs its operations (Started → Succeeded/Failed 1–3 s later) at random moments of ${seconds} s`,
-      '',
-      '| scenario | published | delivered (after coalescing) | final state p50 / p99 / max | any delivery p50 / p99 | finals missing |',
-      '|---|---|---|---|---|---|',
-      ...outcomes.map(
-        (o) =>
-          `| ${o.scenario.name} | ${o.published} | ${o.deliveredRequests} | ${ms(pct(o.finals, 0.5))} / ${ms(pct(o.finals, 0.99))} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.all, 0.5))} / ${ms(pct(o.all, 0.99))} | ${o.finalsMissing} |`,
-      ),
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    return {
+      tables: [
+        {
+          title: `Event → webhook call: each release runs its operations (Started → Succeeded/Failed 1–3 s later) at random moments of ${seconds} s`,
+          columns: ['scenario', 'published', 'delivered (after coalescing)', 'final state p50 / p99 / max', 'any delivery p50 / p99', 'finals missing'],
+          rows: outcomes.map((o) => [
+            o.scenario.name,
+            o.published,
+            o.deliveredRequests,
+            `${ms(pct(o.finals, 0.5))} / ${ms(pct(o.finals, 0.99))} / ${ms(Math.max(...o.finals))}`,
+            `${ms(pct(o.all, 0.5))} / ${ms(pct(o.all, 0.99))}`,
+            o.finalsMissing,
+          ]),
+        },
+      ],
+      data: outcomes.map((o) => ({
+        ...o.scenario,
+        published: o.published,
+        delivered: o.deliveredRequests,
+        finalsMissing: o.finalsMissing,
+        finalsMs: o.finals,
+        allMs: o.all,
+      })),
+    };
   },
 };

@@ -9,12 +9,18 @@ export const COMMON_OPTIONS = {
   'max-seconds': { type: 'string' },
   'state-dir': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  as: { type: 'string' },
+  note: { type: 'string' },
+  results: { type: 'string' },
 } as const satisfies Options;
 
 export const COMMON_USAGE = [
   '--max-seconds N   overall time limit; clean-up runs when it is hit',
   '--state-dir DIR   re-use a running environment (left running) instead of a fresh one under /tmp',
   '--help            this text; runs nothing',
+  "--as NAME         the result's name (bench/results/NAME.json, its section of RESULTS.md); default: the benchmark's",
+  '--note TEXT       the conditions in words, kept with the result (e.g. "measured under load from other work")',
+  '--results DIR     where the JSON result goes (default bench/results)',
   'A value that starts with a dash is given with "=": --node-args=--trace-gc.',
 ];
 

@@ -1,7 +1,8 @@
 // What a benchmark module exports for bench/main.ts: its options, a usage line, its default time
-// limit and what it runs. The one-line summaries live in main.ts's list.
+// limit and what it runs (returning its tables, for a JSON result). The one-line summaries live in main.ts's list.
 import type { Args, Options } from './args.js';
 import type { Cleanup } from './cleanup.js';
+import type { BenchOutput } from './result.js';
 
 export interface Benchmark {
   /** The options after the name, as in `npm run bench -- <name> <usage>`. */
@@ -12,5 +13,6 @@ export interface Benchmark {
   maxSeconds: number;
   /** Takes positional arguments (import-rss's module path). */
   positionals?: boolean;
-  run(args: Args, cleanup: Cleanup): Promise<void>;
+  /** Its tables, which main.ts writes to bench/results/<name>.json and prints as Markdown; nothing: it printed its own report. */
+  run(args: Args, cleanup: Cleanup): Promise<BenchOutput | void>;
 }

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { DelayedError, Queue, Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { NotifyConfig } from './config.js';
 import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
 import { TeamApi } from '../core/kube/team-api.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
 import { createLogger, type Logger } from '../core/log.js';
-import { RetryableDeliveryError } from './contract.js';
-import { StepAsideError, drainMailbox, MailboxBusyError, type DrainDeps } from './delivery/drain-mailbox.js';
-import { mailboxId, Mailboxes } from './delivery/mailbox.js';
+import { drainMailbox, type DrainDeps } from './delivery/drain-mailbox.js';
+import { drainBackoff, drainFailureLog, runDrainerJob, type DrainerPorts } from './delivery/drainer-job.js';
+import { Mailboxes } from './delivery/mailbox.js';
 import { ChannelRateLimiter } from './delivery/rate-limiter.js';
 import { UnroutedMarks } from './delivery/unrouted.js';
-import { DELIVERY_ATTEMPTS, deliveryRetryDelayMs, pacedWait } from './delivery/retry-policy.js';
+import { deliveryRetryDelayMs } from './delivery/retry-policy.js';
 import { defaultProviders } from './providers/default-providers.js';
 import type { ProviderRegistry } from './providers/registry.js';
 import { DELIVERY_QUEUE, NOTIFY_QUEUE, type DeliveryJob, type NotifyJob } from './queues.js';
-import { routeEvent } from './routing/route-event.js';
+import { runRouterJob, type RouterPorts } from './routing/router-job.js';
 import { TeamDirectory } from './team-directory.js';
 import { TeamStatusWriter } from './team-status-writer.js';
 import { startHealthServer, type ReadinessCheck } from '../core/metrics/health-server.js';
@@ -35,12 +35,6 @@ export interface NotifyOptions {
   providers?: ProviderRegistry;
   /** The process's metrics registry (`helmcrew run`); then that process serves it. Without one, notify serves its own on HEALTH_PORT. */
   registry?: Registry;
-}
-
-/** Backoff for a drain job: the server's Retry-After when it gave one, a second when another drainer holds the mailbox. */
-export function drainBackoff(attemptsMade: number, error: Error | undefined): number {
-  if (error instanceof MailboxBusyError) return 1000;
-  return deliveryRetryDelayMs(attemptsMade, error instanceof RetryableDeliveryError ? error.retryAfterMs : undefined);
 }
 
 /**
@@ -64,42 +58,13 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   watchQueue(registry, NOTIFY_QUEUE, notifyQueue);
   watchQueue(registry, DELIVERY_QUEUE, deliveries);
 
-  const router = new Worker<NotifyJob>(
-    NOTIFY_QUEUE,
-    async (job: Job<NotifyJob>) => {
-      const notification = job.data;
-      if (!directory.ready) throw new Error('Teams not listed yet');
-      const release = `${notification.release.namespace}/${notification.release.name}`;
-      const routes = routeEvent(notification, directory.teams());
-      for (const route of routes) {
-        const mailbox = mailboxId(route.team, route.channelKey, release);
-        await mailboxes.enqueue(mailbox, notification);
-        await deliveries.add(
-          'drain',
-          { mailbox, team: route.team, channelKey: route.channelKey, release },
-          {
-            deduplication: { id: mailbox, keepLastIfActive: true },
-            attempts: DELIVERY_ATTEMPTS,
-            backoff: { type: 'delivery' },
-            removeOnComplete: true,
-            removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
-          },
-        );
-      }
-      await unrouted.unmark(notification);
-      log.info(
-        { release, event: notification.event, notification: notification.id, teams: [...new Set(routes.map((r) => r.team))], channels: routes.length },
-        routes.length ? 'routed' : 'no Team subscribed',
-      );
-      return routes.length;
-    },
-    {
-      connection,
-      prefix: config.queuePrefix,
-      concurrency: config.concurrency,
-      settings: { backoffStrategy: (attemptsMade: number) => deliveryRetryDelayMs(attemptsMade) },
-    },
-  );
+  const routerPorts: RouterPorts = { directory, mailboxes, drains: deliveries, unrouted, log };
+  const router = new Worker<NotifyJob>(NOTIFY_QUEUE, (job: Job<NotifyJob>) => runRouterJob(routerPorts, job.data), {
+    connection,
+    prefix: config.queuePrefix,
+    concurrency: config.concurrency,
+    settings: { backoffStrategy: (attemptsMade: number) => deliveryRetryDelayMs(attemptsMade) },
+  });
 
   const deps: DrainDeps = {
     mailboxes,
@@ -116,43 +81,17 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
     cluster: config.clusterName,
     statusUrl: config.statusUrl,
   };
-  const drainer = new Worker<DeliveryJob>(
-    DELIVERY_QUEUE,
-    async (job: Job<DeliveryJob>, token?: string) => {
-      const data = { ...job.data };
-      try {
-        return await drainMailbox(deps, data, randomUUID());
-      } catch (error) {
-        if (error instanceof StepAsideError) {
-          // Give the worker slot to another mailbox; come back later (no attempt used), keeping a reserved rate-limit slot.
-          await job.updateData({ ...job.data, slotAt: error.slotAt, slotKey: error.slotKey });
-          await job.moveToDelayed(Date.now() + error.waitMs, token);
-          throw new DelayedError();
-        }
-        if (!(error instanceof RetryableDeliveryError)) throw error;
-        const paced = pacedWait(error.retryAfterMs, job.data.pacedSince, Date.now());
-        if (!paced) throw error;
-        // The server said when to come back (429 Retry-After): wait as asked, no attempt used.
-        log.warn(
-          { team: job.data.team, release: job.data.release, channel: job.data.channelKey, waitMs: paced.waitMs, error: error.message },
-          'delivery paced by the server; retrying after its Retry-After',
-        );
-        await job.updateData({ ...job.data, slotAt: undefined, slotKey: undefined, pacedSince: paced.pacedSince });
-        await job.moveToDelayed(Date.now() + paced.waitMs, token);
-        throw new DelayedError();
-      }
-    },
-    {
-      connection,
-      prefix: config.queuePrefix,
-      concurrency: config.concurrency,
-      // A killed process's job is taken over after lockMs: short enough that a restart delivers soon.
-      lockDuration: config.lockMs,
-      stalledInterval: config.lockMs,
-      maxStalledCount: 10,
-      settings: { backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) => drainBackoff(attemptsMade, error) },
-    },
-  );
+  const drainerPorts: DrainerPorts = { drain: (job, lockToken) => drainMailbox(deps, job, lockToken), newLockToken: randomUUID, now: Date.now, log };
+  const drainer = new Worker<DeliveryJob>(DELIVERY_QUEUE, (job: Job<DeliveryJob>, token?: string) => runDrainerJob(drainerPorts, job, token), {
+    connection,
+    prefix: config.queuePrefix,
+    concurrency: config.concurrency,
+    // A killed process's job is taken over after lockMs: short enough that a restart delivers soon.
+    lockDuration: config.lockMs,
+    stalledInterval: config.lockMs,
+    maxStalledCount: 10,
+    settings: { backoffStrategy: (attemptsMade: number, _type?: string, error?: Error) => drainBackoff(attemptsMade, error) },
+  });
 
   for (const [name, worker] of [
     ['router', router],
@@ -162,11 +101,8 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   }
   router.on('failed', (job, error) => log.warn({ notification: job?.id, attempt: job?.attemptsMade, error: error.message }, 'routing failed; will retry'));
   drainer.on('failed', (job, error) => {
-    const exhausted = job !== undefined && job.attemptsMade >= DELIVERY_ATTEMPTS;
-    const fields = { team: job?.data.team, release: job?.data.release, channel: job?.data.channelKey, attempt: job?.attemptsMade, error: error.message };
-    if (error instanceof MailboxBusyError) log.debug(fields, 'mailbox busy; trying again shortly');
-    else if (exhausted) log.error(fields, 'delivery still failing after every retry; it waits in its mailbox for the next notification');
-    else log.warn(fields, 'delivery failed; will retry with backoff');
+    const { level, msg } = drainFailureLog(job?.attemptsMade, error);
+    log[level]({ team: job?.data.team, release: job?.data.release, channel: job?.data.channelKey, attempt: job?.attemptsMade, error: error.message }, msg);
   });
 
   const readiness: ReadinessCheck[] = [{ name: 'teams', ready: () => directory.ready }, redisCheck(connection)];

@@ -1,0 +1,69 @@
+// `npm run bench -- all`: the headline benchmarks, each in its own process, one after the other,
+// then RESULTS.md generated from their JSON. Small sizes by default, so the set finishes in about
+// half an hour on 2 cores; --full runs the sizes the figures in docs/performance.md were taken at.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../src/dev/paths.js';
+import { say } from './lib/say.js';
+
+export interface SetEntry {
+  /** The result's name (bench/results/<as>.json). */
+  as: string;
+  benchmark: string;
+  /** Its options in the default (small) run, and with --full. */
+  small: string[];
+  full: string[];
+}
+
+export const HEADLINE: SetEntry[] = [
+  // Install and upgrade bursts against the strict helm floor; single-change latency; the steady state.
+  { as: 'burst', benchmark: 'burst', small: ['--releases', '20', '--rest-seconds', '60'], full: ['--releases', '100'] },
+  // At rest at scale: one real install copied to N records, adopted; 0 helm, 0 writes, CPU per full resync.
+  {
+    as: 'at-rest',
+    benchmark: 'burst',
+    small: ['--releases', '200', '--seeded', '--rest-seconds', '90'],
+    full: ['--releases', '1000', '--seeded', '--rest-seconds', '130'],
+  },
+  { as: 'ack-latency', benchmark: 'ack-latency', small: ['--rate', '20', '--seconds', '10'], full: ['--rate', '20', '--seconds', '30'] },
+  {
+    as: 'notify-latency',
+    benchmark: 'notify-latency',
+    small: ['--releases', '20', '--teams', '4', '--changes', '2', '--seconds', '20'],
+    full: ['--releases', '100', '--teams', '10', '--changes', '3', '--seconds', '40'],
+  },
+];
+
+export const SET_USAGE = [
+  'usage: npm run bench -- all [--only burst,at-rest,ack-latency,notify-latency] [--full] [--note TEXT] [--results DIR]',
+  '  the headline benchmarks one after the other, each writing bench/results/<name>.json, then bench/RESULTS.md',
+  ...HEADLINE.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
+];
+
+/** The command lines `all` runs, in order. Pure. */
+export function setCommands(only: string[], full: boolean, passOn: string[]): string[][] {
+  const unknown = only.filter((name) => !HEADLINE.some((e) => e.as === name));
+  if (unknown.length) throw new Error(`--only: no such headline benchmark: ${unknown.join(', ')}`);
+  return HEADLINE.filter((e) => only.length === 0 || only.includes(e.as)).map((e) => [
+    e.benchmark,
+    ...(e.as === e.benchmark ? [] : ['--as', e.as]),
+    ...(full ? e.full : e.small),
+    ...passOn,
+  ]);
+}
+
+/** Runs each command as `tsx bench/main.ts …`, in its own process; returns the names that failed. */
+export async function runSet(commands: string[][]): Promise<string[]> {
+  const failed: string[] = [];
+  const tsx = join(REPO_ROOT, 'node_modules', '.bin', 'tsx');
+  for (const argv of commands) {
+    say(`all: npm run bench -- ${argv.join(' ')}`);
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(tsx, [join(REPO_ROOT, 'bench', 'main.ts'), ...argv], { stdio: ['ignore', 'inherit', 'inherit'], cwd: REPO_ROOT });
+      child.on('error', reject);
+      child.on('exit', (status) => resolve(status));
+    });
+    if (code !== 0) failed.push(argv.join(' '));
+  }
+  return failed;
+}
