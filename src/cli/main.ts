@@ -24,7 +24,7 @@ configuration: environment variables, every one in docs/configuration.md (helmcr
 type Command = (args: string[]) => Promise<number>;
 
 // Loaded on demand: the controller process does not carry the dev, demo, Slack and CRD-building
-// code (bench/RESULTS.md, issue 9).
+// code (docs/performance.md, issue 9).
 const commands: Record<string, () => Promise<Command>> = {
   controller: async () => (await import('./commands/controller.js')).controllerCommand,
   notify: async () => (await import('./commands/notify.js')).notifyCommand,

@@ -10,7 +10,7 @@ export interface HelmProcessSettings {
    * GOGC for helm; undefined leaves Go's default (or the GOGC of the controller's environment).
    * A helm process lives about a second and grows its heap from nothing, collecting several times
    * on the way at Go's 100: 200 measured 3–21 % less CPU per helm (it varied by run) for ~7 MiB more peak RSS each
-   * (bench/helm-env.ts). Memory is the default's side of that trade (docs/operations.md, bench/RESULTS.md).
+   * (bench/helm-env.ts). Memory is the default's side of that trade (docs/operations.md, docs/performance.md).
    */
   goGC?: string;
 }

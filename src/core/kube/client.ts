@@ -63,7 +63,7 @@ type Dispatcher = { destroy?: () => Promise<void> };
 
 /**
  * client-node 2.0.1 makes a new undici Agent, so a new TLS connection and handshake, for every
- * request (bench/RESULTS.md: 40 GETs left 40 connections; one kept-alive connection made each
+ * request (docs/performance.md: 40 GETs left 40 connections; one kept-alive connection made each
  * GET 3.5x faster). This keeps one dispatcher per distinct server and credentials. It wraps a
  * method the library keeps private; if a later version renames it, requests work as before.
  */
