@@ -8,7 +8,7 @@ import { HelmError } from '../helm/helm-error.js';
 import type { ControllerContext } from '../reconcile/ports/context.js';
 import { resolveDesiredRelease } from '../reconcile/desired/resolve-desired.js';
 import { redactSecrets } from '../reconcile/decide/redact.js';
-import { chartPullRequest, releaseRequest } from '../reconcile/actions/helm-requests.js';
+import { chartPullRequest, releaseRequest } from '../reconcile/desired/helm-requests.js';
 import { actingAs } from '../reconcile/stages/gate.js';
 import { checkTenancy } from '../reconcile/decide/tenancy.js';
 

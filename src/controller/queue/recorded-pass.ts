@@ -1,5 +1,5 @@
 import type { Logger } from '../../core/log.js';
-import type { ReconcileResult } from '../reconcile/stages/pass.js';
+import type { ReconcileResult } from '../reconcile/ports/pass.js';
 import type { CheckLedger } from './check-ledger.js';
 
 /**

@@ -9,7 +9,7 @@ import { actStage } from './stages/act.js';
 import { desiredStage } from './stages/desired.js';
 import { gateStage } from './stages/gate.js';
 import { lifecycleStage } from './stages/lifecycle.js';
-import { isPassEnd, type Pass, type PassEnd, type ReadFrom, type ReconcileResult } from './stages/pass.js';
+import { isPassEnd, type Pass, type PassEnd, type ReadFrom, type ReconcileResult } from './ports/pass.js';
 
 /**
  * One level-based pass over one HelmRelease: re-read everything, decide, act. Safe to run any
@@ -59,7 +59,7 @@ async function reconcileFrom(
 
 /**
  * The pass as a list of stages. Each one either hands the next what it needs or ends the pass
- * (stages/pass.ts); decisions are pure (lifecycle-state.ts, release-state.ts), the stages do the I/O.
+ * (ports/pass.ts); decisions are pure (decide/lifecycle-state.ts, decide/release-state.ts), the stages do the I/O.
  */
 async function runStages(controllerCtx: ControllerContext, release: HelmRelease, readFrom: ReadFrom, knownHistory?: ReleaseHistory): Promise<PassEnd> {
   // Who acts, whether it may, the finalizer, Helm's records.

@@ -5,7 +5,7 @@ import { retryingStatus } from '../status/release-status.js';
 import { RetryLaterError, type ControllerContext } from './ports/context.js';
 import { reconcileRelease } from './reconciler.js';
 import { StatusWriter } from './ports/status-writer.js';
-import type { ReconcileResult } from './stages/pass.js';
+import type { ReconcileResult } from './ports/pass.js';
 
 const MAX_MESSAGE = 1000;
 

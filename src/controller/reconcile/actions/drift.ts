@@ -10,7 +10,7 @@ import { driftMode } from '../../drift/drift-schedule.js';
 import { ManifestError } from '../../drift/manifest-objects.js';
 import { findCondition } from '../../status/conditions.js';
 import { withCorrection, withDrifted, withoutDrifted } from '../../status/drift-status.js';
-import type { Pass } from '../stages/pass.js';
+import type { Pass } from '../ports/pass.js';
 import { serviceAccountUser } from '../decide/tenancy.js';
 
 /** What the drift step did, for the pass's result. */

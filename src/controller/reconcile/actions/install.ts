@@ -5,7 +5,7 @@ import type { PassContext } from '../ports/context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { runReleaseAttempt } from './release-attempt.js';
-import { uninstallRequest } from './helm-requests.js';
+import { uninstallRequest } from '../desired/helm-requests.js';
 import type { AttemptOutcome } from './supersedable-attempt.js';
 
 /**

@@ -7,7 +7,7 @@ import { retryingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type PassContext } from '../ports/context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
-import { chartPullRequest } from './helm-requests.js';
+import { chartPullRequest } from '../desired/helm-requests.js';
 
 /** Fetches the chart archive; a failure here is ChartPullFailed, retried with backoff. */
 export async function pullChart(ctx: PassContext, release: HelmRelease, target: ReleaseTarget, desired: DesiredRelease): Promise<string> {

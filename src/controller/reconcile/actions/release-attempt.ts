@@ -15,7 +15,7 @@ import { failureIsFinal, remediationPolicy } from '../decide/remediation-decisio
 import { testsWanted } from '../decide/test-decision.js';
 import { applyChartCrds } from './chart-crds.js';
 import { withInventory } from '../decide/inventory.js';
-import { releaseRequest } from './helm-requests.js';
+import { releaseRequest } from '../desired/helm-requests.js';
 import { pullChart } from './pull-chart.js';
 import { attemptSupersedable, reportSuperseded, type AttemptOutcome } from './supersedable-attempt.js';
 

@@ -8,7 +8,7 @@ import { failedActionOf, failureCount } from '../decide/remediation-decision.js'
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { withInventory } from '../decide/inventory.js';
 import { helmRollback } from './rollback.js';
-import { uninstallRequest } from './helm-requests.js';
+import { uninstallRequest } from '../desired/helm-requests.js';
 
 /**
  * Undoes a failed install or upgrade by itself, as the remediation policy says: `helm rollback`

@@ -4,7 +4,7 @@ import { HelmError } from '../../helm/helm-error.js';
 import { uninstallingStatus } from '../../status/release-status.js';
 import { RetryLaterError, type PassContext } from '../ports/context.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
-import { uninstallRequest } from './helm-requests.js';
+import { uninstallRequest } from '../desired/helm-requests.js';
 
 /**
  * Uninstalls the release of a HelmRelease being deleted, then lets the object go. On failure the

@@ -11,7 +11,7 @@ import { ChartNotFoundError } from '../../charts/repository-errors.js';
 import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import type { HelmClient } from '../../helm/helm-client.js';
 import { HelmError } from '../../helm/helm-error.js';
-import { chartPullRequest } from '../actions/helm-requests.js';
+import { chartPullRequest } from './helm-requests.js';
 import { parseValuesFile, valuesFilePathProblem } from './values-file-parse.js';
 import { valuesTooDeep } from './values-depth.js';
 import { ValuesError } from './values-from.js';

@@ -5,7 +5,7 @@ import { findCondition } from '../../status/conditions.js';
 import type { ControllerContext, Effects, HelmReleasePort, HelmReleaseWrites, PassContext, ReconcileContext } from './context.js';
 import { isConflict } from '../../../core/kube/errors.js';
 import { StatusWriter } from './status-writer.js';
-import type { ReadFrom } from '../stages/pass.js';
+import type { ReadFrom } from './pass.js';
 
 /**
  * Passes start from the informer's copy of the HelmRelease instead of a GET. A cached copy can lag

@@ -18,7 +18,7 @@ import { gatedByDependencies, type Handover, type ReleaseAction, type ReleaseAct
 import { failedActionOf, remediationPolicy } from '../decide/remediation-decision.js';
 import { testsWanted } from '../decide/test-decision.js';
 import { freezeGate } from './freeze-gate.js';
-import { done, FRESH_PASS, isPassEnd, type Pass, type PassEnd, type ReconcileResult } from './pass.js';
+import { done, FRESH_PASS, isPassEnd, type Pass, type PassEnd, type ReconcileResult } from '../ports/pass.js';
 import { driftStep, type DriftOutcome } from '../actions/drift.js';
 
 const IN_SYNC_RESULT: Record<DriftOutcome, ReconcileResult['action']> = {

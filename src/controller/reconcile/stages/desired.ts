@@ -5,7 +5,7 @@ import { failureAlreadyReported } from '../../status/status-patch.js';
 import { reportRetrying } from '../actions/pull-chart.js';
 import { RetryLaterError } from '../ports/context.js';
 import { resolveDesiredRelease } from '../desired/resolve-desired.js';
-import { done, type Pass, type PassEnd, type ReconcileResult } from './pass.js';
+import { done, type Pass, type PassEnd, type ReconcileResult } from '../ports/pass.js';
 
 /**
  * What the HelmRelease asks for: the exact chart version and the composed values

@@ -7,7 +7,7 @@ import { RetryLaterError } from '../ports/context.js';
 import { decideFreeze, helmActionOf } from '../decide/freeze-decision.js';
 import type { LifecycleActionName } from '../decide/lifecycle-state.js';
 import type { ReleaseActionName } from '../decide/release-state.js';
-import { done, type Pass, type PassEnd } from './pass.js';
+import { done, type Pass, type PassEnd } from '../ports/pass.js';
 
 /**
  * The one place every decided action passes before it runs (the lifecycle and act stages call it):

@@ -8,7 +8,7 @@ import { passContext } from '../ports/cached-read.js';
 import type { ControllerContext, PassContext } from '../ports/context.js';
 import { needsFinalizer } from '../decide/lifecycle-state.js';
 import { checkTenancy, serviceAccountUser } from '../decide/tenancy.js';
-import { done, type Pass, type PassEnd, type ReadFrom } from './pass.js';
+import { done, type Pass, type PassEnd, type ReadFrom } from '../ports/pass.js';
 
 /**
  * The first stage: who the pass acts as, whether the operator lets it act at all, the finalizer,

@@ -7,7 +7,7 @@ import { uninstallRelease } from '../actions/uninstall.js';
 import { assertNever } from '../decide/assert-never.js';
 import { determineLifecycle, nextLifecycleAction, type LifecycleAction } from '../decide/lifecycle-state.js';
 import { freezeGate } from './freeze-gate.js';
-import { done, isPassEnd, type Pass, type PassEnd } from './pass.js';
+import { done, isPassEnd, type Pass, type PassEnd } from '../ports/pass.js';
 
 /**
  * Deletion, finalizer, suspension and ownership, decided before anything needs the chart or

@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
-import type { PassContext } from '../ports/context.js';
+import type { PassContext } from './context.js';
 import type { LifecycleActionName } from '../decide/lifecycle-state.js';
 import type { ReleaseActionName } from '../decide/release-state.js';
 
