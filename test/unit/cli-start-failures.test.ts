@@ -62,6 +62,16 @@ describe('helmcrew release outside a working cluster: one line that says what to
   );
 });
 
+describe('helmcrew release with a typo and no cluster at all', () => {
+  it('answers the typo, not the missing kubeconfig', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'helmcrew-home-'));
+    const { code, stderr } = await helmcrew(['release', 'rollbak', 'unicorn'], { HOME: home });
+    expect(code).toBe(2);
+    const lines = stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'));
+    expect(lines).toEqual(['helmcrew release: unknown command "rollbak" — did you mean "rollback"?']);
+  }, 30_000);
+});
+
 describe('kubeconfigSource: kubectl’s order', () => {
   const exists = (present: string[]) => (path: string) => present.includes(path);
   it.each([
