@@ -31,6 +31,12 @@ export interface SessionDeps {
 export class ReleaseSession {
   constructor(private readonly deps: SessionDeps) {}
 
+  /** What is wrong with a command line, before anything is built to run it (the terminal answers a typo with no cluster at hand). */
+  static inputError(text: string): string | undefined {
+    const parsed = parseReleaseCommand(text);
+    return parsed.ok ? undefined : parsed.error.message;
+  }
+
   async run(text: string, ports: SessionPorts): Promise<SessionEnd> {
     const parsed = parseReleaseCommand(text);
     if (!parsed.ok) return this.stop(ports, parsed.error.message, 'input');

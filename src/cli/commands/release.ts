@@ -6,7 +6,6 @@ import { renderPlan } from '../../bot/render/text.js';
 import { readSessionConfig } from '../../bot/session/config.js';
 import type { SessionEnd, SessionPorts } from '../../bot/session/ports.js';
 import { ReleaseSession } from '../../bot/session/release-session.js';
-import { parseReleaseCommand } from '../../bot/grammar/parse.js';
 import { apiErrorMessage, apiStatusCode } from '../../core/kube/errors.js';
 import { loadKubeConfig } from '../../core/kube/client.js';
 import { createLogger, logLevel } from '../../core/log.js';
@@ -28,10 +27,10 @@ export async function releaseCommand(args: string[]): Promise<number> {
     .map((a) => (/\s/.test(a) && !a.includes('"') ? `"${a}"` : a))
     .join(' ');
   // A typo is answered before anything is read: no kubeconfig or Redis is needed to be told of it.
-  const parsed = parseReleaseCommand(line);
-  if (!parsed.ok) {
-    console.error(`helmcrew release: ${parsed.error.message}`);
-    return 2;
+  const inputError = ReleaseSession.inputError(line);
+  if (inputError) {
+    console.error(`helmcrew release: ${inputError}`);
+    return EXIT['bad-input'];
   }
   const config = readSessionConfig();
   const kubeConfig = loadKubeConfig(config.kubeconfig);
