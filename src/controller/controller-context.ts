@@ -51,6 +51,7 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
       new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)),
       config.workDir,
       config.kustomizeBin,
+      config.helmKillMarginSeconds,
     ),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     gitCharts: new GitChartSources({ gitBin: config.gitBin, workDir: config.workDir, policy: config.allowedRepositoryHosts, log }),

@@ -89,6 +89,7 @@ export async function startController(config: ControllerConfig, options: Control
       onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
       onTick: () => metrics.resyncTicked(),
       tickMs: config.resyncTickMs,
+      killMarginMs: config.helmKillMarginSeconds * 1000,
     }),
   });
   metrics.countReleases(() => watches.list());

@@ -36,6 +36,9 @@ describe('SIGKILL of the controller during an automatic rollback', () => {
         HELMCREW_QUEUE_PREFIX: prefix,
         HELMCREW_WORK_DIR: join(dir, 'work'),
         HELMCREW_RESYNC_TICK_MS: '500',
+        // The second controller takes the killed one's rollback over after its timeout plus this
+        // margin (60 s by default): the rule is the same, the wait shorter.
+        HELMCREW_HELM_KILL_MARGIN_SECONDS: '5',
         LOG_LEVEL: 'info',
       },
       stdout: 'ignore',

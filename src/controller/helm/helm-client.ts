@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HelmRunner, HelmRunOptions } from './helm-runner.js';
-import { killAfterMs } from './kill-after.js';
+import { KILL_AFTER_MARGIN_SECONDS, killAfterMs } from './kill-after.js';
 import { releaseWritten, type ReleaseWritten } from '../../core/helm-storage/release-written.js';
 import type { ChartSource } from '../../core/release/desired-release.js';
 import { withPrivateFiles } from './private-files.js';
@@ -70,6 +70,8 @@ export class HelmClient {
     private readonly workDir: string,
     /** The kustomize binary helm's post-renderer plugin runs. */
     private readonly kustomizeBin = 'kustomize',
+    /** How long past its --timeout a helm process is left before it is killed (kill-after.ts). */
+    private readonly killMarginSeconds = KILL_AFTER_MARGIN_SECONDS,
   ) {}
 
   /** Downloads a chart archive once per repository, name and exact version; returns its path. */
@@ -159,7 +161,7 @@ export class HelmClient {
   }): Promise<void> {
     const args = ['rollback', req.releaseName, String(req.revision), '--namespace', req.namespace, ...req.flags];
     args.push('--history-max', String(req.maxHistory), ...impersonationFlags(req.impersonate));
-    await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds), redact: req.redact });
+    await this.runner.run(args, { step: 'rollback', release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds, this.killMarginSeconds), redact: req.redact });
   }
 
   /** `helm show crds`: the CRDs of the chart's crds/ folders (its subcharts' too), as YAML documents. */
@@ -170,12 +172,12 @@ export class HelmClient {
   /** `helm test`: runs the chart's test hooks against the deployed revision; fails when one fails. */
   async test(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; flags: string[]; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['test', req.releaseName, '--namespace', req.namespace, ...req.flags, ...impersonationFlags(req.impersonate)];
-    await this.runner.run(args, { step: 'test', release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds) });
+    await this.runner.run(args, { step: 'test', release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds, this.killMarginSeconds) });
   }
 
   async uninstall(req: { key: string; releaseName: string; namespace: string; timeoutSeconds: number; flags: string[]; impersonate?: ReleaseRequest['impersonate'] }): Promise<void> {
     const args = ['uninstall', req.releaseName, '--namespace', req.namespace, ...req.flags, ...impersonationFlags(req.impersonate)];
-    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds), helmTimeoutSeconds: req.timeoutSeconds });
+    await this.runner.run(args, { step: 'uninstall', release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds, this.killMarginSeconds), helmTimeoutSeconds: req.timeoutSeconds });
   }
 
   /**
@@ -199,7 +201,7 @@ export class HelmClient {
   }
 
   private releaseRunOptions(step: 'install' | 'upgrade', req: ReleaseRequest): HelmRunOptions {
-    return { step, release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact, cancelSignal: req.cancelSignal };
+    return { step, release: req.key, timeoutMs: killAfterMs(req.timeoutSeconds, this.killMarginSeconds), helmTimeoutSeconds: req.timeoutSeconds, input: helmValuesDocument(req.values), redact: req.redact, cancelSignal: req.cancelSignal };
   }
 
   private commonReleaseFlags(req: ReleaseRequest): string[] {

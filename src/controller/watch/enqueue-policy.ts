@@ -62,12 +62,12 @@ export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: See
  * the controller has not finished with is always due: Redis holds work, not truth, so a job lost
  * with a wiped or failed-over Redis is made again from what the API server says.
  */
-export function dueForResync(release: HelmRelease, now: number, lastCheckedMs?: number): boolean {
+export function dueForResync(release: HelmRelease, now: number, lastCheckedMs?: number, killMarginMs = KILL_AFTER_MARGIN_SECONDS * 1000): boolean {
   if (release.metadata.deletionTimestamp) return true;
   // Suspended releases are left alone, except for a rollback asked for and not done yet
   // (a job lost with a wiped Redis is made again).
   if (release.spec?.suspend) return pendingRollback(release) !== undefined;
-  if (release.status?.observedGeneration !== release.metadata.generation) return !inFlight(release, now);
+  if (release.status?.observedGeneration !== release.metadata.generation) return !inFlight(release, now, killMarginMs);
   // A quiet check is not written to status, only to the check ledger: the later of the two counts.
   const written = release.status?.lastReconciledAt ? Date.parse(release.status.lastReconciledAt) : NaN;
   const last = Math.max(Number.isNaN(written) ? -Infinity : written, lastCheckedMs ?? -Infinity);
@@ -89,7 +89,7 @@ export function dueForResync(release: HelmRelease, now: number, lastCheckedMs?: 
  * running: enqueuing it again would only add a redundant pass after it. One older than its
  * timeout plus the margin after which helm is killed (kill-after.ts) has lost its worker and is due again.
  */
-export function inFlight(release: HelmRelease, now: number): boolean {
+export function inFlight(release: HelmRelease, now: number, killMarginMs = KILL_AFTER_MARGIN_SECONDS * 1000): boolean {
   const status = release.status;
   if (!status) return false;
   const reconciling = status.conditions?.find((c) => c.type === 'Reconciling');
@@ -100,5 +100,5 @@ export function inFlight(release: HelmRelease, now: number): boolean {
   } catch {
     return false;
   }
-  return now - Date.parse(status.lastAttemptedAt) < timeoutMs + KILL_AFTER_MARGIN_SECONDS * 1000;
+  return now - Date.parse(status.lastAttemptedAt) < timeoutMs + killMarginMs;
 }

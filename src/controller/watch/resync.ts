@@ -17,6 +17,8 @@ export function startResync(opts: {
   /** Each round that runs (for the metrics). */
   onTick?: () => void;
   tickMs: number;
+  /** How long past its timeout an attempt whose worker vanished is left before it is due again (kill-after.ts). */
+  killMarginMs?: number;
   now?: () => number;
 }): () => void {
   const now = opts.now ?? Date.now;
@@ -29,7 +31,7 @@ export function startResync(opts: {
       const checked = await opts.lastChecked();
       for (const release of opts.list()) {
         const key = releaseKey(release.metadata.namespace, release.metadata.name);
-        if (dueForResync(release, now(), checked.get(key))) opts.onKey(key, 'resync');
+        if (dueForResync(release, now(), checked.get(key), opts.killMarginMs)) opts.onKey(key, 'resync');
       }
     } catch (error) {
       opts.onError?.(error as Error);
