@@ -1,27 +1,72 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * unit: pure decisions, no servers. integration: one real environment per run (Kubernetes,
- * Redis, helm, chart repository), shared by all files; files run one at a time on a 2-core
- * machine so timing-sensitive tests (in-flight upgrades) are not starved.
+ * unit: pure decisions, no servers. integration: real parts (Kubernetes, Redis, helm, chart
+ * repository) in one environment per project, started by the global set-up. Its files mostly
+ * wait (on helm, the API server, intervals), so two run side by side; those that need the machine
+ * alone (in-flight timing, killed processes, cluster-wide freezes or CRDs, load and rate figures)
+ * run after them, one at a time, in integration-serial. Workers are reused across files
+ * (isolate: false): loading the client libraries once per worker instead of once per file.
  */
+const SERIAL_FILES = [
+  // in-flight timing: an upgrade superseded, killed or timed out mid-run; leases; watch faults
+  'test/integration/superseded-upgrade.test.ts',
+  'test/integration/helm-timeout.test.ts',
+  'test/integration/graceful-shutdown.test.ts',
+  'test/integration/remediation-crash.test.ts',
+  'test/integration/crash-recovery.test.ts',
+  'test/integration/notify-crash.test.ts',
+  'test/integration/leader-election.test.ts',
+  'test/integration/two-controllers.test.ts',
+  'test/integration/watch-faults.test.ts',
+  // order, fairness, rate and load figures
+  'test/integration/queue-priority.test.ts',
+  'test/integration/tenant-limits.test.ts',
+  'test/integration/notify-slack-limits.test.ts',
+  'test/integration/repository-index-load.test.ts',
+  // the whole cluster or the whole Redis: a freeze on everything, CRDs, a second environment, failovers
+  'test/integration/image-build.test.ts',
+  'test/integration/crd-policy.test.ts',
+  'test/integration/dev-environment.test.ts',
+  'test/integration/redis-sentinel-failover.test.ts',
+  'test/integration/redis-wipe.test.ts',
+];
+
+const integration = {
+  globalSetup: ['test/support/global-setup.ts'],
+  // Around every file: the namespaces it created must be on their way out when it ends.
+  setupFiles: ['test/support/namespace-guard.ts'],
+  isolate: false,
+  testTimeout: 180_000,
+  hookTimeout: 900_000,
+};
+
 export default defineConfig({
   test: {
     reporters: ['default'],
     projects: [
       // Two workers even on two cores: its slowest files wait on node processes they start.
-      // Group 0 runs before the integration files (alone, one at a time), never beside them.
+      // Group 0 runs before the integration files, never beside them.
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], maxWorkers: 2, sequence: { groupOrder: 0 } } },
       {
         test: {
+          ...integration,
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'test/e2e/**/*.test.ts'],
-          globalSetup: ['test/support/global-setup.ts'],
-          // Around every file: the namespaces it created must be on their way out when it ends.
-          setupFiles: ['test/support/namespace-guard.ts'],
+          exclude: SERIAL_FILES,
+          maxWorkers: 2,
+          // The namespace guard then judges only the namespaces its own file created.
+          env: { HELMCREW_TEST_FILES_SIDE_BY_SIDE: '1' },
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        test: {
+          ...integration,
+          name: 'integration-serial',
+          include: SERIAL_FILES,
           fileParallelism: false,
-          testTimeout: 180_000,
-          hookTimeout: 900_000,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -50,7 +50,7 @@ for ((run = 1; run <= runs; run++)); do
   say "run $run/$runs: integration tests beside stress-ng --cpu $cpus"
   result=$out/run-$run.json
   rm -f "$result"
-  if ((${#files[@]})); then target=("${files[@]}"); else target=(--project integration); fi
+  if ((${#files[@]})); then target=("${files[@]}"); else target=(--project integration --project integration-serial); fi
   if [[ -n $shuffle ]]; then
     target+=(--sequence.shuffle.files "--sequence.seed=$((seed + run - 1))")
     say "run $run/$runs: files shuffled with seed $((seed + run - 1)) (STRESS_SEED=$((seed + run - 1)) STRESS_RUNS=1 repeats it)"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FINALIZER } from '../../src/api/vocabulary.js';
-import { namespacesAddedSince, namespacesLeftBehind, type NamespaceSeen, type ReleaseSeen } from '../../src/dev/harness/left-behind.js';
+import { createdByFile, namespacesAddedSince, namespacesLeftBehind, type NamespaceSeen, type ReleaseSeen } from '../../src/dev/harness/left-behind.js';
 
 const before = new Set(['default', 'kube-system', 'old-terminating']);
 const ns = (name: string, terminating: boolean): NamespaceSeen => ({ name, terminating });
@@ -26,6 +26,20 @@ describe('namespacesLeftBehind: what a test file leaves that will not go by itse
 
   it('namespaces there before the file are not its doing, whatever their state', () => {
     expect(namespacesLeftBehind(before, [ns('old-terminating', true)], [release('old-terminating', 'a', [FINALIZER])])).toEqual([]);
+  });
+});
+
+describe('createdByFile: whose namespaces a file judges when files run side by side', () => {
+  const marked = (name: string, createdBy?: string): NamespaceSeen => ({ name, terminating: false, createdBy });
+
+  it("beside another file: only the namespaces it marked; unmarked and the other file's are not its to judge", () => {
+    const left = namespacesLeftBehind(before, [marked('mine', 'test-a'), marked('theirs', 'test-b'), marked('unmarked')], [], createdByFile('test-a', false));
+    expect(left.map((l) => l.namespace)).toEqual(['mine']);
+  });
+
+  it('alone: unmarked new namespaces are its doing too (made by helm or a controller it ran)', () => {
+    const left = namespacesLeftBehind(before, [marked('mine', 'test-a'), marked('unmarked')], [], createdByFile('test-a', true));
+    expect(left.map((l) => l.namespace)).toEqual(['mine', 'unmarked']);
   });
 });
 

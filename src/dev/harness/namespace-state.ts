@@ -4,11 +4,16 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { makeKubeClients } from '../../core/kube/client.js';
 import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { NamespaceSeen, ReleaseSeen } from './left-behind.js';
+import { CREATED_BY_LABEL } from './namespaces.js';
 import { pollUntil } from './poll.js';
 
 export async function readNamespaces(kc: KubeConfig): Promise<NamespaceSeen[]> {
   const { items } = await kc.makeApiClient(CoreV1Api).listNamespace();
-  return items.map((ns) => ({ name: ns.metadata?.name ?? '', terminating: !!ns.metadata?.deletionTimestamp }));
+  return items.map((ns) => ({
+    name: ns.metadata?.name ?? '',
+    terminating: !!ns.metadata?.deletionTimestamp,
+    createdBy: ns.metadata?.labels?.[CREATED_BY_LABEL],
+  }));
 }
 
 export async function readReleasesWithFinalizers(kc: KubeConfig): Promise<ReleaseSeen[]> {

@@ -11,11 +11,24 @@ import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { mapLimit } from './map-limit.js';
 import { uniqueName } from './names.js';
 
+/** The label every namespace this process creates carries while a test file runs (see markNamespacesOf). */
+export const CREATED_BY_LABEL = 'helmcrew.dev/created-by';
+let createdBy: string | undefined;
+
+/**
+ * From now on, namespaces this process creates carry `helmcrew.dev/created-by: <owner>`: the
+ * integration guard marks each file's namespaces so it judges its own only while another file
+ * runs beside it in another worker. undefined stops marking.
+ */
+export function markNamespacesOf(owner: string | undefined): void {
+  createdBy = owner;
+}
+
 /** Creates the namespace; one that exists already is fine. */
 export async function ensureNamespace(kc: KubeConfig, name: string): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
   try {
-    await core.createNamespace({ body: { metadata: { name } } });
+    await core.createNamespace({ body: { metadata: { name, ...(createdBy ? { labels: { [CREATED_BY_LABEL]: createdBy } } : {}) } } });
   } catch (error) {
     if (!isConflict(error)) throw error;
   }
