@@ -49,16 +49,16 @@ describe('helm/helmcrew', () => {
     expect(lint.exitCode, lint.stdout + lint.stderr).toBe(0);
   });
 
-  it('refuses, naming the value, what cannot work: no Redis, two Redis, a typo, two controllers without leader election', async () => {
+  it('refuses, naming the value, what cannot work: no Redis, a typo, two controllers without leader election', async () => {
     const refusal = async (sets: string[]) => {
       const result = await execa(env.helmBin, ['template', 'hc', CHART_DIR, ...sets.flatMap((s) => ['--set', s])], { reject: false });
       expect(result.exitCode).not.toBe(0);
       return result.stderr;
     };
-    expect(await refusal([])).toMatch(/set redis.external.url, redis.external.existingSecret or redis.inChart.enabled=true/);
-    expect(await refusal(['redis.inChart.enabled=true', 'redis.external.url=redis://r:6379'])).toMatch(/choose one Redis/);
+    // Issue 33: the in-chart Redis is the default, and your Redis, once named, replaces it (chart-defaults.test.ts).
+    expect(await refusal(['redis.inChart.enabled=false'])).toMatch(/set redis.external.url, redis.external.existingSecret or redis.inChart.enabled=true/);
     expect(await refusal(['redis.url=redis://r:6379'])).toMatch(/additional properties 'url' not allowed/);
-    expect(await refusal(['redis.inChart.enabled=true', 'parts.run.replicas=2', 'leaderElection.enabled=false'])).toMatch(/needs leaderElection.enabled=true/);
+    expect(await refusal(['parts.run.replicas=2', 'leaderElection.enabled=false'])).toMatch(/needs leaderElection.enabled=true/);
   });
 
   it.each(Object.entries(VALUE_SETS))('every object rendered with the %s values is accepted by the API server (server-side dry run)', async (_name, sets) => {

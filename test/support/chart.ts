@@ -6,9 +6,9 @@ import { REPO_ROOT } from '../../src/dev/paths.js';
 
 export const CHART_DIR = join(REPO_ROOT, 'helm/helmcrew');
 
-/** The value sets the chart tests cover: the default (one `helmcrew run`), split parts, and an external Redis from a Secret. */
+/** The value sets the chart tests cover: the defaults (one `helmcrew run`, the in-chart Redis), split parts, and an external Redis from a Secret. */
 export const VALUE_SETS: Record<string, string[]> = {
-  default: ['redis.inChart.enabled=true'],
+  default: [],
   split: ['redis.external.url=redis://redis:6379', 'parts.split=true', 'slack.existingSecret=slack', 'parts.controller.replicas=2'],
   'external-redis': ['redis.external.existingSecret=hc-redis', 'slack.existingSecret=slack', 'slack.bot.service.enabled=true'],
 };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeMessage, planMessage } from '../../src/bot/slack/blocks.js';
-import { actionLabel, PlanAction, RELEASE_ACTION_IDS, ReleaseAction, releaseActionVerb } from '../../src/core/slack/action-ids.js';
+import { actionLabel, isOurActionId, PlanAction, RELEASE_ACTION_IDS, ReleaseAction, releaseActionVerb } from '../../src/core/slack/action-ids.js';
+import { unknownActionMessage, unknownCommandMessage } from '../../src/bot/slack/unknown-requests.js';
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../src/core/slack/mrkdwn.js';
 
 /** The Slack contract (core/slack) and the bot's messages built on it: ids and escaping written once. */
@@ -22,6 +23,20 @@ describe('button ids', () => {
     { id: ReleaseAction.Correct, want: 'correct' },
     { id: 'release_something_new', want: undefined },
   ])('label of $id', ({ id, want }) => expect(actionLabel(id)).toBe(want));
+
+  it('only our ids are ours, whatever type a payload gives the id', () => {
+    expect([PlanAction.Cancel, ReleaseAction.Status].map(isOurActionId)).toEqual([true, true]);
+    expect(['release_promote', '', 42, null, undefined, ['release_confirm'], { id: 'release_confirm' }].map(isOurActionId)).toEqual(Array(7).fill(false));
+  });
+
+  it('the answers to what this version does not handle quote the name, escaped and cut', () => {
+    expect(unknownActionMessage('release_promote').text).toMatch(/^This control \(`release_promote`\) is not one this version of helmcrew handles/);
+    expect(unknownActionMessage(42).text).toContain('(`42`)');
+    expect(unknownActionMessage(undefined).text).toContain('(`undefined`)');
+    const long = unknownCommandMessage(`/<${'x'.repeat(5000)}>`);
+    expect(long.response_type).toBe('ephemeral');
+    expect(long.text).toMatch(/^helmcrew answers \/release only, not `\/&lt;x{58}…`\./);
+  });
 
   it('the bot plan buttons carry the plan ids', () => {
     const plan = { title: 'suspend a/b', lines: [], warnings: [], doable: true };

@@ -35,9 +35,18 @@ rights it needs: controller, notify, bot.
 {{- range (include "helmcrew.parts" .root | fromYamlArray) }}{{ if has $.rights .rights }}{{ .name }}{{ end }}{{ end -}}
 {{- end -}}
 
+{{/*
+"true" when the release runs its own Redis: redis.inChart.enabled (the default) and no
+redis.external.* set. Your Redis, once named, always wins, so setting redis.external.url or
+redis.external.existingSecret is all that moving to production takes.
+*/}}
+{{- define "helmcrew.redisInChart" -}}
+{{- if and .Values.redis.inChart.enabled (not (or .Values.redis.external.url .Values.redis.external.existingSecret)) }}true{{ end -}}
+{{- end -}}
+
 {{- define "helmcrew.redisUrl" -}}
 - name: REDIS_URL
-{{- if .Values.redis.inChart.enabled }}
+{{- if include "helmcrew.redisInChart" . }}
   value: {{ printf "redis://%s-redis:6379" .Release.Name | quote }}
 {{- else if .Values.redis.external.existingSecret }}
   valueFrom: { secretKeyRef: { name: {{ .Values.redis.external.existingSecret }}, key: {{ .Values.redis.external.existingSecretKey }} } }

@@ -12,6 +12,7 @@ import { QueuedPreviews } from '../execute/preview-client.js';
 import { releaseOperations } from '../execute/wiring.js';
 import { BotMetrics } from '../metrics/bot-metrics.js';
 import type { ChannelPoster } from './channel-progress.js';
+import { answerEveryRequest, slackHttpReceiver } from './answer-every-request.js';
 import type { BotConfig } from './config.js';
 import { Directory } from './directory.js';
 import { FreezeReports } from './freeze-reports.js';
@@ -19,6 +20,7 @@ import { registerListeners, socketOpen } from './listeners.js';
 import { PlanStore } from './plan-store.js';
 import { ReleaseBot } from './release-bot.js';
 import { checkBotToken } from './token-check.js';
+import { registerUnknownRequestAnswers } from './unknown-requests.js';
 
 export interface RunningBot {
   mode: 'http' | 'socket';
@@ -79,6 +81,8 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
   });
 
   const registry = options.registry ?? newMetricsRegistry();
+  // Bolt's own Socket Mode set-up ignores clientOptions; through installerOptions the socket
+  // client's apps.connections.open goes to SLACK_API_URL too.
   const socket = config.appToken
     ? new SocketModeReceiver({ appToken: config.appToken, logLevel: LogLevel.WARN, installerOptions: { clientOptions } })
     : undefined;
@@ -86,11 +90,11 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     token: config.botToken,
     clientOptions,
     logLevel: LogLevel.WARN,
-    // Bolt's own Socket Mode set-up ignores clientOptions; through installerOptions the socket
-    // client's apps.connections.open goes to SLACK_API_URL too.
-    ...(socket ? { receiver: socket } : { signingSecret: config.signingSecret!, endpoints: '/slack/events' }),
+    // Every request answered within Slack's 3 s, also what no listener takes (answer-every-request.ts).
+    receiver: answerEveryRequest(socket ?? slackHttpReceiver(config.signingSecret!, log), log),
   });
   registerListeners(app, bot, web, log, new BotMetrics(registry));
+  registerUnknownRequestAnswers(app, log);
   const started = config.appToken ? await app.start() : await app.start(config.port);
   const port = config.appToken ? undefined : ((started as Server).address() as { port: number }).port;
   freezeReports.start(config.freezeSweepMs);

@@ -42,6 +42,11 @@ export function actionLabel(actionId: string): string | undefined {
   return ours.includes(actionId) ? actionId.slice(PREFIX.length) : undefined;
 }
 
+/** Whether Slack sent back one of our action ids (anything, since a payload may carry any type). */
+export function isOurActionId(actionId: unknown): boolean {
+  return typeof actionId === 'string' && actionLabel(actionId) !== undefined;
+}
+
 /** The value a release button carries: the HelmRelease object, not the Helm release name. */
 export function releaseActionValue(release: { namespace: string; name: string }): string {
   return `${release.namespace}/${release.name}`;
