@@ -12,6 +12,7 @@ usage:
   helmcrew release <verb> …    the /release grammar as the kubeconfig user (try: helmcrew release help);
                                --yes skips the confirmation, --no-wait does not wait for the controller
   helmcrew demo                the unicorn story on the local environment
+  helmcrew fleet [--json]      the clusters whose agents share this Redis: up, or unreachable since when
   helmcrew crds print|write|apply
                                the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
   helmcrew config print|write  the environment variables every part reads, as docs/configuration.md's table
@@ -36,6 +37,7 @@ const commands: Record<string, () => Promise<Command>> = {
   release: async () => (await import('./commands/release.js')).releaseCommand,
   bot: async () => (await import('./commands/bot.js')).botCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
+  fleet: async () => (await import('./commands/fleet.js')).fleetCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

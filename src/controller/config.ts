@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { ConfigError, MiB, positiveInt, readSharedConfig, SHARED_ENV, type Env, type SharedConfig } from '../core/config/env.js';
 import { declareEnv } from '../core/config/registry.js';
+import { commandKeyProblem } from '../core/fleet/signed-command.js';
 import type { TenancyPolicy } from '../core/release/tenancy-policy.js';
 import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, HostPolicyError, parseHostPolicy, type HostPolicy } from './charts/host-policy.js';
 import { validGoGC } from './helm/helm-process-env.js';
@@ -66,6 +67,15 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     defaultText: 'the pod’s namespace, else `default`',
     meaning: 'where the controller keeps its own objects: the values-digest key Secret (and the leader Lease)',
   },
+  HELMCREW_HEARTBEAT_SECONDS: {
+    default: 10,
+    meaning: 'how often this replica announces itself to the fleet (`helmcrew fleet`); silent 3 times as long, it is listed as unreachable',
+  },
+  HELMCREW_COMMAND_KEY: {
+    defaultText: 'none (no commands through Redis)',
+    meaning:
+      'this cluster’s key (a secret, at least 32 characters) for commands the bot sends through Redis: only commands signed with it for `HELMCREW_CLUSTER_NAME` are acted on ([operations](operations.md#running-a-fleet))',
+  },
   PATH: { default: '/usr/bin:/bin', meaning: 'passed on to git, whose environment is otherwise empty' },
 });
 
@@ -105,6 +115,10 @@ export interface ControllerConfig extends SharedConfig {
   maxReleaseRecordBytes: number;
   /** Where the controller keeps its own objects (the values digest key); default: the pod's namespace. */
   controllerNamespace?: string;
+  /** How often this replica writes its heartbeat (core/fleet/heartbeat.ts). */
+  heartbeatMs: number;
+  /** HELMCREW_COMMAND_KEY: commands through Redis are taken only when set. A secret: never logged. */
+  commandKey?: string;
 }
 
 export function readControllerConfig(env: Env = process.env): ControllerConfig {
@@ -141,7 +155,17 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     indexCacheBytes: own.positiveInt('HELMCREW_INDEX_CACHE_BYTES'),
     maxReleaseRecordBytes: own.positiveInt('HELMCREW_MAX_RELEASE_RECORD_BYTES'),
     controllerNamespace: own.raw('HELMCREW_NAMESPACE') || undefined,
+    heartbeatMs: own.positiveInt('HELMCREW_HEARTBEAT_SECONDS') * 1000,
+    commandKey: commandKey(own.raw('HELMCREW_COMMAND_KEY')),
   };
+}
+
+/** HELMCREW_COMMAND_KEY, checked for length; unset or empty: no commands through Redis. */
+function commandKey(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const problem = commandKeyProblem(raw);
+  if (problem) throw new ConfigError(problem);
+  return raw;
 }
 
 /** Unset or "default": helm keeps Go's own setting (or the GOGC the controller's environment passes on). */

@@ -29,6 +29,13 @@ import { FreezeWatch } from './watch/freeze-watch.js';
 import { ClusterWatches } from './watch/cluster-watches.js';
 import { LeaseElector } from './leader/lease-elector.js';
 import { leaseName } from './leader/lease-decision.js';
+import { startHeartbeat } from './fleet/heartbeat-loop.js';
+import { startCommandWorker } from './fleet/command-worker.js';
+import { helmcrewVersion } from '../core/version.js';
+import { hostname } from 'node:os';
+
+/** A cluster's heartbeat hash outlives its last beat by this much: a cluster taken away leaves the fleet listing by itself. */
+const HEARTBEAT_TTL_MS = 7 * 24 * 3600_000;
 
 /** Where the controller's happenings go beyond Kubernetes Events; the CLI wires notify's publisher here. */
 export interface NotificationSink extends ReleaseEventSink {
@@ -120,6 +127,11 @@ export async function startController(config: ControllerConfig, options: Control
   // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.
   const previews = startPreviewWorker({ connection, prefix: config.queuePrefix, log, preview: (request) => computePreview(ctx, request) });
 
+  // Commands the bot sends this cluster through Redis, signed with its key (core/fleet/signed-command.ts).
+  const commands = config.commandKey
+    ? startCommandWorker({ connection, prefix: config.queuePrefix, cluster: config.cluster, key: config.commandKey, api, events: ctx.events, log })
+    : undefined;
+
   await freezes.start();
   const elector = config.leaderElection
     ? new LeaseElector({
@@ -136,6 +148,18 @@ export async function startController(config: ControllerConfig, options: Control
   metrics.countLeadership(() => elector?.isLeader ?? true);
   if (elector) elector.start();
   else await watches.start();
+  // This replica announces itself to the fleet (`helmcrew fleet`); the pod's name is its host name.
+  const heartbeat = startHeartbeat({
+    redis: connection,
+    fleetPrefix: config.fleetPrefix,
+    cluster: config.cluster,
+    replica: `${hostname()}-${process.pid}`,
+    version: helmcrewVersion(),
+    releases: () => watches.list().length,
+    intervalMs: config.heartbeatMs,
+    ttlMs: HEARTBEAT_TTL_MS,
+    log,
+  });
   const health = config.healthPort
     ? startHealthServer({
         port: config.healthPort,
@@ -147,6 +171,8 @@ export async function startController(config: ControllerConfig, options: Control
     {
       redis: redactRedisUrl(config.redisUrl),
       prefix: config.queuePrefix,
+      cluster: config.cluster,
+      fleetCommands: Boolean(commands),
       namespaces: config.namespaces,
       concurrency: config.concurrency,
       tenancy: config.tenancy,
@@ -158,6 +184,7 @@ export async function startController(config: ControllerConfig, options: Control
     ready: () => watches.ready || !watches.active,
     health,
     stop: async () => {
+      heartbeat.stop();
       await health?.close();
       await elector?.stop();
       await watches.stop();
@@ -165,6 +192,7 @@ export async function startController(config: ControllerConfig, options: Control
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await previews.close();
+      await commands?.close();
       await queue.close();
       await publisher?.close();
       connection.disconnect();

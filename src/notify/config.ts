@@ -10,10 +10,6 @@ export const NOTIFY_ENV = declareEnv(['notify'], {
   HELMCREW_TEAM_REFRESH_MS: { default: 5000, meaning: 'how often Teams are listed again' },
   HELMCREW_NOTIFY_LOCK_MS: { default: 30_000, meaning: 'how long a crashed process can hold a delivery before another takes it over' },
   HELMCREW_TEAM_SELECTOR: { defaultText: 'every Team', meaning: 'serve only the Teams matching this label selector' },
-  HELMCREW_CLUSTER_NAME: {
-    defaultText: 'none',
-    meaning: 'said in every message: Slack’s and Teams’ Cluster field, PagerDuty’s key, source and summary, the webhook’s `cluster`',
-  },
   HELMCREW_STATUS_URL: {
     defaultText: 'none',
     meaning: 'a release’s status page, `{namespace}` and `{name}` filled in: templates’ `links.status`, the Teams card’s link',
@@ -54,7 +50,7 @@ export function readNotifyConfig(env: Env = process.env): NotifyConfig {
     teamRefreshMs: own.positiveInt('HELMCREW_TEAM_REFRESH_MS'),
     lockMs: own.positiveInt('HELMCREW_NOTIFY_LOCK_MS'),
     teamSelector: own.raw('HELMCREW_TEAM_SELECTOR') || undefined,
-    clusterName: own.raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined,
+    clusterName: SHARED_ENV.in(env).raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined,
     statusUrl: own.raw('HELMCREW_STATUS_URL')?.trim() || undefined,
     healthPort: SHARED_ENV.in(env).raw('HEALTH_PORT') ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
   };

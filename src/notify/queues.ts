@@ -1,9 +1,10 @@
 import type { ReleaseNotification } from './contract.js';
+import { QUEUE_NAMES } from '../core/fleet/cluster-keys.js';
 
 /** Notifications as published by the controller: one job per happening, id = notification id. */
-export const NOTIFY_QUEUE = 'notify';
+export const NOTIFY_QUEUE = QUEUE_NAMES.notify;
 /** Drain jobs: one per (team, channel, release) mailbox, deduplicated by mailbox. */
-export const DELIVERY_QUEUE = 'notify-delivery';
+export const DELIVERY_QUEUE = QUEUE_NAMES.delivery;
 
 export type NotifyJob = ReleaseNotification;
 

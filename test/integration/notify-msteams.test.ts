@@ -14,6 +14,7 @@ import { adaptiveCardValidator } from '../support/adaptive-card-schema.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createTeam, deleteTeams, notificationFor } from '../support/notify-fixtures.js';
 import { spawnNotify } from '../support/notify-process.js';
+import { clusterKeyspace } from '../../src/core/fleet/cluster-keys.js';
 
 /**
  * Issue 21: a `helmcrew notify` process posts to a Teams Workflows webhook (the local fake) whose
@@ -28,7 +29,7 @@ describe('Microsoft Teams: one Adaptive Card per operation', () => {
   const token = randomBytes(16).toString('hex');
   const teams = new FakeMSTeams({ retryAfterSeconds: 1 });
   const redis = connectRedis(env.redisUrl);
-  const publisher = new NotifyPublisher({ connection: redis, prefix: run, log: createLogger('test', 'warn') });
+  const publisher = new NotifyPublisher({ connection: redis, prefix: clusterKeyspace(run, 'test-cluster'), log: createLogger('test', 'warn') });
   const subscribed = uniqueName('teamsns');
   let ns: string;
   let logFile: string;

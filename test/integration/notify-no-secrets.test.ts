@@ -17,6 +17,7 @@ import { createSigningSecret, createTeam, deleteTeams, notificationFor, TEST_LAB
 import { spawnNotify } from '../support/notify-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { eventually } from '../support/eventually.js';
+import { clusterKeyspace } from '../../src/core/fleet/cluster-keys.js';
 
 const secret = (label: string) => `${label}-${randomBytes(12).toString('hex')}`;
 
@@ -43,7 +44,7 @@ describe('no token, routing key or Secret value in any payload or log', () => {
   const pagerduty = new FakePagerDuty();
   const msteams = new FakeMSTeams();
   const redis = connectRedis(env.redisUrl);
-  const publisher = new NotifyPublisher({ connection: redis, prefix: run, log: createLogger('test', 'warn') });
+  const publisher = new NotifyPublisher({ connection: redis, prefix: clusterKeyspace(run, 'test-cluster'), log: createLogger('test', 'warn') });
   let slack: FakeSlack;
   let ns: string;
   let logFile: string;

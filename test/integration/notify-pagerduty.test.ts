@@ -44,7 +44,8 @@ describe('PagerDuty: an incident per failing release, resolved by its recovery',
   beforeAll(async () => {
     await pagerduty.start();
     await ensureNamespace(kubeConfig, prod);
-    ctl = await startTestController([prod]);
+    // notify and the controller meet in the named cluster's keyspace (HELMCREW_CLUSTER_NAME names both).
+    ctl = await startTestController([prod], { HELMCREW_CLUSTER_NAME: cluster });
     run = ctl.prefix;
     dir = await mkdtemp(join(tmpdir(), 'helmcrew-pd-'));
     await kube.core.createNamespacedSecret({

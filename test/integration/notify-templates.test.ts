@@ -15,6 +15,7 @@ import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createTeam, deleteTeams, notificationFor } from '../support/notify-fixtures.js';
 import { spawnNotify } from '../support/notify-process.js';
+import { clusterKeyspace } from '../../src/core/fleet/cluster-keys.js';
 
 const TOKEN = 'xoxb-notify-templates-token';
 const TEMPLATE = '[{{cluster}}] {{outcome}}: {{namespace}}/{{release}} {{fromVersion}} → {{toVersion}}';
@@ -33,7 +34,7 @@ describe('message templates and the cluster name', () => {
   const teams = new FakeMSTeams();
   const pagerduty = new FakePagerDuty();
   const redis = connectRedis(env.redisUrl);
-  const publisher = new NotifyPublisher({ connection: redis, prefix: run, log: createLogger('test', 'warn') });
+  const publisher = new NotifyPublisher({ connection: redis, prefix: clusterKeyspace(run, 'test-cluster'), log: createLogger('test', 'warn') });
   let slack: FakeSlack;
   let ns: string;
   let notify: ResultPromise;

@@ -1,4 +1,5 @@
-import { ConfigError, SHARED_ENV, type Env } from '../../core/config/env.js';
+import { checkedClusterName, ConfigError, SHARED_ENV, type Env } from '../../core/config/env.js';
+import { clusterKeyspace } from '../../core/fleet/cluster-keys.js';
 import { declareEnv } from '../../core/config/registry.js';
 
 /** What Slack's bot and the terminal's `helmcrew release` both read (docs/configuration.md is generated from it). */
@@ -19,6 +20,7 @@ export interface SessionConfig {
   kubeconfig?: string;
   /** Previews are asked over Redis; the terminal goes without when it is not set (the bot requires it). */
   redisUrl?: string;
+  /** The cluster's keyspace (HELMCREW_QUEUE_PREFIX and HELMCREW_CLUSTER_NAME, core/fleet/cluster-keys.ts). */
   keyPrefix: string;
   /** How long the person waits for the controller's report before hearing it is still pending. */
   outcomeTimeoutMs: number;
@@ -34,7 +36,7 @@ export function readSessionConfig(env: Env = process.env): SessionConfig {
   return {
     kubeconfig: shared.raw('KUBECONFIG') || undefined,
     redisUrl: shared.raw('REDIS_URL') || undefined,
-    keyPrefix: shared.text('HELMCREW_QUEUE_PREFIX'),
+    keyPrefix: clusterKeyspace(shared.text('HELMCREW_QUEUE_PREFIX'), checkedClusterName(env, shared.text('HELMCREW_QUEUE_PREFIX'))),
     outcomeTimeoutMs: own.parse('HELMCREW_OUTCOME_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 3600)) * 1000,
     previewTimeoutMs: own.parse('HELMCREW_PREVIEW_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 600)) * 1000,
     timeZone: shared.text('HELMCREW_TIME_ZONE'),

@@ -1,3 +1,4 @@
+import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Redis } from 'ioredis';
 import { FREEZE_REPORTED_ANNOTATION } from '../../api/annotations.js';
 import type { Freeze } from '../../api/freeze.js';
@@ -43,7 +44,7 @@ export class FreezeReports {
   constructor(private readonly deps: FreezeReportsDeps) {}
 
   private key(what: string): string {
-    return `${this.deps.prefix}:bot:freeze:${what}`;
+    return clusterKey(this.deps.prefix, 'botFreeze', what);
   }
 
   /** True for the one caller that may report this freeze's end. */

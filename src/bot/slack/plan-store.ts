@@ -1,3 +1,4 @@
+import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { PreparedAction } from '../plan/prepared.js';
@@ -25,7 +26,7 @@ export class PlanStore {
   ) {}
 
   private key(id: string): string {
-    return `${this.prefix}:bot:plan:${id}`;
+    return clusterKey(this.prefix, 'botPlan', id);
   }
 
   async put(plan: StoredPlan): Promise<string> {

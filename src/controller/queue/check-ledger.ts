@@ -1,3 +1,4 @@
+import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Redis } from 'ioredis';
 
 /**
@@ -14,7 +15,7 @@ export class CheckLedger {
     private readonly redis: Redis,
     prefix: string,
   ) {
-    this.key = `${prefix}:checked`;
+    this.key = clusterKey(prefix, 'checked');
   }
 
   async checked(releaseKey: string, atMs: number): Promise<void> {

@@ -2,8 +2,9 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../core/log.js';
 import { RECONCILE_ATTEMPTS, retryDelayMs } from './retry-policy.js';
+import { QUEUE_NAMES } from '../../core/fleet/cluster-keys.js';
 
-export const RECONCILE_QUEUE = 'reconcile';
+export const RECONCILE_QUEUE = QUEUE_NAMES.reconcile;
 
 export interface ReconcileJob {
   /** "namespace/name" of a HelmRelease: the job carries the key only; the worker re-reads. */

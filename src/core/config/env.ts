@@ -1,3 +1,4 @@
+import { clusterKeyspace, parseClusterName, prefixProblem } from '../fleet/cluster-keys.js';
 import { parseRedisUrl } from '../redis-url.js';
 import { ConfigError, required, type Env } from './parsers.js';
 import { declareEnv } from './registry.js';
@@ -26,6 +27,12 @@ export const SHARED_ENV = declareEnv(['controller', 'notify', 'bot'], {
     meaning: 'the Redis key prefix of the queues; the bot and `helmcrew release` ask the controller for change previews through it',
     parts: ['controller', 'notify', 'bot', 'cli'],
   },
+  HELMCREW_CLUSTER_NAME: {
+    defaultText: 'none (`default`)',
+    meaning:
+      'this cluster’s name in a fleet (a DNS label): its queues and keys live under `{<prefix>:<name>}` in Redis, apart from every other cluster’s ([redis](redis.md#a-fleet-on-one-redis)); said in every message: Slack’s and Teams’ Cluster field, PagerDuty’s key, source and summary, the webhook’s `cluster`',
+    parts: ['controller', 'notify', 'bot', 'cli'],
+  },
   LOG_LEVEL: {
     default: 'info',
     meaning: 'pino log level of the JSON logs on stderr (`helmcrew release` and the demo’s bot: `warn`)',
@@ -49,13 +56,29 @@ export const SHARED_ENV = declareEnv(['controller', 'notify', 'bot'], {
 export interface SharedConfig {
   kubeconfig?: string;
   redisUrl: string;
+  /** The cluster's keyspace: every queue and key of this cluster's parts (core/fleet/cluster-keys.ts). */
   queuePrefix: string;
+  /** HELMCREW_QUEUE_PREFIX as set: the fleet's, which every cluster's keyspace is made from. */
+  fleetPrefix: string;
+  /** HELMCREW_CLUSTER_NAME, `default` when unset. */
+  cluster: string;
 }
 
 export function readSharedConfig(env: Env): SharedConfig {
   const redisUrl = checkedRedisUrl(env);
   const shared = SHARED_ENV.in(env);
-  return { kubeconfig: shared.raw('KUBECONFIG') || undefined, redisUrl, queuePrefix: shared.text('HELMCREW_QUEUE_PREFIX') };
+  const fleetPrefix = shared.text('HELMCREW_QUEUE_PREFIX');
+  const cluster = checkedClusterName(env, fleetPrefix);
+  return { kubeconfig: shared.raw('KUBECONFIG') || undefined, redisUrl, queuePrefix: clusterKeyspace(fleetPrefix, cluster), fleetPrefix, cluster };
+}
+
+/** HELMCREW_CLUSTER_NAME (`default` when unset), checked with the prefix it is combined with, else a ConfigError. */
+export function checkedClusterName(env: Env, fleetPrefix: string): string {
+  const parsed = parseClusterName(SHARED_ENV.in(env).raw('HELMCREW_CLUSTER_NAME'));
+  if (!parsed.ok) throw new ConfigError(parsed.message);
+  const problem = env.HELMCREW_CLUSTER_NAME?.trim() ? prefixProblem(fleetPrefix) : undefined;
+  if (problem) throw new ConfigError(problem);
+  return parsed.name;
 }
 
 /** REDIS_URL, checked: one Redis or a Sentinel set (core/redis-url.ts), else a ConfigError saying what is wrong. */

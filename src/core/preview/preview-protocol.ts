@@ -1,3 +1,5 @@
+import { QUEUE_NAMES } from '../fleet/cluster-keys.js';
+
 /**
  * What the bot asks the controller when a plan should show what would change, and what it gets
  * back. The controller answers because it alone runs helm, pulls charts with their credentials
@@ -5,7 +7,7 @@
  * which both already use.
  */
 
-export const PREVIEW_QUEUE = 'preview';
+export const PREVIEW_QUEUE = QUEUE_NAMES.preview;
 
 export interface PreviewRequest {
   namespace: string;

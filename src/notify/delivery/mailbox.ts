@@ -1,3 +1,4 @@
+import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Redis } from 'ioredis';
 import type { ReleaseNotification } from '../contract.js';
 import type { LastDelivered } from './plan-delivery.js';
@@ -63,7 +64,7 @@ export class Mailboxes {
   ) {}
 
   private keys(id: string) {
-    const base = `${this.prefix}:notify:mailbox:${id}`;
+    const base = clusterKey(this.prefix, 'notifyMailbox', id);
     return { pending: `${base}:pending`, items: `${base}:items`, done: `${base}:done`, last: `${base}:last`, lock: `${base}:lock` };
   }
 

@@ -1,3 +1,4 @@
+import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Redis } from 'ioredis';
 
 // Token buckets in Redis, on Redis' own clock, so every notify replica shares one limit per key.
@@ -73,7 +74,7 @@ export class ChannelRateLimiter {
   async reserveAll(reservations: readonly BucketReservation[]): Promise<number> {
     const wanted = reservations.filter((r) => r.count > 0);
     if (wanted.length === 0) return 0;
-    const keys = wanted.map((r) => `${this.prefix}:notify:rate:${r.key}`);
+    const keys = wanted.map((r) => clusterKey(this.prefix, 'notifyRate', r.key));
     const args = wanted.flatMap((r) => [r.limit.perSecond, r.limit.burst, r.count]);
     return Number(await this.redis.eval(RESERVE, keys.length, ...keys, ...args));
   }

@@ -1,3 +1,4 @@
+import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Redis } from 'ioredis';
 import type { ReleaseNotification } from '../contract.js';
 
@@ -17,7 +18,7 @@ export class UnroutedMarks {
   ) {}
 
   private key(release: string): string {
-    return `${this.prefix}:notify:unrouted:${release}`;
+    return clusterKey(this.prefix, 'notifyUnrouted', release);
   }
 
   static releaseOf(n: ReleaseNotification): string {

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../../core/config/env.js';
+import { ConfigError, SHARED_ENV } from '../../../core/config/env.js';
 import { NOTIFY_ENV } from '../../config.js';
 import { PermanentDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
 import { postForDelivery, type SigningKeys } from '../webhook.js';
@@ -16,7 +16,7 @@ export function readMSTeamsConfig(env: Record<string, string | undefined>): MSTe
   const vars = NOTIFY_ENV.in(env);
   const statusUrl = vars.raw('HELMCREW_STATUS_URL')?.trim() || undefined;
   if (statusUrl && !/^https?:\/\/[^\s]+$/.test(statusUrl)) throw new ConfigError(`HELMCREW_STATUS_URL must be an http(s) URL, got "${statusUrl}"`);
-  return { statusUrl, cluster: vars.raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined };
+  return { statusUrl, cluster: SHARED_ENV.in(env).raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../../core/config/env.js';
+import { ConfigError, SHARED_ENV } from '../../../core/config/env.js';
 import { NOTIFY_ENV } from '../../config.js';
 import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
 import { originOf, parseRetryAfter, webhookVerdict, type SigningKeys } from '../webhook.js';
@@ -19,7 +19,7 @@ export function readPagerDutyConfig(env: Record<string, string | undefined>): Pa
   const vars = NOTIFY_ENV.in(env);
   const url = vars.raw('HELMCREW_PAGERDUTY_URL')?.trim() || DEFAULT_PAGERDUTY_URL;
   if (!/^https?:\/\/[^\s]+$/.test(url)) throw new ConfigError(`HELMCREW_PAGERDUTY_URL must be an http(s) URL, got "${url}"`);
-  return { url, cluster: vars.raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined };
+  return { url, cluster: SHARED_ENV.in(env).raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined };
 }
 
 /** PagerDuty's 400 says what is wrong in `errors`; kept short, and never with the routing key in it. */

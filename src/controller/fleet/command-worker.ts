@@ -1,0 +1,74 @@
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { ReleaseEvent } from '../../api/vocabulary.js';
+import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
+import { clusterKey, QUEUE_NAMES } from '../../core/fleet/cluster-keys.js';
+import type { CommandOutcome } from '../../core/fleet/command-protocol.js';
+import { nonceTtlMs, verifyCommand, type SignedCommand } from '../../core/fleet/signed-command.js';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { Logger } from '../../core/log.js';
+
+/** The field manager of intents written on the bot's behalf: the bot's own, so chat's writes look alike wherever they were made. */
+export const FLEET_COMMAND_FIELD_MANAGER = 'helmcrew-bot';
+
+export interface CommandWorkerOptions {
+  connection: Redis;
+  /** This cluster's keyspace (the queue lives there) and name (a command must be signed for it). */
+  prefix: string;
+  cluster: string;
+  /** HELMCREW_COMMAND_KEY: never logged. */
+  key: string;
+  api: HelmReleaseApi;
+  events: ReleaseEventSink;
+  log: Logger;
+  now?: () => number;
+}
+
+/**
+ * The agent's end of the fleet's command channel (core/fleet/signed-command.ts): verifies each
+ * command, remembers its nonce until it expires (SET NX: a second delivery of the same command is a
+ * replay), and writes the intent to the HelmRelease in this cluster — the controller then acts on
+ * it as on chat's own writes. A refusal is logged (never with the key or the signature) and
+ * answered; nothing is retried, the person asking is waiting.
+ */
+export function startCommandWorker(opts: CommandWorkerOptions): Worker<SignedCommand, CommandOutcome> {
+  const now = opts.now ?? Date.now;
+  const handle = async (job: Job<SignedCommand>): Promise<CommandOutcome> => {
+    const at = now();
+    const verdict = verifyCommand(job.data, opts.cluster, opts.key, at);
+    const claimed = job.data?.command;
+    const about = {
+      cluster: opts.cluster,
+      signedFor: claimed?.cluster,
+      release: claimed ? `${claimed.namespace}/${claimed.name}` : undefined,
+      action: claimed?.verb,
+      nonce: claimed?.nonce,
+    };
+    if (!verdict.ok) {
+      opts.log.warn({ ...about, refused: verdict.reason }, `fleet command refused: ${verdict.message}`);
+      return { ok: false, refused: verdict.reason, message: verdict.message };
+    }
+    const command = verdict.command;
+    const fresh = await opts.connection.set(clusterKey(opts.prefix, 'commandNonce', command.nonce), '1', 'PX', nonceTtlMs(command, at), 'NX');
+    if (fresh !== 'OK') {
+      opts.log.warn({ ...about, refused: 'replayed' }, 'fleet command refused: its nonce was used already (a replay)');
+      return { ok: false, refused: 'replayed', message: 'this command was already received once' };
+    }
+    const release = await opts.api.get(command.namespace, command.name);
+    if (!release) return { ok: false, message: `no HelmRelease ${command.namespace}/${command.name} in cluster "${opts.cluster}"` };
+    let written;
+    try {
+      written = await opts.api.patchIntent(command.namespace, command.name, command.patch, FLEET_COMMAND_FIELD_MANAGER);
+    } catch (error) {
+      opts.log.warn({ ...about, error: (error as Error).message }, 'fleet command not written');
+      return { ok: false, message: `could not write the intent in cluster "${opts.cluster}": ${(error as Error).message}` };
+    }
+    const message = `${command.actor} asked for ${command.verb} of ${command.namespace}/${command.name}${command.reason ? `: ${command.reason}` : ''} (fleet command)`;
+    await opts.events.record(written, ReleaseEvent.ActionRequested, message, { cause: `${command.actor} ${command.verb}` });
+    opts.log.info({ ...about, actor: command.actor, reason: command.reason, generation: written.metadata.generation }, 'release action requested');
+    return { ok: true, message, generation: written.metadata.generation };
+  };
+  const worker = new Worker<SignedCommand, CommandOutcome>(QUEUE_NAMES.command, handle, { connection: opts.connection, prefix: opts.prefix, concurrency: 4 });
+  worker.on('error', (error) => opts.log.error({ err: error }, 'fleet command worker error'));
+  return worker;
+}

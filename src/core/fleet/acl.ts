@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import { clusterAclPattern, fleetBase, fleetIndexKey } from './cluster-keys.js';
+
+/**
+ * Redis ACL users for a fleet (pure; docs/redis.md shows the lines, the ACL test loads them into
+ * redis-server). An agent may touch only its cluster's keyspace, plus SADD of its name to the
+ * fleet index; the hub (the fleet's bot and notify) every cluster's keyspace and the index.
+ * Commands that reach past key patterns are taken away: SCAN, KEYS and RANDOMKEY would show other
+ * clusters' key names, FLUSH*, SCRIPT FLUSH and FUNCTION would reach everyone's data or scripts.
+ * Passwords are written as their SHA-256 (`#…`), never in clear.
+ */
+
+/** What BullMQ and helmcrew need (scripts, streams, blocking pops, INFO for the version check, CLIENT SETNAME) and nothing that crosses keyspaces. */
+const COMMANDS = '+@all -@dangerous -@admin +info +client|setname +client|getname +client|id -scan -randomkey -script|flush -function';
+
+function passwordRule(password: string): string {
+  return `#${createHash('sha256').update(password).digest('hex')}`;
+}
+
+/** The ACL line of cluster `cluster`'s agents (controller, and a notify or bot kept in that cluster). */
+export function agentAclLine(user: string, password: string, fleetPrefix: string, cluster: string): string {
+  return `user ${user} on ${passwordRule(password)} resetkeys ~${clusterAclPattern(fleetPrefix, cluster)} resetchannels ${COMMANDS} (~${fleetIndexKey(fleetPrefix)} +sadd)`;
+}
+
+/** The ACL line of the fleet's hub: every named cluster's keyspace (`{<prefix>:*}:*`) and the fleet index. */
+export function hubAclLine(user: string, password: string, fleetPrefix: string): string {
+  return `user ${user} on ${passwordRule(password)} resetkeys ~{${fleetBase(fleetPrefix)}:*}:* ~${fleetIndexKey(fleetPrefix)} resetchannels ${COMMANDS}`;
+}

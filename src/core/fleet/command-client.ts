@@ -1,0 +1,57 @@
+import { Queue, QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { clusterKeyspace, QUEUE_NAMES } from './cluster-keys.js';
+import type { CommandOutcome } from './command-protocol.js';
+import type { SignedCommand } from './signed-command.js';
+
+/**
+ * Sends signed commands to clusters' agents over the fleet's Redis and waits for their outcome
+ * (the bot's side; it holds no kubeconfig of those clusters). One queue per cluster, in that
+ * cluster's keyspace; its QueueEvents are opened on first use and kept.
+ */
+export class FleetCommandClient {
+  private readonly lanes = new Map<string, { queue: Queue<SignedCommand, CommandOutcome>; events: QueueEvents; connection: Redis }>();
+
+  constructor(
+    private readonly connection: Redis,
+    private readonly fleetPrefix: string,
+  ) {}
+
+  private lane(cluster: string) {
+    let lane = this.lanes.get(cluster);
+    if (!lane) {
+      const prefix = clusterKeyspace(this.fleetPrefix, cluster);
+      // QueueEvents blocks on a stream read: a connection of its own, which close() ends.
+      const connection = this.connection.duplicate();
+      lane = {
+        queue: new Queue<SignedCommand, CommandOutcome>(QUEUE_NAMES.command, { connection: this.connection, prefix }),
+        events: new QueueEvents(QUEUE_NAMES.command, { connection, prefix }),
+        connection,
+      };
+      this.lanes.set(cluster, lane);
+    }
+    return lane;
+  }
+
+  /** Puts the command on the queue of the cluster it is signed for; the answer, or why there is none within `timeoutMs`. */
+  async send(signed: SignedCommand, timeoutMs: number, cluster = signed.command.cluster): Promise<CommandOutcome> {
+    const lane = this.lane(cluster);
+    await lane.events.waitUntilReady();
+    const job = await lane.queue.add(signed.command.verb, signed, { removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } });
+    try {
+      return await job.waitUntilFinished(lane.events, timeoutMs);
+    } catch {
+      await job.remove().catch(() => undefined);
+      return { ok: false, message: `no agent of cluster "${cluster}" answered within ${Math.round(timeoutMs / 1000)} s` };
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const lane of this.lanes.values()) {
+      await lane.events.close();
+      await lane.queue.close();
+      lane.connection.disconnect();
+    }
+    this.lanes.clear();
+  }
+}

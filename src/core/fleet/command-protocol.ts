@@ -1,0 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { MAX_COMMAND_LIFETIME_MS, type FleetCommand, type Refusal } from './signed-command.js';
+
+/** What the agent answers, as the command job's return value (in the cluster's own keyspace, which only its agents and the bot may write). */
+export type CommandOutcome = { ok: true; message: string; generation?: number } | { ok: false; message: string; refused?: Refusal };
+
+/** A command as the bot makes it: a fresh nonce and an expiry `lifetimeMs` ahead (at most the maximum). */
+export function newCommand(fields: Omit<FleetCommand, 'nonce' | 'expiresAt'>, now: number, lifetimeMs = 2 * 60_000): FleetCommand {
+  return {
+    ...fields,
+    nonce: randomBytes(16).toString('hex'),
+    expiresAt: new Date(now + Math.min(lifetimeMs, MAX_COMMAND_LIFETIME_MS)).toISOString(),
+  };
+}

@@ -1,0 +1,115 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentAclLine, hubAclLine } from '../../src/core/fleet/acl.js';
+import { clusterKey, clusterKeyspace, fleetIndexKey } from '../../src/core/fleet/cluster-keys.js';
+import { readFleet } from '../../src/core/fleet/fleet-store.js';
+import { createLogger } from '../../src/core/log.js';
+import { stopProcess, type StartedProcess } from '../../src/dev/processes.js';
+import { startRedis } from '../../src/dev/redis.js';
+import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
+
+/**
+ * Issue 32: with the ACL users of docs/redis.md (core/fleet/acl.ts) on Debian's redis-server, the
+ * `edge` agent cannot read or write `home`'s keys nor take a name out of the fleet index, and a
+ * controller logged in as that user still works (BullMQ's scripts, streams and blocking reads).
+ */
+describe('Redis ACLs per cluster', () => {
+  const { env, kubeConfig } = testEnv();
+  const fleet = uniqueName('hcacl');
+  const pw = { edge: 'edge-secret-0123456789', home: 'home-secret-0123456789', hub: 'hub-secret-0123456789' };
+  let proc: StartedProcess | undefined;
+  let port = 0;
+  const clients: Redis[] = [];
+  let namespace = '';
+  let agent: TestController | undefined;
+  const as = (user: string, password: string) => {
+    const client = new Redis({ port, host: '127.0.0.1', username: user, password, maxRetriesPerRequest: 1, lazyConnect: false });
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'helmcrew-acl-'));
+    const aclFile = join(dir, 'users.acl');
+    await writeFile(
+      aclFile,
+      [
+        // The unauthenticated user may only PING (the start-up's readiness check); nobody holds every key.
+        'user default on nopass resetkeys resetchannels -@all +ping',
+        agentAclLine('agent-edge', pw.edge, fleet, 'edge'),
+        agentAclLine('agent-home', pw.home, fleet, 'home'),
+        hubAclLine('hub', pw.hub, fleet),
+        '',
+      ].join('\n'),
+    );
+    const started = await startRedis({
+      stateDir: dir,
+      dir: join(dir, 'redis'),
+      log: createLogger('redis', 'warn'),
+      onStarted: (p) => (proc = p),
+      extraArgs: ['--aclfile', aclFile],
+    });
+    port = started.port;
+  });
+  afterAll(async () => {
+    await agent?.stop();
+    for (const c of clients) c.disconnect();
+    if (proc) await stopProcess(proc, 2000);
+    if (namespace) await deleteNamespace(kubeConfig, namespace);
+  });
+
+  const edgeKey = (kind: 'checked' | 'agents') => clusterKey(clusterKeyspace(fleet, 'edge'), kind);
+  const homeKey = (kind: 'checked' | 'agents') => clusterKey(clusterKeyspace(fleet, 'home'), kind);
+
+  it('the edge agent reads and writes its own keys, and none of home’s', async () => {
+    const home = as('agent-home', pw.home);
+    await home.zadd(homeKey('checked'), 1, 'web/unicorn');
+    const edge = as('agent-edge', pw.edge);
+    await edge.zadd(edgeKey('checked'), 1, 'web/unicorn');
+    expect(await edge.zrange(edgeKey('checked'), 0, -1)).toEqual(['web/unicorn']);
+    await expect(edge.zrange(homeKey('checked'), 0, -1)).rejects.toThrow(/NOPERM/);
+    await expect(edge.zadd(homeKey('checked'), 2, 'web/forged')).rejects.toThrow(/NOPERM/);
+    await expect(edge.del(homeKey('checked'))).rejects.toThrow(/NOPERM/);
+    await expect(edge.set(`${clusterKeyspace(fleet, 'home')}:command:completed`, 'forged')).rejects.toThrow(/NOPERM/);
+    // Key names reach past patterns through SCAN and KEYS: both are taken away.
+    await expect(edge.scan(0)).rejects.toThrow(/NOPERM/);
+    await expect(edge.keys('*')).rejects.toThrow(/NOPERM/);
+    await expect(edge.flushall()).rejects.toThrow(/NOPERM/);
+    expect(await home.zrange(homeKey('checked'), 0, -1)).toEqual(['web/unicorn']);
+  });
+
+  it('an agent may add its name to the fleet index and do nothing else there', async () => {
+    const edge = as('agent-edge', pw.edge);
+    expect(await edge.sadd(fleetIndexKey(fleet), 'edge')).toBeGreaterThanOrEqual(0);
+    await expect(edge.srem(fleetIndexKey(fleet), 'home')).rejects.toThrow(/NOPERM/);
+    await expect(edge.del(fleetIndexKey(fleet))).rejects.toThrow(/NOPERM/);
+    await expect(edge.smembers(fleetIndexKey(fleet))).rejects.toThrow(/NOPERM/);
+  });
+
+  it('a controller logged in as the edge agent reconciles and announces itself; the hub lists it', async () => {
+    namespace = await freshNamespace(kubeConfig, 'acl');
+    agent = await startTestController([namespace], {
+      REDIS_URL: `redis://agent-edge:${pw.edge}@127.0.0.1:${port}`,
+      HELMCREW_QUEUE_PREFIX: fleet,
+      HELMCREW_CLUSTER_NAME: 'edge',
+      HELMCREW_HEARTBEAT_SECONDS: '1',
+    });
+    const generation = await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }),
+    );
+    const release = await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
+    expect(release.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
+    const hub = as('hub', pw.hub);
+    await eventually(async () => expect((await readFleet(hub, fleet, Date.now())).find((c) => c.name === 'edge')?.state).toBe('up'), {
+      timeoutMs: 10_000,
+      intervalMs: 200,
+    });
+    await expect(hub.get('other-app:secret')).rejects.toThrow(/NOPERM/);
+  });
+});
