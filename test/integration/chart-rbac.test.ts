@@ -160,7 +160,14 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
       'tenancy.allowCrossNamespaceTargets=false',
     ]);
     const vars = literalEnv(deployments(docs)[0]!.spec!.template!.spec.containers[0]!.env);
-    expect(readControllerConfig(vars).tenancy).toEqual({ defaultServiceAccount: 'helm-deployer', allowCrossNamespaceTargets: false });
+    expect(readControllerConfig(vars).tenancy).toEqual({
+      defaultServiceAccount: 'helm-deployer',
+      clusterScopeNamespaces: [],
+      allowCrossNamespaceTargets: false,
+    });
+    const platform = await renderChart(env, ['redis.external.url=redis://redis:6379', 'tenancy.clusterScopeNamespaces={platform,cert-manager}']);
+    const platformVars = literalEnv(deployments(platform.docs)[0]!.spec!.template!.spec.containers[0]!.env);
+    expect(readControllerConfig(platformVars).tenancy.clusterScopeNamespaces).toEqual(['platform', 'cert-manager']);
   });
 
   it.each([
@@ -178,6 +185,11 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     { ask: ['create', 'deployments.apps', '-n', 'default'], want: 'no' },
     { ask: ['create', 'clusterrolebindings.rbac.authorization.k8s.io'], want: 'no' },
     { ask: ['escalate', 'clusterroles.rbac.authorization.k8s.io'], want: 'no' },
+    // helmcrew-release: bound to admin in a namespace, never to a wider role.
+    { ask: ['bind', 'clusterroles.rbac.authorization.k8s.io/admin'], want: 'yes' },
+    { ask: ['bind', 'clusterroles.rbac.authorization.k8s.io/cluster-admin'], want: 'no' },
+    { ask: ['create', 'rolebindings.rbac.authorization.k8s.io', '-n', 'default'], want: 'yes' },
+    { ask: ['delete', 'rolebindings.rbac.authorization.k8s.io', '-n', 'default'], want: 'no' },
   ])('controller can-i $ask → $want', async ({ ask, want }) => {
     const answer = await kubectl(['auth', 'can-i', ...ask, `--as=${controllerUser}`]);
     expect(answer.stdout.trim()).toBe(want);
