@@ -271,6 +271,26 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     }
   });
 
+  it('with exactly these rights and no tenancy settings, the controller sets up helmcrew-release and installs as it', async () => {
+    const other = await freshNamespace(kubeConfig, 'rbac-managed');
+    const controller = await startTestController(
+      [other],
+      { KUBECONFIG: await controllerKubeconfig(), HELMCREW_NAMESPACE: namespace, HELMCREW_ALLOWED_REPOSITORY_HOSTS: '127.0.0.1' },
+      undefined,
+      { safeDefaults: true },
+    );
+    try {
+      const chart = { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' };
+      const release = await waitForReconciled(kubeConfig, other, 'managed', await applyHelmRelease(kubeConfig, helmReleaseObject(other, 'managed', { chart })));
+      expect(release.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
+      const binding = await kubeConfig.makeApiClient(RbacAuthorizationV1Api).readNamespacedRoleBinding({ namespace: other, name: 'helmcrew-release' });
+      expect(binding.roleRef.name).toBe('admin');
+    } finally {
+      await controller.stop();
+      await deleteNamespace(kubeConfig, other);
+    }
+  });
+
   it('notify, with only its own rights, lists Teams and becomes ready', async () => {
     const warnings: string[] = [];
     const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
