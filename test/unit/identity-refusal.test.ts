@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { HelmError, parseForbidden } from '../../src/controller/helm/helm-error.js';
 import { identityRefusalMessage } from '../../src/controller/reconcile/decide/identity-refusal.js';
-import { managedIdentityObjects } from '../../src/controller/tenancy/managed-identity.js';
+import { ManagedIdentities, managedIdentityObjects } from '../../src/controller/tenancy/managed-identity.js';
+import type { KubeRest, KubeRequest } from '../../src/core/kube/rest-client.js';
 
 const CLUSTER =
   'Error: INSTALLATION FAILED: failed to create resource: clusterrolebindings.rbac.authorization.k8s.io is forbidden: User "system:serviceaccount:team-a:helmcrew-release" cannot create resource "clusterrolebindings" in API group "rbac.authorization.k8s.io" at the cluster scope';
@@ -47,5 +48,33 @@ describe('helmcrew’s managed identity of a namespace', () => {
       roleRef: { kind: 'ClusterRole', name: 'admin' },
       subjects: [{ kind: 'ServiceAccount', name: 'helmcrew-release', namespace: 'team-a' }],
     });
+  });
+
+  it('is applied once per namespace while fresh (concurrent passes share one apply), again after a few minutes, and again after a failure', async () => {
+    const requests: KubeRequest[] = [];
+    let fail = false;
+    const rest = {
+      request: async (req: KubeRequest) => {
+        requests.push(req);
+        if (fail) throw new Error('forbidden');
+        return {};
+      },
+    } as unknown as KubeRest;
+    let now = 0;
+    const identities = new ManagedIdentities(rest, () => now);
+    await Promise.all([identities.ensure('team-a'), identities.ensure('team-a')]);
+    expect(requests.map((r) => `${r.method} ${r.path} ${r.contentType}`)).toEqual([
+      'PATCH /api/v1/namespaces/team-a/serviceaccounts/helmcrew-release application/apply-patch+yaml',
+      'PATCH /apis/rbac.authorization.k8s.io/v1/namespaces/team-a/rolebindings/helmcrew-release application/apply-patch+yaml',
+    ]);
+    now = 60_000;
+    await identities.ensure('team-a');
+    expect(requests).toHaveLength(2);
+    now = 6 * 60_000;
+    fail = true;
+    await expect(identities.ensure('team-a')).rejects.toThrow('forbidden');
+    fail = false;
+    await identities.ensure('team-a');
+    expect(requests).toHaveLength(5);
   });
 });
