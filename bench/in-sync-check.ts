@@ -50,6 +50,7 @@ import { formatFacts, loadavgString, machineFacts } from './lib/machine.js';
 import { childrenCpuSeconds, cpuSeconds } from './lib/proc-sampler.js';
 import { say } from './lib/say.js';
 import { fmtRatio, fmtS, median } from './lib/stats.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../src/dev/dev-settings.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -97,6 +98,7 @@ export const benchmark: Benchmark = {
         REDIS_URL: env.redisUrl,
         HELM_BIN: ctlHelm.bin,
         WATCH_NAMESPACES: namespace,
+        ...CONTROLLER_RIGHTS_SETTINGS,
         HELMCREW_QUEUE_PREFIX: `bench-insync-${randomSuffix()}`,
         HELMCREW_WORK_DIR: join(ctlDir, 'work'),
         HELMCREW_CONCURRENCY: '4',

@@ -9,6 +9,7 @@ import type { DevEnvironment } from '../../src/dev/environment.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { withTimeout } from './cleanup.js';
 import { say } from './say.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 export interface ControllerChild {
   pid: number;
@@ -45,6 +46,8 @@ export async function spawnController(opts: {
       HELMCREW_CONCURRENCY: String(opts.concurrency),
       HELMCREW_WORK_DIR: opts.workDir,
       LOG_LEVEL: 'info',
+      // The benchmarks measure the controller as it ran before the safe defaults: its own rights, the loopback chart servers.
+      ...CONTROLLER_RIGHTS_SETTINGS,
       ...opts.extraEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

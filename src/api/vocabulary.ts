@@ -68,10 +68,15 @@ export const ReleaseEvent = {
   ReleaseAdopted: 'ReleaseAdopted',
   /** An active Freeze holds the helm action this release needs; the spec is kept and applied when the freeze ends. */
   Frozen: 'Frozen',
-  /** The operator's lock-down forbids installing into another namespace than the HelmRelease's own. */
+  /** The operator's lock-down forbids reaching another namespace than the HelmRelease's own (targetNamespace, dependsOn). */
   TargetNamespaceRefused: 'TargetNamespaceRefused',
   /** The identity the HelmRelease acts as may not read its release records. */
   AccessDenied: 'AccessDenied',
+  /**
+   * The identity the HelmRelease acts as was refused by the API server (helm may not create or
+   * change an object of its chart), or helmcrew could not set up its managed ServiceAccount.
+   */
+  IdentityForbidden: 'IdentityForbidden',
   /** A reconcile failed in a way nothing else names (a bug, an API error): retried with backoff. */
   ReconcileError: 'ReconcileError',
   /** A Helm release record is corrupt or larger than the controller will decode. */
@@ -128,6 +133,7 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.ReleaseOwnedByOther,
   ReleaseEvent.TargetNamespaceRefused,
   ReleaseEvent.AccessDenied,
+  ReleaseEvent.IdentityForbidden,
   ReleaseEvent.ReconcileError,
   ReleaseEvent.ReleaseRecordInvalid,
   ReleaseEvent.RepositoryNotAllowed,

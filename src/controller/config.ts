@@ -45,17 +45,24 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
   HELMCREW_LEASE_DURATION_SECONDS: { default: 15, meaning: 'the leader Lease’s duration' },
   HELMCREW_LEASE_RETRY_MS: { default: 2000, meaning: 'how often the leader renews the Lease (and a follower tries to take it)' },
   HELMCREW_DEFAULT_SERVICE_ACCOUNT: {
-    defaultText: 'none (the controller’s own rights)',
-    meaning: 'a HelmRelease naming no ServiceAccount acts as this ServiceAccount of its own namespace ([security](security.md))',
+    defaultText: 'none: helmcrew’s own `helmcrew-release` ServiceAccount of the namespace, `admin` there only',
+    meaning:
+      'a HelmRelease naming no ServiceAccount acts as this ServiceAccount of its own namespace, which you create and grant ([security](security.md#tenancy))',
+  },
+  HELMCREW_CLUSTER_SCOPE_NAMESPACES: {
+    defaultText: 'none',
+    meaning:
+      'comma-separated namespaces whose HelmReleases naming no ServiceAccount act with the controller’s own rights (cluster-wide charts: CRDs, cert-manager, ingress); `*`: every namespace, as before 0.2 ([security](security.md#tenancy))',
   },
   HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS: {
-    default: true,
-    meaning: '`false`: `spec.targetNamespace` must be the HelmRelease’s own namespace ([security](security.md))',
+    default: false,
+    meaning:
+      '`true`: a HelmRelease may reach another namespace: `spec.targetNamespace` and `spec.dependsOn[].namespace`; `false`: both are refused ([security](security.md#tenancy))',
   },
   HELMCREW_ALLOWED_REPOSITORY_HOSTS: {
-    default: DEFAULT_ALLOWED_REPOSITORY_HOSTS,
+    defaultText: 'none: every host is refused until listed',
     meaning:
-      'chart repository hosts the controller and its helm and git may contact: host names, `*.domain`, addresses and CIDRs, comma-separated; link-local and metadata hosts are refused even with `*` ([security](security.md#repository-hosts-and-limits))',
+      'chart repository hosts the controller and its helm and git may contact: host names, `*.domain`, addresses and CIDRs, comma-separated; `*` is any public host; loopback, private and link-local addresses only when listed explicitly ([security](security.md#repository-hosts-and-limits))',
   },
   HELMCREW_MAX_INDEX_BYTES: {
     default: 20 * MiB,
@@ -148,9 +155,10 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     leaseRetryMs: own.positiveInt('HELMCREW_LEASE_RETRY_MS'),
     tenancy: {
       defaultServiceAccount: serviceAccountName('HELMCREW_DEFAULT_SERVICE_ACCOUNT', own.raw('HELMCREW_DEFAULT_SERVICE_ACCOUNT')),
+      clusterScopeNamespaces: clusterScopeNamespaces('HELMCREW_CLUSTER_SCOPE_NAMESPACES', own.raw('HELMCREW_CLUSTER_SCOPE_NAMESPACES')),
       allowCrossNamespaceTargets: own.boolean('HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS'),
     },
-    allowedRepositoryHosts: hostPolicy('HELMCREW_ALLOWED_REPOSITORY_HOSTS', own.text('HELMCREW_ALLOWED_REPOSITORY_HOSTS')),
+    allowedRepositoryHosts: hostPolicy('HELMCREW_ALLOWED_REPOSITORY_HOSTS', own.raw('HELMCREW_ALLOWED_REPOSITORY_HOSTS') ?? DEFAULT_ALLOWED_REPOSITORY_HOSTS),
     maxIndexBytes: own.positiveInt('HELMCREW_MAX_INDEX_BYTES'),
     indexCacheBytes: own.positiveInt('HELMCREW_INDEX_CACHE_BYTES'),
     maxReleaseRecordBytes: own.positiveInt('HELMCREW_MAX_RELEASE_RECORD_BYTES'),
@@ -184,6 +192,19 @@ function serviceAccountName(name: string, raw: string | undefined): string | und
     throw new ConfigError(`${name} must be a ServiceAccount name (lower-case letters, digits, '-' and '.'), got "${raw}"`);
   }
   return raw;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** Namespace names, or `*` for every namespace. */
+function clusterScopeNamespaces(name: string, raw: string | undefined): string[] {
+  const entries = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = entries.find((entry) => entry !== '*' && (entry.length > 63 || !DNS_LABEL.test(entry)));
+  if (bad !== undefined) throw new ConfigError(`${name} must list namespace names (or *), comma-separated; "${bad}" is not one`);
+  return entries;
 }
 
 function hostPolicy(name: string, raw: string): HostPolicy {

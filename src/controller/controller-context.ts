@@ -13,6 +13,7 @@ import { IdentityClients } from '../core/kube/identity.js';
 import { ClusterObjects } from '../core/kube/cluster-objects.js';
 import { DriftDetector } from './drift/drift-detector.js';
 import { CrdApplier } from './crds/crd-applier.js';
+import { ManagedIdentities } from './tenancy/managed-identity.js';
 import { KubeEventRecorder } from '../core/kube/event-recorder.js';
 import { CompositeEventSink, type ReleaseEventSink } from '../core/events/release-event-sink.js';
 import type { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
@@ -47,6 +48,7 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
     identities: new IdentityClients(kube),
     tenancy: config.tenancy,
+    managedIdentities: new ManagedIdentities(rest),
     helm: new HelmClient(
       new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)),
       config.workDir,

@@ -17,6 +17,7 @@ import { isAlive, recordProcess, stopProcess, type ProcessRecord, type StartedPr
 import { pingRedis, startRedis } from './redis.js';
 import { ensureToolchain } from './toolchain.js';
 import { httpGet } from './wait.js';
+import { DEV_REPOSITORY_HOSTS } from './dev-settings.js';
 
 export interface DevEnvironment {
   stateDir: string;
@@ -256,6 +257,8 @@ export function formatShellExports(env: DevEnvironment): string {
     ['HELM_BIN', env.helmBin],
     ['KUBECTL_BIN', env.kubectlBin],
     ['KUSTOMIZE_BIN', env.kustomizeBin],
+    // So a `helmcrew controller` started from this shell may fetch charts from the environment's loopback servers.
+    ['HELMCREW_ALLOWED_REPOSITORY_HOSTS', DEV_REPOSITORY_HOSTS],
   ];
   return vars.map(([k, v]) => `export ${k}=${shellQuote(v)}`).join('\n') + '\n';
 }

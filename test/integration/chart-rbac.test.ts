@@ -160,7 +160,14 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
       'tenancy.allowCrossNamespaceTargets=false',
     ]);
     const vars = literalEnv(deployments(docs)[0]!.spec!.template!.spec.containers[0]!.env);
-    expect(readControllerConfig(vars).tenancy).toEqual({ defaultServiceAccount: 'helm-deployer', allowCrossNamespaceTargets: false });
+    expect(readControllerConfig(vars).tenancy).toEqual({
+      defaultServiceAccount: 'helm-deployer',
+      clusterScopeNamespaces: [],
+      allowCrossNamespaceTargets: false,
+    });
+    const platform = await renderChart(env, ['redis.external.url=redis://redis:6379', 'tenancy.clusterScopeNamespaces={platform,cert-manager}']);
+    const platformVars = literalEnv(deployments(platform.docs)[0]!.spec!.template!.spec.containers[0]!.env);
+    expect(readControllerConfig(platformVars).tenancy.clusterScopeNamespaces).toEqual(['platform', 'cert-manager']);
   });
 
   it.each([
@@ -178,6 +185,11 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     { ask: ['create', 'deployments.apps', '-n', 'default'], want: 'no' },
     { ask: ['create', 'clusterrolebindings.rbac.authorization.k8s.io'], want: 'no' },
     { ask: ['escalate', 'clusterroles.rbac.authorization.k8s.io'], want: 'no' },
+    // helmcrew-release: bound to admin in a namespace, never to a wider role.
+    { ask: ['bind', 'clusterroles.rbac.authorization.k8s.io/admin'], want: 'yes' },
+    { ask: ['bind', 'clusterroles.rbac.authorization.k8s.io/cluster-admin'], want: 'no' },
+    { ask: ['create', 'rolebindings.rbac.authorization.k8s.io', '-n', 'default'], want: 'yes' },
+    { ask: ['delete', 'rolebindings.rbac.authorization.k8s.io', '-n', 'default'], want: 'no' },
   ])('controller can-i $ask → $want', async ({ ask, want }) => {
     const answer = await kubectl(['auth', 'can-i', ...ask, `--as=${controllerUser}`]);
     expect(answer.stdout.trim()).toBe(want);
@@ -256,6 +268,26 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
       expect(warnings.filter((line) => /watch failed|informer failed/i.test(line))).toEqual([]);
     } finally {
       await controller.stop();
+    }
+  });
+
+  it('with exactly these rights and no tenancy settings, the controller sets up helmcrew-release and installs as it', async () => {
+    const other = await freshNamespace(kubeConfig, 'rbac-managed');
+    const controller = await startTestController(
+      [other],
+      { KUBECONFIG: await controllerKubeconfig(), HELMCREW_NAMESPACE: namespace, HELMCREW_ALLOWED_REPOSITORY_HOSTS: '127.0.0.1' },
+      undefined,
+      { safeDefaults: true },
+    );
+    try {
+      const chart = { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' };
+      const release = await waitForReconciled(kubeConfig, other, 'managed', await applyHelmRelease(kubeConfig, helmReleaseObject(other, 'managed', { chart })));
+      expect(release.status?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
+      const binding = await kubeConfig.makeApiClient(RbacAuthorizationV1Api).readNamespacedRoleBinding({ namespace: other, name: 'helmcrew-release' });
+      expect(binding.roleRef.name).toBe('admin');
+    } finally {
+      await controller.stop();
+      await deleteNamespace(kubeConfig, other);
     }
   });
 

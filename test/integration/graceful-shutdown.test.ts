@@ -13,6 +13,7 @@ import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { sample, scrape } from '../support/scrape.js';
 import { eventually } from '../support/eventually.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 /** Long enough that a takeover by expiry is clearly slower than a lease handed back. */
 const LEASE_SECONDS = 15;
@@ -34,6 +35,7 @@ describe('graceful shutdown of `helmcrew controller`', () => {
         REDIS_URL: env.redisUrl,
         HELM_BIN: helm.bin,
         WATCH_NAMESPACES: namespace,
+        ...CONTROLLER_RIGHTS_SETTINGS,
         HELMCREW_QUEUE_PREFIX: prefix,
         HELMCREW_WORK_DIR: join(dir, `work-${replica}`),
         HELMCREW_SHUTDOWN_GRACE_SECONDS: String(graceSeconds),
@@ -131,6 +133,7 @@ describe('graceful shutdown with a second replica running', () => {
         HELM_BIN: helm.bin,
         WATCH_NAMESPACES: namespace,
         HELMCREW_NAMESPACE: namespace,
+        ...CONTROLLER_RIGHTS_SETTINGS,
         HELMCREW_QUEUE_PREFIX: prefix,
         HELMCREW_WORK_DIR: join(dir, `work-${name}`),
         HELMCREW_SHUTDOWN_GRACE_SECONDS: '60',

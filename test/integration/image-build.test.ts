@@ -9,6 +9,7 @@ import { freePorts } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 /**
  * The image's build steps (scripts/build-image-root.sh, which the Dockerfile RUNs) run here
@@ -97,6 +98,7 @@ describe('the image root built by scripts/build-image-root.sh', () => {
           REDIS_URL: env.redisUrl,
           WATCH_NAMESPACES: namespace,
           HELMCREW_NAMESPACE: namespace,
+          ...CONTROLLER_RIGHTS_SETTINGS,
           HELMCREW_QUEUE_PREFIX: uniqueName('hc-image'),
           HELMCREW_WORK_DIR: work,
           HEALTH_PORT: String(healthPort),

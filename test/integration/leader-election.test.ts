@@ -13,6 +13,7 @@ import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { sample, scrape } from '../support/scrape.js';
 import { eventually } from '../support/eventually.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 const LEASE_SECONDS = 4;
 
@@ -70,6 +71,7 @@ describe('leader election through a Lease', () => {
           HELM_BIN: helm.bin,
           WATCH_NAMESPACES: namespace,
           HELMCREW_NAMESPACE: namespace,
+          ...CONTROLLER_RIGHTS_SETTINGS,
           HELMCREW_QUEUE_PREFIX: prefix,
           HELMCREW_WORK_DIR: join(dir, `work-${name}`),
           HELMCREW_RESYNC_TICK_MS: '500',

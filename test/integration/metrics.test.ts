@@ -9,6 +9,7 @@ import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../sr
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { sample, scrape, type Scrape } from '../support/scrape.js';
 import { eventually } from '../support/eventually.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
   return eventually(
@@ -38,6 +39,7 @@ describe('controller metrics and health endpoints', () => {
         REDIS_URL: env.redisUrl,
         HELM_BIN: env.helmBin,
         WATCH_NAMESPACES: namespace,
+        ...CONTROLLER_RIGHTS_SETTINGS,
         HELMCREW_QUEUE_PREFIX: uniqueName('hc-metrics'),
         HELMCREW_WORK_DIR: join(dir, 'work'),
         HEALTH_PORT: String(port),

@@ -17,6 +17,7 @@ import { createHelmShim } from '../support/helm-shim.js';
 import { createSigningSecret, createTeam, deleteTeams, notificationFor, randomKey, TEST_LABEL } from '../support/notify-fixtures.js';
 import { spawnNotify } from '../support/notify-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 /**
  * Issue 6: `helmcrew run` (controller + notify in one process) beside a second `helmcrew notify`
@@ -54,6 +55,7 @@ describe('helmcrew run and a notify replica sharing the queue', () => {
           REDIS_URL: env.redisUrl,
           HELM_BIN: helm.bin,
           WATCH_NAMESPACES: namespace,
+          ...CONTROLLER_RIGHTS_SETTINGS,
           HELMCREW_QUEUE_PREFIX: run,
           HELMCREW_WORK_DIR: join(dir, 'work'),
           HELMCREW_TEAM_SELECTOR: `${TEST_LABEL}=${run}`,

@@ -19,6 +19,7 @@ import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { eventually } from '../support/eventually.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 const RELEASES = 14;
 
@@ -76,6 +77,7 @@ describe('Redis failover through Sentinel', () => {
         HELM_BIN: helm.bin,
         WATCH_NAMESPACES: namespace,
         HELMCREW_NAMESPACE: namespace,
+        ...CONTROLLER_RIGHTS_SETTINGS,
         HELMCREW_QUEUE_PREFIX: prefix,
         HELMCREW_WORK_DIR: join(dir, 'work'),
         // The resync makes again what the failover lost: a short tick finds it soon.

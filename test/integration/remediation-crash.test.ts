@@ -11,6 +11,7 @@ import { applyHelmRelease, deploymentAvailable, helmReleaseObject, servedColor, 
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { eventually } from '../support/eventually.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,6 +34,7 @@ describe('SIGKILL of the controller during an automatic rollback', () => {
         REDIS_URL: env.redisUrl,
         HELM_BIN: helm.bin,
         WATCH_NAMESPACES: namespace,
+        ...CONTROLLER_RIGHTS_SETTINGS,
         HELMCREW_QUEUE_PREFIX: prefix,
         HELMCREW_WORK_DIR: join(dir, 'work'),
         HELMCREW_RESYNC_TICK_MS: '500',

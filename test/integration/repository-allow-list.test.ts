@@ -25,7 +25,7 @@ describe('repository allow-list', () => {
     const refused = await waitForReadyCondition(kubeConfig, namespace, 'by-address', 'RepositoryNotAllowed');
     expect(refused).toMatchObject({
       status: 'False',
-      message: `repository ${env.chartRepoUrl} is not allowed: 127.0.0.1 is not in the allowed repository hosts (${allowed})`,
+      message: `repository ${env.chartRepoUrl} is not allowed: 127.0.0.1 is the loopback address 127.0.0.1, refused unless listed by exact name or address; HELMCREW_ALLOWED_REPOSITORY_HOSTS (chart value repositories.allowedHosts) allows it`,
     });
   }, 120_000);
 });

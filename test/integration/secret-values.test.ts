@@ -17,6 +17,7 @@ import { createLogger } from '../../src/core/log.js';
 import { waitForEvents } from '../support/events.js';
 import { deleteNamespace, namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 /** Issue 5, "Secrets stay secret": Secret values never reach status, Events, logs or the disk for good. */
 describe('Secret values stay secret', () => {
@@ -120,6 +121,7 @@ describe('Secret values stay secret', () => {
       REDIS_URL: env.redisUrl,
       HELM_BIN: env.helmBin,
       WATCH_NAMESPACES: namespace,
+      ...CONTROLLER_RIGHTS_SETTINGS,
       HELMCREW_QUEUE_PREFIX: uniqueName('hc-leftover'),
       HELMCREW_WORK_DIR: workDir,
     });

@@ -75,9 +75,11 @@ describe('tenancy lock-down (default ServiceAccount, no cross-namespace targets)
     );
     const release = await waitForReconciled(kubeConfig, namespace, 'escalate', generation);
     const ready = release.status?.conditions?.find((c) => c.type === 'Ready');
-    expect(ready).toMatchObject({ status: 'False', reason: 'InstallFailed' });
-    expect(ready?.message).toMatch(/clusterrolebindings/);
-    expect(ready?.message).toMatch(/forbidden/i);
+    // Issue 33: the API server's refusal is told as who was refused what, not as helm's error.
+    expect(ready).toMatchObject({ status: 'False', reason: 'IdentityForbidden' });
+    expect(ready?.message).toMatch(
+      new RegExp(`was refused: ServiceAccount ${namespace}/deployer \\(HELMCREW_DEFAULT_SERVICE_ACCOUNT\\) may not (get|create) clusterrolebindings`),
+    );
     const binding = await rbac
       .readClusterRoleBinding({ name: `${namespace}-escalate-escalate` })
       .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e instanceof Error ? e : new Error(String(e)))));

@@ -124,7 +124,7 @@ describe('tenant limits', () => {
     const ready = await waitForReadyCondition(kubeConfig, namespace, 'metadata', 'RepositoryNotAllowed');
     expect(ready.status).toBe('False');
     expect(ready.message).toBe(
-      `repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`,
+      `repository ${repository} is not allowed: 169.254.169.254 is the link-local address 169.254.169.254 (cloud metadata services live there), refused unless an address entry covers it; HELMCREW_ALLOWED_REPOSITORY_HOSTS (chart value repositories.allowedHosts) allows it`,
     );
   });
 
@@ -137,7 +137,7 @@ describe('tenant limits', () => {
       await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'redirected', { chart: { repository, name: 'unicorn', version: '1.0.0' } }));
       const ready = await waitForReadyCondition(kubeConfig, namespace, 'redirected', 'RepositoryNotAllowed');
       expect(ready.message).toBe(
-        `repository ${repository} is not allowed: 169.254.169.254 resolves to the link-local address 169.254.169.254 (cloud metadata services live there)`,
+        `repository ${repository} is not allowed: 169.254.169.254 is the link-local address 169.254.169.254 (cloud metadata services live there), refused unless an address entry covers it; HELMCREW_ALLOWED_REPOSITORY_HOSTS (chart value repositories.allowedHosts) allows it`,
       );
     } finally {
       server.close();

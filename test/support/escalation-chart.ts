@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * A hostile chart for tenancy tests: `escalator` 0.1.0 holds one ClusterRoleBinding making the
- * installing namespace's `deployer` ServiceAccount cluster-admin. Served from a chart repository
- * on a free 127.0.0.1 port.
+ * Hostile charts for tenancy tests, served from a chart repository on a free 127.0.0.1 port:
+ * `escalator` 0.1.0 holds one ClusterRoleBinding making the installing namespace's `deployer`
+ * ServiceAccount cluster-admin; `peeker` 0.1.0 copies the Secret its values name (any namespace,
+ * helm's `lookup`) into a ConfigMap of the installing namespace.
  */
 export interface EscalationRepo {
   url: string;
@@ -16,6 +17,15 @@ export interface EscalationRepo {
 }
 
 export const ESCALATION_CHART = { name: 'escalator', version: '0.1.0' };
+export const PEEK_CHART = { name: 'peeker', version: '0.1.0' };
+
+const PEEK_TEMPLATE = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-peek
+data:
+  stolen: {{ (lookup "v1" "Secret" .Values.secret.namespace .Values.secret.name).data | toJson | quote }}
+`;
 
 export async function startEscalationRepo(helmBin: string): Promise<EscalationRepo> {
   const dir = await mkdtemp(join(tmpdir(), 'helmcrew-escalator-'));
@@ -36,9 +46,15 @@ subjects:
 `,
   );
   await execa(helmBin, ['package', chartDir, '--destination', repoDir]);
+  const peekDir = join(dir, 'src', PEEK_CHART.name);
+  await mkdir(join(peekDir, 'templates'), { recursive: true });
+  await writeFile(join(peekDir, 'Chart.yaml'), `apiVersion: v2\nname: ${PEEK_CHART.name}\nversion: ${PEEK_CHART.version}\n`);
+  await writeFile(join(peekDir, 'templates', 'peek.yaml'), PEEK_TEMPLATE);
+  await execa(helmBin, ['package', peekDir, '--destination', repoDir]);
   await execa(helmBin, ['repo', 'index', repoDir]);
   const files = new Map<string, Buffer>();
-  for (const file of ['index.yaml', `${ESCALATION_CHART.name}-${ESCALATION_CHART.version}.tgz`]) files.set(`/${file}`, await readFile(join(repoDir, file)));
+  const served = ['index.yaml', `${ESCALATION_CHART.name}-${ESCALATION_CHART.version}.tgz`, `${PEEK_CHART.name}-${PEEK_CHART.version}.tgz`];
+  for (const file of served) files.set(`/${file}`, await readFile(join(repoDir, file)));
   const server: Server = createServer((req, res) => {
     const body = files.get(req.url ?? '');
     res.writeHead(body ? 200 : 404).end(body ?? 'not found');

@@ -10,6 +10,7 @@ import { loadKubeConfig } from '../../src/core/kube/client.js';
 import { createNamespace, deleteNamespaceWithoutController, ensureNamespace, uniqueName } from '../../src/dev/harness/index.js';
 import { createLogger, type Logger } from '../../src/core/log.js';
 import { createHelmShim, type HelmShim } from './helm-shim.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 export function testEnv() {
   const env = inject('devEnv');
@@ -38,8 +39,32 @@ export interface TestController {
   stop: () => Promise<void>;
 }
 
+/**
+ * The settings every test controller gets unless the test says otherwise: the environment's
+ * loopback servers listed, and — for the tests written before the safe defaults (issue 33) —
+ * the controller's own rights and references across namespaces, set explicitly. A test that
+ * names its own default ServiceAccount or cluster-scope namespaces keeps its own; `safeDefaults`
+ * gives a controller none of them, exactly as `helmcrew controller` starts with no settings.
+ */
+export function testControllerSettings(extraEnv: Record<string, string>, opts: { safeDefaults?: boolean } = {}): Record<string, string> {
+  if (opts.safeDefaults) return extraEnv;
+  const ownIdentity = extraEnv.HELMCREW_DEFAULT_SERVICE_ACCOUNT !== undefined || extraEnv.HELMCREW_CLUSTER_SCOPE_NAMESPACES !== undefined;
+  const { HELMCREW_CLUSTER_SCOPE_NAMESPACES: _everywhere, ...withoutScope } = CONTROLLER_RIGHTS_SETTINGS;
+  return { ...(ownIdentity ? withoutScope : CONTROLLER_RIGHTS_SETTINGS), ...extraEnv };
+}
+
+export interface TestControllerOptions {
+  /** No settings added: the safe defaults, as `helmcrew controller` has with no configuration. */
+  safeDefaults?: boolean;
+}
+
 /** An in-process controller on the real environment: its own Redis prefix, watching one namespace, helm counted. */
-export async function startTestController(namespaces: string[], extraEnv: Record<string, string> = {}, log?: Logger): Promise<TestController> {
+export async function startTestController(
+  namespaces: string[],
+  extraEnv: Record<string, string> = {},
+  log?: Logger,
+  opts: TestControllerOptions = {},
+): Promise<TestController> {
   const { env } = testEnv();
   const dir = await mkdtemp(join(tmpdir(), 'helmcrew-ctl-'));
   const helm = await createHelmShim(dir, env.helmBin);
@@ -53,7 +78,7 @@ export async function startTestController(namespaces: string[], extraEnv: Record
     HELMCREW_QUEUE_PREFIX: prefix,
     HELMCREW_WORK_DIR: join(dir, 'work'),
     HELMCREW_RESYNC_TICK_MS: '500',
-    ...extraEnv,
+    ...testControllerSettings(extraEnv, opts),
   });
   const controller = await startControllerWithNotify(config, log ?? createLogger('controller', process.env.LOG_LEVEL ?? 'warn'));
   return { controller, helm, prefix, stop: () => controller.stop() };
@@ -73,7 +98,12 @@ export interface ControllerHandle {
  * The usual shape of an integration test file: a fresh namespace and an in-process controller
  * watching only it, set up before the file's tests and removed after them.
  */
-export function namespaceWithController(prefix: string, extraEnv: Record<string, string> = {}, log?: Logger): { namespace: string; ctl: ControllerHandle } {
+export function namespaceWithController(
+  prefix: string,
+  extraEnv: Record<string, string> = {},
+  log?: Logger,
+  opts: TestControllerOptions = {},
+): { namespace: string; ctl: ControllerHandle } {
   const namespace = uniqueName(prefix);
   let current: TestController | undefined;
   const running = () => {
@@ -91,7 +121,7 @@ export function namespaceWithController(prefix: string, extraEnv: Record<string,
       return running().prefix;
     },
     async start() {
-      current = await startTestController([namespace], extraEnv, log);
+      current = await startTestController([namespace], extraEnv, log, opts);
     },
     async stop() {
       await current?.stop();

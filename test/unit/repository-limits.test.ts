@@ -1,22 +1,41 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/core/config/env.js';
 import { readControllerConfig } from '../../src/controller/config.js';
-import { decideRepositoryHost, parseHostPolicy } from '../../src/controller/charts/host-policy.js';
+import { classifyAddress, decideRepositoryHost, parseHostPolicy } from '../../src/controller/charts/host-policy.js';
 import { parseIndex } from '../../src/controller/charts/index-parser.js';
 import { ByteBoundedLru } from '../../src/controller/charts/byte-lru.js';
 import { estimateBytes } from '../../src/controller/charts/repository-index.js';
 
 describe('decideRepositoryHost', () => {
   it.each([
-    { name: 'default: a public name', list: '*', host: 'charts.example.com', addresses: ['203.0.113.7'], want: true },
-    { name: 'default: loopback (the dev environment)', list: '*', host: '127.0.0.1', addresses: ['127.0.0.1'], want: true },
-    { name: 'default: the metadata address', list: '*', host: '169.254.169.254', addresses: ['169.254.169.254'], want: false },
-    { name: 'default: a name resolving to link-local', list: '*', host: 'innocent.example.com', addresses: ['203.0.113.7', '169.254.169.254'], want: false },
-    { name: 'default: IPv6 link-local', list: '*', host: 'fe80::1', addresses: ['fe80::1'], want: false },
-    { name: 'default: IPv4-mapped link-local', list: '*', host: 'x.example.com', addresses: ['::ffff:169.254.169.254'], want: false },
-    { name: 'default: AWS IPv6 metadata', list: '*', host: 'fd00:ec2::254', addresses: ['fd00:ec2::254'], want: false },
-    { name: 'default: metadata name', list: '*', host: 'metadata.google.internal', addresses: ['203.0.113.9'], want: false },
-    { name: 'list: exact name', list: 'charts.example.com', host: 'charts.example.com', addresses: ['10.0.0.1'], want: true },
+    { name: 'default (empty): not even a public name', list: '', host: 'charts.example.com', addresses: ['203.0.113.7'], want: false },
+    { name: 'default (empty): loopback', list: '', host: '127.0.0.1', addresses: ['127.0.0.1'], want: false },
+    { name: 'any: a public name', list: '*', host: 'charts.example.com', addresses: ['203.0.113.7'], want: true },
+    { name: 'any: loopback needs listing', list: '*', host: '127.0.0.1', addresses: ['127.0.0.1'], want: false },
+    { name: 'any: a name resolving to loopback', list: '*', host: 'rebind.example.com', addresses: ['127.0.0.1'], want: false },
+    { name: 'any: IPv6 loopback', list: '*', host: '::1', addresses: ['::1'], want: false },
+    { name: 'any: the unspecified address', list: '*', host: '0.0.0.0', addresses: ['0.0.0.0'], want: false },
+    { name: 'any: a private address', list: '*', host: 'svc.example.com', addresses: ['10.96.0.10'], want: false },
+    { name: 'any: 172.16/12', list: '*', host: '172.20.1.1', addresses: ['172.20.1.1'], want: false },
+    { name: 'any: 192.168/16', list: '*', host: '192.168.1.1', addresses: ['192.168.1.1'], want: false },
+    { name: 'any: IPv6 unique-local', list: '*', host: 'fd12::1', addresses: ['fd12::1'], want: false },
+    { name: 'any: IPv4-mapped private', list: '*', host: 'x.example.com', addresses: ['::ffff:10.0.0.1'], want: false },
+    { name: 'any: the metadata address', list: '*', host: '169.254.169.254', addresses: ['169.254.169.254'], want: false },
+    { name: 'any: a name resolving to link-local', list: '*', host: 'innocent.example.com', addresses: ['203.0.113.7', '169.254.169.254'], want: false },
+    { name: 'any: IPv6 link-local', list: '*', host: 'fe80::1', addresses: ['fe80::1'], want: false },
+    { name: 'any: IPv4-mapped link-local', list: '*', host: 'x.example.com', addresses: ['::ffff:169.254.169.254'], want: false },
+    { name: 'any: AWS IPv6 metadata', list: '*', host: 'fd00:ec2::254', addresses: ['fd00:ec2::254'], want: false },
+    { name: 'any: metadata name', list: '*', host: 'metadata.google.internal', addresses: ['203.0.113.9'], want: false },
+    {
+      name: 'list: exact name may be private (an in-house repository)',
+      list: 'charts.example.com',
+      host: 'charts.example.com',
+      addresses: ['10.0.0.1'],
+      want: true,
+    },
+    { name: 'list: exact name may be loopback (the dev environment)', list: 'localhost', host: 'localhost', addresses: ['127.0.0.1', '::1'], want: true },
+    { name: 'list: loopback by address', list: '127.0.0.1', host: '127.0.0.1', addresses: ['127.0.0.1'], want: true },
+    { name: 'list: a wildcard does not cover private addresses', list: '*.example.com', host: 'a.example.com', addresses: ['192.168.3.4'], want: false },
     { name: 'list: other name', list: 'charts.example.com', host: 'evil.example.net', addresses: ['203.0.113.7'], want: false },
     { name: 'list: wildcard', list: '*.example.com', host: 'a.b.example.com', addresses: ['203.0.113.7'], want: true },
     { name: 'list: wildcard is not the apex', list: '*.example.com', host: 'example.com', addresses: ['203.0.113.7'], want: false },
@@ -37,6 +56,48 @@ describe('decideRepositoryHost', () => {
     const decision = decideRepositoryHost(parseHostPolicy(list), host, addresses);
     expect(decision.allowed).toBe(want);
     if (!decision.allowed) expect(decision.why).toContain(host);
+    if (!decision.allowed && addresses.length > 0) expect(decision.why).toContain('HELMCREW_ALLOWED_REPOSITORY_HOSTS');
+  });
+
+  it.each([
+    { host: '127.0.0.1', addresses: ['127.0.0.1'], want: '127.0.0.1 is the loopback address 127.0.0.1, refused unless listed by exact name or address' },
+    {
+      host: 'localhost',
+      addresses: ['127.0.0.1'],
+      want: 'localhost resolves to the loopback address 127.0.0.1, refused unless listed by exact name or address',
+    },
+    {
+      host: '169.254.169.254',
+      addresses: ['169.254.169.254'],
+      want: '169.254.169.254 is the link-local address 169.254.169.254 (cloud metadata services live there)',
+    },
+    { host: 'charts.example.com', addresses: ['203.0.113.7'], want: 'charts.example.com is not in the allowed repository hosts (none listed)' },
+  ])('the refusal of $host names it, why, and the setting that allows it', ({ host, addresses, want }) => {
+    const decision = decideRepositoryHost(parseHostPolicy(''), host, addresses);
+    expect(decision).toMatchObject({ allowed: false });
+    const why = decision.allowed ? '' : decision.why;
+    expect(why).toContain(want);
+    expect(why).toMatch(/; HELMCREW_ALLOWED_REPOSITORY_HOSTS \(chart value repositories.allowedHosts\) allows it$/);
+  });
+
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.31.255.255', 'private'],
+    ['172.32.0.1', 'public'],
+    ['100.64.0.1', 'private'],
+    ['fc00::1', 'private'],
+    ['169.254.169.254', 'link-local'],
+    ['::ffff:127.0.0.1', 'loopback'],
+    ['203.0.113.7', 'public'],
+    ['2001:db8::1', 'public'],
+  ])('classifyAddress(%s) → %s', (address, want) => {
+    expect(classifyAddress(address)).toBe(want);
+  });
+
+  it('the default list is empty: every host must be named', () => {
+    expect(readControllerConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).allowedRepositoryHosts.text).toBe('');
   });
 
   it.each(['10.0.0.0/33', 'not a host!', '*.', 'fe80::/200'])('refuses the list entry %j', (entry) => {

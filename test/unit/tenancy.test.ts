@@ -39,17 +39,28 @@ const ownedBy = (namespace: string, name: string) => ({ owner: 'helm', [OWNER_NA
 
 describe('tenancy settings from the environment', () => {
   const base = { REDIS_URL: 'redis://x' };
-  it('default: no default ServiceAccount, cross-namespace targets allowed (as before)', () => {
-    expect(readControllerConfig(base).tenancy).toEqual({ defaultServiceAccount: undefined, allowCrossNamespaceTargets: true });
+  it('default: safe — no cluster scope anywhere, no cross-namespace references, helmcrew’s managed identity', () => {
+    expect(readControllerConfig(base).tenancy).toEqual({ defaultServiceAccount: undefined, clusterScopeNamespaces: [], allowCrossNamespaceTargets: false });
   });
-  it('lock-down', () => {
+  it('lock-down with the operator’s own ServiceAccount', () => {
     const config = readControllerConfig({ ...base, HELMCREW_DEFAULT_SERVICE_ACCOUNT: 'helm-deployer', HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS: 'false' });
-    expect(config.tenancy).toEqual({ defaultServiceAccount: 'helm-deployer', allowCrossNamespaceTargets: false });
+    expect(config.tenancy).toEqual({ defaultServiceAccount: 'helm-deployer', clusterScopeNamespaces: [], allowCrossNamespaceTargets: false });
+  });
+  it('cluster scope for named namespaces, and the old behaviour', () => {
+    expect(readControllerConfig({ ...base, HELMCREW_CLUSTER_SCOPE_NAMESPACES: 'platform, cert-manager' }).tenancy.clusterScopeNamespaces).toEqual([
+      'platform',
+      'cert-manager',
+    ]);
+    expect(readControllerConfig({ ...base, HELMCREW_CLUSTER_SCOPE_NAMESPACES: '*', HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS: 'true' }).tenancy).toMatchObject({
+      clusterScopeNamespaces: ['*'],
+      allowCrossNamespaceTargets: true,
+    });
   });
   it.each([
     [{ HELMCREW_DEFAULT_SERVICE_ACCOUNT: 'Helm Deployer' }, /HELMCREW_DEFAULT_SERVICE_ACCOUNT must be a ServiceAccount name .*got "Helm Deployer"/],
     [{ HELMCREW_DEFAULT_SERVICE_ACCOUNT: 'system:serviceaccount:a:b' }, /HELMCREW_DEFAULT_SERVICE_ACCOUNT must be a ServiceAccount name/],
     [{ HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS: 'no' }, /HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS must be "true" or "false", got "no"/],
+    [{ HELMCREW_CLUSTER_SCOPE_NAMESPACES: 'platform,Kube System' }, /HELMCREW_CLUSTER_SCOPE_NAMESPACES must list namespace names .*"Kube System" is not one/],
   ])('%j → %s', (env, want) => {
     expect(() => readControllerConfig({ ...base, ...env })).toThrow(ConfigError);
     expect(() => readControllerConfig({ ...base, ...env })).toThrow(want);
@@ -58,15 +69,67 @@ describe('tenancy settings from the environment', () => {
 
 describe('who a HelmRelease acts as, and where it may install', () => {
   const locked = { defaultServiceAccount: 'deployer', allowCrossNamespaceTargets: false };
-  const open = { allowCrossNamespaceTargets: true };
+  const safe = { allowCrossNamespaceTargets: false };
+  const platform = { allowCrossNamespaceTargets: false, clusterScopeNamespaces: ['platform', 'team-a'] };
+  const open = { allowCrossNamespaceTargets: true, clusterScopeNamespaces: ['*'] };
   it.each([
-    { name: 'no lock-down, no SA: the controller itself', spec: {}, policy: open, want: undefined },
-    { name: 'no lock-down, named SA', spec: { serviceAccountName: 'mine' }, policy: open, want: 'system:serviceaccount:team-a:mine' },
-    { name: 'default SA when none is named', spec: {}, policy: locked, want: 'system:serviceaccount:team-a:deployer' },
-    { name: 'a named SA wins over the default', spec: { serviceAccountName: 'mine' }, policy: locked, want: 'system:serviceaccount:team-a:mine' },
-  ])('$name → $want', ({ spec, policy, want }) => {
-    const sa = releaseTarget(hr(spec), policy).impersonate;
-    expect(sa && serviceAccountUser(sa)).toBe(want);
+    {
+      name: 'defaults, no SA: helmcrew’s managed one of its namespace',
+      spec: {},
+      policy: safe,
+      kind: 'managed',
+      want: 'system:serviceaccount:team-a:helmcrew-release',
+    },
+    { name: 'defaults, named SA', spec: { serviceAccountName: 'mine' }, policy: safe, kind: 'named', want: 'system:serviceaccount:team-a:mine' },
+    { name: 'cluster scope granted to its namespace: the controller itself', spec: {}, policy: platform, kind: 'controller', want: undefined },
+    {
+      name: 'cluster scope elsewhere only',
+      spec: {},
+      policy: { ...platform, clusterScopeNamespaces: ['platform'] },
+      kind: 'managed',
+      want: 'system:serviceaccount:team-a:helmcrew-release',
+    },
+    {
+      name: 'cluster scope, but a named SA asks for less',
+      spec: { serviceAccountName: 'mine' },
+      policy: platform,
+      kind: 'named',
+      want: 'system:serviceaccount:team-a:mine',
+    },
+    { name: 'the old behaviour (*): the controller itself', spec: {}, policy: open, kind: 'controller', want: undefined },
+    { name: 'operator default SA when none is named', spec: {}, policy: locked, kind: 'operator-default', want: 'system:serviceaccount:team-a:deployer' },
+    {
+      name: 'a named SA wins over the default',
+      spec: { serviceAccountName: 'mine' },
+      policy: locked,
+      kind: 'named',
+      want: 'system:serviceaccount:team-a:mine',
+    },
+  ])('$name → $want', ({ spec, policy, kind, want }) => {
+    const target = releaseTarget(hr(spec), policy);
+    expect(target.identity.kind).toBe(kind);
+    expect(target.impersonate && serviceAccountUser(target.impersonate)).toBe(want);
+  });
+
+  it.each([
+    { name: 'same namespace (implicit)', dependsOn: [{ name: 'db' }], policy: locked, want: true },
+    { name: 'same namespace (explicit)', dependsOn: [{ name: 'db', namespace: 'team-a' }], policy: locked, want: true },
+    { name: 'another namespace, safe default', dependsOn: [{ name: 'mesh', namespace: 'infra' }], policy: safe, want: false },
+    { name: 'another namespace, allowed', dependsOn: [{ name: 'mesh', namespace: 'infra' }], policy: open, want: true },
+  ])('dependsOn $name → allowed $want', ({ dependsOn, policy, want }) => {
+    const release = hr({ dependsOn });
+    const verdict = checkTenancy(release, releaseTarget(release, policy), policy);
+    expect(verdict.allowed).toBe(want);
+    if (!verdict.allowed)
+      expect(verdict.message).toMatch(
+        /dependsOn infra\/mesh is in another namespace than this HelmRelease's \(team-a\).*HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS=false/,
+      );
+  });
+
+  it('a HelmRelease being deleted is not held by a dependsOn across namespaces (it is uninstalled)', () => {
+    const release = hr({ dependsOn: [{ name: 'mesh', namespace: 'infra' }] });
+    release.metadata.deletionTimestamp = '2026-11-26T00:00:00Z';
+    expect(checkTenancy(release, releaseTarget(release, safe), safe).allowed).toBe(true);
   });
 
   it.each([

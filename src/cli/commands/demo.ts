@@ -8,6 +8,7 @@ import { loadKubeConfig } from '../../core/kube/client.js';
 import { startControllerWithNotify } from '../compose/controller-with-notify.js';
 import { readControllerConfig } from '../../controller/config.js';
 import { createLogger, logLevel } from '../../core/log.js';
+import { DEV_CONTROLLER_SETTINGS } from '../../dev/dev-settings.js';
 
 const DEMO_NAMESPACE = 'unicorn-demo';
 
@@ -29,6 +30,11 @@ export async function demoCommand(): Promise<number> {
       HELM_BIN: env.helmBin,
       KUSTOMIZE_BIN: env.kustomizeBin,
       WATCH_NAMESPACES: DEMO_NAMESPACE,
+      // Given explicitly, as an operator would: the environment's loopback chart server, and the
+      // controller's own rights for the demo's namespace (the safe default would act as its
+      // namespace's helmcrew-release ServiceAccount).
+      ...DEV_CONTROLLER_SETTINGS,
+      HELMCREW_CLUSTER_SCOPE_NAMESPACES: DEMO_NAMESPACE,
       HELMCREW_QUEUE_PREFIX: queuePrefix,
     }),
     createLogger('controller', logLevel(), logFile),

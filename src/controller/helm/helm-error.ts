@@ -18,6 +18,27 @@ const WAITING_FOR: Record<HelmStep, string> = {
   other: 'running',
 };
 
+/** A request the API server refused to helm's identity (RBAC), as Kubernetes words it. */
+export interface ForbiddenRequest {
+  user: string;
+  verb: string;
+  /** `clusterrolebindings.rbac.authorization.k8s.io`, `pods` (the core group has no suffix). */
+  resource: string;
+  /** The namespace the request was in; undefined: at the cluster scope. */
+  namespace?: string;
+}
+
+/**
+ * Pure: the first RBAC refusal in helm's output — the API server's own fixed sentence, the one
+ * place helm's words are read for a decision (helm passes it on verbatim and has no exit code for it).
+ */
+export function parseForbidden(stderr: string): ForbiddenRequest | undefined {
+  const m = /User "([^"]+)" cannot ([a-z]+) resource "([^"]+)" in API group "([^"]*)" (?:at the cluster scope|in the namespace "([^"]+)")/.exec(stderr);
+  if (!m) return undefined;
+  const [, user, verb, resource, group, namespace] = m;
+  return { user: user!, verb: verb!, resource: group ? `${resource}.${group}` : resource!, ...(namespace ? { namespace } : {}) };
+}
+
 /** A helm process that failed: exit code, the end of its stderr, and whether it timed out. */
 export class HelmError extends Error {
   readonly step: HelmStep;
@@ -26,6 +47,8 @@ export class HelmError extends Error {
   readonly timedOut: boolean;
   /** helm's own --timeout (or the kill deadline), when the step had one. */
   readonly timeoutSeconds: number | undefined;
+  /** The API server refused helm's identity a request (RBAC); undefined for any other failure. */
+  readonly forbidden: ForbiddenRequest | undefined;
 
   constructor(opts: { step: HelmStep; exitCode: number | undefined; stderr: string; timedOut: boolean; timeoutSeconds?: number }) {
     const excerpt = summarizeStderr(opts.stderr);
@@ -36,6 +59,7 @@ export class HelmError extends Error {
     this.stderrExcerpt = excerpt;
     this.timedOut = opts.timedOut;
     this.timeoutSeconds = opts.timeoutSeconds;
+    this.forbidden = opts.timedOut ? undefined : parseForbidden(opts.stderr);
   }
 
   /** "failed: <helm's words>" or "timed out after 3s waiting for …": what follows "helm install". */

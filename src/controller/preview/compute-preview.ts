@@ -26,6 +26,7 @@ export async function computePreview(controllerCtx: ControllerContext, request: 
   const target = releaseTarget(release, controllerCtx.tenancy);
   const tenancy = checkTenancy(release, target, controllerCtx.tenancy);
   if (!tenancy.allowed) return { ok: false, message: tenancy.message };
+  if (target.identity.kind === 'managed') await controllerCtx.managedIdentities?.ensure(target.identity.namespace);
   const ctx = actingAs(controllerCtx, target);
   const resolved = await resolveDesiredRelease(ctx, release);
   if (!resolved.ok) return { ok: false, message: resolved.message };

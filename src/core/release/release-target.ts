@@ -1,6 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { clampDuration, DURATION_BOUNDS, parseDuration } from '../../api/duration.js';
 import type { TenancyPolicy } from './tenancy-policy.js';
+import { impersonatedAccount, releaseIdentity, type ReleaseIdentity } from './release-identity.js';
 import { actionOptions, DEFAULT_TIMEOUT, timeoutSecondsOf, type ActionOptions } from './action-options.js';
 
 export { DEFAULT_TIMEOUT, timeoutSecondsOf };
@@ -23,15 +24,17 @@ export interface ReleaseTarget {
   uninstallTimeoutSeconds: number;
   /** Every action's options (timeouts, hooks, waiting, apply mode…), Flux's defaults applied. */
   actions: ActionOptions;
+  /** Who this HelmRelease acts as (release-identity.ts). */
+  identity: ReleaseIdentity;
   /**
-   * The ServiceAccount this HelmRelease acts as: spec.serviceAccountName, else the operator's
-   * default. When set, everything done for the release (helm, valuesFrom, release records) uses it.
+   * The ServiceAccount it impersonates (every identity but the controller's own). When set,
+   * everything done for the release (helm, valuesFrom, release records) uses it.
    */
   impersonate?: { namespace: string; name: string };
 }
 
-/** No lock-down: what helmcrew did before the operator settings existed. */
-export const OPEN_TENANCY: TenancyPolicy = { allowCrossNamespaceTargets: true };
+/** No lock-down: what helmcrew did before the safe defaults (the controller's rights everywhere). */
+export const OPEN_TENANCY: TenancyPolicy = { allowCrossNamespaceTargets: true, clusterScopeNamespaces: ['*'] };
 
 export const DEFAULT_INTERVAL = '10m';
 export const DEFAULT_MAX_HISTORY = 10;
@@ -42,7 +45,7 @@ export function releaseKey(namespace: string, name: string): string {
 
 export function releaseTarget(release: HelmRelease, tenancy: TenancyPolicy = OPEN_TENANCY): ReleaseTarget {
   const { spec, metadata } = release;
-  const serviceAccount = spec.serviceAccountName ?? tenancy.defaultServiceAccount;
+  const identity = releaseIdentity(release, tenancy);
   return {
     key: releaseKey(metadata.namespace, metadata.name),
     // Once installed, the status remembers the name: deleting must find the release even if the spec is odd.
@@ -58,7 +61,8 @@ export function releaseTarget(release: HelmRelease, tenancy: TenancyPolicy = OPE
     uninstallKeepHistory: spec.uninstall?.keepHistory === true,
     uninstallTimeoutSeconds: timeoutSecondsOf(spec.uninstall?.timeout ?? spec.timeout),
     actions: actionOptions(spec),
-    impersonate: serviceAccount ? { namespace: metadata.namespace, name: serviceAccount } : undefined,
+    identity,
+    impersonate: impersonatedAccount(identity),
   };
 }
 

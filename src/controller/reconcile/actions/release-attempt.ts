@@ -1,5 +1,6 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
-import type { ReleaseEvent } from '../../../api/vocabulary.js';
+import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { identityRefusalMessage } from '../decide/identity-refusal.js';
 import type { ReleaseWritten } from '../../../core/helm-storage/release-written.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
 import { HelmCanceledError, HelmError } from '../../helm/helm-error.js';
@@ -70,12 +71,16 @@ export async function runReleaseAttempt(
     if (!(error instanceof HelmError)) throw error;
     // Record what Helm really wrote (a failed revision), even though the action failed.
     const history = await ctx.storage.history(target.namespace, target.releaseName);
+    // An RBAC refusal names who was refused what and how to allow it, not helm's stack of errors.
+    const refused = error.forbidden;
+    const event = refused ? ReleaseEvent.IdentityForbidden : attempt.events.failed;
+    const said = refused ? identityRefusalMessage(attempt.what, target.identity, refused) : attempt.failedMessage(error.outcome, history);
     // helm's output is redacted as it is read; this guards the whole message as formed.
-    const message = redactSecrets(attempt.failedMessage(error.outcome, history), desired.secrets);
+    const message = redactSecrets(said, desired.secrets);
     const failures = ((attempt.action === 'install' ? started.installFailures : started.upgradeFailures) ?? 0) + 1;
     const final = failureIsFinal(remediationPolicy(release.spec, attempt.action), failures);
-    await ctx.status.write(release, failedStatus(attempted, attempt.events.failed, message, history, ctx.now(), { final, counter: attempt.action }));
-    await ctx.effects().events.record(release, attempt.events.failed, message, {
+    await ctx.status.write(release, failedStatus(attempted, event, message, history, ctx.now(), { final, counter: attempt.action }));
+    await ctx.effects().events.record(release, event, message, {
       ...details,
       revision: history.latest?.revision,
       errorExcerpt: redactSecrets(error.stderrExcerpt, desired.secrets),

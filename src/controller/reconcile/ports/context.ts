@@ -18,6 +18,7 @@ import type { ValuesDigester } from '../../../core/release/values-digest.js';
 import type { DriftDetector } from '../../drift/drift-detector.js';
 import type { CrdApplier } from '../../crds/crd-applier.js';
 import type { StatusWriter } from './status-writer.js';
+import type { ManagedIdentities } from '../../tenancy/managed-identity.js';
 
 /**
  * The ports of a reconcile, as types: what any pass may call (reads, `ReconcileContext`), what
@@ -107,6 +108,8 @@ export interface ControllerContext extends ReconcileContext {
   storage: ReleaseStorage;
   helm: HelmClient;
   identities: IdentityClients;
+  /** Sets up helmcrew's own ServiceAccount of a namespace before a release acts as it; none: assumed in place. */
+  managedIdentities?: Pick<ManagedIdentities, 'ensure'>;
   events: ReleaseEventSink;
   drift?: DriftDetector;
   crds?: CrdApplier;

@@ -8,6 +8,8 @@ import { passContext } from '../ports/cached-read.js';
 import type { ControllerContext, PassContext } from '../ports/context.js';
 import { needsFinalizer } from '../decide/lifecycle-state.js';
 import { checkTenancy, serviceAccountUser } from '../decide/tenancy.js';
+import { describeIdentity } from '../../../core/release/release-identity.js';
+import { MANAGED_IDENTITY_ROLE } from '../../tenancy/managed-identity.js';
 import { done, type Pass, type PassEnd, type ReadFrom } from '../ports/pass.js';
 
 /**
@@ -31,6 +33,7 @@ export async function gateStage(
     else await reportRefused(ctx, release, ReleaseEvent.TargetNamespaceRefused, tenancy.message);
     return done(key, 'refused');
   }
+  if (!(await identityInPlace(controllerCtx, ctx, release, target))) return done(key, 'refused');
   if (!knownHistory && needsFinalizer(release)) {
     // The finalizer is decided from the object alone, so it is written while the history is
     // read. Metadata changes do not requeue (only generation does), so the pass goes on from the
@@ -40,6 +43,32 @@ export async function gateStage(
   }
   const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom));
   return history ? { ctx, release, target, key, history } : done(key, 'refused');
+}
+
+/**
+ * helmcrew's own ServiceAccount of the namespace, before the pass acts as it (managed-identity.ts).
+ * false (status written, or the finalizer of a release never installed removed) when the
+ * controller may not set it up: the operator grants it those rights or names another identity.
+ */
+async function identityInPlace(controllerCtx: ControllerContext, ctx: PassContext, release: HelmRelease, target: ReleaseTarget): Promise<boolean> {
+  const identity = target.identity;
+  if (identity.kind !== 'managed' || !controllerCtx.managedIdentities) return true;
+  try {
+    await controllerCtx.managedIdentities.ensure(identity.namespace);
+    return true;
+  } catch (error) {
+    if (!isForbidden(error)) throw error;
+    if (release.metadata.deletionTimestamp && !release.status?.releaseName) {
+      await ctx.releaseWrites().removeFinalizer(release);
+      return false;
+    }
+    const message =
+      `Could not set up ${describeIdentity(identity)}, which this HelmRelease acts as: ${apiErrorMessage(error)}. ` +
+      `The controller needs create and patch on ServiceAccounts and RoleBindings and bind on the ${MANAGED_IDENTITY_ROLE} ClusterRole; ` +
+      `or name spec.serviceAccountName, HELMCREW_DEFAULT_SERVICE_ACCOUNT, or this namespace in HELMCREW_CLUSTER_SCOPE_NAMESPACES`;
+    await reportRefused(ctx, release, ReleaseEvent.IdentityForbidden, message);
+    return false;
+  }
 }
 
 /**

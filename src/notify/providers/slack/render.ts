@@ -58,6 +58,7 @@ export const EVENT_TITLE: Readonly<Record<string, string>> = {
   ReleaseAdopted: 'Release taken over',
   TargetNamespaceRefused: 'Target namespace refused',
   AccessDenied: 'Access denied',
+  IdentityForbidden: 'Refused to the release’s identity',
   ReconcileError: 'Reconcile error',
   ReleaseRecordInvalid: 'Release record unreadable',
   RepositoryNotAllowed: 'Repository not allowed',
