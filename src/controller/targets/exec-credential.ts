@@ -31,7 +31,8 @@ export async function runExecPlugin(plugin: ExecPlugin): Promise<ExecCredential>
     stdin: 'ignore',
     timeout: PLUGIN_TIMEOUT_MS,
   });
-  if (result.failed) throw new ExecCredentialError(`exec plugin ${plugin.command} failed (exit code ${result.exitCode ?? 'none'}${result.timedOut ? ', timed out' : ''})`);
+  if (result.failed)
+    throw new ExecCredentialError(`exec plugin ${plugin.command} failed (exit code ${result.exitCode ?? 'none'}${result.timedOut ? ', timed out' : ''})`);
   return parseExecCredential(String(result.stdout ?? ''), plugin.command);
 }
 

@@ -100,7 +100,11 @@ export class RemoteClusters implements TargetClusters {
 
 /** The kubeconfig without its current user's exec entry: the slim client takes the plugin's credential instead. */
 function withoutExec(text: string): string {
-  const doc = parse(text) as { 'current-context'?: string; contexts?: Array<{ name?: string; context?: { user?: string } }>; users?: Array<{ name?: string; user?: Record<string, unknown> }> };
+  const doc = parse(text) as {
+    'current-context'?: string;
+    contexts?: Array<{ name?: string; context?: { user?: string } }>;
+    users?: Array<{ name?: string; user?: Record<string, unknown> }>;
+  };
   const userName = doc.contexts?.find((c) => c.name === doc['current-context'])?.context?.user;
   const user = doc.users?.find((u) => u.name === userName)?.user;
   if (user) delete user.exec;
