@@ -77,6 +77,12 @@ const HELMRELEASE: CrdSource = {
     { name: 'Suspended', type: 'string', jsonPath: '.status.conditions[?(@.type=="Suspended")].status' },
     { name: 'Frozen', type: 'string', jsonPath: '.status.conditions[?(@.type=="Frozen")].status', priority: 1, description: 'A Freeze holds its helm action.' },
     { name: 'Status', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].message', priority: 0 },
+    {
+      name: 'Cluster',
+      type: 'string',
+      jsonPath: '.spec.kubeConfig.secretRef.name',
+      description: 'The kubeconfig Secret of the cluster it installs into; empty: this cluster.',
+    },
     { name: 'Chart', type: 'string', jsonPath: '.spec.chart.name' },
     { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },
     { name: 'Revision', type: 'integer', jsonPath: '.status.history[0].revision' },

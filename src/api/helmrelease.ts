@@ -106,6 +106,29 @@ export const ValuesReference = Type.Object({
   literal: Type.Optional(Type.Boolean({ description: 'With targetPath: the content is one string, taken verbatim (helm --set-literal).' })),
 });
 
+/** Flux's spec.kubeConfig: the cluster helm and the release's records live in, when not this one. */
+export const KubeConfigReference = Type.Object(
+  {
+    secretRef: Type.Object(
+      {
+        name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }),
+        key: Type.Optional(
+          Type.String({
+            pattern: '^[-._a-zA-Z0-9]+$',
+            maxLength: 253,
+            description: 'Data key holding the kubeconfig. Default: `value`, else `value.yaml` (a Cluster API `<cluster>-kubeconfig` Secret as it is).',
+          }),
+        ),
+      },
+      { description: "A Secret in this HelmRelease's namespace (of this cluster) holding the target cluster's kubeconfig." },
+    ),
+  },
+  {
+    description:
+      "Install into another cluster: helm, the release records, drift and CRDs act there (serviceAccountName is impersonated there); status, Events and notifications stay here. A kubeconfig that runs a program or names a file on the controller's disk is refused unless the operator allows it.",
+  },
+);
+
 export const DependencyReference = Type.Object({
   name: Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 253, description: 'Name of the HelmRelease this one waits for.' }),
   namespace: Type.Optional(Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 63, description: "Its namespace. Default: this HelmRelease's." })),
@@ -181,6 +204,7 @@ export const HelmReleaseSpec = Type.Object(
         description: 'Run helm impersonating this ServiceAccount of the HelmRelease namespace.',
       }),
     ),
+    kubeConfig: Type.Optional(KubeConfigReference),
     install: Type.Optional(InstallSpec),
     upgrade: Type.Optional(UpgradeSpec),
     test: Type.Optional(TestSpec),
@@ -217,6 +241,7 @@ export type ChartRef = Static<typeof ChartRef>;
 export type ValuesReference = Static<typeof ValuesReference>;
 export type HelmReleaseSpec = Static<typeof HelmReleaseSpec>;
 export type DependencyReference = Static<typeof DependencyReference>;
+export type KubeConfigReference = Static<typeof KubeConfigReference>;
 export type DriftDetectionSpec = Static<typeof DriftDetectionSpec>;
 export type DriftIgnoreRule = Static<typeof DriftIgnoreRule>;
 

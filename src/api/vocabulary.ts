@@ -77,6 +77,12 @@ export const ReleaseEvent = {
    * change an object of its chart), or helmcrew could not set up its managed ServiceAccount.
    */
   IdentityForbidden: 'IdentityForbidden',
+  /** spec.kubeConfig: the Secret, its key or the kubeconfig in it cannot be used. */
+  KubeConfigInvalid: 'KubeConfigInvalid',
+  /** spec.kubeConfig: the kubeconfig would run a program or read a file of the controller's, and the operator does not allow it. */
+  KubeConfigRefused: 'KubeConfigRefused',
+  /** spec.kubeConfig: the target cluster's API server did not answer; tried again later. */
+  TargetUnreachable: 'TargetUnreachable',
   /** A reconcile failed in a way nothing else names (a bug, an API error): retried with backoff. */
   ReconcileError: 'ReconcileError',
   /** A Helm release record is corrupt or larger than the controller will decode. */
@@ -134,6 +140,9 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.TargetNamespaceRefused,
   ReleaseEvent.AccessDenied,
   ReleaseEvent.IdentityForbidden,
+  ReleaseEvent.KubeConfigInvalid,
+  ReleaseEvent.KubeConfigRefused,
+  ReleaseEvent.TargetUnreachable,
   ReleaseEvent.ReconcileError,
   ReleaseEvent.ReleaseRecordInvalid,
   ReleaseEvent.RepositoryNotAllowed,

@@ -59,6 +59,16 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     meaning:
       '`true`: a HelmRelease may reach another namespace: `spec.targetNamespace` and `spec.dependsOn[].namespace`; `false`: both are refused ([security](security.md#tenancy))',
   },
+  HELMCREW_ALLOW_KUBECONFIG_EXEC: {
+    default: false,
+    meaning:
+      '`true`: a `spec.kubeConfig` kubeconfig may run an exec plugin or name files on the controller’s disk (it runs or reads something in the controller); `false` refuses it with `KubeConfigRefused` ([security](security.md#remote-target-clusters))',
+  },
+  HELMCREW_TARGET_CONNECT_TIMEOUT_MS: {
+    default: 5000,
+    meaning: 'a `spec.kubeConfig` target cluster that accepts no connection within this long is `TargetUnreachable` (no worker waits longer)',
+  },
+  HELMCREW_TARGET_RETRY_MS: { default: 30_000, meaning: 'how soon a release whose target cluster was unreachable is tried again' },
   HELMCREW_ALLOWED_REPOSITORY_HOSTS: {
     defaultText: 'none: every host is refused until listed',
     meaning:
@@ -114,6 +124,8 @@ export interface ControllerConfig extends SharedConfig {
   tenancy: TenancyPolicy;
   /** Chart repository hosts the controller may contact (see host-policy.ts for the syntax). */
   allowedRepositoryHosts: HostPolicy;
+  /** spec.kubeConfig: what a target's kubeconfig may do here, and how long an unreachable target may hold a worker. */
+  remoteTargets: { allowExec: boolean; connectTimeoutMs: number; retryAfterMs: number };
   /** Largest repository index downloaded, in bytes. */
   maxIndexBytes: number;
   /** Memory all cached repository version lists may take together, in bytes. */
@@ -159,6 +171,11 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
       allowCrossNamespaceTargets: own.boolean('HELMCREW_ALLOW_CROSS_NAMESPACE_TARGETS'),
     },
     allowedRepositoryHosts: hostPolicy('HELMCREW_ALLOWED_REPOSITORY_HOSTS', own.raw('HELMCREW_ALLOWED_REPOSITORY_HOSTS') ?? DEFAULT_ALLOWED_REPOSITORY_HOSTS),
+    remoteTargets: {
+      allowExec: own.boolean('HELMCREW_ALLOW_KUBECONFIG_EXEC'),
+      connectTimeoutMs: own.positiveInt('HELMCREW_TARGET_CONNECT_TIMEOUT_MS'),
+      retryAfterMs: own.positiveInt('HELMCREW_TARGET_RETRY_MS'),
+    },
     maxIndexBytes: own.positiveInt('HELMCREW_MAX_INDEX_BYTES'),
     indexCacheBytes: own.positiveInt('HELMCREW_INDEX_CACHE_BYTES'),
     maxReleaseRecordBytes: own.positiveInt('HELMCREW_MAX_RELEASE_RECORD_BYTES'),

@@ -20,6 +20,8 @@ import type { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import type { ValuesDigester } from '../core/release/values-digest.js';
 import type { ControllerMetrics } from './metrics/controller-metrics.js';
 import type { RunningOperations } from './reconcile/ports/running-operations.js';
+import { RemoteClusters } from './targets/remote-clusters.js';
+import { KubeconfigHelmRunner } from './helm/kubeconfig-runner.js';
 import { buildReconcileContext } from './reconcile/ports/build-context.js';
 import type { ControllerContext, FreezeView, ReleaseCache } from './reconcile/ports/context.js';
 
@@ -42,19 +44,29 @@ export interface ControllerParts {
 export function controllerContext(config: ControllerConfig, parts: ControllerParts): Readonly<ControllerContext> {
   const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes } = parts;
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
+  const recordLimits = { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes };
+  const helmRunner = new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds));
+  // spec.kubeConfig: the same parts, on the target cluster; helm gets its kubeconfig as a private file.
+  const targets = new RemoteClusters({
+    policy: { allowExec: config.remoteTargets.allowExec },
+    connectTimeoutMs: config.remoteTargets.connectTimeoutMs,
+    retryAfterMs: config.remoteTargets.retryAfterMs,
+    log,
+    build: (targetRest, identities, kubeconfig) => ({
+      storage: new ReleaseStorage(identities.forUser(undefined), digester, recordLimits),
+      helm: new HelmClient(new KubeconfigHelmRunner(helmRunner, config.workDir, kubeconfig), config.workDir, config.kustomizeBin, config.helmKillMarginSeconds),
+      drift: new DriftDetector(new ClusterObjects(targetRest), config.helmFieldManager),
+      crds: new CrdApplier(new ClusterObjects(targetRest), config.helmFieldManager),
+    }),
+  });
   return buildReconcileContext({
     kube,
     api,
-    storage: new ReleaseStorage(kube, digester, { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes }),
+    storage: new ReleaseStorage(kube, digester, recordLimits),
     identities: new IdentityClients(kube),
     tenancy: config.tenancy,
     managedIdentities: new ManagedIdentities(rest),
-    helm: new HelmClient(
-      new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds)),
-      config.workDir,
-      config.kustomizeBin,
-      config.helmKillMarginSeconds,
-    ),
+    helm: new HelmClient(helmRunner, config.workDir, config.kustomizeBin, config.helmKillMarginSeconds),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     gitCharts: new GitChartSources({ gitBin: config.gitBin, workDir: config.workDir, policy: config.allowedRepositoryHosts, log }),
     digester,
@@ -65,5 +77,6 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
     cache,
     freezes,
+    targets,
   });
 }

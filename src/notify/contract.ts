@@ -21,6 +21,8 @@ export interface ReleaseNotification {
     /** The Helm release it manages. */
     releaseName: string;
     targetNamespace: string;
+    /** spec.kubeConfig: the kubeconfig Secret of the cluster it is installed in (not this one); absent: this cluster. */
+    targetCluster?: string;
     chart: string;
     labels: Record<string, string>;
   };

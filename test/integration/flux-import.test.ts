@@ -48,11 +48,7 @@ describe('helmcrew import flux', () => {
       spec: { interval: '5m', url: env.chartRepoUrl },
     },
     // Installed by Flux: handed over. Carries fields helmcrew has no place for.
-    fluxRelease(
-      'web',
-      { message: 'from flux' },
-      { kubeConfig: { secretRef: { name: 'remote' } }, persistentClient: true, install: { remediation: { retries: 2 } } },
-    ),
+    fluxRelease('web', { message: 'from flux' }, { waitStrategy: { name: 'poller' }, persistentClient: true, install: { remediation: { retries: 2 } } }),
     // Never installed: helmcrew installs it.
     fluxRelease('fresh', { message: 'new' }),
     // Installed by hand with the same name: the handover must refuse it.
@@ -155,7 +151,7 @@ describe('helmcrew import flux', () => {
       },
     });
     expect(result.stderr).toContain(`HelmRelease ${namespace}/web → helmcrew HelmRelease ${namespace}/web (takes over Helm release ${namespace}/web)`);
-    expect(result.stderr).toContain('not carried: spec.kubeConfig: helmcrew has no equivalent');
+    expect(result.stderr).toContain('not carried: spec.waitStrategy: handled differently');
     expect(result.stderr).toContain('not carried: spec.persistentClient: handled differently');
     expect(result.stderr).toContain(`not carried: HelmRepository ${namespace}/charts spec.interval`);
   });

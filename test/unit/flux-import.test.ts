@@ -188,7 +188,7 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
 
   it('reports every Flux field it does not carry, with its path and why', () => {
     const reasons = Object.fromEntries(imported('podinfo').notes.map((n) => [n.path, n.reason]));
-    expect(reasons['spec.kubeConfig']).toBe('helmcrew has no equivalent: helmcrew drives its own cluster only');
+    expect(reasons['spec.kubeConfig']).toBeUndefined();
     expect(reasons['spec.persistentClient']).toMatch(/^handled differently: every helm action is its own process/);
     expect(reasons['spec.waitStrategy']).toMatch(/^handled differently: helmcrew always waits with kstatus/);
     expect(reasons['spec.healthCheckExprs']).toBe('helmcrew has no equivalent');
@@ -301,6 +301,21 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
     expect(result.notes.find((n) => n.path === 'spec.suspend')).toMatchObject({ attention: true });
   });
 
+  it('carries spec.kubeConfig.secretRef (issue 32): the release goes on installing into the same other cluster', () => {
+    expect(imported('podinfo').release?.spec.kubeConfig).toEqual({ secretRef: { name: 'remote' } });
+    const withKey = { ...find('podinfo'), spec: { ...find('podinfo').spec, kubeConfig: { secretRef: { name: 'prod', key: 'value.yaml' } } } };
+    expect(mapFluxRelease(withKey, sources).release?.spec.kubeConfig).toEqual({ secretRef: { name: 'prod', key: 'value.yaml' } });
+  });
+
+  it('a release reaching its cluster by workload identity (configMapRef) is not carried, and the report says why', () => {
+    const byIdentity = { ...find('podinfo'), spec: { ...find('podinfo').spec, kubeConfig: { configMapRef: { name: 'eks-prod' } } } };
+    const result = mapFluxRelease(byIdentity, sources);
+    expect(result.release).toBeUndefined();
+    const reasons = Object.fromEntries(result.notes.map((n) => [n.path, n.reason]));
+    expect(reasons['spec.kubeConfig.configMapRef']).toMatch(/^helmcrew has no equivalent: no workload identity for target clusters/);
+    expect(reasons['spec.kubeConfig']).toMatch(/without spec.kubeConfig it would install into this cluster/);
+  });
+
   it('--no-handover leaves the annotations out', () => {
     expect(mapFluxRelease(find('podinfo'), sources, { handover: false }).release?.metadata.annotations).toBeUndefined();
   });
@@ -323,7 +338,7 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
   it('the report lists every HelmRelease with what was not carried', () => {
     const text = renderReport([imported('podinfo'), imported('orphan')]);
     expect(text).toContain('HelmRelease apps/podinfo → helmcrew HelmRelease apps/podinfo (takes over Helm release apps/podinfo)');
-    expect(text).toContain('  not carried: spec.kubeConfig: helmcrew has no equivalent');
+    expect(text).toContain('  not carried: spec.healthCheckExprs: helmcrew has no equivalent');
     expect(text).toContain('  check: HelmRepository flux-system/podinfo spec.secretRef:');
   });
 });

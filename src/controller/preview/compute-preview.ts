@@ -10,6 +10,7 @@ import { resolveDesiredRelease } from '../reconcile/desired/resolve-desired.js';
 import { redactSecrets } from '../reconcile/decide/redact.js';
 import { chartPullRequest, releaseRequest } from '../reconcile/desired/helm-requests.js';
 import { actingAs } from '../reconcile/stages/gate.js';
+import { chooseCluster } from '../reconcile/stages/target-cluster.js';
 import { checkTenancy } from '../reconcile/decide/tenancy.js';
 
 /**
@@ -27,7 +28,10 @@ export async function computePreview(controllerCtx: ControllerContext, request: 
   const tenancy = checkTenancy(release, target, controllerCtx.tenancy);
   if (!tenancy.allowed) return { ok: false, message: tenancy.message };
   if (target.identity.kind === 'managed') await controllerCtx.managedIdentities?.ensure(target.identity.namespace);
-  const ctx = actingAs(controllerCtx, target);
+  // spec.kubeConfig: rendered against, and compared with the records of, the target cluster.
+  const cluster = await chooseCluster(controllerCtx, release);
+  if (cluster.kind === 'refused') return { ok: false, message: cluster.message };
+  const ctx = actingAs(controllerCtx, target, cluster.kind === 'remote' ? cluster.ports : undefined);
   const resolved = await resolveDesiredRelease(ctx, release);
   if (!resolved.ok) return { ok: false, message: resolved.message };
   const desired = resolved.desired;

@@ -24,6 +24,8 @@ export interface ConnectionConfig {
   tokenFile?: string;
   /** The kubeconfig user's `as`: every request impersonates this user. */
   impersonate?: string;
+  /** Give up connecting after this long (a remote target cluster: an unreachable one must not hold a worker). Default: the request's timeout. */
+  connectTimeoutMs?: number;
 }
 
 /**

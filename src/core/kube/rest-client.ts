@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { readFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { KubeApiError, parseStatus } from './api-error.js';
 import type { ConnectionConfig } from './connection-config.js';
 
@@ -186,12 +187,25 @@ export class KubeRest {
     }
     const send = this.connection.secure ? httpsRequest : httpRequest;
     const request = send(url, { method: req.method, headers, agent: this.connection.currentAgent() }, onResponse);
+    const connectMs = this.connection.config.connectTimeoutMs;
+    if (connectMs !== undefined) request.once('socket', (socket) => giveUpConnectingAfter(request, socket, connectMs, url.host));
     if (req.method !== 'GET' || !('watch' in (req.query ?? {}))) {
       const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
       request.setTimeout(timeoutMs, () => request.destroy(new Error(`${req.method} ${req.path}: no answer within ${timeoutMs / 1000}s`)));
     }
     return request;
   }
+}
+
+/** Destroys `request` with an ETIMEDOUT error when its socket is not connected within `ms` (a reused socket already is). */
+function giveUpConnectingAfter(request: ClientRequest, socket: Socket, ms: number, host: string): void {
+  if (!socket.connecting) return;
+  const timer = setTimeout(() => {
+    request.destroy(Object.assign(new Error(`connect ETIMEDOUT ${host}: no connection within ${ms / 1000}s`), { code: 'ETIMEDOUT' }));
+  }, ms);
+  const clear = () => clearTimeout(timer);
+  socket.once('connect', clear);
+  socket.once('close', clear);
 }
 
 function collect(res: IncomingMessage): Promise<string> {

@@ -7,17 +7,22 @@ import { MANAGED_SERVICE_ACCOUNT, type TenancyPolicy } from './tenancy-policy.js
  *  - `controller`: the controller's rights, only in a namespace the operator grants cluster scope;
  *  - `operator-default`: the operator's HELMCREW_DEFAULT_SERVICE_ACCOUNT of its namespace;
  *  - `managed`: helmcrew's own ServiceAccount of its namespace, admin there and nowhere else,
- *    which the controller creates before acting (the default: safe with no configuration).
+ *    which the controller creates before acting (the default: safe with no configuration);
+ *  - `kubeconfig`: another cluster's (spec.kubeConfig), as the credentials of that kubeconfig,
+ *    which its author supplied: they reach no further than the Secret does (as in Flux).
  */
 export type ReleaseIdentity =
   | { kind: 'named'; namespace: string; name: string }
   | { kind: 'controller' }
   | { kind: 'operator-default'; namespace: string; name: string }
-  | { kind: 'managed'; namespace: string; name: string };
+  | { kind: 'managed'; namespace: string; name: string }
+  | { kind: 'kubeconfig' };
 
 export function releaseIdentity(release: Pick<HelmRelease, 'metadata' | 'spec'>, policy: TenancyPolicy): ReleaseIdentity {
   const namespace = release.metadata.namespace;
   if (release.spec.serviceAccountName) return { kind: 'named', namespace, name: release.spec.serviceAccountName };
+  // helmcrew's own ServiceAccount is this cluster's: in another one, the kubeconfig's credentials act.
+  if (release.spec.kubeConfig) return { kind: 'kubeconfig' };
   if (hasClusterScope(policy, namespace)) return { kind: 'controller' };
   if (policy.defaultServiceAccount) return { kind: 'operator-default', namespace, name: policy.defaultServiceAccount };
   return { kind: 'managed', namespace, name: MANAGED_SERVICE_ACCOUNT };
@@ -30,7 +35,7 @@ export function hasClusterScope(policy: TenancyPolicy, namespace: string): boole
 
 /** The ServiceAccount an identity impersonates; undefined: the controller itself. */
 export function impersonatedAccount(identity: ReleaseIdentity): { namespace: string; name: string } | undefined {
-  return identity.kind === 'controller' ? undefined : { namespace: identity.namespace, name: identity.name };
+  return identity.kind === 'controller' || identity.kind === 'kubeconfig' ? undefined : { namespace: identity.namespace, name: identity.name };
 }
 
 /** How status and logs name the identity. */
@@ -44,5 +49,7 @@ export function describeIdentity(identity: ReleaseIdentity): string {
       return `ServiceAccount ${identity.namespace}/${identity.name} (HELMCREW_DEFAULT_SERVICE_ACCOUNT)`;
     case 'managed':
       return `ServiceAccount ${identity.namespace}/${identity.name} (helmcrew's, admin of ${identity.namespace} only)`;
+    case 'kubeconfig':
+      return 'the credentials of spec.kubeConfig, in its cluster';
   }
 }

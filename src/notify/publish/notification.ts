@@ -71,6 +71,7 @@ export function buildNotification(
       name,
       releaseName,
       targetNamespace: release.spec.targetNamespace ?? namespace,
+      ...(release.spec.kubeConfig ? { targetCluster: release.spec.kubeConfig.secretRef.name } : {}),
       chart: release.spec.chart.name,
       labels: labels ?? {},
     },

@@ -20,6 +20,8 @@ export interface FieldRow {
 
 const NO_EQUIVALENT = 'helmcrew has no equivalent';
 const OPENAPI = "handled differently: helmcrew always skips helm's client-side OpenAPI check; the API server validates";
+const WORKLOAD_IDENTITY =
+  "helmcrew has no equivalent: no workload identity for target clusters (Flux's cloud-provider kubeconfig); put a kubeconfig in a Secret and use spec.kubeConfig.secretRef";
 const NO_SOURCE_OBJECTS = 'handled differently: helmcrew has no source objects; the chart is inline in spec.chart';
 
 /** Flux v1.6.3's options of each action (api/v2/helmrelease_types.go), each carried under its name when helmcrew has it. */
@@ -127,7 +129,16 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   { flux: 'spec.serviceAccountName', helmcrew: 'same', note: 'helmcrew also reads valuesFrom and release records as it.' },
   { flux: 'spec.maxHistory', helmcrew: 'same', note: "Flux's default 5 is written when unset (helmcrew's is 10)." },
   { flux: 'spec.persistentClient', helmcrew: null, note: 'handled differently: every helm action is its own process.' },
-  { flux: 'spec.kubeConfig', helmcrew: null, note: `${NO_EQUIVALENT}: helmcrew drives its own cluster only.` },
+  {
+    flux: 'spec.kubeConfig.secretRef.name, key',
+    helmcrew: 'same',
+    note: 'Key `value`, else `value.yaml`, as Flux. A kubeconfig that runs an exec plugin or names a file is refused unless the operator sets `HELMCREW_ALLOW_KUBECONFIG_EXEC=true`.',
+  },
+  {
+    flux: 'spec.kubeConfig.configMapRef',
+    helmcrew: null,
+    note: `${WORKLOAD_IDENTITY}; a HelmRelease that has only it is not carried (it would install into this cluster).`,
+  },
   { flux: 'spec.dependsOn[].name, namespace', helmcrew: 'same', note: '' },
   { flux: 'spec.dependsOn[].readyExpr', helmcrew: 'same', note: '' },
   { flux: 'spec.values', helmcrew: 'same', note: '' },
@@ -155,7 +166,7 @@ const SPECIFIC_REASONS: Record<string, string> = {
   'spec.upgrade.disableOpenAPIValidation': OPENAPI,
   'spec.storageNamespace': 'handled differently: helmcrew keeps release records in the target namespace',
   'spec.persistentClient': 'handled differently: every helm action is its own process',
-  'spec.kubeConfig': `${NO_EQUIVALENT}: helmcrew drives its own cluster only`,
+  'spec.kubeConfig.configMapRef': WORKLOAD_IDENTITY,
   'spec.waitStrategy': "handled differently: helmcrew always waits with kstatus (helm --wait=watcher), Flux's default poller",
   'spec.driftDetection.ignore[].target.group': 'helmcrew matches kind and name only, so this rule now ignores more objects',
   'spec.driftDetection.ignore[].target.version': 'helmcrew matches kind and name only, so this rule now ignores more objects',

@@ -100,6 +100,12 @@ export function mapFluxRelease(flux: FluxObject, sources: FluxSources, options: 
       notes.push({ path: `metadata.annotations.${key}`, reason: 'handled differently: helmcrew.dev/requestedAt and the /release bot' });
   }
   if (!fitted.value) return { source, notes: [...notes, { path: 'spec', reason: 'cannot be carried: no HelmRelease could be made (see the notes above)' }] };
+  // A release of another cluster whose way there is not carried must not be installed into this one.
+  if (spec.kubeConfig !== undefined && (fitted.value as { kubeConfig?: unknown }).kubeConfig === undefined) {
+    const reason =
+      'cannot be carried: its target cluster is reached in a way helmcrew does not carry (see the notes above); without spec.kubeConfig it would install into this cluster';
+    return { source, notes: [...notes, { path: 'spec.kubeConfig', reason }] };
+  }
 
   const handover = options.handover !== false && target.storageNamespace === target.namespace;
   const labels = Object.fromEntries(Object.entries(flux.metadata.labels ?? {}).filter(([key]) => !key.includes('toolkit.fluxcd.io/')));

@@ -18,5 +18,7 @@ export function identityRefusalMessage(what: string, identity: ReleaseIdentity, 
       return `${said}. Grant that ServiceAccount what the chart needs, or name another one in spec.serviceAccountName`;
     case 'controller':
       return `${said}. The controller's own rights do not cover it (chart value rbac.clusterAdmin)`;
+    case 'kubeconfig':
+      return `${said}. Grant the kubeconfig's user what the chart needs in that cluster, or name a ServiceAccount there in spec.serviceAccountName`;
   }
 }

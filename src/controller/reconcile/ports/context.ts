@@ -19,6 +19,7 @@ import type { DriftDetector } from '../../drift/drift-detector.js';
 import type { CrdApplier } from '../../crds/crd-applier.js';
 import type { StatusWriter } from './status-writer.js';
 import type { ManagedIdentities } from '../../tenancy/managed-identity.js';
+import type { TargetCluster, TargetPolicy } from '../../../core/release/target-cluster.js';
 
 /**
  * The ports of a reconcile, as types: what any pass may call (reads, `ReconcileContext`), what
@@ -116,6 +117,38 @@ export interface ControllerContext extends ReconcileContext {
   operations?: RunningOperations;
   /** The informer's copies of HelmReleases: a settled one is checked without a GET (cached-read.ts). */
   cache?: ReleaseCache;
+  /** Other clusters a HelmRelease may name in spec.kubeConfig; none: such a HelmRelease is refused. */
+  targets?: TargetClusters;
+}
+
+/** A cluster a HelmRelease installs into that is not the controller's own (spec.kubeConfig). */
+export type RemoteTarget = Extract<TargetCluster, { kind: 'remote' }>;
+
+/**
+ * The ports of a pass that act on the release's cluster: helm, Helm's records, drift and CRDs.
+ * For a remote target they are built from its kubeconfig; the HelmRelease API, status, Events and
+ * notifications, and the values sources always stay the controller's own cluster's.
+ */
+export interface ClusterPorts {
+  /** How the cluster is named in status, Events and logs ("cluster edge (https://…)"). */
+  name: string;
+  /** How soon a pass that could not reach it is tried again. */
+  retryAfterMs: number;
+  /** That cluster's API clients, as the controller's kubeconfig user or as an identity impersonated there. */
+  identities: IdentityClients;
+  storage: ReleaseStorage;
+  helm: HelmClient;
+  drift?: DriftDetector;
+  crds?: CrdApplier;
+}
+
+/** The remote targets' ports, made once per kubeconfig Secret version (a rotated Secret is a new set). */
+export interface TargetClusters {
+  /** What a kubeconfig may do on the controller's machine (HELMCREW_ALLOW_KUBECONFIG_EXEC). */
+  policy: TargetPolicy;
+  /** How soon a release whose target did not answer is tried again. */
+  retryAfterMs: number;
+  portsFor(target: RemoteTarget): Promise<ClusterPorts>;
 }
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */
@@ -126,6 +159,11 @@ export interface ReleaseCache {
 /** What a pass asks before a helm action: undefined until Freezes and Teams have been listed (the pass then waits). */
 export interface FreezeView {
   holding(release: ReleaseFacts, now: Date): HoldingFreeze[] | undefined;
+}
+
+/** A remote target's kubeconfig the controller cannot connect with (unsupported fields, a failing exec plugin, a missing file): Ready=False KubeConfigInvalid. */
+export class KubeconfigUnusable extends Error {
+  override name = 'KubeconfigUnusable';
 }
 
 /** Thrown to have the queue try again later with backoff: the cause may clear up by itself. */

@@ -16,6 +16,8 @@ export interface ReconcileResult {
     | 'values-invalid'
     | 'chart-unavailable'
     | 'refused'
+    /** spec.kubeConfig: the target cluster did not answer; tried again after the operator's interval. */
+    | 'target-unreachable'
     | 'repository-refused'
     | 'wait-for-dependencies'
     /** An active Freeze holds the helm action (stages/freeze-gate.ts). */

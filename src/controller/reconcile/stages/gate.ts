@@ -5,12 +5,14 @@ import { apiErrorMessage, isForbidden } from '../../../core/kube/errors.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { reportRefused } from '../actions/refuse.js';
 import { passContext } from '../ports/cached-read.js';
-import type { ControllerContext, PassContext } from '../ports/context.js';
+import type { ClusterPorts, ControllerContext, PassContext } from '../ports/context.js';
 import { needsFinalizer } from '../decide/lifecycle-state.js';
 import { checkTenancy, serviceAccountUser } from '../decide/tenancy.js';
 import { describeIdentity } from '../../../core/release/release-identity.js';
 import { MANAGED_IDENTITY_ROLE } from '../../tenancy/managed-identity.js';
-import { done, type Pass, type PassEnd, type ReadFrom } from '../ports/pass.js';
+import { done, isPassEnd, type Pass, type PassEnd, type ReadFrom } from '../ports/pass.js';
+import { chooseCluster } from './target-cluster.js';
+import { targetProblem } from '../actions/target-unreachable.js';
 
 /**
  * The first stage: who the pass acts as, whether the operator lets it act at all, the finalizer,
@@ -25,24 +27,28 @@ export async function gateStage(
 ): Promise<Pass | PassEnd> {
   const key = `${release.metadata.namespace}/${release.metadata.name}`;
   const target = releaseTarget(release, controllerCtx.tenancy);
+  // The cluster it acts on (spec.kubeConfig): a port choice made per pass.
+  const cluster = await chooseCluster(controllerCtx, release);
   // The pass's ports: its reads, its one status writer, its writes as its read allows (cached-read.ts).
-  const ctx = passContext(actingAs(controllerCtx, target), readFrom, release);
+  const ctx = passContext(actingAs(controllerCtx, target, cluster.kind === 'remote' ? cluster.ports : undefined), readFrom, release);
   const tenancy = checkTenancy(release, target, ctx.tenancy);
   if (!tenancy.allowed) {
     if (release.metadata.deletionTimestamp) await ctx.releaseWrites().removeFinalizer(release);
     else await reportRefused(ctx, release, ReleaseEvent.TargetNamespaceRefused, tenancy.message);
     return done(key, 'refused');
   }
+  if (cluster.kind === 'refused') return refuseCluster(ctx, release, key, cluster);
+  const where = cluster.kind === 'remote' ? cluster.ports : undefined;
   if (!(await identityInPlace(controllerCtx, ctx, release, target))) return done(key, 'refused');
   if (!knownHistory && needsFinalizer(release)) {
     // The finalizer is decided from the object alone, so it is written while the history is
     // read. Metadata changes do not requeue (only generation does), so the pass goes on from the
     // object the PATCH returned: a finalizer changes neither the spec nor Helm's records.
-    const [updated, read] = await Promise.all([ctx.releaseWrites().addFinalizer(release), readHistory(ctx, release, target, readFrom)]);
-    return read ? { end: 'go-on-from', release: updated, history: read } : done(key, 'refused');
+    const [updated, read] = await Promise.all([ctx.releaseWrites().addFinalizer(release), readHistory(ctx, release, target, readFrom, where)]);
+    return isPassEnd(read) ? read : { end: 'go-on-from', release: updated, history: read };
   }
-  const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom));
-  return history ? { ctx, release, target, key, history } : done(key, 'refused');
+  const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom, where));
+  return isPassEnd(history) ? history : { ctx, release, target, key, history };
 }
 
 /**
@@ -74,16 +80,48 @@ async function identityInPlace(controllerCtx: ControllerContext, ctx: PassContex
 /**
  * The pass as the HelmRelease's identity: values sources and release records are read with the
  * ServiceAccount's rights when it acts as one, as helm is run. Status and Events of the
- * HelmRelease itself stay the controller's.
+ * HelmRelease itself stay the controller's. On a remote target (spec.kubeConfig) helm, the release
+ * records, drift and CRDs are that cluster's, the ServiceAccount is impersonated there, and the
+ * values sources are read here as the controller (the ServiceAccount is the target's, as in Flux).
  */
-export function actingAs(ctx: ControllerContext, target: ReleaseTarget): ControllerContext {
+export function actingAs(ctx: ControllerContext, target: ReleaseTarget, cluster?: ClusterPorts): ControllerContext {
+  if (cluster) {
+    const there = cluster.identities.forUser(target.impersonate ? serviceAccountUser(target.impersonate) : undefined);
+    return {
+      ...ctx,
+      storage: cluster.storage.withClients(there),
+      helm: cluster.helm,
+      identities: cluster.identities,
+      ...(ctx.drift && cluster.drift ? { drift: cluster.drift } : {}),
+      ...(ctx.crds && cluster.crds ? { crds: cluster.crds } : {}),
+    };
+  }
   if (!target.impersonate) return ctx;
   const kube = ctx.identities.forUser(serviceAccountUser(target.impersonate));
   return { ...ctx, kube, storage: ctx.storage.withClients(kube) };
 }
 
-/** Helm's records for the target, or undefined (status written) when the identity may not read them. */
-async function readHistory(ctx: PassContext, release: HelmRelease, target: ReleaseTarget, readFrom: ReadFrom): Promise<ReleaseHistory | undefined> {
+/**
+ * The kubeconfig of spec.kubeConfig cannot be used: said in status until the Secret or the spec
+ * changes (the Secret is watched). Deleting such a HelmRelease cannot reach its cluster: it goes,
+ * leaving whatever it installed there, and says so.
+ */
+async function refuseCluster(ctx: PassContext, release: HelmRelease, key: string, refused: { reason: ReleaseEvent; message: string }): Promise<PassEnd> {
+  if (release.metadata.deletionTimestamp) {
+    await ctx.effects().events.record(release, refused.reason, `${refused.message}; deleting this HelmRelease leaves its release in the target cluster`);
+    await ctx.releaseWrites().removeFinalizer(release);
+  } else await reportRefused(ctx, release, refused.reason, refused.message);
+  return done(key, 'refused');
+}
+
+/** Helm's records for the target, or how the pass ends (status written) when they cannot be read. */
+async function readHistory(
+  ctx: PassContext,
+  release: HelmRelease,
+  target: ReleaseTarget,
+  readFrom: ReadFrom,
+  cluster?: ClusterPorts,
+): Promise<ReleaseHistory | PassEnd> {
   try {
     // A quiet check of a settled release needs only the newest records (cached-read.ts); any
     // action it might lead to is decided again from a fresh pass with the whole history.
@@ -95,22 +133,28 @@ async function readHistory(ctx: PassContext, release: HelmRelease, target: Relea
     if (readFrom === 'cache') {
       const newest = await ctx.storage.history(target.namespace, target.releaseName, {
         withoutSuperseded: true,
-        notOlderThan: release.metadata.resourceVersion,
+        // Another cluster's records have their own resourceVersions.
+        ...(cluster ? {} : { notOlderThan: release.metadata.resourceVersion }),
       });
       return withSupersededFromStatus(newest, release.status?.history);
     }
-    if (readFrom === 'latest') return await ctx.storage.history(target.namespace, target.releaseName);
+    if (readFrom === 'latest' || cluster) return await ctx.storage.history(target.namespace, target.releaseName);
     return await ctx.storage.history(target.namespace, target.releaseName, { notOlderThan: release.metadata.resourceVersion });
   } catch (error) {
+    const key = target.key;
+    if (cluster) {
+      const ended = await targetProblem(ctx, release, key, cluster, error);
+      if (ended) return ended;
+    }
     if (!isForbidden(error)) throw error;
-    const message = `Cannot read the Helm release records of ${target.namespace}/${target.releaseName}: ${apiErrorMessage(error)}`;
+    const message = `Cannot read the Helm release records of ${target.namespace}/${target.releaseName}${cluster ? ` in ${cluster.name}` : ''}: ${apiErrorMessage(error)}`;
     // Never installed by this object, nothing to uninstall: deleting need not wait for rights.
     if (release.metadata.deletionTimestamp && !release.status?.releaseName) {
       await ctx.releaseWrites().removeFinalizer(release);
-      return undefined;
+      return done(key, 'refused');
     }
     // Like wrong values, missing rights do not come back by retrying fast; the periodic check looks again.
     await reportRefused(ctx, release, ReleaseEvent.AccessDenied, message);
-    return undefined;
+    return done(key, 'refused');
   }
 }

@@ -59,6 +59,9 @@ export const EVENT_TITLE: Readonly<Record<string, string>> = {
   TargetNamespaceRefused: 'Target namespace refused',
   AccessDenied: 'Access denied',
   IdentityForbidden: 'Refused to the release’s identity',
+  KubeConfigInvalid: 'Target kubeconfig invalid',
+  KubeConfigRefused: 'Target kubeconfig refused',
+  TargetUnreachable: 'Target cluster unreachable',
   ReconcileError: 'Reconcile error',
   ReleaseRecordInvalid: 'Release record unreadable',
   RepositoryNotAllowed: 'Repository not allowed',
@@ -188,6 +191,7 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
     `*Chart*\n${inlineCode(n.release.chart, LIMIT.field - 8)}${v ? ` ${safeText(v, 120)}` : ''}`,
     `*Helm release*\n${inlineCode(`${n.release.targetNamespace}/${n.release.releaseName}`, LIMIT.field - 15)}`,
     ...(n.revision !== undefined ? [`*Revision*\n${n.revision}`] : []),
+    ...(n.release.targetCluster ? [`*Target cluster*\n${inlineCode(n.release.targetCluster, 100)}`] : []),
     ...(n.cluster ? [`*Cluster*\n${inlineCode(n.cluster, 100)}`] : []),
     `*Cause*\n${safeText(n.cause || 'unknown', LIMIT.field - 10)}`,
   ];
