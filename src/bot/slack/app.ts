@@ -8,6 +8,7 @@ import { startHealthServer, type ReadinessCheck } from '../../core/metrics/healt
 import { redisCheck } from '../../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../../core/metrics/registry.js';
 import { connectRedis } from '../../core/redis.js';
+import { RequesterLedger } from '../../core/requests/requester-ledger.js';
 import { QueuedPreviews } from '../execute/preview-client.js';
 import { releaseOperations } from '../execute/wiring.js';
 import { BotMetrics } from '../metrics/bot-metrics.js';
@@ -47,7 +48,12 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
   // The controller renders what a change would do (core/preview); asked over the shared queue prefix.
   const previewConnection = connectRedis(config.redisUrl);
   const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);
-  const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', { previews, timeZone: config.timeZone });
+  const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', {
+    previews,
+    timeZone: config.timeZone,
+    // Who asked, from the signed request, for the controller's reports (core/requests).
+    requesters: new RequesterLedger(redis, config.keyPrefix),
+  });
   const directory = new Directory(new TeamApi(kube), web);
   const poster: ChannelPoster = {
     post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),
@@ -71,6 +77,7 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     previews,
     teams: () => directory.teams(),
     userGroups: (user) => directory.userGroups(user),
+    userName: (user) => directory.userName(user),
     plans: new PlanStore(redis, config.keyPrefix, config.planTtlSeconds),
     poster,
     log,

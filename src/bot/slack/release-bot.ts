@@ -6,6 +6,7 @@ import { authorizeAction, authorizeActionApproval, isRequester } from '../authz/
 import type { Subject, TeamPolicy } from '../authz/policy-types.js';
 import type { ReleaseOperations } from '../execute/operations.js';
 import type { ChangePreviews } from '../execute/preview-client.js';
+import type { Actor } from '../plan/actor.js';
 import { ReleaseSession } from '../session/release-session.js';
 import type { SessionPorts } from '../session/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
@@ -22,6 +23,8 @@ export interface ReleaseBotDeps {
   previews?: ChangePreviews;
   teams(): Promise<TeamPolicy[]>;
   userGroups(user: string): Promise<string[]>;
+  /** The person's display name, for reports outside Slack (users.info). */
+  userName?(user: string): Promise<string | undefined>;
   plans: PlanStore;
   poster: ChannelPoster;
   log: Logger;
@@ -103,8 +106,9 @@ export class ReleaseBot {
     // One look-up of the person's user groups per request.
     let subject: Promise<Subject> | undefined;
     const asker = () => (subject ??= this.subject(ctx.user));
+    let actor: Promise<Actor> | undefined;
     return {
-      actor: async () => ({ id: `slack:${requester.slackUser}`, channel: requester.channel }),
+      actor: () => (actor ??= this.actorOf(requester)),
       reply: slackReply(ctx),
       gate: teamGate(this.deps.api, asker, () => this.deps.teams()),
       confirm: {
@@ -119,6 +123,12 @@ export class ReleaseBot {
       secondPerson: true,
       awaitOutcome: true,
     };
+  }
+
+  /** The Slack user id is the signed request's; the name is Slack's answer about that id. */
+  private async actorOf(requester: { slackUser: string; channel: string }): Promise<Actor> {
+    const name = await this.deps.userName?.(requester.slackUser);
+    return { id: `slack:${requester.slackUser}`, channel: requester.channel, ...(name ? { name } : {}) };
   }
 
   private async expired(ctx: RequestContext, what: string): Promise<void> {
