@@ -19,6 +19,7 @@ import { FreezeReports } from './freeze-reports.js';
 import { registerListeners, socketOpen } from './listeners.js';
 import { PlanStore } from './plan-store.js';
 import { ReleaseBot } from './release-bot.js';
+import { DmPreferences } from './requester-dm.js';
 import { checkBotToken } from './token-check.js';
 
 export interface RunningBot {
@@ -83,6 +84,18 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     log,
     outcomeTimeoutMs: config.outcomeTimeoutMs,
     freezeReports,
+    requesterDm: {
+      direct: {
+        permalink: async (channel, ts) => (await web.chat.getPermalink({ channel, message_ts: ts })).permalink,
+        // A direct message goes to the IM conversations.open opens (or finds) with the person (scope im:write).
+        send: async (user, message) => {
+          const opened = await web.conversations.open({ users: user });
+          await web.chat.postMessage({ channel: opened.channel!.id!, ...message });
+        },
+      },
+      preferences: new DmPreferences(redis, config.keyPrefix),
+      log,
+    },
   });
 
   const registry = options.registry ?? newMetricsRegistry();

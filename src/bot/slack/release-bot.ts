@@ -12,6 +12,7 @@ import type { SessionPorts } from '../session/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
 import { channelProgress, type ChannelPoster } from './channel-progress.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
+import type { DmPreferences, RequesterDmDeps } from './requester-dm.js';
 import { slackReply, slackWhoami, teamGate, type RequestContext } from './slack-ports.js';
 
 export interface ReleaseBotDeps {
@@ -31,6 +32,8 @@ export interface ReleaseBotDeps {
   outcomeTimeoutMs: number;
   /** The one claim to report a freeze's end in its message (shared with the sweep for expired and deleted freezes). */
   freezeReports?: { claim(uid: string): Promise<boolean> };
+  /** Direct messages to the requester when an action ends, and who turned them off (`/release notify`). */
+  requesterDm?: RequesterDmDeps & { preferences: Pick<DmPreferences, 'set'> };
 }
 
 /**
@@ -120,6 +123,18 @@ export class ReleaseBot {
       },
       progress: (action, approver) => channelProgress(this.deps, requester, action, approver),
       whoami: async () => slackWhoami(ctx, await asker(), await this.deps.teams()),
+      notifyMe: async (setting) => {
+        if (!this.deps.requesterDm) return ctx.reply(textMessage('direct messages are not set up for this bot'));
+        await this.deps.requesterDm.preferences.set(ctx.user, setting);
+        this.deps.log.info({ actor: `slack:${ctx.user}`, setting }, 'direct messages on outcomes set');
+        return ctx.reply(
+          textMessage(
+            setting === 'on'
+              ? 'You will get a direct message when an action you start ends.'
+              : 'No more direct messages when your actions end; the channel still shows them. `/release notify on` turns them back on.',
+          ),
+        );
+      },
       secondPerson: true,
       awaitOutcome: true,
     };

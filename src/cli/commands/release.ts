@@ -70,6 +70,7 @@ export async function releaseCommand(args: string[]): Promise<number> {
       finished: async (outcomes) => outcomes.forEach((outcome) => console.log(outcome.message)),
     }),
     whoami: async () => console.log(`${(await ports.actor()).id} (context ${kubeConfig.getCurrentContext()}); Kubernetes RBAC decides what you may do`),
+    notifyMe: async () => console.log("direct messages are Slack's (/release notify on|off); the terminal shows the outcome as it waits"),
     secondPerson: false,
     awaitOutcome: !args.includes('--no-wait'),
   };
