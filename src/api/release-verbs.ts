@@ -6,7 +6,7 @@
  */
 
 /** What a verb's words are; the bot's grammar parses each kind (bot/grammar/arguments.ts). */
-export type ArgumentKind = 'release' | 'namespace' | 'version' | 'revision' | 'scope' | 'freeze-name' | 'verb';
+export type ArgumentKind = 'release' | 'namespace' | 'version' | 'revision' | 'scope' | 'freeze-name' | 'verb' | 'switch';
 
 export interface VerbArgument {
   /** The command's field it fills. */
@@ -111,6 +111,14 @@ export const RELEASE_VERBS = {
     usage: 'unfreeze <freeze name> [--reason …]',
     mutating: true,
     teamVerb: true,
+  },
+  notify: {
+    args: [{ field: 'setting', kind: 'switch' }],
+    reason: 'none',
+    flags: [],
+    usage: 'notify on|off   (a direct message when what you started ends; on by default)',
+    mutating: false,
+    teamVerb: false,
   },
 } as const satisfies Record<string, VerbRow>;
 

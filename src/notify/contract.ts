@@ -1,4 +1,5 @@
 import type { ReleaseEvent, Severity } from '../api/vocabulary.js';
+import type { Requester } from '../core/requests/requester-ledger.js';
 
 /**
  * The contract between the controller (which publishes), the notify router (which routes and
@@ -35,6 +36,13 @@ export interface ReleaseNotification {
   message: string;
   /** helm's error excerpt for failures, already redacted. */
   errorExcerpt?: string;
+  /** Who asked for it (chat or terminal), as authenticated: never from the HelmRelease (core/requests/requester-ledger.ts). */
+  requester?: Requester;
+  /** A Git chart's revision deployed (`1.2.0+abc1234`): named as the cause when nobody asked. */
+  gitRevision?: string;
+  /** The distinct container images of the release's workloads after it, the first 20, and how many more. */
+  images?: string[];
+  moreImages?: number;
   /** ISO time it happened. */
   at: string;
   /** The cluster's name (HELMCREW_CLUSTER_NAME), stamped by notify before delivery so every message says where it comes from. */

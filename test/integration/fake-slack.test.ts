@@ -135,6 +135,18 @@ describe('fake Slack Web API, spoken to by the real WebClient', () => {
     expect(result.ok).toBe(true);
   });
 
+  it('conversations.open opens one direct-message conversation per user; chat.getPermalink links a message', async () => {
+    const web = client(slack);
+    const opened = await web.conversations.open({ users: 'U2' });
+    expect((await web.conversations.open({ users: 'U2' })).channel?.id).toBe(opened.channel?.id);
+    const posted = await web.chat.postMessage({ channel: opened.channel!.id!, text: 'done' });
+    expect(slack.messages(opened.channel!.id!).map((m) => m.text)).toEqual(['done']);
+    const link = await web.chat.getPermalink({ channel: opened.channel!.id!, message_ts: posted.ts! });
+    expect(link.permalink).toMatch(new RegExp(`/archives/${opened.channel!.id}/p${posted.ts!.replace('.', '')}$`));
+    expect((await platformError(web.conversations.open({ users: 'UNOBODY' }))).data.error).toBe('user_not_found');
+    expect((await platformError(web.chat.getPermalink({ channel: 'C1', message_ts: '1.000000' }))).data.error).toBe('message_not_found');
+  });
+
   it('chat.update edits the app’s own message and keeps the old version', async () => {
     await new Promise((r) => setTimeout(r, 1100));
     const web = client(slack, 'xoxb-good');

@@ -11,6 +11,9 @@ const SCOPE_OF_METHOD: Record<string, string | null> = {
   'chat.update': 'chat:write',
   'chat.postEphemeral': 'chat:write',
   'usergroups.list': 'usergroups:read',
+  'users.info': 'users:read',
+  'conversations.open': 'im:write',
+  'chat.getPermalink': null,
 };
 /** What Bolt listeners need: a slash command needs `commands`, an event its read scope. */
 const SCOPE_OF_LISTENER: Record<string, string> = { command: 'commands', 'event:app_mention': 'app_mentions:read' };

@@ -12,6 +12,7 @@ import { freezesHolding } from '../../core/release/freeze-match.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import { releaseFacts } from '../../core/release/team-releases.js';
 import type { Logger } from '../../core/log.js';
+import type { RequesterLedger } from '../../core/requests/requester-ledger.js';
 import type { MutatingCommand } from '../grammar/command.js';
 import type { ChangePreviews } from './preview-client.js';
 import type { Actor } from '../plan/actor.js';
@@ -54,6 +55,8 @@ export interface OperationsDeps {
   timeZone: string;
   /** What upgrade and resume plans would change (the controller renders it); plans go without it when absent. */
   previews?: ChangePreviews;
+  /** Where who asked is kept for the controller's reports (Redis); without it reports name nobody. */
+  requesters?: Pick<RequesterLedger, 'record'>;
 }
 
 export interface Applied {
@@ -148,12 +151,13 @@ export class ReleaseOperations {
       const key = `${target.namespace}/${target.name}`;
       const patch = intentPatch(action, actor, now, requestId);
       const breakGlass = action.breakGlass ? { freezes: action.breakGlass, approvedBy: `slack:${approvedBy ?? '?'}` } : undefined;
-      await this.deps.api.patchIntent(
+      const patched = await this.deps.api.patchIntent(
         target.namespace,
         target.name,
         breakGlass ? breakGlassPatch(patch, check.release, actor, breakGlass, now) : patch,
         BOT_FIELD_MANAGER,
       );
+      await this.recordRequester(patched, actor, action.command.verb, requestId, now);
       const message = auditMessage(action.command, actor, key, breakGlass);
       await this.deps.events.record(check.release, ReleaseEvent.ActionRequested, message);
       this.deps.log.info(
@@ -171,6 +175,21 @@ export class ReleaseOperations {
       lines.push(message);
     }
     return { summary: lines.length ? lines.join('\n') : 'nothing to do', ...(requestId ? { requestId } : {}) };
+  }
+
+  /**
+   * Who asked, for the controller's reports: by request id, or by the generation the patch made (a
+   * spec change). Not recorded is not fatal: the change is written, its report then names nobody.
+   */
+  private async recordRequester(patched: HelmRelease, actor: Actor, verb: string, requestId: string | undefined, now: Date): Promise<void> {
+    const { uid, generation, namespace, name } = patched.metadata;
+    if (!this.deps.requesters || !uid) return;
+    const key = requestId ? { requestId } : generation !== undefined ? { generation } : undefined;
+    if (!key) return;
+    const requester = { id: actor.id, ...(actor.name ? { name: actor.name } : {}) };
+    await this.deps.requesters
+      .record(uid, key, { requester, verb, at: now.toISOString() })
+      .catch((error: Error) => this.deps.log.warn({ release: `${namespace}/${name}`, error: error.message }, 'who asked could not be recorded'));
   }
 
   /** Audit of a refusal: an Event on the release (when there is one) and a log line. Nothing changes. */

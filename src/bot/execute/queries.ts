@@ -8,11 +8,11 @@ import { renderDiff, renderHelp, renderHistory, renderList, renderObjectDiff, re
 import type { ChangePreviews } from './preview-client.js';
 import { resolveRelease } from '../plan/resolve.js';
 
-/** The verbs that change nothing, but `whoami` (answered by whoever asks: Slack or the terminal). */
-export type QueryCommand = Exclude<ReleaseCommand, { verb: MutatingVerb | 'whoami' }>;
+/** The verbs that change nothing, but `whoami` and `notify` (answered by whoever asks: Slack or the terminal). */
+export type QueryCommand = Exclude<ReleaseCommand, { verb: MutatingVerb | 'whoami' | 'notify' }>;
 
 export function isQuery(command: ReleaseCommand): command is QueryCommand {
-  return !isMutating(command) && command.verb !== 'whoami';
+  return !isMutating(command) && command.verb !== 'whoami' && command.verb !== 'notify';
 }
 
 /** Read-only verbs: answered from the API server and Helm's stored records; nothing changes. */

@@ -6,19 +6,25 @@ import { FreezeApi } from '../../core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
+import type { RequesterLedger } from '../../core/requests/requester-ledger.js';
 import { SHARED_ENV } from '../../core/config/env.js';
 import { ReleaseOperations } from './operations.js';
 import type { ChangePreviews } from './preview-client.js';
 
 /** The execution path's parts, made from one KubeConfig; the terminal and the bot share it. */
-export function releaseOperations(kubeConfig: KubeConfig, log: Logger, component: string, options: { previews?: ChangePreviews; timeZone?: string } = {}) {
-  const { previews, timeZone = SHARED_ENV.in(process.env).text('HELMCREW_TIME_ZONE') } = options;
+export function releaseOperations(
+  kubeConfig: KubeConfig,
+  log: Logger,
+  component: string,
+  options: { previews?: ChangePreviews; timeZone?: string; requesters?: RequesterLedger } = {},
+) {
+  const { previews, requesters, timeZone = SHARED_ENV.in(process.env).text('HELMCREW_TIME_ZONE') } = options;
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const freezes = new FreezeApi(kube);
   const teams = new TeamApi(kube);
   const storage = new ReleaseStorage(kube);
   const events = new KubeEventRecorder(kube, log, component);
-  const ops = new ReleaseOperations({ api, freezes, teams, storage, events, log, now: () => new Date(), timeZone, previews });
+  const ops = new ReleaseOperations({ api, freezes, teams, storage, events, log, now: () => new Date(), timeZone, previews, requesters });
   return { kube, api, freezes, teams, storage, events, ops, previews };
 }

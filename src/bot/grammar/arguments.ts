@@ -26,6 +26,7 @@ export const NEEDS: Record<ArgumentKind, string> = {
   scope: 'a scope: a namespace, team:<name>, chart:<name> or "all"',
   'freeze-name': 'the name of a freeze (see "freezes")',
   verb: 'a verb',
+  switch: '"on" or "off"',
 };
 
 /** Parses one word as `kind`; `verbs` are the table's verbs (for `help <verb>`). */
@@ -45,7 +46,14 @@ export function parseArgument(kind: ArgumentKind, word: string, verbs: readonly 
       return parseFreezeName(word);
     case 'verb':
       return parseTopic(word, verbs);
+    case 'switch':
+      return parseSwitch(word);
   }
+}
+
+export function parseSwitch(word: string): Parsed<'on' | 'off'> {
+  const text = word.toLowerCase();
+  return text === 'on' || text === 'off' ? { ok: true, value: text } : fail('unexpected-argument', `"${show(word)}" is not "on" or "off"`);
 }
 
 export function parseRelease(word: string): Parsed<ReleaseRef> {

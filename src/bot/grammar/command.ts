@@ -26,6 +26,7 @@ export interface ArgumentValues {
   scope: Scope;
   'freeze-name': string;
   verb: Verb;
+  switch: 'on' | 'off';
 }
 
 export type Verb = ReleaseVerb;

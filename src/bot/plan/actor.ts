@@ -4,4 +4,6 @@ export interface Actor {
   id: string;
   /** Slack channel id the command came from, if any. */
   channel?: string;
+  /** A handle for messages outside Slack: Slack's display name for the id (users.info), the kube user name. */
+  name?: string;
 }

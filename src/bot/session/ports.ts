@@ -59,6 +59,8 @@ export interface SessionPorts {
   progress(action: PreparedAction, approver: string | undefined): Progress;
   /** Answers `whoami` in the medium's own words. */
   whoami(): Promise<void>;
+  /** `notify on|off`: whether the person is told directly when what they started ends (Slack's direct message; the terminal waits anyway). */
+  notifyMe?(setting: 'on' | 'off'): Promise<void>;
   /** A second person can approve here (Slack); the terminal has none, so it refuses --break-glass. */
   secondPerson: boolean;
   /** Waits for the controller's report after a write (the terminal's --no-wait says no). */

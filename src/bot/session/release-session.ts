@@ -45,6 +45,11 @@ export class ReleaseSession {
       await ports.whoami();
       return 'done';
     }
+    if (command.verb === 'notify') {
+      if (!ports.notifyMe) return this.stop(ports, 'there is nothing to turn on or off here', 'stopped');
+      await ports.notifyMe(command.setting);
+      return 'done';
+    }
     if (isQuery(command)) {
       const refused = await ports.gate.query(command);
       if (refused) return this.stop(ports, refused, 'stopped');

@@ -8,6 +8,7 @@ import { startHealthServer, type ReadinessCheck } from '../../core/metrics/healt
 import { redisCheck } from '../../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../../core/metrics/registry.js';
 import { connectRedis } from '../../core/redis.js';
+import { RequesterLedger } from '../../core/requests/requester-ledger.js';
 import { QueuedPreviews } from '../execute/preview-client.js';
 import { releaseOperations } from '../execute/wiring.js';
 import { BotMetrics } from '../metrics/bot-metrics.js';
@@ -19,6 +20,7 @@ import { FreezeReports } from './freeze-reports.js';
 import { registerListeners, socketOpen } from './listeners.js';
 import { PlanStore } from './plan-store.js';
 import { ReleaseBot } from './release-bot.js';
+import { DmPreferences } from './requester-dm.js';
 import { checkBotToken } from './token-check.js';
 import { registerUnknownRequestAnswers } from './unknown-requests.js';
 
@@ -49,7 +51,12 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
   // The controller renders what a change would do (core/preview); asked over the shared queue prefix.
   const previewConnection = connectRedis(config.redisUrl);
   const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);
-  const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', { previews, timeZone: config.timeZone });
+  const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', {
+    previews,
+    timeZone: config.timeZone,
+    // Who asked, from the signed request, for the controller's reports (core/requests).
+    requesters: new RequesterLedger(redis, config.keyPrefix),
+  });
   const directory = new Directory(new TeamApi(kube), web);
   const poster: ChannelPoster = {
     post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),
@@ -73,11 +80,24 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     previews,
     teams: () => directory.teams(),
     userGroups: (user) => directory.userGroups(user),
+    userName: (user) => directory.userName(user),
     plans: new PlanStore(redis, config.keyPrefix, config.planTtlSeconds),
     poster,
     log,
     outcomeTimeoutMs: config.outcomeTimeoutMs,
     freezeReports,
+    requesterDm: {
+      direct: {
+        permalink: async (channel, ts) => (await web.chat.getPermalink({ channel, message_ts: ts })).permalink,
+        // A direct message goes to the IM conversations.open opens (or finds) with the person (scope im:write).
+        send: async (user, message) => {
+          const opened = await web.conversations.open({ users: user });
+          await web.chat.postMessage({ channel: opened.channel!.id!, ...message });
+        },
+      },
+      preferences: new DmPreferences(redis, config.keyPrefix),
+      log,
+    },
   });
 
   const registry = options.registry ?? newMetricsRegistry();

@@ -5,6 +5,7 @@ import { messageRefOf, withMessageRef } from '../plan/freeze.js';
 import type { PreparedAction } from '../plan/prepared.js';
 import type { Progress } from '../session/ports.js';
 import { auditMessage, freezeLiftedMessage, type SlackMessage } from './blocks.js';
+import { tellRequester, type RequesterDmDeps } from './requester-dm.js';
 
 /** In-channel messages: the audit record everyone sees. */
 export interface ChannelPoster {
@@ -18,6 +19,8 @@ export interface ChannelProgressDeps {
   log: Logger;
   /** The one claim to report a freeze's end in its message (shared with the sweep for expired and deleted freezes). */
   freezeReports?: { claim(uid: string): Promise<boolean> };
+  /** Tells the requester directly how a release action ended (requester-dm.ts); none without it. */
+  requesterDm?: RequesterDmDeps;
 }
 
 /**
@@ -51,6 +54,9 @@ export function channelProgress(
       const ok = outcomes.every((o) => o.done && o.succeeded);
       const state = `${ok ? ':white_check_mark:' : ':x:'} ${outcomes.map((o) => o.message).join('\n') || summary}`;
       await deps.poster.update(channel, ts, audit(state, await nextSteps(deps.api, action)));
+      // A freeze is everyone's news, told in its channel; a release action is also its requester's.
+      if (deps.requesterDm && !action.freeze && !action.unfreeze)
+        await tellRequester(deps.requesterDm, slackUser, { channel, ts }, action.plan.title, outcomes);
       if (!action.unfreeze || !freezeMessage) return;
       const { name } = action.unfreeze.metadata;
       const lifted = freezeLiftedMessage({ name, reason: action.unfreeze.spec.reason, setBy: action.unfreeze.spec.setBy }, { liftedBy: slackUser }, outcomes);

@@ -20,6 +20,12 @@ export class Directory {
     return (await this.teamsApi.list()).items.map(teamPolicy);
   }
 
+  /** The person's display name (users.info), for messages outside Slack; undefined when Slack does not say. */
+  async userName(user: string): Promise<string | undefined> {
+    const profile = (await this.slack.users.info({ user }).catch(() => undefined))?.user;
+    return profile?.profile?.display_name || profile?.name || undefined;
+  }
+
   async userGroups(user: string): Promise<string[]> {
     if (!this.groups || this.now() - this.groups.at > this.cacheMs) {
       const response = await this.slack.usergroups.list({ include_users: true });

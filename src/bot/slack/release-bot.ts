@@ -6,11 +6,13 @@ import { authorizeAction, authorizeActionApproval, isRequester } from '../authz/
 import type { Subject, TeamPolicy } from '../authz/policy-types.js';
 import type { ReleaseOperations } from '../execute/operations.js';
 import type { ChangePreviews } from '../execute/preview-client.js';
+import type { Actor } from '../plan/actor.js';
 import { ReleaseSession } from '../session/release-session.js';
 import type { SessionPorts } from '../session/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
 import { channelProgress, type ChannelPoster } from './channel-progress.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
+import type { DmPreferences, RequesterDmDeps } from './requester-dm.js';
 import { slackReply, slackWhoami, teamGate, type RequestContext } from './slack-ports.js';
 
 export interface ReleaseBotDeps {
@@ -22,12 +24,16 @@ export interface ReleaseBotDeps {
   previews?: ChangePreviews;
   teams(): Promise<TeamPolicy[]>;
   userGroups(user: string): Promise<string[]>;
+  /** The person's display name, for reports outside Slack (users.info). */
+  userName?(user: string): Promise<string | undefined>;
   plans: PlanStore;
   poster: ChannelPoster;
   log: Logger;
   outcomeTimeoutMs: number;
   /** The one claim to report a freeze's end in its message (shared with the sweep for expired and deleted freezes). */
   freezeReports?: { claim(uid: string): Promise<boolean> };
+  /** Direct messages to the requester when an action ends, and who turned them off (`/release notify`). */
+  requesterDm?: RequesterDmDeps & { preferences: Pick<DmPreferences, 'set'> };
 }
 
 /**
@@ -103,8 +109,9 @@ export class ReleaseBot {
     // One look-up of the person's user groups per request.
     let subject: Promise<Subject> | undefined;
     const asker = () => (subject ??= this.subject(ctx.user));
+    let actor: Promise<Actor> | undefined;
     return {
-      actor: async () => ({ id: `slack:${requester.slackUser}`, channel: requester.channel }),
+      actor: () => (actor ??= this.actorOf(requester)),
       reply: slackReply(ctx),
       gate: teamGate(this.deps.api, asker, () => this.deps.teams()),
       confirm: {
@@ -116,9 +123,27 @@ export class ReleaseBot {
       },
       progress: (action, approver) => channelProgress(this.deps, requester, action, approver),
       whoami: async () => slackWhoami(ctx, await asker(), await this.deps.teams()),
+      notifyMe: async (setting) => {
+        if (!this.deps.requesterDm) return ctx.reply(textMessage('direct messages are not set up for this bot'));
+        await this.deps.requesterDm.preferences.set(ctx.user, setting);
+        this.deps.log.info({ actor: `slack:${ctx.user}`, setting }, 'direct messages on outcomes set');
+        return ctx.reply(
+          textMessage(
+            setting === 'on'
+              ? 'You will get a direct message when an action you start ends.'
+              : 'No more direct messages when your actions end; the channel still shows them. `/release notify on` turns them back on.',
+          ),
+        );
+      },
       secondPerson: true,
       awaitOutcome: true,
     };
+  }
+
+  /** The Slack user id is the signed request's; the name is Slack's answer about that id. */
+  private async actorOf(requester: { slackUser: string; channel: string }): Promise<Actor> {
+    const name = await this.deps.userName?.(requester.slackUser);
+    return { id: `slack:${requester.slackUser}`, channel: requester.channel, ...(name ? { name } : {}) };
   }
 
   private async expired(ctx: RequestContext, what: string): Promise<void> {

@@ -10,6 +10,7 @@ import { apiErrorMessage, apiStatusCode } from '../../core/kube/errors.js';
 import { loadKubeConfig } from '../../core/kube/client.js';
 import { createLogger, logLevel } from '../../core/log.js';
 import { connectRedis } from '../../core/redis.js';
+import { RequesterLedger } from '../../core/requests/requester-ledger.js';
 
 const OPTIONS = new Set(['--yes', '-y', '--no-wait']);
 const EXIT: Record<SessionEnd, number> = { done: 0, 'bad-input': 2, 'not-done': 1 };
@@ -34,17 +35,19 @@ export async function releaseCommand(args: string[]): Promise<number> {
   }
   const config = readSessionConfig();
   const kubeConfig = loadKubeConfig(config.kubeconfig);
-  let actor: Promise<{ id: string }> | undefined;
+  let actor: Promise<{ id: string; name: string }> | undefined;
   // With REDIS_URL the controller answers what a change would do; without it plans show the rest.
   const previewConnection = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
   const previews = previewConnection ? new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs) : undefined;
   const parts = releaseOperations(kubeConfig, createLogger('release', logLevel('warn')), 'helmcrew-cli', {
     previews,
+    // Who asked, for the controller's reports: the API server's answer about this kubeconfig's user.
+    ...(previewConnection ? { requesters: new RequesterLedger(previewConnection, config.keyPrefix) } : {}),
     timeZone: config.timeZone,
   });
   const session = new ReleaseSession({ ...parts, outcomeTimeoutMs: config.outcomeTimeoutMs });
   const ports: SessionPorts = {
-    actor: () => (actor ??= kubeActorId(kubeConfig).then((id) => ({ id }))),
+    actor: () => (actor ??= kubeActorId(kubeConfig).then((id) => ({ id, name: id.replace(/^kube:/, '') }))),
     reply: {
       say: async (text, kind) => (kind === 'info' ? console.log(text) : console.error(`helmcrew release: ${text}`)),
       answer: async (_, output) => console.log(output),
@@ -67,6 +70,7 @@ export async function releaseCommand(args: string[]): Promise<number> {
       finished: async (outcomes) => outcomes.forEach((outcome) => console.log(outcome.message)),
     }),
     whoami: async () => console.log(`${(await ports.actor()).id} (context ${kubeConfig.getCurrentContext()}); Kubernetes RBAC decides what you may do`),
+    notifyMe: async () => console.log("direct messages are Slack's (/release notify on|off); the terminal shows the outcome as it waits"),
     secondPerson: false,
     awaitOutcome: !args.includes('--no-wait'),
   };

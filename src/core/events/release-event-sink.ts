@@ -1,5 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseEvent } from '../../api/vocabulary.js';
+import type { Requester } from '../requests/requester-ledger.js';
 
 /** What a reconcile knows about a happening beyond its name and message; all optional. */
 export interface EventDetails {
@@ -14,6 +15,16 @@ export interface EventDetails {
   cause?: string;
   /** helm's error excerpt, already redacted. */
   errorExcerpt?: string;
+  /** The id of the request it answers (rollback, drift correction, forced retry): finds who asked (requester-sink.ts). */
+  requestId?: string;
+  /** Who asked, as authenticated (requester-ledger.ts); stamped by RequesterStampingSink, never read from the object. */
+  requester?: Requester;
+  /** A Git chart: the commit deployed; `gitMoved` when the commit changed, which then caused it, not a person. */
+  gitRevision?: string;
+  gitMoved?: boolean;
+  /** The distinct container images of the release's workloads after it (first MAX_EVENT_IMAGES), and how many more. */
+  images?: string[];
+  moreImages?: number;
 }
 
 /** What the reconciler tells the world: Kubernetes Events and the notify queue (a CompositeEventSink). */

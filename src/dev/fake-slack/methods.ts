@@ -152,6 +152,33 @@ const conversationsInfo: Handler = (ctx, params) => {
   return channel ? ok({ channel: channelObject(channel) }) : fail('channel_not_found');
 };
 
+/**
+ * conversations.open with one user: the app's direct-message conversation with them, made on the
+ * first call and the same one after (Slack answers its D… id; scope im:write).
+ */
+const conversationsOpen: Handler = (ctx, params) => {
+  const limited = methodRateLimit(ctx, 'conversations.open');
+  if (limited) return limited;
+  const users = (str(params.users) ?? '').split(',').filter(Boolean);
+  if (users.length === 0) return fail('users_list_not_supplied');
+  if (users.length > 1) return fail('not_implemented', { detail: 'the fake opens direct messages with one user only' });
+  const user = ctx.ws.users.get(users[0]!);
+  if (!user) return fail('user_not_found');
+  const id = `D${user.id.replace(/^[UW]/, '')}`;
+  const existing = ctx.ws.channels.get(id);
+  if (!existing) ctx.ws.channels.set(id, { id, name: id, isMember: true, isArchived: false, members: [user.id], isIm: true });
+  return ok({ channel: { id }, ...(existing ? { already_open: true } : {}) });
+};
+
+/** chat.getPermalink: the message's address, `https://<team>.slack.invalid/archives/<channel>/p<ts without the dot>`. */
+const getPermalink: Handler = (ctx, params) => {
+  const channel = ctx.ws.channels.get(str(params.channel) ?? '');
+  if (!channel) return fail('channel_not_found');
+  const ts = str(params.message_ts) ?? '';
+  if (!ctx.ws.findMessage(channel.id, ts)) return fail('message_not_found');
+  return ok({ channel: channel.id, permalink: `https://${ctx.ws.app.team.toLowerCase()}.slack.invalid/archives/${channel.id}/p${ts.replace('.', '')}` });
+};
+
 const usersInfo: Handler = (ctx, params) => {
   const limited = methodRateLimit(ctx, 'users.info');
   if (limited) return limited;
@@ -198,5 +225,7 @@ export const METHODS: Record<string, Handler> = {
   'chat.update': update,
   'chat.postEphemeral': postEphemeral,
   'conversations.info': conversationsInfo,
+  'conversations.open': conversationsOpen,
+  'chat.getPermalink': getPermalink,
   'users.info': usersInfo,
 };

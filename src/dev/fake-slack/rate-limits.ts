@@ -29,6 +29,7 @@ export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
     'chat.update': TIER_3,
     'chat.postEphemeral': TIER_4,
     'conversations.info': TIER_3,
+    'conversations.open': TIER_3,
     'users.info': TIER_4,
     'usergroups.users.list': TIER_2,
     'usergroups.list': TIER_2,

@@ -13,6 +13,8 @@ export interface FakeChannel {
   isArchived: boolean;
   /** User IDs in the channel; chat.postEphemeral needs the user to be one. */
   members: string[];
+  /** A direct-message conversation (conversations.open), not a channel. */
+  isIm?: boolean;
 }
 
 export interface FakeUser {

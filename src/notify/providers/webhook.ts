@@ -1,4 +1,5 @@
 import type { CoreClient } from '../../core/kube/kube-clients.js';
+import { attributionLine } from './attribution.js';
 import { isNotFound } from '../../core/kube/errors.js';
 import {
   PermanentDeliveryError,
@@ -64,9 +65,10 @@ export function webhookVerdict(status: number): ResponseVerdict {
   return 'refused';
 }
 
-/** The JSON a webhook receives: the notification and the Team it is for. */
+/** The JSON a webhook receives: the notification, the Team it is for, and who started it in words ("by @alice"). */
 export function webhookBody(notification: ReleaseNotification, team: string): string {
-  return JSON.stringify({ ...notification, team });
+  const startedBy = attributionLine(notification, 'plain');
+  return JSON.stringify({ ...notification, team, ...(startedBy ? { startedBy } : {}) });
 }
 
 export function originOf(url: string): string {

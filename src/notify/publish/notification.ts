@@ -83,5 +83,10 @@ export function buildNotification(
   if (details.toVersion !== undefined) notification.toVersion = details.toVersion;
   if (details.revision !== undefined) notification.revision = details.revision;
   if (details.errorExcerpt !== undefined) notification.errorExcerpt = details.errorExcerpt;
+  if (details.requester) notification.requester = details.requester;
+  // The revision names a Git chart's move; a person's change of a Git chart is theirs.
+  if (details.gitRevision && (details.gitMoved || !details.requester)) notification.gitRevision = details.gitRevision;
+  if (details.images?.length) notification.images = details.images;
+  if (details.moreImages) notification.moreImages = details.moreImages;
   return notification;
 }

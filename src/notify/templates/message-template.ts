@@ -1,5 +1,6 @@
 import Mustache from 'mustache';
 import type { ReleaseNotification } from '../contract.js';
+import { attributionLine, imagesText } from '../providers/attribution.js';
 import { titleOf } from '../providers/slack/render.js';
 
 /** The fields a channel's template may use (docs/api/team.md "Message templates"). */
@@ -16,6 +17,10 @@ export interface TemplateFields {
   /** Why it happened ("spec change (generation 4)"). */
   reason: string;
   message: string;
+  /** "by @alice" (chat or terminal), "from Git 1.2.0+abc1234", or empty. */
+  startedBy: string;
+  /** The images deployed: "nginx:1.25, redis:7 +3 more", or empty. */
+  images: string;
   cluster: string;
   links: { status: string };
 }
@@ -32,6 +37,8 @@ export function templateFields(n: ReleaseNotification, cluster = '', statusLink 
     event: n.event,
     reason: n.cause,
     message: n.message,
+    startedBy: attributionLine(n, 'plain') ?? '',
+    images: imagesText(n) ?? '',
     cluster,
     links: { status: statusLink },
   };

@@ -99,6 +99,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'freeze',
       'freezes',
       'unfreeze',
+      'notify',
     ]);
   });
 });

@@ -104,6 +104,7 @@ async function correct(
     attempt,
     cause,
     revision: deployed.revision,
+    ...(request ? { requestId: request } : {}),
   });
   ctx.log.info({ release: pass.key, action: 'drift-correct', corrected: result.corrected.length, failed: result.failed.length, request }, 'drift corrected');
   return 'corrected';

@@ -17,6 +17,7 @@ import { testsWanted } from '../decide/test-decision.js';
 import { applyChartCrds } from './chart-crds.js';
 import { withInventory } from '../decide/inventory.js';
 import { releaseRequest } from '../desired/helm-requests.js';
+import { eventImages } from '../../../core/release/deployed-images.js';
 import { pullChart } from './pull-chart.js';
 import { attemptSupersedable, reportSuperseded, type AttemptOutcome } from './supersedable-attempt.js';
 
@@ -100,7 +101,7 @@ export async function runReleaseAttempt(
   // Independent writes: the status and the Event (with notify) go out together.
   await Promise.all([
     ctx.status.write(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
-    ctx.effects().events.record(release, attempt.events.succeeded, message, { ...details, revision }),
+    ctx.effects().events.record(release, attempt.events.succeeded, message, { ...details, revision, ...eventImages(history.deployed?.manifest) }),
   ]);
   return 'succeeded';
 }

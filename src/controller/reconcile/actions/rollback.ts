@@ -12,6 +12,7 @@ import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.
 import { redactSecrets } from '../decide/redact.js';
 import { chooseRollbackRevision } from '../../../core/release/rollback-decision.js';
 import { rollbackFlags } from '../../helm/helm-flags.js';
+import { eventImages } from '../../../core/release/deployed-images.js';
 
 /**
  * Rolls a suspended release back with `helm rollback`, as asked through the rollback
@@ -125,7 +126,10 @@ async function finish(
     ...(from ? { fromVersion: from.chartVersion } : {}),
     ...(to ? { toVersion: to.chartVersion } : {}),
     ...(record.revision !== undefined ? { revision: record.revision } : {}),
-    ...(suspension ? { cause: `${suspension.by} rollback` } : {}),
+    // Who asked is the ledger's (requester-sink.ts), found by the request id: the suspension annotation is anyone's to write.
+    cause: `rollback requested (${record.requestId})`,
+    requestId: record.requestId,
+    ...(record.succeeded ? eventImages(history.deployed?.manifest) : {}),
   });
   if (!record.succeeded)
     ctx.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'rollback', request: record.requestId }, record.message);

@@ -4,6 +4,8 @@ import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.
 import type { PassContext } from '../ports/context.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
+import { gitRevision } from '../../../core/release/chart-revision.js';
+import { sameChartDigest } from '../decide/release-state.js';
 import { runReleaseAttempt } from './release-attempt.js';
 import type { AttemptOutcome } from './supersedable-attempt.js';
 
@@ -16,14 +18,25 @@ export async function upgradeRelease(
   why: string,
   /** Helm's records as read before this pass acted. */
   before: ReleaseHistory,
+  /** The request it answers (a forced retry's helmcrew.dev/forceAt), if any. */
+  requestId?: string,
 ): Promise<AttemptOutcome> {
   const chart = `${desired.chartName}@${desired.chartVersion}`;
+  const revision = gitRevision(desired.chartVersion, desired.chartDigest);
+  // A new commit of a Git chart caused it, not whoever last changed the spec.
+  const git = revision ? { gitRevision: revision, gitMoved: !before.deployed || !sameChartDigest(before.deployed, desired) } : {};
   ctx.log.info({ release: target.key, action: 'upgrade', why }, 'upgrading');
   return runReleaseAttempt(ctx, release, target, desired, {
     action: 'upgrade',
     mode: 'upgrade',
     events: { started: ReleaseEvent.UpgradeStarted, succeeded: ReleaseEvent.UpgradeSucceeded, failed: ReleaseEvent.UpgradeFailed },
-    details: { fromVersion: release.status?.history?.[0]?.chartVersion, toVersion: desired.chartVersion, cause: why },
+    details: {
+      fromVersion: release.status?.history?.[0]?.chartVersion,
+      toVersion: desired.chartVersion,
+      cause: why,
+      ...git,
+      ...(requestId ? { requestId } : {}),
+    },
     startedMessage: `Upgrading to ${chart} (${why})`,
     what: `Upgrade to ${chart}`,
     failedMessage: (outcome, history) => {

@@ -73,7 +73,7 @@ export function determineReleaseState(
   if (force) {
     if (!latest || latest.status === 'uninstalled') return { kind: 'not-installed' };
     if (!deployed) return { kind: 'failed-install', release: latest };
-    return { kind: 'out-of-sync', deployed, why: 'forced (helmcrew.dev/forceAt)' };
+    return { kind: 'out-of-sync', deployed, why: FORCED_WHY };
   }
   // A failed attempt of this very spec is remediated, retried after a backoff, or given up on;
   // decided before "in sync", since an upgrade whose helm test failed is deployed and equal.
@@ -157,7 +157,7 @@ export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): b
 }
 
 /** oci:// and git charts: installed from the digest the tag points at now, or the commit (a moved tag, a new commit is a change). Others have none to compare. */
-function sameChartDigest(stored: StoredRelease, desired: DesiredRelease): boolean {
+export function sameChartDigest(stored: StoredRelease, desired: DesiredRelease): boolean {
   return !desired.chartDigest || stored.labels?.[CHART_DIGEST_LABEL] === chartDigestLabel(desired.chartDigest);
 }
 
@@ -170,6 +170,9 @@ function samePostRender(stored: StoredRelease, desired: DesiredRelease): boolean
 export function lastAttemptFailedForThis(release: HelmRelease, desired: DesiredRelease): boolean {
   return release.status?.lastAttemptFailed === true && sameAttempt(release, desired);
 }
+
+/** Why an upgrade that was forced (helmcrew.dev/forceAt) runs: the act stage then names the request it answers. */
+export const FORCED_WHY = 'forced (helmcrew.dev/forceAt)';
 
 function describeDifference(stored: StoredRelease, desired: DesiredRelease, latest?: StoredRelease): string {
   if (latest && latest !== stored && isSameRelease(stored, desired))

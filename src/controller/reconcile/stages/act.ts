@@ -14,12 +14,18 @@ import { testRelease } from '../actions/test.js';
 import { upgradeRelease } from '../actions/upgrade.js';
 import { assertNever } from '../decide/assert-never.js';
 import { RetryLaterError } from '../ports/context.js';
-import { gatedByDependencies, type Handover, type ReleaseAction, type ReleaseActionName } from '../decide/release-state.js';
+import { FORCED_WHY, gatedByDependencies, type Handover, type ReleaseAction, type ReleaseActionName } from '../decide/release-state.js';
 import { failedActionOf, remediationPolicy } from '../decide/remediation-decision.js';
 import { testsWanted } from '../decide/test-decision.js';
 import { freezeGate } from './freeze-gate.js';
 import { done, FRESH_PASS, isPassEnd, type Pass, type PassEnd, type ReconcileResult } from '../ports/pass.js';
 import { driftStep, type DriftOutcome } from '../actions/drift.js';
+import { FORCE_AT_ANNOTATION } from '../../../api/annotations.js';
+
+/** A forced upgrade answers the retry request named in helmcrew.dev/forceAt (the one this pass handles). */
+function forcedRequest(release: HelmRelease, why: string): string | undefined {
+  return why === FORCED_WHY ? release.metadata.annotations?.[FORCE_AT_ANNOTATION] : undefined;
+}
 
 const IN_SYNC_RESULT: Record<DriftOutcome, ReconcileResult['action']> = {
   unchanged: 'unchanged',
@@ -52,7 +58,7 @@ export async function actStage(held: Pass, desired: DesiredRelease, action: Rele
       return afterAttempt(pass, action.kind, await installRelease(ctx, release, target, desired, 'reinstall', history));
     case 'upgrade':
       if (action.handover) await recordHandover(pass, action.handover);
-      return afterAttempt(pass, action.kind, await upgradeRelease(ctx, release, target, desired, action.why, history));
+      return afterAttempt(pass, action.kind, await upgradeRelease(ctx, release, target, desired, action.why, history, forcedRequest(release, action.why)));
     case 'test':
       return (await testRelease(ctx, release, target, desired, action.deployed)) === 'failed' ? FRESH_PASS : done(key, 'test');
     case 'remediate-rollback':

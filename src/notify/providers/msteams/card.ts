@@ -1,4 +1,5 @@
 import type { ReleaseNotification } from '../../contract.js';
+import { attributionLine, imagesText } from '../attribution.js';
 import { phaseOf, summaryLine, titleOf } from '../slack/render.js';
 
 /** The Secret data key a Teams channel reads its Workflows webhook URL from when its secretRef names none. */
@@ -32,6 +33,8 @@ export function postsCard(n: Pick<ReleaseNotification, 'event' | 'severity'>): b
  */
 export function teamsMessage(n: ReleaseNotification, statusUrlTemplate?: string, cluster?: string): Record<string, unknown> {
   const phase = phaseOf(n);
+  const by = attributionLine(n, 'plain');
+  const images = imagesText(n);
   const versions = n.fromVersion && n.toVersion && n.fromVersion !== n.toVersion ? `${n.fromVersion} → ${n.toVersion}` : (n.toVersion ?? n.fromVersion);
   const facts = [
     { title: 'Chart', value: clip(`${n.release.chart}${versions ? ` ${versions}` : ''}`, LIMIT.field) },
@@ -39,6 +42,8 @@ export function teamsMessage(n: ReleaseNotification, statusUrlTemplate?: string,
     ...(n.revision !== undefined ? [{ title: 'Revision', value: String(n.revision) }] : []),
     ...(cluster ? [{ title: 'Cluster', value: clip(cluster, LIMIT.field) }] : []),
     { title: 'Cause', value: clip(n.cause || 'unknown', LIMIT.field) },
+    ...(by ? [{ title: 'Started', value: clip(by, LIMIT.field) }] : []),
+    ...(images ? [{ title: 'Images', value: clip(images, LIMIT.field) }] : []),
   ];
   const body: Record<string, unknown>[] = [
     {

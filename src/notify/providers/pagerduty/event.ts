@@ -1,5 +1,6 @@
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseNotification } from '../../contract.js';
+import { attributionLine, imagesText } from '../attribution.js';
 
 /** The Secret data key a PagerDuty channel reads when its secretRef names none. */
 export const DEFAULT_ROUTING_KEY = 'routing-key';
@@ -62,13 +63,15 @@ export function pagerdutyEvent(notification: ReleaseNotification, routingKey: st
   if (action === 'resolve') return { routing_key: routingKey, event_action: 'resolve', dedup_key: dedupKey };
   const { release } = notification;
   const where = `${release.namespace}/${release.name}${cluster ? ` in ${cluster}` : ''}`;
+  const by = attributionLine(notification, 'plain');
+  const images = imagesText(notification, 20);
   return {
     routing_key: routingKey,
     event_action: 'trigger',
     dedup_key: dedupKey,
     client: 'helmcrew',
     payload: {
-      summary: clip(`${where}: ${notification.message}`, 1024),
+      summary: clip(`${where}: ${notification.message}${by ? ` (${by})` : ''}`, 1024),
       source: `${cluster ? `${cluster}/` : ''}${release.targetNamespace}/${release.releaseName}`,
       severity: pagerdutySeverity(notification),
       timestamp: notification.at,
@@ -83,6 +86,8 @@ export function pagerdutyEvent(notification: ReleaseNotification, routingKey: st
         ...(notification.toVersion ? { toVersion: notification.toVersion } : {}),
         ...(notification.revision !== undefined ? { revision: notification.revision } : {}),
         cause: notification.cause,
+        ...(by ? { started: by } : {}),
+        ...(images ? { images } : {}),
         ...(notification.errorExcerpt ? { error: clip(notification.errorExcerpt, 4000) } : {}),
         notification: notification.id,
         operation: notification.operationId,

@@ -8,6 +8,7 @@ import type { ReleaseNotification } from '../../contract.js';
 import { ReleaseAction, releaseActionValue } from '../../../core/slack/action-ids.js';
 import { codeBlock, inlineCode, plainText, safeText, truncateEscaped } from '../../../core/slack/mrkdwn.js';
 import type { TimelineEntry } from './operation-state.js';
+import { attributionLine, imagesText } from '../attribution.js';
 
 export type Phase = 'in-progress' | 'succeeded' | 'failed' | 'info';
 
@@ -187,6 +188,8 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
   const resumed = timeline[0]?.event === ReleaseEvent.Resumed && n.event !== ReleaseEvent.Resumed;
   const title = `${resumed ? 'Resumed · ' : ''}${titleOf(n.event)}`;
   const heading = `${PHASE_EMOJI[phase]} *${safeText(title, 80)}* · *${safeText(n.release.name, 253)}* in ${inlineCode(n.release.namespace, 70)}`;
+  const by = attributionLine(n, 'slack', (text) => safeText(text, 120));
+  const images = imagesText(n);
   const fields = [
     `*Chart*\n${inlineCode(n.release.chart, LIMIT.field - 8)}${v ? ` ${safeText(v, 120)}` : ''}`,
     `*Helm release*\n${inlineCode(`${n.release.targetNamespace}/${n.release.releaseName}`, LIMIT.field - 15)}`,
@@ -194,6 +197,8 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
     ...(n.release.targetCluster ? [`*Target cluster*\n${inlineCode(n.release.targetCluster, 100)}`] : []),
     ...(n.cluster ? [`*Cluster*\n${inlineCode(n.cluster, 100)}`] : []),
     `*Cause*\n${safeText(n.cause || 'unknown', LIMIT.field - 10)}`,
+    ...(by ? [`*Started*\n${by}`] : []),
+    ...(images ? [`*Images*\n${safeText(images, LIMIT.field - 10)}`] : []),
   ];
   const blocks: Block[] = [
     { type: 'section', block_id: 'release_heading', text: mrkdwn(heading) },
