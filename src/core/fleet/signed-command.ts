@@ -118,7 +118,7 @@ function isCommand(value: unknown): value is FleetCommand {
   if (typeof value !== 'object' || value === null) return false;
   const c = value as Record<string, unknown>;
   return (
-    ['cluster', 'namespace', 'name', 'actor', 'nonce', 'expiresAt'].every((k) => typeof c[k] === 'string' && (c[k]).length > 0) &&
+    ['cluster', 'namespace', 'name', 'actor', 'nonce', 'expiresAt'].every((k) => typeof c[k] === 'string' && c[k].length > 0) &&
     (COMMAND_VERBS as readonly unknown[]).includes(c.verb) &&
     (c.reason === undefined || typeof c.reason === 'string') &&
     typeof c.patch === 'object' &&
