@@ -29,6 +29,7 @@ import { FreezeWatch } from './watch/freeze-watch.js';
 import { ClusterWatches } from './watch/cluster-watches.js';
 import { LeaseElector } from './leader/lease-elector.js';
 import { leaseName } from './leader/lease-decision.js';
+import { ApiOutage } from './queue/api-outage.js';
 
 /** Where the controller's happenings go beyond Kubernetes Events; the CLI wires notify's publisher here. */
 export interface NotificationSink extends ReleaseEventSink {
@@ -68,6 +69,8 @@ export async function startController(config: ControllerConfig, options: Control
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const ledger = new CheckLedger(connection, config.queuePrefix);
   const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log);
+  // One probe per process while the API server is unreachable; its return releases what waits at once.
+  const outage = new ApiOutage({ probe: () => rest.request({ method: 'GET', path: '/version', timeoutMs: 2000 }), log });
   // Watches and resync run once per cluster: on the leader when leader election is on.
   const watches = new ClusterWatches({
     informers: {
@@ -80,6 +83,7 @@ export async function startController(config: ControllerConfig, options: Control
       silenceMs: config.watchSilenceMs,
       onRestart: (cause) => metrics.informerRestarted(cause),
       onWatchReconnect: () => metrics.watchReconnected(),
+      onFailure: (error) => void outage.decide(error),
     },
     valuesSources: (releases) => ({ rest, namespaces: config.namespaces, releases, onKey: enqueue, log }),
     resync: (releases) => ({
@@ -104,7 +108,10 @@ export async function startController(config: ControllerConfig, options: Control
       for (const key of frozenReleaseKeys(watches.list())) enqueue(key, reason);
     },
     log,
+    onFailure: (error) => void outage.decide(error),
   });
+  // Back from an outage: the watches list again before the work that waited runs (registered first).
+  outage.whenBack(() => Promise.all([watches.retryNow(), freezes.retryNow()]).then(() => undefined));
   const ctx = controllerContext(config, { rest, kube, api, digester, metrics, log, publisher, operations, cache: watches, freezes });
   const worker = startReconcileWorker({
     connection,
@@ -114,6 +121,7 @@ export async function startController(config: ControllerConfig, options: Control
     reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger, log),
     onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),
     requeue,
+    outage,
   });
 
   // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.
@@ -159,6 +167,7 @@ export async function startController(config: ControllerConfig, options: Control
     stop: async () => {
       await health?.close();
       await elector?.stop();
+      outage.stop();
       await watches.stop();
       await freezes.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.

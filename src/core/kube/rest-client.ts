@@ -188,7 +188,9 @@ export class KubeRest {
     const request = send(url, { method: req.method, headers, agent: this.connection.currentAgent() }, onResponse);
     if (req.method !== 'GET' || !('watch' in (req.query ?? {}))) {
       const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      request.setTimeout(timeoutMs, () => request.destroy(new Error(`${req.method} ${req.path}: no answer within ${timeoutMs / 1000}s`)));
+      // ETIMEDOUT: a server that does not answer is told apart from one that answered with an error.
+      const timedOut = () => Object.assign(new Error(`${req.method} ${req.path}: no answer within ${timeoutMs / 1000}s`), { code: 'ETIMEDOUT' });
+      request.setTimeout(timeoutMs, () => request.destroy(timedOut()));
     }
     return request;
   }
