@@ -30,6 +30,7 @@ import { ClusterWatches } from './watch/cluster-watches.js';
 import { LeaseElector } from './leader/lease-elector.js';
 import { leaseName } from './leader/lease-decision.js';
 import { ApiOutage } from './queue/api-outage.js';
+import { GenerationBroadcast } from './leader/generation-broadcast.js';
 
 /** Where the controller's happenings go beyond Kubernetes Events; the CLI wires notify's publisher here. */
 export interface NotificationSink extends ReleaseEventSink {
@@ -69,6 +70,10 @@ export async function startController(config: ControllerConfig, options: Control
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const ledger = new CheckLedger(connection, config.queuePrefix);
   const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log);
+  // With leader election the leader alone watches: it tells every replica of a new generation, so
+  // a follower running a doomed helm for an older one cancels it as the leader would.
+  const generations = config.leaderElection ? new GenerationBroadcast(connection, config.queuePrefix, log) : undefined;
+  await generations?.subscribe(({ key, generation }) => onGeneration(key, generation));
   // One probe per process while the API server is unreachable; its return releases what waits at once.
   const outage = new ApiOutage({ probe: () => rest.request({ method: 'GET', path: '/version', timeoutMs: 2000 }), log });
   // Watches and resync run once per cluster: on the leader when leader election is on.
@@ -78,7 +83,10 @@ export async function startController(config: ControllerConfig, options: Control
       api,
       namespaces: config.namespaces,
       onKey: enqueue,
-      onGeneration,
+      onGeneration: (key, generation) => {
+        onGeneration(key, generation);
+        generations?.publish(key, generation);
+      },
       log,
       silenceMs: config.watchSilenceMs,
       onRestart: (cause) => metrics.informerRestarted(cause),
@@ -125,7 +133,13 @@ export async function startController(config: ControllerConfig, options: Control
   });
 
   // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.
-  const previews = startPreviewWorker({ connection, prefix: config.queuePrefix, log, preview: (request) => computePreview(ctx, request) });
+  const previews = startPreviewWorker({
+    connection,
+    prefix: config.queuePrefix,
+    log,
+    namespaces: config.namespaces,
+    preview: (request) => computePreview(ctx, request),
+  });
 
   await freezes.start();
   const elector = config.leaderElection
@@ -175,6 +189,7 @@ export async function startController(config: ControllerConfig, options: Control
       await previews.close();
       await queue.close();
       await publisher?.close();
+      generations?.close();
       connection.disconnect();
     },
   };
