@@ -180,6 +180,8 @@ export async function startController(config: ControllerConfig, options: Control
     health,
     stop: async () => {
       await health?.close();
+      // Draining lets helm in flight finish, as a replica that stopped watching would: deaf to new generations too.
+      generations?.close();
       await elector?.stop();
       outage.stop();
       await watches.stop();
@@ -189,7 +191,6 @@ export async function startController(config: ControllerConfig, options: Control
       await previews.close();
       await queue.close();
       await publisher?.close();
-      generations?.close();
       connection.disconnect();
     },
   };
