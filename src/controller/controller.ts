@@ -36,6 +36,8 @@ import { hostname } from 'node:os';
 
 /** A cluster's heartbeat hash outlives its last beat by this much: a cluster taken away leaves the fleet listing by itself. */
 const HEARTBEAT_TTL_MS = 7 * 24 * 3600_000;
+import { ApiOutage } from './queue/api-outage.js';
+import { GenerationBroadcast } from './leader/generation-broadcast.js';
 
 /** Where the controller's happenings go beyond Kubernetes Events; the CLI wires notify's publisher here. */
 export interface NotificationSink extends ReleaseEventSink {
@@ -75,6 +77,12 @@ export async function startController(config: ControllerConfig, options: Control
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const ledger = new CheckLedger(connection, config.queuePrefix);
   const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log);
+  // With leader election the leader alone watches: it tells every replica of a new generation, so
+  // a follower running a doomed helm for an older one cancels it as the leader would.
+  const generations = config.leaderElection ? new GenerationBroadcast(connection, config.queuePrefix, log) : undefined;
+  await generations?.subscribe(({ key, generation }) => onGeneration(key, generation));
+  // One probe per process while the API server is unreachable; its return releases what waits at once.
+  const outage = new ApiOutage({ probe: () => rest.request({ method: 'GET', path: '/version', timeoutMs: 2000 }), log });
   // Watches and resync run once per cluster: on the leader when leader election is on.
   const watches = new ClusterWatches({
     informers: {
@@ -82,11 +90,15 @@ export async function startController(config: ControllerConfig, options: Control
       api,
       namespaces: config.namespaces,
       onKey: enqueue,
-      onGeneration,
+      onGeneration: (key, generation) => {
+        onGeneration(key, generation);
+        generations?.publish(key, generation);
+      },
       log,
       silenceMs: config.watchSilenceMs,
       onRestart: (cause) => metrics.informerRestarted(cause),
       onWatchReconnect: () => metrics.watchReconnected(),
+      onFailure: (error) => void outage.decide(error),
     },
     valuesSources: (releases) => ({ rest, namespaces: config.namespaces, releases, onKey: enqueue, log }),
     resync: (releases) => ({
@@ -112,7 +124,10 @@ export async function startController(config: ControllerConfig, options: Control
       for (const key of frozenReleaseKeys(watches.list())) enqueue(key, reason);
     },
     log,
+    onFailure: (error) => void outage.decide(error),
   });
+  // Back from an outage: the watches list again before the work that waited runs (registered first).
+  outage.whenBack(() => Promise.all([watches.retryNow(), freezes.retryNow()]).then(() => undefined));
   const ctx = controllerContext(config, { rest, kube, api, digester, metrics, log, publisher, operations, cache: watches, freezes });
   const worker = startReconcileWorker({
     connection,
@@ -122,10 +137,17 @@ export async function startController(config: ControllerConfig, options: Control
     reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger, log),
     onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),
     requeue,
+    outage,
   });
 
   // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.
-  const previews = startPreviewWorker({ connection, prefix: config.queuePrefix, log, preview: (request) => computePreview(ctx, request) });
+  const previews = startPreviewWorker({
+    connection,
+    prefix: config.queuePrefix,
+    log,
+    namespaces: config.namespaces,
+    preview: (request) => computePreview(ctx, request),
+  });
 
   // Commands the bot sends this cluster through Redis, signed with its key (core/fleet/signed-command.ts).
   const commands = config.commandKey
@@ -186,7 +208,10 @@ export async function startController(config: ControllerConfig, options: Control
     stop: async () => {
       heartbeat.stop();
       await health?.close();
+      // Draining lets helm in flight finish, as a replica that stopped watching would: deaf to new generations too.
+      generations?.close();
       await elector?.stop();
+      outage.stop();
       await watches.stop();
       await freezes.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.

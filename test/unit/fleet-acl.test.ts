@@ -7,7 +7,7 @@ describe('fleet ACL lines', () => {
 
   it('an agent gets its keyspace, SADD on the index, and no password in clear', () => {
     const line = agentAclLine('agent-edge', 'p4ss', '{hc}', 'edge');
-    expect(line).toMatch(/^user agent-edge on #[0-9a-f]{64} resetkeys ~\{hc:edge\}:\* resetchannels /);
+    expect(line).toMatch(/^user agent-edge on #[0-9a-f]{64} resetkeys ~\{hc:edge\}:\* resetchannels &\{hc:edge\}:\* /);
     expect(line).toContain(`#${sha('p4ss')}`);
     expect(line).not.toContain('p4ss');
     expect(line).toMatch(/-scan -randomkey .* \(~\{hc\}:fleet:clusters \+sadd\)$/);

@@ -1,8 +1,9 @@
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../core/log.js';
 import { RECONCILE_ATTEMPTS, retryDelayMs } from './retry-policy.js';
 import { QUEUE_NAMES } from '../../core/fleet/cluster-keys.js';
+import type { ApiOutage } from './api-outage.js';
 
 export const RECONCILE_QUEUE = QUEUE_NAMES.reconcile;
 
@@ -82,17 +83,26 @@ export function startReconcileWorker(opts: {
   requeue: (key: string, reason: string, delayMs: number) => void;
   /** Told of every pass: what it did, or what it threw, and how long it took. */
   onPass?: (outcome: { action: string } | { error: unknown }, seconds: number) => void;
+  /** When set, jobs wait out an API server outage instead of spending their attempts on it. */
+  outage?: ApiOutage;
 }): Worker<ReconcileJob> {
+  const waiting = new WaitingForApiServer(opts.outage);
   const worker = new Worker<ReconcileJob>(
     RECONCILE_QUEUE,
-    async (job: Job<ReconcileJob>) => {
+    async (job: Job<ReconcileJob>, token?: string) => {
       const { namespace, name } = parseReleaseKey(job.data.key);
+      if (opts.outage?.down) return waiting.park(job, token);
       const started = Date.now();
       const seconds = () => (Date.now() - started) / 1000;
-      const { action, requeueAfterMs } = await opts.reconcile(namespace, name).catch((error: unknown) => {
+      let passed: { action: string; requeueAfterMs?: number };
+      try {
+        passed = await opts.reconcile(namespace, name);
+      } catch (error) {
         opts.onPass?.({ error }, seconds());
+        if (opts.outage && (await opts.outage.decide(error)) === 'wait-for-api-server') return waiting.park(job, token);
         throw error;
-      });
+      }
+      const { action, requeueAfterMs } = passed;
       opts.onPass?.({ action }, seconds());
       opts.log.info(
         { release: job.data.key, action, reason: job.data.reason, attempt: job.attemptsMade + 1, durationMs: Date.now() - started, requeueAfterMs },
@@ -114,5 +124,51 @@ export function startReconcileWorker(opts: {
     opts.log.warn({ release: job?.data.key, attempt: job?.attemptsMade, error: error.message }, 'reconcile failed; will retry while attempts remain');
   });
   worker.on('error', (error) => opts.log.error({ err: error }, 'reconcile worker error'));
+  opts.outage?.whenBack(() => waiting.releaseAll(opts.connection, opts.prefix, opts.log));
   return worker;
+}
+
+/** If the probe never reports the return (the process died), a parked job still runs this much later. */
+const PARKED_FALLBACK_MS = 60_000;
+
+/**
+ * Jobs this worker set aside during an API server outage: delayed in Redis without spending an
+ * attempt (BullMQ's DelayedError), and promoted all at once when the server answers again.
+ */
+class WaitingForApiServer {
+  private readonly parked = new Set<string>();
+
+  constructor(private readonly outage: ApiOutage | undefined) {}
+
+  async park(job: Job<ReconcileJob>, token: string | undefined): Promise<never> {
+    if (job.id) this.parked.add(job.id);
+    await job.moveToDelayed(Date.now() + PARKED_FALLBACK_MS, token);
+    // The server came back while this job was being set aside: the release below missed it.
+    if (!this.outage?.down) await job.promote().catch(() => undefined);
+    throw new DelayedError();
+  }
+
+  async releaseAll(connection: Redis, prefix: string, log: Logger): Promise<void> {
+    const ids = [...this.parked];
+    this.parked.clear();
+    if (ids.length === 0) return;
+    const queue = new Queue<ReconcileJob>(RECONCILE_QUEUE, { connection, prefix });
+    try {
+      // A job replaced meanwhile (a newer enqueue of its release) is gone or no longer delayed: skipped.
+      const promoted = await Promise.all(
+        ids.map(
+          async (id) =>
+            (await queue.getJob(id))?.promote().then(
+              () => true,
+              () => false,
+            ) ?? false,
+        ),
+      );
+      log.info({ waiting: ids.length, promoted: promoted.filter(Boolean).length }, 'released the reconciles that waited for the API server');
+    } catch (error) {
+      log.warn({ error: (error as Error).message }, 'could not release the reconciles that waited for the API server; they run within a minute');
+    } finally {
+      await queue.close();
+    }
+  }
 }

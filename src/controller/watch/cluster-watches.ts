@@ -39,6 +39,11 @@ export class ClusterWatches implements ReleaseCache {
     return this.running?.informers.get(namespace, name);
   }
 
+  /** The API server answers again: watches waiting to restart start now; resolves once they listed. */
+  async retryNow(): Promise<void> {
+    await Promise.all([this.running?.informers.retryNow(), this.running?.valuesSources.retryNow()]);
+  }
+
   start(): Promise<void> {
     this.transition = this.transition.then(async () => {
       if (this.running) return;

@@ -9,6 +9,7 @@ import type { Logger } from '../../core/log.js';
 import { freezesHolding, nextFreezeChange, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import type { ReleaseFacts } from '../../core/release/team-releases.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
+import { RestartTimers } from './restart-timers.js';
 import type { FreezeView } from '../reconcile/ports/context.js';
 import { ListWatch, restWatch, type Listed } from './list-watch.js';
 
@@ -25,6 +26,7 @@ export class FreezeWatch implements FreezeView {
   private readonly slots = new Map<Kind, { informer?: ListWatch<KubernetesObject>; synced: boolean; failures: number }>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private readonly restarts = new RestartTimers<Kind>();
 
   constructor(
     private readonly opts: {
@@ -33,6 +35,8 @@ export class FreezeWatch implements FreezeView {
       onChange: (reason: string) => void;
       log: Logger;
       now?: () => Date;
+      /** A watch failed (the API server may be unreachable: the outage probe is told). */
+      onFailure?: (error: unknown) => void;
     },
   ) {
     for (const kind of ['freezes', 'teams'] as const) this.slots.set(kind, { synced: false, failures: 0 });
@@ -42,8 +46,14 @@ export class FreezeWatch implements FreezeView {
     await Promise.all([...this.slots.keys()].map((kind) => this.startSlot(kind)));
   }
 
+  /** The API server answers again: watches waiting out a backoff restart now; resolves once they listed. */
+  retryNow(): Promise<void> {
+    return this.restarts.now();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.restarts.clear();
     if (this.timer) clearTimeout(this.timer);
     await Promise.all([...this.slots.values()].map(async (slot) => slot.informer?.stop().catch(() => undefined)));
   }
@@ -107,7 +117,8 @@ export class FreezeWatch implements FreezeView {
       ? `the ${kind === 'freezes' ? 'Freeze' : 'Team'} CRD is not installed; install it with \`helmcrew crds apply\` (helm actions wait until freezes can be read)`
       : `${kind} watch failed; restarting (helm actions wait until freezes can be read)`;
     this.opts.log.error({ kind, delayMs: delay, error: apiErrorMessage(error) }, message);
-    setTimeout(() => void this.startSlot(kind), delay).unref();
+    this.opts.onFailure?.(error);
+    this.restarts.later(kind, delay, () => this.startSlot(kind));
   }
 
   private changed(reason: string): void {

@@ -11,6 +11,7 @@ import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-poli
 import { isReadyAtGeneration } from '../../core/release/reconciled.js';
 import { chainDependantsOf, dependantsOf, dependantsToWake } from '../reconcile/decide/dependency-decision.js';
 import { ListWatch, restWatch } from './list-watch.js';
+import { RestartTimers } from './restart-timers.js';
 
 type HelmReleaseInformer = ListWatch<KubernetesObject>;
 const asRelease = (obj: KubernetesObject) => obj as unknown as HelmRelease;
@@ -38,6 +39,8 @@ export interface InformerSupervisorOptions {
   onRestart?: (cause: 'error' | 'silence') => void;
   /** A watch connection was opened again after the server ended one (metrics). */
   onWatchReconnect?: () => void;
+  /** An informer failed (the API server may be unreachable: the outage probe is told). */
+  onFailure?: (error: unknown) => void;
 }
 
 /**
@@ -51,7 +54,7 @@ export class InformerSupervisor {
   private readonly readyAtGeneration = new Map<string, boolean>();
   private readonly synced = new Set<string>();
   private readonly failures = new Map<string, number>();
-  private readonly restartPending = new Set<string>();
+  private readonly restarts = new RestartTimers<string>();
   private lastHeard: number;
   private watchdog?: NodeJS.Timeout;
   private stopped = false;
@@ -89,6 +92,7 @@ export class InformerSupervisor {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.watchdog) clearInterval(this.watchdog);
+    this.restarts.clear();
     await Promise.all([...this.informers.values()].map((informer) => informer.stop().catch(() => undefined)));
   }
 
@@ -175,9 +179,17 @@ export class InformerSupervisor {
     this.synced.add(scope);
   }
 
+  /**
+   * The API server answers again: informers waiting out a restart backoff start now, not at a
+   * backoff step grown during the outage (a change made meanwhile is seen at their first list).
+   */
+  retryNow(): Promise<void> {
+    return this.restarts.now();
+  }
+
   private restartLater(scope: string, error: unknown): void {
-    if (this.stopped || this.restartPending.has(scope)) return;
-    this.restartPending.add(scope);
+    if (this.stopped || this.restarts.has(scope)) return;
+    this.opts.onFailure?.(error);
     const attempt = (this.failures.get(scope) ?? 0) + 1;
     this.failures.set(scope, attempt);
     const delay = retryDelayMs(attempt, 1000, 30_000);
@@ -185,10 +197,7 @@ export class InformerSupervisor {
     const fields = { scope: scope || 'all namespaces', attempt, delayMs: delay };
     if (isNotFound(error)) this.opts.log.error({ ...fields, crd: HELMRELEASE_CRD_NAME }, CRD_MISSING_MESSAGE);
     else this.opts.log.warn({ ...fields, error: apiErrorMessage(error) }, 'informer failed; restarting');
-    setTimeout(() => {
-      this.restartPending.delete(scope);
-      void this.startFresh(scope);
-    }, delay).unref();
+    this.restarts.later(scope, delay, () => this.startFresh(scope));
   }
 
   private async checkSilence(silenceMs: number): Promise<void> {

@@ -4,6 +4,7 @@ import type { Logger } from '../../core/log.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
+import { RestartTimers } from './restart-timers.js';
 import { makeMetadataInformer, type MetadataInformer } from './metadata-informer.js';
 import { releasesUsingValuesSource, valuesSourceChanged } from './values-source-map.js';
 
@@ -25,6 +26,7 @@ export const NOT_HELM_RECORDS = 'owner!=helm';
 export class ValuesSourceWatch {
   private readonly informers: Array<{ kind: SourceKind; scope: string; informer?: MetadataInformer; synced: boolean; failures: number }> = [];
   private readonly versions = new Map<string, string | undefined>();
+  private readonly restarts = new RestartTimers<(typeof this.informers)[number]>();
   private stopped = false;
 
   constructor(
@@ -43,8 +45,14 @@ export class ValuesSourceWatch {
     await Promise.all(this.informers.map((slot) => this.startSlot(slot)));
   }
 
+  /** The API server answers again: watches waiting out a backoff restart now. */
+  retryNow(): Promise<void> {
+    return this.restarts.now();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.restarts.clear();
     await Promise.all(
       this.informers.map(async (slot) => {
         await slot.informer?.stop().catch(() => undefined);
@@ -94,7 +102,7 @@ export class ValuesSourceWatch {
       { kind: slot.kind, scope: slot.scope || 'all namespaces', delayMs: delay, error: apiErrorMessage(error) },
       'valuesFrom watch failed; restarting',
     );
-    setTimeout(() => void this.startSlot(slot), delay).unref();
+    this.restarts.later(slot, delay, () => this.startSlot(slot));
   }
 
   private seen(kind: SourceKind, event: 'add' | 'update' | 'delete', synced: boolean, obj: KubernetesObject): void {

@@ -19,7 +19,9 @@ function passwordRule(password: string): string {
 
 /** The ACL line of cluster `cluster`'s agents (controller, and a notify or bot kept in that cluster). */
 export function agentAclLine(user: string, password: string, fleetPrefix: string, cluster: string): string {
-  return `user ${user} on ${passwordRule(password)} resetkeys ~${clusterAclPattern(fleetPrefix, cluster)} resetchannels ${COMMANDS} (~${fleetIndexKey(fleetPrefix)} +sadd)`;
+  // Its channels are its keyspace's too: the leader's new-generation broadcast (generation-broadcast.ts).
+  const own = clusterAclPattern(fleetPrefix, cluster);
+  return `user ${user} on ${passwordRule(password)} resetkeys ~${own} resetchannels &${own} ${COMMANDS} (~${fleetIndexKey(fleetPrefix)} +sadd)`;
 }
 
 /** The ACL line of the fleet's hub: every named cluster's keyspace (`{<prefix>:*}:*`) and the fleet index. */

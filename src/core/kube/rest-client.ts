@@ -191,7 +191,9 @@ export class KubeRest {
     if (connectMs !== undefined) request.once('socket', (socket) => giveUpConnectingAfter(request, socket, connectMs, url.host));
     if (req.method !== 'GET' || !('watch' in (req.query ?? {}))) {
       const timeoutMs = req.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-      request.setTimeout(timeoutMs, () => request.destroy(new Error(`${req.method} ${req.path}: no answer within ${timeoutMs / 1000}s`)));
+      // ETIMEDOUT: a server that does not answer is told apart from one that answered with an error.
+      const timedOut = () => Object.assign(new Error(`${req.method} ${req.path}: no answer within ${timeoutMs / 1000}s`), { code: 'ETIMEDOUT' });
+      request.setTimeout(timeoutMs, () => request.destroy(timedOut()));
     }
     return request;
   }

@@ -1,8 +1,9 @@
 /**
  * The helm installs and upgrades running in this process, by release key and the generation
  * they apply. When the watch sees a newer generation, the older operation is cancelled, so a
- * fixed spec never waits behind a doomed `--wait` (every replica watches every release, so the
- * replica running the operation sees the new generation itself).
+ * fixed spec never waits behind a doomed `--wait`. Without leader election every replica watches
+ * every release and sees the new generation itself; with it, the leader tells the followers
+ * (leader/generation-broadcast.ts).
  */
 export class RunningOperations {
   private readonly running = new Map<string, { generation: number; controller: AbortController }>();
