@@ -19,6 +19,8 @@ const SERIAL_FILES = [
   'test/integration/leader-election.test.ts',
   'test/integration/two-controllers.test.ts',
   'test/integration/watch-faults.test.ts',
+  'test/integration/api-server-return.test.ts',
+  'test/integration/follower-supersede.test.ts',
   // order, fairness, rate and load figures
   'test/integration/queue-priority.test.ts',
   'test/integration/tenant-limits.test.ts',
@@ -29,6 +31,7 @@ const SERIAL_FILES = [
   'test/integration/image-build.test.ts',
   'test/integration/crd-policy.test.ts',
   'test/integration/dev-environment.test.ts',
+  'test/integration/remote-target.test.ts',
   'test/integration/redis-sentinel-failover.test.ts',
   'test/integration/redis-wipe.test.ts',
 ];
