@@ -21,6 +21,8 @@ export const FREEZE_MESSAGE_ANNOTATION = 'helmcrew.dev/slack-message';
 export const FREEZE_REPORTED_ANNOTATION = 'helmcrew.dev/slack-reported';
 /** Unique per request: correct the drift now (the Slack "Correct now" button); handled once, recorded in status.lastDriftCorrection. */
 export const DRIFT_CORRECTION_REQUEST_ANNOTATION = 'helmcrew.dev/correct-drift-request';
+/** Unique per request: run the chart's tests on the deployed revision now (`/release test`); handled once, recorded in status.lastTest.requestId. */
+export const TEST_REQUEST_ANNOTATION = 'helmcrew.dev/test-request';
 
 /**
  * The handover of a live release another tool installed: `<namespace>/<releaseName>` of the Helm

@@ -95,6 +95,15 @@ export const RELEASE_VERBS = {
     teamVerb: true,
     requestIdPrefix: 'rt',
   },
+  test: {
+    args: [release],
+    reason: 'optional',
+    flags: [],
+    usage: "test <release> [--reason …]   (run the chart's test hooks on the deployed revision; nothing is undone if they fail)",
+    mutating: true,
+    teamVerb: true,
+    requestIdPrefix: 'ts',
+  },
   freeze: {
     args: [{ field: 'scope', kind: 'scope' }],
     reason: 'required',

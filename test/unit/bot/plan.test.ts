@@ -89,6 +89,18 @@ describe('planReleaseCommand', () => {
       given: release({ suspend: true }),
       want: { doable: false },
     },
+    {
+      name: 'test: helm test of the deployed revision, nothing undone',
+      command: { verb: 'test', release: { name: 'unicorn' } },
+      given: release(),
+      want: { doable: true, title: 'test web/unicorn: helm test of revision 3', lines: containing([matching(/nothing is rolled back or changed/)]) },
+    },
+    {
+      name: 'test a suspended release',
+      command: { verb: 'test', release: { name: 'unicorn' } },
+      given: release({ suspend: true }),
+      want: { doable: false, lines: ['web/unicorn is suspended: resume it first'] },
+    },
     { name: 'resume a release that is not suspended', command: { verb: 'resume', release: { name: 'unicorn' } }, given: release(), want: { doable: false } },
     {
       name: 'upgrade to the version already declared',
