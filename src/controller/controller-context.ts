@@ -20,7 +20,7 @@ import type { ValuesDigester } from '../core/release/values-digest.js';
 import type { ControllerMetrics } from './metrics/controller-metrics.js';
 import type { RunningOperations } from './reconcile/ports/running-operations.js';
 import { buildReconcileContext } from './reconcile/ports/build-context.js';
-import type { ControllerContext, FreezeView, ReleaseCache } from './reconcile/ports/context.js';
+import type { ControllerContext, FreezeHoldWriter, FreezeView, ReleaseCache } from './reconcile/ports/context.js';
 
 /** What the controller's reconcile context is made of beyond its configuration: the parts startController also wires elsewhere. */
 export interface ControllerParts {
@@ -35,11 +35,12 @@ export interface ControllerParts {
   operations: RunningOperations;
   cache: ReleaseCache;
   freezes: FreezeView;
+  freezeHolds?: FreezeHoldWriter;
 }
 
 /** The controller's reconcile context: helm as configured, charts under the host policy, every happening an Event (and a notification). */
 export function controllerContext(config: ControllerConfig, parts: ControllerParts): Readonly<ControllerContext> {
-  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes } = parts;
+  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes, freezeHolds } = parts;
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   return buildReconcileContext({
     kube,
@@ -62,5 +63,6 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
     cache,
     freezes,
+    ...(freezeHolds ? { freezeHolds } : {}),
   });
 }

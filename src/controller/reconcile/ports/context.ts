@@ -89,6 +89,8 @@ export interface Effects {
   crds?: Pick<CrdApplier, 'apply'>;
   /** Puts drifted objects back. */
   driftCorrection?: Pick<DriftDetector, 'correct'>;
+  /** Adds a held release to Freezes' status (status.held); none: nothing is recorded there. */
+  freezeHolds?: FreezeHoldWriter;
 }
 
 /** One pass: its reads, its one status writer, and the two ways to a write (which a cached pass refuses or verifies). */
@@ -113,6 +115,7 @@ export interface ControllerContext extends ReconcileContext {
   operations?: RunningOperations;
   /** The informer's copies of HelmReleases: a settled one is checked without a GET (cached-read.ts). */
   cache?: ReleaseCache;
+  freezeHolds?: FreezeHoldWriter;
 }
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */
@@ -123,6 +126,13 @@ export interface ReleaseCache {
 /** What a pass asks before a helm action: undefined until Freezes and Teams have been listed (the pass then waits). */
 export interface FreezeView {
   holding(release: ReleaseFacts, now: Date): HoldingFreeze[] | undefined;
+  /** Of these freezes, those whose status (as watched) does not name the release as held in their current period yet. */
+  notYetHeld?(names: readonly string[], release: string, now: Date): string[];
+}
+
+/** Records on a Freeze's status that it held a release (read fresh, written conditionally; nothing when it is there already). */
+export interface FreezeHoldWriter {
+  recordHeld(freeze: string, hold: { release: string; action: string }, now: Date): Promise<void>;
 }
 
 /** Thrown to have the queue try again later with backoff: the cause may clear up by itself. */
