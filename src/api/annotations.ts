@@ -19,8 +19,12 @@ export const BREAK_GLASS_ANNOTATION = 'helmcrew.dev/break-glass';
 export const FREEZE_MESSAGE_ANNOTATION = 'helmcrew.dev/slack-message';
 /** On a Freeze that ended by itself: when the bot reported its end in that message (so no replica reports it again). */
 export const FREEZE_REPORTED_ANNOTATION = 'helmcrew.dev/slack-reported';
+/** On a Freeze with windows set from Slack: how long before each window opens its channel is told (`--warn 30m`). */
+export const WINDOW_WARNING_ANNOTATION = 'helmcrew.dev/window-warning';
 /** Unique per request: correct the drift now (the Slack "Correct now" button); handled once, recorded in status.lastDriftCorrection. */
 export const DRIFT_CORRECTION_REQUEST_ANNOTATION = 'helmcrew.dev/correct-drift-request';
+/** Unique per request: run the chart's tests on the deployed revision now (`/release test`); handled once, recorded in status.lastTest.requestId. */
+export const TEST_REQUEST_ANNOTATION = 'helmcrew.dev/test-request';
 
 /**
  * The handover of a live release another tool installed: `<namespace>/<releaseName>` of the Helm

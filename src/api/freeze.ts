@@ -37,10 +37,14 @@ const TIME_ZONE_PATTERN = '^[A-Za-z][A-Za-z0-9_+\\-]*(/[A-Za-z0-9_+\\-]+)*$';
 
 export const FreezeWindow = Type.Object(
   {
-    schedule: Type.String({ minLength: 9, maxLength: 100, description: 'Cron expression of the window starts (5 fields: minute hour day month weekday).' }),
+    schedule: Type.String({
+      minLength: 9,
+      maxLength: 100,
+      description: 'Cron expression of the window starts (5 fields: minute hour day month weekday; or 6, seconds first).',
+    }),
     duration: Duration({
       description: 'How long each window lasts (Go duration: 30m, 62h).',
-      ...celRules({ rule: "duration(self) >= duration('1m') && duration(self) <= duration('744h')", message: 'must be between 1m and 744h' }),
+      ...celRules({ rule: "duration(self) >= duration('10s') && duration(self) <= duration('744h')", message: 'must be between 10s and 744h' }),
     }),
     timeZone: Type.Optional(
       Type.String({ pattern: TIME_ZONE_PATTERN, maxLength: 64, description: 'IANA time zone of the schedule (Europe/Berlin). Default: UTC.' }),
@@ -61,14 +65,35 @@ export const FreezeSpec = Type.Object(
   { description: 'A freeze: what it holds, why, who set it, and for how long.' },
 );
 
+/** Most releases a Freeze's status names; the rest are counted (`more`). */
+export const MAX_HELD_LISTED = 50;
+
+export const FreezeHeld = Type.Object(
+  {
+    since: Type.String({ maxLength: 40, description: 'The start of the period these were held in: the open window, or when the freeze was created.' }),
+    releases: Type.Array(
+      Type.Object({
+        release: Type.String({ maxLength: 320, description: '<namespace>/<name> of the HelmRelease.' }),
+        action: Type.String({ maxLength: 40, description: 'The helm action held: install, upgrade, test, rollback, uninstall, remediation.' }),
+        at: Type.String({ maxLength: 40, description: 'When it was first held in this period.' }),
+      }),
+      { maxItems: MAX_HELD_LISTED },
+    ),
+    more: Type.Optional(Type.Integer({ minimum: 0, description: 'Releases held beyond those listed.' })),
+  },
+  { description: 'What this freeze held in its current (or last) period, recorded by the controller as it held them.' },
+);
+
 export const FreezeStatus = Type.Object({
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 8 })),
+  held: Type.Optional(FreezeHeld),
 });
 
 export type FreezeScope = Static<typeof FreezeScope>;
 export type FreezeWindow = Static<typeof FreezeWindow>;
 export type FreezeSpec = Static<typeof FreezeSpec>;
 export type FreezeStatus = Static<typeof FreezeStatus>;
+export type FreezeHeld = Static<typeof FreezeHeld>;
 
 export interface Freeze {
   apiVersion: `${typeof API_GROUP}/${typeof API_VERSION}`;

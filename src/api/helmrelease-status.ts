@@ -63,6 +63,7 @@ export const RemediationRecord = Type.Object(
 
 export const TestRecord = Type.Object(
   {
+    requestId: Type.Optional(Type.String({ maxLength: 100, description: 'The last request handled (helmcrew.dev/test-request), when asked for.' })),
     revision: Type.Integer({ description: 'The release revision tested.' }),
     succeeded: Type.Boolean(),
     message: Type.String({ maxLength: 4096 }),

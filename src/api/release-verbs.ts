@@ -18,7 +18,7 @@ export interface VerbArgument {
 }
 
 /** Options besides --reason, which every row says how it takes. */
-export type VerbFlag = '--break-glass' | '--for' | '--until';
+export type VerbFlag = '--break-glass' | '--for' | '--until' | '--window' | '--warn';
 
 export interface VerbRow {
   readonly args: readonly VerbArgument[];
@@ -95,11 +95,20 @@ export const RELEASE_VERBS = {
     teamVerb: true,
     requestIdPrefix: 'rt',
   },
+  test: {
+    args: [release],
+    reason: 'optional',
+    flags: [],
+    usage: "test <release> [--reason …]   (run the chart's test hooks on the deployed revision; nothing is undone if they fail)",
+    mutating: true,
+    teamVerb: true,
+    requestIdPrefix: 'ts',
+  },
   freeze: {
     args: [{ field: 'scope', kind: 'scope' }],
     reason: 'required',
-    flags: ['--for', '--until'],
-    usage: 'freeze <namespace|team:<name>|chart:<name>|all> --reason … [--for 2h | --until 18:00]',
+    flags: ['--for', '--until', '--window', '--warn'],
+    usage: 'freeze <namespace|team:<name>|chart:<name>|all> --reason … [--for 2h | --until 18:00 | --window "0 18 * * FRI" --for 64h [--warn 30m]]',
     mutating: true,
     teamVerb: true,
   },

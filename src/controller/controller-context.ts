@@ -23,7 +23,7 @@ import type { RunningOperations } from './reconcile/ports/running-operations.js'
 import { RemoteClusters } from './targets/remote-clusters.js';
 import { KubeconfigHelmRunner } from './helm/kubeconfig-runner.js';
 import { buildReconcileContext } from './reconcile/ports/build-context.js';
-import type { ControllerContext, FreezeView, ReleaseCache } from './reconcile/ports/context.js';
+import type { ControllerContext, FreezeHoldWriter, FreezeView, ReleaseCache } from './reconcile/ports/context.js';
 
 /** What the controller's reconcile context is made of beyond its configuration: the parts startController also wires elsewhere. */
 export interface ControllerParts {
@@ -38,11 +38,12 @@ export interface ControllerParts {
   operations: RunningOperations;
   cache: ReleaseCache;
   freezes: FreezeView;
+  freezeHolds?: FreezeHoldWriter;
 }
 
 /** The controller's reconcile context: helm as configured, charts under the host policy, every happening an Event (and a notification). */
 export function controllerContext(config: ControllerConfig, parts: ControllerParts): Readonly<ControllerContext> {
-  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes } = parts;
+  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes, freezeHolds } = parts;
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const recordLimits = { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes };
   const helmRunner = new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds));
@@ -78,5 +79,6 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     cache,
     freezes,
     targets,
+    ...(freezeHolds ? { freezeHolds } : {}),
   });
 }

@@ -25,6 +25,8 @@ import { frozenReleaseKeys } from './watch/frozen-wake.js';
 import { queueTriggers } from './queue/queue-triggers.js';
 import { recordedPass } from './queue/recorded-pass.js';
 import { prepareWorkDir } from './helm/work-dir.js';
+import { FIELD_MANAGER } from '../api/vocabulary.js';
+import { FreezeHeldWriter } from './watch/freeze-held-writer.js';
 import { FreezeWatch } from './watch/freeze-watch.js';
 import { ClusterWatches } from './watch/cluster-watches.js';
 import { LeaseElector } from './leader/lease-elector.js';
@@ -128,7 +130,8 @@ export async function startController(config: ControllerConfig, options: Control
   });
   // Back from an outage: the watches list again before the work that waited runs (registered first).
   outage.whenBack(() => Promise.all([watches.retryNow(), freezes.retryNow()]).then(() => undefined));
-  const ctx = controllerContext(config, { rest, kube, api, digester, metrics, log, publisher, operations, cache: watches, freezes });
+  const freezeHolds = new FreezeHeldWriter(freezeApi, FIELD_MANAGER);
+  const ctx = controllerContext(config, { rest, kube, api, digester, metrics, log, publisher, operations, cache: watches, freezes, freezeHolds });
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,

@@ -122,6 +122,7 @@ describe('watch policy', () => {
     { name: 'spec change', prev: { generation: 1, deleting: false }, next: { generation: 2, deleting: false }, want: true },
     { name: 'deletion', prev: { generation: 1, deleting: false }, next: { generation: 1, deleting: true }, want: true },
     { name: 'reconcile requested', prev: { generation: 1, deleting: false }, next: { generation: 1, deleting: false, requestedAt: 'now' }, want: true },
+    { name: '/release test asked for', prev: { generation: 1, deleting: false }, next: { generation: 1, deleting: false, testRequest: 'ts-1' }, want: true },
   ])('$name → enqueue $want', ({ prev, next, want }) => expect(shouldEnqueueOnUpdate(prev, next)).toBe(want));
 
   const base = { apiVersion: 'helmcrew.dev/v1alpha1' as const, kind: 'HelmRelease' as const, metadata: { name: 'u', namespace: 'n', generation: 2 } };

@@ -315,6 +315,35 @@ describe('helm test decisions', () => {
     expect([state.kind, nextAction(state).kind]).toEqual(want);
   });
 
+  /** `/release test`: helmcrew.dev/test-request, handled once (status.lastTest.requestId), tests on or off. */
+  it.each([
+    { name: 'asked for, tests off', test: undefined, status: {}, want: { kind: 'test', scheduled: false, requestId: 'ts-1' } },
+    { name: 'asked for, revision tested already', test: { enable: true }, status: lastTest(2), want: { kind: 'test', scheduled: false, requestId: 'ts-1' } },
+    {
+      name: 'asked for and untested: one test for both',
+      test: { enable: true },
+      status: lastTest(1),
+      want: { kind: 'test', scheduled: true, requestId: 'ts-1' },
+    },
+    {
+      name: 'handled already',
+      test: undefined,
+      status: { lastTest: { ...lastTest(2).lastTest, requestId: 'ts-1' } },
+      want: { kind: 'report-ready' },
+    },
+  ])('$name → $want.kind', ({ test, status, want }) => {
+    const release = base(test, status);
+    release.metadata.annotations = { 'helmcrew.dev/test-request': 'ts-1' };
+    expect(nextAction(determineReleaseState(release, desired, deployed2, clock))).toMatchObject(want);
+  });
+
+  it('a test asked for waits for the spec: an out-of-sync release is upgraded first', () => {
+    const release = base(undefined, {});
+    release.metadata.annotations = { 'helmcrew.dev/test-request': 'ts-1' };
+    const state = determineReleaseState(release, { ...desired, chartVersion: '4.0.0' }, deployed2, clock);
+    expect(nextAction(state).kind).toBe('upgrade');
+  });
+
   it.each([
     {
       name: 'after an upgrade of this generation',

@@ -43,6 +43,11 @@ export function outcomeOf(release: HelmRelease, verb: MutatingVerb, requestId?: 
       if (!record || record.requestId !== requestId) return pending;
       return { done: true, succeeded: record.succeeded, message: `${key}: ${record.message}` };
     }
+    case 'test': {
+      const record = release.status?.lastTest;
+      if (!record || record.requestId !== requestId) return pending;
+      return { done: true, succeeded: record.succeeded, message: `${key}: ${record.message}` };
+    }
     case 'retry': {
       // Handled once the controller recorded the value; decided once its forced attempt reported (Reconciling gone).
       if (release.status?.lastHandledForceAt !== requestId) return pending;

@@ -17,6 +17,14 @@ export type Scope = { kind: 'all' } | { kind: 'namespace'; namespace: string } |
 /** When a freeze ends by itself: after a duration (`--for 2h`) or at a time (`--until 18:00`, or an RFC 3339 time). */
 export type FreezeEnd = { kind: 'for'; text: string; ms: number } | { kind: 'until'; text: string };
 
+/** A recurring freeze window asked for: `--window "<cron>" --for <duration>`, warned of `--warn <duration>` before it opens. */
+export interface WindowRequest {
+  schedule: string;
+  /** Each window's length, as typed (30m, 64h). */
+  duration: string;
+  warn?: { text: string; ms: number };
+}
+
 /** What each kind of argument in the verb table is once parsed. */
 export interface ArgumentValues {
   release: ReleaseRef;
@@ -39,7 +47,8 @@ type ArgumentFields<A extends readonly VerbArgument[]> = {
 } & { [S in A[number] as S extends { optional: true } ? S['field'] : never]?: ArgumentValues[S['kind']] };
 type ReasonField<R> = R extends 'required' ? { reason: string } : R extends 'optional' ? { reason?: string } : unknown;
 type FlagFields<F extends readonly VerbFlag[]> = ('--break-glass' extends F[number] ? { breakGlass?: boolean } : unknown) &
-  ('--for' extends F[number] ? { end?: FreezeEnd } : unknown);
+  ('--for' extends F[number] ? { end?: FreezeEnd } : unknown) &
+  ('--window' extends F[number] ? { window?: WindowRequest } : unknown);
 
 /** One verb's command, read off its row: its arguments' fields, its reason and its options. */
 export type CommandOf<V extends Verb> = Simplify<{ verb: V } & ArgumentFields<Row<V>['args']> & ReasonField<Row<V>['reason']> & FlagFields<Row<V>['flags']>>;
@@ -64,6 +73,7 @@ export type ParseErrorCode =
   | 'invalid-reason'
   | 'invalid-scope'
   | 'invalid-freeze-end'
+  | 'invalid-window'
   | 'invalid-freeze-name'
   | 'unknown-flag'
   | 'unterminated-quote';

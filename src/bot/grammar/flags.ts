@@ -1,5 +1,5 @@
 import { parseDuration } from '../../api/duration.js';
-import type { FreezeEnd, ParseError } from './command.js';
+import type { FreezeEnd, ParseError, WindowRequest } from './command.js';
 import { closest } from './suggest.js';
 import type { Token } from './tokenize.js';
 
@@ -10,11 +10,13 @@ import type { Token } from './tokenize.js';
  */
 
 export const MAX_REASON_LENGTH = 500;
-export const FLAGS = ['--reason', '--for', '--until', '--break-glass'] as const;
+export const FLAGS = ['--reason', '--for', '--until', '--break-glass', '--window', '--warn'] as const;
 type Flag = (typeof FLAGS)[number];
 
 /** A freeze lasts at least a second and at most 31 days from chat (longer: a Freeze object with windows). */
 export const MAX_FREEZE_MS = 744 * 3_600_000;
+/** A window lasts at least this long (the Freeze API's own minimum). */
+export const MIN_WINDOW_MS = 10_000;
 const CLOCK_TIME = /^([01]?[0-9]|2[0-3]):([0-5][0-9])$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -23,6 +25,8 @@ export interface Flags {
   reason?: string;
   end?: FreezeEnd;
   breakGlass?: boolean;
+  /** `--window` with its `--for` (then no `end`) and `--warn`. */
+  window?: WindowRequest;
   /** The options given, to refuse those a verb does not take. */
   given: Flag[];
 }
@@ -38,6 +42,8 @@ const flagOf = (token: Token) => (token.quoted || !token.text.startsWith('--') ?
 
 export function splitFlags(verb: string, tokens: Token[]): ({ ok: true } & Flags) | Failure {
   const out: Flags = { args: [], given: [] };
+  let windowWord: string | undefined;
+  let warnWord: { text: string; ms: number } | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i]!;
     const flag = flagOf(token);
@@ -73,14 +79,52 @@ export function splitFlags(verb: string, tokens: Token[]): ({ ok: true } & Flags
       continue;
     }
     const word = inline ?? tokens[i + 1]?.text;
-    if (word === undefined || word === '') return fail('invalid-freeze-end', `${flag} needs a value, like ${flag === '--for' ? '--for 2h' : '--until 18:00'}`);
+    if (word === undefined || word === '') return fail('invalid-freeze-end', `${flag} needs a value, like ${EXAMPLES[flag]}`);
     if (inline === undefined) i++;
+    if (flag === '--window') {
+      windowWord = word;
+      continue;
+    }
+    if (flag === '--warn') {
+      const warn = parseWarn(word);
+      if (!warn.ok) return warn;
+      warnWord = warn.warn;
+      continue;
+    }
     if (out.end) return fail('invalid-freeze-end', 'give either --for or --until, not both');
     const end = flag === '--for' ? parseFor(word) : parseUntil(word);
     if (!end.ok) return end;
     out.end = end.end;
   }
-  return { ok: true, ...out };
+  if (windowWord === undefined) {
+    if (warnWord) return fail('invalid-window', '--warn says how long before a window opens to tell the channel: give it with --window');
+    return { ok: true, ...out };
+  }
+  const window = windowOf(windowWord, out.end, warnWord);
+  if (!window.ok) return window;
+  const { end: _lengthOfEachWindow, ...rest } = out;
+  return { ok: true, ...rest, window: window.window };
+}
+
+const EXAMPLES: Record<string, string> = { '--for': '--for 2h', '--until': '--until 18:00', '--window': '--window "0 18 * * FRI"', '--warn': '--warn 30m' };
+
+/** `--window "<cron>"` takes its length from `--for` (each window's, not the freeze's); the plan checks the schedule (plan/freeze.ts). */
+function windowOf(schedule: string, end: FreezeEnd | undefined, warn: { text: string; ms: number } | undefined): { ok: true; window: WindowRequest } | Failure {
+  if (!end || end.kind !== 'for') return fail('invalid-window', 'a --window needs --for, how long each window lasts: --window "0 18 * * FRI" --for 64h');
+  if (end.ms < MIN_WINDOW_MS) return fail('invalid-window', `each window lasts at least 10s; "${show(end.text)}" is shorter`);
+  if (schedule.trim().split(/\s+/).length < 5)
+    return fail('invalid-window', `--window "${show(schedule)}" is not a cron schedule; write one like "0 18 * * FRI" (minute hour day month weekday), quoted`);
+  return { ok: true, window: { schedule, duration: end.text, ...(warn ? { warn } : {}) } };
+}
+
+function parseWarn(word: string): { ok: true; warn: { text: string; ms: number } } | Failure {
+  try {
+    const ms = parseDuration(word.toLowerCase());
+    if (ms >= 1000 && ms <= MAX_FREEZE_MS) return { ok: true, warn: { text: word.toLowerCase(), ms } };
+  } catch {
+    // said below
+  }
+  return fail('invalid-window', `--warn takes a duration between 1s and 744h, like 30m; "${show(word)}" is not`);
 }
 
 function parseFor(word: string): { ok: true; end: FreezeEnd } | Failure {

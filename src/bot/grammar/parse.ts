@@ -52,6 +52,7 @@ export function verbParser<C extends { verb: string } = Fields>(table: Readonly<
       ...(split.reason !== undefined ? { reason: split.reason } : {}),
       ...(split.breakGlass ? { breakGlass: true } : {}),
       ...(split.end ? { end: split.end } : {}),
+      ...(split.window ? { window: split.window } : {}),
     };
     return { ok: true, command: command as unknown as C };
   };

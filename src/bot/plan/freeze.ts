@@ -1,9 +1,10 @@
-import { FREEZE_MESSAGE_ANNOTATION } from '../../api/annotations.js';
+import { FREEZE_MESSAGE_ANNOTATION, WINDOW_WARNING_ANNOTATION } from '../../api/annotations.js';
 import type { Freeze, FreezeScope } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Team } from '../../api/team.js';
 import { API_GROUP, API_VERSION, ConditionType, FREEZE_KIND } from '../../api/vocabulary.js';
 import { freezeActivity, freezesHolding, scopeCovers } from '../../core/release/freeze-match.js';
+import { checkWindow, nextWindowStart } from '../../core/release/freeze-windows.js';
 import { releaseFacts } from '../../core/release/team-releases.js';
 import type { Scope } from '../grammar/command.js';
 import type { MutatingCommand } from '../grammar/command.js';
@@ -56,11 +57,14 @@ export function freezeName(scope: Scope, suffix: string): string {
 }
 
 export function buildFreeze(command: FreezeCommand, actor: Actor, now: Date, timeZone: string, name: string): Freeze {
+  const window = command.window;
   return {
     apiVersion: `${API_GROUP}/${API_VERSION}`,
     kind: FREEZE_KIND,
-    metadata: { name },
+    metadata: { name, ...(window?.warn ? { annotations: { [WINDOW_WARNING_ANNOTATION]: window.warn.text } } : {}) },
     spec: {
+      // Read in HELMCREW_TIME_ZONE, as --until 18:00 is.
+      ...(window ? { windows: [{ schedule: window.schedule, duration: window.duration, ...(timeZone !== 'UTC' ? { timeZone } : {}) }] } : {}),
       scope: scopeSpec(command.scope),
       reason: command.reason,
       setBy: actor.id,
@@ -86,7 +90,26 @@ function names(list: HelmRelease[]): string {
   return list.length > SHOWN ? `${shown} and ${list.length - SHOWN} more` : shown;
 }
 
-export function planFreeze(freeze: Freeze, releases: readonly HelmRelease[], teams: readonly Team[]): Plan {
+/** Pure: the plan's lines about a freeze's windows: when they open, for how long, and what the channel hears. */
+export function windowLines(freeze: Freeze, now: Date): string[] {
+  const windows = freeze.spec.windows ?? [];
+  if (windows.length === 0) return [];
+  const warn = freeze.metadata.annotations?.[WINDOW_WARNING_ANNOTATION];
+  return [
+    ...windows.map((w) => {
+      const next = nextWindowStart(w, now);
+      return `holds only while a window is open: "${w.schedule}" (${w.timeZone ?? 'UTC'}) for ${w.duration} each${next ? `; next opens ${next.toISOString()}` : ''}`;
+    }),
+    `${warn ? `the channel is told ${warn} before each window opens, and ` : 'the channel is told '}when each closes, with what it held`,
+  ];
+}
+
+export function planFreeze(freeze: Freeze, releases: readonly HelmRelease[], teams: readonly Team[], now: Date): Plan {
+  const badWindows = (freeze.spec.windows ?? []).flatMap((w) => {
+    const check = checkWindow(w);
+    return check.ok ? [] : [`${check.message}; write a cron like "0 18 * * FRI" (minute hour day month weekday)`];
+  });
+  if (badWindows.length > 0) return { title: `freeze ${describeScope(freeze.spec.scope)}`, lines: badWindows, warnings: [], doable: false };
   const covered = releasesInScope(freeze.spec.scope, releases, teams);
   const scope = describeScope(freeze.spec.scope);
   const managed = covered.filter((r) => gitOpsOwner(r));
@@ -96,7 +119,8 @@ export function planFreeze(freeze: Freeze, releases: readonly HelmRelease[], tea
     covered.length
       ? `covers ${covered.length} release${covered.length === 1 ? '' : 's'} now: ${names(covered)}`
       : 'covers no release now; HelmReleases created there later are held too',
-    'specs are kept: what changes meanwhile (from Git, kubectl or chat) is applied when the freeze ends',
+    ...windowLines(freeze, now),
+    `specs are kept: what changes meanwhile (from Git, kubectl or chat) is applied when the ${freeze.spec.windows?.length ? 'window closes' : 'freeze ends'}`,
     freeze.spec.until ? `ends by itself at ${freeze.spec.until}` : `until lifted: /release unfreeze ${freeze.metadata.name}`,
     `reason: ${freeze.spec.reason}`,
   ];

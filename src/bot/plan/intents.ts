@@ -5,6 +5,7 @@ import {
   ROLLBACK_REQUEST_ANNOTATION,
   ROLLBACK_TO_ANNOTATION,
   SUSPENSION_ANNOTATION,
+  TEST_REQUEST_ANNOTATION,
   type BreakGlassRecord,
   type SuspensionRecord,
 } from '../../api/annotations.js';
@@ -63,6 +64,11 @@ export function correctDriftPatch(requestId: string): IntentPatch {
   return { metadata: { annotations: { [DRIFT_CORRECTION_REQUEST_ANNOTATION]: requestId } } };
 }
 
+/** Asks the controller for `helm test` of the deployed revision, once per request id (status.lastTest.requestId). */
+export function testPatch(requestId: string): IntentPatch {
+  return { metadata: { annotations: { [TEST_REQUEST_ANNOTATION]: requestId } } };
+}
+
 /** One forced install or upgrade (helmcrew.dev/forceAt), handled once: the controller records the value in status.lastHandledForceAt. */
 export function retryPatch(requestId: string): IntentPatch {
   return { metadata: { annotations: { [FORCE_AT_ANNOTATION]: requestId } } };
@@ -100,6 +106,8 @@ export function intentPatch(action: PreparedAction, actor: Actor, now: Date, req
       return correctDriftPatch(requestId!);
     case 'retry':
       return retryPatch(requestId!);
+    case 'test':
+      return testPatch(requestId!);
     case 'freeze':
     case 'unfreeze':
       throw new Error(`${command.verb} writes a Freeze, not a HelmRelease patch`);

@@ -55,7 +55,10 @@ export function planReleaseCommand(
     const title = `${withGitOps.title} (BREAK-GLASS through freeze ${holding.map((f) => f.name).join(', ')})`;
     return { ...withGitOps, title, lines: [...withGitOps.lines, `BREAK-GLASS through ${freezes}: a second person must approve; audited`] };
   }
-  const hint = command.verb === 'resume' || command.verb === 'retry' ? '' : '; add --break-glass to go through it now (a second person must approve)';
+  const hint =
+    command.verb === 'resume' || command.verb === 'retry' || command.verb === 'test'
+      ? ''
+      : '; add --break-glass to go through it now (a second person must approve)';
   return { ...withGitOps, warnings: [...withGitOps.warnings, `held by ${freezes}: the controller does this when the freeze ends${hint}`] };
 }
 
@@ -133,6 +136,22 @@ function planWithoutFreezes(
         lines: [
           drifted ? drifted.message : 'no drift reported yet: the controller looks now and re-applies whatever differs',
           `the drifted objects get revision ${deployed.revision}'s manifest again (server-side apply as helm; no new revision, ignored fields kept)`,
+          ...why,
+        ],
+        warnings: [],
+        doable: true,
+      };
+    }
+    case 'test': {
+      const title = `test ${key}`;
+      if (!deployed) return { title, lines: [`nothing is deployed for ${key}`], warnings: [], doable: false };
+      if (release.spec.suspend) return { title, lines: [`${key} is suspended: resume it first`], warnings: [], doable: false };
+      return {
+        title: `test ${key}: helm test of revision ${deployed.revision}`,
+        lines: [
+          now,
+          "the controller runs the chart's test hooks against the running release once it is in sync (a pending upgrade goes first)",
+          'a failure is reported (TestSuccess=False, which hook failed); nothing is rolled back or changed',
           ...why,
         ],
         warnings: [],

@@ -83,7 +83,7 @@ export function prepareFreeze(
   name: string,
 ): PreparedAction {
   const freeze = buildFreeze(command, actor, now, timeZone, name);
-  return { command, targets: [], plan: planFreeze(freeze, world.releases, world.teams), freeze };
+  return { command, targets: [], plan: planFreeze(freeze, world.releases, world.teams, now), freeze };
 }
 
 /** Pure: lifting a Freeze by name; not doable when there is none. */

@@ -12,6 +12,7 @@ import { expired, heldNow, letGo, watchedOf, type WatchedFreeze } from '../plan/
 import { targetOf, type PreparedAction } from '../plan/prepared.js';
 import { freezeLiftedMessage, type FreezeEnding } from './blocks.js';
 import type { ChannelPoster } from './channel-progress.js';
+import { WindowAnnouncer } from './window-announcer.js';
 
 /** Redis bookkeeping is kept this long: longer than any report, short enough to clean itself up. */
 const KEEP_SECONDS = 30 * 24 * 3600;
@@ -41,7 +42,11 @@ export class FreezeReports {
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
 
-  constructor(private readonly deps: FreezeReportsDeps) {}
+  private readonly windows: WindowAnnouncer;
+
+  constructor(private readonly deps: FreezeReportsDeps) {
+    this.windows = new WindowAnnouncer(deps);
+  }
 
   private key(what: string): string {
     return clusterKey(this.deps.prefix, 'botFreeze', what);
@@ -74,6 +79,8 @@ export class FreezeReports {
   async sweep(): Promise<void> {
     const now = this.deps.now?.() ?? new Date();
     const { items: freezes } = await this.deps.freezes.list();
+    // Windows opening soon or just closed, told in their channels.
+    await this.windows.look(freezes, now);
     const watching = this.key('watching');
     const live = new Map<string, { freeze: Freeze; watched: WatchedFreeze }>();
     for (const freeze of freezes) {

@@ -20,11 +20,21 @@ export function testStartedStatus(release: HelmRelease, now: Date): HelmReleaseS
   return { conditions: withTestsPending({ conditions: release.status?.conditions }, release, now).conditions, lastReconciledAt: now.toISOString() };
 }
 
-/** Tests passed, or failed with ignoreFailures: Ready, with TestSuccess saying which. */
-export function testPassedOrIgnoredStatus(release: HelmRelease, record: TestRecord, now: Date): HelmReleaseStatus {
+/**
+ * Tests passed, or failed with ignoreFailures, or failed when only asked for (`/release test`: a
+ * check of the running release, not part of an attempt, so nothing is undone): Ready, with
+ * TestSuccess saying which.
+ */
+export function testPassedOrIgnoredStatus(
+  release: HelmRelease,
+  record: TestRecord,
+  now: Date,
+  why: 'ignoreFailures' | 'requested' = 'ignoreFailures',
+): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const event = record.succeeded ? ReleaseEvent.TestSucceeded : ReleaseEvent.TestFailed;
-  const ready = record.succeeded ? record.message : `${record.message} (ignored: test.ignoreFailures)`;
+  const note = why === 'requested' ? 'asked for by request: nothing is undone' : 'ignored: test.ignoreFailures';
+  const ready = record.succeeded ? record.message : `${record.message} (${note})`;
   const conditions = markReady(release.status?.conditions, { reason: event, message: ready }, { now, generation: gen }, (list) =>
     setCondition(list, { type: ConditionType.TestSuccess, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message }, now, gen),
   );

@@ -7,6 +7,7 @@ import {
   RESET_AT_ANNOTATION,
   ROLLBACK_REQUEST_ANNOTATION,
   SUSPENSION_ANNOTATION,
+  TEST_REQUEST_ANNOTATION,
 } from '../../api/annotations.js';
 import { driftMode, slotPassed, slotPhaseMs } from '../drift/drift-schedule.js';
 import { KILL_AFTER_MARGIN_SECONDS } from '../helm/kill-after.js';
@@ -26,6 +27,8 @@ export interface SeenState {
   suspension?: string;
   /** "Correct now" from chat changes only an annotation. */
   driftCorrectionRequest?: string;
+  /** `/release test` changes only an annotation. */
+  testRequest?: string;
 }
 
 export function seenState(release: HelmRelease): SeenState {
@@ -38,6 +41,7 @@ export function seenState(release: HelmRelease): SeenState {
     rollbackRequest: release.metadata.annotations?.[ROLLBACK_REQUEST_ANNOTATION],
     suspension: release.metadata.annotations?.[SUSPENSION_ANNOTATION],
     driftCorrectionRequest: release.metadata.annotations?.[DRIFT_CORRECTION_REQUEST_ANNOTATION],
+    testRequest: release.metadata.annotations?.[TEST_REQUEST_ANNOTATION],
   };
 }
 
@@ -52,7 +56,8 @@ export function shouldEnqueueOnUpdate(previous: SeenState | undefined, next: See
     previous.resetAt !== next.resetAt ||
     previous.rollbackRequest !== next.rollbackRequest ||
     previous.suspension !== next.suspension ||
-    previous.driftCorrectionRequest !== next.driftCorrectionRequest
+    previous.driftCorrectionRequest !== next.driftCorrectionRequest ||
+    previous.testRequest !== next.testRequest
   );
 }
 

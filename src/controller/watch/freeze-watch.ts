@@ -7,6 +7,7 @@ import { apiErrorMessage, isNotFound } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import type { Logger } from '../../core/log.js';
 import { freezesHolding, nextFreezeChange, type HoldingFreeze } from '../../core/release/freeze-match.js';
+import { heldPeriodStart, withHeldRelease } from '../status/freeze-held.js';
 import type { ReleaseFacts } from '../../core/release/team-releases.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { RestartTimers } from './restart-timers.js';
@@ -67,6 +68,14 @@ export class FreezeWatch implements FreezeView {
     return freezesHolding(release, this.freezes(), this.teams(), now);
   }
 
+  notYetHeld(names: readonly string[], release: string, now: Date): string[] {
+    const byName = new Map(this.freezes().map((f) => [f.metadata.name, f]));
+    return names.filter((name) => {
+      const freeze = byName.get(name);
+      return freeze !== undefined && withHeldRelease(freeze.status?.held, heldPeriodStart(freeze, now), { release, action: '', at: '' }) !== undefined;
+    });
+  }
+
   freezes(): Freeze[] {
     return (this.slots.get('freezes')?.informer?.list() ?? []) as unknown as Freeze[];
   }
@@ -86,8 +95,21 @@ export class FreezeWatch implements FreezeView {
     const changed = (what: string) => (obj: KubernetesObject) => {
       if (current() && slot.synced) this.changed(`${kind === 'freezes' ? 'freeze' : 'team'} ${obj.metadata?.name ?? ''} ${what}`);
     };
-    informer.on('add', changed('added'));
-    informer.on('update', changed('changed'));
+    // Only what can change whom a freeze holds: its spec (the generation) or its deletion. The
+    // controller's own status.held writes and the bot's annotations would otherwise wake every held release.
+    const seen = new Map<string, string>();
+    const identity = (obj: KubernetesObject) => `${obj.metadata?.generation ?? ''}/${String(obj.metadata?.deletionTimestamp ?? '')}`;
+    const remember = (obj: KubernetesObject) => seen.set(obj.metadata?.name ?? '', identity(obj));
+    informer.on('add', (obj) => {
+      remember(obj);
+      changed('added')(obj);
+    });
+    informer.on('update', (obj) => {
+      const name = obj.metadata?.name ?? '';
+      if (kind === 'freezes' && seen.get(name) === identity(obj)) return;
+      remember(obj);
+      changed('changed')(obj);
+    });
     informer.on('delete', changed('deleted'));
     informer.on('synced', () => {
       if (!current()) return;

@@ -1,4 +1,4 @@
-import type { Freeze } from '../../api/freeze.js';
+import type { Freeze, FreezeStatus } from '../../api/freeze.js';
 import { API_GROUP, API_VERSION, FREEZE_PLURAL } from '../../api/vocabulary.js';
 import { mergePatch, type KubeClients } from './kube-clients.js';
 import { isNotFound } from './errors.js';
@@ -7,7 +7,8 @@ const COORDINATES = { group: API_GROUP, version: API_VERSION, plural: FREEZE_PLU
 
 /**
  * Reads, creates and deletes Freezes; the only code that knows their REST coordinates. The bot and
- * the terminal write them; the controller only watches them (controller/watch/freeze-watch.ts).
+ * the terminal write them; the controller watches them (controller/watch/freeze-watch.ts) and records
+ * in their status which releases they held.
  */
 export class FreezeApi {
   constructor(private readonly kube: KubeClients) {}
@@ -38,6 +39,17 @@ export class FreezeApi {
       if (isNotFound(error)) return false;
       throw error;
     }
+  }
+
+  /**
+   * Merge-patches the status (the controller's record of what the freeze held), conditional on
+   * `resourceVersion`: a 409 means someone wrote since it was read.
+   */
+  async patchStatus(name: string, status: FreezeStatus, resourceVersion: string, fieldManager: string): Promise<Freeze> {
+    return (await this.kube.custom.patchClusterCustomObjectStatus(
+      { ...COORDINATES, name, body: { metadata: { resourceVersion }, status }, fieldManager },
+      mergePatch,
+    )) as Freeze;
   }
 
   /** Lifts a freeze. False when it was already gone. */

@@ -64,3 +64,39 @@ export function nextWindowStart(window: FreezeWindow, at: Date): Date | undefine
   const schedule = starts(window, at);
   return schedule.hasNext() ? schedule.next().toDate() : undefined;
 }
+
+/** How far back a closed window is still news: a bot down longer than this does not report it late. */
+export const CLOSED_WINDOW_NEWS_MS = 3_600_000;
+
+/**
+ * The most recent window that has closed by `now` (its end at or before `now`), as [start, end);
+ * undefined when none has. A window still open now, chained or not, is not closed.
+ */
+export function lastClosedWindow(window: FreezeWindow, now: Date): { start: Date; end: Date } | undefined {
+  const schedule = starts(window, new Date(now.getTime() + 1));
+  // A few starts back: an open window's own start, then the one before it.
+  for (let i = 0; i < 3 && schedule.hasPrev(); i++) {
+    const start = schedule.prev().toDate();
+    const open = openWindow(window, start);
+    if (open && open.end.getTime() <= now.getTime()) return { start, end: open.end };
+  }
+  return undefined;
+}
+
+/** The start a warning `warnMs` ahead is due for at `now` (the next start is within `warnMs`, and no window is open); undefined otherwise. */
+export function windowWarningDue(window: FreezeWindow, warnMs: number, now: Date): Date | undefined {
+  if (warnMs <= 0 || openWindow(window, now)) return undefined;
+  const next = nextWindowStart(window, now);
+  return next && next.getTime() - now.getTime() <= warnMs ? next : undefined;
+}
+
+/** The start of the open window around `now` among `windows` (the earliest, when several are open); undefined when none is open. */
+export function openWindowStart(windows: readonly FreezeWindow[], now: Date): Date | undefined {
+  let earliest: number | undefined;
+  for (const window of windows) {
+    if (!checkWindow(window).ok) continue;
+    const open = openWindow(window, now);
+    if (open && (earliest === undefined || open.start.getTime() < earliest)) earliest = open.start.getTime();
+  }
+  return earliest === undefined ? undefined : new Date(earliest);
+}

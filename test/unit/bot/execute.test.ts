@@ -203,6 +203,26 @@ describe('outcomeOf (read from status only)', () => {
       want: { done: true, succeeded: true, message: 'web/a: Re-applied revision 1 to ConfigMap web/page (deleted)' },
     },
     {
+      name: 'test not handled yet (an earlier request recorded)',
+      verb: 'test' as const,
+      given: hr('web', 'a', { status: { lastTest: { requestId: 'older', revision: 1, succeeded: true, message: 'x', at: 't' } } }),
+      want: { done: false },
+    },
+    {
+      name: 'test handled, a hook failed',
+      verb: 'test' as const,
+      given: hr('web', 'a', {
+        status: { lastTest: { requestId: 'rb', revision: 2, succeeded: false, message: 'helm test of revision 2 failed: pod a-smoke failed', at: 't' } },
+      }),
+      want: { done: true, succeeded: false, message: 'web/a: helm test of revision 2 failed: pod a-smoke failed' },
+    },
+    {
+      name: 'test held by a freeze: recorded',
+      verb: 'test' as const,
+      given: hr('web', 'a', { generation: 2, status: { conditions: [{ ...cond('Frozen', 'True', 'test held by freeze f (x)'), observedGeneration: 2 }] } }),
+      want: { done: true, succeeded: true, message: 'web/a: recorded; test held by freeze f (x)' },
+    },
+    {
       name: 'suspend seen',
       verb: 'suspend' as const,
       given: hr('web', 'a', { status: { conditions: [cond('Suspended', 'True', 'Suspended by slack:U1')] } }),

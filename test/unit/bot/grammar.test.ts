@@ -74,6 +74,21 @@ describe('parseReleaseCommand', () => {
       want: ok({ verb: 'freeze', scope: { kind: 'team', team: 'frontend' }, reason: 'sale starts soon', end: { kind: 'until', text: '18:00' } }),
     },
     {
+      name: 'a recurring window: --for is each window, --warn ahead of each',
+      input: 'freeze prod --window "0 18 * * FRI" --for 64h --warn 30m --reason weekend',
+      want: ok({
+        verb: 'freeze',
+        scope: { kind: 'namespace', namespace: 'prod' },
+        reason: 'weekend',
+        window: { schedule: '0 18 * * FRI', duration: '64h', warn: { text: '30m', ms: 1_800_000 } },
+      }),
+    },
+    {
+      name: 'a window with seconds (6 fields), no warning',
+      input: 'freeze prod --reason drill --window "*/30 * * * * *" --for 12s',
+      want: ok({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'prod' }, reason: 'drill', window: { schedule: '*/30 * * * * *', duration: '12s' } }),
+    },
+    {
       name: 'freeze a chart until a full time',
       input: 'freeze chart:postgres --reason migration --until=2026-11-27T18:00:00Z',
       want: ok({ verb: 'freeze', scope: { kind: 'chart', chart: 'postgres' }, reason: 'migration', end: { kind: 'until', text: '2026-11-27T18:00:00Z' } }),
@@ -130,6 +145,29 @@ describe('parseReleaseCommand', () => {
     { name: 'freeze with an empty reason', input: 'freeze web --reason', want: err('invalid-reason') },
     { name: 'freeze with an empty reason before --for', input: 'freeze web --reason --for 2h', want: err('invalid-reason') },
     { name: 'freeze for no time', input: 'freeze web --reason x --for 0s', want: err('invalid-freeze-end') },
+    {
+      name: 'a window with no length',
+      input: 'freeze web --reason x --window "0 18 * * FRI"',
+      want: err('invalid-window', { message: expect.stringMatching(/needs --for/) }),
+    },
+    { name: 'a window until a time', input: 'freeze web --reason x --window "0 18 * * FRI" --until 18:00', want: err('invalid-window') },
+    {
+      name: 'a window too short',
+      input: 'freeze web --reason x --window "0 18 * * FRI" --for 5s',
+      want: err('invalid-window', { message: expect.stringMatching(/at least 10s/) }),
+    },
+    {
+      name: 'a window that is no cron',
+      input: 'freeze web --reason x --window "at six" --for 1h',
+      want: err('invalid-window', { message: expect.stringMatching(/window "at six"/) }),
+    },
+    {
+      name: 'a warning with no window',
+      input: 'freeze web --reason x --for 1h --warn 5m',
+      want: err('invalid-window', { message: expect.stringMatching(/give it with --window/) }),
+    },
+    { name: 'a warning that is no duration', input: 'freeze web --reason x --window "0 18 * * FRI" --for 1h --warn soon', want: err('invalid-window') },
+    { name: 'a window on another verb', input: 'suspend web/unicorn --window "0 18 * * FRI" --for 1h', want: err('unexpected-argument') },
     { name: 'freeze for a month and more', input: 'freeze web --reason x --for 745h', want: err('invalid-freeze-end') },
     { name: 'freeze for a word', input: 'freeze web --reason x --for ever', want: err('invalid-freeze-end') },
     { name: 'freeze until 25:00', input: 'freeze web --reason x --until 25:00', want: err('invalid-freeze-end') },

@@ -89,6 +89,18 @@ describe('planReleaseCommand', () => {
       given: release({ suspend: true }),
       want: { doable: false },
     },
+    {
+      name: 'test: helm test of the deployed revision, nothing undone',
+      command: { verb: 'test', release: { name: 'unicorn' } },
+      given: release(),
+      want: { doable: true, title: 'test web/unicorn: helm test of revision 3', lines: containing([matching(/nothing is rolled back or changed/)]) },
+    },
+    {
+      name: 'test a suspended release',
+      command: { verb: 'test', release: { name: 'unicorn' } },
+      given: release({ suspend: true }),
+      want: { doable: false, lines: ['web/unicorn is suspended: resume it first'] },
+    },
     { name: 'resume a release that is not suspended', command: { verb: 'resume', release: { name: 'unicorn' } }, given: release(), want: { doable: false } },
     {
       name: 'upgrade to the version already declared',
@@ -126,6 +138,7 @@ describe('planReleaseCommand', () => {
 });
 
 describe('planFreeze', () => {
+  const NOW = new Date('2026-11-26T12:00:00Z');
   const freeze = (scope: Freeze['spec']['scope']): Freeze => ({
     apiVersion: 'helmcrew.dev/v1alpha1',
     kind: 'Freeze',
@@ -133,7 +146,7 @@ describe('planFreeze', () => {
     spec: { scope, reason: 'sale', setBy: 'slack:U1' },
   });
   it('says what it holds, that specs are kept, and how it ends', () => {
-    expect(planFreeze(freeze({ namespaces: ['web'] }), [release({ suspend: true })], [])).toMatchObject({
+    expect(planFreeze(freeze({ namespaces: ['web'] }), [release({ suspend: true })], [], NOW)).toMatchObject({
       doable: true,
       title: 'freeze namespace web (web-1)',
       lines: [
@@ -148,11 +161,35 @@ describe('planFreeze', () => {
   });
   it('a freeze over GitOps-owned releases says the syncs cannot undo it', () => {
     const owned = release({}, { 'kustomize.toolkit.fluxcd.io/name': 'apps' });
-    expect(planFreeze(freeze({ all: true }), [owned], []).warnings).toEqual([
+    expect(planFreeze(freeze({ all: true }), [owned], [], NOW).warnings).toEqual([
       matching(/^1 of these is managed by Flux \(kustomize-controller\): the freeze is its own object/),
     ]);
   });
+  it('a windowed freeze says when it opens next, for how long, and what the channel hears', () => {
+    const windowed: Freeze = {
+      ...freeze({ namespaces: ['prod'] }),
+      metadata: { name: 'prod-1', annotations: { 'helmcrew.dev/window-warning': '30m' } },
+      spec: { scope: { namespaces: ['prod'] }, reason: 'weekend', windows: [{ schedule: '0 18 * * FRI', duration: '64h' }] },
+    };
+    // NOW is a Thursday: the next Friday 18:00 UTC.
+    expect(planFreeze(windowed, [], [], NOW).lines).toEqual(
+      expect.arrayContaining([
+        `holds only while a window is open: "0 18 * * FRI" (UTC) for 64h each; next opens 2026-11-27T18:00:00.000Z`,
+        'the channel is told 30m before each window opens, and when each closes, with what it held',
+        matching(/applied when the window closes$/),
+      ]),
+    );
+  });
+  it('a window whose schedule cannot be computed cannot be confirmed, and says why', () => {
+    const bad: Freeze = {
+      ...freeze({ namespaces: ['prod'] }),
+      spec: { scope: { namespaces: ['prod'] }, reason: 'x', windows: [{ schedule: '0 18 * * FUNDAY', duration: '1h' }] },
+    };
+    expect(planFreeze(bad, [], [], NOW)).toMatchObject({ doable: false, lines: [matching(/^window "0 18 \* \* FUNDAY" \(UTC\): .*write a cron like/)] });
+  });
   it('an unknown Team is warned about', () => {
-    expect(planFreeze(freeze({ teams: ['ghosts'] }), [release()], []).warnings).toEqual(['no Team named ghosts: this freeze holds nothing until one exists']);
+    expect(planFreeze(freeze({ teams: ['ghosts'] }), [release()], [], NOW).warnings).toEqual([
+      'no Team named ghosts: this freeze holds nothing until one exists',
+    ]);
   });
 });

@@ -7,22 +7,48 @@ import { renderHelp } from '../../../src/bot/render/text.js';
 /**
  * The verb table (src/api/release-verbs.ts) is the one list: the parser, the help, which verbs
  * change something and the Team API's enum follow from its rows. A table with one more row (a
- * `test` verb the controller does not support yet) shows what adding a verb takes.
+ * `probe` verb the controller does not support) shows what adding a verb takes; `test` was added so.
  */
 
-const TEST_ROW: VerbRow = {
+const PROBE_ROW: VerbRow = {
   args: [{ field: 'release', kind: 'release' }],
   reason: 'optional',
   flags: [],
-  usage: 'test <release> [--reason …]   (run the chart’s helm tests now)',
+  usage: 'probe <release> [--reason …]   (look at it closely now)',
   mutating: true,
   teamVerb: true,
-  requestIdPrefix: 'ts',
+  requestIdPrefix: 'pb',
 };
-const withTest: Readonly<Record<string, VerbRow>> = { ...RELEASE_VERBS, test: TEST_ROW };
-const parse = verbParser(withTest);
+const withProbe: Readonly<Record<string, VerbRow>> = { ...RELEASE_VERBS, probe: PROBE_ROW };
+const parse = verbParser(withProbe);
 
 describe('one more row in the verb table', () => {
+  it.each([
+    {
+      input: 'probe web/unicorn --reason smoke',
+      want: { ok: true, command: { verb: 'probe', release: { namespace: 'web', name: 'unicorn' }, reason: 'smoke' } },
+    },
+    { input: 'probe unicorn', want: { ok: true, command: { verb: 'probe', release: { name: 'unicorn' } } } },
+    { input: 'probe', want: { ok: false, error: { code: 'missing-argument', message: expect.stringContaining('usage: probe <release>') } } },
+    { input: 'probe unicorn --for 2h', want: { ok: false, error: { code: 'unexpected-argument', message: expect.stringContaining('probe takes no --for') } } },
+    { input: 'prboe unicorn', want: { ok: false, error: expect.objectContaining({ code: 'unknown-verb', suggestion: 'probe' }) } },
+    { input: 'help probe', want: { ok: true, command: { verb: 'help', topic: 'probe' } } },
+  ])('parses "$input"', ({ input, want }) => expect(parse(input)).toEqual(want));
+
+  it('shows in the help, counts as mutating and as a Team verb', () => {
+    expect(renderHelp(undefined, withProbe).split('\n').at(-1)).toBe(`  ${PROBE_ROW.usage}`);
+    expect(renderHelp('probe', withProbe)).toBe(`usage: ${PROBE_ROW.usage}`);
+    expect(mutatingVerbsOf(withProbe)).toEqual([...MUTATING_VERBS, 'probe']);
+    expect(teamVerbsOf(withProbe)).toEqual([...TEAM_VERBS, 'probe']);
+  });
+
+  it('the real table parses no such verb', () => {
+    expect(verbParser(RELEASE_VERBS)('probe unicorn')).toMatchObject({ ok: false, error: { code: 'unknown-verb' } });
+  });
+});
+
+describe('the test verb, a row of the real table', () => {
+  const real = verbParser(RELEASE_VERBS);
   it.each([
     {
       input: 'test web/unicorn --reason smoke',
@@ -32,24 +58,12 @@ describe('one more row in the verb table', () => {
     { input: 'test', want: { ok: false, error: { code: 'missing-argument', message: expect.stringContaining('usage: test <release>') } } },
     { input: 'test unicorn --for 2h', want: { ok: false, error: { code: 'unexpected-argument', message: expect.stringContaining('test takes no --for') } } },
     { input: 'tset unicorn', want: { ok: false, error: expect.objectContaining({ code: 'unknown-verb', suggestion: 'test' }) } },
-    { input: 'help test', want: { ok: true, command: { verb: 'help', topic: 'test' } } },
-  ])('parses "$input"', ({ input, want }) => expect(parse(input)).toEqual(want));
-
-  it('shows in the help, counts as mutating and as a Team verb', () => {
-    expect(renderHelp(undefined, withTest).split('\n').at(-1)).toBe(`  ${TEST_ROW.usage}`);
-    expect(renderHelp('test', withTest)).toBe(`usage: ${TEST_ROW.usage}`);
-    expect(mutatingVerbsOf(withTest)).toEqual([...MUTATING_VERBS, 'test']);
-    expect(teamVerbsOf(withTest)).toEqual([...TEAM_VERBS, 'test']);
-  });
-
-  it('the real table parses no such verb', () => {
-    expect(verbParser(RELEASE_VERBS)('test unicorn')).toMatchObject({ ok: false, error: { code: 'unknown-verb' } });
-  });
+  ])('parses "$input"', ({ input, want }) => expect(real(input)).toEqual(want));
 });
 
 describe('the real table gives the lists that were kept by hand', () => {
   it('mutating verbs', () => {
-    expect(MUTATING_VERBS).toEqual(['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'freeze', 'unfreeze']);
+    expect(MUTATING_VERBS).toEqual(['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'test', 'freeze', 'unfreeze']);
   });
 
   it("the Team API's verb enum (the CRD's schema)", () => {
@@ -64,6 +78,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'rollback',
       'correct',
       'retry',
+      'test',
       'freeze',
       'unfreeze',
       'freeze-all',
@@ -74,7 +89,7 @@ describe('the real table gives the lists that were kept by hand', () => {
     const prefixes = Object.fromEntries(
       Object.entries(RELEASE_VERBS as Readonly<Record<string, VerbRow>>).flatMap(([verb, row]) => (row.requestIdPrefix ? [[verb, row.requestIdPrefix]] : [])),
     );
-    expect(prefixes).toEqual({ rollback: 'rb', correct: 'dc', retry: 'rt' });
+    expect(prefixes).toEqual({ rollback: 'rb', correct: 'dc', retry: 'rt', test: 'ts' });
   });
 
   it('the help lists every verb in the order it did', () => {
@@ -96,6 +111,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'rollback',
       'correct',
       'retry',
+      'test',
       'freeze',
       'freezes',
       'unfreeze',

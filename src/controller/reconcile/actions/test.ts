@@ -13,9 +13,17 @@ import { failureIsFinal, remediationPolicy } from '../decide/remediation-decisio
 import { testedAction } from '../decide/test-decision.js';
 import type { AttemptOutcome } from './supersedable-attempt.js';
 
+/** Why this test runs: the revision's own test (spec.test.enable), a test asked for by id (`/release test`), or both at once. */
+export interface TestRun {
+  scheduled: boolean;
+  requestId?: string;
+}
+
 /**
- * Runs `helm test` on the deployed revision. A failure is a failure of the install or upgrade
- * that made the revision, remediated by the same policy, unless test.ignoreFailures.
+ * Runs `helm test` on the deployed revision. A failure of the revision's own test is a failure of
+ * the install or upgrade that made the revision, remediated by the same policy, unless
+ * test.ignoreFailures. A test only asked for checks the running release: its failure is reported
+ * (TestSuccess=False, a TestFailed Event) and nothing is undone.
  */
 export async function testRelease(
   ctx: PassContext,
@@ -23,7 +31,9 @@ export async function testRelease(
   target: ReleaseTarget,
   desired: DesiredRelease,
   deployed: StoredRelease,
+  run: TestRun = { scheduled: true },
 ): Promise<AttemptOutcome> {
+  const requestId = run.requestId ? { requestId: run.requestId } : {};
   const { timeoutSeconds } = target.actions.test;
   await ctx.status.write(release, testStartedStatus(release, ctx.now()));
   const started = Date.now();
@@ -40,26 +50,29 @@ export async function testRelease(
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
     const record: TestRecord = {
+      ...requestId,
       revision: deployed.revision,
       succeeded: false,
       message: `helm test of revision ${deployed.revision} (${deployed.chartName}@${deployed.chartVersion}) failed: ${error.stderrExcerpt}`,
       at: ctx.now().toISOString(),
     };
-    ctx.log.warn({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, record.message);
-    if (release.spec.test?.ignoreFailures) {
-      await ctx.status.write(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
-      await ctx.effects().events.record(release, ReleaseEvent.TestFailed, `${record.message} (ignored)`);
+    ctx.log.warn({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started, ...requestId }, record.message);
+    if (release.spec.test?.ignoreFailures || !run.scheduled) {
+      const why = run.scheduled ? 'ignoreFailures' : 'requested';
+      await ctx.status.write(release, testPassedOrIgnoredStatus(release, record, ctx.now(), why));
+      await ctx.effects().events.record(release, ReleaseEvent.TestFailed, `${record.message} (${run.scheduled ? 'ignored' : 'asked for; nothing undone'})`);
       return 'succeeded';
     }
     return failTheAttempt(ctx, release, target, desired, deployed, record);
   }
   const record: TestRecord = {
+    ...requestId,
     revision: deployed.revision,
     succeeded: true,
     message: `helm test of revision ${deployed.revision} (${deployed.chartName}@${deployed.chartVersion}) passed`,
     at: ctx.now().toISOString(),
   };
-  ctx.log.info({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started }, 'tests passed');
+  ctx.log.info({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started, ...requestId }, 'tests passed');
   await ctx.status.write(release, testPassedOrIgnoredStatus(release, record, ctx.now()));
   await ctx.effects().events.record(release, ReleaseEvent.TestSucceeded, record.message);
   return 'succeeded';

@@ -8,7 +8,7 @@ import { sameChartVersion } from './chart-version.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { canonicalJson } from '../../../core/release/values.js';
 import { sameAttempt } from '../../status/release-status.js';
-import { untested } from './test-decision.js';
+import { pendingTestRequest, untested } from './test-decision.js';
 import {
   decideAfterFailure,
   describeGiveUp,
@@ -36,7 +36,8 @@ export type ReleaseState =
   | { kind: 'failed-needs-rollback'; from: StoredRelease; to: StoredRelease }
   | { kind: 'failed-needs-uninstall'; release: StoredRelease }
   | { kind: 'failed-backing-off'; retryInMs: number; failures: number }
-  | { kind: 'untested'; deployed: StoredRelease }
+  /** `scheduled`: the revision's own test (spec.test.enable); `requestId`: a test asked for (`/release test`). */
+  | { kind: 'untested'; deployed: StoredRelease; scheduled: boolean; requestId?: string }
   | { kind: 'in-sync'; deployed: StoredRelease };
 
 /** How long past its own timeout a pending operation may run before its holder counts as gone. */
@@ -84,7 +85,11 @@ export function determineReleaseState(
   // In sync only when the newest revision is the deployed one: after a failed upgrade the
   // cluster may hold half of it, so going back to the deployed spec re-applies it.
   if (deployed && deployed === latest && isSameRelease(deployed, desired)) {
-    return untested(release, deployed) ? { kind: 'untested', deployed } : { kind: 'in-sync', deployed };
+    // A test asked for runs only on a release in sync: what it tests is the declared spec, deployed.
+    const scheduled = untested(release, deployed);
+    const requestId = pendingTestRequest(release);
+    if (scheduled || requestId) return { kind: 'untested', deployed, scheduled, ...(requestId ? { requestId } : {}) };
+    return { kind: 'in-sync', deployed };
   }
   if (!latest || latest.status === 'uninstalled') return { kind: 'not-installed' };
   if (!deployed) return { kind: 'failed-install', release: latest };
@@ -203,7 +208,7 @@ export type ReleaseAction =
   | { kind: 'remediate-rollback'; from: StoredRelease; to: StoredRelease }
   | { kind: 'remediate-uninstall'; release: StoredRelease }
   | { kind: 'wait-for-retry'; retryInMs: number; failures: number }
-  | { kind: 'test'; deployed: StoredRelease }
+  | { kind: 'test'; deployed: StoredRelease; scheduled: boolean; requestId?: string }
   | { kind: 'report-ready'; deployed: StoredRelease };
 
 export type ReleaseActionName = ReleaseAction['kind'];
@@ -233,7 +238,7 @@ export function nextAction(state: ReleaseState): ReleaseAction {
     case 'failed-backing-off':
       return { kind: 'wait-for-retry', retryInMs: state.retryInMs, failures: state.failures };
     case 'untested':
-      return { kind: 'test', deployed: state.deployed };
+      return { kind: 'test', deployed: state.deployed, scheduled: state.scheduled, ...(state.requestId ? { requestId: state.requestId } : {}) };
     case 'in-sync':
       return { kind: 'report-ready', deployed: state.deployed };
     default:

@@ -1,3 +1,4 @@
+import { TEST_REQUEST_ANNOTATION } from '../../../api/annotations.js';
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import type { FailedAction } from '../../../core/release/failed-action.js';
@@ -11,6 +12,16 @@ export function testsWanted(release: HelmRelease): boolean {
 /** The deployed revision has not been tested yet (each revision is tested once, after its install or upgrade). */
 export function untested(release: HelmRelease, deployed: StoredRelease): boolean {
   return testsWanted(release) && release.status?.lastTest?.revision !== deployed.revision;
+}
+
+/**
+ * `/release test` asked for (the annotation) and not handled yet (status.lastTest.requestId): the
+ * id to record, whether or not spec.test.enable is set.
+ */
+export function pendingTestRequest(release: HelmRelease): string | undefined {
+  const id = release.metadata.annotations?.[TEST_REQUEST_ANNOTATION]?.slice(0, 100);
+  if (!id) return undefined;
+  return release.status?.lastTest?.requestId === id ? undefined : id;
 }
 
 /**

@@ -71,6 +71,7 @@ function effectsOf(ctx: ControllerContext): Effects {
     events: ctx.events,
     ...(ctx.crds ? { crds: ctx.crds } : {}),
     ...(ctx.drift ? { driftCorrection: ctx.drift } : {}),
+    ...(ctx.freezeHolds ? { freezeHolds: ctx.freezeHolds } : {}),
   };
 }
 

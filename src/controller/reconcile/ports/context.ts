@@ -91,6 +91,8 @@ export interface Effects {
   crds?: Pick<CrdApplier, 'apply'>;
   /** Puts drifted objects back. */
   driftCorrection?: Pick<DriftDetector, 'correct'>;
+  /** Adds a held release to Freezes' status (status.held); none: nothing is recorded there. */
+  freezeHolds?: FreezeHoldWriter;
 }
 
 /** One pass: its reads, its one status writer, and the two ways to a write (which a cached pass refuses or verifies). */
@@ -117,6 +119,7 @@ export interface ControllerContext extends ReconcileContext {
   operations?: RunningOperations;
   /** The informer's copies of HelmReleases: a settled one is checked without a GET (cached-read.ts). */
   cache?: ReleaseCache;
+  freezeHolds?: FreezeHoldWriter;
   /** Other clusters a HelmRelease may name in spec.kubeConfig; none: such a HelmRelease is refused. */
   targets?: TargetClusters;
 }
@@ -159,6 +162,13 @@ export interface ReleaseCache {
 /** What a pass asks before a helm action: undefined until Freezes and Teams have been listed (the pass then waits). */
 export interface FreezeView {
   holding(release: ReleaseFacts, now: Date): HoldingFreeze[] | undefined;
+  /** Of these freezes, those whose status (as watched) does not name the release as held in their current period yet. */
+  notYetHeld?(names: readonly string[], release: string, now: Date): string[];
+}
+
+/** Records on a Freeze's status that it held a release (read fresh, written conditionally; nothing when it is there already). */
+export interface FreezeHoldWriter {
+  recordHeld(freeze: string, hold: { release: string; action: string }, now: Date): Promise<void>;
 }
 
 /** A remote target's kubeconfig the controller cannot connect with (unsupported fields, a failing exec plugin, a missing file): Ready=False KubeConfigInvalid. */

@@ -60,7 +60,7 @@ export async function actStage(held: Pass, desired: DesiredRelease, action: Rele
       if (action.handover) await recordHandover(pass, action.handover);
       return afterAttempt(pass, action.kind, await upgradeRelease(ctx, release, target, desired, action.why, history, forcedRequest(release, action.why)));
     case 'test':
-      return (await testRelease(ctx, release, target, desired, action.deployed)) === 'failed' ? FRESH_PASS : done(key, 'test');
+      return (await testRelease(ctx, release, target, desired, action.deployed, action)) === 'failed' ? FRESH_PASS : done(key, 'test');
     case 'remediate-rollback':
       await remediateRelease(ctx, release, target, { action: 'rollback', from: action.from, to: action.to });
       // Storage changed: decide the retry (or giving up) from what is there now.

@@ -42,11 +42,22 @@ export async function freezeGate(pass: Pass, decided: ReleaseActionName | Lifecy
     }
     case 'hold': {
       const message = frozenMessage(decision.action, decision.holding);
-      if (frozenRecorded(release, message)) return done(key, 'frozen');
-      await ctx.status.write(release, frozenStatus(release, message, now));
-      // One Event (and notification) when a freeze starts holding this release, not one per check.
-      if (decision.first) await ctx.effects().events.record(release, ReleaseEvent.Frozen, message, { action: 'freeze' });
-      ctx.log.info({ release: key, action: decided, freezes: describeHolding(decision.holding) }, 'held by a freeze');
+      // The freezes whose status does not name this release yet (their report of what they held).
+      const unlisted =
+        ctx.freezes.notYetHeld?.(
+          decision.holding.map((f) => f.name),
+          key,
+          now,
+        ) ?? [];
+      if (frozenRecorded(release, message) && unlisted.length === 0) return done(key, 'frozen');
+      if (!frozenRecorded(release, message)) {
+        await ctx.status.write(release, frozenStatus(release, message, now));
+        // One Event (and notification) when a freeze starts holding this release, not one per check.
+        if (decision.first) await ctx.effects().events.record(release, ReleaseEvent.Frozen, message, { action: 'freeze' });
+        ctx.log.info({ release: key, action: decided, freezes: describeHolding(decision.holding) }, 'held by a freeze');
+      }
+      // After the release's own status, so a failure here is retried: the next pass finds it unlisted still.
+      for (const name of unlisted) await ctx.effects().freezeHolds?.recordHeld(name, { release: key, action: decision.action }, now);
       return done(key, 'frozen');
     }
   }
