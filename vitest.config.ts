@@ -27,6 +27,7 @@ const SERIAL_FILES = [
   'test/integration/notify-slack-limits.test.ts',
   'test/integration/repository-index-load.test.ts',
   'test/integration/slack-fuzz.test.ts',
+  'test/integration/freeze-windows-chat.test.ts',
   // the whole cluster or the whole Redis: a freeze on everything, CRDs, a second environment, failovers
   'test/integration/image-build.test.ts',
   'test/integration/crd-policy.test.ts',
