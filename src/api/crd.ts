@@ -81,6 +81,8 @@ const HELMRELEASE: CrdSource = {
       name: 'Cluster',
       type: 'string',
       jsonPath: '.spec.kubeConfig.secretRef.name',
+      // With -o wide: a single cluster's users would see an empty column.
+      priority: 1,
       description: 'The kubeconfig Secret of the cluster it installs into; empty: this cluster.',
     },
     { name: 'Chart', type: 'string', jsonPath: '.spec.chart.name' },
