@@ -92,7 +92,8 @@ describe('CRD policy', () => {
       install: { crds: 'CreateReplace' },
     };
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'refused', spec));
-    const { release, ready } = await waitForReadyReason(kubeConfig, namespace, 'refused', 'InstallFailed', { timeoutMs: 90_000 });
+    // Safe defaults (issue 33): a refusal to the release's identity is IdentityForbidden, naming who may not do what.
+    const { release, ready } = await waitForReadyReason(kubeConfig, namespace, 'refused', 'IdentityForbidden', { timeoutMs: 90_000 });
     expect(ready.status).toBe('False');
     expect(ready.message).toContain(`install.crds CreateReplace: could not create or replace CustomResourceDefinition ${repo.crdName}`);
     expect(ready.message).toContain(`as system:serviceaccount:${namespace}:tenant`);

@@ -12,6 +12,7 @@ import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../sr
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { eventually } from '../support/eventually.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
 
 /** Issue 2, shown 4: two controller processes on one queue. */
 describe('two controller processes sharing one queue', () => {
@@ -42,6 +43,8 @@ describe('two controller processes sharing one queue', () => {
           HELMCREW_RESYNC_TICK_MS: '500',
           HEALTH_PORT: String(healthPorts[index]),
           LOG_LEVEL: 'info',
+          // Written before the safe defaults: loopback chart servers and the controller's rights, set explicitly.
+          ...CONTROLLER_RIGHTS_SETTINGS,
         },
         stdout: 'ignore',
         stderr: { file: join(dir, `controller-${replica}.log`) },

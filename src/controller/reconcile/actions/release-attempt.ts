@@ -3,7 +3,8 @@ import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { identityRefusalMessage } from '../decide/identity-refusal.js';
 import type { ReleaseWritten } from '../../../core/helm-storage/release-written.js';
 import type { ReleaseRequest } from '../../helm/helm-client.js';
-import { HelmCanceledError, HelmError } from '../../helm/helm-error.js';
+import { HelmCanceledError, HelmError, type ForbiddenRequest } from '../../helm/helm-error.js';
+import { CrdPolicyError } from '../../crds/crd-applier.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
 import type { EventDetails } from '../../../core/events/release-event-sink.js';
 import { attemptStartedStatus, failedStatus, succeededStatus } from '../../status/release-status.js';
@@ -75,7 +76,7 @@ export async function runReleaseAttempt(
     // An RBAC refusal names who was refused what and how to allow it, not helm's stack of errors.
     const refused = error.forbidden;
     const event = refused ? ReleaseEvent.IdentityForbidden : attempt.events.failed;
-    const said = refused ? identityRefusalMessage(attempt.what, target.identity, refused) : attempt.failedMessage(error.outcome, history);
+    const said = refused ? refusedMessage(attempt.what, target.identity, refused, error) : attempt.failedMessage(error.outcome, history);
     // helm's output is redacted as it is read; this guards the whole message as formed.
     const message = redactSecrets(said, desired.secrets);
     const failures = ((attempt.action === 'install' ? started.installFailures : started.upgradeFailures) ?? 0) + 1;
@@ -104,4 +105,13 @@ export async function runReleaseAttempt(
     ctx.effects().events.record(release, attempt.events.succeeded, message, { ...details, revision, ...eventImages(history.deployed?.manifest) }),
   ]);
   return 'succeeded';
+}
+
+/**
+ * An RBAC refusal in words: who may not do what, and how to allow it. helmcrew's own CRD step
+ * says which CRD and which install.crds/upgrade.crds policy, in one line of its own: kept.
+ */
+function refusedMessage(what: string, identity: ReleaseTarget['identity'], refused: ForbiddenRequest, error: HelmError): string {
+  const said = identityRefusalMessage(what, identity, refused);
+  return error instanceof CrdPolicyError ? `${said} (${error.stderrExcerpt})` : said;
 }
