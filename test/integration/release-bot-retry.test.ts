@@ -2,17 +2,13 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FORCE_AT_ANNOTATION } from '../../src/api/annotations.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
-import { readBotConfig } from '../../src/bot/slack/config.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { createLogger } from '../../src/core/log.js';
-import { freePort } from '../../src/dev/free-port.js';
-import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
-import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
+import { buttonClick, postSigned, slashCommand, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { startSlackTeamBot, type SlackTeamBot } from '../support/slack-team-bot.js';
 
 /**
  * Issue 24: `/release retry <release>` from Slack (signed requests, real Bolt, the local fake
@@ -24,35 +20,16 @@ describe('/release retry in Slack', () => {
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const { namespace, ctl } = namespaceWithController('slackretry');
-  const secret = 'test-signing-secret';
-  const token = 'xoxb-test-token';
   const channel = 'C0INCIDENT';
   const team = uniqueName('oncall');
+  let chat: SlackTeamBot;
   let slack: FakeSlack;
-  let bot: RunningBot;
   let events: string;
+  let secret: string;
 
   beforeAll(async () => {
-    slack = await startFakeSlack({
-      tokens: [token],
-      users: ['UALICE', 'UMALLORY'].map((id) => ({ id, name: id.slice(1).toLowerCase() })),
-      channels: [{ id: channel, name: 'incident' }],
-    });
-    await createTeam(kube, team, { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'retry'] }] });
-    const port = await freePort();
-    bot = await startBot(
-      readBotConfig({
-        SLACK_BOT_TOKEN: token,
-        SLACK_SIGNING_SECRET: secret,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
-        REDIS_URL: env.redisUrl,
-        KUBECONFIG: env.kubeconfig,
-        HELMCREW_QUEUE_PREFIX: ctl.prefix,
-      }),
-      createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
-    );
-    events = `http://127.0.0.1:${bot.port}/slack/events`;
+    chat = await startSlackTeamBot({ kube, namespace, queuePrefix: ctl.prefix, team, channel: { id: channel, name: 'incident' }, verbs: ['status', 'retry'] });
+    ({ slack, events, secret } = chat);
     // green installed, then the broken 4.0.0: the upgrade fails and, with no remediation, stays failed
     for (const version of ['3.0.0', '4.0.0']) {
       const generation = await applyHelmRelease(
@@ -63,9 +40,7 @@ describe('/release retry in Slack', () => {
     }
   });
   afterAll(async () => {
-    await bot?.stop();
-    await slack?.stop();
-    await deleteTeam(kube, team);
+    await chat?.stop();
   });
 
   type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };

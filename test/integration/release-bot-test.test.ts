@@ -1,16 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REQUEST_ANNOTATION } from '../../src/api/annotations.js';
-import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
-import { readBotConfig } from '../../src/bot/slack/config.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { createLogger } from '../../src/core/log.js';
-import { freePort } from '../../src/dev/free-port.js';
-import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
-import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
+import { buttonClick, postSigned, slashCommand, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { eventually } from '../support/eventually.js';
+import { startSlackTeamBot, type SlackTeamBot } from '../support/slack-team-bot.js';
 
 /**
  * Issue 33: `/release test <release>` from Slack (signed requests, real Bolt, the local fake
@@ -24,35 +20,16 @@ describe('/release test in Slack', () => {
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const { namespace, ctl } = namespaceWithController('slacktest');
-  const secret = 'test-signing-secret';
-  const token = 'xoxb-test-token';
   const channel = 'C0SMOKE';
   const team = uniqueName('testers');
+  let chat: SlackTeamBot;
   let slack: FakeSlack;
-  let bot: RunningBot;
   let events: string;
+  let secret: string;
 
   beforeAll(async () => {
-    slack = await startFakeSlack({
-      tokens: [token],
-      users: ['UALICE', 'UMALLORY'].map((id) => ({ id, name: id.slice(1).toLowerCase() })),
-      channels: [{ id: channel, name: 'smoke' }],
-    });
-    await createTeam(kube, team, { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'test'] }] });
-    const port = await freePort();
-    bot = await startBot(
-      readBotConfig({
-        SLACK_BOT_TOKEN: token,
-        SLACK_SIGNING_SECRET: secret,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
-        REDIS_URL: env.redisUrl,
-        KUBECONFIG: env.kubeconfig,
-        HELMCREW_QUEUE_PREFIX: ctl.prefix,
-      }),
-      createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
-    );
-    events = `http://127.0.0.1:${bot.port}/slack/events`;
+    chat = await startSlackTeamBot({ kube, namespace, queuePrefix: ctl.prefix, team, channel: { id: channel, name: 'smoke' }, verbs: ['status', 'test'] });
+    ({ slack, events, secret } = chat);
     // Tests off in the spec: they run only when asked for. `broken`'s test pod exits 1.
     const releases: Array<[string, Record<string, unknown>]> = [
       ['unicorn', {}],
@@ -66,9 +43,7 @@ describe('/release test in Slack', () => {
     );
   });
   afterAll(async () => {
-    await bot?.stop();
-    await slack?.stop();
-    await deleteTeam(kube, team);
+    await chat?.stop();
   });
 
   type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { KubeApiError } from '../../src/core/kube/api-error.js';
 import { createLogger } from '../../src/core/log.js';
 import { ApiOutage } from '../../src/controller/queue/api-outage.js';
@@ -110,11 +110,17 @@ describe('RestartTimers', () => {
   });
 
   it('clear() cancels what waits', async () => {
-    const timers = new RestartTimers<string>();
-    const ran: string[] = [];
-    timers.later('a', 5, async () => void ran.push('a'));
-    timers.clear();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(ran).toEqual([]);
+    vi.useFakeTimers();
+    try {
+      const timers = new RestartTimers<string>();
+      const ran: string[] = [];
+      timers.later('a', 5, async () => void ran.push('a'));
+      timers.clear();
+      await vi.advanceTimersByTimeAsync(20);
+      expect(ran).toEqual([]);
+      expect(timers.has('a')).toBe(false);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

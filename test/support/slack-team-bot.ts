@@ -1,0 +1,66 @@
+import type { TeamSpec } from '../../src/api/team.js';
+import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
+import { readBotConfig } from '../../src/bot/slack/config.js';
+import type { KubeClients } from '../../src/core/kube/client.js';
+import { createLogger } from '../../src/core/log.js';
+import { freePort } from '../../src/dev/free-port.js';
+import { startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
+import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
+import { testEnv } from './fixtures.js';
+
+/** What a file of one /release verb over signed Slack requests talks to. */
+export interface SlackTeamBot {
+  slack: FakeSlack;
+  bot: RunningBot;
+  /** The bot's Events API URL (HTTP mode), where signed requests go. */
+  events: string;
+  /** The signing secret those requests are signed with. */
+  secret: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local fake Slack with Alice and Mallory in one channel, a Team (labelled for this run) that
+ * gives Alice these verbs in the namespace, and a bot in HTTP mode on the test controller's queue.
+ */
+export async function startSlackTeamBot(opts: {
+  kube: KubeClients;
+  namespace: string;
+  queuePrefix: string;
+  team: string;
+  channel: { id: string; name: string };
+  verbs: NonNullable<TeamSpec['permissions']>[number]['verbs'];
+}): Promise<SlackTeamBot> {
+  const { env } = testEnv();
+  const secret = 'test-signing-secret';
+  const token = 'xoxb-test-token';
+  const slack = await startFakeSlack({
+    tokens: [token],
+    users: ['UALICE', 'UMALLORY'].map((id) => ({ id, name: id.slice(1).toLowerCase() })),
+    channels: [opts.channel],
+  });
+  await createTeam(opts.kube, opts.team, { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [opts.namespace], verbs: opts.verbs }] });
+  const bot = await startBot(
+    readBotConfig({
+      SLACK_BOT_TOKEN: token,
+      SLACK_SIGNING_SECRET: secret,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(await freePort()),
+      REDIS_URL: env.redisUrl,
+      KUBECONFIG: env.kubeconfig,
+      HELMCREW_QUEUE_PREFIX: opts.queuePrefix,
+    }),
+    createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
+  );
+  return {
+    slack,
+    bot,
+    events: `http://127.0.0.1:${bot.port}/slack/events`,
+    secret,
+    stop: async () => {
+      await bot.stop();
+      await slack.stop();
+      await deleteTeam(opts.kube, opts.team);
+    },
+  };
+}
