@@ -9,6 +9,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv } from '../support/fixtures.js';
+import { untilAuthorized } from '../support/rbac.js';
 
 /**
  * Issue 7: `helmcrew release` acts as the kubeconfig user, so Kubernetes RBAC decides. A user
@@ -45,6 +46,8 @@ describe('helmcrew release under RBAC', () => {
         subjects: [{ kind: 'ServiceAccount', name: 'viewer', namespace }],
       },
     });
+    const viewer = `system:serviceaccount:${namespace}:viewer`;
+    await untilAuthorized(kubeConfig, { user: viewer, namespace, group: 'helmcrew.dev', resource: 'helmreleases', verb: 'get' });
     const token = await core.createNamespacedServiceAccountToken({ namespace, name: 'viewer', body: { spec: { audiences: [], expirationSeconds: 3600 } } });
     const admin = parse(await readFile(env.kubeconfig, 'utf8')) as { users: Array<{ name: string; user: Record<string, unknown> }> };
     admin.users = admin.users.map((u) => ({ name: u.name, user: { token: token.status!.token } }));

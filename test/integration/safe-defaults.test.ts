@@ -6,6 +6,7 @@ import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../sr
 import { ESCALATION_CHART, PEEK_CHART, startEscalationRepo, type EscalationRepo } from '../support/escalation-chart.js';
 import { deleteNamespace, freshNamespace, namespaceWithController, testEnv } from '../support/fixtures.js';
 import { waitForReadyReason } from '../support/eventually.js';
+import { untilAuthorized } from '../support/rbac.js';
 
 /**
  * Issue 33: with no tenancy settings at all, a user who may only create HelmReleases, Secrets and
@@ -37,6 +38,12 @@ async function tenantOf(namespace: string): Promise<KubeConfig> {
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
     },
   });
+  const granted = [
+    { group: 'helmcrew.dev', resource: 'helmreleases' },
+    { group: '', resource: 'secrets' },
+    { group: '', resource: 'configmaps' },
+  ];
+  for (const { group, resource } of granted) await untilAuthorized(kubeConfig, { user, namespace, group, resource, verb: 'create' });
   return impersonatingConfig(kubeConfig, user);
 }
 
