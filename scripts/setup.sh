@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything the demo and the tests need on a fresh machine, each step skipped when done:
-# npm packages, Debian's redis-server, redis-sentinel and openssl, and the control plane + helm built from Go
+# npm packages, Debian's redis-server, redis-sentinel, openssl, Alertmanager and promtool, and the control plane + helm built from Go
 # modules into a cache outside the repository (scripts/build-toolchain.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,9 @@ command -v ss >/dev/null || missing+=(iproute2)
 command -v git >/dev/null || missing+=(git)
 [[ -x /usr/sbin/sshd ]] || missing+=(openssh-server)
 command -v ssh >/dev/null || missing+=(openssh-client)
+# Alertmanager as a notification destination, and promtool to evaluate the chart's alert rules.
+[[ -x /usr/bin/prometheus-alertmanager ]] || missing+=(prometheus-alertmanager)
+command -v promtool >/dev/null || missing+=(prometheus)
 # The CPU hog beside the tests in make test-stress (scripts/test-stress.sh).
 command -v stress-ng >/dev/null || missing+=(stress-ng)
 if ((${#missing[@]})); then
@@ -28,8 +31,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -qq
   # -q, not -qq: each package's download and set-up shows, so a slow mirror does not look like a hang.
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
-  # Debian starts a redis service on 6379, a sentinel on 26379, a registry on 5000 and sshd on 22; the project runs its own on free ports instead.
-  for service in redis-server redis-sentinel docker-registry ssh; do
+  # Debian starts a redis service on 6379, a sentinel on 26379, a registry on 5000, sshd on 22, Prometheus on 9090 and Alertmanager on 9093; the project runs its own on free ports instead.
+  for service in redis-server redis-sentinel docker-registry ssh prometheus prometheus-alertmanager prometheus-node-exporter; do
     ($SUDO systemctl disable --now "$service" 2>/dev/null || $SUDO service "$service" stop 2>/dev/null) || true
   done
 fi
