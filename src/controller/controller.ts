@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../core/redis.js';
 import type { ControllerConfig } from './config.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { startHealthServer, type HealthServer } from '../core/metrics/health-server.js';
@@ -49,7 +49,7 @@ export interface NotificationSink extends ReleaseEventSink {
 export interface ControllerOptions {
   log?: Logger;
   /** Made on the controller's own Redis connection; none: Kubernetes Events only. */
-  notifications?: (connection: Redis, prefix: string, log: Logger) => NotificationSink;
+  notifications?: (connection: RedisConnection, prefix: string, log: Logger) => NotificationSink;
   /** Where its metrics go; `helmcrew run` passes one registry to every part. Default: a new one. */
   registry?: Registry;
 }

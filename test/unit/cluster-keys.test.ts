@@ -3,9 +3,11 @@ import {
   clusterAclPattern,
   clusterKey,
   clusterKeyspace,
+  clusterSlotProblem,
   DEFAULT_CLUSTER,
   fleetBase,
   fleetIndexKey,
+  hashTag as keyHashTag,
   parseClusterName,
   prefixProblem,
 } from '../../src/core/fleet/cluster-keys.js';
@@ -83,6 +85,26 @@ describe('keyspaces', () => {
 
   it.each(['hc*', 'h c', 'a:b', '{a}b', ''])('the prefix %j cannot hold named clusters', (prefix) => {
     expect(prefixProblem(prefix)).toMatch(/HELMCREW_QUEUE_PREFIX must not contain/);
+  });
+});
+
+describe('Redis Cluster: a keyspace must carry a hash tag', () => {
+  it.each([
+    { key: '{helmcrew}:reconcile:wait', tag: 'helmcrew' },
+    { key: '{helmcrew:edge}:checked', tag: 'helmcrew:edge' },
+    { key: 'hc-{x}:notify:mailbox:1', tag: 'x' },
+    { key: 'a{}b{c}', tag: undefined }, // the first { and the next } only: empty, so the whole key
+    { key: 'helmcrew:reconcile:wait', tag: undefined },
+    { key: '{helmcrew:reconcile', tag: undefined },
+  ])('$key → $tag', ({ key, tag }) => {
+    expect(keyHashTag(key)).toBe(tag);
+    expect(hashTag(key)).toBe(tag ?? key);
+  });
+
+  it('a tag-less default keyspace is refused with the value to set; a named cluster’s never is', () => {
+    expect(clusterSlotProblem('helmcrew')).toMatch(/"helmcrew" has no hash tag.*HELMCREW_QUEUE_PREFIX=\{helmcrew\} \(braces included/);
+    expect(clusterSlotProblem(clusterKeyspace('{helmcrew}', DEFAULT_CLUSTER))).toBeUndefined();
+    expect(clusterSlotProblem(clusterKeyspace('helmcrew', 'edge'))).toBeUndefined();
   });
 });
 

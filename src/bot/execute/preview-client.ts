@@ -1,5 +1,5 @@
 import { Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import { PREVIEW_QUEUE, type PreviewRequest, type PreviewResult } from '../../core/preview/preview-protocol.js';
 
 /** Asks for what a change would do; the plan shows the answer (or why there is none). */
@@ -14,10 +14,10 @@ export interface ChangePreviews {
 export class QueuedPreviews implements ChangePreviews {
   private readonly queue: Queue<PreviewRequest, PreviewResult>;
   private readonly events: QueueEvents;
-  private readonly eventsConnection: Redis;
+  private readonly eventsConnection: RedisConnection;
 
   constructor(
-    connection: Redis,
+    connection: RedisConnection,
     prefix: string,
     private readonly timeoutMs: number,
   ) {

@@ -1,5 +1,5 @@
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import { FREEZE_REPORTED_ANNOTATION } from '../../api/annotations.js';
 import type { Freeze } from '../../api/freeze.js';
 import { API_GROUP, API_VERSION, FREEZE_KIND } from '../../api/vocabulary.js';
@@ -21,7 +21,7 @@ export interface FreezeReportsDeps {
   freezes: FreezeApi;
   api: HelmReleaseApi;
   teams: TeamApi;
-  redis: Redis;
+  redis: RedisConnection;
   prefix: string;
   poster: ChannelPoster;
   log: Logger;

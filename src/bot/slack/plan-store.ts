@@ -1,6 +1,6 @@
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import type { PreparedAction } from '../plan/prepared.js';
 
 /**
@@ -20,7 +20,7 @@ export interface StoredPlan {
 
 export class PlanStore {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly ttlSeconds: number,
   ) {}

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import { safeText } from '../../core/slack/mrkdwn.js';
 import type { Logger } from '../../core/log.js';
 import type { Outcome } from '../execute/outcome.js';
@@ -18,7 +18,7 @@ export interface DirectMessages {
 /** Who said `/release notify off`: kept in Redis without expiry, per Slack user. */
 export class DmPreferences {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
   ) {}
 

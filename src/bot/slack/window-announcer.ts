@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import type { Freeze } from '../../api/freeze.js';
 import type { Logger } from '../../core/log.js';
 import { escapeMrkdwn } from '../../core/slack/mrkdwn.js';
@@ -16,7 +16,7 @@ const KEEP_SECONDS = 7 * 24 * 3600;
  * tells each once.
  */
 export class WindowAnnouncer {
-  constructor(private readonly deps: { redis: Redis; prefix: string; poster: ChannelPoster; log: Logger }) {}
+  constructor(private readonly deps: { redis: RedisConnection; prefix: string; poster: ChannelPoster; log: Logger }) {}
 
   async look(freezes: readonly Freeze[], now: Date): Promise<void> {
     for (const freeze of freezes) {

@@ -1,5 +1,5 @@
 import { Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import { clusterKey, QUEUE_NAMES } from '../../core/fleet/cluster-keys.js';
@@ -12,7 +12,7 @@ import type { Logger } from '../../core/log.js';
 export const FLEET_COMMAND_FIELD_MANAGER = 'helmcrew-bot';
 
 export interface CommandWorkerOptions {
-  connection: Redis;
+  connection: RedisConnection;
   /** This cluster's keyspace (the queue lives there) and name (a command must be signed for it). */
   prefix: string;
   cluster: string;

@@ -1,9 +1,9 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import type { Logger } from '../../core/log.js';
 import { writeHeartbeat } from '../../core/fleet/fleet-store.js';
 
 export interface HeartbeatOptions {
-  redis: Redis;
+  redis: RedisConnection;
   fleetPrefix: string;
   cluster: string;
   replica: string;

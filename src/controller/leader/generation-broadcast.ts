@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import type { Logger } from '../../core/log.js';
 
 /** The Redis channel the leader tells every replica on of a release's new generation. */
@@ -36,10 +36,10 @@ export function decodeGeneration(message: string): SeenGeneration | undefined {
  * pub/sub: a message missed (a reconnect) costs only the wait the cancel would have saved.
  */
 export class GenerationBroadcast {
-  private subscriber?: Redis;
+  private subscriber?: RedisConnection;
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisConnection,
     private readonly prefix: string,
     private readonly log: Logger,
   ) {}

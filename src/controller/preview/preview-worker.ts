@@ -1,5 +1,5 @@
 import { DelayedError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import { PREVIEW_QUEUE, type PreviewRequest, type PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { Logger } from '../../core/log.js';
 
@@ -20,7 +20,7 @@ export function servesNamespace(watched: readonly string[], namespace: string): 
  * that apply there); with none, the bot says no controller answered.
  */
 export function startPreviewWorker(opts: {
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   log: Logger;
   /** WATCH_NAMESPACES; empty: every namespace. */

@@ -1,5 +1,5 @@
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 
 /**
  * When each release was last checked, in Redis beside the queue (a sorted set scored by time),
@@ -12,7 +12,7 @@ export class CheckLedger {
   private readonly key: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     prefix: string,
   ) {
     this.key = clusterKey(prefix, 'checked');

@@ -1,5 +1,5 @@
 import { DelayedError, Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import type { Logger } from '../../core/log.js';
 import { RECONCILE_ATTEMPTS, retryDelayMs } from './retry-policy.js';
 import { QUEUE_NAMES } from '../../core/fleet/cluster-keys.js';
@@ -22,7 +22,7 @@ export interface ReconcileJob {
 export class ReconcileQueue {
   private readonly queue: Queue<ReconcileJob>;
 
-  constructor(connection: Redis, prefix: string) {
+  constructor(connection: RedisConnection, prefix: string) {
     this.queue = new Queue<ReconcileJob>(RECONCILE_QUEUE, { connection, prefix });
   }
 
@@ -74,7 +74,7 @@ export function parseReleaseKey(key: string): { namespace: string; name: string 
 }
 
 export function startReconcileWorker(opts: {
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   concurrency: number;
   log: Logger;
@@ -148,7 +148,7 @@ class WaitingForApiServer {
     throw new DelayedError();
   }
 
-  async releaseAll(connection: Redis, prefix: string, log: Logger): Promise<void> {
+  async releaseAll(connection: RedisConnection, prefix: string, log: Logger): Promise<void> {
     const ids = [...this.parked];
     this.parked.clear();
     if (ids.length === 0) return;

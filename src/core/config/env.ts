@@ -1,4 +1,4 @@
-import { clusterKeyspace, parseClusterName, prefixProblem } from '../fleet/cluster-keys.js';
+import { clusterKeyspace, clusterSlotProblem, parseClusterName, prefixProblem } from '../fleet/cluster-keys.js';
 import { parseRedisUrl } from '../redis-url.js';
 import { ConfigError, required, type Env } from './parsers.js';
 import { declareEnv } from './registry.js';
@@ -14,7 +14,7 @@ export { boolean, ConfigError, MiB, positiveInt, positiveNumber, required, type 
 export const SHARED_ENV = declareEnv(['controller', 'notify', 'bot'], {
   REDIS_URL: {
     meaning:
-      'Redis: `redis://[[user]:password@]host:port[/db]`, `rediss://` for TLS, or a Sentinel set `redis+sentinel://[[user]:password@]host1:26379,host2:26379/<masterName>[/<db>][?sentinelPassword=…]` ([operations](operations.md#redis)). Required',
+      'Redis: `redis://[[user]:password@]host:port[/db]`, `rediss://` for TLS, a Sentinel set `redis+sentinel://[[user]:password@]host1:26379,host2:26379/<masterName>[/<db>][?sentinelPassword=…]`, or a Redis Cluster `redis+cluster://[[user]:password@]host1:port1,host2:port2,…` (`rediss+cluster://` for TLS; the prefix needs a hash tag, [redis](redis.md#redis-cluster)) ([operations](operations.md#redis)). Required',
     parts: ['controller', 'notify', 'bot', 'cli'],
   },
   KUBECONFIG: {
@@ -72,16 +72,23 @@ export function readSharedConfig(env: Env): SharedConfig {
   return { kubeconfig: shared.raw('KUBECONFIG') || undefined, redisUrl, queuePrefix: clusterKeyspace(fleetPrefix, cluster), fleetPrefix, cluster };
 }
 
-/** HELMCREW_CLUSTER_NAME (`default` when unset), checked with the prefix it is combined with, else a ConfigError. */
+/**
+ * HELMCREW_CLUSTER_NAME (`default` when unset), checked with the prefix it is combined with, else a
+ * ConfigError; on a Redis Cluster (REDIS_URL `redis+cluster://`) the keyspace must also carry a hash tag.
+ */
 export function checkedClusterName(env: Env, fleetPrefix: string): string {
   const parsed = parseClusterName(SHARED_ENV.in(env).raw('HELMCREW_CLUSTER_NAME'));
   if (!parsed.ok) throw new ConfigError(parsed.message);
   const problem = env.HELMCREW_CLUSTER_NAME?.trim() ? prefixProblem(fleetPrefix) : undefined;
   if (problem) throw new ConfigError(problem);
+  const redisUrl = SHARED_ENV.in(env).raw('REDIS_URL');
+  const onCluster = redisUrl ? parseRedisUrl(redisUrl).kind === 'cluster' : false;
+  const slotProblem = onCluster ? clusterSlotProblem(clusterKeyspace(fleetPrefix, parsed.name)) : undefined;
+  if (slotProblem) throw new ConfigError(slotProblem);
   return parsed.name;
 }
 
-/** REDIS_URL, checked: one Redis or a Sentinel set (core/redis-url.ts), else a ConfigError saying what is wrong. */
+/** REDIS_URL, checked: one Redis, a Sentinel set or a Redis Cluster (core/redis-url.ts), else a ConfigError saying what is wrong. */
 export function checkedRedisUrl(env: Env): string {
   const redisUrl = required(env, 'REDIS_URL');
   const target = parseRedisUrl(redisUrl);

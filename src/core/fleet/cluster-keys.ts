@@ -75,6 +75,29 @@ export function prefixProblem(queuePrefix: string): string | undefined {
   return undefined;
 }
 
+/**
+ * A key's hash tag as Redis Cluster reads it: what lies between the first `{` and the first `}`
+ * after it, when that is not empty; only that part is hashed to the key's slot.
+ */
+export function hashTag(key: string): string | undefined {
+  const open = key.indexOf('{');
+  if (open === -1) return undefined;
+  const close = key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : undefined;
+}
+
+/**
+ * Why a keyspace cannot be used on a Redis Cluster, or undefined when it can: BullMQ's scripts and
+ * notify's touch several keys at once, which a cluster allows only within one slot, so every key
+ * must carry the keyspace's hash tag. A named cluster's keyspace always has one; the `default`
+ * keyspace is the queue prefix as set.
+ */
+export function clusterSlotProblem(keyspace: string): string | undefined {
+  if (hashTag(keyspace) !== undefined) return undefined;
+  const suggestion = /[{}]/.test(keyspace) ? 'a hash tag' : `{${keyspace}}`;
+  return `HELMCREW_QUEUE_PREFIX "${keyspace}" has no hash tag: on a Redis Cluster every key of a queue must hash to one slot; set HELMCREW_QUEUE_PREFIX=${suggestion} (braces included, the same for every part) or name this cluster with HELMCREW_CLUSTER_NAME`;
+}
+
 /** The cluster's keyspace: the queue prefix for `default`, else the hash tag `{<base>:<cluster>}`. */
 export function clusterKeyspace(queuePrefix: string, cluster: string): string {
   return cluster === DEFAULT_CLUSTER ? queuePrefix : `{${fleetBase(queuePrefix)}:${cluster}}`;

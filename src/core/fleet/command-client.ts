@@ -1,5 +1,5 @@
 import { Queue, QueueEvents } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis.js';
 import { clusterKeyspace, QUEUE_NAMES } from './cluster-keys.js';
 import type { CommandOutcome } from './command-protocol.js';
 import type { SignedCommand } from './signed-command.js';
@@ -10,10 +10,10 @@ import type { SignedCommand } from './signed-command.js';
  * cluster's keyspace; its QueueEvents are opened on first use and kept.
  */
 export class FleetCommandClient {
-  private readonly lanes = new Map<string, { queue: Queue<SignedCommand, CommandOutcome>; events: QueueEvents; connection: Redis }>();
+  private readonly lanes = new Map<string, { queue: Queue<SignedCommand, CommandOutcome>; events: QueueEvents; connection: RedisConnection }>();
 
   constructor(
-    private readonly connection: Redis,
+    private readonly connection: RedisConnection,
     private readonly fleetPrefix: string,
   ) {}
 

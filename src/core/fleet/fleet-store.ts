@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis.js';
 import { clusterKey, clusterKeyspace, fleetIndexKey } from './cluster-keys.js';
 import { expiredReplicas, fleetFromHeartbeats, parseHeartbeat, type AgentHeartbeat, type FleetCluster } from './heartbeat.js';
 
@@ -9,7 +9,7 @@ import { expiredReplicas, fleetFromHeartbeats, parseHeartbeat, type AgentHeartbe
  * the fleet index, the one key every agent may add to (and, by its ACL, do nothing else with).
  * Two commands, not one transaction: on Redis Cluster the index and the hash are in different slots.
  */
-export async function writeHeartbeat(redis: Redis, fleetPrefix: string, beat: AgentHeartbeat, ttlMs: number, now: number): Promise<void> {
+export async function writeHeartbeat(redis: RedisConnection, fleetPrefix: string, beat: AgentHeartbeat, ttlMs: number, now: number): Promise<void> {
   const key = clusterKey(clusterKeyspace(fleetPrefix, beat.cluster), 'agents');
   await redis.multi().hset(key, beat.replica, JSON.stringify(beat)).pexpire(key, ttlMs).exec();
   await redis.sadd(fleetIndexKey(fleetPrefix), beat.cluster);
@@ -18,7 +18,7 @@ export async function writeHeartbeat(redis: Redis, fleetPrefix: string, beat: Ag
 }
 
 /** Every cluster of the fleet index with a record left, each read from its own keyspace. */
-export async function readFleet(redis: Redis, fleetPrefix: string, now: number): Promise<FleetCluster[]> {
+export async function readFleet(redis: RedisConnection, fleetPrefix: string, now: number): Promise<FleetCluster[]> {
   const names = await redis.smembers(fleetIndexKey(fleetPrefix));
   const byCluster = new Map<string, AgentHeartbeat[]>();
   for (const name of names) {

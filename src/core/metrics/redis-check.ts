@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis.js';
 import type { ReadinessCheck } from './health-server.js';
 
 /**
@@ -6,7 +6,7 @@ import type { ReadinessCheck } from './health-server.js';
  * forever (maxRetriesPerRequest: null), so a PING to a lost Redis would hang /readyz: hence the
  * status check first and the timeout.
  */
-export function redisCheck(connection: Redis, timeoutMs = 1000): ReadinessCheck {
+export function redisCheck(connection: RedisConnection, timeoutMs = 1000): ReadinessCheck {
   return {
     name: 'redis',
     ready: async () => {

@@ -1,7 +1,7 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis.js';
 
 /**
- * Who asked for a change, kept where only helmcrew's parts write: Redis. The bot records it from
+ * Who asked for a change, kept where only helmcrew's parts write: RedisConnection. The bot records it from
  * the signed Slack request, the terminal from the API server's SelfSubjectReview; the controller
  * reads it when it reports the outcome. A HelmRelease carries only the request id (or nothing, for
  * a spec change), so whoever may edit the object can name no requester, only point back at one of
@@ -53,7 +53,7 @@ export function parseRequestRecord(raw: string | null): RequestRecord | undefine
 
 export class RequesterLedger {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly ttlSeconds = REQUEST_RECORD_TTL_SECONDS,
   ) {}

@@ -1,5 +1,5 @@
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import type { ReleaseNotification } from '../contract.js';
 import type { LastDelivered } from './plan-delivery.js';
 
@@ -59,7 +59,7 @@ function scoreOf(notification: ReleaseNotification): number {
 
 export class Mailboxes {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
   ) {}
 

@@ -1,5 +1,5 @@
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 
 // Token buckets in Redis, on Redis' own clock, so every notify replica shares one limit per key.
 // A reservation always takes its tokens, going into debt when there are none: the caller is given
@@ -49,7 +49,7 @@ export interface BucketReservation {
 /** Keeps each channel to about `ratePerSec` messages (Slack: ~1 per second per channel), short bursts allowed. */
 export class ChannelRateLimiter {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly ratePerSec = 1,
     private readonly burst = 1,

@@ -1,5 +1,5 @@
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import type { ReleaseNotification } from '../contract.js';
 
 /**
@@ -12,7 +12,7 @@ import type { ReleaseNotification } from '../contract.js';
  */
 export class UnroutedMarks {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     private readonly prefix: string,
     private readonly staleMs = 30_000,
   ) {}

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../../core/redis.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseEvent } from '../../api/vocabulary.js';
 import type { EventDetails, ReleaseEventSink } from '../../core/events/release-event-sink.js';
@@ -10,7 +10,7 @@ import { UnroutedMarks } from '../delivery/unrouted.js';
 import { buildNotification, newNotificationId } from './notification.js';
 
 export interface PublisherOptions {
-  connection: Redis;
+  connection: RedisConnection;
   prefix: string;
   log: Logger;
   /** How long a reconcile waits for Redis to accept a notification before going on (the add continues). */
@@ -51,7 +51,7 @@ export class NotifyPublisher implements ReleaseEventSink {
   async publish(notification: ReleaseNotification): Promise<void> {
     const fields = { release: `${notification.release.namespace}/${notification.release.name}`, event: notification.event, notification: notification.id };
     if (this.inFlight >= this.maxInFlight) {
-      this.opts.log.error({ ...fields, inFlight: this.inFlight }, 'notification not published: Redis has not answered the earlier ones');
+      this.opts.log.error({ ...fields, inFlight: this.inFlight }, 'notification not published: RedisConnection has not answered the earlier ones');
       return;
     }
     this.inFlight++;
