@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the real parts of the local environment from Go modules into a cache outside the
 # repository, keyed by version: kube-apiserver, kube-controller-manager, kube-scheduler, kubectl,
-# etcd, kwok, helm and kustomize (helm's post-renderer). A second run finds them and returns at once.
+# etcd, kwok, helm, kustomize (helm's post-renderer), sops (SOPS-encrypted values) and age +
+# age-keygen (the tests encrypt with them). A second run finds them and returns at once.
 # Why Go modules: this machine has no container engine and cannot download release binaries.
 set -euo pipefail
 
@@ -10,6 +11,8 @@ ETCD_VERSION="${ETCD_VERSION:-v3.6.16}"
 KWOK_VERSION="${KWOK_VERSION:-v0.8.0}"
 HELM_VERSION="${HELM_VERSION:-v4.2.4}"
 KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.8.2}"
+SOPS_VERSION="${SOPS_VERSION:-v3.13.3}"
+AGE_VERSION="${AGE_VERSION:-v1.3.2}"
 CACHE="${HELMCREW_CACHE:-$HOME/.cache/helmcrew}"
 BIN="$CACHE/bin"
 JOBS="${GO_BUILD_JOBS:-2}"
@@ -133,6 +136,25 @@ install_kwok_stages() {
   say "kwok stages copied to $out"
 }
 
+# sops decrypts SOPS-encrypted valuesFrom documents (the controller runs it, the key in its
+# environment); its version is stamped as sops' own release build does.
+build_sops() {
+  build_go_install sops "$SOPS_VERSION" github.com/getsops/sops/v3/cmd/sops \
+    "-X github.com/getsops/sops/v3/version.Version=${SOPS_VERSION#v}"
+}
+
+# age and age-keygen: the tests make keys and encrypt with the real tools. One go install
+# builds both into the same folder.
+build_age() {
+  local out="$BIN/age-$AGE_VERSION"
+  if [[ -x "$out/age" && -x "$out/age-keygen" ]]; then say "age $AGE_VERSION cached"; return; fi
+  mkdir -p "$out"
+  say "building age $AGE_VERSION"
+  GOBIN="$out" with_heartbeat "age $AGE_VERSION" go install -trimpath -ldflags "-s -w" \
+    "filippo.io/age/cmd/age@$AGE_VERSION" "filippo.io/age/cmd/age-keygen@$AGE_VERSION"
+  say "age $AGE_VERSION built"
+}
+
 what="${1:-all}"
 case "$what" in
   kubernetes) build_kubernetes ;;
@@ -140,13 +162,17 @@ case "$what" in
   kwok) build_go_install kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok; install_kwok_stages ;;
   helm) build_go_install helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION" ;;
   kustomize) build_go_install kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5 ;;
+  sops) build_sops ;;
+  age) build_age ;;
   all)
     build_go_install helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION"
     build_go_install kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5
+    build_sops
+    build_age
     build_go_install kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok
     install_kwok_stages
     build_etcd
     build_kubernetes
     ;;
-  *) echo "usage: $0 [all|kubernetes|etcd|kwok|helm|kustomize]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|kubernetes|etcd|kwok|helm|kustomize|sops|age]" >&2; exit 2 ;;
 esac

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GitChartSource } from './git-source.js';
+import { Decryption } from './decryption.js';
 import { BoundedDuration, celRules, type CelRule, DNS_LABEL_PATTERN, FreeFormObject, LocalObjectName, StringEnum } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
 import { CommonMetadata, PostRenderers } from './post-render.js';
@@ -186,6 +187,7 @@ export const HelmReleaseSpec = Type.Object(
     ),
     values: Type.Optional(FreeFormObject({ description: 'Helm values, merged over valuesFrom.' })),
     valuesFrom: Type.Optional(Type.Array(ValuesReference, { maxItems: 32 })),
+    decryption: Type.Optional(Decryption),
     interval: Type.Optional(
       BoundedDuration(DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval, {
         description: `How often the release is checked against the cluster, ${DURATION_BOUNDS.minInterval} to ${DURATION_BOUNDS.maxInterval}. Default: 10m.`,

@@ -11,6 +11,7 @@ import { validGoGC } from './helm/helm-process-env.js';
 export const CONTROLLER_ENV = declareEnv(['controller'], {
   KUSTOMIZE_BIN: { default: 'kustomize', meaning: 'kustomize, run by helm’s post-renderer plugin for `spec.postRenderers` and `spec.commonMetadata`' },
   HELMCREW_GIT_BIN: { default: 'git', meaning: 'the git client for `spec.chart.git`' },
+  SOPS_BIN: { default: 'sops', meaning: 'sops (getsops/sops v3), run to decrypt SOPS-encrypted `valuesFrom` documents (`spec.decryption`)' },
   HELMCREW_HELM_FIELD_MANAGER: {
     defaultText: 'the base name of `HELM_BIN`',
     meaning: 'the field manager helm applies as (helm 4 names it after its binary): drift is compared and corrected as it',
@@ -102,6 +103,8 @@ export interface ControllerConfig extends SharedConfig {
   kustomizeBin: string;
   /** The git client for spec.chart.git (HELMCREW_GIT_BIN, default git from PATH). */
   gitBin?: string;
+  /** sops, for SOPS-encrypted valuesFrom documents (SOPS_BIN, default sops from PATH). */
+  sopsBin: string;
   /** The field manager helm's server-side applies are made as: drift is compared and corrected as it (HELMCREW_HELM_FIELD_MANAGER). */
   helmFieldManager: string;
   /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default, a memory-for-CPU trade left to the operator. */
@@ -148,6 +151,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     helmBin: shared.text('HELM_BIN'),
     kustomizeBin: own.text('KUSTOMIZE_BIN'),
     gitBin: own.text('HELMCREW_GIT_BIN'),
+    sopsBin: own.text('SOPS_BIN'),
     // helm 4 names its field manager after its own binary (filepath.Base(os.Args[0])).
     helmFieldManager: own.raw('HELMCREW_HELM_FIELD_MANAGER') || basename(shared.text('HELM_BIN')),
     helmGoGC: helmGoGC('HELMCREW_HELM_GOGC', own.raw('HELMCREW_HELM_GOGC')),

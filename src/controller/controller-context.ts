@@ -1,3 +1,4 @@
+import { SopsDecrypter } from './sops/sops-decrypter.js';
 import type { ControllerConfig } from './config.js';
 import type { Logger } from '../core/log.js';
 import type { KubeRest } from '../core/kube/rest-client.js';
@@ -70,6 +71,7 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     helm: new HelmClient(helmRunner, config.workDir, config.kustomizeBin, config.helmKillMarginSeconds),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
     gitCharts: new GitChartSources({ gitBin: config.gitBin, workDir: config.workDir, policy: config.allowedRepositoryHosts, log }),
+    sops: new SopsDecrypter(config.sopsBin, log),
     digester,
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
     log,

@@ -30,6 +30,8 @@ export interface DevEnvironment {
   kubectlBin: string;
   /** From the toolchain cache (not env.json, so an environment started before kustomize was added has it too). */
   kustomizeBin: string;
+  /** sops, from the toolchain cache like kustomize (SOPS-encrypted valuesFrom documents). */
+  sopsBin: string;
   processes: ProcessRecord[];
 }
 
@@ -72,6 +74,7 @@ function toEnvironment(file: EnvFile): DevEnvironment {
     helmBin: helmBin!,
     kubectlBin: kubectlBin!,
     kustomizeBin: toolchainPaths().kustomize,
+    sopsBin: toolchainPaths().sops,
     processes,
   };
 }
@@ -257,6 +260,7 @@ export function formatShellExports(env: DevEnvironment): string {
     ['HELM_BIN', env.helmBin],
     ['KUBECTL_BIN', env.kubectlBin],
     ['KUSTOMIZE_BIN', env.kustomizeBin],
+    ['SOPS_BIN', env.sopsBin],
     // So a `helmcrew controller` started from this shell may fetch charts from the environment's loopback servers.
     ['HELMCREW_ALLOWED_REPOSITORY_HOSTS', DEV_REPOSITORY_HOSTS],
   ];

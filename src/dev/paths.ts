@@ -18,6 +18,8 @@ export const ETCD_VERSION = 'v3.6.16';
 export const KWOK_VERSION = 'v0.8.0';
 export const HELM_VERSION = 'v4.2.4';
 export const KUSTOMIZE_VERSION = 'v5.8.2';
+export const SOPS_VERSION = 'v3.13.3';
+export const AGE_VERSION = 'v1.3.2';
 
 /** The checkout this file lives in: src/dev/ and dist/dev/ are both two levels below it. */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -36,6 +38,11 @@ export interface ToolchainPaths {
   helm: string;
   /** helm's post-renderer (spec.postRenderers, spec.commonMetadata). */
   kustomize: string;
+  /** Decrypts SOPS-encrypted valuesFrom documents (spec.decryption). */
+  sops: string;
+  /** age and age-keygen: the tests make keys and encrypt with them. */
+  age: string;
+  ageKeygen: string;
 }
 
 export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
@@ -50,6 +57,9 @@ export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
     kwok: join(bin, `kwok-${KWOK_VERSION}`, 'kwok'),
     helm: join(bin, `helm-${HELM_VERSION}`, 'helm'),
     kustomize: join(bin, `kustomize-${KUSTOMIZE_VERSION}`, 'kustomize'),
+    sops: join(bin, `sops-${SOPS_VERSION}`, 'sops'),
+    age: join(bin, `age-${AGE_VERSION}`, 'age'),
+    ageKeygen: join(bin, `age-${AGE_VERSION}`, 'age-keygen'),
   };
 }
 

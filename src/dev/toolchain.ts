@@ -6,7 +6,19 @@ import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import type { Logger } from '../core/log.js';
 import { UPSTREAM_STAGE_FILES } from './kwok-stages.js';
-import { cacheDir, ETCD_VERSION, HELM_VERSION, K8S_VERSION, KUSTOMIZE_VERSION, KWOK_VERSION, REPO_ROOT, toolchainPaths, type ToolchainPaths } from './paths.js';
+import {
+  AGE_VERSION,
+  cacheDir,
+  ETCD_VERSION,
+  HELM_VERSION,
+  K8S_VERSION,
+  KUSTOMIZE_VERSION,
+  KWOK_VERSION,
+  REPO_ROOT,
+  SOPS_VERSION,
+  toolchainPaths,
+  type ToolchainPaths,
+} from './paths.js';
 
 async function isExecutable(path: string): Promise<boolean> {
   try {
@@ -53,6 +65,8 @@ export async function ensureToolchain(log: Logger): Promise<ToolchainPaths> {
         KWOK_VERSION,
         HELM_VERSION,
         KUSTOMIZE_VERSION,
+        SOPS_VERSION,
+        AGE_VERSION,
       },
     });
   } catch (err) {

@@ -62,6 +62,14 @@ describe('the image root built by scripts/build-image-root.sh', () => {
     expect(version.stdout).toContain(pinned);
   });
 
+  it('holds sops (SOPS-encrypted values) at the version the Dockerfile pins, where SOPS_BIN points', async () => {
+    const pinned = /^ARG SOPS_VERSION=(\S+)$/m.exec(dockerfile)?.[1];
+    expect(pinned).toMatch(/^v3\.\d+\.\d+$/);
+    expect(finalStageEnv(dockerfile).SOPS_BIN).toBe('/usr/local/bin/sops');
+    const version = await execa(join(root, 'usr/local/bin/sops'), ['--version', '--disable-version-check'], { env: { HOME: home } });
+    expect(version.stdout).toContain(`sops ${pinned!.slice(1)}`);
+  });
+
   it('holds the compiled CLI and production dependencies only: no sources, no dev tools', () => {
     expect(existsSync(join(app(), 'dist/cli/main.js'))).toBe(true);
     expect(existsSync(join(app(), 'src'))).toBe(false);

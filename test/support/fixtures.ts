@@ -74,6 +74,7 @@ export async function startTestController(
     REDIS_URL: env.redisUrl,
     HELM_BIN: helm.bin,
     KUSTOMIZE_BIN: env.kustomizeBin,
+    SOPS_BIN: env.sopsBin,
     WATCH_NAMESPACES: namespaces.join(','),
     HELMCREW_QUEUE_PREFIX: prefix,
     HELMCREW_WORK_DIR: join(dir, 'work'),

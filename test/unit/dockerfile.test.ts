@@ -23,6 +23,14 @@ describe('Dockerfile', () => {
     expect(new Set(bases.filter((b) => b.startsWith('node:')))).toEqual(new Set([`node:${process.versions.node}-bookworm-slim`]));
   });
 
+  it('builds sops at the version the local toolchain pins, and points the controller at it', () => {
+    const sopsVersion = defaultOf(read('scripts/build-toolchain.sh'), 'SOPS_VERSION');
+    expect(sopsVersion).toMatch(/^v3\.\d+\.\d+$/);
+    expect(instructions('ARG')).toContain(`SOPS_VERSION=${sopsVersion}`);
+    expect(defaultOf(read('scripts/build-image-root.sh'), 'SOPS_VERSION')).toBe(sopsVersion);
+    expect(instructions('ENV').at(-1)).toContain('SOPS_BIN=/usr/local/bin/sops');
+  });
+
   it('builds helm and kustomize at the versions the local toolchain pins, with the one build script, and runs as a non-root user', () => {
     const helmVersion = defaultOf(read('scripts/build-toolchain.sh'), 'HELM_VERSION');
     expect(helmVersion).toMatch(/^v\d+\.\d+\.\d+$/);

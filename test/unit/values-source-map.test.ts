@@ -22,6 +22,10 @@ describe('valuesFrom sources map back to their HelmReleases', () => {
       ...hr('web', 'e', undefined),
       spec: { chart: { repository: 'oci://r.test/c', name: 'unicorn', secretRef: { name: 'login' }, certSecretRef: { name: 'ca' } } },
     },
+    {
+      ...hr('web', 'f', undefined),
+      spec: { chart: { repository: 'https://x.test', name: 'unicorn' }, decryption: { provider: 'sops' as const, secretRef: { name: 'sops-age' } } },
+    },
   ];
   it.each([
     { kind: 'ConfigMap' as const, namespace: 'web', name: 'shared', want: ['web/a'] },
@@ -33,6 +37,8 @@ describe('valuesFrom sources map back to their HelmReleases', () => {
     { kind: 'Secret' as const, namespace: 'web', name: 'ca', want: ['web/e'] },
     { kind: 'ConfigMap' as const, namespace: 'web', name: 'login', want: [] },
     { kind: 'Secret' as const, namespace: 'other', name: 'login', want: [] },
+    { kind: 'Secret' as const, namespace: 'web', name: 'sops-age', want: ['web/f'] },
+    { kind: 'ConfigMap' as const, namespace: 'web', name: 'sops-age', want: [] },
   ])('$kind $namespace/$name → $want', ({ kind, namespace, name, want }) => {
     expect(releasesUsingValuesSource(kind, namespace, name, releases)).toEqual(want);
   });

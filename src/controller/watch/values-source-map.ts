@@ -4,14 +4,17 @@ import { releaseKey } from '../../core/release/release-target.js';
 /**
  * Pure: which HelmReleases read this ConfigMap or Secret (same namespace): as values (valuesFrom),
  * or, a Secret, as chart credentials (spec.chart.secretRef, certSecretRef) or a target cluster's
- * kubeconfig (spec.kubeConfig), so a password fixed after a ChartPullFailed, or a rotated
+ * kubeconfig (spec.kubeConfig) or SOPS keys (spec.decryption), so a password fixed after a ChartPullFailed, or a rotated
  * kubeconfig, is tried within seconds, not at the next interval.
  */
 export function releasesUsingValuesSource(kind: 'ConfigMap' | 'Secret', namespace: string, name: string, releases: HelmRelease[]): string[] {
   const uses = (r: HelmRelease) =>
     (r.spec?.valuesFrom ?? []).some((ref) => ref.kind === kind && ref.name === name) ||
     (kind === 'Secret' &&
-      (r.spec?.chart?.secretRef?.name === name || r.spec?.chart?.certSecretRef?.name === name || r.spec?.kubeConfig?.secretRef?.name === name));
+      (r.spec?.chart?.secretRef?.name === name ||
+        r.spec?.chart?.certSecretRef?.name === name ||
+        r.spec?.kubeConfig?.secretRef?.name === name ||
+        r.spec?.decryption?.secretRef?.name === name));
   return releases.filter((r) => r.metadata.namespace === namespace && uses(r)).map((r) => releaseKey(r.metadata.namespace, r.metadata.name));
 }
 

@@ -50,7 +50,7 @@ export async function rollbackRelease(
   // helm quotes values in its errors. The Secret values the spec composes now are the ones known;
   // a revision's own values are not marked, so those of a Secret since changed cannot be told apart.
   // Only the Secret values are needed here, so the chart is not resolved (no index fetch).
-  const secrets = await knownSecrets(ctx.kube, release);
+  const secrets = await knownSecrets(ctx, release);
   const redact = (text: string) => redactSecrets(text, secrets);
   const startedAt = Date.now();
   try {

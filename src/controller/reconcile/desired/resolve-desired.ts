@@ -6,13 +6,14 @@ import { resolveChartSource, type ChartSourcePorts } from './chart-source-resolu
 import { composeDesiredRelease, type DesiredParts } from './compose-desired.js';
 import { valuesTooDeep } from './values-depth.js';
 import { readValuesFiles, type ValuesFilesPorts } from './values-files.js';
-import { composeValues, ValuesError, type ComposedValues } from './values-from.js';
+import { composeValues, ValuesError, type ComposedValues, type ValuesPorts } from './values-from.js';
 
 export type DesiredOutcome = { ok: true; desired: DesiredRelease } | { ok: false; problem: 'values' | 'chart' | 'repository'; message: string };
 
 /** What resolving a desired release reads through (a pass gives its context, acting as the release's identity). */
 export type DesiredReleasePorts = ChartSourcePorts &
-  ValuesFilesPorts & {
+  ValuesFilesPorts &
+  ValuesPorts & {
     kube: KubeReads;
     digester: Pick<ValuesDigester, 'digest'>;
   };
@@ -29,7 +30,7 @@ export async function resolveDesiredRelease(ports: DesiredReleasePorts, release:
   if (tooDeep) return { ok: false, problem: 'values', message: tooDeep };
   let composed: ComposedValues;
   try {
-    composed = await composeValues(ports.kube, release);
+    composed = await composeValues(ports, release);
     const composedTooDeep = valuesTooDeep(composed.values, 'The values (valuesFrom and spec.values)');
     if (composedTooDeep) return { ok: false, problem: 'values', message: composedTooDeep };
   } catch (error) {

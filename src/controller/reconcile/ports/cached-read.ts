@@ -59,6 +59,7 @@ function readPorts(ctx: ControllerContext, helm: ReconcileContext['helm']): Reco
     log: ctx.log,
     now: ctx.now,
     ...(ctx.gitCharts ? { gitCharts: ctx.gitCharts } : {}),
+    ...(ctx.sops ? { sops: ctx.sops } : {}),
     ...(ctx.drift ? { drift: ctx.drift } : {}),
     ...(ctx.freezes ? { freezes: ctx.freezes } : {}),
   };

@@ -7,6 +7,7 @@ import type { HoldingFreeze } from '../../../core/release/freeze-match.js';
 import type { ReleaseFacts } from '../../../core/release/team-releases.js';
 import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import type { GitChartSources } from '../../charts/git/git-chart-sources.js';
+import type { SopsDecrypt } from '../../sops/sops-decrypter.js';
 import type { HelmClient } from '../../helm/helm-client.js';
 import type { ReleaseStorage } from '../../../core/helm-storage/release-storage.js';
 import type { KubeClients } from '../../../core/kube/client.js';
@@ -72,6 +73,8 @@ export interface ReconcileContext {
   charts: Pick<RepositoryIndexCache, 'resolveChart' | 'downloadArchive'>;
   /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */
   gitCharts?: Pick<GitChartSources, 'resolve'>;
+  /** Decrypts SOPS-encrypted valuesFrom documents (spec.decryption); none: such a document is reported, not used. */
+  sops?: SopsDecrypt;
   /** Keyed values digest shared by all replicas. */
   digester: ValuesDigester;
   log: Logger;
