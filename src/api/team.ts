@@ -20,6 +20,17 @@ const CHART_NAME_PATTERN = '^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$';
 
 const Names = (pattern: string, description: string, maxLength = 253) => Type.Array(Type.String({ pattern, maxLength }), { maxItems: 256, description });
 
+/** A cluster name (a DNS label) with `*` allowed anywhere, matched by core/fleet/cluster-match.ts. */
+export const CLUSTER_GLOB_PATTERN = '^[a-z0-9*]([-a-z0-9*]{0,61}[a-z0-9*])?$';
+
+/** A fleet's clusters by name or glob; absent: every cluster. */
+const Clusters = (what: string) =>
+  Type.Array(Type.String({ pattern: CLUSTER_GLOB_PATTERN, maxLength: 63 }), {
+    minItems: 1,
+    maxItems: 64,
+    description: `Clusters of the fleet (HELMCREW_CLUSTER_NAME) ${what}, by name or glob (\`staging-*\`, \`*\`); an unnamed cluster is \`default\`. Default: every cluster.`,
+  });
+
 export const TeamMembers = Type.Object(
   {
     slackUsers: Type.Optional(Names(SLACK_USER_PATTERN, 'Slack user ids (U…, W…).', 32)),
@@ -95,6 +106,7 @@ const EVENT_NAMES = Object.values(ReleaseEvent);
 
 export const Subscription = Type.Object(
   {
+    clusters: Type.Optional(Clusters('whose events the team hears')),
     namespaces: Type.Optional(Names(DNS_LABEL_PATTERN, 'HelmRelease namespaces. Default: any.', 63)),
     charts: Type.Optional(Names(CHART_NAME_PATTERN, 'Chart names. Default: any.', 250)),
     releases: Type.Optional(Names(RELEASE_REF_PATTERN, 'HelmReleases as name or namespace/name. Default: any.', 317)),
@@ -111,6 +123,7 @@ export const Verb = StringEnum([...TEAM_VERBS, 'freeze-all']);
 export const Permission = Type.Object(
   {
     verbs: Type.Array(Verb, { minItems: 1, maxItems: 16 }),
+    clusters: Type.Optional(Clusters('the verbs are granted in')),
     namespaces: Type.Optional(Names(DNS_LABEL_PATTERN, 'HelmRelease namespaces. Default: any.', 63)),
     releases: Type.Optional(Names(RELEASE_REF_PATTERN, 'HelmReleases as name or namespace/name. Default: any.', 317)),
     charts: Type.Optional(Names(CHART_NAME_PATTERN, 'Chart names. Default: any.', 250)),

@@ -1,5 +1,6 @@
-import { positiveInt, readSharedConfig, SHARED_ENV, type Env, type SharedConfig } from '../core/config/env.js';
+import { ConfigError, positiveInt, readSharedConfig, SHARED_ENV, type Env, type SharedConfig } from '../core/config/env.js';
 import { declareEnv } from '../core/config/registry.js';
+import { parseNotifyClusters } from './fleet-clusters.js';
 
 /** notify's variables (docs/configuration.md is generated from them); its providers read theirs from here too. */
 export const NOTIFY_ENV = declareEnv(['notify'], {
@@ -13,6 +14,11 @@ export const NOTIFY_ENV = declareEnv(['notify'], {
   HELMCREW_STATUS_URL: {
     defaultText: 'none',
     meaning: 'a release’s status page, `{namespace}` and `{name}` filled in: templates’ `links.status`, the Teams card’s link',
+  },
+  HELMCREW_NOTIFY_CLUSTERS: {
+    defaultText: 'this cluster only',
+    meaning:
+      'one notify for a fleet: the clusters whose events it reads, comma-separated names or globs (`*`: every cluster of the fleet index, `prod-*`), each from its own keyspace and named in every message ([operations](operations.md#running-a-fleet)); its Redis user is the hub',
   },
   HELMCREW_PAGERDUTY_URL: { default: 'https://events.pagerduty.com/v2/enqueue', meaning: 'the PagerDuty Events API v2 endpoint (a proxy, or the local fake)' },
 });
@@ -33,6 +39,8 @@ export interface NotifyConfig extends SharedConfig {
   teamSelector?: string;
   /** HELMCREW_CLUSTER_NAME: said in every message. */
   clusterName?: string;
+  /** HELMCREW_NOTIFY_CLUSTERS: a fleet notify's cluster names and globs; undefined: this cluster's keyspace only. */
+  fleetClusters?: string[];
   /** HELMCREW_STATUS_URL: a release's status page, `{namespace}` and `{name}` filled in (templates' links.status, Teams' link). */
   statusUrl?: string;
   /** /healthz, /readyz and /metrics when set (`helmcrew notify`; in `run` the controller's server serves them). */
@@ -41,6 +49,8 @@ export interface NotifyConfig extends SharedConfig {
 
 export function readNotifyConfig(env: Env = process.env): NotifyConfig {
   const own = NOTIFY_ENV.in(env);
+  const fleet = parseNotifyClusters(own.raw('HELMCREW_NOTIFY_CLUSTERS'));
+  if (!fleet.ok) throw new ConfigError(fleet.message);
   return {
     ...readSharedConfig(env),
     concurrency: own.positiveInt('HELMCREW_NOTIFY_CONCURRENCY'),
@@ -52,6 +62,7 @@ export function readNotifyConfig(env: Env = process.env): NotifyConfig {
     teamSelector: own.raw('HELMCREW_TEAM_SELECTOR') || undefined,
     clusterName: SHARED_ENV.in(env).raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined,
     statusUrl: own.raw('HELMCREW_STATUS_URL')?.trim() || undefined,
+    ...(fleet.patterns.length > 0 ? { fleetClusters: fleet.patterns } : {}),
     healthPort: SHARED_ENV.in(env).raw('HEALTH_PORT') ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
   };
 }

@@ -4,6 +4,9 @@ import type { NotifyConfig } from './config.js';
 import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
 import { TeamApi } from '../core/kube/team-api.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
+import type { Redis } from 'ioredis';
+import { clusterKeyspace, DEFAULT_CLUSTER, fleetIndexKey, fleetKeyspace } from '../core/fleet/cluster-keys.js';
+import { clustersToServe, needsIndex } from './fleet-clusters.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { drainMailbox, type DrainDeps } from './delivery/drain-mailbox.js';
 import { drainBackoff, drainFailureLog, runDrainerJob, type DrainerPorts } from './delivery/drainer-job.js';
@@ -49,19 +52,110 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   const directory = new TeamDirectory(teamApi, log, config.teamRefreshMs, config.teamSelector);
   await directory.start();
   const connection = connectRedis(config.redisUrl);
-  const mailboxes = new Mailboxes(connection, config.queuePrefix);
-  const unrouted = new UnroutedMarks(connection, config.queuePrefix);
   const registry = options.registry ?? newMetricsRegistry();
-  const providers = meteredProviders(options.providers ?? defaultProviders(kube, log), new NotifyMetrics(registry));
-  const deliveries = new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
-  const notifyQueue = new Queue<NotifyJob>(NOTIFY_QUEUE, { connection, prefix: config.queuePrefix });
-  watchQueue(registry, NOTIFY_QUEUE, notifyQueue);
-  watchQueue(registry, DELIVERY_QUEUE, deliveries);
+  const fleet = config.fleetClusters;
+  const providers = meteredProviders(options.providers ?? defaultProviders(kube, log, process.env, fleet ? { fleet: true } : {}), new NotifyMetrics(registry));
+  const shared: LaneShared = {
+    config,
+    connection,
+    directory,
+    providers,
+    registry,
+    status: new TeamStatusWriter(teamApi, log),
+    // A fleet notify paces a channel once for every cluster it tells (the fleet's keyspace); one cluster's in its own.
+    limiter: new ChannelRateLimiter(connection, fleet ? fleetKeyspace(config.fleetPrefix) : config.queuePrefix, config.ratePerSecond, config.rateBurst),
+  };
+  const lanes = new Map<string, Lane>();
+  const open = (cluster: string, keyspace: string, labelled: boolean) => {
+    if (lanes.has(cluster)) return;
+    lanes.set(cluster, startLane(shared, cluster, keyspace, labelled, log));
+    if (labelled) log.info({ cluster, keyspace }, 'notify serves cluster');
+  };
+  let fleetTimer: NodeJS.Timeout | undefined;
+  let fleetListed = !fleet || !needsIndex(fleet);
+  if (!fleet) open(config.cluster, config.queuePrefix, false);
+  else {
+    const serve = async () => {
+      try {
+        const indexed = needsIndex(fleet) ? await connection.smembers(fleetIndexKey(config.fleetPrefix)) : [];
+        for (const cluster of clustersToServe(fleet, indexed)) open(cluster, clusterKeyspace(config.fleetPrefix, cluster), true);
+        fleetListed = true;
+      } catch (error) {
+        log.warn({ error: error instanceof Error ? error.message : String(error) }, 'could not read the fleet index; serving the clusters known so far');
+      }
+    };
+    await serve();
+    const tick = () => {
+      fleetTimer = setTimeout(() => void serve().finally(() => fleetTimer && tick()), config.teamRefreshMs);
+    };
+    tick();
+  }
 
-  const routerPorts: RouterPorts = { directory, mailboxes, drains: deliveries, unrouted, log };
+  const readiness: ReadinessCheck[] = [
+    { name: 'teams', ready: () => directory.ready },
+    ...(fleet ? [{ name: 'fleet', ready: () => fleetListed }] : []),
+    redisCheck(connection),
+  ];
+  const health = !options.registry && config.healthPort ? startHealthServer({ port: config.healthPort, registry, checks: readiness }) : undefined;
+  log.info(
+    {
+      redis: redactRedisUrl(config.redisUrl),
+      prefix: config.queuePrefix,
+      providers: providers.kinds(),
+      teams: directory.teams().length,
+      ...(fleet ? { fleet, clusters: [...lanes.keys()] } : {}),
+    },
+    'notify started',
+  );
+  return {
+    ready: () => directory.ready,
+    readiness,
+    stop: async () => {
+      await health?.close();
+      directory.stop();
+      clearTimeout(fleetTimer);
+      fleetTimer = undefined;
+      await Promise.all([...lanes.values()].map((lane) => lane.close()));
+      connection.disconnect();
+    },
+  };
+}
+
+/** What every cluster's lane of one notify shares: the Teams, the providers, the channel buckets, one Redis connection. */
+interface LaneShared {
+  config: NotifyConfig;
+  connection: Redis;
+  directory: TeamDirectory;
+  providers: ProviderRegistry;
+  registry: Registry;
+  status: TeamStatusWriter;
+  limiter: ChannelRateLimiter;
+}
+
+interface Lane {
+  close: () => Promise<void>;
+}
+
+/**
+ * One cluster's notifications: its "notify" and "notify-delivery" queues, mailboxes and unrouted
+ * marks, all in the cluster's keyspace; each notification is stamped with the cluster it was read
+ * from (only that cluster's agents may write there). A single-cluster notify has one lane.
+ */
+function startLane(shared: LaneShared, cluster: string, keyspace: string, labelled: boolean, parentLog: Logger): Lane {
+  const { config, connection, directory } = shared;
+  const log = labelled ? parentLog.child({ cluster }) : parentLog;
+  const named = labelled || cluster !== DEFAULT_CLUSTER ? cluster : config.clusterName;
+  const mailboxes = new Mailboxes(connection, keyspace);
+  const unrouted = new UnroutedMarks(connection, keyspace);
+  const deliveries = new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection, prefix: keyspace });
+  const notifyQueue = new Queue<NotifyJob>(NOTIFY_QUEUE, { connection, prefix: keyspace });
+  watchQueue(shared.registry, labelled ? `${cluster}/${NOTIFY_QUEUE}` : NOTIFY_QUEUE, notifyQueue);
+  watchQueue(shared.registry, labelled ? `${cluster}/${DELIVERY_QUEUE}` : DELIVERY_QUEUE, deliveries);
+
+  const routerPorts: RouterPorts = { directory, mailboxes, drains: deliveries, unrouted, log, ...(named ? { cluster: named } : {}) };
   const router = new Worker<NotifyJob>(NOTIFY_QUEUE, (job: Job<NotifyJob>) => runRouterJob(routerPorts, job.data), {
     connection,
-    prefix: config.queuePrefix,
+    prefix: keyspace,
     concurrency: config.concurrency,
     settings: { backoffStrategy: (attemptsMade: number) => deliveryRetryDelayMs(attemptsMade) },
   });
@@ -69,22 +163,22 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   const deps: DrainDeps = {
     mailboxes,
     unrouted,
-    limiter: new ChannelRateLimiter(connection, config.queuePrefix, config.ratePerSecond, config.rateBurst),
-    providers,
+    limiter: shared.limiter,
+    providers: shared.providers,
     directory,
-    status: new TeamStatusWriter(teamApi, log),
+    status: shared.status,
     log,
     coalesceWindowMs: config.coalesceWindowMs,
     lockMs: config.lockMs,
     now: () => new Date(),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    cluster: config.clusterName,
+    ...(named ? { cluster: named } : {}),
     statusUrl: config.statusUrl,
   };
   const drainerPorts: DrainerPorts = { drain: (job, lockToken) => drainMailbox(deps, job, lockToken), newLockToken: randomUUID, now: Date.now, log };
   const drainer = new Worker<DeliveryJob>(DELIVERY_QUEUE, (job: Job<DeliveryJob>, token?: string) => runDrainerJob(drainerPorts, job, token), {
     connection,
-    prefix: config.queuePrefix,
+    prefix: keyspace,
     concurrency: config.concurrency,
     // A killed process's job is taken over after lockMs: short enough that a restart delivers soon.
     lockDuration: config.lockMs,
@@ -104,24 +198,12 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
     const { level, msg } = drainFailureLog(job?.attemptsMade, error);
     log[level]({ team: job?.data.team, release: job?.data.release, channel: job?.data.channelKey, attempt: job?.attemptsMade, error: error.message }, msg);
   });
-
-  const readiness: ReadinessCheck[] = [{ name: 'teams', ready: () => directory.ready }, redisCheck(connection)];
-  const health = !options.registry && config.healthPort ? startHealthServer({ port: config.healthPort, registry, checks: readiness }) : undefined;
-  log.info(
-    { redis: redactRedisUrl(config.redisUrl), prefix: config.queuePrefix, providers: providers.kinds(), teams: directory.teams().length },
-    'notify started',
-  );
   return {
-    ready: () => directory.ready,
-    readiness,
-    stop: async () => {
-      await health?.close();
-      directory.stop();
+    close: async () => {
       await router.close();
       await drainer.close();
       await deliveries.close();
       await notifyQueue.close();
-      connection.disconnect();
     },
   };
 }

@@ -134,3 +134,19 @@ describe('drainJobOptions', () => {
     });
   });
 });
+
+describe('runRouterJob in a cluster', () => {
+  it('stamps the cluster whose keyspace the job came from, over whatever the job says, and routes by it', async () => {
+    const { ports, lines } = fakePorts([team('staging-only', [{ clusters: ['staging-*'] }]), team('everyone', [{}])]);
+    const filed: ReleaseNotification[] = [];
+    ports.mailboxes = { enqueue: async (_mailbox, n) => void filed.push(n) };
+    ports.cluster = 'prod-eu';
+
+    expect(await runRouterJob(ports, { ...notification, cluster: 'staging-1' })).toBe(1);
+    expect(filed.map((n) => n.cluster)).toEqual(['prod-eu']);
+    expect(lines.find((l) => l.msg === 'routed')).toMatchObject({ cluster: 'prod-eu', teams: ['everyone'] });
+
+    ports.cluster = 'staging-1';
+    expect(await runRouterJob(ports, notification)).toBe(2);
+  });
+});

@@ -152,3 +152,38 @@ describe('routeEvent', () => {
     expect(hook!.channelKey).not.toContain('s3cret');
   });
 });
+
+describe('routing per cluster (a fleet notify)', () => {
+  const inCluster = (cluster: string | undefined): ReleaseNotification => ({
+    ...notification({ namespace: 'web', name: 'web' }),
+    ...(cluster ? { cluster } : {}),
+  });
+  const teams = [
+    team('web', [{ releases: ['web'] }]),
+    team('web-staging', [{ releases: ['web'], clusters: ['staging-*'] }]),
+    team('prod-oncall', [
+      { clusters: ['prod-eu', 'prod-us'], severity: 'error' },
+      { clusters: ['prod-*'], events: ['Frozen'] },
+    ]),
+  ];
+  const heard = (cluster: string | undefined) => routeEvent(inCluster(cluster), teams).map((r) => r.team);
+
+  it('a Team without clusters hears every cluster, named or not', () => {
+    expect(heard('prod-eu')).toContain('web');
+    expect(heard('staging-1')).toContain('web');
+    expect(heard(undefined)).toContain('web');
+  });
+
+  it('a subscription with clusters hears only those clusters', () => {
+    expect(heard('staging-1')).toEqual(['web', 'web-staging']);
+    expect(heard('prod-eu')).toEqual(['web']);
+    expect(heard(undefined)).toEqual(['web']);
+  });
+
+  it('clusters is one more field every other field must match with', () => {
+    const failed = { ...inCluster('prod-eu'), event: 'UpgradeFailed' as const, severity: severityOf('UpgradeFailed') };
+    expect(routeEvent(failed, teams).map((r) => r.team)).toEqual(['web', 'prod-oncall']);
+    expect(routeEvent({ ...failed, cluster: 'prod-asia' }, teams).map((r) => r.team)).toEqual(['web']);
+    expect(subscriptionMatches({ clusters: ['default'] }, inCluster(undefined))).toBe(true);
+  });
+});

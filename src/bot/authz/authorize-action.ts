@@ -4,16 +4,22 @@ import type { Subject, TeamPolicy } from './policy-types.js';
 import { authzTargets, authzVerb } from './targets.js';
 
 /**
- * Pure: every target must be allowed; approval is needed if any target needs it, and always for
+ * Pure: every target must be allowed (in `cluster`, the command's, in a fleet); approval is needed if any target needs it, and always for
  * break-glass (a change through a freeze takes two people).
  */
-export function authorizeAction(subject: Subject, action: ActionScope, teams: readonly TeamPolicy[]): AuthzDecision {
-  const decision = combine(authzTargets(action).map((target) => authorize(subject, authzVerb(action), target, teams)));
+export function authorizeAction(subject: Subject, action: ActionScope, teams: readonly TeamPolicy[], cluster?: string): AuthzDecision {
+  const decision = combine(authzTargets(action, cluster).map((target) => authorize(subject, authzVerb(action), target, teams)));
   return decision.allowed && action.breakGlass ? { ...decision, requireApproval: true } : decision;
 }
 
-export function authorizeActionApproval(requester: Subject, approver: Subject, action: ActionScope, teams: readonly TeamPolicy[]): AuthzDecision {
-  return combine(authzTargets(action).map((target) => authorizeApproval(requester, approver, authzVerb(action), target, teams)));
+export function authorizeActionApproval(
+  requester: Subject,
+  approver: Subject,
+  action: ActionScope,
+  teams: readonly TeamPolicy[],
+  cluster?: string,
+): AuthzDecision {
+  return combine(authzTargets(action, cluster).map((target) => authorizeApproval(requester, approver, authzVerb(action), target, teams)));
 }
 
 /** Confirm and Cancel of a plan belong to the person who asked for it (Approve to someone else: authorizeActionApproval). */

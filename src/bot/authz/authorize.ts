@@ -1,3 +1,4 @@
+import { clustersMatch, describeClusters } from '../../core/fleet/cluster-match.js';
 import type { AuthzTarget, PermissionRule, PermissionVerb, Subject, TeamPolicy } from './policy-types.js';
 
 /**
@@ -57,6 +58,8 @@ export function authorizeApproval(
 
 /** Does this rule (of Team `team`) cover the target? */
 export function ruleCovers(rule: PermissionRule, target: AuthzTarget, team?: string): boolean {
+  // A rule without `clusters` grants in every cluster; with it, only in the clusters it names.
+  if (!clustersMatch(rule.clusters, target.cluster)) return false;
   const anyNamespace = !rule.namespaces || rule.namespaces.includes('*');
   const unrestricted = anyNamespace && !rule.releases && !rule.charts;
   switch (target.kind) {
@@ -80,6 +83,11 @@ export function ruleCovers(rule: PermissionRule, target: AuthzTarget, team?: str
 }
 
 function describeTarget(target: AuthzTarget): string {
+  const where = describeWhat(target);
+  return target.cluster === undefined ? where : `${where} in cluster ${target.cluster}`;
+}
+
+function describeWhat(target: AuthzTarget): string {
   switch (target.kind) {
     case 'all':
       return 'in every namespace';
@@ -99,6 +107,7 @@ function describeRule(rule: PermissionRule): string {
     rule.namespaces ? `namespaces ${rule.namespaces.join(', ')}` : 'every namespace',
     ...(rule.releases ? [`releases ${rule.releases.join(', ')}`] : []),
     ...(rule.charts ? [`charts ${rule.charts.join(', ')}`] : []),
+    ...(rule.clusters ? [describeClusters(rule.clusters)] : []),
   ];
   return parts.join(', ');
 }

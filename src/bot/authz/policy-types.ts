@@ -25,10 +25,15 @@ export interface Subject {
   slackUserGroups: string[];
 }
 
-/** What the verb acts on. A release, a namespace (list, freeze), a Team's or a chart's releases (freeze), or everything (list, freeze all). */
-export type AuthzTarget =
+/**
+ * What the verb acts on. A release, a namespace (list, freeze), a Team's or a chart's releases
+ * (freeze), or everything (list, freeze all); in `cluster` (a fleet: the command's cluster, or a
+ * glob for a fleet freeze), absent: the bot's own cluster (`default` when unnamed).
+ */
+export type AuthzTarget = (
   | { kind: 'release'; namespace: string; name: string; chart: string }
   | { kind: 'namespace'; namespace: string }
   | { kind: 'team'; team: string }
   | { kind: 'chart'; chart: string }
-  | { kind: 'all' };
+  | { kind: 'all' }
+) & { cluster?: string };

@@ -16,12 +16,15 @@ export function namespaceAuthzTarget(namespace: string | undefined): AuthzTarget
 
 /**
  * The targets a prepared action must be authorized on. A freeze (and lifting one) is authorized on
- * its scope: each namespace it names, else each Team, else each chart; `all` on everything.
+ * its scope: each namespace it names, else each Team, else each chart; `all` on everything. In a
+ * fleet, `cluster` is where the command acts (a Team's permission may be limited to some clusters).
  */
-export function authzTargets(action: ActionScope): AuthzTarget[] {
+export function authzTargets(action: ActionScope, cluster?: string): AuthzTarget[] {
   const scope = action.freeze?.spec.scope ?? action.unfreeze?.spec.scope;
-  if (scope) return scopeTargets(scope);
-  return action.targets.map((t) => ({ kind: 'release', namespace: t.namespace, name: t.name, chart: t.chart }));
+  const targets: AuthzTarget[] = scope
+    ? scopeTargets(scope)
+    : action.targets.map((t) => ({ kind: 'release', namespace: t.namespace, name: t.name, chart: t.chart }));
+  return cluster === undefined ? targets : targets.map((t) => ({ ...t, cluster }));
 }
 
 export function scopeTargets(scope: FreezeScope): AuthzTarget[] {

@@ -110,13 +110,26 @@ export function clusterKey(keyspace: string, kind: KeyKind, id?: string): string
 }
 
 /**
- * The fleet's one shared key: the set of cluster names that ever announced themselves, so a reader
- * knows whose keyspace to look in. Its own hash tag (`{helmcrew}`), outside every named cluster's
- * keyspace; an agent's ACL lets it only SADD here (docs/redis.md), so an agent can add a name but
- * hide none and read no other cluster's record.
+ * The fleet's own keys, outside every named cluster's keyspace, under their own hash tag
+ * (`{helmcrew}:fleet`): written by the hub (the fleet's bot and notify); an agent may only SADD its
+ * name to the index and read the fleet freezes (docs/redis.md).
+ */
+export function fleetKeyspace(queuePrefix: string): string {
+  return `{${fleetBase(queuePrefix)}}:fleet`;
+}
+
+/**
+ * The set of cluster names that ever announced themselves, so a reader knows whose keyspace to look
+ * in. An agent's ACL lets it only SADD here, so an agent can add a name but hide none and read no
+ * other cluster's record.
  */
 export function fleetIndexKey(queuePrefix: string): string {
-  return `{${fleetBase(queuePrefix)}}:fleet:clusters`;
+  return `${fleetKeyspace(queuePrefix)}:clusters`;
+}
+
+/** The fleet's freezes (`/release freeze cluster:prod-*`): a hash, name → record (core/fleet/fleet-freezes.ts). Read by every agent, written by the hub only. */
+export function fleetFreezesKey(queuePrefix: string): string {
+  return `${fleetKeyspace(queuePrefix)}:freezes`;
 }
 
 /** The ACL key pattern that covers exactly a cluster's keyspace (every queue and key above). */

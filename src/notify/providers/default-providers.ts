@@ -1,4 +1,5 @@
 import type { KubeClients } from '../../core/kube/client.js';
+import { controllerNamespace } from '../../core/kube/digest-key.js';
 import type { Logger } from '../../core/log.js';
 import { MSTeamsProvider, readMSTeamsConfig } from './msteams/msteams-provider.js';
 import { PagerDutyProvider, readPagerDutyConfig } from './pagerduty/pagerduty-provider.js';
@@ -14,12 +15,21 @@ import { SecretSigningKeys, WebhookProvider } from './webhook.js';
  * PagerDuty needs nothing but its routing keys (in Secrets); HELMCREW_PAGERDUTY_URL moves its endpoint.
  * Microsoft Teams needs its Workflows webhook URLs (in Secrets); HELMCREW_STATUS_URL adds a status link.
  */
-export function defaultProviders(kube: KubeClients, log: Logger, env: Record<string, string | undefined> = process.env): ProviderRegistry {
+export function defaultProviders(
+  kube: KubeClients,
+  log: Logger,
+  env: Record<string, string | undefined> = process.env,
+  /** A fleet notify: the releases' namespaces are in other clusters, so Slack's references are kept in notify's own namespace. */
+  options: { fleet?: boolean } = {},
+): ProviderRegistry {
   const registry = new ProviderRegistry()
     .register(new WebhookProvider(new SecretSigningKeys(kube.core)))
     .register(new PagerDutyProvider(new SecretSigningKeys(kube.core), readPagerDutyConfig(env)))
     .register(new MSTeamsProvider(new SecretSigningKeys(kube.core), readMSTeamsConfig(env)));
   const slack = readSlackConfig(env);
-  if (slack) registry.register(createSlackProvider(slack, kube, log.child({ provider: 'slack' })));
+  if (slack)
+    registry.register(
+      createSlackProvider(slack, kube, log.child({ provider: 'slack' }), options.fleet ? controllerNamespace(env.HELMCREW_NAMESPACE) : undefined),
+    );
   return registry;
 }

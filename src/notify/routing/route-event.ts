@@ -1,5 +1,6 @@
 import type { LabelSelector, LabelSelectorRequirement, Subscription, Team } from '../../api/team.js';
 import type { Severity } from '../../api/vocabulary.js';
+import { clustersMatch } from '../../core/fleet/cluster-match.js';
 import { channelKey, channelRefOf } from '../channels.js';
 import type { ChannelRef, ReleaseNotification } from '../contract.js';
 import { incidentAction } from '../providers/pagerduty/event.js';
@@ -45,7 +46,9 @@ const SEVERITY_RANK: Record<Severity, number> = { info: 0, error: 1 };
 /** Every field a subscription sets must match (each field lists alternatives); unset fields match anything. */
 export function subscriptionMatches(subscription: Subscription, event: ReleaseNotification): boolean {
   const { release } = event;
-  const { namespaces, charts, releases, selector, events, severity } = subscription;
+  const { clusters, namespaces, charts, releases, selector, events, severity } = subscription;
+  // The cluster notify stamped (a fleet notify: the keyspace it read the event from); unnamed: `default`.
+  if (!clustersMatch(clusters, event.cluster)) return false;
   // A HelmRelease kept in one namespace may install into another: either one counts as "its" namespace.
   if (namespaces && !namespaces.some((ns) => ns === release.namespace || ns === release.targetNamespace)) return false;
   if (charts && !charts.includes(release.chart)) return false;

@@ -15,6 +15,8 @@ export interface RouterPorts {
   drains: { add(name: 'drain', data: DeliveryJob, options: JobsOptions): Promise<unknown> };
   unrouted: { unmark(notification: ReleaseNotification): Promise<void> };
   log: Logger;
+  /** The cluster whose keyspace the notification was read from (HELMCREW_CLUSTER_NAME, or a fleet notify's cluster): stamped before routing. */
+  cluster?: string;
 }
 
 /**
@@ -39,8 +41,10 @@ export function drainJobOptions(mailbox: string): JobsOptions {
  * Teams are not listed yet (the job retries): routing against no Teams would drop it.
  * Returns the number of channels it went to.
  */
-export async function runRouterJob(ports: RouterPorts, notification: ReleaseNotification): Promise<number> {
+export async function runRouterJob(ports: RouterPorts, published: ReleaseNotification): Promise<number> {
   if (!ports.directory.ready) throw new Error('Teams not listed yet');
+  // The keyspace says which cluster it is from (only that cluster's agents may write there), not the job.
+  const notification = ports.cluster ? { ...published, cluster: ports.cluster } : published;
   const release = `${notification.release.namespace}/${notification.release.name}`;
   const routes = routeEvent(notification, ports.directory.teams());
   for (const route of routes) {
@@ -51,7 +55,14 @@ export async function runRouterJob(ports: RouterPorts, notification: ReleaseNoti
   // Routed: a drain of a later notification of this release no longer waits for this one.
   await ports.unrouted.unmark(notification);
   ports.log.info(
-    { release, event: notification.event, notification: notification.id, teams: [...new Set(routes.map((r) => r.team))], channels: routes.length },
+    {
+      release,
+      ...(notification.cluster ? { cluster: notification.cluster } : {}),
+      event: notification.event,
+      notification: notification.id,
+      teams: [...new Set(routes.map((r) => r.team))],
+      channels: routes.length,
+    },
     routes.length ? 'routed' : 'no Team subscribed',
   );
   return routes.length;

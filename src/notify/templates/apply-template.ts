@@ -13,9 +13,11 @@ export interface Prepared {
  * replaced by the channel's template when it has one that renders. Pure.
  */
 export function prepareForChannel(n: ReleaseNotification, template: string | undefined, cluster?: string, statusUrlTemplate?: string): Prepared {
-  const stamped = cluster ? { ...n, cluster } : n;
+  // A fleet notify's router already stamped the cluster the event came from; a single notify stamps its own.
+  const where = cluster ?? n.cluster;
+  const stamped = where ? { ...n, cluster: where } : n;
   if (!template) return { notification: stamped };
-  const rendered = renderTemplate(template, templateFields(n, cluster, statusLink(statusUrlTemplate, n.release)));
+  const rendered = renderTemplate(template, templateFields(n, where, statusLink(statusUrlTemplate, n.release)));
   if (!rendered.ok) return { notification: stamped, templateError: `template not used (${rendered.error}); the default message is sent` };
   return { notification: { ...stamped, message: rendered.text } };
 }

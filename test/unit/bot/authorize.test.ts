@@ -203,3 +203,44 @@ describe('authorizeApproval (two-person rule)', () => {
     expect(authorizeApproval(requester, approver, 'upgrade', prodUpgrade, teams)).toMatchObject(want);
   });
 });
+
+describe('authorize per cluster (a fleet)', () => {
+  const fleetTeams: TeamPolicy[] = [
+    {
+      name: 'web',
+      members: { slackUsers: ['UWEB'] },
+      permissions: [
+        { verbs: ['status', 'history'], releases: ['web'] },
+        { verbs: ['rollback'], releases: ['web'], clusters: ['staging-*'] },
+      ],
+    },
+    { name: 'fleet-ops', members: { slackUsers: ['UOPS'] }, permissions: [{ verbs: ['freeze-all'], clusters: ['prod-*'] }] },
+    { name: 'old', members: { slackUsers: ['UOLD'] }, permissions: [{ verbs: ['rollback'], namespaces: ['web'] }] },
+  ];
+  const web = (cluster?: string): AuthzTarget => ({ kind: 'release', namespace: 'web', name: 'web', chart: 'web', ...(cluster ? { cluster } : {}) });
+
+  it('a permission limited to staging-* grants a rollback in staging-eu and refuses it in prod-eu, saying where it is granted', () => {
+    expect(authorize(user('UWEB'), 'rollback', web('staging-eu'), fleetTeams)).toMatchObject({ allowed: true, teams: ['web'] });
+    const refused = authorize(user('UWEB'), 'rollback', web('prod-eu'), fleetTeams);
+    expect(refused).toEqual({
+      allowed: false,
+      reason:
+        'you may not rollback web/web (chart web) in cluster prod-eu: your Teams grant "rollback" only for web: every namespace, releases web, clusters staging-*',
+    });
+  });
+
+  it('a permission without clusters grants in every cluster, and a target without one (a single cluster) is `default`', () => {
+    expect(authorize(user('UWEB'), 'status', web('prod-eu'), fleetTeams).allowed).toBe(true);
+    expect(authorize(user('UOLD'), 'rollback', web('prod-eu'), fleetTeams).allowed).toBe(true);
+    expect(authorize(user('UOLD'), 'rollback', web(), fleetTeams).allowed).toBe(true);
+    expect(authorize(user('UWEB'), 'rollback', web(), fleetTeams).allowed).toBe(false);
+  });
+
+  it('a fleet freeze on a glob needs a permission that covers every cluster the glob names', () => {
+    const all = (cluster: string): AuthzTarget => ({ kind: 'all', cluster });
+    expect(authorize(user('UOPS'), 'freeze-all', all('prod-*'), fleetTeams).allowed).toBe(true);
+    expect(authorize(user('UOPS'), 'freeze-all', all('prod-eu'), fleetTeams).allowed).toBe(true);
+    expect(authorize(user('UOPS'), 'freeze-all', all('*'), fleetTeams).allowed).toBe(false);
+    expect(authorize(user('UOPS'), 'freeze-all', all('staging-*'), fleetTeams).allowed).toBe(false);
+  });
+});

@@ -165,6 +165,14 @@ describe('authorization targets and the requester', () => {
     const freeze = prepareFreeze({ verb: 'freeze', scope: { kind: 'namespace', namespace: 'web' }, reason: 'x' }, world, alice, now, 'UTC', 'web-1');
     expect(authorizeAction({ slackUser: 'UALICE', slackUserGroups: [] }, freeze, teams)).toMatchObject({ allowed: false });
   });
+  it('in a fleet, the command’s cluster is on every target, and a permission limited to other clusters refuses it', () => {
+    const rollback = prepareReleaseCommand({ verb: 'suspend', release: { name: 'a' } }, hr('web', 'a'), summarizeHistory([]));
+    expect(authzTargets(rollback, 'prod-eu')).toEqual([{ kind: 'release', namespace: 'web', name: 'a', chart: 'unicorn', cluster: 'prod-eu' }]);
+    const teams: TeamPolicy[] = [{ name: 'web', members: { slackUsers: ['UALICE'] }, permissions: [{ verbs: ['suspend'], clusters: ['staging-*'] }] }];
+    const alicia = { slackUser: 'UALICE', slackUserGroups: [] };
+    expect(authorizeAction(alicia, rollback, teams, 'staging-1')).toMatchObject({ allowed: true });
+    expect(authorizeAction(alicia, rollback, teams, 'prod-eu')).toMatchObject({ allowed: false, reason: expect.stringContaining('in cluster prod-eu') });
+  });
   it('only the requester may confirm or cancel', () => {
     expect(isRequester({ slackUser: 'UALICE' }, 'UALICE')).toBe(true);
     expect(isRequester({ slackUser: 'UALICE' }, 'UBOB')).toBe(false);

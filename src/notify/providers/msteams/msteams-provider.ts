@@ -46,7 +46,7 @@ export class MSTeamsProvider implements NotificationProvider<MSTeamsRef> {
       now: this.now,
       what: 'the card',
       headers: { 'content-type': 'application/json', 'user-agent': 'helmcrew-notify' },
-      body: JSON.stringify(teamsMessage(notification, this.config.statusUrl, this.config.cluster)),
+      body: JSON.stringify(teamsMessage(notification, this.config.statusUrl, notification.cluster ?? this.config.cluster)),
     });
   }
 }

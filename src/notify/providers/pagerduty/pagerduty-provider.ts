@@ -56,7 +56,7 @@ export class PagerDutyProvider implements NotificationProvider<PagerDutyRef> {
       const { namespace = 'default', name, key = DEFAULT_ROUTING_KEY } = channel.secretRef;
       throw new PermanentDeliveryError('secret_not_found', `the routing key (Secret ${namespace}/${name}, key ${key}) does not exist`);
     }
-    const event = pagerdutyEvent(notification, routingKey, this.config.cluster);
+    const event = pagerdutyEvent(notification, routingKey, notification.cluster ?? this.config.cluster);
     if (!event) return; // neither a failure nor a recovery: nothing for PagerDuty
     const origin = originOf(this.config.url);
     let response: Response;

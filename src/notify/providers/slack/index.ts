@@ -2,7 +2,7 @@
 import type { KubeClients } from '../../../core/kube/client.js';
 import type { Logger } from '../../../core/log.js';
 import type { SlackConfig } from './config.js';
-import { ConfigMapMessageStore } from './message-store.js';
+import { ConfigMapMessageStore, FixedNamespaceStore, FLEET_MAX_ENTRIES, FLEET_SLACK_MESSAGES_CONFIGMAP } from './message-store.js';
 import { SlackProvider } from './slack-provider.js';
 
 export { ReleaseAction, RELEASE_ACTION_IDS, releaseActionValue, parseReleaseActionValue } from '../../../core/slack/action-ids.js';
@@ -12,7 +12,13 @@ export { renderOperationMessage, renderThreadReply, phaseOf, PHASE_COLOR } from 
 export { SlackProvider, type SlackChannelRef, type SlackProviderOptions } from './slack-provider.js';
 export { toDeliveryError, classifySlackCode } from './slack-errors.js';
 
-/** The production wiring: references kept in a ConfigMap per HelmRelease namespace. */
-export function createSlackProvider(config: SlackConfig, kube: KubeClients, log: Logger): SlackProvider {
-  return new SlackProvider({ config, store: new ConfigMapMessageStore(kube), log });
+/**
+ * The production wiring: references kept in a ConfigMap per HelmRelease namespace, or, for a fleet
+ * notify (`ownNamespace`: the releases' namespaces are in other clusters), in one ConfigMap of its own namespace.
+ */
+export function createSlackProvider(config: SlackConfig, kube: KubeClients, log: Logger, ownNamespace?: string): SlackProvider {
+  const store = ownNamespace
+    ? new FixedNamespaceStore(new ConfigMapMessageStore(kube, FLEET_MAX_ENTRIES, FLEET_SLACK_MESSAGES_CONFIGMAP), ownNamespace)
+    : new ConfigMapMessageStore(kube);
+  return new SlackProvider({ config, store, log });
 }

@@ -107,6 +107,27 @@ export class ConfigMapMessageStore implements SlackMessageStore {
   }
 }
 
+/** A fleet notify's one map, in its own namespace: every cluster's operations (ids hold the HelmRelease's uid, so they do not collide). */
+export const FLEET_SLACK_MESSAGES_CONFIGMAP = 'helmcrew-slack-messages-fleet';
+/** Larger than one namespace's map: it holds a whole fleet's operations in flight (an entry is ~1 KiB, a ConfigMap at most 1 MiB). */
+export const FLEET_MAX_ENTRIES = 400;
+
+/** Keeps every entry in one namespace, whatever the release's namespace (a fleet notify: those are other clusters'). */
+export class FixedNamespaceStore implements SlackMessageStore {
+  constructor(
+    private readonly inner: SlackMessageStore,
+    private readonly namespace: string,
+  ) {}
+
+  load(_namespace: string, operationId: string, channelRef: string): Promise<OperationState | undefined> {
+    return this.inner.load(this.namespace, operationId, channelRef);
+  }
+
+  save(_namespace: string, state: OperationState): Promise<void> {
+    return this.inner.save(this.namespace, state);
+  }
+}
+
 /** A store in memory, for processes without a cluster (and a cache in front of the real one). */
 export class MemoryMessageStore implements SlackMessageStore {
   private readonly entries = new Map<string, OperationState>();
