@@ -22,6 +22,7 @@ import { watchQueue } from '../core/metrics/queue-metrics.js';
 import { redisCheck } from '../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../core/metrics/registry.js';
 import { meteredProviders, NotifyMetrics } from './metrics/notify-metrics.js';
+import { tracedProviders } from './delivery/traced-providers.js';
 
 export interface RunningNotify {
   ready: () => boolean;
@@ -52,7 +53,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   const mailboxes = new Mailboxes(connection, config.queuePrefix);
   const unrouted = new UnroutedMarks(connection, config.queuePrefix);
   const registry = options.registry ?? newMetricsRegistry();
-  const providers = meteredProviders(options.providers ?? defaultProviders(kube, log), new NotifyMetrics(registry));
+  const providers = meteredProviders(tracedProviders(options.providers ?? defaultProviders(kube, log)), new NotifyMetrics(registry));
   const deliveries = new Queue<DeliveryJob>(DELIVERY_QUEUE, { connection, prefix: config.queuePrefix });
   const notifyQueue = new Queue<NotifyJob>(NOTIFY_QUEUE, { connection, prefix: config.queuePrefix });
   watchQueue(registry, NOTIFY_QUEUE, notifyQueue);
