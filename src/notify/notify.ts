@@ -25,6 +25,7 @@ import { watchQueue } from '../core/metrics/queue-metrics.js';
 import { redisCheck } from '../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../core/metrics/registry.js';
 import { meteredProviders, NotifyMetrics } from './metrics/notify-metrics.js';
+import { tracedProviders } from './delivery/traced-providers.js';
 
 export interface RunningNotify {
   ready: () => boolean;
@@ -54,7 +55,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   const connection = connectRedis(config.redisUrl);
   const registry = options.registry ?? newMetricsRegistry();
   const fleet = config.fleetClusters;
-  const providers = meteredProviders(options.providers ?? defaultProviders(kube, log, process.env, fleet ? { fleet: true } : {}), new NotifyMetrics(registry));
+  const providers = meteredProviders(tracedProviders(options.providers ?? defaultProviders(kube, log, process.env, fleet ? { fleet: true } : {})), new NotifyMetrics(registry));
   const shared: LaneShared = {
     config,
     connection,

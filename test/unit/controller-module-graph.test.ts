@@ -44,6 +44,9 @@ describe('what the controller, notify and run processes load', () => {
       expect(modules.some((m) => m.includes('/src/core/kube/rest-client.ts'))).toBe(true);
       expect(modules.some((m) => m.includes('/node_modules/bullmq/'))).toBe(true);
       expect(clientNode(modules)).toEqual([]);
+      // Traces off costs nothing: the OpenTelemetry SDK is imported only by startTracing when configured
+      // (the small @opentelemetry/api is prom-client's optional import, for exemplars).
+      expect(modules.filter((m) => m.includes('/@opentelemetry/') && !m.includes('/@opentelemetry/api/'))).toEqual([]);
     },
     60_000,
   );

@@ -1,6 +1,7 @@
 import type { App, RespondFn, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../core/log.js';
+import { inSpan } from '../../core/tracing/tracing.js';
 import { PlanAction, RELEASE_ACTION_IDS, releaseActionVerb } from '../../core/slack/action-ids.js';
 import { unescapeSlackText } from '../../core/slack/mrkdwn.js';
 import { buttonVerb, commandVerb, type BotMetrics } from '../metrics/bot-metrics.js';
@@ -27,8 +28,9 @@ export function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log
     reply: async (message: SlackMessage) => void (await respond({ response_type: 'ephemeral', replace_original: false, ...message })),
   });
   /** Work after the ack; a failure is told to the person and logged, never thrown at Bolt. */
+  /** Each request is its own trace when tracing is on: its verb and how it came, never who asked or the text. */
   const work = (ctx: RequestContext, what: string, labels: { verb: string; via: string }, fn: () => Promise<void>) =>
-    fn().then(
+    inSpan('chat.command', { 'helmcrew.verb': labels.verb, 'helmcrew.via': labels.via }, fn, { root: true, kind: 'server' }).then(
       () => metrics.handled(labels.verb, labels.via, 'handled'),
       async (error: unknown) => {
         metrics.handled(labels.verb, labels.via, 'error');

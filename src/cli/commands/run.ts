@@ -6,6 +6,7 @@ import { readNotifyConfig } from '../../notify/config.js';
 import { startControllerWithNotify } from '../compose/controller-with-notify.js';
 import { createLogger } from '../../core/log.js';
 import { startNotify } from '../../notify/notify.js';
+import { startTracing } from '../../core/tracing/tracing.js';
 import { untilSignal } from './until-signal.js';
 import { newMetricsRegistry } from '../../core/metrics/registry.js';
 
@@ -29,6 +30,8 @@ export async function runCommand(): Promise<number> {
   const botConfig = botWanted(process.env) ? readBotConfig() : undefined;
   // One registry for the process: the controller's health server serves every part's metrics and readiness.
   const registry = newMetricsRegistry();
+  // One tracer for the process: every part's spans under service.name `helmcrew` (OTEL_SERVICE_NAME).
+  const tracing = await startTracing('run', createLogger('run'));
   const controller = await startControllerWithNotify(controllerConfig, createLogger('controller'), registry);
   const notify = await startNotify(notifyConfig, createLogger('notify'), { registry });
   for (const check of notify.readiness) controller.health?.addCheck(check);
@@ -39,12 +42,14 @@ export async function runCommand(): Promise<number> {
     for (const check of bot?.readiness ?? []) controller.health?.addCheck(check);
   } catch (error) {
     await Promise.all([controller.stop(), notify.stop()]);
+    await tracing.stop();
     throw error;
   }
   await untilSignal(
     createLogger('run'),
     async () => {
       await Promise.all([controller.stop(), notify.stop(), bot?.stop()]);
+      await tracing.stop();
     },
     controllerConfig.shutdownGraceMs,
   );

@@ -1,6 +1,7 @@
 import { execa } from 'execa';
 import { clampTimerMs } from '../../api/duration.js';
 import type { Logger } from '../../core/log.js';
+import { inSpan } from '../../core/tracing/tracing.js';
 import { HelmCanceledError, HelmError, helmTimedOut, type HelmResult, type HelmStep } from './helm-error.js';
 
 export interface HelmRunOptions {
@@ -34,7 +35,14 @@ export class HelmRunner {
     private readonly observe: (verb: HelmStep, result: HelmResult, seconds: number) => void = () => undefined,
   ) {}
 
-  async run(args: string[], opts: HelmRunOptions): Promise<string> {
+  /** Each helm process is a span (`helm <subcommand>`, its verb and result) below the stage that ran it. */
+  run(args: string[], opts: HelmRunOptions): Promise<string> {
+    return inSpan(`helm ${args[0] ?? ''}`.trim(), { 'helm.verb': opts.step, 'helm.command': args[0], 'helmcrew.release': opts.release }, (span) =>
+      this.runHelm(args, opts, (result) => span.set({ 'helm.result': result })),
+    );
+  }
+
+  private async runHelm(args: string[], opts: HelmRunOptions, ended: (result: HelmResult) => void): Promise<string> {
     const started = Date.now();
     const result = await execa(this.helmBin, args, {
       env: opts.env ? { ...this.env, ...opts.env } : this.env,
@@ -51,6 +59,7 @@ export class HelmRunner {
     // Only the subcommand is logged: arguments may name values files but never contain values.
     const logFields = { release: opts.release, action: opts.step, helm: args[0], durationMs };
     if (result.isCanceled) {
+      ended('canceled');
       this.observe(opts.step, 'canceled', durationMs / 1000);
       this.log.info({ ...logFields, exitCode: result.exitCode }, 'helm cancelled');
       throw new HelmCanceledError(opts.step);
@@ -64,10 +73,12 @@ export class HelmRunner {
         timedOut,
         timeoutSeconds: opts.helmTimeoutSeconds ?? (result.timedOut ? Math.round(opts.timeoutMs / 1000) : undefined),
       });
+      ended(timedOut ? 'timeout' : 'failure');
       this.observe(opts.step, timedOut ? 'timeout' : 'failure', durationMs / 1000);
       this.log.warn({ ...logFields, exitCode: result.exitCode, timedOut, error: error.stderrExcerpt }, 'helm failed');
       throw error;
     }
+    ended('success');
     this.observe(opts.step, 'success', durationMs / 1000);
     this.log.info(logFields, 'helm finished');
     return String(result.stdout ?? '');

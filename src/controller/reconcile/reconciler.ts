@@ -9,6 +9,7 @@ import { actStage } from './stages/act.js';
 import { desiredStage } from './stages/desired.js';
 import { gateStage } from './stages/gate.js';
 import { lifecycleStage } from './stages/lifecycle.js';
+import { endsPass, stageSpan } from './ports/pass-spans.js';
 import { isPassEnd, type Pass, type PassEnd, type ReadFrom, type ReconcileResult } from './ports/pass.js';
 
 /**
@@ -63,18 +64,26 @@ async function reconcileFrom(
  */
 async function runStages(controllerCtx: ControllerContext, release: HelmRelease, readFrom: ReadFrom, knownHistory?: ReleaseHistory): Promise<PassEnd> {
   // Who acts, whether it may, the finalizer, Helm's records.
-  const pass = await gateStage(controllerCtx, release, readFrom, knownHistory);
+  // Each stage is a span of the pass's trace when tracing is on (ports/pass-spans.ts).
+  const pass = await stageSpan('gate', () => gateStage(controllerCtx, release, readFrom, knownHistory), endsPass);
   if (isPassEnd(pass)) return pass;
   // Deletion, suspension, ownership.
-  const lifecycle = await lifecycleStage(pass);
+  const lifecycle = await stageSpan('lifecycle', () => lifecycleStage(pass), endsPass);
   if (lifecycle) return lifecycle;
   // The exact chart version and the composed values.
-  const desired = await desiredStage(pass);
+  const desired = await stageSpan('desired', () => desiredStage(pass), endsPass);
   if (isPassEnd(desired)) return desired;
   // Manual recovery asked through annotations (forceAt, resetAt, requestedAt), recorded as handled.
-  const recovered = await recoveryStage(pass);
+  const recovered = await stageSpan('recovery', () => recoveryStage(pass));
   // What Helm's records say about them, then what that calls for: decided once, dispatched once.
-  return actStage(recovered.pass, desired, decideStage(recovered.pass, desired, recovered.force));
+  const action = await stageSpan(
+    'decide',
+    () => Promise.resolve(decideStage(recovered.pass, desired, recovered.force)),
+    (next) => ({
+      'helmcrew.decision': next.kind,
+    }),
+  );
+  return stageSpan('act', () => actStage(recovered.pass, desired, action));
 }
 
 /**

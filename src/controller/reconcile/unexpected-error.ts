@@ -4,6 +4,7 @@ import { apiErrorMessage } from '../../core/kube/errors.js';
 import { retryingStatus } from '../status/release-status.js';
 import { RetryLaterError, type ControllerContext } from './ports/context.js';
 import { reconcileRelease } from './reconciler.js';
+import { passSpan } from './ports/pass-spans.js';
 import { StatusWriter } from './ports/status-writer.js';
 import type { ReconcileResult } from './ports/pass.js';
 
@@ -26,8 +27,13 @@ export function unexpectedErrorMessage(error: unknown): string {
  * A reconcile pass whose unexpected failures reach the HelmRelease: Ready=False with a reason
  * and the message, an Event, then the error is rethrown so the queue retries with backoff.
  * RetryLaterError already reported itself. Without this a throw left "Installing" forever.
+ * The whole is one trace when tracing is on.
  */
-export async function reconcileReportingErrors(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
+export function reconcileReportingErrors(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
+  return passSpan(namespace, name, () => reportingErrors(ctx, namespace, name));
+}
+
+async function reportingErrors(ctx: ControllerContext, namespace: string, name: string): Promise<ReconcileResult> {
   try {
     return await reconcileRelease(ctx, namespace, name);
   } catch (error) {

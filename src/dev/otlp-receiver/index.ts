@@ -1,0 +1,2 @@
+export * from './otlp-receiver.js';
+export * from './otlp-json.js';
