@@ -5,10 +5,12 @@
 //   npm run bench -- <name> [options]      runs it: progress on stderr, a Markdown report on stdout,
 //                                          and (headline benchmarks) bench/results/<name>.json
 //   npm run bench -- all [--full]          the headline set (sets.ts), then bench/RESULTS.md
+//   npm run bench -- all --set fleet       the fleet set, into bench/results/fleet/, then bench/RESULTS.md
 //   npm run bench -- report                bench/RESULTS.md from bench/results/*.json
 //
 // Each benchmark brings up its own environment under /tmp (or re-uses --state-dir) and takes down
 // what it started on success, failure, Ctrl-C or its --max-seconds limit. Results: bench/RESULTS.md.
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { COMMON_USAGE, parseBenchArgs } from './lib/args.js';
 import type { Benchmark } from './lib/benchmark.js';
@@ -18,7 +20,7 @@ import { buildResult, RESULTS_DIR, writeResult } from './lib/record.js';
 import { renderTable } from './lib/result.js';
 import { say } from './lib/say.js';
 import { writeReport } from './report.js';
-import { runSet, setCommands, SET_USAGE } from './sets.js';
+import { runSet, setCommands, SETS, SET_USAGE } from './sets.js';
 
 interface Entry {
   summary: string;
@@ -56,6 +58,16 @@ export const BENCHMARKS: Record<string, Entry> = {
   'git-rest': {
     summary: 'N in-sync releases on one Git repository at rest: git processes and API requests per interval (one ls-remote per repository)',
     load: () => import('./git-rest.js'),
+  },
+  fleet: {
+    summary:
+      'a fleet at rest: C clusters (control planes on loopback) × M releases, one agent each on one Redis: Redis ops/s and memory, agent memory, 0 helm and 0 writes; signed commands at R/s, p50/p99',
+    load: () => import('./fleet.js'),
+  },
+  'fleet-hub': {
+    summary:
+      'hub mode: one controller with N releases spread over T target clusters (spec.kubeConfig) against N local releases: time, CPU and memory per release',
+    load: () => import('./fleet-hub.js'),
   },
   'slack-latency': { summary: "event → Slack API call latency against the local fake Slack and Slack's rate limits", load: () => import('./slack-latency.js') },
 };
@@ -140,6 +152,7 @@ async function all(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
+      set: { type: 'string' },
       only: { type: 'string' },
       full: { type: 'boolean' },
       note: { type: 'string' },
@@ -152,8 +165,11 @@ async function all(argv: string[]): Promise<void> {
     process.stdout.write(`${SET_USAGE.join('\n')}\n`);
     return;
   }
-  const passOn = [...(values.note ? ['--note', values.note] : []), ...(values.results ? ['--results', values.results] : [])];
-  const failed = await runSet(setCommands(values.only?.split(',').filter(Boolean) ?? [], values.full ?? false, passOn));
+  const set = values.set ?? 'headline';
+  const setDir = SETS[set]?.dir;
+  const results = values.results ?? (setDir ? join(RESULTS_DIR, setDir) : undefined);
+  const passOn = [...(values.note ? ['--note', values.note] : []), ...(results ? ['--results', results] : [])];
+  const failed = await runSet(setCommands(values.only?.split(',').filter(Boolean) ?? [], values.full ?? false, passOn, set));
   if (failed.length) say(`all: failed: ${failed.join('; ')} (their earlier results, if any, are left as they were)`);
   if (!values.results) say(`all: ${await writeReport()}`);
   process.exitCode = failed.length ? 1 : 0;

@@ -34,22 +34,49 @@ export const HEADLINE: SetEntry[] = [
   },
 ];
 
+/**
+ * The fleet set (issue 32): agents of C clusters on one Redis, and one controller driving T target
+ * clusters. Its results are kept apart (bench/results/fleet/), one commit of their own, and
+ * RESULTS.md shows them as a part of their own, so the headline set need not run again with them.
+ */
+export const FLEET: SetEntry[] = [
+  {
+    as: 'fleet',
+    benchmark: 'fleet',
+    small: ['--clusters', '3', '--releases', '50', '--rest-seconds', '70', '--command-seconds', '20'],
+    full: ['--clusters', '5', '--releases', '200', '--rest-seconds', '90', '--rate', '10', '--command-seconds', '30'],
+  },
+  {
+    as: 'fleet-hub',
+    benchmark: 'fleet-hub',
+    small: ['--targets', '2', '--releases', '100', '--installs', '10', '--rest-seconds', '70'],
+    full: ['--targets', '5', '--releases', '500', '--installs', '50', '--rest-seconds', '90'],
+  },
+];
+
+/** The sets `all --set NAME` runs; `dir`: where under bench/results/ their results are kept (none: bench/results/ itself). */
+export const SETS: Record<string, { entries: SetEntry[]; dir?: string; title?: string }> = {
+  headline: { entries: HEADLINE },
+  fleet: { entries: FLEET, dir: 'fleet', title: 'Fleet (issue 32): agents on one Redis, and one controller over target clusters' },
+};
+
 export const SET_USAGE = [
-  'usage: npm run bench -- all [--only burst,at-rest,ack-latency,notify-latency] [--full] [--note TEXT] [--results DIR]',
-  '  the headline benchmarks one after the other, each writing bench/results/<name>.json, then bench/RESULTS.md',
+  'usage: npm run bench -- all [--set headline|fleet] [--only burst,at-rest,ack-latency,notify-latency] [--full] [--note TEXT] [--results DIR]',
+  '  the headline benchmarks (or --set fleet: bench/results/fleet/) one after the other, each writing bench/results/<name>.json, then bench/RESULTS.md',
   ...HEADLINE.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
+  '  --set fleet:',
+  ...FLEET.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
 ];
 
 /** The command lines `all` runs, in order. Pure. */
-export function setCommands(only: string[], full: boolean, passOn: string[]): string[][] {
-  const unknown = only.filter((name) => !HEADLINE.some((e) => e.as === name));
-  if (unknown.length) throw new Error(`--only: no such headline benchmark: ${unknown.join(', ')}`);
-  return HEADLINE.filter((e) => only.length === 0 || only.includes(e.as)).map((e) => [
-    e.benchmark,
-    ...(e.as === e.benchmark ? [] : ['--as', e.as]),
-    ...(full ? e.full : e.small),
-    ...passOn,
-  ]);
+export function setCommands(only: string[], full: boolean, passOn: string[], set = 'headline'): string[][] {
+  const entries = SETS[set]?.entries;
+  if (!entries) throw new Error(`--set: no such set: ${set} (${Object.keys(SETS).join(', ')})`);
+  const unknown = only.filter((name) => !entries.some((e) => e.as === name));
+  if (unknown.length) throw new Error(`--only: no such ${set} benchmark: ${unknown.join(', ')}`);
+  return entries
+    .filter((e) => only.length === 0 || only.includes(e.as))
+    .map((e) => [e.benchmark, ...(e.as === e.benchmark ? [] : ['--as', e.as]), ...(full ? e.full : e.small), ...passOn]);
 }
 
 /** Runs each command as `tsx bench/main.ts …`, in its own process; returns the names that failed. */

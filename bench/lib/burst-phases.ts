@@ -56,7 +56,8 @@ export async function helmcrewBurst(
   ctx: { namespace: string; pid: number; helm: CountingHelm; logFile: string },
   what: 'install' | 'upgrade' | 'adopt',
   releaseNames: string[],
-  makeSpec: () => HelmReleaseSpec,
+  /** The spec applied to each name (the fleet's hub bench gives each name its target cluster). */
+  makeSpec: (name: string) => HelmReleaseSpec,
   timeoutMs: number,
 ): Promise<Burst> {
   const helmBefore = (await ctx.helm.invocations()).length;
@@ -68,7 +69,7 @@ export async function helmcrewBurst(
   const t0 = Date.now();
   const generations = new Map<string, number>();
   await mapLimit(releaseNames, 8, async (name) => {
-    generations.set(name, await applyHelmRelease(be.kubeConfig, helmReleaseObject(ctx.namespace, name, makeSpec())));
+    generations.set(name, await applyHelmRelease(be.kubeConfig, helmReleaseObject(ctx.namespace, name, makeSpec(name))));
   });
   // Completion is seen through a watch (an informer: one LIST, then events), not by polling: a
   // LIST of N objects every few hundred ms would load the API server the floor does not share.
