@@ -3,8 +3,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import type { NotifyConfig } from './config.js';
 import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
 import { TeamApi } from '../core/kube/team-api.js';
-import { connectRedis, redactRedisUrl } from '../core/redis.js';
-import type { Redis } from 'ioredis';
+import { connectRedis, redactRedisUrl, type RedisConnection } from '../core/redis.js';
 import { clusterKeyspace, DEFAULT_CLUSTER, fleetIndexKey, fleetKeyspace } from '../core/fleet/cluster-keys.js';
 import { clustersToServe, needsIndex } from './fleet-clusters.js';
 import { createLogger, type Logger } from '../core/log.js';
@@ -55,7 +54,10 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   const connection = connectRedis(config.redisUrl);
   const registry = options.registry ?? newMetricsRegistry();
   const fleet = config.fleetClusters;
-  const providers = meteredProviders(tracedProviders(options.providers ?? defaultProviders(kube, log, process.env, fleet ? { fleet: true } : {})), new NotifyMetrics(registry));
+  const providers = meteredProviders(
+    tracedProviders(options.providers ?? defaultProviders(kube, log, process.env, fleet ? { fleet: true } : {})),
+    new NotifyMetrics(registry),
+  );
   const shared: LaneShared = {
     config,
     connection,
@@ -125,7 +127,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
 /** What every cluster's lane of one notify shares: the Teams, the providers, the channel buckets, one Redis connection. */
 interface LaneShared {
   config: NotifyConfig;
-  connection: Redis;
+  connection: RedisConnection;
   directory: TeamDirectory;
   providers: ProviderRegistry;
   registry: Registry;
