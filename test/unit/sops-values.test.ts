@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { composeValues, ValuesError, type ValuesPorts } from '../../src/controller/reconcile/desired/values-from.js';
-import type { SopsDecrypt } from '../../src/controller/sops/sops-decrypter.js';
+import { SopsDecrypter, type SopsDecrypt } from '../../src/controller/sops/sops-decrypter.js';
 import { decryptionKeys, sopsFailure, sopsFormat } from '../../src/controller/sops/sops-document.js';
 import type { KubeClients } from '../../src/core/kube/client.js';
 import { KubeApiError } from '../../src/core/kube/api-error.js';
@@ -154,5 +158,52 @@ describe('composeValues with SOPS documents (fake sops, fake API)', () => {
     await expect(compose({ kube }, { decryption, valuesFrom: [{ kind: 'Secret', name: 'enc' }] })).rejects.toThrow(
       'Secret shop/enc key values.yaml is SOPS-encrypted and this controller has no sops to decrypt it',
     );
+  });
+});
+
+describe('SopsDecrypter runs sops as it should (a stand-in sops that reports what it got)', () => {
+  let dir = '';
+  let bin = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'helmcrew-sops-unit-'));
+    bin = join(dir, 'sops');
+    // Prints its arguments, whether HOME and the key reached it, and its stdin; exits 128 for the key "wrong".
+    await writeFile(
+      bin,
+      `#!/bin/sh\necho "$*" >> "${dir}/calls"\n[ "$SOPS_AGE_KEY" = wrong ] && { echo "secret quoted on stderr" >&2; exit 128; }\necho "args: $*"\necho "home: \${HOME}"\necho "key: $SOPS_AGE_KEY"\necho "aws: \${AWS_ACCESS_KEY_ID:-none}"\ncat\n`,
+      { mode: 0o755 },
+    );
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('passes the document on stdin and the keys in its own environment, and decrypts each document and key set once', async () => {
+    const decrypter = new SopsDecrypter(bin, pino({ level: 'silent' }));
+    // The controller's own credentials (a cloud key here) do not reach sops.
+    process.env.AWS_ACCESS_KEY_ID = 'AKIA-controller-own';
+    const first = await decrypter.decrypt('doc: 1\n', 'yaml', 'AGE-SECRET-KEY-1A').finally(() => delete process.env.AWS_ACCESS_KEY_ID);
+    expect(first).toEqual({
+      ok: true,
+      cleartext: 'args: decrypt --input-type yaml --output-type yaml\nhome: /nonexistent\nkey: AGE-SECRET-KEY-1A\naws: none\ndoc: 1\n',
+    });
+    expect(await decrypter.decrypt('doc: 1\n', 'yaml', 'AGE-SECRET-KEY-1A')).toEqual(first);
+    await decrypter.decrypt('{"doc": 1}', 'json', 'AGE-SECRET-KEY-1A');
+    await decrypter.decrypt('doc: 1\n', 'yaml', 'AGE-SECRET-KEY-1B');
+    expect((await readFile(join(dir, 'calls'), 'utf8')).trim().split('\n')).toEqual([
+      'decrypt --input-type yaml --output-type yaml',
+      'decrypt --input-type json --output-type json',
+      'decrypt --input-type yaml --output-type yaml',
+    ]);
+  });
+
+  it('a failure is its exit status’ meaning, never sops’ words; a missing sops says which setting names it', async () => {
+    const decrypter = new SopsDecrypter(bin, pino({ level: 'silent' }));
+    expect(await decrypter.decrypt('doc: 1\n', 'yaml', 'wrong')).toEqual({ ok: false, reason: sopsFailure(128) });
+    const missing = new SopsDecrypter(join(dir, 'no-such-sops'), pino({ level: 'silent' }));
+    expect(await missing.decrypt('doc: 1\n', 'yaml', 'k')).toEqual({
+      ok: false,
+      reason: `sops could not be started (${join(dir, 'no-such-sops')}; SOPS_BIN names it)`,
+    });
   });
 });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { execa } from 'execa';
 import type { Logger } from '../../core/log.js';
+import { ByteBoundedLru } from '../charts/byte-lru.js';
 import { sopsFailure, type SopsFormat } from './sops-document.js';
 
 export type SopsOutcome = { ok: true; cleartext: string } | { ok: false; reason: string };
@@ -11,8 +12,9 @@ export interface SopsDecrypt {
 }
 
 const TIMEOUT_MS = 30_000;
-/** Decrypted documents kept, least recently used dropped: a settled release runs no sops per pass. */
-const CACHE_ENTRIES = 256;
+/** Decrypted documents kept in memory, least recently used dropped: a settled release runs no sops per pass. */
+const CACHE_BYTES = 16 * 1024 * 1024;
+const CACHE_TTL_MS = 60 * 60_000;
 
 /**
  * Runs the real sops (getsops/sops v3) with an argument array: the document on stdin, the cleartext
@@ -23,22 +25,21 @@ const CACHE_ENTRIES = 256;
  * secrets too; its exit status says enough (sops-document.ts).
  */
 export class SopsDecrypter implements SopsDecrypt {
-  private readonly cache = new Map<string, string>();
+  private readonly cache: ByteBoundedLru<string>;
 
   constructor(
     private readonly sopsBin: string,
     private readonly log: Logger,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.cache = new ByteBoundedLru(CACHE_BYTES, now);
+  }
 
   async decrypt(document: string, format: SopsFormat, ageKeys: string): Promise<SopsOutcome> {
     // Keyed by a digest of the document and the keys: another key set (a rotation) decrypts anew.
     const key = createHash('sha256').update(format).update('\0').update(document).update('\0').update(ageKeys).digest('hex');
     const cached = this.cache.get(key);
-    if (cached !== undefined) {
-      this.cache.delete(key);
-      this.cache.set(key, cached);
-      return { ok: true, cleartext: cached };
-    }
+    if (cached !== undefined) return { ok: true, cleartext: cached };
     const result = await execa(this.sopsBin, ['decrypt', '--input-type', format, '--output-type', format], {
       input: document,
       env: { SOPS_AGE_KEY: ageKeys, SOPS_DISABLE_VERSION_CHECK: 'true', HOME: '/nonexistent', XDG_CONFIG_HOME: '/nonexistent' },
@@ -57,8 +58,7 @@ export class SopsDecrypter implements SopsDecrypt {
       this.log.warn({ action: 'sops decrypt', exitCode: result.exitCode, reason }, 'sops could not decrypt a values document');
       return { ok: false, reason };
     }
-    this.cache.set(key, result.stdout);
-    if (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, result.stdout, result.stdout.length * 2, CACHE_TTL_MS);
     return { ok: true, cleartext: result.stdout };
   }
 }
