@@ -140,20 +140,25 @@ describe('bench report: a set kept apart (the fleet set)', () => {
     const part = md.slice(md.indexOf(`# ${SETS.fleet!.title}`));
     expect(md.indexOf('## burst')).toBeLessThan(md.indexOf(`# ${SETS.fleet!.title}`));
     expect(part).toContain('Commit **f1ee7ab** on one machine');
-    expect(part).toContain('| [fleet](#fleet) | `npm run bench -- fleet --clusters 5` |');
+    expect(part).toContain('## fleet\n\nN releases installed and upgraded by helmcrew against the floor\n\n```sh\nnpm run bench -- fleet --clusters 5\n```');
     expect(part).toContain('## fleet');
     expect(part).not.toContain('## burst');
     // The headline header links to the part.
     expect(md.slice(0, md.indexOf('## burst'))).toContain('Measured apart, with a commit of their own: [Fleet (issue 32)');
   });
 
-  it('holds the part to one run of its own', async () => {
+  it('holds the part to one machine, naming each result’s commit when they differ', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'bench-report-'));
     await writeFile(join(dir, 'burst.json'), JSON.stringify(sample()));
     await mkdir(join(dir, 'fleet'));
     await writeFile(join(dir, 'fleet', 'fleet.json'), JSON.stringify(fleet()));
     await writeFile(join(dir, 'fleet', 'fleet-hub.json'), JSON.stringify(fleet({ name: 'fleet-hub', commit: 'bbbbbbb' })));
-    await expect(reportText(dir)).rejects.toThrow(/measured commit/);
+    expect(await reportText(dir)).toContain('Commits **f1ee7ab** (fleet), **bbbbbbb** (fleet-hub) on one machine: **AMD EPYC 7B13');
+    await writeFile(
+      join(dir, 'fleet', 'fleet-hub.json'),
+      JSON.stringify(fleet({ name: 'fleet-hub', machine: { ...sample().machine, cpuModel: 'Intel Xeon' } })),
+    );
+    await expect(reportText(dir)).rejects.toThrow(/fleet\.json ran on AMD EPYC 7B13, 2 cores, 24105 MiB memory, .*fleet-hub\.json on Intel Xeon/);
   });
 });
 
