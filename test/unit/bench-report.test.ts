@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { rerunCommand, RESULTS_DIR } from '../../bench/lib/record.js';
 import { parseResult, RESULT_FORMAT, type BenchResult } from '../../bench/lib/result.js';
-import { checkOneRun, loadResults, renderReport, RESULTS_MD, writeReport } from '../../bench/report.js';
-import { setCommands } from '../../bench/sets.js';
+import { checkOneRun, loadResults, renderReport, reportText, RESULTS_MD, writeReport } from '../../bench/report.js';
+import { setCommands, SETS } from '../../bench/sets.js';
 
 const sample = (over: Partial<BenchResult> = {}): BenchResult => ({
   format: RESULT_FORMAT,
@@ -125,6 +125,43 @@ describe('bench report: RESULTS.md from the JSON results', () => {
   });
 });
 
+describe('bench report: a set kept apart (the fleet set)', () => {
+  const fleet = (over: Partial<BenchResult> = {}) =>
+    sample({ name: 'fleet', benchmark: 'fleet', commit: 'f1ee7ab', command: 'npm run bench -- fleet --clusters 5', note: undefined, ...over });
+
+  it('renders after the headline results with its own commit, machine line and runs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bench-report-'));
+    await writeFile(join(dir, 'burst.json'), JSON.stringify(sample()));
+    await mkdir(join(dir, 'fleet'));
+    await writeFile(join(dir, 'fleet', 'fleet.json'), JSON.stringify(fleet()));
+    const md = await reportText(dir);
+
+    expect(md).toBe(renderReport([sample()], [{ title: SETS.fleet!.title!, results: [fleet()] }]));
+    const part = md.slice(md.indexOf(`# ${SETS.fleet!.title}`));
+    expect(md.indexOf('## burst')).toBeLessThan(md.indexOf(`# ${SETS.fleet!.title}`));
+    expect(part).toContain('Commit **f1ee7ab** on one machine');
+    expect(part).toContain('## fleet\n\nN releases installed and upgraded by helmcrew against the floor\n\n```sh\nnpm run bench -- fleet --clusters 5\n```');
+    expect(part).toContain('## fleet');
+    expect(part).not.toContain('## burst');
+    // The headline header links to the part.
+    expect(md.slice(0, md.indexOf('## burst'))).toContain('Measured apart, with a commit of their own: [Fleet (issue 32)');
+  });
+
+  it('holds the part to one machine, naming each result’s commit when they differ', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'bench-report-'));
+    await writeFile(join(dir, 'burst.json'), JSON.stringify(sample()));
+    await mkdir(join(dir, 'fleet'));
+    await writeFile(join(dir, 'fleet', 'fleet.json'), JSON.stringify(fleet()));
+    await writeFile(join(dir, 'fleet', 'fleet-hub.json'), JSON.stringify(fleet({ name: 'fleet-hub', commit: 'bbbbbbb' })));
+    expect(await reportText(dir)).toContain('Commits **f1ee7ab** (fleet), **bbbbbbb** (fleet-hub) on one machine: **AMD EPYC 7B13');
+    await writeFile(
+      join(dir, 'fleet', 'fleet-hub.json'),
+      JSON.stringify(fleet({ name: 'fleet-hub', machine: { ...sample().machine, cpuModel: 'Intel Xeon' } })),
+    );
+    await expect(reportText(dir)).rejects.toThrow(/fleet\.json ran on AMD EPYC 7B13, 2 cores, 24105 MiB memory, .*fleet-hub\.json on Intel Xeon/);
+  });
+});
+
 describe('bench all: the headline set', () => {
   it('small sizes by default, the result name given where one benchmark makes two results, options passed on', () => {
     expect(setCommands(['burst', 'at-rest'], false, ['--note', 'busy'])).toEqual([
@@ -136,6 +173,15 @@ describe('bench all: the headline set', () => {
 
   it('refuses a name not in the set', () => {
     expect(() => setCommands(['bursts'], false, [])).toThrow('--only: no such headline benchmark: bursts');
+    expect(() => setCommands(['burst'], false, [], 'fleet')).toThrow('--only: no such fleet benchmark: burst');
+    expect(() => setCommands([], false, [], 'fleets')).toThrow('--set: no such set: fleets (headline, fleet)');
+  });
+
+  it('the fleet set: its own benchmarks, at the issue’s sizes with --full', () => {
+    expect(setCommands([], true, ['--results', 'bench/results/fleet'], 'fleet')).toEqual([
+      ['fleet', '--clusters', '5', '--releases', '200', '--rest-seconds', '90', '--rate', '10', '--command-seconds', '30', '--results', 'bench/results/fleet'],
+      ['fleet-hub', '--targets', '5', '--releases', '500', '--installs', '50', '--rest-seconds', '90', '--results', 'bench/results/fleet'],
+    ]);
   });
 
   it('records the command that runs it again, without where or why it was kept, quoted for a shell', () => {
@@ -150,7 +196,7 @@ describe('bench/RESULTS.md as committed', () => {
     const results = await loadResults(RESULTS_DIR);
     checkOneRun(results);
     const committed = await readFile(RESULTS_MD, 'utf8');
-    expect(committed, 'bench/RESULTS.md is generated: run `npm run bench -- report`').toBe(renderReport(results.map((r) => r.result)));
+    expect(committed, 'bench/RESULTS.md is generated: run `npm run bench -- report`').toBe(await reportText(RESULTS_DIR));
     expect(committed.split('\n').length).toBeLessThan(250);
   });
 });
