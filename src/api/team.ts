@@ -44,7 +44,11 @@ export const SecretKeyRef = Type.Object({
   namespace: Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 63, description: 'Namespace of the Secret.' }),
   name: Type.String({ pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$', maxLength: 253 }),
   key: Type.Optional(
-    Type.String({ pattern: '^[-._a-zA-Z0-9]+$', maxLength: 253, description: 'Data key. Default: key (webhook), routing-key (pagerduty), url (msteams).' }),
+    Type.String({
+      pattern: '^[-._a-zA-Z0-9]+$',
+      maxLength: 253,
+      description: 'Data key. Default: key (webhook), routing-key (pagerduty), url (msteams), token (alertmanager).',
+    }),
   ),
 });
 
@@ -63,12 +67,28 @@ export const MSTeamsChannel = Type.Object(
   { description: 'A Microsoft Teams channel through a Workflows webhook, whose URL is in the Secret (it is a credential): one Adaptive Card per operation.' },
 );
 
+export const AlertmanagerChannel = Type.Object(
+  {
+    url: Type.String({
+      pattern: '^https?://[^\\s]+$',
+      maxLength: 2048,
+      description: "Alertmanager's base URL (http://alertmanager.monitoring:9093); alerts go to its /api/v2/alerts.",
+    }),
+    secretRef: Type.Optional(SecretKeyRef),
+  },
+  {
+    description:
+      'An Alertmanager (API v2): a failure fires the alert HelmReleaseFailed labelled with cluster, namespace and release, its recovery resolves it; secretRef: a bearer token (key token) for one behind an authenticating proxy.',
+  },
+);
+
 export const TeamChannel = Type.Object(
   {
     slack: Type.Optional(Type.String({ pattern: SLACK_CHANNEL_PATTERN, maxLength: 81, description: 'A Slack channel id (C…/G…) or #name.' })),
     webhook: Type.Optional(WebhookChannel),
     pagerduty: Type.Optional(PagerDutyChannel),
     msteams: Type.Optional(MSTeamsChannel),
+    alertmanager: Type.Optional(AlertmanagerChannel),
     template: Type.Optional(
       Type.String({
         maxLength: 2000,
@@ -78,10 +98,10 @@ export const TeamChannel = Type.Object(
     ),
   },
   {
-    description: 'One place the team is told: exactly one of slack, webhook, pagerduty or msteams.',
+    description: 'One place the team is told: exactly one of slack, webhook, pagerduty, msteams or alertmanager.',
     ...celRules({
-      rule: '[has(self.slack), has(self.webhook), has(self.pagerduty), has(self.msteams)].filter(x, x).size() == 1',
-      message: 'a channel sets exactly one of slack, webhook, pagerduty or msteams',
+      rule: '[has(self.slack), has(self.webhook), has(self.pagerduty), has(self.msteams), has(self.alertmanager)].filter(x, x).size() == 1',
+      message: 'a channel sets exactly one of slack, webhook, pagerduty, msteams or alertmanager',
     }),
   },
 );

@@ -2,16 +2,19 @@ import { createHash } from 'node:crypto';
 import type { TeamChannel } from '../api/team.js';
 import type { ChannelRef, SecretRef } from './contract.js';
 import { DEFAULT_URL_KEY } from './providers/msteams/card.js';
+import { DEFAULT_TOKEN_KEY } from './providers/alertmanager/alert.js';
 import { DEFAULT_ROUTING_KEY } from './providers/pagerduty/event.js';
 
 /** The contract's ChannelRef for a channel as written in a Team (undefined for a malformed one the API server let through). */
 export function channelRefOf(channel: TeamChannel): ChannelRef | undefined {
-  const kinds = [channel.slack, channel.webhook, channel.pagerduty, channel.msteams].filter((set) => set !== undefined).length;
+  const kinds = [channel.slack, channel.webhook, channel.pagerduty, channel.msteams, channel.alertmanager].filter((set) => set !== undefined).length;
   if (kinds !== 1) return undefined;
   if (channel.slack !== undefined) return { kind: 'slack', channel: channel.slack };
   if (channel.webhook !== undefined) return { kind: 'webhook', url: channel.webhook.url, secretRef: channel.webhook.secretRef };
   if (channel.pagerduty !== undefined) return { kind: 'pagerduty', secretRef: channel.pagerduty.secretRef };
   if (channel.msteams !== undefined) return { kind: 'msteams', secretRef: channel.msteams.secretRef };
+  if (channel.alertmanager !== undefined)
+    return { kind: 'alertmanager', url: channel.alertmanager.url, ...(channel.alertmanager.secretRef ? { secretRef: channel.alertmanager.secretRef } : {}) };
   return undefined;
 }
 
@@ -34,6 +37,8 @@ export function channelKey(ref: ChannelRef): string {
       return `pagerduty.${digest(secretName(ref.secretRef, DEFAULT_ROUTING_KEY))}`;
     case 'msteams':
       return `msteams.${digest(secretName(ref.secretRef, DEFAULT_URL_KEY))}`;
+    case 'alertmanager':
+      return `alertmanager.${digest(`${ref.url}|${ref.secretRef ? secretName(ref.secretRef, DEFAULT_TOKEN_KEY) : ''}`)}`;
   }
 }
 
@@ -48,6 +53,8 @@ export function channelLabel(ref: ChannelRef): string {
       return `pagerduty (Secret ${secretName(ref.secretRef, DEFAULT_ROUTING_KEY)})`;
     case 'msteams':
       return `msteams (Secret ${secretName(ref.secretRef, DEFAULT_URL_KEY)})`;
+    case 'alertmanager':
+      return `alertmanager ${safeOrigin(ref.url)} #${digest(ref.url)}`;
   }
 }
 

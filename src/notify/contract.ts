@@ -61,7 +61,9 @@ export type ChannelRef =
   | { kind: 'slack'; channel: string }
   | { kind: 'webhook'; url: string; secretRef: SecretRef }
   | { kind: 'pagerduty'; secretRef: SecretRef }
-  | { kind: 'msteams'; secretRef: SecretRef };
+  | { kind: 'msteams'; secretRef: SecretRef }
+  /** Alertmanager's base URL (not a credential); a bearer token, when it needs one, in a Secret. */
+  | { kind: 'alertmanager'; url: string; secretRef?: SecretRef };
 
 /** A delivery that can never succeed by retrying (bad token, unknown channel). */
 export class PermanentDeliveryError extends Error {

@@ -30,14 +30,20 @@ describe('the Team API', () => {
     {
       name: 'both-kinds',
       spec: { channels: [{ slack: '#frontend', webhook: hook }] },
-      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty or msteams/,
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams or alertmanager/,
     },
-    { name: 'no-kind', spec: { channels: [{}] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty or msteams/ },
+    { name: 'no-kind', spec: { channels: [{}] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams or alertmanager/ },
     {
       name: 'hook-and-pd',
       spec: { channels: [{ webhook: hook, pagerduty: { secretRef: hook.secretRef } }] },
-      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty or msteams/,
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams or alertmanager/,
     },
+    {
+      name: 'am-and-slack',
+      spec: { channels: [{ slack: '#frontend', alertmanager: { url: 'http://alertmanager.test:9093' } }] },
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams or alertmanager/,
+    },
+    { name: 'am-ftp', spec: { channels: [{ alertmanager: { url: 'ftp://alertmanager.test/' } }] }, want: /spec.channels\[0\].alertmanager.url: Invalid value/ },
     { name: 'pd-no-secret', spec: { channels: [{ pagerduty: {} }] }, want: /spec.channels\[0\].pagerduty.secretRef: Required value/ },
     { name: 'ftp-hook', spec: { channels: [{ webhook: { ...hook, url: 'ftp://x.test/' } }] }, want: /spec.channels\[0\].webhook.url: Invalid value/ },
     { name: 'no-secret', spec: { channels: [{ webhook: { url: hook.url } }] }, want: /spec.channels\[0\].webhook.secretRef: Required value/ },

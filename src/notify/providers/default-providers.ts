@@ -1,6 +1,7 @@
 import type { KubeClients } from '../../core/kube/client.js';
 import { controllerNamespace } from '../../core/kube/digest-key.js';
 import type { Logger } from '../../core/log.js';
+import { AlertmanagerProvider } from './alertmanager/alertmanager-provider.js';
 import { MSTeamsProvider, readMSTeamsConfig } from './msteams/msteams-provider.js';
 import { PagerDutyProvider, readPagerDutyConfig } from './pagerduty/pagerduty-provider.js';
 import { ProviderRegistry } from './registry.js';
@@ -14,6 +15,7 @@ import { SecretSigningKeys, WebhookProvider } from './webhook.js';
  * Without it, a Team's Slack channel gets the permanent error `provider_not_configured` on its status.
  * PagerDuty needs nothing but its routing keys (in Secrets); HELMCREW_PAGERDUTY_URL moves its endpoint.
  * Microsoft Teams needs its Workflows webhook URLs (in Secrets); HELMCREW_STATUS_URL adds a status link.
+ * Alertmanager needs its URL on the channel (a bearer token, when needed, in a Secret).
  */
 export function defaultProviders(
   kube: KubeClients,
@@ -25,7 +27,8 @@ export function defaultProviders(
   const registry = new ProviderRegistry()
     .register(new WebhookProvider(new SecretSigningKeys(kube.core)))
     .register(new PagerDutyProvider(new SecretSigningKeys(kube.core), readPagerDutyConfig(env)))
-    .register(new MSTeamsProvider(new SecretSigningKeys(kube.core), readMSTeamsConfig(env)));
+    .register(new MSTeamsProvider(new SecretSigningKeys(kube.core), readMSTeamsConfig(env)))
+    .register(new AlertmanagerProvider(new SecretSigningKeys(kube.core), readMSTeamsConfig(env)));
   const slack = readSlackConfig(env);
   if (slack)
     registry.register(

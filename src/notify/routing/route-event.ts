@@ -13,9 +13,12 @@ export interface Route {
   channelKey: string;
 }
 
+/** Channels where a failure stays open until its recovery resolves it. */
+const RESOLVES_ALERTS: ReadonlySet<string> = new Set(['pagerduty', 'alertmanager']);
+
 /**
  * Where a notification goes: every channel of every Team with a subscription that matches it,
- * and a recovery to a Team's PagerDuty channels when a subscription matches it but for its
+ * and a recovery to a Team's PagerDuty and Alertmanager channels when a subscription matches it but for its
  * severity or events (so the incident a failure opened is resolved). Pure. A Team without subscriptions hears nothing; a subscription `{}` hears everything.
  * Routes are unique per (team, channel), in Team order then channel order.
  */
@@ -31,7 +34,7 @@ export function routeEvent(event: ReleaseNotification, teams: readonly Team[]): 
     const seen = new Set<string>();
     for (const written of team.spec.channels ?? []) {
       const channel = channelRefOf(written);
-      if (!channel || (!hears && channel.kind !== 'pagerduty')) continue;
+      if (!channel || (!hears && !RESOLVES_ALERTS.has(channel.kind))) continue;
       const key = channelKey(channel);
       if (seen.has(key)) continue;
       seen.add(key);
