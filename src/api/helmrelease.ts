@@ -3,7 +3,7 @@ import { GitChartSource } from './git-source.js';
 import { Decryption } from './decryption.js';
 import { BoundedDuration, celRules, type CelRule, DNS_LABEL_PATTERN, FreeFormObject, LocalObjectName, StringEnum } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
-import { CommonMetadata, PostRenderers } from './post-render.js';
+import { CommonMetadata, PostRenderers, PostRenderStrategy } from './post-render.js';
 import { InstallSpec, RollbackSpec, TestSpec, UninstallSpec, UpgradeSpec } from './release-actions.js';
 import type { HelmReleaseStatus } from './helmrelease-status.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
@@ -221,6 +221,7 @@ export const HelmReleaseSpec = Type.Object(
     maxHistory: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Revisions helm keeps. Default: 10; 0 = unlimited.' })),
     driftDetection: Type.Optional(DriftDetectionSpec),
     postRenderers: Type.Optional(PostRenderers),
+    postRenderStrategy: Type.Optional(PostRenderStrategy),
     commonMetadata: Type.Optional(CommonMetadata),
   },
   {

@@ -56,6 +56,14 @@ export const PostRenderers = Type.Array(PostRenderer, {
   description: 'kustomize post-renderers, applied in order to everything helm renders (hooks too) before it is applied; a change upgrades the release.',
 });
 
+export const POST_RENDER_STRATEGIES = ['nohooks', 'combined', 'separate'] as const;
+
+/** Flux's spec.postRenderStrategy: which of helm's output the post-renderers see (helm 4's names). */
+export const PostRenderStrategy = StringEnum(POST_RENDER_STRATEGIES, {
+  description:
+    "How hooks meet the post-renderers and commonMetadata. combined (default, helm 4's): hooks and templates go through them together; nohooks (helm 3's): hooks are applied as the chart renders them; separate: hooks and templates go through them one after the other, so a patch applies only where its target is.",
+});
+
 export const CommonMetadata = Type.Object(
   {
     labels: Type.Optional(StringMap('Labels set on every rendered object (metadata only: no selectors or pod templates).')),
@@ -82,3 +90,4 @@ export type KustomizeImage = Static<typeof KustomizeImage>;
 export type PostRenderer = Static<typeof PostRenderer>;
 export type CommonMetadata = Static<typeof CommonMetadata>;
 export type CrdsPolicy = (typeof CRDS_POLICIES)[number];
+export type PostRenderStrategy = (typeof POST_RENDER_STRATEGIES)[number];

@@ -18,14 +18,26 @@ const RemediateLastFailure = Type.Boolean({
   description: 'Remediate the last failure too, once retries are used up. Default: true once a remediation block is declared (Flux: only when retries > 0).',
 });
 
+/** Flux's remediation.ignoreTestFailures: per action, over test.ignoreFailures. */
+function IgnoreTestFailures(action: string) {
+  return Type.Boolean({
+    description: `A failed helm test after an ${action} is reported (TestSuccess=False) but not remediated; the release stays Ready. Default: test.ignoreFailures.`,
+  });
+}
+
 export const InstallRemediation = Type.Object(
-  { retries: Type.Optional(Retries), remediateLastFailure: Type.Optional(RemediateLastFailure) },
+  {
+    retries: Type.Optional(Retries),
+    ignoreTestFailures: Type.Optional(IgnoreTestFailures('install')),
+    remediateLastFailure: Type.Optional(RemediateLastFailure),
+  },
   { description: 'What to do when an install (or its helm test) fails: the failed release is uninstalled before each retry.' },
 );
 
 export const UpgradeRemediation = Type.Object(
   {
     retries: Type.Optional(Retries),
+    ignoreTestFailures: Type.Optional(IgnoreTestFailures('upgrade')),
     strategy: Type.Optional(
       StringEnum(['rollback', 'uninstall'] as const, {
         description: 'rollback (default): helm rollback to the last deployed revision; uninstall: remove the release, then install again.',
@@ -83,6 +95,7 @@ export const InstallSpec = Type.Object({
   remediation: Type.Optional(InstallRemediation),
   disableWait: Type.Optional(DisableWait),
   crds: Type.Optional(CrdsPolicy("On install. Default: Create (helm's own behaviour).")),
+  skipCRDs: Type.Optional(Type.Boolean({ description: 'Deprecated (Flux v2beta1): true is crds: Skip. crds wins when both are set, as in Flux.' })),
   timeout: Type.Optional(ActionTimeout('install')),
   disableHooks: Type.Optional(DisableHooks),
   disableWaitForJobs: Type.Optional(DisableWaitForJobs),
@@ -106,6 +119,18 @@ export const UpgradeSpec = Type.Object({
   disableTakeOwnership: Type.Optional(DisableTakeOwnership),
   serverSideApply: Type.Optional(ServerSideApplyMode),
   strategy: Type.Optional(RetryStrategy),
+  preserveValues: Type.Optional(
+    Type.Boolean({
+      description:
+        "Keep the last release's values and merge this HelmRelease's over them (helm upgrade --reuse-values, as Flux), instead of the HelmRelease being the whole truth (--reset-values, the default). Values removed from the HelmRelease then stay.",
+    }),
+  ),
+  chartNameChangeStrategy: Type.Optional(
+    StringEnum(['InPlaceUpdate', 'Reinstall'] as const, {
+      description:
+        "When spec.chart.name changes. InPlaceUpdate (default): upgrade the release to the new chart. Reinstall: uninstall the release, then install the new chart (Flux's default).",
+    }),
+  ),
 });
 
 export const TestSpec = Type.Object({

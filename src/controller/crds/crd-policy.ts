@@ -14,7 +14,9 @@ export interface CrdStep {
 }
 
 export function crdsPolicy(action: 'install' | 'upgrade', spec: Pick<HelmReleaseSpec, 'install' | 'upgrade'>): CrdsPolicy {
-  return action === 'install' ? (spec.install?.crds ?? 'Create') : (spec.upgrade?.crds ?? 'Skip');
+  // install.skipCRDs is Flux's deprecated spelling of crds: Skip; crds wins when both are set.
+  if (action === 'install') return spec.install?.crds ?? (spec.install?.skipCRDs === true ? 'Skip' : 'Create');
+  return spec.upgrade?.crds ?? 'Skip';
 }
 
 export function crdStep(action: 'install' | 'upgrade', policy: CrdsPolicy): CrdStep {

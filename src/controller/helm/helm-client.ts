@@ -11,6 +11,7 @@ import { withPostRenderer, type PostRenderHelm } from './post-renderer-plugin.js
 import type { PostRender } from '../../core/release/post-render.js';
 import { registryFiles } from './registry-files.js';
 import { helmValuesDocument } from './values-document.js';
+import { valuesBaseFlag } from './helm-flags.js';
 
 /** What an install or upgrade needs; decided by the reconciler, spelled as helm flags here. */
 export interface ReleaseRequest {
@@ -36,6 +37,8 @@ export interface ReleaseRequest {
   cancelSignal?: AbortSignal;
   /** spec.postRenderers and spec.commonMetadata, applied by kustomize as helm's post-renderer. */
   postRender?: PostRender;
+  /** upgrade only: upgrade.preserveValues (helm-flags.ts valuesBaseFlag). */
+  preserveValues?: boolean;
   /** install only: --skip-crds (install.crds: Skip). */
   skipCrds?: boolean;
 }
@@ -137,8 +140,7 @@ export class HelmClient {
   }
 
   async upgrade(req: ReleaseRequest): Promise<ReleaseWritten> {
-    // --reset-values: the HelmRelease is the whole truth; values not declared there are dropped.
-    const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req), '--reset-values'];
+    const args = ['upgrade', req.releaseName, req.chartPath, ...this.commonReleaseFlags(req), valuesBaseFlag(req.preserveValues === true)];
     // helm 4 spells it --history-max, and only upgrade prunes old revisions.
     args.push('--history-max', String(req.maxHistory));
     return this.postRendering(req, async (post) =>
@@ -186,7 +188,7 @@ export class HelmClient {
    */
   async renderDryRun(req: ReleaseRequest, mode: 'install' | 'upgrade'): Promise<string> {
     const args = [mode, req.releaseName, req.chartPath, '--namespace', req.namespace, '--values', '-', '--dry-run=server', '--output', 'json'];
-    if (mode === 'upgrade') args.push('--reset-values');
+    if (mode === 'upgrade') args.push(valuesBaseFlag(req.preserveValues === true));
     args.push(...impersonationFlags(req.impersonate));
     const stdout = await this.postRendering(req, (post) =>
       this.runner.run([...args, ...post.args], { step: 'dry-run', release: req.key, timeoutMs: 120_000, input: helmValuesDocument(req.values), redact: req.redact, env: post.env }),

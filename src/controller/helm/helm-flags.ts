@@ -63,6 +63,15 @@ export function upgradeFlags(o: UpgradeOptions, lastApplyMethod: string | undefi
   ];
 }
 
+/**
+ * What an upgrade's values go over: by default nothing but the chart's (the HelmRelease is the
+ * whole truth; values not declared there are dropped); upgrade.preserveValues keeps the last
+ * release's values under this spec's (helm --reuse-values, as Flux).
+ */
+export function valuesBaseFlag(preserveValues: boolean): string {
+  return preserveValues ? '--reuse-values' : '--reset-values';
+}
+
 export function rollbackFlags(o: RollbackOptions, lastApplyMethod: string | undefined): string[] {
   return overLastRevisionFlags(o, lastApplyMethod);
 }

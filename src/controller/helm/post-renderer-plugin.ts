@@ -5,6 +5,7 @@ import type { PostRender } from '../../core/release/post-render.js';
 import { HelmError } from './helm-error.js';
 import { describePatch, HELM_OUTPUT_FILE, INPUT_LAYER, kustomizeLayers, probeLayer } from './kustomize-layers.js';
 import { withPrivateFiles } from './private-files.js';
+import { SPLIT_SCRIPT_FILE, splitScript, yamlModulePath } from './post-render-split.js';
 
 /**
  * Helm 4 runs a post-renderer only as a plugin (`--post-renderer <plugin name>`, found under
@@ -26,15 +27,21 @@ cat > "$HELM_PLUGIN_DIR/${INPUT_LAYER}/${HELM_OUTPUT_FILE}"
 exec "$1" build "$HELM_PLUGIN_DIR/$2" 2> "$HELM_PLUGIN_DIR/${ERROR_FILE}"
 `;
 
-/** Pure: plugin.yaml. The command is argv (helm runs it without a shell); helm expands ${HELM_PLUGIN_DIR} in it. */
-export function pluginManifest(kustomizeBin: string, lastLayer: string): string {
+/**
+ * Pure: plugin.yaml. The command is argv (helm runs it without a shell); helm expands ${HELM_PLUGIN_DIR} in it.
+ * With `split` (postRenderStrategy nohooks or separate) the command is post-render-split.ts's Node program.
+ */
+export function pluginManifest(kustomizeBin: string, lastLayer: string, split?: { strategy: string; node: string; yamlModule: string }): string {
+  const command = split
+    ? { command: split.node, args: [`\${HELM_PLUGIN_DIR}/${SPLIT_SCRIPT_FILE}`, '${HELM_PLUGIN_DIR}', kustomizeBin, lastLayer, split.strategy, split.yamlModule] }
+    : { command: '/bin/sh', args: ['${HELM_PLUGIN_DIR}/post-render.sh', kustomizeBin, lastLayer] };
   return JSON.stringify({
     apiVersion: 'v1',
     type: 'postrenderer/v1',
     name: PLUGIN_NAME,
     version: '1.0.0',
     runtime: 'subprocess',
-    runtimeConfig: { platformCommand: [{ command: '/bin/sh', args: ['${HELM_PLUGIN_DIR}/post-render.sh', kustomizeBin, lastLayer] }] },
+    runtimeConfig: { platformCommand: [command] },
   });
 }
 
@@ -57,8 +64,13 @@ export async function withPostRenderer<T>(
   if (!postRender) return use({ args: [], env: {} });
   const layers = kustomizeLayers(postRender);
   const files: Record<string, string> = {
-    [`${PLUGIN_NAME}/plugin.yaml`]: pluginManifest(opts.kustomizeBin, layers.last),
+    [`${PLUGIN_NAME}/plugin.yaml`]: pluginManifest(
+      opts.kustomizeBin,
+      layers.last,
+      postRender.strategy ? { strategy: postRender.strategy, node: process.execPath, yamlModule: yamlModulePath() } : undefined,
+    ),
     [`${PLUGIN_NAME}/post-render.sh`]: SCRIPT,
+    ...(postRender.strategy ? { [`${PLUGIN_NAME}/${SPLIT_SCRIPT_FILE}`]: splitScript(ERROR_FILE) } : {}),
   };
   for (const [path, content] of Object.entries(layers.files)) files[`${PLUGIN_NAME}/${path}`] = content;
   return withPrivateFiles(opts.workDir, files, async (_paths, dir) => {

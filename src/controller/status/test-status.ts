@@ -29,11 +29,12 @@ export function testPassedOrIgnoredStatus(
   release: HelmRelease,
   record: TestRecord,
   now: Date,
-  why: 'ignoreFailures' | 'requested' = 'ignoreFailures',
+  /** 'requested', or the field that ignores the failure (test-decision.ts testFailureIgnoredBy). */
+  why = 'test.ignoreFailures',
 ): HelmReleaseStatus {
   const gen = release.metadata.generation;
   const event = record.succeeded ? ReleaseEvent.TestSucceeded : ReleaseEvent.TestFailed;
-  const note = why === 'requested' ? 'asked for by request: nothing is undone' : 'ignored: test.ignoreFailures';
+  const note = why === 'requested' ? 'asked for by request: nothing is undone' : `ignored: ${why}`;
   const ready = record.succeeded ? record.message : `${record.message} (${note})`;
   const conditions = markReady(release.status?.conditions, { reason: event, message: ready }, { now, generation: gen }, (list) =>
     setCondition(list, { type: ConditionType.TestSuccess, status: record.succeeded ? 'True' : 'False', reason: event, message: record.message }, now, gen),

@@ -35,6 +35,8 @@ export interface UpgradeOptions extends WaitOptions {
   apply: ApplyMode;
   /** upgrade.force: --force-replace, which helm only does client-side. */
   forceReplace: boolean;
+  /** upgrade.preserveValues: --reuse-values (the last release's values, this spec's merged over them) instead of --reset-values. */
+  preserveValues: boolean;
 }
 
 export interface RollbackOptions extends WaitOptions {
@@ -98,6 +100,7 @@ export function actionOptions(spec: HelmReleaseSpec): ActionOptions {
       takeOwnership: upgrade.disableTakeOwnership !== true,
       apply: upgrade.serverSideApply ?? 'auto',
       forceReplace: upgrade.force === true,
+      preserveValues: upgrade.preserveValues === true,
     },
     rollback: {
       timeoutSeconds: timeout(rollback.timeout),

@@ -17,6 +17,11 @@ export interface DesiredRelease {
   postRender?: PostRender;
   /** postRenderDigest(postRender): recorded on the release, so a change upgrades it. Absent: none. */
   postRenderDigest?: string;
+  /**
+   * upgrade.preserveValues: helm keeps the last release's values under these (--reuse-values), so
+   * the release is in sync when these are all in its values, not when the two are equal.
+   */
+  preserveValues?: boolean;
   /** Keyed digest of the values (values-digest.ts). */
   valuesDigest: string;
   /** Strings that came from Secrets (values and chart credentials): redacted from every message about this release. */

@@ -64,9 +64,22 @@ const ACTION_OPTIONS: Record<string, string[]> = {
   test: ['enable', 'timeout', 'ignoreFailures', 'filters'],
 };
 
+const RECREATE = 'handled differently: helm 4 removed pod recreation (helm#31023); Flux v1.6.3 ignores the field too, with a warning';
+
+/** Notes of action options whose meaning or default is not simply Flux's. */
+const ACTION_NOTES: Record<string, string> = {
+  'spec.install.skipCRDs': 'Deprecated in Flux: true is crds: Skip, and crds wins (Flux v1.6.3 no longer reads it; helmcrew keeps its documented meaning).',
+  'spec.upgrade.preserveValues': "helm --reuse-values; in sync when the declared values are all in the release's.",
+  'spec.upgrade.chartNameChangeStrategy': "helmcrew's default is InPlaceUpdate, Flux's Reinstall: set Reinstall to keep Flux's behaviour.",
+  'spec.rollback.recreate': RECREATE,
+};
+
 function actionRows(): FieldRow[] {
   const rows = Object.entries(ACTION_OPTIONS).flatMap(([action, options]) =>
-    options.map((option): FieldRow => ({ flux: `spec.${action}.${option}`, helmcrew: 'same', note: '' })),
+    options.map((option): FieldRow => {
+      const flux = `spec.${action}.${option}`;
+      return flux === 'spec.rollback.recreate' ? { flux, helmcrew: null, note: RECREATE } : { flux, helmcrew: 'same', note: ACTION_NOTES[flux] ?? '' };
+    }),
   );
   rows.push({ flux: 'spec.install.disableOpenAPIValidation, spec.upgrade.disableOpenAPIValidation', helmcrew: null, note: OPENAPI });
   return rows;
@@ -153,7 +166,7 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   },
   { flux: 'spec.postRenderers[].kustomize.patches', helmcrew: 'same', note: '' },
   { flux: 'spec.postRenderers[].kustomize.images', helmcrew: 'same', note: '' },
-  { flux: 'spec.postRenderStrategy', helmcrew: 'same', note: '' },
+  { flux: 'spec.postRenderStrategy', helmcrew: 'same', note: 'nohooks, combined (default, as Flux) or separate.' },
   { flux: 'spec.commonMetadata.labels, annotations', helmcrew: 'same', note: '' },
   { flux: 'spec.waitStrategy', helmcrew: null, note: "handled differently: helmcrew always waits with kstatus (helm --wait=watcher), Flux's default poller." },
   { flux: 'spec.healthCheckExprs', helmcrew: null, note: NO_EQUIVALENT },
@@ -164,6 +177,7 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
 const SPECIFIC_REASONS: Record<string, string> = {
   'spec.install.disableOpenAPIValidation': OPENAPI,
   'spec.upgrade.disableOpenAPIValidation': OPENAPI,
+  'spec.rollback.recreate': RECREATE,
   'spec.storageNamespace': 'handled differently: helmcrew keeps release records in the target namespace',
   'spec.persistentClient': 'handled differently: every helm action is its own process',
   'spec.kubeConfig.configMapRef': WORKLOAD_IDENTITY,

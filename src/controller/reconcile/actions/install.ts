@@ -10,7 +10,8 @@ import type { AttemptOutcome } from './supersedable-attempt.js';
 
 /**
  * Installs the release. `reinstall` first removes a release whose only revisions failed, since
- * helm can neither install over it nor upgrade it.
+ * helm can neither install over it nor upgrade it, or (with `why`) a deployed release the spec
+ * asks to reinstall (upgrade.chartNameChangeStrategy: Reinstall).
  */
 export async function installRelease(
   ctx: PassContext,
@@ -20,6 +21,8 @@ export async function installRelease(
   mode: 'install' | 'reinstall',
   /** Helm's records as read before this pass acted. */
   before: ReleaseHistory,
+  /** Why a deployed release is reinstalled; absent for a reinstall after a failed first install. */
+  why?: string,
 ): Promise<AttemptOutcome> {
   const chart = `${desired.chartName}@${desired.chartVersion}`;
   const name = `${target.namespace}/${target.releaseName}`;
@@ -27,8 +30,8 @@ export async function installRelease(
     action: 'install',
     mode,
     events: { started: ReleaseEvent.InstallStarted, succeeded: ReleaseEvent.InstallSucceeded, failed: ReleaseEvent.InstallFailed },
-    details: { toVersion: desired.chartVersion, cause: mode === 'reinstall' ? 'reinstall after a failed first install' : 'new release' },
-    startedMessage: `Installing ${chart} as ${name}`,
+    details: { toVersion: desired.chartVersion, cause: mode === 'reinstall' ? (why ?? 'reinstall after a failed first install') : 'new release' },
+    startedMessage: why ? `Reinstalling ${name} as ${chart}: ${why}` : `Installing ${chart} as ${name}`,
     what: `Install of ${chart}`,
     failedMessage: (outcome) => `Helm install of ${chart} ${outcome}`,
     succeededMessage: (revision) => `Installed ${chart} as ${name} revision ${revision}`,

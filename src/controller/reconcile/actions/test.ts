@@ -2,7 +2,7 @@ import type { HelmRelease } from '../../../api/helmrelease.js';
 import type { TestRecord } from '../../../api/helmrelease-status.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { HelmError } from '../../helm/helm-error.js';
-import type { StoredRelease } from '../../../core/helm-storage/release-storage.js';
+import type { ReleaseHistory, StoredRelease } from '../../../core/helm-storage/release-storage.js';
 import { failedStatus, sameAttempt } from '../../status/release-status.js';
 import { testPassedOrIgnoredStatus, testStartedStatus, withTestFailed } from '../../status/test-status.js';
 import type { PassContext } from '../ports/context.js';
@@ -10,7 +10,7 @@ import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { testFlags } from '../../helm/helm-flags.js';
 import { failureIsFinal, remediationPolicy } from '../decide/remediation-decision.js';
-import { testedAction } from '../decide/test-decision.js';
+import { testedAction, testFailureIgnoredBy } from '../decide/test-decision.js';
 import type { AttemptOutcome } from './supersedable-attempt.js';
 
 /** Why this test runs: the revision's own test (spec.test.enable), a test asked for by id (`/release test`), or both at once. */
@@ -21,8 +21,8 @@ export interface TestRun {
 
 /**
  * Runs `helm test` on the deployed revision. A failure of the revision's own test is a failure of
- * the install or upgrade that made the revision, remediated by the same policy, unless
- * test.ignoreFailures. A test only asked for checks the running release: its failure is reported
+ * the install or upgrade that made the revision, remediated by the same policy, unless ignored
+ * (that action's remediation.ignoreTestFailures, else test.ignoreFailures). A test only asked for checks the running release: its failure is reported
  * (TestSuccess=False, a TestFailed Event) and nothing is undone.
  */
 export async function testRelease(
@@ -57,13 +57,16 @@ export async function testRelease(
       at: ctx.now().toISOString(),
     };
     ctx.log.warn({ release: target.key, action: 'test', revision: deployed.revision, durationMs: Date.now() - started, ...requestId }, record.message);
-    if (release.spec.test?.ignoreFailures || !run.scheduled) {
-      const why = run.scheduled ? 'ignoreFailures' : 'requested';
+    // The history says which action made the revision, whose remediation may ignore its test.
+    const history = run.scheduled ? await ctx.storage.history(target.namespace, target.releaseName) : undefined;
+    const ignoredBy = history ? testFailureIgnoredBy(release, testedAction(release, history, deployed)) : undefined;
+    if (!history || ignoredBy) {
+      const why = ignoredBy ?? 'requested';
       await ctx.status.write(release, testPassedOrIgnoredStatus(release, record, ctx.now(), why));
       await ctx.effects().events.record(release, ReleaseEvent.TestFailed, `${record.message} (${run.scheduled ? 'ignored' : 'asked for; nothing undone'})`);
       return 'succeeded';
     }
-    return failTheAttempt(ctx, release, target, desired, deployed, record);
+    return failTheAttempt(ctx, release, target, desired, deployed, record, history);
   }
   const record: TestRecord = {
     ...requestId,
@@ -86,8 +89,8 @@ async function failTheAttempt(
   desired: DesiredRelease,
   deployed: StoredRelease,
   record: TestRecord,
+  history: ReleaseHistory,
 ): Promise<AttemptOutcome> {
-  const history = await ctx.storage.history(target.namespace, target.releaseName);
   const failed = testedAction(release, history, deployed);
   const sameSpec = sameAttempt(release, desired);
   const counters = {

@@ -6,7 +6,7 @@ import { CHART_DIGEST_LABEL, chartDigestLabel, determineOwnership, POST_RENDER_L
 import { NO_POST_RENDER } from '../../../core/release/post-render.js';
 import { sameChartVersion } from './chart-version.js';
 import type { DesiredRelease } from '../../../core/release/desired-release.js';
-import { canonicalJson } from '../../../core/release/values.js';
+import { canonicalJson, mergeValues } from '../../../core/release/values.js';
 import { sameAttempt } from '../../status/release-status.js';
 import { pendingTestRequest, untested } from './test-decision.js';
 import {
@@ -32,6 +32,8 @@ export type ReleaseState =
   | { kind: 'stale-lock'; release: StoredRelease }
   /** `handover`: a release Flux installed, taken over by this upgrade (handover.ts). */
   | { kind: 'out-of-sync'; deployed: StoredRelease; why: string; handover?: Handover }
+  /** spec.chart.name changed and upgrade.chartNameChangeStrategy is Reinstall. */
+  | { kind: 'chart-renamed'; deployed: StoredRelease; why: string }
   | { kind: 'failed-unchanged'; message: string; reason: GiveUpReason }
   | { kind: 'failed-needs-rollback'; from: StoredRelease; to: StoredRelease }
   | { kind: 'failed-needs-uninstall'; release: StoredRelease }
@@ -93,7 +95,11 @@ export function determineReleaseState(
   }
   if (!latest || latest.status === 'uninstalled') return { kind: 'not-installed' };
   if (!deployed) return { kind: 'failed-install', release: latest };
-  return { kind: 'out-of-sync', deployed, why: describeDifference(deployed, desired, latest) };
+  const why = describeDifference(deployed, desired, latest);
+  if (deployed.chartName !== desired.chartName && release.spec.upgrade?.chartNameChangeStrategy === 'Reinstall') {
+    return { kind: 'chart-renamed', deployed, why: `${why} (upgrade.chartNameChangeStrategy: Reinstall)` };
+  }
+  return { kind: 'out-of-sync', deployed, why };
 }
 
 /** The state after a failed attempt of the current spec; undefined when it is due for a retry. */
@@ -157,8 +163,15 @@ export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): b
     sameChartVersion(stored.chartVersion, desired.chartVersion) &&
     sameChartDigest(stored, desired) &&
     samePostRender(stored, desired) &&
-    canonicalJson(stored.config) === canonicalJson(desired.values)
+    sameValues(stored, desired)
   );
+}
+
+/** Equal values; with upgrade.preserveValues, the desired ones merged over the stored ones change nothing. */
+function sameValues(stored: StoredRelease, desired: DesiredRelease): boolean {
+  const storedJson = canonicalJson(stored.config);
+  if (desired.preserveValues) return canonicalJson(mergeValues(stored.config ?? {}, desired.values)) === storedJson;
+  return storedJson === canonicalJson(desired.values);
 }
 
 /** oci:// and git charts: installed from the digest the tag points at now, or the commit (a moved tag, a new commit is a change). Others have none to compare. */
@@ -200,7 +213,8 @@ function describeDifference(stored: StoredRelease, desired: DesiredRelease, late
  */
 export type ReleaseAction =
   | { kind: 'install' }
-  | { kind: 'reinstall'; release: StoredRelease }
+  /** `why`: a reinstall of a deployed release (chart-renamed); absent: after a failed first install. */
+  | { kind: 'reinstall'; release: StoredRelease; why?: string }
   | { kind: 'upgrade'; deployed: StoredRelease; why: string; handover?: Handover }
   | { kind: 'wait-for-lock'; release: StoredRelease }
   | { kind: 'unlock'; release: StoredRelease }
@@ -227,6 +241,8 @@ export function nextAction(state: ReleaseState): ReleaseAction {
       return { kind: 'wait-for-lock', release: state.release };
     case 'stale-lock':
       return { kind: 'unlock', release: state.release };
+    case 'chart-renamed':
+      return { kind: 'reinstall', release: state.deployed, why: state.why };
     case 'out-of-sync':
       return { kind: 'upgrade', deployed: state.deployed, why: state.why, ...(state.handover ? { handover: state.handover } : {}) };
     case 'failed-unchanged':

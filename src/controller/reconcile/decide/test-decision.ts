@@ -25,6 +25,17 @@ export function pendingTestRequest(release: HelmRelease): string | undefined {
 }
 
 /**
+ * The field that says a failed test of the revision's own run (spec.test.enable) is only reported,
+ * not remediated: the tested action's remediation.ignoreTestFailures, else test.ignoreFailures
+ * (Flux's order). Undefined: the failure is remediated.
+ */
+export function testFailureIgnoredBy(release: HelmRelease, tested: FailedAction): string | undefined {
+  const own = release.spec[tested]?.remediation?.ignoreTestFailures;
+  if (own !== undefined) return own ? `${tested}.remediation.ignoreTestFailures` : undefined;
+  return release.spec.test?.ignoreFailures === true ? 'test.ignoreFailures' : undefined;
+}
+
+/**
  * A failed test counts as a failure of the action that made the revision: the attempt recorded
  * for this generation, else (tests just enabled on a release) an upgrade when an earlier
  * revision was deployed, an install when none was.

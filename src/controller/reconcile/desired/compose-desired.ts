@@ -21,7 +21,7 @@ export interface ResolvedChartSource {
 
 /** Everything the desired release is made of, read beforehand (resolve-desired.ts does the reading). */
 export interface DesiredParts {
-  spec: Pick<HelmReleaseSpec, 'postRenderers' | 'commonMetadata'>;
+  spec: Pick<HelmReleaseSpec, 'postRenderers' | 'commonMetadata' | 'postRenderStrategy' | 'upgrade'>;
   source: ResolvedChartSource;
   /** valuesFrom then spec.values (values-from.ts), with the Secret values among them. */
   composed: { values: Record<string, unknown>; secrets: SecretValues };
@@ -48,6 +48,7 @@ export function composeDesiredRelease(parts: DesiredParts, digest: (values: Reco
     values,
     valuesDigest: digest(values),
     ...(postRender ? { postRender, postRenderDigest: postRenderDigest(postRender) } : {}),
+    ...(parts.spec.upgrade?.preserveValues === true ? { preserveValues: true } : {}),
     secrets,
   };
 }

@@ -59,6 +59,7 @@ export function releaseRequest(
     labels: releaseLabels(release, options.timeoutSeconds, desired.chartDigest, desired.postRenderDigest),
     ...(desired.postRender ? { postRender: desired.postRender } : {}),
     skipCrds: crdStep(op, crdsPolicy(op, release.spec)).skipCrdsFlag,
+    ...(op === 'upgrade' && target.actions.upgrade.preserveValues ? { preserveValues: true } : {}),
     impersonate: target.impersonate,
     redact: (text) => redactSecrets(text, desired.secrets),
   };

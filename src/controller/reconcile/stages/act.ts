@@ -55,7 +55,7 @@ export async function actStage(held: Pass, desired: DesiredRelease, action: Rele
     case 'install':
       return afterAttempt(pass, action.kind, await installRelease(ctx, release, target, desired, 'install', history));
     case 'reinstall':
-      return afterAttempt(pass, action.kind, await installRelease(ctx, release, target, desired, 'reinstall', history));
+      return afterAttempt(pass, action.kind, await installRelease(ctx, release, target, desired, 'reinstall', history, action.why));
     case 'upgrade':
       if (action.handover) await recordHandover(pass, action.handover);
       return afterAttempt(pass, action.kind, await upgradeRelease(ctx, release, target, desired, action.why, history, forcedRequest(release, action.why)));
