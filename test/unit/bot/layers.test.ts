@@ -17,7 +17,8 @@ const PURE: Record<string, string[]> = {
   // semver: a pure library (what a version looks like); duration.ts: what a Go duration is.
   // release-verbs.ts: the verb table, plain data.
   grammar: ['src/bot/grammar/', 'semver', 'src/api/duration.ts', 'src/api/release-verbs.ts'],
-  authz: ['src/bot/authz/', 'src/bot/plan/', 'src/bot/grammar/', 'src/api/'],
+  // cluster-match.ts: which clusters a Team's `clusters` names (pure string matching).
+  authz: ['src/bot/authz/', 'src/bot/plan/', 'src/bot/grammar/', 'src/api/', 'src/core/fleet/cluster-match.ts'],
   plan: ['src/bot/plan/', 'src/bot/grammar/', 'src/api/', 'src/core/release/'],
 };
 
