@@ -21,6 +21,8 @@ const SERIAL_FILES = [
   'test/integration/watch-faults.test.ts',
   'test/integration/api-server-return.test.ts',
   'test/integration/follower-supersede.test.ts',
+  // two fleet agents; a fleet freeze held "within seconds"
+  'test/integration/fleet-freezes.test.ts',
   // order, fairness, rate and load figures
   'test/integration/queue-priority.test.ts',
   'test/integration/tenant-limits.test.ts',

@@ -109,6 +109,8 @@ export const StateReason = {
   Testing: 'Testing',
   /** dependsOn: a named HelmRelease does not exist, or the dependencies form a cycle. */
   DependencyInvalid: 'DependencyInvalid',
+  /** A cluster of a fleet cannot read the fleet's freezes (Redis, its ACL): no helm action until it can. */
+  FleetFreezesUnknown: 'FleetFreezesUnknown',
 } as const;
 export type StateReason = (typeof StateReason)[keyof typeof StateReason];
 

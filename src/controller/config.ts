@@ -89,6 +89,11 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     default: 10,
     meaning: 'how often this replica announces itself to the fleet (`helmcrew fleet`); silent 3 times as long, it is listed as unreachable',
   },
+  HELMCREW_FLEET_FREEZE_MS: {
+    default: 2000,
+    meaning:
+      'how often a named cluster reads the fleet’s freezes (`/release freeze cluster:…`) from Redis; unread for 3 times as long, it runs no helm action (fail closed) ([operations](operations.md#running-a-fleet))',
+  },
   HELMCREW_COMMAND_KEY: {
     defaultText: 'none (no commands through Redis)',
     meaning:
@@ -141,6 +146,8 @@ export interface ControllerConfig extends SharedConfig {
   heartbeatMs: number;
   /** HELMCREW_COMMAND_KEY: commands through Redis are taken only when set. A secret: never logged. */
   commandKey?: string;
+  /** How often a named cluster reads the fleet's freezes (core/fleet/fleet-freezes.ts). */
+  fleetFreezeMs: number;
 }
 
 export function readControllerConfig(env: Env = process.env): ControllerConfig {
@@ -186,6 +193,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     controllerNamespace: own.raw('HELMCREW_NAMESPACE') || undefined,
     heartbeatMs: own.positiveInt('HELMCREW_HEARTBEAT_SECONDS') * 1000,
     commandKey: commandKey(own.raw('HELMCREW_COMMAND_KEY')),
+    fleetFreezeMs: own.positiveInt('HELMCREW_FLEET_FREEZE_MS'),
   };
 }
 

@@ -21,13 +21,17 @@ import { reconcileReportingErrors } from './reconcile/unexpected-error.js';
 import { ValuesDigester } from '../core/release/values-digest.js';
 import { FreezeApi } from '../core/kube/freeze-api.js';
 import { TeamApi } from '../core/kube/team-api.js';
-import { frozenReleaseKeys } from './watch/frozen-wake.js';
+import { fleetWakeKeys, frozenReleaseKeys } from './watch/frozen-wake.js';
 import { queueTriggers } from './queue/queue-triggers.js';
 import { recordedPass } from './queue/recorded-pass.js';
 import { prepareWorkDir } from './helm/work-dir.js';
 import { FIELD_MANAGER } from '../api/vocabulary.js';
 import { FreezeHeldWriter } from './watch/freeze-held-writer.js';
 import { FreezeWatch } from './watch/freeze-watch.js';
+import { FleetFreezeWatch } from './watch/fleet-freeze-watch.js';
+import { WithFleetFreezes } from './watch/fleet-freeze-view.js';
+import { FleetFreezeStore } from '../core/fleet/fleet-freezes.js';
+import { DEFAULT_CLUSTER } from '../core/fleet/cluster-keys.js';
 import { ClusterWatches } from './watch/cluster-watches.js';
 import { LeaseElector } from './leader/lease-elector.js';
 import { leaseName } from './leader/lease-decision.js';
@@ -131,7 +135,23 @@ export async function startController(config: ControllerConfig, options: Control
   // Back from an outage: the watches list again before the work that waited runs (registered first).
   outage.whenBack(() => Promise.all([watches.retryNow(), freezes.retryNow()]).then(() => undefined));
   const freezeHolds = new FreezeHeldWriter(freezeApi, FIELD_MANAGER);
-  const ctx = controllerContext(config, { rest, kube, api, digester, metrics, log, publisher, operations, cache: watches, freezes, freezeHolds });
+  // A named cluster is in a fleet: it also holds the fleet's freezes, and acts only while it can read them.
+  const fleetFreezeStore = new FleetFreezeStore(connection, config.fleetPrefix);
+  const fleetFreezes =
+    config.cluster === DEFAULT_CLUSTER
+      ? undefined
+      : new FleetFreezeWatch({
+          list: () => fleetFreezeStore.list(),
+          cluster: config.cluster,
+          pollMs: config.fleetFreezeMs,
+          staleAfterMs: 3 * config.fleetFreezeMs,
+          onChange: (reason) => {
+            for (const key of fleetWakeKeys(watches.list())) enqueue(key, reason);
+          },
+          log,
+        });
+  const freezeView = fleetFreezes ? new WithFleetFreezes(freezes, fleetFreezes) : freezes;
+  const ctx = controllerContext(config, { rest, kube, api, digester, metrics, log, publisher, operations, cache: watches, freezes: freezeView, freezeHolds });
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
@@ -158,6 +178,7 @@ export async function startController(config: ControllerConfig, options: Control
     : undefined;
 
   await freezes.start();
+  await fleetFreezes?.start();
   const elector = config.leaderElection
     ? new LeaseElector({
         rest,
@@ -217,6 +238,7 @@ export async function startController(config: ControllerConfig, options: Control
       outage.stop();
       await watches.stop();
       await freezes.stop();
+      fleetFreezes?.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
       await previews.close();

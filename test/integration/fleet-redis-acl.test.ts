@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentAclLine, hubAclLine } from '../../src/core/fleet/acl.js';
-import { clusterKey, clusterKeyspace, fleetIndexKey } from '../../src/core/fleet/cluster-keys.js';
+import { clusterKey, clusterKeyspace, fleetFreezesKey, fleetIndexKey } from '../../src/core/fleet/cluster-keys.js';
+import { fleetFreezeObject, FleetFreezeStore } from '../../src/core/fleet/fleet-freezes.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { pollUntil } from '../../src/dev/harness/poll.js';
+import { memoryLogger } from '../support/notify-fixtures.js';
 import { readFleet } from '../../src/core/fleet/fleet-store.js';
 import { createLogger } from '../../src/core/log.js';
 import { stopProcess, type StartedProcess } from '../../src/dev/processes.js';
@@ -21,12 +26,14 @@ import { eventually } from '../support/eventually.js';
 describe('Redis ACLs per cluster', () => {
   const { env, kubeConfig } = testEnv();
   const fleet = uniqueName('hcacl');
-  const pw = { edge: 'edge-secret-0123456789', home: 'home-secret-0123456789', hub: 'hub-secret-0123456789' };
+  const pw = { edge: 'edge-secret-0123456789', home: 'home-secret-0123456789', hub: 'hub-secret-0123456789', blind: 'blind-secret-0123456789' };
   let proc: StartedProcess | undefined;
   let port = 0;
   const clients: Redis[] = [];
   let namespace = '';
   let agent: TestController | undefined;
+  let blind: TestController | undefined;
+  let blindNamespace = '';
   const as = (user: string, password: string) => {
     const client = new Redis({ port, host: '127.0.0.1', username: user, password, maxRetriesPerRequest: 1, lazyConnect: false });
     clients.push(client);
@@ -44,6 +51,8 @@ describe('Redis ACLs per cluster', () => {
         agentAclLine('agent-edge', pw.edge, fleet, 'edge'),
         agentAclLine('agent-home', pw.home, fleet, 'home'),
         hubAclLine('hub', pw.hub, fleet),
+        // An agent whose user was given no read of the fleet freezes (an ACL written before them).
+        agentAclLine('agent-blind', pw.blind, fleet, 'blind').replace(/ \(~\S+:fleet:freezes \+hgetall\)$/, ''),
         '',
       ].join('\n'),
     );
@@ -58,9 +67,11 @@ describe('Redis ACLs per cluster', () => {
   });
   afterAll(async () => {
     await agent?.stop();
+    await blind?.stop();
     for (const c of clients) c.disconnect();
     if (proc) await stopProcess(proc, 2000);
     if (namespace) await deleteNamespace(kubeConfig, namespace);
+    if (blindNamespace) await deleteNamespace(kubeConfig, blindNamespace);
   });
 
   const edgeKey = (kind: 'checked' | 'agents') => clusterKey(clusterKeyspace(fleet, 'edge'), kind);
@@ -89,6 +100,52 @@ describe('Redis ACLs per cluster', () => {
     await expect(edge.srem(fleetIndexKey(fleet), 'home')).rejects.toThrow(/NOPERM/);
     await expect(edge.del(fleetIndexKey(fleet))).rejects.toThrow(/NOPERM/);
     await expect(edge.smembers(fleetIndexKey(fleet))).rejects.toThrow(/NOPERM/);
+  });
+
+  it('an agent reads the fleet freezes and can neither lift nor forge one; the hub writes them', async () => {
+    const hub = new FleetFreezeStore(as('hub', pw.hub), fleet);
+    expect(await hub.create({ clusters: ['home'], freeze: fleetFreezeObject('cluster-home-1', { reason: 'INC' }) })).toBe(true);
+    const edge = as('agent-edge', pw.edge);
+    expect((await new FleetFreezeStore(edge, fleet).list()).map((r) => r.freeze.metadata.name)).toEqual(['cluster-home-1']);
+    await expect(new FleetFreezeStore(edge, fleet).delete('cluster-home-1')).rejects.toThrow(/NOPERM/);
+    await expect(edge.hset(fleetFreezesKey(fleet), 'forged', '{}')).rejects.toThrow(/NOPERM/);
+    await expect(edge.del(fleetFreezesKey(fleet))).rejects.toThrow(/NOPERM/);
+    expect(await hub.delete('cluster-home-1')).toBe(true);
+  });
+
+  it('an agent that cannot read the fleet freezes runs no helm action, and says why on Ready and in its log', async () => {
+    blindNamespace = await freshNamespace(kubeConfig, 'blind');
+    const logs = memoryLogger('blind');
+    blind = await startTestController(
+      [blindNamespace],
+      {
+        REDIS_URL: `redis://agent-blind:${pw.blind}@127.0.0.1:${port}`,
+        HELMCREW_QUEUE_PREFIX: fleet,
+        HELMCREW_CLUSTER_NAME: 'blind',
+        HELMCREW_FLEET_FREEZE_MS: '300',
+      },
+      logs.log,
+    );
+    await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(blindNamespace, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }),
+    );
+    const api = new HelmReleaseApi(makeKubeClients(kubeConfig));
+    const ready = await pollUntil(
+      async () => {
+        const found = (await api.get(blindNamespace, 'unicorn'))?.status?.conditions?.find((c) => c.type === 'Ready');
+        return found?.reason === 'FleetFreezesUnknown' ? found : undefined;
+      },
+      { timeoutMs: 30_000 },
+      () => 'Ready never said FleetFreezesUnknown',
+    );
+    expect(ready.status).toBe('False');
+    expect(ready.message).toMatch(/^the fleet freezes have not been read from Redis yet since .*NOPERM.*; no helm action until they are$/);
+    expect(await blind.helm.count('install')).toBe(0);
+    const lines = logs.lines.join('');
+    expect(lines).toContain('cannot read the fleet freezes from Redis');
+    expect(lines).toContain('held: the fleet freezes are unknown (fail closed)');
+    expect(lines).not.toContain(pw.blind);
   });
 
   it('a controller logged in as the edge agent reconciles and announces itself; the hub lists it', async () => {

@@ -10,11 +10,11 @@ describe('fleet ACL lines', () => {
     expect(line).toMatch(/^user agent-edge on #[0-9a-f]{64} resetkeys ~\{hc:edge\}:\* resetchannels &\{hc:edge\}:\* /);
     expect(line).toContain(`#${sha('p4ss')}`);
     expect(line).not.toContain('p4ss');
-    expect(line).toMatch(/-scan -randomkey .* \(~\{hc\}:fleet:clusters \+sadd\)$/);
+    expect(line).toMatch(/-scan -randomkey .* \(~\{hc\}:fleet:clusters \+sadd\) \(~\{hc\}:fleet:freezes \+hgetall\)$/);
     expect(line).not.toContain('~{hc:home}');
   });
 
-  it('the hub gets every named cluster’s keyspace and the index', () => {
-    expect(hubAclLine('hub', 'x', 'hc')).toMatch(/resetkeys ~\{hc:\*\}:\* ~\{hc\}:fleet:clusters resetchannels/);
+  it('the hub gets every named cluster’s keyspace and the fleet’s own keys (index, freezes, channel buckets)', () => {
+    expect(hubAclLine('hub', 'x', 'hc')).toMatch(/resetkeys ~\{hc:\*\}:\* ~\{hc\}:fleet:\* resetchannels/);
   });
 });

@@ -3,7 +3,7 @@ import type { HelmReleaseStatus } from '../../api/helmrelease-status.js';
 import { ConditionType, ReleaseEvent, StateReason } from '../../api/vocabulary.js';
 import { describeHolding, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import { findCondition, removeCondition, setCondition } from './conditions.js';
-import { markReadyAs, markSettled } from './kstatus.js';
+import { markReadyAs, markSettled, markWaiting } from './kstatus.js';
 
 /**
  * Pure builders of the status of a release a Freeze holds. `Frozen` is abnormal-true: present
@@ -43,4 +43,16 @@ export function unfrozenStatus(release: HelmRelease, now: Date): HelmReleaseStat
   return {
     conditions: markReadyAs(conditions, { status: 'Unknown', reason: StateReason.Progressing, message }, { now, generation: release.metadata.generation }),
   };
+}
+
+/** Already says the fleet's freezes are unknown, with this message: a retry writes nothing. */
+export function fleetFreezesUnknownRecorded(release: HelmRelease, message: string): boolean {
+  const ready = findCondition(release.status?.conditions, ConditionType.Ready);
+  return ready?.reason === StateReason.FleetFreezesUnknown && ready.message === message;
+}
+
+/** The fleet's freezes cannot be read: the spec waits (Ready=False, Reconciling) until they can. */
+export function fleetFreezesUnknownStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
+  const mark = { reason: StateReason.FleetFreezesUnknown, message };
+  return { conditions: markWaiting(release.status?.conditions, mark, mark, { now, generation: release.metadata.generation }) };
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { clusterAclPattern, fleetBase, fleetIndexKey } from './cluster-keys.js';
+import { clusterAclPattern, fleetBase, fleetFreezesKey, fleetIndexKey, fleetKeyspace } from './cluster-keys.js';
 
 /**
  * Redis ACL users for a fleet (pure; docs/redis.md shows the lines, the ACL test loads them into
  * redis-server). An agent may touch only its cluster's keyspace, plus SADD of its name to the
- * fleet index; the hub (the fleet's bot and notify) every cluster's keyspace and the index.
+ * fleet index and HGETALL of the fleet freezes (it must hold them, and may not lift or forge one);
+ * the hub (the fleet's bot and notify) every cluster's keyspace and the fleet's own keys.
  * Commands that reach past key patterns are taken away: SCAN, KEYS and RANDOMKEY would show other
  * clusters' key names, FLUSH*, SCRIPT FLUSH and FUNCTION would reach everyone's data or scripts.
  * Passwords are written as their SHA-256 (`#…`), never in clear.
@@ -21,10 +22,10 @@ function passwordRule(password: string): string {
 export function agentAclLine(user: string, password: string, fleetPrefix: string, cluster: string): string {
   // Its channels are its keyspace's too: the leader's new-generation broadcast (generation-broadcast.ts).
   const own = clusterAclPattern(fleetPrefix, cluster);
-  return `user ${user} on ${passwordRule(password)} resetkeys ~${own} resetchannels &${own} ${COMMANDS} (~${fleetIndexKey(fleetPrefix)} +sadd)`;
+  return `user ${user} on ${passwordRule(password)} resetkeys ~${own} resetchannels &${own} ${COMMANDS} (~${fleetIndexKey(fleetPrefix)} +sadd) (~${fleetFreezesKey(fleetPrefix)} +hgetall)`;
 }
 
-/** The ACL line of the fleet's hub: every named cluster's keyspace (`{<prefix>:*}:*`) and the fleet index. */
+/** The ACL line of the fleet's hub: every named cluster's keyspace (`{<prefix>:*}:*`) and the fleet's own keys (index, freezes, notify's channel buckets). */
 export function hubAclLine(user: string, password: string, fleetPrefix: string): string {
-  return `user ${user} on ${passwordRule(password)} resetkeys ~{${fleetBase(fleetPrefix)}:*}:* ~${fleetIndexKey(fleetPrefix)} resetchannels ${COMMANDS}`;
+  return `user ${user} on ${passwordRule(password)} resetkeys ~{${fleetBase(fleetPrefix)}:*}:* ~${fleetKeyspace(fleetPrefix)}:* resetchannels ${COMMANDS}`;
 }

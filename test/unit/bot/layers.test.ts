@@ -17,6 +17,7 @@ const PURE: Record<string, string[]> = {
   // semver: a pure library (what a version looks like); duration.ts: what a Go duration is.
   // release-verbs.ts: the verb table, plain data.
   grammar: ['src/bot/grammar/', 'semver', 'src/api/duration.ts', 'src/api/release-verbs.ts'],
+  // cluster-match.ts: which clusters a Team's `clusters` names (pure string matching); cluster-keys.ts: what a cluster's name is.
   authz: ['src/bot/authz/', 'src/bot/plan/', 'src/bot/grammar/', 'src/api/', 'src/core/fleet/cluster-match.ts', 'src/core/fleet/cluster-keys.ts'],
   plan: ['src/bot/plan/', 'src/bot/grammar/', 'src/api/', 'src/core/release/'],
 };

@@ -167,6 +167,8 @@ export interface FreezeView {
   holding(release: ReleaseFacts, now: Date): HoldingFreeze[] | undefined;
   /** Of these freezes, those whose status (as watched) does not name the release as held in their current period yet. */
   notYetHeld?(names: readonly string[], release: string, now: Date): string[];
+  /** Why the freezes cannot be known now, when that is worth telling (a fleet's freezes unreadable in Redis); undefined otherwise. */
+  unknown?(): string | undefined;
 }
 
 /** Records on a Freeze's status that it held a release (read fresh, written conditionally; nothing when it is there already). */

@@ -2,7 +2,14 @@ import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import { describeHolding } from '../../../core/release/freeze-match.js';
 import { releaseFacts } from '../../../core/release/team-releases.js';
-import { frozenMessage, frozenRecorded, frozenStatus, unfrozenStatus } from '../../status/freeze-status.js';
+import {
+  fleetFreezesUnknownRecorded,
+  fleetFreezesUnknownStatus,
+  frozenMessage,
+  frozenRecorded,
+  frozenStatus,
+  unfrozenStatus,
+} from '../../status/freeze-status.js';
 import { RetryLaterError } from '../ports/context.js';
 import { decideFreeze, helmActionOf } from '../decide/freeze-decision.js';
 import type { LifecycleActionName } from '../decide/lifecycle-state.js';
@@ -31,8 +38,14 @@ export async function freezeGate(pass: Pass, decided: ReleaseActionName | Lifecy
     case 'release':
       ctx.log.info({ release: key, action: 'unfreeze' }, 'no freeze holds the release any more; going on');
       return ctx.status.write(release, unfrozenStatus(release, now));
-    case 'wait-for-freezes':
-      throw new RetryLaterError('the controller has not listed the Freezes yet; no helm action until it has');
+    case 'wait-for-freezes': {
+      // A fleet's cluster that cannot read the fleet's freezes does not act, and says so.
+      const why = ctx.freezes.unknown?.();
+      if (!why) throw new RetryLaterError('the controller has not listed the Freezes yet; no helm action until it has');
+      ctx.log.warn({ release: key, action: decided, reason: why }, 'held: the fleet freezes are unknown (fail closed)');
+      if (!fleetFreezesUnknownRecorded(release, why)) await ctx.status.write(release, fleetFreezesUnknownStatus(release, why, now));
+      throw new RetryLaterError(why);
+    }
     case 'break-glass': {
       ctx.log.warn(
         { release: key, action: decided, freezes: decision.holding.map((f) => f.name), by: decision.by, approvedBy: decision.approvedBy },
