@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisConnection } from '../redis.js';
 import type { Freeze } from '../../api/freeze.js';
 import { API_GROUP, API_VERSION, FREEZE_KIND } from '../../api/vocabulary.js';
 import { fleetFreezesKey } from './cluster-keys.js';
@@ -58,7 +58,7 @@ export class FleetFreezeStore {
   private readonly key: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisConnection,
     fleetPrefix: string,
   ) {
     this.key = fleetFreezesKey(fleetPrefix);
