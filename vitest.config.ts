@@ -34,6 +34,7 @@ const SERIAL_FILES = [
   'test/integration/image-build.test.ts',
   'test/integration/crd-policy.test.ts',
   'test/integration/dev-environment.test.ts',
+  'test/integration/dev-fleet.test.ts',
   'test/integration/remote-target.test.ts',
   'test/integration/redis-sentinel-failover.test.ts',
   'test/integration/redis-cluster-failover.test.ts',

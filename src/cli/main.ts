@@ -7,7 +7,8 @@ usage:
   helmcrew controller          run the reconcile loop (replicas share the Redis queue)
   helmcrew notify              route and deliver notifications to Teams (replicas share the queue)
   helmcrew run                 everything in one process: controller + notify, and the bot when SLACK_BOT_TOKEN is set
-  helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository
+  helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository;
+                               dev up --clusters N: N control planes on one Redis (a local fleet)
   helmcrew bot                 the /release Slack bot (Socket Mode with SLACK_APP_TOKEN, else HTTP on PORT)
   helmcrew release <verb> …    the /release grammar as the kubeconfig user (try: helmcrew release help);
                                --yes skips the confirmation, --no-wait does not wait for the controller

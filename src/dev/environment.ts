@@ -18,10 +18,24 @@ import { pingRedis, startRedis } from './redis.js';
 import { ensureToolchain } from './toolchain.js';
 import { httpGet } from './wait.js';
 import { DEV_REPOSITORY_HOSTS } from './dev-settings.js';
+import { HOME_CLUSTER, kubeconfigVariable } from './dev-clusters.js';
+import { startExtraCluster } from './extra-cluster.js';
+
+/** One control plane of a local fleet (`dev up --clusters`). */
+export interface DevCluster {
+  name: string;
+  kubeconfig: string;
+  apiserverUrl: string;
+}
 
 export interface DevEnvironment {
   stateDir: string;
   kubeconfig: string;
+  /**
+   * Every control plane, the environment's own first (its kubeconfig is `kubeconfig`); one Redis for
+   * all. Absent for a one-cluster environment.
+   */
+  clusters?: DevCluster[];
   redisUrl: string;
   chartRepoUrl: string;
   /** The local OCI registries (oci-registry.ts): anonymous, and behind basic auth. */
@@ -46,6 +60,11 @@ export interface DevOptions {
   /** Defaults to HELMCREW_STATE_DIR, then <repo>/.helmcrew/dev. */
   stateDir?: string;
   log: Logger;
+  /**
+   * `dev up --clusters`: the control planes' names, the environment's own first (dev-clusters.ts).
+   * Unset: whatever is running is kept, else one cluster. Set and different from what runs: replaced.
+   */
+  clusters?: string[];
 }
 
 async function readEnvFile(stateDir: string): Promise<EnvFile | undefined> {
@@ -64,10 +83,11 @@ async function writeEnvFile(stateDir: string, file: EnvFile): Promise<void> {
 }
 
 function toEnvironment(file: EnvFile): DevEnvironment {
-  const { stateDir, kubeconfig, redisUrl, chartRepoUrl, ociRegistry, helmBin, kubectlBin, processes } = file;
+  const { stateDir, kubeconfig, redisUrl, chartRepoUrl, ociRegistry, helmBin, kubectlBin, processes, clusters } = file;
   return {
     stateDir: stateDir!,
     kubeconfig: kubeconfig!,
+    ...(clusters && runsAFleet(clusters.map((c) => c.name)) ? { clusters } : {}),
     redisUrl: redisUrl!,
     chartRepoUrl: chartRepoUrl!,
     ociRegistry: ociRegistry!,
@@ -135,7 +155,33 @@ async function isServing(file: EnvFile, certs: CertPaths): Promise<boolean> {
 
 /** Stop order: clients first, then the apiserver, then etcd, so none waits on a dead backend. */
 function stopWave(name: string): number {
-  return name === 'etcd' ? 2 : name === 'kube-apiserver' ? 1 : 0;
+  const base = processBase(name);
+  return base === 'etcd' ? 2 : base === 'kube-apiserver' ? 1 : 0;
+}
+
+/** An extra cluster's processes are recorded as `<cluster>/<process>`; they live in `<state>/clusters/<cluster>`. */
+function processBase(name: string): string {
+  return name.slice(name.indexOf('/') + 1);
+}
+
+function pidFile(stateDir: string, name: string): string {
+  const slash = name.indexOf('/');
+  if (slash === -1) return join(statePaths(stateDir).pids, `${name}.pid`);
+  return join(statePaths(extraClusterDir(stateDir, name.slice(0, slash))).pids, `${name.slice(slash + 1)}.pid`);
+}
+
+function extraClusterDir(stateDir: string, cluster: string): string {
+  return join(stateDir, 'clusters', cluster);
+}
+
+/** More than the one cluster `dev up` always had, or another name for it: `dev env` then names each. */
+function runsAFleet(names: string[]): boolean {
+  return names.join(',') !== HOME_CLUSTER;
+}
+
+/** The cluster names an environment runs: its own, then the extra ones. */
+function runningClusters(file: EnvFile): string[] {
+  return file.clusters?.map((c) => c.name) ?? [HOME_CLUSTER];
 }
 
 async function stopAll(stateDir: string, processes: ProcessRecord[], log: Logger): Promise<void> {
@@ -146,7 +192,7 @@ async function stopAll(stateDir: string, processes: ProcessRecord[], log: Logger
         .map(async (p) => {
           if (isAlive(p)) log.info({ process: p.name, pid: p.pid }, 'stopping');
           await stopProcess(p);
-          await rm(join(statePaths(stateDir).pids, `${p.name}.pid`), { force: true });
+          await rm(pidFile(stateDir, p.name), { force: true });
         }),
     );
   }
@@ -162,14 +208,16 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
   const paths = statePaths(stateDir);
   const certDir = paths.certs;
   const existing = await readEnvFile(stateDir);
+  const wanted = opts.clusters ?? (existing ? runningClusters(existing) : [HOME_CLUSTER]);
   if (existing) {
-    if (await isHealthy(existing, certPaths(certDir))) {
+    const sameClusters = runningClusters(existing).join(',') === wanted.join(',');
+    if (!sameClusters) log.info({ stateDir, running: runningClusters(existing), wanted }, 'dev environment runs other clusters; replacing it');
+    else if (await isHealthy(existing, certPaths(certDir))) {
       log.info({ stateDir }, 'dev environment already up');
       // Cheap and idempotent: an environment from before the CRD changed gets the current one.
       await applyCrds(loadKubeConfig(existing.kubeconfig));
       return toEnvironment(existing);
-    }
-    log.info({ stateDir }, 'previous dev environment is not fully running; replacing it');
+    } else log.info({ stateDir }, 'previous dev environment is not fully running; replacing it');
     await stopAll(stateDir, existing.processes, log);
   }
 
@@ -188,6 +236,7 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
     saving = saving.then(() => writeEnvFile(stateDir, file));
   };
   const onStarted = (proc: StartedProcess) => track(proc);
+  const extras = new Map<string, DevCluster>();
 
   try {
     const certs = await ensureCerts(certDir, log);
@@ -207,6 +256,15 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
       (async () => {
         file.redisUrl = (await startRedis({ stateDir, log, onStarted })).url;
       })(),
+      // The other clusters of a local fleet: control planes of their own, the same Redis. Their
+      // processes are recorded once each cluster is up (a failed start stops its own).
+      ...wanted.slice(1).map(async (name) => {
+        const extra = await startExtraCluster({ name, stateDir: extraClusterDir(stateDir, name), log, fakeNodes: true });
+        for (const proc of extra.processes) track({ ...proc, name: `${name}/${proc.name}` });
+        await applyCrds(loadKubeConfig(extra.kubeconfig));
+        log.info({ cluster: name }, 'extra cluster up, helmcrew CRDs installed');
+        extras.set(name, { name, kubeconfig: extra.kubeconfig, apiserverUrl: extra.apiserverUrl });
+      }),
       (async () => {
         const repo = await startChartRepo({ stateDir, helmBin: bins.helm, log });
         track(recordProcess('chart-repo', repo.pid));
@@ -217,6 +275,7 @@ export async function devUp(opts: DevOptions): Promise<DevEnvironment> {
     ]);
     const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failure) throw failure.reason;
+    file.clusters = [{ name: wanted[0]!, kubeconfig: file.kubeconfig!, apiserverUrl: file.apiserverUrl! }, ...wanted.slice(1).map((name) => extras.get(name)!)];
     file.status = 'up';
     await saving;
     await writeEnvFile(stateDir, file);
@@ -261,6 +320,13 @@ export function formatShellExports(env: DevEnvironment): string {
     ['KUBECTL_BIN', env.kubectlBin],
     ['KUSTOMIZE_BIN', env.kustomizeBin],
     ['SOPS_BIN', env.sopsBin],
+    // A local fleet: every cluster's name, and each one's kubeconfig in a variable of its own.
+    ...(env.clusters
+      ? [
+          ['HELMCREW_DEV_CLUSTERS', env.clusters.map((c) => c.name).join(' ')] as [string, string],
+          ...env.clusters.map((c) => [kubeconfigVariable(c.name), c.kubeconfig] as [string, string]),
+        ]
+      : []),
     // So a `helmcrew controller` started from this shell may fetch charts from the environment's loopback servers.
     ['HELMCREW_ALLOWED_REPOSITORY_HOSTS', DEV_REPOSITORY_HOSTS],
   ];

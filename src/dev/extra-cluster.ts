@@ -6,7 +6,7 @@ import type { Logger } from '../core/log.js';
 import { ensureCerts } from './certs.js';
 import { startControlPlane } from './control-plane.js';
 import { createFakeNodes, startKwok } from './kwok.js';
-import { stopProcess, type StartedProcess } from './processes.js';
+import { stopProcess, type ProcessRecord, type StartedProcess } from './processes.js';
 import { ensureToolchain } from './toolchain.js';
 
 export interface ExtraCluster {
@@ -16,6 +16,8 @@ export interface ExtraCluster {
   kubeconfig: string;
   kubeconfigText: string;
   apiserverUrl: string;
+  /** What it runs (etcd, the API server, controller-manager, scheduler, kwok): `dev up` records them. */
+  processes: ProcessRecord[];
   stop(): Promise<void>;
 }
 
@@ -59,7 +61,14 @@ async function startOnce(opts: ExtraClusterOptions): Promise<ExtraCluster> {
       const kwok = await startKwok({ stateDir, bins, certs, kubeconfig: cp.kubeconfig, log, onStarted });
       await createFakeNodes({ kubeconfig: cp.kubeconfig, log, watch: [kwok] });
     }
-    return { name: opts.name, kubeconfig: cp.kubeconfig, kubeconfigText: await readFile(cp.kubeconfig, 'utf8'), apiserverUrl: cp.apiserverUrl, stop };
+    return {
+      name: opts.name,
+      kubeconfig: cp.kubeconfig,
+      kubeconfigText: await readFile(cp.kubeconfig, 'utf8'),
+      apiserverUrl: cp.apiserverUrl,
+      processes: started.map(({ name, pid, startTime }) => (startTime ? { name, pid, startTime } : { name, pid })),
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
