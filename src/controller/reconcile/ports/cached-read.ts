@@ -61,6 +61,8 @@ function readPorts(ctx: ControllerContext, helm: ReconcileContext['helm']): Reco
     ...(ctx.gitCharts ? { gitCharts: ctx.gitCharts } : {}),
     ...(ctx.drift ? { drift: ctx.drift } : {}),
     ...(ctx.freezes ? { freezes: ctx.freezes } : {}),
+    ...(ctx.objects ? { objects: ctx.objects } : {}),
+    ...(ctx.releaseObjects ? { releaseObjects: ctx.releaseObjects } : {}),
   };
 }
 
