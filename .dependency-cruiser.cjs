@@ -75,6 +75,9 @@ module.exports = {
           '^src/controller/reconcile/decide/',
           '^src/controller/status/',
           '^src/controller/drift/manifest-objects[.]ts$',
+          // CEL compiled and evaluated in memory, and kstatus rules over an object already read: pure.
+          '^src/core/cel/',
+          '^src/core/kube/object-readiness[.]ts$',
           '^src/controller/queue/retry-policy[.]ts$',
           '^node_modules/semver/',
           '^(node:)?crypto$',

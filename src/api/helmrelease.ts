@@ -7,6 +7,8 @@ import { CommonMetadata, PostRenderers, PostRenderStrategy } from './post-render
 import { InstallSpec, RollbackSpec, TestSpec, UninstallSpec, UpgradeSpec } from './release-actions.js';
 import type { HelmReleaseStatus } from './helmrelease-status.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
+import { DependencyReference } from './dependency.js';
+import { HealthCheckExprs } from './health-checks.js';
 
 /**
  * The HelmRelease API: one TypeBox source gives the TypeScript types (Static<>) and the CRD's
@@ -130,11 +132,6 @@ export const KubeConfigReference = Type.Object(
   },
 );
 
-export const DependencyReference = Type.Object({
-  name: Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 253, description: 'Name of the HelmRelease this one waits for.' }),
-  namespace: Type.Optional(Type.String({ pattern: DNS_LABEL_PATTERN, maxLength: 63, description: "Its namespace. Default: this HelmRelease's." })),
-});
-
 /** Kinds and names as the API server spells them; a target matches when every field it sets matches. */
 export const DriftIgnoreTarget = Type.Object({
   kind: Type.Optional(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9]*$', maxLength: 63, description: 'Object kind, e.g. Deployment.' })),
@@ -215,7 +212,8 @@ export const HelmReleaseSpec = Type.Object(
     dependsOn: Type.Optional(
       Type.Array(DependencyReference, {
         maxItems: 64,
-        description: 'HelmReleases that must be Ready (at their current generation) before this one is installed or upgraded.',
+        description:
+          'HelmReleases (Ready at their current generation, or readyExpr true) or other objects (existing, or ready) that must be so before this one is installed or upgraded.',
       }),
     ),
     maxHistory: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000, description: 'Revisions helm keeps. Default: 10; 0 = unlimited.' })),
@@ -223,6 +221,7 @@ export const HelmReleaseSpec = Type.Object(
     postRenderers: Type.Optional(PostRenderers),
     postRenderStrategy: Type.Optional(PostRenderStrategy),
     commonMetadata: Type.Optional(CommonMetadata),
+    healthCheckExprs: Type.Optional(HealthCheckExprs),
   },
   {
     description: 'The desired state of a Helm release.',
@@ -243,7 +242,6 @@ function immutableOptional(field: string): CelRule {
 export type ChartRef = Static<typeof ChartRef>;
 export type ValuesReference = Static<typeof ValuesReference>;
 export type HelmReleaseSpec = Static<typeof HelmReleaseSpec>;
-export type DependencyReference = Static<typeof DependencyReference>;
 export type KubeConfigReference = Static<typeof KubeConfigReference>;
 export type DriftDetectionSpec = Static<typeof DriftDetectionSpec>;
 export type DriftIgnoreRule = Static<typeof DriftIgnoreRule>;
@@ -270,6 +268,8 @@ export interface HelmRelease {
 }
 
 export { GitChartSource, GitRef } from './git-source.js';
+export { DependencyReference } from './dependency.js';
+export { HealthCheckExpr, HealthCheckExprs } from './health-checks.js';
 export { InstallRemediation, InstallSpec, RetryStrategy, RollbackSpec, TestSpec, UninstallSpec, UpgradeRemediation, UpgradeSpec } from './release-actions.js';
 
 export const HELMRELEASE_API_VERSION = `${API_GROUP}/${API_VERSION}` as const;

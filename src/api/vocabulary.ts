@@ -89,6 +89,8 @@ export const ReleaseEvent = {
   ReleaseRecordInvalid: 'ReleaseRecordInvalid',
   /** The chart repository's host is not allowed (operator allow-list, link-local addresses). */
   RepositoryNotAllowed: 'RepositoryNotAllowed',
+  /** A CEL expression of the spec (healthCheckExprs, dependsOn[].readyExpr) does not compile: the message names the field (Flux's reason). */
+  InvalidCELExpression: 'InvalidCELExpression',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
 
@@ -148,6 +150,7 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.ReconcileError,
   ReleaseEvent.ReleaseRecordInvalid,
   ReleaseEvent.RepositoryNotAllowed,
+  ReleaseEvent.InvalidCELExpression,
 ]);
 
 export function severityOf(event: ReleaseEvent): Severity {

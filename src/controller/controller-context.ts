@@ -12,6 +12,7 @@ import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
 import { ReleaseStorage } from '../core/helm-storage/release-storage.js';
 import { IdentityClients } from '../core/kube/identity.js';
 import { ClusterObjects } from '../core/kube/cluster-objects.js';
+import { ObjectReader } from '../core/kube/object-reader.js';
 import { DriftDetector } from './drift/drift-detector.js';
 import { CrdApplier } from './crds/crd-applier.js';
 import { ManagedIdentities } from './tenancy/managed-identity.js';
@@ -59,10 +60,14 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
       helm: new HelmClient(new KubeconfigHelmRunner(helmRunner, config.workDir, kubeconfig), config.workDir, config.kustomizeBin, config.helmKillMarginSeconds),
       drift: new DriftDetector(new ClusterObjects(targetRest), config.helmFieldManager),
       crds: new CrdApplier(new ClusterObjects(targetRest), config.helmFieldManager),
+      objects: new ObjectReader(new ClusterObjects(targetRest)),
     }),
   });
+  const objects = new ObjectReader(new ClusterObjects(rest));
   return buildReconcileContext({
     kube,
+    objects,
+    releaseObjects: objects,
     api,
     storage: new ReleaseStorage(kube, digester, recordLimits),
     identities: new IdentityClients(kube),

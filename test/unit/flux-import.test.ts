@@ -191,7 +191,7 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
     expect(reasons['spec.kubeConfig']).toBeUndefined();
     expect(reasons['spec.persistentClient']).toMatch(/^handled differently: every helm action is its own process/);
     expect(reasons['spec.waitStrategy']).toMatch(/^handled differently: helmcrew always waits with kstatus/);
-    expect(reasons['spec.healthCheckExprs']).toBe('helmcrew has no equivalent');
+    expect(reasons['spec.healthCheckExprs']).toBeUndefined();
     expect(reasons['spec.install.disableOpenAPIValidation']).toMatch(/^handled differently: helmcrew always skips helm's client-side OpenAPI check/);
     expect(reasons['spec.chart.spec.verify']).toMatch(/not signature-verified/);
     expect(reasons['spec.chart.spec.interval']).toMatch(/^handled differently/);
@@ -209,6 +209,13 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
     const carried = release?.spec.dependsOn?.[1] && 'readyExpr' in release.spec.dependsOn[1];
     const reported = notes.some((n) => n.path === 'spec.dependsOn[1].readyExpr');
     expect(carried !== reported).toBe(true);
+  });
+
+  it('carries healthCheckExprs and dependsOn[].readyExpr (issue 34)', () => {
+    const { release, notes } = imported('podinfo');
+    expect(release?.spec.healthCheckExprs).toEqual([{ apiVersion: 'example.com/v1', kind: 'Widget', current: 'status.ready' }]);
+    expect(release?.spec.dependsOn?.[1]).toEqual({ name: 'certs', namespace: 'infra', readyExpr: 'dep.status.ready' });
+    expect(notes.filter((n) => n.path.startsWith('spec.healthCheckExprs') || n.path.includes('readyExpr'))).toEqual([]);
   });
 
   it('drops a valuesFrom entry whole when helmcrew cannot carry its targetPath (else the key would become the whole values)', () => {
@@ -338,7 +345,7 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
   it('the report lists every HelmRelease with what was not carried', () => {
     const text = renderReport([imported('podinfo'), imported('orphan')]);
     expect(text).toContain('HelmRelease apps/podinfo → helmcrew HelmRelease apps/podinfo (takes over Helm release apps/podinfo)');
-    expect(text).toContain('  not carried: spec.healthCheckExprs: helmcrew has no equivalent');
+    expect(text).toContain('  not carried: spec.persistentClient: handled differently: every helm action is its own process');
     expect(text).toContain('  check: HelmRepository flux-system/podinfo spec.secretRef:');
   });
 });

@@ -15,9 +15,14 @@ export function dependencyWaitingStatus(release: HelmRelease, message: string, n
 }
 
 /** A missing dependency or a cycle: nothing moves until a spec changes (or the dependency appears). */
-export function dependencyInvalidStatus(release: HelmRelease, message: string, now: Date): HelmReleaseStatus {
+export function dependencyInvalidStatus(
+  release: HelmRelease,
+  message: string,
+  now: Date,
+  reason: StateReason | ReleaseEvent = StateReason.DependencyInvalid,
+): HelmReleaseStatus {
   const gen = release.metadata.generation;
-  const conditions = markStalled(release.status?.conditions, { reason: StateReason.DependencyInvalid, message }, { now, generation: gen });
+  const conditions = markStalled(release.status?.conditions, { reason, message }, { now, generation: gen });
   return { conditions, observedGeneration: gen, lastReconciledAt: now.toISOString() };
 }
 

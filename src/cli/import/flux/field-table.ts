@@ -153,7 +153,16 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
     note: `${WORKLOAD_IDENTITY}; a HelmRelease that has only it is not carried (it would install into this cluster).`,
   },
   { flux: 'spec.dependsOn[].name, namespace', helmcrew: 'same', note: '' },
-  { flux: 'spec.dependsOn[].readyExpr', helmcrew: 'same', note: '' },
+  {
+    flux: 'spec.dependsOn[].readyExpr',
+    helmcrew: 'same',
+    note: '`dep` is the helmcrew HelmRelease the import makes of the dependency (the same field names); the expression replaces the built-in Ready check, as in Flux.',
+  },
+  {
+    flux: 'spec.dependsOn[].apiVersion, kind, ready (helm-controller PR #1480)',
+    helmcrew: 'same',
+    note: 'Any object: a CRD Established, a Deployment Available (kstatus) with ready: true; else it must exist.',
+  },
   { flux: 'spec.values', helmcrew: 'same', note: '' },
   { flux: 'spec.valuesFrom[].kind, name, valuesKey, optional', helmcrew: 'same', note: 'optional: helmcrew also ignores a missing key.' },
   { flux: 'spec.valuesFrom[].targetPath', helmcrew: 'same', note: '' },
@@ -169,7 +178,11 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   { flux: 'spec.postRenderStrategy', helmcrew: 'same', note: 'nohooks, combined (default, as Flux) or separate.' },
   { flux: 'spec.commonMetadata.labels, annotations', helmcrew: 'same', note: '' },
   { flux: 'spec.waitStrategy', helmcrew: null, note: "handled differently: helmcrew always waits with kstatus (helm --wait=watcher), Flux's default poller." },
-  { flux: 'spec.healthCheckExprs', helmcrew: null, note: NO_EQUIVALENT },
+  {
+    flux: 'spec.healthCheckExprs',
+    helmcrew: 'same',
+    note: "Judged after helm's own wait whenever the action waits (Flux: only with waitStrategy poller); an expression that does not compile is Ready=False InvalidCELExpression before helm runs.",
+  },
   { flux: 'metadata.annotations reconcile.fluxcd.io/*', helmcrew: null, note: 'handled differently: helmcrew.dev/requestedAt and the /release bot.' },
 ];
 

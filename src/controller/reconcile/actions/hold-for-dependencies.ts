@@ -1,8 +1,10 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
-import { ReleaseEvent } from '../../../api/vocabulary.js';
+import { ReleaseEvent, StateReason } from '../../../api/vocabulary.js';
 import { dependencyInvalidStatus, dependencyProblemRecorded, dependencyWaitedMs, dependencyWaitingStatus } from '../../status/dependency-status.js';
 import type { PassContext } from '../ports/context.js';
 import { dependencyKeys, dependencyRetryMs, describeVerdict, evaluateDependencies } from '../decide/dependency-decision.js';
+import { dependencyTargets, type DependencyTarget } from '../decide/dependency-objects.js';
+import type { ObjectFound } from '../../../core/kube/object-reader.js';
 import { releaseKey } from '../../../core/release/release-target.js';
 
 /** At most this many HelmReleases are read to follow a dependency chain (and find a cycle). */
@@ -11,14 +13,20 @@ const MAX_GRAPH = 200;
 export type Hold = { held: false } | { held: true; requeueAfterMs?: number };
 
 /**
- * Holds an install or upgrade until every dependsOn entry is Ready at its current generation.
- * Waiting is requeued with a growing delay (and woken at once by the watch when a dependency
- * becomes Ready); a missing dependency or a cycle is reported and not retried by itself.
+ * Holds an install or upgrade until every dependsOn entry is Ready at its current generation (or
+ * its readyExpr holds; an object of another kind: exists, or is ready). Waiting is requeued with
+ * a growing delay (and woken at once by the watch when a HelmRelease dependency becomes Ready;
+ * other kinds are not watched: the delay looks again); a missing HelmRelease, a cycle or a
+ * readyExpr that does not compile is reported and not retried by itself.
  */
 export async function holdForDependencies(ctx: PassContext, release: HelmRelease): Promise<Hold> {
   if (!release.spec.dependsOn?.length) return { held: false };
-  const graph = await loadGraph(ctx, release);
-  const verdict = evaluateDependencies(release, (key) => graph.get(key));
+  const [graph, objects] = await Promise.all([loadGraph(ctx, release), readObjects(ctx, release)]);
+  const verdict = evaluateDependencies(
+    release,
+    (key) => graph.get(key),
+    (target) => objects.get(target.index),
+  );
   if (verdict.kind === 'ready') return { held: false };
   const key = releaseKey(release.metadata.namespace, release.metadata.name);
   const message = describeVerdict(verdict);
@@ -32,7 +40,8 @@ export async function holdForDependencies(ctx: PassContext, release: HelmRelease
     ctx.log.info({ release: key, action: 'wait-for-dependencies', waitingFor: verdict.notReady, requeueAfterMs }, 'waiting for dependencies');
     return { held: true, requeueAfterMs };
   }
-  await ctx.status.writeIfChanged(release, dependencyInvalidStatus(release, message, now));
+  const reason = verdict.kind === 'invalid-expression' ? ReleaseEvent.InvalidCELExpression : StateReason.DependencyInvalid;
+  await ctx.status.writeIfChanged(release, dependencyInvalidStatus(release, message, now, reason));
   if (!known) {
     await ctx.effects().events.record(release, ReleaseEvent.DependencyNotReady, message);
     ctx.log.warn({ release: key, action: 'wait-for-dependencies', problem: verdict.kind }, message);
@@ -53,4 +62,14 @@ async function loadGraph(ctx: PassContext, release: HelmRelease): Promise<Map<st
     if (found) queue.push(...dependencyKeys(found));
   }
   return graph;
+}
+
+/** The dependencies of other kinds than HelmRelease, read as the release's identity, by their place in dependsOn. */
+async function readObjects(ctx: PassContext, release: HelmRelease): Promise<Map<number, ObjectFound>> {
+  const others = dependencyTargets(release).filter((t) => !t.isRelease);
+  const read = async (t: DependencyTarget): Promise<[number, ObjectFound]> => [
+    t.index,
+    ctx.objects ? await ctx.objects.read(t) : { kind: 'unreadable', message: 'this controller reads no objects but HelmReleases' },
+  ];
+  return new Map(await Promise.all(others.map(read)));
 }

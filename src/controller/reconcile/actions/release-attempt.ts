@@ -20,6 +20,7 @@ import { withInventory } from '../decide/inventory.js';
 import { releaseRequest } from '../desired/helm-requests.js';
 import { eventImages } from '../../../core/release/deployed-images.js';
 import { pullChart } from './pull-chart.js';
+import { waitForHealth } from './health-wait.js';
 import { attemptSupersedable, reportSuperseded, type AttemptOutcome } from './supersedable-attempt.js';
 
 /** What tells an install from an upgrade; the attempt around helm is the same (runReleaseAttempt). */
@@ -66,7 +67,9 @@ export async function runReleaseAttempt(
   try {
     written = await attemptSupersedable(ctx, release, target, { started, announce }, async (cancelSignal) => {
       await applyChartCrds(ctx, release, target, request, attempt.action);
-      return attempt.run(request, cancelSignal);
+      const ran = await attempt.run(request, cancelSignal);
+      await waitForHealth(ctx, release, target, attempt.action, ran, startedAt, cancelSignal);
+      return ran;
     });
   } catch (error) {
     if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, attempt.what);

@@ -1,30 +1,74 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
-import { isReadyAtGeneration } from '../../../core/release/reconciled.js';
 import { releaseKey } from '../../../core/release/release-target.js';
+import {
+  dependencyNotReady,
+  dependencyTargets,
+  describeTarget,
+  isReleaseDependency,
+  readyExprProblems,
+  type DependencyTarget,
+  type ObjectFound,
+} from './dependency-objects.js';
 
 /**
  * Pure decisions about spec.dependsOn: is every dependency Ready at its current generation,
  * is one missing, do they form a cycle, and which releases wait on a given one.
  */
 
+/** The HelmReleases this one depends on (the graph of cycles and wake-ups; other kinds are not in it). */
 export function dependencyKeys(release: HelmRelease): string[] {
-  return (release.spec?.dependsOn ?? []).map((d) => releaseKey(d.namespace ?? release.metadata.namespace, d.name));
+  return (release.spec?.dependsOn ?? []).filter(isReleaseDependency).map((d) => releaseKey(d.namespace ?? release.metadata.namespace, d.name));
 }
 
+/**
+ * `notReady`: HelmReleases not Ready at their generation (the plain case, named by key);
+ * `details`: every other dependency not ready yet, each naming the object and why.
+ */
 export type DependencyVerdict =
-  { kind: 'ready' } | { kind: 'waiting'; notReady: string[] } | { kind: 'missing'; missing: string[] } | { kind: 'cycle'; cycle: string[] };
+  | { kind: 'ready' }
+  | { kind: 'waiting'; notReady: string[]; details?: string[] }
+  | { kind: 'missing'; missing: string[] }
+  | { kind: 'cycle'; cycle: string[] }
+  | { kind: 'invalid-expression'; problems: string[] };
 
 export type ReleaseLookup = (key: string) => HelmRelease | undefined;
 
-export function evaluateDependencies(release: HelmRelease, lookup: ReleaseLookup): DependencyVerdict {
+/** Dependencies of other kinds, as read for this pass (by their place in spec.dependsOn). */
+export type ObjectLookup = (target: DependencyTarget) => ObjectFound | undefined;
+
+export function evaluateDependencies(release: HelmRelease, lookup: ReleaseLookup, objects: ObjectLookup = () => undefined): DependencyVerdict {
   const self = releaseKey(release.metadata.namespace, release.metadata.name);
   const cycle = findCycle(self, lookup, release);
   if (cycle) return { kind: 'cycle', cycle };
-  const keys = dependencyKeys(release);
-  const missing = keys.filter((key) => !lookup(key));
+  const problems = readyExprProblems(release);
+  if (problems.length > 0) return { kind: 'invalid-expression', problems };
+  const targets = dependencyTargets(release);
+  const releases = targets.filter((t) => t.isRelease);
+  const missing = [...new Set(releases.map((t) => releaseKey(t.namespace, t.name)).filter((key) => !lookup(key)))];
   if (missing.length > 0) return { kind: 'missing', missing };
-  const notReady = keys.filter((key) => !isReadyAtGeneration(lookup(key)!));
-  return notReady.length > 0 ? { kind: 'waiting', notReady } : { kind: 'ready' };
+  const notReady: string[] = [];
+  const details: string[] = [];
+  for (const target of targets) {
+    if (target.isRelease) {
+      const key = releaseKey(target.namespace, target.name);
+      const why = dependencyNotReady(target, { object: lookup(key)! }, release);
+      if (why === undefined) continue;
+      // The plain HelmRelease case keeps its one-line message; a readyExpr says what it found.
+      if (target.readyExpr === undefined) notReady.push(key);
+      else details.push(`${describeTarget(target)}: ${why}`);
+      continue;
+    }
+    const found = objects(target);
+    if (!found) details.push(`${describeTarget(target)}: not read`);
+    else if (found.kind === 'unreadable') details.push(`${describeTarget(target)}: ${found.message}`);
+    else if (found.kind === 'missing') details.push(`${describeTarget(target, found.clusterScoped)}: does not exist yet`);
+    else {
+      const why = dependencyNotReady(target, found, release);
+      if (why !== undefined) details.push(`${describeTarget(target, found.clusterScoped)}: ${why}`);
+    }
+  }
+  if (notReady.length === 0 && details.length === 0) return { kind: 'ready' };
+  return { kind: 'waiting', notReady, ...(details.length > 0 ? { details } : {}) };
 }
 
 /** A path self → … → self through dependsOn, if this release is on a cycle (a release depending on itself included). */
@@ -91,11 +135,15 @@ export function dependencyRetryMs(waitedMs: number): number {
 
 export function describeVerdict(verdict: Exclude<DependencyVerdict, { kind: 'ready' }>): string {
   switch (verdict.kind) {
-    case 'waiting':
-      return `Waiting for ${verdict.notReady.join(', ')} to be Ready at its current generation (dependsOn)`;
+    case 'waiting': {
+      const plain = verdict.notReady.length > 0 ? [`${verdict.notReady.join(', ')} to be Ready at its current generation`] : [];
+      return `Waiting for ${[...plain, ...(verdict.details ?? [])].join('; ')} (dependsOn)`;
+    }
     case 'missing':
       return `dependsOn names ${verdict.missing.join(', ')}, which does not exist; create it or remove it from dependsOn`;
     case 'cycle':
       return `dependsOn forms a cycle: ${verdict.cycle.join(' → ')}; remove one of these dependencies`;
+    case 'invalid-expression':
+      return `${verdict.problems.join('; ')}; fix the expression (CEL over dep and self)`;
   }
 }

@@ -62,6 +62,8 @@ function readPorts(ctx: ControllerContext, helm: ReconcileContext['helm']): Reco
     ...(ctx.sops ? { sops: ctx.sops } : {}),
     ...(ctx.drift ? { drift: ctx.drift } : {}),
     ...(ctx.freezes ? { freezes: ctx.freezes } : {}),
+    ...(ctx.objects ? { objects: ctx.objects } : {}),
+    ...(ctx.releaseObjects ? { releaseObjects: ctx.releaseObjects } : {}),
   };
 }
 

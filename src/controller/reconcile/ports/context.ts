@@ -21,6 +21,7 @@ import type { CrdApplier } from '../../crds/crd-applier.js';
 import type { StatusWriter } from './status-writer.js';
 import type { ManagedIdentities } from '../../tenancy/managed-identity.js';
 import type { TargetCluster, TargetPolicy } from '../../../core/release/target-cluster.js';
+import type { ObjectReader, ObjectReads } from '../../../core/kube/object-reader.js';
 
 /**
  * The ports of a reconcile, as types: what any pass may call (reads, `ReconcileContext`), what
@@ -83,6 +84,10 @@ export interface ReconcileContext {
   drift?: Pick<DriftDetector, 'check'>;
   /** The active Freezes (watched): asked before every helm action. None: nothing is ever held. */
   freezes?: FreezeView;
+  /** Any object by kind in this cluster, as the HelmRelease's identity: dependsOn of other kinds. None: such a dependency waits, saying so. */
+  objects?: ObjectReads;
+  /** The same in the release's cluster: the release's objects judged by spec.healthCheckExprs. */
+  releaseObjects?: ObjectReads;
 }
 
 /** What changes the cluster or Helm's records, or tells the world. */
@@ -125,6 +130,8 @@ export interface ControllerContext extends ReconcileContext {
   freezeHolds?: FreezeHoldWriter;
   /** Other clusters a HelmRelease may name in spec.kubeConfig; none: such a HelmRelease is refused. */
   targets?: TargetClusters;
+  objects?: ObjectReader;
+  releaseObjects?: ObjectReader;
 }
 
 /** A cluster a HelmRelease installs into that is not the controller's own (spec.kubeConfig). */
@@ -146,6 +153,8 @@ export interface ClusterPorts {
   helm: HelmClient;
   drift?: DriftDetector;
   crds?: CrdApplier;
+  /** Objects there by kind (healthCheckExprs). */
+  objects?: ObjectReader;
 }
 
 /** The remote targets' ports, made once per kubeconfig Secret version (a rotated Secret is a new set). */

@@ -6,6 +6,7 @@ import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { checkedStatus, inSyncStatus, lockedStatus } from '../../status/release-status.js';
 import { backingOffStatus, stalledStatus, stallRecorded } from '../../status/remediation-status.js';
 import { holdForDependencies } from '../actions/hold-for-dependencies.js';
+import { refuseInvalidHealthChecks } from '../actions/refuse-invalid-cel.js';
 import { installRelease } from '../actions/install.js';
 import { reportRefused } from '../actions/refuse.js';
 import { remediateRelease } from '../actions/remediate.js';
@@ -47,6 +48,7 @@ export async function actStage(held: Pass, desired: DesiredRelease, action: Rele
   const pass = { ...held, release: gate };
   const { ctx, release, target, history, key } = pass;
   if (gatedByDependencies(action.kind)) {
+    if (await refuseInvalidHealthChecks(ctx, release)) return done(key, 'refused');
     const hold = await holdForDependencies(ctx, release);
     if (hold.held) return done(key, 'wait-for-dependencies', hold.requeueAfterMs);
   }

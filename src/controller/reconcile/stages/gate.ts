@@ -86,9 +86,14 @@ async function identityInPlace(controllerCtx: ControllerContext, ctx: PassContex
  */
 export function actingAs(ctx: ControllerContext, target: ReleaseTarget, cluster?: ClusterPorts): ControllerContext {
   if (cluster) {
-    const there = cluster.identities.forUser(target.impersonate ? serviceAccountUser(target.impersonate) : undefined);
+    const user = target.impersonate ? serviceAccountUser(target.impersonate) : undefined;
+    const there = cluster.identities.forUser(user);
+    const objects = ctx.objects?.forUser(user);
+    const releaseObjects = cluster.objects?.forUser(user);
     return {
       ...ctx,
+      ...(objects ? { objects } : {}),
+      ...(releaseObjects ? { releaseObjects } : {}),
       storage: cluster.storage.withClients(there),
       helm: cluster.helm,
       identities: cluster.identities,
@@ -97,8 +102,11 @@ export function actingAs(ctx: ControllerContext, target: ReleaseTarget, cluster?
     };
   }
   if (!target.impersonate) return ctx;
-  const kube = ctx.identities.forUser(serviceAccountUser(target.impersonate));
-  return { ...ctx, kube, storage: ctx.storage.withClients(kube) };
+  const user = serviceAccountUser(target.impersonate);
+  const kube = ctx.identities.forUser(user);
+  const objects = ctx.objects?.forUser(user);
+  const releaseObjects = ctx.releaseObjects?.forUser(user);
+  return { ...ctx, kube, storage: ctx.storage.withClients(kube), ...(objects ? { objects } : {}), ...(releaseObjects ? { releaseObjects } : {}) };
 }
 
 /**
