@@ -25,10 +25,10 @@ export interface Subject {
   slackUserGroups: string[];
 }
 
-/** What the verb acts on. A release, a namespace (list, freeze), a Team's or a chart's releases (freeze), or everything (list, freeze all). */
+/** What the verb acts on (`cluster`: a fleet's cluster the command goes to, when the bot drives a fleet). A release, a namespace (list, freeze), a Team's or a chart's releases (freeze), or everything (list, freeze all). */
 export type AuthzTarget =
-  | { kind: 'release'; namespace: string; name: string; chart: string }
-  | { kind: 'namespace'; namespace: string }
+  | { kind: 'release'; namespace: string; name: string; chart: string; cluster?: string }
+  | { kind: 'namespace'; namespace: string; cluster?: string }
   | { kind: 'team'; team: string }
   | { kind: 'chart'; chart: string }
-  | { kind: 'all' };
+  | { kind: 'all'; cluster?: string };

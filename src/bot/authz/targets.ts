@@ -5,13 +5,20 @@ import type { AuthzTarget, PermissionVerb } from './policy-types.js';
 
 /** Pure: what a request is authorized on. */
 
-export function releaseAuthzTarget(release: HelmRelease): AuthzTarget {
-  return { kind: 'release', namespace: release.metadata.namespace, name: release.metadata.name, chart: release.spec.chart.name };
+export function releaseAuthzTarget(release: HelmRelease, cluster?: string): AuthzTarget {
+  return {
+    kind: 'release',
+    namespace: release.metadata.namespace,
+    name: release.metadata.name,
+    chart: release.spec.chart.name,
+    ...(cluster ? { cluster } : {}),
+  };
 }
 
 /** One namespace, or every namespace when none is named (`list`). */
-export function namespaceAuthzTarget(namespace: string | undefined): AuthzTarget {
-  return namespace ? { kind: 'namespace', namespace } : { kind: 'all' };
+export function namespaceAuthzTarget(namespace: string | undefined, cluster?: string): AuthzTarget {
+  const where = cluster ? { cluster } : {};
+  return namespace ? { kind: 'namespace', namespace, ...where } : { kind: 'all', ...where };
 }
 
 /**
@@ -21,7 +28,8 @@ export function namespaceAuthzTarget(namespace: string | undefined): AuthzTarget
 export function authzTargets(action: ActionScope): AuthzTarget[] {
   const scope = action.freeze?.spec.scope ?? action.unfreeze?.spec.scope;
   if (scope) return scopeTargets(scope);
-  return action.targets.map((t) => ({ kind: 'release', namespace: t.namespace, name: t.name, chart: t.chart }));
+  const cluster = 'cluster' in action.command ? action.command.cluster : undefined;
+  return action.targets.map((t) => ({ kind: 'release', namespace: t.namespace, name: t.name, chart: t.chart, ...(cluster ? { cluster } : {}) }));
 }
 
 export function scopeTargets(scope: FreezeScope): AuthzTarget[] {

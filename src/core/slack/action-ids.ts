@@ -29,6 +29,9 @@ export type ReleaseAction = (typeof ReleaseAction)[keyof typeof ReleaseAction];
 
 export const RELEASE_ACTION_IDS: readonly ReleaseAction[] = Object.values(ReleaseAction);
 
+/** A fleet's "which cluster?" button: the value is the whole command for that cluster (`suspend unicorn --cluster edge`), the same as typing it. */
+export const CLUSTER_CHOICE_ACTION = 'release_cluster_choice';
+
 const PREFIX = 'release_';
 
 /** The command a release button stands for (`release_resume` → `resume`), or undefined for any other id. */
@@ -38,7 +41,7 @@ export function releaseActionVerb(actionId: string): string | undefined {
 
 /** The label of any of our buttons (`confirm`, `rollback`…), for metrics; undefined for an id that is not ours. */
 export function actionLabel(actionId: string): string | undefined {
-  const ours = [...Object.values(PlanAction), ...RELEASE_ACTION_IDS] as readonly string[];
+  const ours = [...Object.values(PlanAction), ...RELEASE_ACTION_IDS, CLUSTER_CHOICE_ACTION] as readonly string[];
   return ours.includes(actionId) ? actionId.slice(PREFIX.length) : undefined;
 }
 
