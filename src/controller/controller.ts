@@ -162,6 +162,7 @@ export async function startController(config: ControllerConfig, options: Control
         key: config.commandKey,
         api,
         storage: new ReleaseStorage(kube),
+        namespaces: config.namespaces,
         events: ctx.events,
         log,
       })

@@ -1,4 +1,4 @@
-import { CLUSTER_CHOICE_ACTION, PlanAction, ReleaseAction } from '../../core/slack/action-ids.js';
+import { clusterChoiceActionId, PlanAction, ReleaseAction } from '../../core/slack/action-ids.js';
 import { commandForCluster } from '../fleet/which-cluster.js';
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../core/slack/mrkdwn.js';
 import type { Plan } from '../plan/plan.js';
@@ -63,7 +63,12 @@ export function whichClusterMessage(question: string, text: string, clusters: re
   if (fits)
     blocks.push({
       type: 'actions',
-      elements: values.map(({ cluster, value }) => ({ type: 'button', action_id: CLUSTER_CHOICE_ACTION, text: { type: 'plain_text', text: cluster }, value })),
+      elements: values.map(({ cluster, value }) => ({
+        type: 'button',
+        action_id: clusterChoiceActionId(cluster),
+        text: { type: 'plain_text', text: cluster },
+        value,
+      })),
     });
   return { text: body, blocks };
 }

@@ -9,6 +9,7 @@ import { nonceTtlMs, verifyCommand, type SignedCommand } from '../../core/fleet/
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { Logger } from '../../core/log.js';
+import { servesNamespace } from '../preview/preview-worker.js';
 
 /** The field manager of intents written on the bot's behalf: the bot's own, so chat's writes look alike wherever they were made. */
 export const FLEET_COMMAND_FIELD_MANAGER = 'helmcrew-bot';
@@ -21,6 +22,8 @@ export interface CommandWorkerOptions {
   /** HELMCREW_COMMAND_KEY: never logged. */
   key: string;
   api: HelmReleaseApi;
+  /** The namespaces this controller watches (all when empty): a query answers about these only, as its cluster is what it drives. */
+  namespaces?: readonly string[];
   /** Helm's records, for the bot's `history`, `diff` and rollback plans (read-only queries). */
   storage: Pick<ReleaseStorage, 'history'>;
   events: ReleaseEventSink;
@@ -46,9 +49,16 @@ export function startCommandWorker(opts: CommandWorkerOptions): Worker<SignedCom
       return { ok: false, message: verdict.message };
     }
     const question = verdict.query.question;
+    const served = (namespace: string) => servesNamespace(opts.namespaces ?? [], namespace);
     try {
-      if (question.kind === 'list')
-        return { ok: true, kind: 'list', releases: (await opts.api.list(question.namespace)).items.map((r) => releaseForFleet(r, maskKey)) };
+      if (question.kind === 'list') {
+        const items = (await opts.api.list(question.namespace)).items.filter((r) => served(r.metadata.namespace));
+        return { ok: true, kind: 'list', releases: items.map((r) => releaseForFleet(r, maskKey)) };
+      }
+      if (!served(question.namespace))
+        return question.kind === 'get'
+          ? { ok: true, kind: 'get' }
+          : { ok: false, message: `cluster "${opts.cluster}" does not serve namespace ${question.namespace}` };
       if (question.kind === 'get') {
         const release = await opts.api.get(question.namespace, question.name);
         return { ok: true, kind: 'get', ...(release ? { release: releaseForFleet(release, maskKey) } : {}) };

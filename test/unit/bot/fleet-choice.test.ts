@@ -3,7 +3,7 @@ import { checkKeyFiles } from '../../../src/bot/fleet/fleet-keys.js';
 import { commandForCluster, whichCluster } from '../../../src/bot/fleet/which-cluster.js';
 import { whichClusterMessage } from '../../../src/bot/slack/blocks.js';
 import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
-import { CLUSTER_CHOICE_ACTION, isOurActionId } from '../../../src/core/slack/action-ids.js';
+import { CLUSTER_CHOICE_ACTION_PATTERN, isOurActionId } from '../../../src/core/slack/action-ids.js';
 
 describe('which cluster a release name means', () => {
   it.each([
@@ -51,8 +51,10 @@ describe('which cluster a release name means', () => {
       ['edge', 'suspend unicorn --reason db down --cluster edge'],
       ['home', 'suspend unicorn --reason db down --cluster home'],
     ]);
-    expect(actions.elements.every((e) => e.action_id === CLUSTER_CHOICE_ACTION)).toBe(true);
-    expect(isOurActionId(CLUSTER_CHOICE_ACTION)).toBe(true);
+    // Slack wants distinct ids in one block; the bot's listener and the unknown-request answer both know them.
+    expect(actions.elements.map((e) => e.action_id)).toEqual(['release_cluster_choice.edge', 'release_cluster_choice.home']);
+    expect(actions.elements.every((e) => CLUSTER_CHOICE_ACTION_PATTERN.test(e.action_id) && isOurActionId(e.action_id))).toBe(true);
+    expect(isOurActionId('release_cluster_choice.Not_A_Cluster')).toBe(false);
     expect(parseReleaseCommand(commandForCluster('suspend unicorn --reason db down', 'edge'))).toMatchObject({
       ok: true,
       command: { cluster: 'edge', reason: 'db down' },
