@@ -36,6 +36,7 @@ const SERIAL_FILES = [
   'test/integration/dev-environment.test.ts',
   'test/integration/dev-fleet.test.ts',
   'test/integration/remote-target.test.ts',
+  'test/integration/fleet-chat.test.ts',
   'test/integration/redis-sentinel-failover.test.ts',
   'test/integration/redis-cluster-failover.test.ts',
   'test/integration/redis-wipe.test.ts',

@@ -17,8 +17,8 @@ export interface VerbArgument {
   readonly after?: string;
 }
 
-/** Options besides --reason, which every row says how it takes. */
-export type VerbFlag = '--break-glass' | '--for' | '--until' | '--window' | '--warn';
+/** Options besides --reason, which every row says how it takes. `--cluster NAME` (or `NAME/namespace/release`) sends the verb to a fleet's cluster. */
+export type VerbFlag = '--break-glass' | '--for' | '--until' | '--window' | '--warn' | '--cluster';
 
 export interface VerbRow {
   readonly args: readonly VerbArgument[];
@@ -43,27 +43,27 @@ export const RELEASE_VERBS = {
   list: {
     args: [{ field: 'namespace', kind: 'namespace', optional: true }],
     reason: 'none',
-    flags: [],
+    flags: ['--cluster'],
     usage: 'list [namespace]',
     mutating: false,
     teamVerb: true,
   },
-  status: { args: [release], reason: 'none', flags: [], usage: 'status <release>', mutating: false, teamVerb: true },
-  history: { args: [release], reason: 'none', flags: [], usage: 'history <release>', mutating: false, teamVerb: true },
+  status: { args: [release], reason: 'none', flags: ['--cluster'], usage: 'status <release>', mutating: false, teamVerb: true },
+  history: { args: [release], reason: 'none', flags: ['--cluster'], usage: 'history <release>', mutating: false, teamVerb: true },
   diff: {
     args: [release, { field: 'version', kind: 'version', optional: true }],
     reason: 'none',
-    flags: [],
+    flags: ['--cluster'],
     usage: 'diff <release> [version]',
     mutating: false,
     teamVerb: true,
   },
-  suspend: { args: [release], reason: 'optional', flags: [], usage: 'suspend <release> [--reason …]', mutating: true, teamVerb: true },
-  resume: { args: [release], reason: 'optional', flags: [], usage: 'resume <release> [--reason …]', mutating: true, teamVerb: true },
+  suspend: { args: [release], reason: 'optional', flags: ['--cluster'], usage: 'suspend <release> [--reason …]', mutating: true, teamVerb: true },
+  resume: { args: [release], reason: 'optional', flags: ['--cluster'], usage: 'resume <release> [--reason …]', mutating: true, teamVerb: true },
   upgrade: {
     args: [release, { field: 'version', kind: 'version' }],
     reason: 'optional',
-    flags: ['--break-glass'],
+    flags: ['--break-glass', '--cluster'],
     usage: 'upgrade <release> <version> [--reason …] [--break-glass]',
     mutating: true,
     teamVerb: true,
@@ -71,7 +71,7 @@ export const RELEASE_VERBS = {
   rollback: {
     args: [release, { field: 'revision', kind: 'revision', optional: true, after: 'to' }],
     reason: 'optional',
-    flags: ['--break-glass'],
+    flags: ['--break-glass', '--cluster'],
     usage: 'rollback <release> [to <revision>] [--reason …] [--break-glass]',
     mutating: true,
     teamVerb: true,
@@ -80,7 +80,7 @@ export const RELEASE_VERBS = {
   correct: {
     args: [release],
     reason: 'optional',
-    flags: [],
+    flags: ['--cluster'],
     usage: 'correct <release> [--reason …]   (put drifted objects back to what Helm last applied)',
     mutating: true,
     teamVerb: true,
@@ -89,7 +89,7 @@ export const RELEASE_VERBS = {
   retry: {
     args: [release],
     reason: 'optional',
-    flags: [],
+    flags: ['--cluster'],
     usage: 'retry <release> [--reason …]   (one forced install or upgrade of the current spec, also after a failure)',
     mutating: true,
     teamVerb: true,

@@ -36,6 +36,7 @@ import { ClusterWatches } from './watch/cluster-watches.js';
 import { LeaseElector } from './leader/lease-elector.js';
 import { leaseName } from './leader/lease-decision.js';
 import { startHeartbeat } from './fleet/heartbeat-loop.js';
+import { ReleaseStorage } from '../core/helm-storage/release-storage.js';
 import { startCommandWorker } from './fleet/command-worker.js';
 import { helmcrewVersion } from '../core/version.js';
 import { hostname } from 'node:os';
@@ -174,7 +175,17 @@ export async function startController(config: ControllerConfig, options: Control
 
   // Commands the bot sends this cluster through Redis, signed with its key (core/fleet/signed-command.ts).
   const commands = config.commandKey
-    ? startCommandWorker({ connection, prefix: config.queuePrefix, cluster: config.cluster, key: config.commandKey, api, events: ctx.events, log })
+    ? startCommandWorker({
+        connection,
+        prefix: config.queuePrefix,
+        cluster: config.cluster,
+        key: config.commandKey,
+        api,
+        storage: new ReleaseStorage(kube),
+        namespaces: config.namespaces,
+        events: ctx.events,
+        log,
+      })
     : undefined;
 
   await freezes.start();

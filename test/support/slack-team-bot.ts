@@ -30,6 +30,10 @@ export async function startSlackTeamBot(opts: {
   team: string;
   channel: { id: string; name: string };
   verbs: NonNullable<TeamSpec['permissions']>[number]['verbs'];
+  /** The Team's namespaces when not just `namespace`; `any` leaves them out (every namespace, `list` of all). */
+  namespaces?: string[] | 'any';
+  /** More of the bot's settings (a fleet: HELMCREW_CLUSTER_NAME, HELMCREW_FLEET_KEYS_DIR). */
+  env?: Record<string, string>;
 }): Promise<SlackTeamBot> {
   const { env } = testEnv();
   const secret = 'test-signing-secret';
@@ -39,7 +43,10 @@ export async function startSlackTeamBot(opts: {
     users: ['UALICE', 'UMALLORY'].map((id) => ({ id, name: id.slice(1).toLowerCase() })),
     channels: [opts.channel],
   });
-  await createTeam(opts.kube, opts.team, { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [opts.namespace], verbs: opts.verbs }] });
+  await createTeam(opts.kube, opts.team, {
+    members: { slackUsers: ['UALICE'] },
+    permissions: [{ ...(opts.namespaces === 'any' ? {} : { namespaces: opts.namespaces ?? [opts.namespace] }), verbs: opts.verbs }],
+  });
   const bot = await startBot(
     readBotConfig({
       SLACK_BOT_TOKEN: token,
@@ -49,6 +56,7 @@ export async function startSlackTeamBot(opts: {
       REDIS_URL: env.redisUrl,
       KUBECONFIG: env.kubeconfig,
       HELMCREW_QUEUE_PREFIX: opts.queuePrefix,
+      ...opts.env,
     }),
     createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
   );

@@ -5,13 +5,20 @@ import type { AuthzTarget, PermissionVerb } from './policy-types.js';
 
 /** Pure: what a request is authorized on. */
 
-export function releaseAuthzTarget(release: HelmRelease): AuthzTarget {
-  return { kind: 'release', namespace: release.metadata.namespace, name: release.metadata.name, chart: release.spec.chart.name };
+export function releaseAuthzTarget(release: HelmRelease, cluster?: string): AuthzTarget {
+  return {
+    kind: 'release',
+    namespace: release.metadata.namespace,
+    name: release.metadata.name,
+    chart: release.spec.chart.name,
+    ...(cluster ? { cluster } : {}),
+  };
 }
 
 /** One namespace, or every namespace when none is named (`list`). */
-export function namespaceAuthzTarget(namespace: string | undefined): AuthzTarget {
-  return namespace ? { kind: 'namespace', namespace } : { kind: 'all' };
+export function namespaceAuthzTarget(namespace: string | undefined, cluster?: string): AuthzTarget {
+  const where = cluster ? { cluster } : {};
+  return namespace ? { kind: 'namespace', namespace, ...where } : { kind: 'all', ...where };
 }
 
 /**
@@ -21,10 +28,11 @@ export function namespaceAuthzTarget(namespace: string | undefined): AuthzTarget
  */
 export function authzTargets(action: ActionScope, cluster?: string): AuthzTarget[] {
   const scope = action.freeze?.spec.scope ?? action.unfreeze?.spec.scope;
+  const where = cluster ?? ('cluster' in action.command ? action.command.cluster : undefined);
   const targets: AuthzTarget[] = scope
     ? scopeTargets(scope)
     : action.targets.map((t) => ({ kind: 'release', namespace: t.namespace, name: t.name, chart: t.chart }));
-  return cluster === undefined ? targets : targets.map((t) => ({ ...t, cluster }));
+  return where === undefined ? targets : targets.map((t) => ({ ...t, cluster: where }));
 }
 
 export function scopeTargets(scope: FreezeScope): AuthzTarget[] {

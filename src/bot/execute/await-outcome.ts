@@ -12,7 +12,7 @@ export const systemClock: Clock = { now: () => Date.now(), sleep: (ms) => new Pr
 
 /** Polls the releases' status until the controller has reported on each, or the time is up (unfreeze: the releases it let go). */
 export async function awaitOutcomes(
-  api: HelmReleaseApi,
+  api: Pick<HelmReleaseApi, 'get'>,
   action: PreparedAction,
   requestId: string | undefined,
   timeoutMs: number,
@@ -25,7 +25,14 @@ export async function awaitOutcomes(
     for (const target of action.targets) {
       const key = `${target.namespace}/${target.name}`;
       if (results.get(key)?.done) continue;
-      const release = await api.get(target.namespace, target.name);
+      let release;
+      try {
+        release = await api.get(target.namespace, target.name);
+      } catch (error) {
+        // A fleet agent that does not answer one read is asked again until the time is up.
+        results.set(key, { done: false, succeeded: false, message: `${key}: ${(error as Error).message}` });
+        continue;
+      }
       const outcome = release ? outcomeOf(release, action.command.verb, requestId, action.unfreeze?.metadata.name) : undefined;
       results.set(key, outcome ?? { done: true, succeeded: false, message: `${key}: gone` });
     }

@@ -12,7 +12,7 @@ import type { PreparedAction } from '../plan/prepared.js';
 /** The freeze half of the execution path: Freezes are created and deleted, audited in the log and the channel. */
 
 interface FreezeDeps {
-  freezes: FreezeApi;
+  freezes: Pick<FreezeApi, 'create' | 'delete'>;
   log: Logger;
   timeZone: string;
 }

@@ -6,7 +6,7 @@ import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import type { FreezeApi } from '../../core/kube/freeze-api.js';
-import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { HelmReleaseApi, IntentPatch } from '../../core/kube/helmrelease-api.js';
 import type { TeamApi } from '../../core/kube/team-api.js';
 import { freezesHolding } from '../../core/release/freeze-match.js';
 import { releaseTarget } from '../../core/release/release-target.js';
@@ -43,11 +43,26 @@ function requestIdFor(verb: MutatingCommand['verb']): string | undefined {
   return prefix ? `${prefix}-${randomBytes(6).toString('hex')}` : undefined;
 }
 
+/** What the execution path reads and writes of one cluster: its API server, or a fleet agent through Redis (bot/fleet/). */
+export type ReleaseApiPort = Pick<HelmReleaseApi, 'list' | 'get' | 'patchIntent'>;
+export type FreezePort = Pick<FreezeApi, 'list' | 'create' | 'delete'>;
+export type StoragePort = Pick<ReleaseStorage, 'history'>;
+
+/** Writes an intent somewhere other than through `api.patchIntent`: a fleet agent, with who asks and why (bot/fleet/remote-cluster.ts). */
+export type IntentWriter = (
+  target: { namespace: string; name: string },
+  patch: IntentPatch,
+  about: { verb: MutatingCommand['verb']; actor: Actor; reason?: string },
+) => Promise<HelmRelease>;
+
 export interface OperationsDeps {
-  api: HelmReleaseApi;
-  freezes: FreezeApi;
-  teams: TeamApi;
-  storage: ReleaseStorage;
+  api: ReleaseApiPort;
+  freezes: FreezePort;
+  teams: Pick<TeamApi, 'list'>;
+  storage: StoragePort;
+  /** A fleet's cluster: named in the log lines; its intents go through `writeIntent`. */
+  cluster?: string;
+  writeIntent?: IntentWriter;
   events: ReleaseEventSink;
   log: Logger;
   now: () => Date;
@@ -64,6 +79,8 @@ export interface Applied {
   summary: string;
   /** The request id, when a rollback or a correction was asked for (to await its outcome). */
   requestId?: string;
+  /** A fleet agent refused or did not answer: there is no outcome to await. */
+  failed?: boolean;
 }
 
 /**
@@ -142,27 +159,39 @@ export class ReleaseOperations {
     if (action.command.verb === 'unfreeze') return applyUnfreeze(this.deps, action, actor);
     const requestId = requestIdFor(action.command.verb);
     const lines: string[] = [];
+    let failed = false;
     for (const target of action.targets) {
+      const key = `${target.namespace}/${target.name}`;
       const check = stillAsPlanned(target, await this.deps.api.get(target.namespace, target.name));
       if (!check.ok) {
         lines.push(check.line);
         continue;
       }
-      const key = `${target.namespace}/${target.name}`;
       const patch = intentPatch(action, actor, now, requestId);
       const breakGlass = action.breakGlass ? { freezes: action.breakGlass, approvedBy: `slack:${approvedBy ?? '?'}` } : undefined;
-      const patched = await this.deps.api.patchIntent(
-        target.namespace,
-        target.name,
-        breakGlass ? breakGlassPatch(patch, check.release, actor, breakGlass, now) : patch,
-        BOT_FIELD_MANAGER,
-      );
+      const written = breakGlass ? breakGlassPatch(patch, check.release, actor, breakGlass, now) : patch;
+      let patched: HelmRelease;
+      if (this.deps.writeIntent) {
+        // A fleet agent may refuse or not answer: said in the line, and nothing is awaited for it.
+        try {
+          patched = await this.deps.writeIntent(target, written, {
+            verb: action.command.verb,
+            actor,
+            ...(action.command.reason ? { reason: action.command.reason } : {}),
+          });
+        } catch (error) {
+          lines.push(`${key}: not written in cluster ${this.deps.cluster ?? '?'}: ${(error as Error).message}; nothing done`);
+          failed = true;
+          continue;
+        }
+      } else patched = await this.deps.api.patchIntent(target.namespace, target.name, written, BOT_FIELD_MANAGER);
       await this.recordRequester(patched, actor, action.command.verb, requestId, now);
       const message = auditMessage(action.command, actor, key, breakGlass);
       await this.deps.events.record(check.release, ReleaseEvent.ActionRequested, message);
       this.deps.log.info(
         {
           release: key,
+          ...(this.deps.cluster ? { cluster: this.deps.cluster } : {}),
           action: action.command.verb,
           actor: actor.id,
           channel: actor.channel,
@@ -174,7 +203,7 @@ export class ReleaseOperations {
       );
       lines.push(message);
     }
-    return { summary: lines.length ? lines.join('\n') : 'nothing to do', ...(requestId ? { requestId } : {}) };
+    return { summary: lines.length ? lines.join('\n') : 'nothing to do', ...(requestId ? { requestId } : {}), ...(failed ? { failed } : {}) };
   }
 
   /**
@@ -197,7 +226,13 @@ export class ReleaseOperations {
     const message = refusalMessage(actor, what, why);
     if (release) await this.deps.events.record(release, ReleaseEvent.ActionRefused, message);
     this.deps.log.warn(
-      { release: release ? `${release.metadata.namespace}/${release.metadata.name}` : undefined, actor: actor.id, channel: actor.channel, what },
+      {
+        release: release ? `${release.metadata.namespace}/${release.metadata.name}` : undefined,
+        ...(this.deps.cluster ? { cluster: this.deps.cluster } : {}),
+        actor: actor.id,
+        channel: actor.channel,
+        what,
+      },
       message,
     );
   }

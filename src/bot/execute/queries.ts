@@ -18,7 +18,7 @@ export function isQuery(command: ReleaseCommand): command is QueryCommand {
 /** Read-only verbs: answered from the API server and Helm's stored records; nothing changes. */
 export async function runQuery(
   command: QueryCommand,
-  deps: { api: HelmReleaseApi; storage: ReleaseStorage; freezes: FreezeApi; previews?: ChangePreviews },
+  deps: { api: Pick<HelmReleaseApi, 'list'>; storage: Pick<ReleaseStorage, 'history'>; freezes: Pick<FreezeApi, 'list'>; previews?: ChangePreviews },
   now = new Date(),
 ): Promise<string> {
   if (command.verb === 'help') return renderHelp(command.topic);

@@ -61,10 +61,13 @@ export function parseRelease(word: string): Parsed<ReleaseRef> {
   const parts = text.split('/');
   const bad = () => fail('invalid-release', `"${show(word)}" is not a release; write name or namespace/name (lowercase letters, digits, "-" and ".")`);
   if (parts.length === 1) return NAME.test(text) && text.length <= 253 ? { ok: true, value: { name: text } } : bad();
+  // cluster/namespace/name: the short form of --cluster.
+  const cluster = parts.length === 3 ? parts.shift()! : undefined;
   if (parts.length !== 2) return bad();
+  if (cluster !== undefined && !NAMESPACE.test(cluster)) return bad();
   const [namespace, name] = parts as [string, string];
   if (!NAMESPACE.test(namespace) || namespace.length > 63 || !NAME.test(name) || name.length > 253) return bad();
-  return { ok: true, value: { namespace, name } };
+  return { ok: true, value: { namespace, name, ...(cluster !== undefined ? { cluster } : {}) } };
 }
 
 function parseNamespace(word: string): Parsed<string> {

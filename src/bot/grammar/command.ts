@@ -5,10 +5,11 @@ import { MUTATING_VERBS, RELEASE_VERBS, type MutatingVerb, type ReleaseVerb, typ
  * buttons) and the terminal (`helmcrew release …`), read off the verb table (src/api/release-verbs.ts).
  */
 
-/** A HelmRelease named as `name` (resolved when unique) or `namespace/name`. */
+/** A HelmRelease named as `name` (resolved when unique) or `namespace/name`; `cluster/namespace/name` names its fleet cluster too (the parser moves it to the command's `cluster`). */
 export interface ReleaseRef {
   namespace?: string;
   name: string;
+  cluster?: string;
 }
 
 /** What a freeze holds: everything, a namespace, a Team's releases, or a chart's. */
@@ -48,7 +49,8 @@ type ArgumentFields<A extends readonly VerbArgument[]> = {
 type ReasonField<R> = R extends 'required' ? { reason: string } : R extends 'optional' ? { reason?: string } : unknown;
 type FlagFields<F extends readonly VerbFlag[]> = ('--break-glass' extends F[number] ? { breakGlass?: boolean } : unknown) &
   ('--for' extends F[number] ? { end?: FreezeEnd } : unknown) &
-  ('--window' extends F[number] ? { window?: WindowRequest } : unknown);
+  ('--window' extends F[number] ? { window?: WindowRequest } : unknown) &
+  ('--cluster' extends F[number] ? { cluster?: string } : unknown);
 
 /** One verb's command, read off its row: its arguments' fields, its reason and its options. */
 export type CommandOf<V extends Verb> = Simplify<{ verb: V } & ArgumentFields<Row<V>['args']> & ReasonField<Row<V>['reason']> & FlagFields<Row<V>['flags']>>;
@@ -75,6 +77,7 @@ export type ParseErrorCode =
   | 'invalid-freeze-end'
   | 'invalid-window'
   | 'invalid-freeze-name'
+  | 'invalid-cluster'
   | 'unknown-flag'
   | 'unterminated-quote';
 

@@ -10,13 +10,14 @@ import type { Token } from './tokenize.js';
  */
 
 export const MAX_REASON_LENGTH = 500;
-export const FLAGS = ['--reason', '--for', '--until', '--break-glass', '--window', '--warn'] as const;
+export const FLAGS = ['--reason', '--for', '--until', '--break-glass', '--window', '--warn', '--cluster'] as const;
 type Flag = (typeof FLAGS)[number];
 
 /** A freeze lasts at least a second and at most 31 days from chat (longer: a Freeze object with windows). */
 export const MAX_FREEZE_MS = 744 * 3_600_000;
 /** A window lasts at least this long (the Freeze API's own minimum). */
 export const MIN_WINDOW_MS = 10_000;
+const CLUSTER = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
 const CLOCK_TIME = /^([01]?[0-9]|2[0-3]):([0-5][0-9])$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -27,6 +28,8 @@ export interface Flags {
   breakGlass?: boolean;
   /** `--window` with its `--for` (then no `end`) and `--warn`. */
   window?: WindowRequest;
+  /** `--cluster NAME` (a fleet's cluster), or `all` (list). */
+  cluster?: string;
   /** The options given, to refuse those a verb does not take. */
   given: Flag[];
 }
@@ -85,6 +88,13 @@ export function splitFlags(verb: string, tokens: Token[]): ({ ok: true } & Flags
       windowWord = word;
       continue;
     }
+    if (flag === '--cluster') {
+      const cluster = word.toLowerCase();
+      if (cluster !== 'all' && !CLUSTER.test(cluster))
+        return fail('invalid-cluster', `"${show(word)}" is not a cluster name (a DNS label: lowercase letters, digits and "-"); "helmcrew fleet" lists them`);
+      out.cluster = cluster;
+      continue;
+    }
     if (flag === '--warn') {
       const warn = parseWarn(word);
       if (!warn.ok) return warn;
@@ -106,7 +116,13 @@ export function splitFlags(verb: string, tokens: Token[]): ({ ok: true } & Flags
   return { ok: true, ...rest, window: window.window };
 }
 
-const EXAMPLES: Record<string, string> = { '--for': '--for 2h', '--until': '--until 18:00', '--window': '--window "0 18 * * FRI"', '--warn': '--warn 30m' };
+const EXAMPLES: Record<string, string> = {
+  '--cluster': '--cluster prod-eu',
+  '--for': '--for 2h',
+  '--until': '--until 18:00',
+  '--window': '--window "0 18 * * FRI"',
+  '--warn': '--warn 30m',
+};
 
 /** `--window "<cron>"` takes its length from `--for` (each window's, not the freeze's); the plan checks the schedule (plan/freeze.ts). */
 function windowOf(schedule: string, end: FreezeEnd | undefined, warn: { text: string; ms: number } | undefined): { ok: true; window: WindowRequest } | Failure {

@@ -1,6 +1,6 @@
 import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { NEEDS, fail, parseArgument, show, type Failure } from './arguments.js';
-import type { ParseError, ReleaseCommand } from './command.js';
+import type { ParseError, ReleaseCommand, ReleaseRef } from './command.js';
 import { splitFlags } from './flags.js';
 import { normalizeInput } from './normalize.js';
 import { closest } from './suggest.js';
@@ -44,6 +44,8 @@ export function verbParser<C extends { verb: string } = Fields>(table: Readonly<
     const parsed = parseArguments(verb, row, split.args, verbs);
     if (!parsed.ok) return parsed;
     const usage = `usage: ${row.usage}`;
+    const located = clusterOf(verb, row, parsed.fields, split.cluster);
+    if (!located.ok) return located;
     if (split.reason !== undefined && row.reason === 'none') return fail('unexpected-argument', `${verb} takes no --reason; ${usage}`);
     if (split.reason === undefined && row.reason === 'required') return fail('missing-argument', `${verb} needs a reason, so the channel knows why; ${usage}`);
     const command: Fields = {
@@ -53,9 +55,30 @@ export function verbParser<C extends { verb: string } = Fields>(table: Readonly<
       ...(split.breakGlass ? { breakGlass: true } : {}),
       ...(split.end ? { end: split.end } : {}),
       ...(split.window ? { window: split.window } : {}),
+      ...(located.cluster ? { cluster: located.cluster } : {}),
     };
     return { ok: true, command: command as unknown as C };
   };
+}
+
+/**
+ * The cluster a command names: `--cluster NAME` or the short form `NAME/namespace/release` (moved
+ * off the release to the command), never two different ones; `all` only to list.
+ */
+function clusterOf(verb: string, row: VerbRow, fields: Record<string, unknown>, flag: string | undefined): { ok: true; cluster?: string } | Failure {
+  const release = fields.release as ReleaseRef | undefined;
+  const short = release?.cluster;
+  if (release && short !== undefined) {
+    if (!(row.flags as readonly string[]).includes('--cluster'))
+      return fail('invalid-release', `${verb} takes a release as name or namespace/name, without a cluster`);
+    const { cluster: _moved, ...rest } = release;
+    fields.release = rest;
+  }
+  if (flag !== undefined && short !== undefined && flag !== short)
+    return fail('invalid-cluster', `the release names cluster "${short}" and --cluster says "${flag}"; give one`);
+  const cluster = flag ?? short;
+  if (cluster === 'all' && verb !== 'list') return fail('invalid-cluster', `${verb} acts on one cluster: name it (--cluster all is for list)`);
+  return { ok: true, ...(cluster !== undefined ? { cluster } : {}) };
 }
 
 /** The row's arguments in order: a missing optional one ends them; then no word may be left over. */

@@ -1,3 +1,4 @@
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { AuthzDecision } from '../authz/authorize.js';
 import type { Outcome } from '../execute/outcome.js';
 export { systemClock, type Clock } from '../execute/await-outcome.js';
@@ -21,12 +22,14 @@ export interface Reply {
   answer(verb: Verb, output: string): Promise<void>;
   /** A plan that cannot be carried out, shown with no way to confirm it. */
   plan(plan: Plan): Promise<void>;
+  /** A fleet's "which cluster?": one button per cluster, each carrying on `text` there (Slack); without it the question is said. */
+  chooseCluster?(question: string, text: string, clusters: string[]): Promise<void>;
 }
 
 /** Who may do what: Slack asks the Teams; the terminal leaves it to Kubernetes RBAC at the API server. */
 export interface Gate {
-  /** Why the query is refused, or undefined when it is allowed. */
-  query(command: QueryCommand): Promise<string | undefined>;
+  /** Why the query is refused, or undefined when it is allowed; `api` is the command's cluster's (to resolve the release it names). */
+  query(command: QueryCommand, api: Pick<HelmReleaseApi, 'list'>): Promise<string | undefined>;
   action(action: ActionScope): Promise<AuthzDecision>;
 }
 
@@ -56,7 +59,8 @@ export interface SessionPorts {
   reply: Reply;
   gate: Gate;
   confirm: Confirm;
-  progress(action: PreparedAction, approver: string | undefined): Progress;
+  /** `api`: the acted-on release's cluster (a fleet's, through its agent). */
+  progress(action: PreparedAction, approver: string | undefined, api: Pick<HelmReleaseApi, 'get'>): Progress;
   /** Answers `whoami` in the medium's own words. */
   whoami(): Promise<void>;
   /** `notify on|off`: whether the person is told directly when what they started ends (Slack's direct message; the terminal waits anyway). */

@@ -1,26 +1,28 @@
-import type { FreezeApi } from '../../core/kube/freeze-api.js';
-import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
-import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { awaitOutcomes, systemClock, type Clock } from '../execute/await-outcome.js';
-import type { ReleaseOperations } from '../execute/operations.js';
-import type { ChangePreviews } from '../execute/preview-client.js';
-import { isQuery, runQuery } from '../execute/queries.js';
-import { isMutating, type MutatingCommand } from '../grammar/command.js';
+import { isQuery, runQuery, type QueryCommand } from '../execute/queries.js';
+import { isMutating, type MutatingCommand, type ReleaseCommand, type ReleaseRef } from '../grammar/command.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
+import { inCluster, whichCluster, type Search } from '../fleet/which-cluster.js';
+import type { Plan } from '../plan/plan.js';
 import type { PreparedAction } from '../plan/prepared.js';
+import type { ClusterDeps, FleetRouting } from './fleet-routing.js';
 import type { SessionEnd, SessionPorts } from './ports.js';
 
-export interface SessionDeps {
-  ops: ReleaseOperations;
-  api: HelmReleaseApi;
-  freezes: FreezeApi;
-  storage: ReleaseStorage;
-  /** The controller's object diffs for plans and `/release diff`; without them plans show the rest. */
-  previews?: ChangePreviews;
+export interface SessionDeps extends ClusterDeps {
   /** From the session's config reader (session/config.ts). */
   outcomeTimeoutMs: number;
   clock?: Clock;
+  /** A fleet (bot/fleet/): `--cluster`, the short form, "which cluster?" and `list --cluster all`. Without it the bot drives its own cluster only, as ever. */
+  fleet?: FleetRouting;
 }
+
+/** Where a command goes: its cluster's parts, and the cluster's name when the bot drives a fleet (then named in every answer). */
+type Located = { ok: true; deps: ClusterDeps; cluster?: string } | { ok: false; end: SessionEnd };
+
+const takesCluster = (verb: ReleaseCommand['verb']) => ((RELEASE_VERBS[verb] as VerbRow).flags as readonly string[]).includes('--cluster');
+const clusterOf = (command: ReleaseCommand): string | undefined => ('cluster' in command ? command.cluster : undefined);
+const labelled = (plan: Plan, cluster: string | undefined): Plan => (cluster ? { ...plan, title: inCluster(plan.title, cluster) } : plan);
 
 /**
  * The one `/release` flow, for Slack and the terminal alike: parse → whoami | query (authorized)
@@ -50,26 +52,118 @@ export class ReleaseSession {
       await ports.notifyMe(command.setting);
       return 'done';
     }
-    if (isQuery(command)) {
-      const refused = await ports.gate.query(command);
+    if (command.verb === 'list' && command.cluster === 'all') return this.listAll(command, ports);
+    const where = await this.locate(command, text, ports);
+    if (!where.ok) return where.end;
+    const { deps, cluster } = where;
+    // The cluster found travels with the command: a stored plan is confirmed against the same cluster.
+    const located = (cluster && takesCluster(command.verb) ? { ...command, cluster } : command) as ReleaseCommand;
+    if (isQuery(located)) {
+      const refused = await ports.gate.query(located, deps.api);
       if (refused) return this.stop(ports, refused, 'stopped');
-      await ports.reply.answer(command.verb, await runQuery(command, this.deps));
+      const answer = await runQuery(located, deps);
+      await ports.reply.answer(located.verb, cluster ? `cluster ${cluster}\n${answer}` : answer);
       return 'done';
     }
-    if (!isMutating(command)) return 'bad-input';
-    return this.change(command, ports);
+    if (!isMutating(located)) return 'bad-input';
+    return this.change(located, ports, deps, cluster);
   }
 
-  private async change(command: MutatingCommand, ports: SessionPorts): Promise<SessionEnd> {
+  /**
+   * The cluster a command goes to. Without a fleet, the bot's own (and `--cluster` is refused).
+   * With one: the cluster named; else, for a release, the one cluster that has it — in several,
+   * the person is asked, never a guess; in none, the bot's own answers as it always did.
+   */
+  private async locate(command: ReleaseCommand, text: string, ports: SessionPorts): Promise<Located> {
+    const fleet = this.deps.fleet;
+    const asked = clusterOf(command);
+    if (!fleet) {
+      if (asked)
+        return {
+          ok: false,
+          end: await this.stop(ports, '--cluster needs a fleet: this bot drives only its own cluster (HELMCREW_FLEET_KEYS_DIR is not set)', 'input'),
+        };
+      return { ok: true, deps: this.deps };
+    }
+    if (asked) return this.routed(fleet, asked, ports);
+    const ref = 'release' in command ? command.release : undefined;
+    if (!ref || !takesCluster(command.verb)) return { ok: true, deps: this.deps, cluster: fleet.own };
+    const searches = await this.search(fleet, ref);
+    const choice = whichCluster(searches);
+    if (choice.kind === 'one') return this.routed(fleet, choice.cluster, ports);
+    if (choice.kind === 'ask') {
+      const shown = ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
+      const question = `"${shown}" is in ${choice.clusters.length} clusters (${choice.clusters.join(', ')}): which cluster?`;
+      if (ports.reply.chooseCluster) await ports.reply.chooseCluster(question, text, choice.clusters);
+      else await ports.reply.say(`${question} Add --cluster NAME.`, 'input');
+      return { ok: false, end: 'not-done' };
+    }
+    const unsearched = searches.filter((s) => s.matches === undefined && s.cluster !== fleet.own);
+    if (unsearched.length > 0) {
+      const why = (await fleet.members())
+        .filter((m) => unsearched.some((s) => s.cluster === m.name))
+        .map((m) => m.unavailable ?? `cluster ${m.name} did not answer`);
+      return { ok: false, end: await this.stop(ports, `no release "${ref.name}" in the clusters that answered; not searched: ${why.join('; ')}`, 'stopped') };
+    }
+    return { ok: true, deps: this.deps, cluster: fleet.own };
+  }
+
+  private async routed(fleet: FleetRouting, cluster: string, ports: SessionPorts): Promise<Located> {
+    const route = await fleet.route(cluster);
+    return route.ok ? { ok: true, deps: route.deps, cluster } : { ok: false, end: await this.stop(ports, route.message, 'stopped') };
+  }
+
+  /** How many releases of that name each cluster has (one read per cluster, side by side); a cluster that cannot be asked has none counted. */
+  private async search(fleet: FleetRouting, ref: ReleaseRef): Promise<Search[]> {
+    const members = await fleet.members();
+    return Promise.all(
+      members.map(async (member): Promise<Search> => {
+        if (member.unavailable) return { cluster: member.name };
+        const route = await fleet.route(member.name);
+        if (!route.ok) return { cluster: member.name };
+        try {
+          const { items } = await route.deps.api.list(ref.namespace);
+          return { cluster: member.name, matches: items.filter((r) => r.metadata.name === ref.name).length };
+        } catch {
+          return { cluster: member.name };
+        }
+      }),
+    );
+  }
+
+  /** `list --cluster all`: every cluster's releases under its name; a cluster that cannot be asked is named with why (unreachable since …). */
+  private async listAll(command: Extract<QueryCommand, { verb: 'list' }>, ports: SessionPorts): Promise<SessionEnd> {
+    const fleet = this.deps.fleet;
+    if (!fleet) return this.stop(ports, '--cluster needs a fleet: this bot drives only its own cluster (HELMCREW_FLEET_KEYS_DIR is not set)', 'input');
+    const sections = await Promise.all(
+      (await fleet.members()).map(async (member) => {
+        const head = `== cluster ${member.name}${member.own ? ' (this bot’s own)' : ''} ==`;
+        if (member.unavailable) return `${head}\n${member.unavailable}`;
+        const route = await fleet.route(member.name);
+        if (!route.ok) return `${head}\n${route.message}`;
+        const one = { ...command, cluster: member.name };
+        try {
+          const refused = await ports.gate.query(one, route.deps.api);
+          return `${head}\n${refused ?? (await runQuery(one, route.deps))}`;
+        } catch (error) {
+          return `${head}\ncould not be read: ${(error as Error).message}`;
+        }
+      }),
+    );
+    await ports.reply.answer('list', sections.join('\n'));
+    return 'done';
+  }
+
+  private async change(command: MutatingCommand, ports: SessionPorts, deps: ClusterDeps, cluster: string | undefined): Promise<SessionEnd> {
     if ('breakGlass' in command && command.breakGlass && !ports.secondPerson)
       return this.stop(ports, '--break-glass needs a second person to approve; ask for it with /release in Slack', 'input');
-    const drafted = await this.deps.ops.draft(command, await ports.actor());
-    if (!drafted.ok) return this.stop(ports, drafted.message, 'stopped');
-    const draft = drafted.draft;
+    const drafted = await deps.ops.draft(command, await ports.actor());
+    if (!drafted.ok) return this.stop(ports, cluster ? `${drafted.message} (cluster ${cluster})` : drafted.message, 'stopped');
+    const draft = { ...drafted.draft, plan: (preview?: Parameters<typeof drafted.draft.plan>[0]) => labelled(drafted.draft.plan(preview), cluster) };
     const decision = await ports.gate.action(draft);
     // Refused: the plan (without a preview) only names what was refused.
-    if (!decision.allowed) return this.refuse(ports, draft.targets[0], draft.plan().title, decision.reason);
-    const action = await this.deps.ops.plan(draft);
+    if (!decision.allowed) return this.refuse(ports, draft.targets[0], draft.plan().title, decision.reason, clusterOf(command));
+    const action = await deps.ops.plan(draft);
     if (!action.plan.doable) {
       await ports.reply.plan(action.plan);
       return 'not-done';
@@ -82,27 +176,50 @@ export class ReleaseSession {
 
   /** A confirmed (and, under the two-person rule, approved) action: write it, then wait for the controller's report. */
   async execute(action: PreparedAction, ports: SessionPorts, approver: string | undefined): Promise<SessionEnd> {
-    const progress = ports.progress(action, approver);
+    const where = await this.clusterDeps(clusterOf(action.command), ports);
+    if (!where.ok) return where.end;
+    const deps = where.deps;
+    const progress = ports.progress(action, approver, deps.api);
     const toApply = await progress.started(action);
     let applied;
     try {
-      applied = await this.deps.ops.apply(toApply, await ports.actor(), approver);
+      applied = await deps.ops.apply(toApply, await ports.actor(), approver);
     } catch (error) {
       await progress.failed();
       throw error;
     }
     await progress.applied(applied.summary);
+    // A fleet agent refused or did not answer: nothing was written, nothing to wait for.
+    if (applied.failed) {
+      await progress.finished([{ done: true, succeeded: false, message: applied.summary }], applied.summary);
+      return 'not-done';
+    }
     if (!ports.awaitOutcome) return 'done';
-    const outcomes = await awaitOutcomes(this.deps.api, action, applied.requestId, this.deps.outcomeTimeoutMs, 500, this.deps.clock ?? systemClock);
+    const outcomes = await awaitOutcomes(deps.api, action, applied.requestId, this.deps.outcomeTimeoutMs, 500, this.deps.clock ?? systemClock);
     await progress.finished(outcomes, applied.summary);
     return outcomes.every((o) => o.done && o.succeeded) ? 'done' : 'not-done';
   }
 
   /** Refused: recorded on the release (an Event) and in the log, and told; nothing changes. */
-  async refuse(ports: SessionPorts, target: { namespace: string; name: string } | undefined, what: string, reason: string): Promise<SessionEnd> {
-    const release = target ? await this.deps.api.get(target.namespace, target.name) : undefined;
-    await this.deps.ops.recordRefusal(release, await ports.actor(), what, reason);
+  async refuse(
+    ports: SessionPorts,
+    target: { namespace: string; name: string } | undefined,
+    what: string,
+    reason: string,
+    cluster?: string,
+  ): Promise<SessionEnd> {
+    const fleet = this.deps.fleet;
+    const remote = fleet && cluster && cluster !== fleet.own ? await fleet.route(cluster) : undefined;
+    // Another cluster's release gets no Event from here (its agent writes none for a refusal): the bot's log line names the cluster.
+    const release = target && !remote ? await this.deps.api.get(target.namespace, target.name) : undefined;
+    await (remote?.ok ? remote.deps.ops : this.deps.ops).recordRefusal(release, await ports.actor(), what, reason);
     return this.stop(ports, `Refused: ${reason}. Nothing changed.`, 'stopped');
+  }
+
+  /** A stored action's cluster, routed again now (its agent may have stopped since the plan). */
+  private async clusterDeps(cluster: string | undefined, ports: SessionPorts): Promise<Located> {
+    if (!cluster || !this.deps.fleet) return { ok: true, deps: this.deps };
+    return this.routed(this.deps.fleet, cluster, ports);
   }
 
   private async stop(ports: SessionPorts, text: string, kind: 'input' | 'stopped'): Promise<SessionEnd> {

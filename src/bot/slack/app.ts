@@ -1,13 +1,17 @@
 import type { Server } from 'node:http';
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
+import { ConfigError } from '../../core/config/env.js';
 import { loadKubeConfig } from '../../core/kube/client.js';
+import { FleetKeys } from '../fleet/fleet-keys.js';
+import { FleetRouter } from '../fleet/fleet-router.js';
+import type { ClusterDeps } from '../session/fleet-routing.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import { startHealthServer, type ReadinessCheck } from '../../core/metrics/health-server.js';
 import { redisCheck } from '../../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../../core/metrics/registry.js';
-import { connectRedis } from '../../core/redis.js';
+import { connectRedis, type RedisConnection } from '../../core/redis.js';
 import { RequesterLedger } from '../../core/requests/requester-ledger.js';
 import { QueuedPreviews } from '../execute/preview-client.js';
 import { releaseOperations } from '../execute/wiring.js';
@@ -23,6 +27,33 @@ import { ReleaseBot } from './release-bot.js';
 import { DmPreferences } from './requester-dm.js';
 import { checkBotToken } from './token-check.js';
 import { registerUnknownRequestAnswers } from './unknown-requests.js';
+
+/** The fleet's router, its keys checked first: a bad key file stops start-up naming the file, never its content. */
+async function startFleet(
+  config: BotConfig,
+  fleet: NonNullable<BotConfig['fleet']>,
+  redis: RedisConnection,
+  local: ClusterDeps,
+  teams: TeamApi,
+  log: Logger,
+): Promise<FleetRouter> {
+  const keys = new FleetKeys(fleet.keysDir);
+  const checked = await keys.check();
+  if (checked.problems.length > 0) throw new ConfigError(`HELMCREW_FLEET_KEYS_DIR: ${checked.problems.join('; ')}`);
+  log.info({ cluster: fleet.own, clusters: checked.clusters }, 'fleet: commands for these clusters go through their agents');
+  return new FleetRouter({
+    own: fleet.own,
+    local,
+    redis,
+    fleetPrefix: fleet.fleetPrefix,
+    keys,
+    teams,
+    log,
+    timeZone: config.timeZone,
+    queryTimeoutMs: fleet.timeoutMs,
+    previewTimeoutMs: config.previewTimeoutMs,
+  });
+}
 
 export interface RunningBot {
   mode: 'http' | 'socket';
@@ -58,6 +89,10 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     requesters: new RequesterLedger(redis, config.keyPrefix),
   });
   const directory = new Directory(new TeamApi(kube), web);
+  // A fleet: other clusters through their agents on this Redis, each with its key (bot/fleet/); BullMQ waits on a connection that retries for ever.
+  const fleet = config.fleet
+    ? await startFleet(config, config.fleet, previewConnection, { ops, api, freezes, storage, previews }, new TeamApi(kube), log)
+    : undefined;
   const poster: ChannelPoster = {
     post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),
     update: async (channel, ts, message) => void (await web.chat.update({ channel, ts, ...message })),
@@ -82,6 +117,7 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     userGroups: (user) => directory.userGroups(user),
     userName: (user) => directory.userName(user),
     plans: new PlanStore(redis, config.keyPrefix, config.planTtlSeconds),
+    ...(fleet ? { fleet } : {}),
     poster,
     log,
     outcomeTimeoutMs: config.outcomeTimeoutMs,
@@ -131,6 +167,7 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
       await health?.close();
       await app.stop();
       await freezeReports.stop();
+      await fleet?.close();
       redis.disconnect();
       await previews.close();
       previewConnection.disconnect();

@@ -1,4 +1,5 @@
-import { PlanAction, ReleaseAction } from '../../core/slack/action-ids.js';
+import { clusterChoiceActionId, PlanAction, ReleaseAction } from '../../core/slack/action-ids.js';
+import { commandForCluster } from '../fleet/which-cluster.js';
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../core/slack/mrkdwn.js';
 import type { Plan } from '../plan/plan.js';
 
@@ -48,6 +49,28 @@ export function planMessage(plan: Plan, planId: string | undefined, needsApprova
     });
   }
   return { text: `Plan: ${escapeMrkdwn(plan.title)}`, blocks };
+}
+
+/** Slack's limit on a button's value; a longer command is asked without buttons. */
+const BUTTON_VALUE_MAX = 2000;
+
+/** A fleet's "which cluster?": one button per cluster, each the same command for that cluster. */
+export function whichClusterMessage(question: string, text: string, clusters: readonly string[]): SlackMessage {
+  const values = clusters.map((cluster) => ({ cluster, value: commandForCluster(text, cluster) }));
+  const fits = values.every((v) => v.value.length <= BUTTON_VALUE_MAX) && values.length <= 25;
+  const body = escapeMrkdwn(fits ? question : `${question} Add --cluster NAME.`);
+  const blocks: unknown[] = [section(body)];
+  if (fits)
+    blocks.push({
+      type: 'actions',
+      elements: values.map(({ cluster, value }) => ({
+        type: 'button',
+        action_id: clusterChoiceActionId(cluster),
+        text: { type: 'plain_text', text: cluster },
+        value,
+      })),
+    });
+  return { text: body, blocks };
 }
 
 export function approvalRequestMessage(requester: string, plan: Plan, planId: string, reason?: string): SlackMessage {

@@ -14,7 +14,8 @@ export interface ChannelPoster {
 }
 
 export interface ChannelProgressDeps {
-  api: HelmReleaseApi;
+  /** The acted-on release's cluster (a fleet's: through its agent). */
+  api: Pick<HelmReleaseApi, 'get'>;
   poster: ChannelPoster;
   log: Logger;
   /** The one claim to report a freeze's end in its message (shared with the sweep for expired and deleted freezes). */
@@ -78,9 +79,11 @@ async function freezeMessageToUpdate(deps: ChannelProgressDeps, action: Prepared
 }
 
 /** One release acted on: its buttons for what comes next (a freeze's releases get none). */
-async function nextSteps(api: HelmReleaseApi, action: PreparedAction): Promise<{ release: string; suspended: boolean } | undefined> {
+async function nextSteps(api: Pick<HelmReleaseApi, 'get'>, action: PreparedAction): Promise<{ release: string; suspended: boolean } | undefined> {
   if (action.command.verb === 'freeze' || action.command.verb === 'unfreeze' || action.targets.length !== 1) return undefined;
   const { namespace, name } = action.targets[0]!;
-  const release = await api.get(namespace, name);
-  return release ? { release: `${namespace}/${name}`, suspended: !!release.spec.suspend } : undefined;
+  const release = await api.get(namespace, name).catch(() => undefined);
+  // A fleet cluster's release: the buttons carry the short form, so Status and Resume go to the same cluster.
+  const cluster = 'cluster' in action.command ? action.command.cluster : undefined;
+  return release ? { release: `${cluster ? `${cluster}/` : ''}${namespace}/${name}`, suspended: !!release.spec.suspend } : undefined;
 }

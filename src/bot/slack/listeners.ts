@@ -2,7 +2,7 @@ import type { App, RespondFn, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../core/log.js';
 import { inSpan } from '../../core/tracing/tracing.js';
-import { PlanAction, RELEASE_ACTION_IDS, releaseActionVerb } from '../../core/slack/action-ids.js';
+import { CLUSTER_CHOICE_ACTION_PATTERN, PlanAction, RELEASE_ACTION_IDS, releaseActionVerb } from '../../core/slack/action-ids.js';
 import { unescapeSlackText } from '../../core/slack/mrkdwn.js';
 import { buttonVerb, commandVerb, type BotMetrics } from '../metrics/bot-metrics.js';
 import { textMessage, type SlackMessage } from './blocks.js';
@@ -67,7 +67,7 @@ export function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log
     await work(ctx, 'mention', { verb: commandVerb(command), via: 'mention' }, () => bot.handleText(command, ctx));
   });
 
-  const button = (actionId: string, handle: (value: string, actionId: string, ctx: RequestContext) => Promise<void>) =>
+  const button = (actionId: string | RegExp, handle: (value: string, actionId: string, ctx: RequestContext) => Promise<void>) =>
     app.action(actionId, async ({ ack, body, action, respond }) => {
       await timedAck('button', ack);
       if (body.type !== 'block_actions' || action.type !== 'button' || !('action_id' in action)) return;
@@ -78,6 +78,8 @@ export function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log
   button(PlanAction.Cancel, (planId, _, ctx) => bot.cancel(planId, ctx));
   button(PlanAction.Approve, (planId, _, ctx) => bot.approve(planId, ctx));
   // A notification's button is the same as typing the command: plan, confirm, act.
+  // "Which cluster?": the button carries the whole command for that cluster.
+  button(CLUSTER_CHOICE_ACTION_PATTERN, (text, _, ctx) => bot.handleText(text, ctx));
   for (const id of RELEASE_ACTION_IDS) button(id, (release, actionId, ctx) => bot.handleText(`${releaseActionVerb(actionId)} ${release}`, ctx));
 
   // Bolt wants a promise back; logging is all there is to do.

@@ -7,6 +7,8 @@ import type { Subject, TeamPolicy } from '../authz/policy-types.js';
 import type { ReleaseOperations } from '../execute/operations.js';
 import type { ChangePreviews } from '../execute/preview-client.js';
 import type { Actor } from '../plan/actor.js';
+import type { PreparedAction } from '../plan/prepared.js';
+import type { FleetRouting } from '../session/fleet-routing.js';
 import { ReleaseSession } from '../session/release-session.js';
 import type { SessionPorts } from '../session/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
@@ -14,6 +16,8 @@ import { channelProgress, type ChannelPoster } from './channel-progress.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
 import type { DmPreferences, RequesterDmDeps } from './requester-dm.js';
 import { slackReply, slackWhoami, teamGate, type RequestContext } from './slack-ports.js';
+
+const clusterOfAction = (action: PreparedAction) => ('cluster' in action.command ? action.command.cluster : undefined);
 
 export interface ReleaseBotDeps {
   ops: ReleaseOperations;
@@ -27,6 +31,8 @@ export interface ReleaseBotDeps {
   /** The person's display name, for reports outside Slack (users.info). */
   userName?(user: string): Promise<string | undefined>;
   plans: PlanStore;
+  /** A fleet (bot/fleet/fleet-router.ts); without it the bot drives its own cluster only. */
+  fleet?: FleetRouting;
   poster: ChannelPoster;
   log: Logger;
   outcomeTimeoutMs: number;
@@ -61,7 +67,8 @@ export class ReleaseBot {
     const plan = await this.deps.plans.take(planId);
     if (!plan) return this.expired(ctx, 'confirm');
     const decision = authorizeAction(await this.subject(ctx.user), plan.action, await this.deps.teams());
-    if (!decision.allowed) return void (await this.session.refuse(this.ports(ctx), plan.action.targets[0], plan.action.plan.title, decision.reason));
+    if (!decision.allowed)
+      return void (await this.session.refuse(this.ports(ctx), plan.action.targets[0], plan.action.plan.title, decision.reason, clusterOfAction(plan.action)));
     if (decision.requireApproval) {
       const approvalId = await this.deps.plans.put({ ...plan, awaitingApproval: true });
       const posted = await this.deps.poster.post(
@@ -92,7 +99,13 @@ export class ReleaseBot {
     const approver = await this.subject(ctx.user);
     const decision = authorizeActionApproval(requester, approver, peeked.action, await this.deps.teams());
     if (!decision.allowed)
-      return void (await this.session.refuse(this.ports(ctx), peeked.action.targets[0], `approve ${peeked.action.plan.title}`, decision.reason));
+      return void (await this.session.refuse(
+        this.ports(ctx),
+        peeked.action.targets[0],
+        `approve ${peeked.action.plan.title}`,
+        decision.reason,
+        clusterOfAction(peeked.action),
+      ));
     const plan = await this.deps.plans.take(planId);
     if (!plan) return this.expired(ctx, 'approve');
     await ctx.reply(textMessage(`Approved: ${plan.action.plan.title}`));
@@ -113,7 +126,7 @@ export class ReleaseBot {
     return {
       actor: () => (actor ??= this.actorOf(requester)),
       reply: slackReply(ctx),
-      gate: teamGate(this.deps.api, asker, () => this.deps.teams()),
+      gate: teamGate(asker, () => this.deps.teams()),
       confirm: {
         ask: async (action, requireApproval) => {
           const planId = await this.deps.plans.put({ action, requester });
@@ -121,7 +134,7 @@ export class ReleaseBot {
           return 'later';
         },
       },
-      progress: (action, approver) => channelProgress(this.deps, requester, action, approver),
+      progress: (action, approver, api) => channelProgress({ ...this.deps, api }, requester, action, approver),
       whoami: async () => slackWhoami(ctx, await asker(), await this.deps.teams()),
       notifyMe: async (setting) => {
         if (!this.deps.requesterDm) return ctx.reply(textMessage('direct messages are not set up for this bot'));

@@ -6,7 +6,7 @@ import { namespaceAuthzTarget, releaseAuthzTarget } from '../authz/targets.js';
 import type { QueryCommand } from '../execute/queries.js';
 import { resolveRelease } from '../plan/resolve.js';
 import type { Gate, Reply } from '../session/ports.js';
-import { codeMessage, planMessage, textMessage, type SlackMessage } from './blocks.js';
+import { codeMessage, planMessage, textMessage, whichClusterMessage, type SlackMessage } from './blocks.js';
 
 /** Where a request came from and how to answer the person privately (response_url or ephemeral). */
 export interface RequestContext {
@@ -21,22 +21,24 @@ export function slackReply(ctx: RequestContext): Reply {
     say: (text) => ctx.reply(textMessage(text)),
     answer: (verb, output) => ctx.reply(codeMessage(`/release ${verb}`, output)),
     plan: (plan) => ctx.reply(planMessage(plan, undefined, false)),
+    chooseCluster: (question, text, clusters) => ctx.reply(whichClusterMessage(question, text, clusters)),
   };
 }
 
 /** Who may, from the Teams: a query on its release or namespace (freezes: any Team member), an action on each target. */
-export function teamGate(api: HelmReleaseApi, subject: () => Promise<Subject>, teams: () => Promise<TeamPolicy[]>): Gate {
+export function teamGate(subject: () => Promise<Subject>, teams: () => Promise<TeamPolicy[]>): Gate {
   return {
-    async query(command: QueryCommand) {
+    async query(command: QueryCommand, api: Pick<HelmReleaseApi, 'list'>) {
       if (command.verb === 'help') return undefined;
       // Freezes say why changes wait: any Team member may see them.
       if (command.verb === 'freezes') return teamsOf(await subject(), await teams()).length === 0 ? 'you may not list freezes: you are in no Team' : undefined;
       let target: AuthzTarget;
-      if (command.verb === 'list') target = namespaceAuthzTarget(command.namespace);
+      const cluster = 'cluster' in command ? command.cluster : undefined;
+      if (command.verb === 'list') target = namespaceAuthzTarget(command.namespace, cluster);
       else {
         const resolved = resolveRelease(command.release, (await api.list(command.release.namespace)).items);
         if (!resolved.ok) return resolved.message;
-        target = releaseAuthzTarget(resolved.release);
+        target = releaseAuthzTarget(resolved.release, cluster);
       }
       const decision = authorize(await subject(), command.verb, target, await teams());
       return decision.allowed ? undefined : decision.reason;

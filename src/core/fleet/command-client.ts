@@ -2,7 +2,11 @@ import { Queue, QueueEvents } from 'bullmq';
 import type { RedisConnection } from '../redis.js';
 import { clusterKeyspace, QUEUE_NAMES } from './cluster-keys.js';
 import type { CommandOutcome } from './command-protocol.js';
+import { QUERY_JOB, type QueryAnswer, type SignedQuery } from './fleet-query.js';
 import type { SignedCommand } from './signed-command.js';
+
+type Job = SignedCommand | SignedQuery;
+type Answer = CommandOutcome | QueryAnswer;
 
 /**
  * Sends signed commands to clusters' agents over the fleet's Redis and waits for their outcome
@@ -10,7 +14,7 @@ import type { SignedCommand } from './signed-command.js';
  * cluster's keyspace; its QueueEvents are opened on first use and kept.
  */
 export class FleetCommandClient {
-  private readonly lanes = new Map<string, { queue: Queue<SignedCommand, CommandOutcome>; events: QueueEvents; connection: RedisConnection }>();
+  private readonly lanes = new Map<string, { queue: Queue<Job, Answer>; events: QueueEvents; connection: RedisConnection }>();
 
   constructor(
     private readonly connection: RedisConnection,
@@ -24,7 +28,7 @@ export class FleetCommandClient {
       // QueueEvents blocks on a stream read: a connection of its own, which close() ends.
       const connection = this.connection.duplicate();
       lane = {
-        queue: new Queue<SignedCommand, CommandOutcome>(QUEUE_NAMES.command, { connection: this.connection, prefix }),
+        queue: new Queue<Job, Answer>(QUEUE_NAMES.command, { connection: this.connection, prefix }),
         events: new QueueEvents(QUEUE_NAMES.command, { connection, prefix }),
         connection,
       };
@@ -35,9 +39,18 @@ export class FleetCommandClient {
 
   /** Puts the command on the queue of the cluster it is signed for; the answer, or why there is none within `timeoutMs`. */
   async send(signed: SignedCommand, timeoutMs: number, cluster = signed.command.cluster): Promise<CommandOutcome> {
+    return (await this.ask(cluster, signed.command.verb, signed, timeoutMs, { age: 600 })) as CommandOutcome;
+  }
+
+  /** A read-only question (core/fleet/fleet-query.ts); its answer is kept a minute (removed at once, a fast answer could be missed). */
+  async query(signed: SignedQuery, timeoutMs: number, cluster = signed.query.cluster): Promise<QueryAnswer> {
+    return (await this.ask(cluster, QUERY_JOB, signed, timeoutMs, { age: 60 })) as QueryAnswer;
+  }
+
+  private async ask(cluster: string, name: string, data: Job, timeoutMs: number, removeOnComplete: { age: number }): Promise<Answer> {
     const lane = this.lane(cluster);
     await lane.events.waitUntilReady();
-    const job = await lane.queue.add(signed.command.verb, signed, { removeOnComplete: { age: 600 }, removeOnFail: { age: 600 } });
+    const job = await lane.queue.add(name, data, { removeOnComplete, removeOnFail: { age: 600 } });
     try {
       return await job.waitUntilFinished(lane.events, timeoutMs);
     } catch {

@@ -29,6 +29,16 @@ export type ReleaseAction = (typeof ReleaseAction)[keyof typeof ReleaseAction];
 
 export const RELEASE_ACTION_IDS: readonly ReleaseAction[] = Object.values(ReleaseAction);
 
+/**
+ * A fleet's "which cluster?" buttons: the value is the whole command for that cluster (`suspend
+ * unicorn --cluster edge`), the same as typing it. Slack wants the ids in one block distinct, so
+ * each carries its cluster: `release_cluster_choice.edge`.
+ */
+export const CLUSTER_CHOICE_ACTION = 'release_cluster_choice';
+export const clusterChoiceActionId = (cluster: string) => `${CLUSTER_CHOICE_ACTION}.${cluster}`;
+/** Every id `clusterChoiceActionId` makes (what the bot's listener matches). */
+export const CLUSTER_CHOICE_ACTION_PATTERN = /^release_cluster_choice\.[a-z0-9-]{1,63}$/;
+
 const PREFIX = 'release_';
 
 /** The command a release button stands for (`release_resume` → `resume`), or undefined for any other id. */
@@ -38,6 +48,7 @@ export function releaseActionVerb(actionId: string): string | undefined {
 
 /** The label of any of our buttons (`confirm`, `rollback`…), for metrics; undefined for an id that is not ours. */
 export function actionLabel(actionId: string): string | undefined {
+  if (CLUSTER_CHOICE_ACTION_PATTERN.test(actionId)) return CLUSTER_CHOICE_ACTION.slice(PREFIX.length);
   const ours = [...Object.values(PlanAction), ...RELEASE_ACTION_IDS] as readonly string[];
   return ours.includes(actionId) ? actionId.slice(PREFIX.length) : undefined;
 }

@@ -184,7 +184,7 @@ describe('parseReleaseCommand', () => {
     { name: 'revision zero', input: 'rollback unicorn to 0', want: err('invalid-revision') },
     { name: 'bad version', input: 'upgrade unicorn latest', want: err('invalid-version') },
     { name: 'unterminated quote', input: 'suspend unicorn --reason "db is down', want: err('unterminated-quote') },
-    { name: 'three-part release', input: 'status a/b/c', want: err('invalid-release') },
+    { name: 'four-part release', input: 'status a/b/c/d', want: err('invalid-release') },
     { name: 'namespace too long', input: `list ${'a'.repeat(64)}`, want: err('invalid-namespace') },
 
     // injection attempts: words are data and must be valid names

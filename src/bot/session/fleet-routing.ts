@@ -1,0 +1,30 @@
+import type { FreezeApi } from '../../core/kube/freeze-api.js';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import type { ReleaseOperations } from '../execute/operations.js';
+import type { ChangePreviews } from '../execute/preview-client.js';
+
+/** What a session reads and writes of one cluster: through the bot's kubeconfig, or a fleet agent through Redis. */
+export interface ClusterDeps {
+  ops: ReleaseOperations;
+  api: Pick<HelmReleaseApi, 'list' | 'get'>;
+  freezes: Pick<FreezeApi, 'list'>;
+  storage: Pick<ReleaseStorage, 'history'>;
+  previews?: ChangePreviews;
+}
+
+/** A cluster of the fleet as the bot sees it: its own, or one it holds a key for, up or not. */
+export interface FleetMember {
+  name: string;
+  own: boolean;
+  /** Why commands cannot go there now (unreachable since …, never announced), or undefined. */
+  unavailable?: string;
+}
+
+/** The bot's fleet (bot/fleet/fleet-router.ts): which clusters there are, and each one's parts. */
+export interface FleetRouting {
+  own: string;
+  members(): Promise<FleetMember[]>;
+  /** A cluster's parts, or why a command cannot go there (unknown, no key, unreachable since …). */
+  route(cluster: string): Promise<{ ok: true; deps: ClusterDeps } | { ok: false; message: string }>;
+}

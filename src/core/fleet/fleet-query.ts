@@ -1,0 +1,124 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { ReleaseHistory, StoredRelease } from '../helm-storage/release-storage.js';
+import { canonicalJson, MAX_COMMAND_LIFETIME_MS } from './signed-command.js';
+
+/**
+ * Read-only questions from the bot to one cluster's agent, on that cluster's `command` queue (pure).
+ * The bot has no kubeconfig of that cluster: `/release list|status|history|diff --cluster edge`, the
+ * plan of a change and the wait for its outcome read the agent's answers. Nothing is kept at rest
+ * (no inventory to keep current): a question costs a job only when someone asks. Signed like a
+ * command (the cluster's key, its name, an expiry), so only the bot asks; a read changes nothing,
+ * so its nonce is not remembered.
+ *
+ * Answers travel through Redis, so they carry no secret: inline values and helm's `config` leave
+ * the agent with every leaf replaced by a keyed digest (which value paths differ is still seen,
+ * what they hold is not), and manifests (which hold rendered Secrets) not at all.
+ */
+
+export type FleetQuestion =
+  { kind: 'list'; namespace?: string } | { kind: 'get'; namespace: string; name: string } | { kind: 'history'; namespace: string; releaseName: string };
+
+export interface FleetQuery {
+  cluster: string;
+  question: FleetQuestion;
+  nonce: string;
+  expiresAt: string;
+}
+
+export interface SignedQuery {
+  query: FleetQuery;
+  signature: string;
+}
+
+/** The job name a query travels under on the `command` queue (commands use their verb). */
+export const QUERY_JOB = 'query';
+
+export type QueryAnswer =
+  | { ok: true; kind: 'list'; releases: HelmRelease[] }
+  | { ok: true; kind: 'get'; release?: HelmRelease }
+  | { ok: true; kind: 'history'; history: ReleaseHistory }
+  | { ok: false; message: string };
+
+const canonicalQuery = (query: FleetQuery) => `helmcrew-query-v1\n${canonicalJson(query)}`;
+
+export function newQuery(cluster: string, question: FleetQuestion, now: number, lifetimeMs = 60_000): FleetQuery {
+  return { cluster, question, nonce: randomBytes(12).toString('hex'), expiresAt: new Date(now + Math.min(lifetimeMs, MAX_COMMAND_LIFETIME_MS)).toISOString() };
+}
+
+export function signQuery(query: FleetQuery, key: string): SignedQuery {
+  return { query, signature: createHmac('sha256', key).update(canonicalQuery(query)).digest('hex') };
+}
+
+const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+const okName = (value: unknown): boolean => typeof value === 'string' && value.length <= 253 && NAME.test(value);
+
+function isQuestion(value: unknown): value is FleetQuestion {
+  if (typeof value !== 'object' || value === null) return false;
+  const q = value as Record<string, unknown>;
+  if (q.kind === 'list') return q.namespace === undefined || okName(q.namespace);
+  if (q.kind === 'get') return okName(q.namespace) && okName(q.name);
+  if (q.kind === 'history') return okName(q.namespace) && okName(q.releaseName);
+  return false;
+}
+
+/** Whether this agent answers `signed`: a well-formed question, for its cluster, signed with its key, not expired. */
+export function verifyQuery(signed: unknown, ownCluster: string, key: string, now: number): { ok: true; query: FleetQuery } | { ok: false; message: string } {
+  const envelope = signed as Partial<SignedQuery> | null;
+  const query = envelope?.query;
+  if (
+    !envelope ||
+    typeof envelope.signature !== 'string' ||
+    !query ||
+    typeof query.cluster !== 'string' ||
+    typeof query.expiresAt !== 'string' ||
+    !isQuestion(query.question)
+  ) {
+    return { ok: false, message: 'not a signed query' };
+  }
+  if (query.cluster !== ownCluster) return { ok: false, message: `signed for cluster "${query.cluster}", this is "${ownCluster}"` };
+  const want = Buffer.from(signQuery(query, key).signature, 'hex');
+  const got = Buffer.from(envelope.signature, 'hex');
+  if (got.length !== want.length || !timingSafeEqual(got, want)) return { ok: false, message: `the signature does not match cluster "${ownCluster}"'s key` };
+  const expires = Date.parse(query.expiresAt);
+  if (Number.isNaN(expires) || expires <= now) return { ok: false, message: `expired at ${query.expiresAt}` };
+  if (expires - now > MAX_COMMAND_LIFETIME_MS) return { ok: false, message: 'expires too far ahead' };
+  return { ok: true, query };
+}
+
+/** Every leaf replaced by a keyed digest: the same value gives the same digest (paths that differ still differ), the value is not readable. */
+export function maskLeaves(value: unknown, maskKey: string): unknown {
+  if (Array.isArray(value) || value === null || typeof value !== 'object') {
+    return `#${createHmac('sha256', maskKey).update(canonicalJson(value)).digest('hex').slice(0, 16)}`;
+  }
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, maskLeaves(v, maskKey)]));
+}
+
+/** The key values are masked with: derived from the cluster's command key, so every replica of an agent masks alike. */
+export function maskKeyOf(commandKey: string): string {
+  return createHmac('sha256', commandKey).update('helmcrew-values-mask-v1').digest('hex');
+}
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/** A HelmRelease as it may leave the cluster: no managed fields, no last-applied copy (it holds the values), values masked. */
+export function releaseForFleet(release: HelmRelease, maskKey: string): HelmRelease {
+  const { managedFields: _managed, annotations, ...metadata } = release.metadata as HelmRelease['metadata'] & { managedFields?: unknown };
+  const kept = annotations ? Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== LAST_APPLIED)) : undefined;
+  return {
+    ...release,
+    metadata: { ...metadata, ...(kept ? { annotations: kept } : {}) },
+    spec: { ...release.spec, ...(release.spec.values ? { values: maskLeaves(release.spec.values, maskKey) as Record<string, unknown> } : {}) },
+  };
+}
+
+/** Helm's history as it may leave the cluster: no manifests, `config` masked. */
+export function historyForFleet(history: ReleaseHistory, maskKey: string): ReleaseHistory {
+  const one = (r: StoredRelease): StoredRelease => {
+    const { manifest: _manifest, config, ...rest } = r;
+    return { ...rest, config: maskLeaves(config, maskKey) as Record<string, unknown> };
+  };
+  const releases = history.releases.map(one);
+  const same = (r: StoredRelease | undefined) => (r ? releases.find((x) => x.revision === r.revision) : undefined);
+  return { releases, latest: same(history.latest), deployed: same(history.deployed) };
+}

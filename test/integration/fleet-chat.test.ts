@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SUSPENSION_ANNOTATION } from '../../src/api/annotations.js';
+import { readFleet } from '../../src/core/fleet/fleet-store.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { buttonClick, postSigned, slashCommand } from '../../src/dev/fake-slack/index.js';
+import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { eventually } from '../support/eventually.js';
+import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
+import { memoryLogger } from '../support/notify-fixtures.js';
+import { startSlackTeamBot, type SlackTeamBot } from '../support/slack-team-bot.js';
+
+/**
+ * Issue 32, chat across the fleet: two agents, `edge` and `home`, on one Redis, and one bot in
+ * front (its own cluster `home`, through its kubeconfig; `edge` only through edge's agent), driven
+ * by signed Slack requests. One API server stands for both clusters: each agent watches its own
+ * namespace (the bot's own view of `home` therefore sees edge's namespace too).
+ */
+describe('/release across a fleet of two agents', () => {
+  const { env, kubeConfig } = testEnv();
+  const kube = makeKubeClients(kubeConfig);
+  const api = new HelmReleaseApi(kube);
+  const fleet = uniqueName('hc-fleet');
+  const keys = { edge: randomBytes(32).toString('hex'), home: randomBytes(32).toString('hex') };
+  const logs = { edge: memoryLogger('edge'), home: memoryLogger('home') };
+  const ns = { edge: '', home: '' };
+  const agents: Partial<Record<'edge' | 'home', TestController>> = {};
+  const channel = 'C0FLEET';
+  let keysDir = '';
+  let chat: SlackTeamBot;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    redis = new Redis(env.redisUrl, { maxRetriesPerRequest: null });
+    keysDir = await mkdtemp(join(tmpdir(), 'helmcrew-fleet-keys-'));
+    for (const cluster of ['edge', 'home'] as const) {
+      await writeFile(join(keysDir, cluster), `${keys[cluster]}\n`);
+      ns[cluster] = await freshNamespace(kubeConfig, cluster);
+      agents[cluster] = await startTestController(
+        [ns[cluster]],
+        { HELMCREW_QUEUE_PREFIX: fleet, HELMCREW_CLUSTER_NAME: cluster, HELMCREW_COMMAND_KEY: keys[cluster], HELMCREW_HEARTBEAT_SECONDS: '1' },
+        logs[cluster].log,
+      );
+    }
+    const generations = await Promise.all(
+      (['edge', 'home'] as const).map((cluster) =>
+        applyHelmRelease(kubeConfig, helmReleaseObject(ns[cluster], 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } })),
+      ),
+    );
+    await Promise.all((['edge', 'home'] as const).map((cluster, i) => waitForReconciled(kubeConfig, ns[cluster], 'unicorn', generations[i]!)));
+    chat = await startSlackTeamBot({
+      kube,
+      namespace: ns.home,
+      namespaces: 'any',
+      queuePrefix: fleet,
+      team: uniqueName('fleet-oncall'),
+      channel: { id: channel, name: 'fleet' },
+      verbs: ['list', 'status', 'suspend'],
+      env: { HELMCREW_CLUSTER_NAME: 'home', HELMCREW_FLEET_KEYS_DIR: keysDir, HELMCREW_FLEET_TIMEOUT_SECONDS: '5', HELMCREW_OUTCOME_TIMEOUT_SECONDS: '30' },
+    });
+  });
+  afterAll(async () => {
+    await chat?.stop();
+    for (const agent of Object.values(agents)) await agent.stop();
+    redis?.disconnect();
+    for (const namespace of Object.values(ns)) if (namespace) await deleteNamespace(kubeConfig, namespace);
+    if (keysDir) await rm(keysDir, { recursive: true, force: true });
+  });
+
+  type Element = { action_id: string; value: string; text: { text: string } };
+  type Reply = { text: string; blocks?: Array<{ type: string; elements?: Element[] }> };
+  const buttons = (reply: Reply) => reply.blocks?.find((b) => b.type === 'actions')?.elements ?? [];
+  const slash = async (text: string) => {
+    const request = slashCommand(chat.slack, text, 'UALICE', channel);
+    await postSigned(chat.events, request.form, { secret: chat.secret });
+    return (await chat.slack.replyOn(request.responseUrl, 30_000)) as Reply;
+  };
+  const click = async (actionId: string, value: string) => {
+    const request = buttonClick(chat.slack, actionId, value, 'UALICE', channel);
+    await postSigned(chat.events, request.form, { secret: chat.secret });
+    return (await chat.slack.replyOn(request.responseUrl, 30_000)) as Reply;
+  };
+
+  it('suspend … --cluster edge: planned, confirmed and done in edge, named so; nothing in home', async () => {
+    const reply = await slash(`suspend ${ns.edge}/unicorn --cluster edge --reason fleet test`);
+    expect(reply.text).toBe(`Plan: suspend ${ns.edge}/unicorn (cluster edge)`);
+    const confirm = buttons(reply).find((e) => e.action_id === 'release_confirm')!;
+    const mark = chat.slack.calls().length;
+    expect((await click('release_confirm', confirm.value)).text).toMatch(/^Confirmed: suspend .* \(cluster edge\)/);
+    // The channel's record ends with the agent's report, read back through Redis.
+    await eventually(
+      () => {
+        const texts = chat.slack
+          .calls()
+          .slice(mark)
+          .map((c) => String(c.params.text));
+        expect(
+          texts.find((t) => t.includes(':white_check_mark:')),
+          JSON.stringify(texts),
+        ).toMatch(new RegExp(`<@UALICE> suspend ${ns.edge}/unicorn \\(cluster edge\\) — _fleet test_\\n:white_check_mark: ${ns.edge}/unicorn: `));
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
+    const edge = await api.get(ns.edge, 'unicorn');
+    expect(edge?.spec.suspend).toBe(true);
+    expect(edge?.metadata.annotations?.[SUSPENSION_ANNOTATION]).toContain('slack:UALICE');
+    const home = await api.get(ns.home, 'unicorn');
+    expect(home?.spec.suspend).toBeFalsy();
+    expect(home?.metadata.annotations?.[SUSPENSION_ANNOTATION]).toBeUndefined();
+    // edge's agent wrote it, signed for edge; home's never saw it.
+    expect(logs.edge.lines.some((l) => l.includes('"release action requested"') && l.includes('"action":"suspend"'))).toBe(true);
+    expect(logs.home.lines.some((l) => l.includes('"action":"suspend"'))).toBe(false);
+  });
+
+  it('list --cluster all: each cluster under its name, edge’s release read through its agent', async () => {
+    const reply = await slash('list --cluster all');
+    const body = reply.text;
+    const edge = body.slice(body.indexOf('== cluster edge =='));
+    expect(body).toContain('== cluster home (this bot’s own) ==');
+    expect(edge.split('\n').slice(0, 2)).toEqual([
+      '== cluster edge ==',
+      expect.stringMatching(new RegExp(`^${ns.edge}/unicorn  unicorn 1\\.0\\.0  ready=True suspended(\`\`\`)?$`)),
+    ]);
+    expect(body).toMatch(new RegExp(`${ns.home}/unicorn  unicorn 1\\.0\\.0  ready=True`));
+  });
+
+  it('a name in both clusters asks which cluster, one button each; pressing edge’s carries on there', async () => {
+    const reply = await slash('status unicorn');
+    expect(reply.text).toContain('"unicorn" is in 2 clusters (edge, home): which cluster?');
+    const choices = buttons(reply);
+    expect(choices.map((e) => [e.action_id, e.text.text, e.value])).toEqual([
+      ['release_cluster_choice.edge', 'edge', 'status unicorn --cluster edge'],
+      ['release_cluster_choice.home', 'home', 'status unicorn --cluster home'],
+    ]);
+    const answer = await click(choices[0]!.action_id, choices[0]!.value);
+    expect(answer.text).toContain('cluster edge');
+    expect(answer.text).toContain(`${ns.edge}/unicorn: chart unicorn 1.0.0 declared, SUSPENDED`);
+  });
+
+  it('an agent that stopped is named unreachable since its last heartbeat; nothing is sent', async () => {
+    await agents.edge!.stop();
+    delete agents.edge;
+    await eventually(async () => expect((await readFleet(redis, fleet, Date.now())).find((c) => c.name === 'edge')?.state).toBe('unreachable'), {
+      timeoutMs: 15_000,
+      intervalMs: 250,
+    });
+    const reply = await slash(`status edge/${ns.edge}/unicorn`);
+    expect(reply.text).toMatch(
+      /^cluster edge is unreachable: its agent stopped answering \(last heartbeat \d{4}-\d\d-\d\dT[\d:.]+Z, \d+s ago\); nothing was sent$/,
+    );
+    const listed = (await slash('list --cluster all')).text;
+    expect(listed).toMatch(/== cluster edge ==\ncluster edge is unreachable: its agent stopped answering \(last heartbeat /);
+    expect(listed).toContain(`${ns.home}/unicorn`);
+  });
+});
