@@ -8,8 +8,12 @@ import { compileHealthChecks, checkFor, judgeObject, judgeRelease, objectsToJudg
 import { describeVerdict, evaluateDependencies, dependencyKeys, type ObjectLookup } from '../../src/controller/reconcile/decide/dependency-decision.js';
 
 const cond = (type: string, status: string, extra: Record<string, unknown> = {}) => ({ type, status, ...extra });
-const obj = (apiVersion: string, kind: string, name: string, rest: Record<string, unknown> = {}, generation = 1): KubeObject =>
-  ({ apiVersion, kind, metadata: { name, namespace: 'web', generation }, ...rest });
+const obj = (apiVersion: string, kind: string, name: string, rest: Record<string, unknown> = {}, generation = 1): KubeObject => ({
+  apiVersion,
+  kind,
+  metadata: { name, namespace: 'web', generation },
+  ...rest,
+});
 
 describe('compileCel', () => {
   it.each([
