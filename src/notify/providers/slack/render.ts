@@ -66,6 +66,7 @@ export const EVENT_TITLE: Readonly<Record<string, string>> = {
   ReconcileError: 'Reconcile error',
   ReleaseRecordInvalid: 'Release record unreadable',
   RepositoryNotAllowed: 'Repository not allowed',
+  InvalidCELExpression: 'CEL expression invalid',
   ActionRequested: 'Action requested from chat',
   ActionRefused: 'Action refused',
 };
