@@ -54,7 +54,7 @@ function world(
   } as unknown as ReleaseOperations;
   const deps: SessionDeps = {
     ops,
-    api: { get: async () => over.current ?? release(true), list: async () => ({ items: [release()] }) } as never,
+    api: { get: async () => over.current ?? release(true), list: async () => ({ items: [release()] }) },
     freezes: {} as never,
     storage: {} as never,
     outcomeTimeoutMs: 1000,
@@ -169,9 +169,9 @@ describe('ReleaseOperations: each plan is read and built once', () => {
       async () => (reads.push(name), value);
     const ops = new ReleaseOperations({
       api: { list: read('releases', { items: [release()] }), get: read('release', release()) } as never,
-      storage: { history: read('history', summarizeHistory([])) } as never,
+      storage: { history: read('history', summarizeHistory([])) },
       freezes: { list: read('freezes', { items: [] }) } as never,
-      teams: { list: read('teams', { items: [] }) } as never,
+      teams: { list: read('teams', { items: [] }) },
       events: {} as never,
       log: {} as never,
       now: () => new Date(0),
