@@ -8,6 +8,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { TeamApi } from '../../src/core/kube/team-api.js';
 import { createLogger } from '../../src/core/log.js';
 import { connectRedis } from '../../src/core/redis.js';
+import { startAlertmanager, type GettableAlert, type LocalAlertmanager } from '../../src/dev/alertmanager.js';
 import { FakeMSTeams } from '../../src/dev/fake-msteams/index.js';
 import { FakePagerDuty } from '../../src/dev/fake-pagerduty/index.js';
 import { startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
@@ -22,8 +23,8 @@ import { clusterKeyspace } from '../../src/core/fleet/cluster-keys.js';
 const secret = (label: string) => `${label}-${randomBytes(12).toString('hex')}`;
 
 /**
- * Issue 21: one Team told on every kind of channel — Slack, a signed webhook, PagerDuty and a
- * Teams Workflows webhook — by one `helmcrew notify` process, for a release that fails and then
+ * Issue 21: one Team told on every kind of channel — Slack, a signed webhook, PagerDuty, a
+ * Teams Workflows webhook and a real Alertmanager (with a bearer token from a Secret) — by one `helmcrew notify` process, for a release that fails and then
  * recovers. Not one credential (the Slack bot token, the webhook's signing key and the token in
  * its URL, the PagerDuty routing key, the token in the Teams URL) appears in any payload any
  * service received, in notify's log or in the Team's status; the routing key only in `routing_key`, where
@@ -39,6 +40,7 @@ describe('no token, routing key or Secret value in any payload or log', () => {
     urlToken: secret('urltoken'),
     routingKey: randomBytes(16).toString('hex'),
     teamsToken: secret('teams'),
+    alertmanagerToken: secret('alertmanager'),
   };
   const receiver = new WebhookReceiver({ [`/hook/${creds.urlToken}`]: creds.signingKey });
   const pagerduty = new FakePagerDuty();
@@ -46,6 +48,7 @@ describe('no token, routing key or Secret value in any payload or log', () => {
   const redis = connectRedis(env.redisUrl);
   const publisher = new NotifyPublisher({ connection: redis, prefix: clusterKeyspace(run, 'test-cluster'), log: createLogger('test', 'warn') });
   let slack: FakeSlack;
+  let alertmanager: LocalAlertmanager;
   let ns: string;
   let logFile: string;
   let notify: ResultPromise;
@@ -54,6 +57,7 @@ describe('no token, routing key or Secret value in any payload or log', () => {
     await receiver.start();
     await pagerduty.start();
     await msteams.start();
+    alertmanager = await startAlertmanager();
     slack = await startFakeSlack({ tokens: [creds.slackToken], channels: [{ name: 'releases' }] });
     ns = await freshNamespace(kubeConfig, 'nosecrets');
     await createSigningSecret(kube, ns, 'hook', creds.signingKey);
@@ -65,6 +69,10 @@ describe('no token, routing key or Secret value in any payload or log', () => {
       namespace: ns,
       body: { metadata: { name: 'teams', namespace: ns }, stringData: { url: msteams.url(`/workflows/${creds.teamsToken}`) } },
     });
+    await kube.core.createNamespacedSecret({
+      namespace: ns,
+      body: { metadata: { name: 'alertmanager', namespace: ns }, stringData: { token: creds.alertmanagerToken } },
+    });
     await createTeam(kube, run, `${run}-everywhere`, {
       subscriptions: [{ namespaces: [ns] }],
       channels: [
@@ -72,6 +80,7 @@ describe('no token, routing key or Secret value in any payload or log', () => {
         { webhook: { url: receiver.url(`/hook/${creds.urlToken}`, `?token=${creds.urlToken}`), secretRef: { namespace: ns, name: 'hook' } } },
         { pagerduty: { secretRef: { namespace: ns, name: 'pagerduty' } } },
         { msteams: { secretRef: { namespace: ns, name: 'teams' } } },
+        { alertmanager: { url: alertmanager.url, secretRef: { namespace: ns, name: 'alertmanager' } } },
       ],
     });
     logFile = join(await mkdtemp(join(tmpdir(), 'helmcrew-nosecrets-')), 'notify.log');
@@ -88,18 +97,28 @@ describe('no token, routing key or Secret value in any payload or log', () => {
     await notify;
     await publisher.close();
     redis.disconnect();
-    await Promise.all([receiver.stop(), pagerduty.stop(), msteams.stop(), slack?.stop()]);
+    await Promise.all([receiver.stop(), pagerduty.stop(), msteams.stop(), slack?.stop(), alertmanager?.stop()]);
     await deleteTeams(kube, run);
     await deleteNamespace(kubeConfig, ns);
   });
 
-  it('a failure and its recovery reach all four channels; no credential leaves where it belongs', async () => {
+  it('a failure and its recovery reach all five channels; no credential leaves where it belongs', async () => {
     const release = { namespace: ns, name: 'unicorn' };
     const failed = { ...notificationFor(release, 'UpgradeFailed', 'uid-n:4:upgrade:a'), errorExcerpt: 'Error: UPGRADE FAILED: the Deployment was refused' };
     await publisher.publish(failed);
     await pagerduty.waitFor(() => pagerduty.alerts.alerts.some((a) => a.status === 'triggered'), 60_000, 'the incident');
+    const ours = async (): Promise<GettableAlert[]> => (await alertmanager.alerts()).filter((a) => a.labels.namespace === ns);
+    const fired = await eventually(
+      async () => {
+        const alerts = await ours();
+        expect(alerts).toHaveLength(1);
+        return alerts;
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
     await publisher.publish(notificationFor(release, 'UpgradeSucceeded', 'uid-n:5:upgrade:b'));
     await pagerduty.waitFor(() => pagerduty.alerts.alerts.some((a) => a.status === 'resolved'), 60_000, 'the incident resolved');
+    await eventually(async () => expect(await ours()).toEqual([]), { timeoutMs: 60_000, intervalMs: 250 });
     await receiver.waitFor(() => receiver.delivered(`/hook/${creds.urlToken}`).length === 2, 60_000, 'both webhook deliveries');
     await msteams.waitFor(() => msteams.cards(`/workflows/${creds.teamsToken}`).length === 2, 60_000, 'both Teams cards');
     const messages = () => slack.messages('releases').map((m) => m.text);
@@ -112,6 +131,7 @@ describe('no token, routing key or Secret value in any payload or log', () => {
       ...receiver.requests.map((r): [string, string] => [`webhook`, `${r.body} ${JSON.stringify(r.headers)}`]),
       ...pagerduty.requests.map((r): [string, string] => [`pagerduty`, JSON.stringify({ ...r.event, routing_key: undefined })]),
       ...msteams.posts.map((p): [string, string] => [`msteams`, p.raw]),
+      ...fired.map((a): [string, string] => [`alertmanager`, JSON.stringify(a)]),
     ];
     expect(payloads.length).toBeGreaterThanOrEqual(10); // Slack 2 posts + 2 replies, 2 each elsewhere
     for (const [where, payload] of payloads) for (const value of values) expect(payload, `${where} carries a credential`).not.toContain(value);
@@ -122,7 +142,7 @@ describe('no token, routing key or Secret value in any payload or log', () => {
     const log = await readFile(logFile, 'utf8');
     expect(log).toContain('"msg":"delivered"');
     for (const value of values) expect(log).not.toContain(value);
-    // The status notify writes, once it names all four channels (the webhook's URL is in the Team's spec as its author wrote it).
+    // The status notify writes, once it names all five channels (the webhook's URL is in the Team's spec as its author wrote it).
     const statuses = async () => (await new TeamApi(kube).list(`${TEST_LABEL}=${run}`)).items.map((t) => t.status);
     const written = JSON.stringify(
       await eventually(
@@ -131,13 +151,13 @@ describe('no token, routing key or Secret value in any payload or log', () => {
           expect(
             now[0]?.channels?.filter((c) => c.lastDeliveryAt),
             JSON.stringify(now),
-          ).toHaveLength(4);
+          ).toHaveLength(5);
           return now;
         },
         { timeoutMs: 30_000, intervalMs: 250 },
       ),
     );
-    expect(written.match(/lastDeliveryAt/g)?.length ?? 0).toBeGreaterThanOrEqual(4);
+    expect(written.match(/lastDeliveryAt/g)?.length ?? 0).toBeGreaterThanOrEqual(5);
     for (const value of values) expect(written).not.toContain(value);
   });
 });

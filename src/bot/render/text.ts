@@ -14,11 +14,8 @@ const cond = (r: HelmRelease, type: string) => r.status?.conditions?.find((c) =>
 /** The help, from the verb table's usage lines (another table: a test's). */
 export function renderHelp(topic?: string, table: Readonly<Record<string, VerbRow>> = RELEASE_VERBS): string {
   if (topic) return `usage: ${table[topic]?.usage ?? ''}`;
-  return [
-    '/release commands (a release is name or namespace/name):',
-    ...Object.values(table).map((row) => `  ${row.usage}`),
-    'In a fleet: cluster/namespace/name, or any release verb with --cluster NAME; list --cluster all.',
-  ].join('\n');
+  const header = '/release commands (a release is name or namespace/name; in a fleet also cluster/namespace/name or --cluster NAME, and list --cluster all):';
+  return [header, ...Object.values(table).map((row) => `  ${row.usage}`)].join('\n');
 }
 
 export function renderList(releases: HelmRelease[]): string {
