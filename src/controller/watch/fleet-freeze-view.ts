@@ -7,6 +7,7 @@ import type { FreezeView } from '../reconcile/ports/context.js';
 export interface FleetFreezeSource {
   unknown(): string | undefined;
   freezes(): Freeze[];
+  refresh?(): Promise<void>;
 }
 
 /**
@@ -33,5 +34,10 @@ export class WithFleetFreezes implements FreezeView {
 
   unknown(): string | undefined {
     return this.fleet.unknown() ?? this.local.unknown?.();
+  }
+
+  async refresh(): Promise<void> {
+    await this.local.refresh?.();
+    await this.fleet.refresh?.();
   }
 }

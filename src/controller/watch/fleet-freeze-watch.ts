@@ -62,6 +62,11 @@ export class FleetFreezeWatch {
       : `the fleet freezes could not be read from Redis${since}${cause}; no helm action until they are`;
   }
 
+  /** Reads now (before a helm action; one HGETALL): a failure is kept as the reason, as in a poll. */
+  refresh(): Promise<void> {
+    return this.poll();
+  }
+
   /** The fleet freezes that take in this cluster, as last read (active or not). */
   freezes(): Freeze[] {
     return this.current;

@@ -178,6 +178,8 @@ export interface FreezeView {
   notYetHeld?(names: readonly string[], release: string, now: Date): string[];
   /** Why the freezes cannot be known now, when that is worth telling (a fleet's freezes unreadable in Redis); undefined otherwise. */
   unknown?(): string | undefined;
+  /** Reads again now what is polled (the fleet's freezes in Redis), so a helm action never starts on a view older than the freeze. */
+  refresh?(): Promise<void>;
 }
 
 /** Records on a Freeze's status that it held a release (read fresh, written conditionally; nothing when it is there already). */

@@ -29,6 +29,8 @@ export async function freezeGate(pass: Pass, decided: ReleaseActionName | Lifecy
   const action = helmActionOf(decided);
   // An object on its way out that runs no helm keeps whatever it says; it is about to be gone.
   if (!action && release.metadata.deletionTimestamp) return release;
+  // A freeze set a moment ago holds the next helm action, not only those after the next poll.
+  if (action) await ctx.freezes.refresh?.();
   const now = ctx.now();
   const holding = action ? ctx.freezes.holding(releaseFacts(release), now) : [];
   const decision = decideFreeze(release, action, holding);
