@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUSPENSION_ANNOTATION } from '../../src/api/annotations.js';
+import type { HelmRelease } from '../../src/api/helmrelease.js';
+import { isReconciledAt } from '../../src/core/release/reconciled.js';
+import { pollUntil } from '../../src/dev/harness/poll.js';
+import { fleetFreezesKey } from '../../src/core/fleet/cluster-keys.js';
 import { readFleet } from '../../src/core/fleet/fleet-store.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
@@ -43,7 +47,14 @@ describe('/release across a fleet of two agents', () => {
       ns[cluster] = await freshNamespace(kubeConfig, cluster);
       agents[cluster] = await startTestController(
         [ns[cluster]],
-        { HELMCREW_QUEUE_PREFIX: fleet, HELMCREW_CLUSTER_NAME: cluster, HELMCREW_COMMAND_KEY: keys[cluster], HELMCREW_HEARTBEAT_SECONDS: '1' },
+        {
+          HELMCREW_QUEUE_PREFIX: fleet,
+          HELMCREW_CLUSTER_NAME: cluster,
+          HELMCREW_COMMAND_KEY: keys[cluster],
+          HELMCREW_HEARTBEAT_SECONDS: '1',
+          // freeze cluster:… from chat is read within 300 ms here
+          HELMCREW_FLEET_FREEZE_MS: '300',
+        },
         logs[cluster].log,
       );
     }
@@ -60,7 +71,7 @@ describe('/release across a fleet of two agents', () => {
       queuePrefix: fleet,
       team: uniqueName('fleet-oncall'),
       channel: { id: channel, name: 'fleet' },
-      verbs: ['list', 'status', 'suspend'],
+      verbs: ['list', 'status', 'suspend', 'freeze-all'],
       env: { HELMCREW_CLUSTER_NAME: 'home', HELMCREW_FLEET_KEYS_DIR: keysDir, HELMCREW_FLEET_TIMEOUT_SECONDS: '5', HELMCREW_OUTCOME_TIMEOUT_SECONDS: '30' },
     });
   });
@@ -140,6 +151,57 @@ describe('/release across a fleet of two agents', () => {
     const answer = await click(choices[0]!.action_id, choices[0]!.value);
     expect(answer.text).toContain('cluster edge');
     expect(answer.text).toContain(`${ns.edge}/unicorn: chart unicorn 1.0.0 declared, SUSPENDED`);
+  });
+
+  it('freeze cluster:edge* from chat: edge holds an upgrade (Frozen), home upgrades; unfreeze lifts it and edge goes on', async () => {
+    const spec = (version: string) => ({ chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' });
+    const condition = (release: HelmRelease | undefined, type: string) => release?.status?.conditions?.find((c) => c.type === type);
+    const apply = (cluster: 'edge' | 'home', version: string) => applyHelmRelease(kubeConfig, helmReleaseObject(ns[cluster], 'icicle', spec(version)));
+    const ready = (cluster: 'edge' | 'home', generation: number) =>
+      pollUntil(
+        async () => {
+          const release = await api.get(ns[cluster], 'icicle');
+          return release && isReconciledAt(release, generation) && condition(release, 'Ready')?.status === 'True' ? release : undefined;
+        },
+        { timeoutMs: 60_000 },
+        () => `${cluster}/icicle never became Ready at generation ${generation}`,
+      );
+    await Promise.all((['edge', 'home'] as const).map(async (cluster) => ready(cluster, await apply(cluster, '1.0.0'))));
+
+    const plan = await slash('freeze cluster:edge* --reason edge maintenance --for 10m');
+    const name = /^Plan: freeze clusters edge\* \((cluster-edge-[0-9a-f]{4})\)$/.exec(plan.text)?.[1];
+    expect(name, plan.text).toBeDefined();
+    const confirm = buttons(plan).find((e) => e.action_id === 'release_confirm')!;
+    expect((await click('release_confirm', confirm.value)).text).toMatch(/^Confirmed: freeze clusters edge\*/);
+    await eventually(async () => expect(await redis.hexists(fleetFreezesKey(fleet), name!)).toBe(1), { timeoutMs: 10_000, intervalMs: 100 });
+    expect((await slash('freezes')).text).toMatch(
+      new RegExp(`fleet freezes:\\n${name}  ACTIVE  clusters edge\\* until \\S+ by slack:UALICE: edge maintenance`),
+    );
+
+    const [edgeGen, homeGen] = [await apply('edge', '2.0.0'), await apply('home', '2.0.0')];
+    let edgeSeen: HelmRelease | undefined;
+    const frozen = await pollUntil(
+      async () => {
+        edgeSeen = await api.get(ns.edge, 'icicle');
+        const f = condition(edgeSeen, 'Frozen');
+        return f?.status === 'True' && f.observedGeneration === edgeGen ? f : undefined;
+      },
+      { timeoutMs: 30_000 },
+      () =>
+        `edge never showed Frozen: ${JSON.stringify(edgeSeen?.status?.conditions)} generation ${edgeSeen?.metadata.generation}; log ${logs.edge.lines
+          .filter((l) => l.includes('freeze'))
+          .slice(-5)
+          .join(' | ')}`,
+    );
+    expect(frozen.message).toContain(`freeze ${name} (edge maintenance, set by slack:UALICE)`);
+    expect(condition(await ready('home', homeGen), 'Frozen')).toBeUndefined();
+
+    const lift = await slash(`unfreeze ${name}`);
+    expect(lift.text).toBe(`Plan: unfreeze ${name} (fleet)`);
+    await click('release_confirm', buttons(lift).find((e) => e.action_id === 'release_confirm')!.value);
+    const edge = await ready('edge', edgeGen);
+    expect(condition(edge, 'Frozen')).toBeUndefined();
+    expect(await redis.hexists(fleetFreezesKey(fleet), name!)).toBe(0);
   });
 
   it('an agent that stopped is named unreachable since its last heartbeat; nothing is sent', async () => {

@@ -27,6 +27,9 @@ export function namespaceAuthzTarget(namespace: string | undefined, cluster?: st
  * fleet, `cluster` is where the command acts (a Team's permission may be limited to some clusters).
  */
 export function authzTargets(action: ActionScope, cluster?: string): AuthzTarget[] {
+  // A fleet freeze: everything of each cluster (or glob) it names; a glob is allowed only by a permission covering all it could name.
+  const fleet = action.fleetFreeze ?? action.fleetUnfreeze;
+  if (fleet) return fleet.clusters.map((pattern) => ({ kind: 'all', cluster: pattern }));
   const scope = action.freeze?.spec.scope ?? action.unfreeze?.spec.scope;
   const where = cluster ?? ('cluster' in action.command ? action.command.cluster : undefined);
   const targets: AuthzTarget[] = scope
@@ -42,8 +45,9 @@ export function scopeTargets(scope: FreezeScope): AuthzTarget[] {
   return (scope.charts ?? []).map((chart) => ({ kind: 'chart', chart }));
 }
 
-/** The permission a prepared action needs: freezing or lifting a whole-cluster freeze needs `freeze-all`, granted by name. */
+/** The permission a prepared action needs: freezing or lifting a whole-cluster freeze (a fleet freeze too) needs `freeze-all`, granted by name. */
 export function authzVerb(action: ActionScope): PermissionVerb {
+  if (action.fleetFreeze ?? action.fleetUnfreeze) return 'freeze-all';
   const scope = action.freeze?.spec.scope ?? action.unfreeze?.spec.scope;
   return scope?.all ? 'freeze-all' : action.command.verb;
 }

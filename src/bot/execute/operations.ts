@@ -17,6 +17,7 @@ import type { MutatingCommand } from '../grammar/command.js';
 import type { ChangePreviews } from './preview-client.js';
 import type { Actor } from '../plan/actor.js';
 import { freezeName } from '../plan/freeze.js';
+import { NEEDS_A_FLEET } from '../fleet/fleet-freeze-plan.js';
 import { intentPatch } from '../plan/intents.js';
 import {
   draftOf,
@@ -91,6 +92,15 @@ export interface Applied {
 export class ReleaseOperations {
   constructor(private readonly deps: OperationsDeps) {}
 
+  /** The log and the zone of `--until` the session's fleet freezes share with this path (session/release-session.ts). */
+  get log(): Logger {
+    return this.deps.log;
+  }
+
+  get timeZone(): string {
+    return this.deps.timeZone;
+  }
+
   async resolve(ref: { namespace?: string; name: string }): Promise<Resolution> {
     const { items } = await this.deps.api.list(ref.namespace);
     return resolveRelease(ref, items);
@@ -100,6 +110,8 @@ export class ReleaseOperations {
   async draft(command: MutatingCommand, actor: Actor): Promise<Drafted> {
     const now = this.deps.now();
     if (command.verb === 'freeze') {
+      // Whole clusters are frozen by the fleet's bot (session/release-session.ts), in Redis, not as a Freeze object here.
+      if (command.scope.kind === 'clusters') return { ok: false, message: NEEDS_A_FLEET };
       const namespace = command.scope.kind === 'namespace' ? command.scope.namespace : undefined;
       const [releases, teams] = await Promise.all([this.deps.api.list(namespace), this.deps.teams.list()]);
       const name = freezeName(command.scope, randomBytes(2).toString('hex'));

@@ -3,7 +3,8 @@ import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import { isMutating, type MutatingVerb, type ReleaseCommand } from '../grammar/command.js';
-import { renderFreezes } from '../render/freezes.js';
+import type { FleetFreezeStore } from '../../core/fleet/fleet-freezes.js';
+import { renderFleetFreezes, renderFreezes } from '../render/freezes.js';
 import { renderDiff, renderHelp, renderHistory, renderList, renderObjectDiff, renderStatus } from '../render/text.js';
 import type { ChangePreviews } from './preview-client.js';
 import { resolveRelease } from '../plan/resolve.js';
@@ -18,11 +19,24 @@ export function isQuery(command: ReleaseCommand): command is QueryCommand {
 /** Read-only verbs: answered from the API server and Helm's stored records; nothing changes. */
 export async function runQuery(
   command: QueryCommand,
-  deps: { api: Pick<HelmReleaseApi, 'list'>; storage: Pick<ReleaseStorage, 'history'>; freezes: Pick<FreezeApi, 'list'>; previews?: ChangePreviews },
+  deps: {
+    api: Pick<HelmReleaseApi, 'list'>;
+    storage: Pick<ReleaseStorage, 'history'>;
+    freezes: Pick<FreezeApi, 'list'>;
+    previews?: ChangePreviews;
+    /** A fleet's bot: the fleet freezes are listed too, with their clusters. */
+    fleetFreezes?: Pick<FleetFreezeStore, 'list'>;
+  },
   now = new Date(),
 ): Promise<string> {
   if (command.verb === 'help') return renderHelp(command.topic);
-  if (command.verb === 'freezes') return renderFreezes((await deps.freezes.list()).items, now);
+  if (command.verb === 'freezes') {
+    const own = renderFreezes((await deps.freezes.list()).items, now);
+    return deps.fleetFreezes
+      ? `${own}
+${renderFleetFreezes(await deps.fleetFreezes.list(), now)}`
+      : own;
+  }
   if (command.verb === 'list') return renderList((await deps.api.list(command.namespace)).items);
   const resolved = resolveRelease(command.release, (await deps.api.list(command.release.namespace)).items);
   if (!resolved.ok) return resolved.message;

@@ -1,3 +1,4 @@
+import { FleetFreezeStore } from '../../core/fleet/fleet-freezes.js';
 import type { RedisConnection } from '../../core/redis.js';
 import { clusterKeyspace } from '../../core/fleet/cluster-keys.js';
 import { FleetCommandClient } from '../../core/fleet/command-client.js';
@@ -43,9 +44,18 @@ export class FleetRouter implements FleetRouting {
   private readonly client: FleetCommandClient;
   private readonly remotes = new Map<string, ClusterDeps & { previews: QueuedPreviews }>();
 
+  readonly freezes: FleetFreezeStore;
+
   constructor(private readonly opts: FleetRouterOptions) {
     this.own = opts.own;
     this.client = new FleetCommandClient(opts.redis, opts.fleetPrefix);
+    this.freezes = new FleetFreezeStore(opts.redis, opts.fleetPrefix);
+  }
+
+  /** The fleet index's clusters, those the bot holds keys for, and its own. */
+  async clusters(): Promise<string[]> {
+    const [keyed, beats] = await Promise.all([this.opts.keys.clusters(), this.heartbeats()]);
+    return [...new Set([this.own, ...keyed, ...beats.keys()])].sort();
   }
 
   private async heartbeats(): Promise<Map<string, FleetCluster>> {

@@ -16,6 +16,8 @@ export const fail = (code: ParseError['code'], message: string, suggestion?: str
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const CHART = /^[a-z0-9]([-a-z0-9_.]*[a-z0-9])?$/;
+/** A cluster name or a glob of them (`prod-*`, `*-eu`, `*`; core/fleet/cluster-match.ts). */
+const CLUSTER_GLOB = /^[a-z0-9*]([-a-z0-9*]*[a-z0-9*])?$/;
 
 /** What "<verb> needs …" says when the argument is missing. */
 export const NEEDS: Record<ArgumentKind, string> = {
@@ -23,7 +25,7 @@ export const NEEDS: Record<ArgumentKind, string> = {
   namespace: 'a namespace',
   version: 'a chart version',
   revision: 'a revision',
-  scope: 'a scope: a namespace, team:<name>, chart:<name> or "all"',
+  scope: 'a scope: a namespace, team:<name>, chart:<name>, cluster:<name or glob> (a fleet) or "all"',
   'freeze-name': 'the name of a freeze (see "freezes")',
   verb: 'a verb',
   switch: '"on" or "off"',
@@ -77,7 +79,7 @@ function parseNamespace(word: string): Parsed<string> {
     : fail('invalid-namespace', `"${show(word)}" is not a namespace (lowercase letters, digits and "-", at most 63)`);
 }
 
-/** `all`, `team:<name>`, `chart:<name>`, or a namespace. */
+/** `all`, `team:<name>`, `chart:<name>`, `cluster:<name or glob>` (a fleet's clusters), or a namespace. */
 export function parseScope(word: string): Parsed<Scope> {
   const text = word.toLowerCase();
   if (text === 'all') return { ok: true, value: { kind: 'all' } };
@@ -86,7 +88,14 @@ export function parseScope(word: string): Parsed<Scope> {
     const [kind, name] = [text.slice(0, colon), text.slice(colon + 1)];
     if (kind === 'team' && NAME.test(name) && name.length <= 253) return { ok: true, value: { kind: 'team', team: name } };
     if (kind === 'chart' && CHART.test(name) && name.length <= 250) return { ok: true, value: { kind: 'chart', chart: name } };
-    return fail('invalid-scope', `"${show(word)}" is not a scope; write a namespace, team:<name>, chart:<name> or all`);
+    if (kind === 'cluster' || kind === 'clusters') {
+      if (CLUSTER_GLOB.test(name) && name.length <= 63) return { ok: true, value: { kind: 'clusters', clusters: name } };
+      return fail(
+        'invalid-scope',
+        `"${show(word)}" does not name clusters; write cluster:<name> or a glob like cluster:prod-* (lowercase letters, digits, "-" and "*")`,
+      );
+    }
+    return fail('invalid-scope', `"${show(word)}" is not a scope; write a namespace, team:<name>, chart:<name>, cluster:<glob> or all`);
   }
   const namespace = parseNamespace(word);
   return namespace.ok ? { ok: true, value: { kind: 'namespace', namespace: namespace.value } } : namespace;

@@ -12,8 +12,13 @@ export interface ReleaseRef {
   cluster?: string;
 }
 
-/** What a freeze holds: everything, a namespace, a Team's releases, or a chart's. */
-export type Scope = { kind: 'all' } | { kind: 'namespace'; namespace: string } | { kind: 'team'; team: string } | { kind: 'chart'; chart: string };
+/** What a freeze holds: everything, a namespace, a Team's releases, a chart's, or whole clusters of a fleet (`cluster:prod-*`, a name or glob). */
+export type Scope =
+  | { kind: 'all' }
+  | { kind: 'namespace'; namespace: string }
+  | { kind: 'team'; team: string }
+  | { kind: 'chart'; chart: string }
+  | { kind: 'clusters'; clusters: string };
 
 /** When a freeze ends by itself: after a duration (`--for 2h`) or at a time (`--until 18:00`, or an RFC 3339 time). */
 export type FreezeEnd = { kind: 'for'; text: string; ms: number } | { kind: 'until'; text: string };

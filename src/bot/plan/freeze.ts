@@ -32,6 +32,9 @@ export function scopeSpec(scope: Scope): FreezeScope {
       return { teams: [scope.team] };
     case 'chart':
       return { charts: [scope.chart] };
+    case 'clusters':
+      // A fleet freeze: every release of each cluster it names (plan/fleet-freeze.ts keeps the clusters).
+      return { all: true };
   }
 }
 
@@ -48,7 +51,13 @@ export function describeScope(scope: FreezeScope): string {
 /** A short name people can type back: `prod-7f3a`, `team-frontend-7f3a`, `all-7f3a`. */
 export function freezeName(scope: Scope, suffix: string): string {
   const base =
-    scope.kind === 'all' ? 'all' : scope.kind === 'namespace' ? scope.namespace : `${scope.kind}-${scope.kind === 'team' ? scope.team : scope.chart}`;
+    scope.kind === 'all'
+      ? 'all'
+      : scope.kind === 'namespace'
+        ? scope.namespace
+        : scope.kind === 'clusters'
+          ? `cluster-${scope.clusters.replace(/\*+/g, '-').replace(/--+/g, '-').replace(/^-|-$/g, '') || 'all'}`
+          : `${scope.kind}-${scope.kind === 'team' ? scope.team : scope.chart}`;
   const cleaned = base
     .replace(/[^a-z0-9-]/g, '-')
     .replace(/-+$/, '')

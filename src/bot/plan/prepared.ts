@@ -1,6 +1,7 @@
 import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Team } from '../../api/team.js';
+import type { FleetFreeze } from '../../core/fleet/fleet-freezes.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { HoldingFreeze } from '../../core/release/freeze-match.js';
@@ -29,12 +30,16 @@ export interface PreparedAction {
   unfreeze?: Freeze;
   /** upgrade/rollback --break-glass: the freezes two people let this change through. */
   breakGlass?: string[];
+  /** freeze cluster:…: the fleet freeze to write to Redis (plan/fleet-freeze.ts). */
+  fleetFreeze?: FleetFreeze;
+  /** unfreeze of a fleet freeze: the record to lift, as it was when planned (its clusters are what is authorized). */
+  fleetUnfreeze?: FleetFreeze;
 }
 
 export type Prepared = { ok: true; action: PreparedAction } | { ok: false; message: string };
 
 /** What authorization looks at: the command, the releases it changes, the Freeze's scope, break-glass. */
-export type ActionScope = Pick<PreparedAction, 'command' | 'targets' | 'freeze' | 'unfreeze' | 'breakGlass'>;
+export type ActionScope = Pick<PreparedAction, 'command' | 'targets' | 'freeze' | 'unfreeze' | 'breakGlass' | 'fleetFreeze' | 'fleetUnfreeze'>;
 
 /**
  * A mutating command resolved against the cluster, read once, not yet planned: enough to

@@ -1,6 +1,7 @@
 import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
+import type { FleetFreezePort } from '../execute/fleet-freeze-writes.js';
 import type { ReleaseOperations } from '../execute/operations.js';
 import type { ChangePreviews } from '../execute/preview-client.js';
 
@@ -27,4 +28,8 @@ export interface FleetRouting {
   members(): Promise<FleetMember[]>;
   /** A cluster's parts, or why a command cannot go there (unknown, no key, unreachable since …). */
   route(cluster: string): Promise<{ ok: true; deps: ClusterDeps } | { ok: false; message: string }>;
+  /** The fleet freezes (`freeze cluster:…`), in the fleet's keyspace; without them the bot cannot freeze clusters. */
+  freezes?: FleetFreezePort;
+  /** Every cluster the fleet knows now (its index, its keys, its own): what a fleet freeze's plan names. */
+  clusters?(): Promise<string[]>;
 }

@@ -4,6 +4,8 @@ import { isQuery, runQuery, type QueryCommand } from '../execute/queries.js';
 import { isMutating, type MutatingCommand, type ReleaseCommand, type ReleaseRef } from '../grammar/command.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
 import { inCluster, whichCluster, type Search } from '../fleet/which-cluster.js';
+import { applyFleetFreeze, applyFleetUnfreeze } from '../execute/fleet-freeze-writes.js';
+import { NEEDS_A_FLEET, newFleetFreezeName, prepareFleetFreeze, prepareFleetUnfreeze } from '../fleet/fleet-freeze-plan.js';
 import type { Plan } from '../plan/plan.js';
 import type { PreparedAction } from '../plan/prepared.js';
 import type { ClusterDeps, FleetRouting } from './fleet-routing.js';
@@ -61,7 +63,7 @@ export class ReleaseSession {
     if (isQuery(located)) {
       const refused = await ports.gate.query(located, deps.api);
       if (refused) return this.stop(ports, refused, 'stopped');
-      const answer = await runQuery(located, deps);
+      const answer = await runQuery(located, { ...deps, ...(this.deps.fleet?.freezes ? { fleetFreezes: this.deps.fleet.freezes } : {}) });
       await ports.reply.answer(located.verb, cluster ? `cluster ${cluster}\n${answer}` : answer);
       return 'done';
     }
@@ -155,6 +157,8 @@ export class ReleaseSession {
   }
 
   private async change(command: MutatingCommand, ports: SessionPorts, deps: ClusterDeps, cluster: string | undefined): Promise<SessionEnd> {
+    const fleetAction = await this.fleetFreezeAction(command, ports);
+    if (fleetAction) return typeof fleetAction === 'string' ? fleetAction : this.changeFleet(fleetAction, ports);
     if ('breakGlass' in command && command.breakGlass && !ports.secondPerson)
       return this.stop(ports, '--break-glass needs a second person to approve; ask for it with /release in Slack', 'input');
     const drafted = await deps.ops.draft(command, await ports.actor());
@@ -174,8 +178,67 @@ export class ReleaseSession {
     return this.execute(action, ports, undefined);
   }
 
+  /**
+   * `freeze cluster:…` and `unfreeze` of a fleet freeze: planned against the fleet's clusters, not
+   * one cluster's releases. A session end when it stops here; undefined when the command is not one.
+   */
+  private async fleetFreezeAction(command: MutatingCommand, ports: SessionPorts): Promise<PreparedAction | SessionEnd | undefined> {
+    const fleet = this.deps.fleet;
+    if (command.verb === 'freeze' && command.scope.kind === 'clusters') {
+      if (!fleet?.freezes) return this.stop(ports, NEEDS_A_FLEET, 'input');
+      const clusters = fleet.clusters ? await fleet.clusters() : (await fleet.members()).map((m) => m.name);
+      const name = newFleetFreezeName(command.scope);
+      const now = new Date((this.deps.clock ?? systemClock).now());
+      return prepareFleetFreeze(command, clusters, await ports.actor(), now, this.deps.ops.timeZone, name);
+    }
+    if (command.verb === 'unfreeze' && fleet?.freezes) {
+      // A name is a fleet freeze's when the fleet has one of that name; else the cluster's Freeze, as ever.
+      const record = (await fleet.freezes.list()).find((r) => r.freeze.metadata.name === command.name);
+      if (!record) return undefined;
+      const clusters = fleet.clusters ? await fleet.clusters() : (await fleet.members()).map((m) => m.name);
+      return prepareFleetUnfreeze(command, record, clusters, new Date((this.deps.clock ?? systemClock).now()));
+    }
+    return undefined;
+  }
+
+  private async changeFleet(action: PreparedAction, ports: SessionPorts): Promise<SessionEnd> {
+    const decision = await ports.gate.action(action);
+    if (!decision.allowed) return this.refuse(ports, undefined, action.plan.title, decision.reason);
+    if (!action.plan.doable) {
+      await ports.reply.plan(action.plan);
+      return 'not-done';
+    }
+    const answer = await ports.confirm.ask(action, decision.requireApproval);
+    if (answer === 'later') return 'done';
+    if (answer === 'no') return 'not-done';
+    return this.execute(action, ports, undefined);
+  }
+
+  /** A confirmed fleet freeze or lift: written to the fleet's keyspace; each named cluster's controller reads it within HELMCREW_FLEET_FREEZE_MS. */
+  private async executeFleet(action: PreparedAction, ports: SessionPorts, approver: string | undefined): Promise<SessionEnd> {
+    const store = this.deps.fleet?.freezes;
+    if (!store) return this.stop(ports, NEEDS_A_FLEET, 'stopped');
+    const progress = ports.progress(action, approver, this.deps.api);
+    const toApply = await progress.started(action);
+    const deps = { store, log: this.deps.ops.log, timeZone: this.deps.ops.timeZone };
+    const actor = await ports.actor();
+    let applied: { summary: string; failed?: boolean };
+    try {
+      applied = toApply.fleetFreeze
+        ? await applyFleetFreeze(deps, toApply, actor, new Date((this.deps.clock ?? systemClock).now()))
+        : await applyFleetUnfreeze(deps, toApply, actor);
+    } catch (error) {
+      await progress.failed();
+      throw error;
+    }
+    await progress.applied(applied.summary);
+    await progress.finished([{ done: true, succeeded: !applied.failed, message: applied.summary }], applied.summary);
+    return applied.failed ? 'not-done' : 'done';
+  }
+
   /** A confirmed (and, under the two-person rule, approved) action: write it, then wait for the controller's report. */
   async execute(action: PreparedAction, ports: SessionPorts, approver: string | undefined): Promise<SessionEnd> {
+    if (action.fleetFreeze || action.fleetUnfreeze) return this.executeFleet(action, ports, approver);
     const where = await this.clusterDeps(clusterOf(action.command), ports);
     if (!where.ok) return where.end;
     const deps = where.deps;
