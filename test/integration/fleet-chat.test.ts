@@ -193,7 +193,7 @@ describe('/release across a fleet of two agents', () => {
           .slice(-5)
           .join(' | ')}`,
     );
-    expect(frozen.message).toContain(`freeze ${name} (edge maintenance, set by slack:UALICE)`);
+    expect(frozen.message).toContain(`freeze ${name} (edge maintenance, set by slack:UALICE, until `);
     expect(condition(await ready('home', homeGen), 'Frozen')).toBeUndefined();
 
     const lift = await slash(`unfreeze ${name}`);
