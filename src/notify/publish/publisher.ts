@@ -51,7 +51,7 @@ export class NotifyPublisher implements ReleaseEventSink {
   async publish(notification: ReleaseNotification): Promise<void> {
     const fields = { release: `${notification.release.namespace}/${notification.release.name}`, event: notification.event, notification: notification.id };
     if (this.inFlight >= this.maxInFlight) {
-      this.opts.log.error({ ...fields, inFlight: this.inFlight }, 'notification not published: RedisConnection has not answered the earlier ones');
+      this.opts.log.error({ ...fields, inFlight: this.inFlight }, 'notification not published: Redis has not answered the earlier ones');
       return;
     }
     this.inFlight++;
