@@ -30,6 +30,8 @@ const SERIAL_FILES = [
   'test/integration/repository-index-load.test.ts',
   'test/integration/slack-fuzz.test.ts',
   'test/integration/freeze-windows-chat.test.ts',
+  // a freeze of a few seconds that must end by itself on time (60 s timeout beside a helm-heavy file in CI)
+  'test/integration/freeze-expiry.test.ts',
   // the whole cluster or the whole Redis: a freeze on everything, CRDs, a second environment, failovers
   'test/integration/image-build.test.ts',
   'test/integration/crd-policy.test.ts',
