@@ -72,6 +72,8 @@ describe('/release across a fleet of two agents', () => {
       team: uniqueName('fleet-oncall'),
       channel: { id: channel, name: 'fleet' },
       verbs: ['list', 'status', 'suspend', 'freeze-all'],
+      // Team clusters: resume only at home.
+      morePermissions: [{ verbs: ['resume'], clusters: ['home'] }],
       env: { HELMCREW_CLUSTER_NAME: 'home', HELMCREW_FLEET_KEYS_DIR: keysDir, HELMCREW_FLEET_TIMEOUT_SECONDS: '5', HELMCREW_OUTCOME_TIMEOUT_SECONDS: '30' },
     });
   });
@@ -126,6 +128,15 @@ describe('/release across a fleet of two agents', () => {
     // edge's agent wrote it, signed for edge; home's never saw it.
     expect(logs.edge.lines.some((l) => l.includes('"release action requested"') && l.includes('"action":"suspend"'))).toBe(true);
     expect(logs.home.lines.some((l) => l.includes('"action":"suspend"'))).toBe(false);
+  });
+
+  it('a permission limited to clusters [home]: resume in edge is refused, naming where it is granted; at home it is planned', async () => {
+    const refused = await slash(`resume ${ns.edge}/unicorn --cluster edge`);
+    expect(refused.text).toMatch(/resume/);
+    expect(refused.text).toMatch(/clusters home/);
+    expect(buttons(refused).some((e) => e.action_id === 'release_confirm')).toBe(false);
+    const planned = await slash(`resume ${ns.home}/unicorn --cluster home`);
+    expect(planned.text).toMatch(/^Plan: resume .*\(cluster home\)/);
   });
 
   it('list --cluster all: each cluster under its name, edge’s release read through its agent', async () => {

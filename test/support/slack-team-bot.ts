@@ -34,6 +34,8 @@ export async function startSlackTeamBot(opts: {
   namespaces?: string[] | 'any';
   /** More of the bot's settings (a fleet: HELMCREW_CLUSTER_NAME, HELMCREW_FLEET_KEYS_DIR). */
   env?: Record<string, string>;
+  /** More permissions of the same Team (a fleet: a verb granted only in some clusters). */
+  morePermissions?: NonNullable<TeamSpec['permissions']>;
 }): Promise<SlackTeamBot> {
   const { env } = testEnv();
   const secret = 'test-signing-secret';
@@ -45,7 +47,10 @@ export async function startSlackTeamBot(opts: {
   });
   await createTeam(opts.kube, opts.team, {
     members: { slackUsers: ['UALICE'] },
-    permissions: [{ ...(opts.namespaces === 'any' ? {} : { namespaces: opts.namespaces ?? [opts.namespace] }), verbs: opts.verbs }],
+    permissions: [
+      { ...(opts.namespaces === 'any' ? {} : { namespaces: opts.namespaces ?? [opts.namespace] }), verbs: opts.verbs },
+      ...(opts.morePermissions ?? []),
+    ],
   });
   const bot = await startBot(
     readBotConfig({
