@@ -108,7 +108,8 @@ export const RELEASE_VERBS = {
     args: [{ field: 'scope', kind: 'scope' }],
     reason: 'required',
     flags: ['--for', '--until', '--window', '--warn'],
-    usage: 'freeze <namespace|team:<name>|chart:<name>|cluster:<glob>|all> --reason … [--for 2h | --until 18:00 | --window "0 18 * * FRI" --for 64h [--warn 30m]]',
+    usage:
+      'freeze <namespace|team:<name>|chart:<name>|cluster:<glob>|all> --reason … [--for 2h | --until 18:00 | --window "0 18 * * FRI" --for 64h [--warn 30m]]',
     mutating: true,
     teamVerb: true,
   },
