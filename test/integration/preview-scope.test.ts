@@ -3,6 +3,7 @@ import { QueuedPreviews } from '../../src/bot/execute/preview-client.js';
 import { connectRedis } from '../../src/core/redis.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
+import { eventually } from '../support/eventually.js';
 
 /**
  * Issue 33: controllers of different scopes may share one queue prefix; a preview is computed only
@@ -48,8 +49,14 @@ describe('a preview is computed by a controller that serves the namespace', () =
     expect(await stranger.helm.count('upgrade')).toBe(0);
 
     await start(served);
-    const answered = await previews.preview({ namespace: served, name: 'asked', version: '2.0.0' });
-    expect(answered).toMatchObject({ ok: true, to: 'unicorn 2.0.0' });
+    // A controller just started may need longer than the 4 s the question waits (CI under load): ask again until it answers.
+    await eventually(
+      async () => expect(await previews.preview({ namespace: served, name: 'asked', version: '2.0.0' })).toMatchObject({ ok: true, to: 'unicorn 2.0.0' }),
+      {
+        timeoutMs: 60_000,
+        intervalMs: 100,
+      },
+    );
     expect(await stranger.helm.count('upgrade')).toBe(0);
   });
 });
