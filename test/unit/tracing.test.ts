@@ -55,7 +55,8 @@ describe('spans', () => {
     let inner: Record<string, string> = {};
     await inSpan('pass', { 'helmcrew.release': 'ns/a' }, async () => {
       await inSpan('stage', {}, async () => {
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        // Across a turn of the event loop (not a timed wait): the context must survive it.
+        await new Promise((resolve) => setImmediate(resolve));
         inner = traceFields();
       });
       await inSpan('delivery', {}, async () => undefined, { root: true });
