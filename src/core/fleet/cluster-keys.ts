@@ -37,6 +37,8 @@ const KEY_SUFFIXES = {
   /** bot: a plan waiting for its confirmation, a freeze's report message. */
   botPlan: 'bot:plan',
   botFreeze: 'bot:freeze',
+  /** controller and bot: hash, proposal id → record (core/proposals/proposal-store.ts). */
+  proposals: 'proposals',
 } as const;
 
 export type KeyKind = keyof typeof KEY_SUFFIXES;

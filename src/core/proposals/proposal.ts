@@ -1,0 +1,63 @@
+/**
+ * A proposal (issue 35): a change helmcrew proposes for one release (a new image tag, a newer chart
+ * version) or a person proposes (a promotion), waiting for approvals in chat. The record as kept in
+ * Redis (proposal-store.ts), shared by the controller that opens and applies proposals and the bot
+ * that counts votes on them. Pure.
+ */
+import { createHash } from 'node:crypto';
+import type { ProposalFacts, ProposalState } from './approval.js';
+
+export type ProposalKind = 'image' | 'chart' | 'promotion';
+
+/** One value the proposal sets (an image tag, its digest), as status.approvedOverrides will hold it. */
+export interface ProposedValue {
+  /** Where it goes in the values (`image.tag`), as spec.imageUpdates[].valuesPath. */
+  valuesPath: string;
+  /** The value in effect when proposed (absent: none). */
+  from?: string;
+  to: string;
+}
+
+export interface ProposalRelease {
+  cluster: string;
+  namespace: string;
+  name: string;
+}
+
+export interface Proposal {
+  id: string;
+  kind: ProposalKind;
+  release: ProposalRelease;
+  /** The values it sets; empty for a chart-version proposal alone. */
+  values: ProposedValue[];
+  /** A chart-version change, when the proposal makes one. */
+  chartVersion?: { from?: string; to: string };
+  /** What it is about, for the message and the audit: `image registry.example.com/shop/web 1.4.2 → 1.5.0`. */
+  summary: string;
+  /**
+   * What a newer proposal must share to supersede this one: the release plus the image repository,
+   * `chart`, or the promotion's source (same subject, newer value: the old one gives way).
+   */
+  subject: string;
+  facts: ProposalFacts;
+  state: ProposalState;
+  createdAt: number;
+  /** The chat message that shows it, once posted (edited as votes arrive). */
+  message?: { channel: string; ts: string };
+  /** The proposal this one replaced, when it did. */
+  supersedes?: string;
+}
+
+/**
+ * A proposal's id: the same change to the same release always gets the same id, so a watcher that
+ * sees the same new tag twice (a restart, a second replica) opens it once.
+ */
+export function proposalId(release: ProposalRelease, subject: string, values: readonly ProposedValue[], chartVersion?: string): string {
+  const change = JSON.stringify([release.cluster, release.namespace, release.name, subject, values.map((v) => [v.valuesPath, v.to]), chartVersion ?? null]);
+  return `p-${createHash('sha256').update(change).digest('hex').slice(0, 16)}`;
+}
+
+/** Whether a proposal still takes votes (open and not past its expiry at `now`). */
+export function isLive(proposal: Proposal, now: number): boolean {
+  return proposal.state.phase === 'open' && now < proposal.facts.expiresAt;
+}
