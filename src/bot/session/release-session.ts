@@ -63,12 +63,17 @@ export class ReleaseSession {
     if (isQuery(located)) {
       const refused = await ports.gate.query(located, deps.api);
       if (refused) return this.stop(ports, refused, 'stopped');
-      const answer = await runQuery(located, { ...deps, ...(this.deps.fleet?.freezes ? { fleetFreezes: this.deps.fleet.freezes } : {}) });
+      const answer = await runQuery(located, { ...deps, ...(this.deps.fleet?.freezes ? { fleetFreezes: this.deps.fleet.freezes } : {}) }, this.now());
       await ports.reply.answer(located.verb, cluster ? `cluster ${cluster}\n${answer}` : answer);
       return 'done';
     }
     if (!isMutating(located)) return 'bad-input';
     return this.change(located, ports, deps, cluster);
+  }
+
+  /** The session's clock as a Date (a test's, or the system's): freezes are judged by it. */
+  private now(): Date {
+    return new Date((this.deps.clock ?? systemClock).now());
   }
 
   /**
@@ -146,7 +151,7 @@ export class ReleaseSession {
         const one = { ...command, cluster: member.name };
         try {
           const refused = await ports.gate.query(one, route.deps.api);
-          return `${head}\n${refused ?? (await runQuery(one, route.deps))}`;
+          return `${head}\n${refused ?? (await runQuery(one, route.deps, this.now()))}`;
         } catch (error) {
           return `${head}\ncould not be read: ${(error as Error).message}`;
         }
@@ -188,7 +193,7 @@ export class ReleaseSession {
       if (!fleet?.freezes) return this.stop(ports, NEEDS_A_FLEET, 'input');
       const clusters = fleet.clusters ? await fleet.clusters() : (await fleet.members()).map((m) => m.name);
       const name = newFleetFreezeName(command.scope);
-      const now = new Date((this.deps.clock ?? systemClock).now());
+      const now = this.now();
       return prepareFleetFreeze(command, clusters, await ports.actor(), now, this.deps.ops.timeZone, name);
     }
     if (command.verb === 'unfreeze' && fleet?.freezes) {
@@ -196,7 +201,7 @@ export class ReleaseSession {
       const record = (await fleet.freezes.list()).find((r) => r.freeze.metadata.name === command.name);
       if (!record) return undefined;
       const clusters = fleet.clusters ? await fleet.clusters() : (await fleet.members()).map((m) => m.name);
-      return prepareFleetUnfreeze(command, record, clusters, new Date((this.deps.clock ?? systemClock).now()));
+      return prepareFleetUnfreeze(command, record, clusters, this.now());
     }
     return undefined;
   }
@@ -224,9 +229,7 @@ export class ReleaseSession {
     const actor = await ports.actor();
     let applied: { summary: string; failed?: boolean };
     try {
-      applied = toApply.fleetFreeze
-        ? await applyFleetFreeze(deps, toApply, actor, new Date((this.deps.clock ?? systemClock).now()))
-        : await applyFleetUnfreeze(deps, toApply, actor);
+      applied = toApply.fleetFreeze ? await applyFleetFreeze(deps, toApply, actor, this.now()) : await applyFleetUnfreeze(deps, toApply, actor);
     } catch (error) {
       await progress.failed();
       throw error;
