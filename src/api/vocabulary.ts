@@ -91,6 +91,14 @@ export const ReleaseEvent = {
   RepositoryNotAllowed: 'RepositoryNotAllowed',
   /** A CEL expression of the spec (healthCheckExprs, dependsOn[].readyExpr) does not compile: the message names the field (Flux's reason). */
   InvalidCELExpression: 'InvalidCELExpression',
+  /** A change waits for approvals in chat (a new image tag, a newer chart version, a promotion): details.proposalId names it (core/proposals). */
+  ProposalOpened: 'ProposalOpened',
+  /** A newer proposal on the same subject replaced an open one; details.proposalId is the old one, the message names the new. */
+  ProposalSuperseded: 'ProposalSuperseded',
+  /** An open proposal passed its expiry with too few approvals; nothing was changed. */
+  ProposalExpired: 'ProposalExpired',
+  /** An approved (or, without spec.approval, automatic) change was written to status.approvedOverrides; the upgrade follows. */
+  ProposalApplied: 'ProposalApplied',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
 

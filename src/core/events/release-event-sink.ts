@@ -25,6 +25,11 @@ export interface EventDetails {
   /** The distinct container images of the release's workloads after it (first MAX_EVENT_IMAGES), and how many more. */
   images?: string[];
   moreImages?: number;
+  /** A proposal the event is about (ProposalOpened…) or the upgrade applies (core/proposals/proposal-store.ts). */
+  proposalId?: string;
+  /** Who proposed and who approved the change an upgrade applies (issue 35). */
+  proposedBy?: string;
+  approvers?: string[];
 }
 
 /** What the reconciler tells the world: Kubernetes Events and the notify queue (a CompositeEventSink). */

@@ -67,6 +67,10 @@ export const EVENT_TITLE: Readonly<Record<string, string>> = {
   ReleaseRecordInvalid: 'Release record unreadable',
   RepositoryNotAllowed: 'Repository not allowed',
   InvalidCELExpression: 'CEL expression invalid',
+  ProposalOpened: 'change proposed',
+  ProposalSuperseded: 'proposal superseded',
+  ProposalExpired: 'proposal expired',
+  ProposalApplied: 'approved change applied',
   ActionRequested: 'Action requested from chat',
   ActionRefused: 'Action refused',
 };
