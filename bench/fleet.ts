@@ -278,7 +278,7 @@ export const benchmark: Benchmark = {
       ],
       notes: [
         `Sent ${client.results.length} in ${fmtS(client.sentInMs)}. Each command suspends a release (an intent patch and an ActionRequested Event in that cluster); the agent verifies the signature, keeps the nonce (SET NX) and writes it.`,
-        `The sender is FleetCommandClient alone in a plain-node process (the bot's side of the channel; the bot itself does not route commands yet): RSS ${fmtMiB(client.rssKiB.start)} after connecting, ${fmtMiB(client.rssKiB.afterWarm)} with ${c} lanes open, peak ${fmtMiB(client.rssKiB.peak)}.`,
+        `The sender is FleetCommandClient alone in a plain-node process (the bot's side of the channel: the fleet's bot sends its commands through it): RSS ${fmtMiB(client.rssKiB.start)} after connecting, ${fmtMiB(client.rssKiB.afterWarm)} with ${c} lanes open, peak ${fmtMiB(client.rssKiB.peak)}.`,
         `Agents during the commands: peak RSS ${duringCommands.map((s, i) => `${agents[i]!.cluster.name} ${fmtMiB(s.peakRssKb)}`).join(', ')}.`,
         ...(failed.length ? [`Failures: ${[...new Set(failed.map((f) => f.message))].slice(0, 3).join('; ')}`] : []),
       ],
