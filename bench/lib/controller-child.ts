@@ -5,7 +5,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DevEnvironment } from '../../src/dev/environment.js';
+import type { DevEnvironment } from '../../src/dev/env-file.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { withTimeout } from './cleanup.js';
 import { say } from './say.js';

@@ -1,7 +1,7 @@
 // `helmcrew dev up | down | env`: one local environment per state dir (a real control plane with
 // fake nodes, redis and the chart repository), recorded in <state>/env.json so that a later
 // command finds it, re-uses it, or stops exactly the processes it started.
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadKubeConfig } from '../core/kube/client.js';
 import { SHARED_ENV } from '../core/config/env.js';
@@ -9,52 +9,17 @@ import { applyCrds } from '../core/kube/crd-installer.js';
 import type { Logger } from '../core/log.js';
 import { certPaths, ensureCerts, type CertPaths } from './certs.js';
 import { startChartRepo } from './chart-repo.js';
-import { startOciRegistries, type OciRegistries } from './oci-registry.js';
+import { startOciRegistries } from './oci-registry.js';
 import { startControlPlane } from './control-plane.js';
 import { createFakeNodes, startKwok } from './kwok.js';
-import { resolveStateDir, statePaths, toolchainPaths } from './paths.js';
+import { resolveStateDir, statePaths } from './paths.js';
 import { isAlive, recordProcess, stopProcess, type ProcessRecord, type StartedProcess } from './processes.js';
 import { pingRedis, startRedis } from './redis.js';
 import { ensureToolchain } from './toolchain.js';
 import { httpGet } from './wait.js';
-import { DEV_REPOSITORY_HOSTS } from './dev-settings.js';
-import { HOME_CLUSTER, kubeconfigVariable } from './dev-clusters.js';
+import { HOME_CLUSTER } from './dev-clusters.js';
+import { readEnvFile, toEnvironment, writeEnvFile, type DevCluster, type DevEnvironment, type EnvFile } from './env-file.js';
 import { startExtraCluster } from './extra-cluster.js';
-
-/** One control plane of a local fleet (`dev up --clusters`). */
-export interface DevCluster {
-  name: string;
-  kubeconfig: string;
-  apiserverUrl: string;
-}
-
-export interface DevEnvironment {
-  stateDir: string;
-  kubeconfig: string;
-  /**
-   * Every control plane, the environment's own first (its kubeconfig is `kubeconfig`); one Redis for
-   * all. Absent for a one-cluster environment.
-   */
-  clusters?: DevCluster[];
-  redisUrl: string;
-  chartRepoUrl: string;
-  /** The local OCI registries (oci-registry.ts): anonymous, and behind basic auth. */
-  ociRegistry: OciRegistries;
-  helmBin: string;
-  kubectlBin: string;
-  /** From the toolchain cache (not env.json, so an environment started before kustomize was added has it too). */
-  kustomizeBin: string;
-  /** sops, from the toolchain cache like kustomize (SOPS-encrypted valuesFrom documents). */
-  sopsBin: string;
-  processes: ProcessRecord[];
-}
-
-/** What env.json holds: written while starting too, so an interrupted `up` can be taken down. */
-interface EnvFile extends Partial<DevEnvironment> {
-  status: 'starting' | 'up';
-  processes: ProcessRecord[];
-  apiserverUrl?: string;
-}
 
 export interface DevOptions {
   /** Defaults to HELMCREW_STATE_DIR, then <repo>/.helmcrew/dev. */
@@ -65,38 +30,6 @@ export interface DevOptions {
    * Unset: whatever is running is kept, else one cluster. Set and different from what runs: replaced.
    */
   clusters?: string[];
-}
-
-async function readEnvFile(stateDir: string): Promise<EnvFile | undefined> {
-  try {
-    return JSON.parse(await readFile(statePaths(stateDir).envFile, 'utf8')) as EnvFile;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-async function writeEnvFile(stateDir: string, file: EnvFile): Promise<void> {
-  const path = statePaths(stateDir).envFile;
-  await writeFile(`${path}.tmp`, `${JSON.stringify(file, null, 2)}\n`);
-  await rename(`${path}.tmp`, path); // never a half-written file for a concurrent reader
-}
-
-function toEnvironment(file: EnvFile): DevEnvironment {
-  const { stateDir, kubeconfig, redisUrl, chartRepoUrl, ociRegistry, helmBin, kubectlBin, processes, clusters } = file;
-  return {
-    stateDir: stateDir!,
-    kubeconfig: kubeconfig!,
-    ...(clusters && runsAFleet(clusters.map((c) => c.name)) ? { clusters } : {}),
-    redisUrl: redisUrl!,
-    chartRepoUrl: chartRepoUrl!,
-    ociRegistry: ociRegistry!,
-    helmBin: helmBin!,
-    kubectlBin: kubectlBin!,
-    kustomizeBin: toolchainPaths().kustomize,
-    sopsBin: toolchainPaths().sops,
-    processes,
-  };
 }
 
 /** The environment recorded in `stateDir` once fully up; undefined if none (or still starting). */
@@ -172,11 +105,6 @@ function pidFile(stateDir: string, name: string): string {
 
 function extraClusterDir(stateDir: string, cluster: string): string {
   return join(stateDir, 'clusters', cluster);
-}
-
-/** More than the one cluster `dev up` always had, or another name for it: `dev env` then names each. */
-function runsAFleet(names: string[]): boolean {
-  return names.join(',') !== HOME_CLUSTER;
 }
 
 /** The cluster names an environment runs: its own, then the extra ones. */
@@ -301,34 +229,4 @@ export async function devDown(opts: DevOptions): Promise<void> {
   await stopAll(stateDir, file.processes, opts.log);
   await rm(statePaths(stateDir).envFile, { force: true });
   opts.log.info({ stateDir }, 'dev environment down');
-}
-
-/** Single quotes for the shell: safe for any path. */
-function shellQuote(value: string): string {
-  return `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
-/** `export NAME=value` lines for `eval "$(helmcrew dev env)"`. */
-export function formatShellExports(env: DevEnvironment): string {
-  const vars: [string, string][] = [
-    ['KUBECONFIG', env.kubeconfig],
-    ['REDIS_URL', env.redisUrl],
-    ['CHART_REPO_URL', env.chartRepoUrl],
-    ['OCI_REGISTRY_URL', env.ociRegistry.url],
-    ['OCI_AUTH_REGISTRY_URL', env.ociRegistry.authUrl],
-    ['HELM_BIN', env.helmBin],
-    ['KUBECTL_BIN', env.kubectlBin],
-    ['KUSTOMIZE_BIN', env.kustomizeBin],
-    ['SOPS_BIN', env.sopsBin],
-    // A local fleet: every cluster's name, and each one's kubeconfig in a variable of its own.
-    ...(env.clusters
-      ? [
-          ['HELMCREW_DEV_CLUSTERS', env.clusters.map((c) => c.name).join(' ')] as [string, string],
-          ...env.clusters.map((c) => [kubeconfigVariable(c.name), c.kubeconfig] as [string, string]),
-        ]
-      : []),
-    // So a `helmcrew controller` started from this shell may fetch charts from the environment's loopback servers.
-    ['HELMCREW_ALLOWED_REPOSITORY_HOSTS', DEV_REPOSITORY_HOSTS],
-  ];
-  return vars.map(([k, v]) => `export ${k}=${shellQuote(v)}`).join('\n') + '\n';
 }

@@ -7,7 +7,8 @@ import { ApiextensionsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-no
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/log.js';
-import { devDown, readDevEnvironment, type DevEnvironment } from '../../src/dev/environment.js';
+import { devDown, readDevEnvironment } from '../../src/dev/environment.js';
+import type { DevEnvironment } from '../../src/dev/env-file.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { pidAlive } from '../../src/dev/processes.js';
 import { eventually } from '../support/eventually.js';

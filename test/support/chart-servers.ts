@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { createChartServer, type ChartServerOptions } from '../../src/dev/chart-server.js';
-import type { DevEnvironment } from '../../src/dev/environment.js';
+import type { DevEnvironment } from '../../src/dev/env-file.js';
 
 /** A chart repository served by this test process (so the test sees every request), on 127.0.0.1. */
 export interface TestChartServer {

@@ -1,7 +1,7 @@
 import { execa } from 'execa';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import type { DevEnvironment } from '../../src/dev/environment.js';
+import type { DevEnvironment } from '../../src/dev/env-file.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 
 export const CHART_DIR = join(REPO_ROOT, 'helm/helmcrew');

@@ -2,7 +2,8 @@ import type { TestProject } from 'vitest/node';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { devDown, type DevEnvironment } from '../../src/dev/environment.js';
+import { devDown } from '../../src/dev/environment.js';
+import type { DevEnvironment } from '../../src/dev/env-file.js';
 import { namespacesAddedSince, readNamespaces, startEnvironmentWithCrds, waitNamespacesGone } from '../../src/dev/harness/index.js';
 import { createLogger } from '../../src/core/log.js';
 

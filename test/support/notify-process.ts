@@ -1,7 +1,7 @@
 import { execa, type ResultPromise } from 'execa';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../src/dev/paths.js';
-import type { DevEnvironment } from '../../src/dev/environment.js';
+import type { DevEnvironment } from '../../src/dev/env-file.js';
 import { TEST_LABEL } from './notify-fixtures.js';
 
 /** `helmcrew notify` as its own process (so a test can SIGKILL it), serving only this run's Teams. */

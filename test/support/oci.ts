@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { DevEnvironment } from '../../src/dev/environment.js';
+import type { DevEnvironment } from '../../src/dev/env-file.js';
 import { pushChart } from '../../src/dev/oci-registry.js';
 
 /** The packaged unicorn archive of `version` in the environment's chart folder. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HOME_CLUSTER, kubeconfigVariable, MAX_DEV_CLUSTERS, parseClustersFlag } from '../../src/dev/dev-clusters.js';
-import { formatShellExports, type DevEnvironment } from '../../src/dev/environment.js';
+import type { DevEnvironment } from '../../src/dev/env-file.js';
+import { formatShellExports } from '../../src/dev/shell-exports.js';
 
 describe('dev up --clusters', () => {
   it.each([

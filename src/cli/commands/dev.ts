@@ -1,5 +1,7 @@
 import { createLogger } from '../../core/log.js';
-import { checkDevEnvironment, devDown, devUp, formatShellExports, type DevEnvironment } from '../../dev/environment.js';
+import { checkDevEnvironment, devDown, devUp } from '../../dev/environment.js';
+import type { DevEnvironment } from '../../dev/env-file.js';
+import { formatShellExports } from '../../dev/shell-exports.js';
 import { kubeconfigVariable, parseClustersFlag } from '../../dev/dev-clusters.js';
 
 function assertNever(value: never): never {

@@ -6,7 +6,8 @@ import { applyCrds } from '../../core/kube/crd-installer.js';
 import { FreezeApi } from '../../core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { TeamApi } from '../../core/kube/team-api.js';
-import { devUp, type DevEnvironment, type DevOptions } from '../environment.js';
+import { devUp, type DevOptions } from '../environment.js';
+import type { DevEnvironment } from '../env-file.js';
 import { pollUntil } from './poll.js';
 
 export async function startEnvironmentWithCrds(opts: DevOptions): Promise<{ env: DevEnvironment; kubeConfig: KubeConfig }> {
