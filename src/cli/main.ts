@@ -14,6 +14,8 @@ usage:
                                --yes skips the confirmation, --no-wait does not wait for the controller
   helmcrew demo                the unicorn story on the local environment
   helmcrew fleet [--json]      the clusters whose agents share this Redis: up, or unreachable since when
+  helmcrew fleet acl --clusters A,B --passwords DIR
+                               the fleet's Redis ACL users (an agent per cluster, the hub), passwords from files
   helmcrew crds print|write|apply
                                the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
   helmcrew config print|write  the environment variables every part reads, as docs/configuration.md's table

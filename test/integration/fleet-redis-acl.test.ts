@@ -1,9 +1,10 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentAclLine, hubAclLine } from '../../src/core/fleet/acl.js';
+import { fleetAclCommand } from '../../src/cli/commands/fleet-acl.js';
+import { agentAclLine } from '../../src/core/fleet/acl.js';
 import { clusterKey, clusterKeyspace, fleetFreezesKey, fleetIndexKey } from '../../src/core/fleet/cluster-keys.js';
 import { fleetFreezeObject, FleetFreezeStore } from '../../src/core/fleet/fleet-freezes.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
@@ -43,14 +44,31 @@ describe('Redis ACLs per cluster', () => {
   beforeAll(async () => {
     const dir = await mkdtemp(join(tmpdir(), 'helmcrew-acl-'));
     const aclFile = join(dir, 'users.acl');
+    // The agents' and the hub's lines as `helmcrew fleet acl` prints them, from password files.
+    const passwords = join(dir, 'passwords');
+    await mkdir(passwords);
+    for (const [user, password] of [
+      ['agent-edge', pw.edge],
+      ['agent-home', pw.home],
+      ['hub', pw.hub],
+    ] as const)
+      await writeFile(join(passwords, user), password);
+    let printed = '';
+    const code = await fleetAclCommand(
+      ['--clusters', 'edge,home', '--passwords', passwords],
+      { HELMCREW_QUEUE_PREFIX: fleet },
+      (t) => (printed += t),
+      (t) => {
+        throw new Error(t);
+      },
+    );
+    expect(code).toBe(0);
     await writeFile(
       aclFile,
       [
         // The unauthenticated user may only PING (the start-up's readiness check); nobody holds every key.
         'user default on nopass resetkeys resetchannels -@all +ping',
-        agentAclLine('agent-edge', pw.edge, fleet, 'edge'),
-        agentAclLine('agent-home', pw.home, fleet, 'home'),
-        hubAclLine('hub', pw.hub, fleet),
+        printed.trimEnd(),
         // An agent whose user was given no read of the fleet freezes (an ACL written before them).
         agentAclLine('agent-blind', pw.blind, fleet, 'blind').replace(/ \(~\S+:fleet:freezes \+hgetall\)$/, ''),
         '',

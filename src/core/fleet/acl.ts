@@ -29,3 +29,18 @@ export function agentAclLine(user: string, password: string, fleetPrefix: string
 export function hubAclLine(user: string, password: string, fleetPrefix: string): string {
   return `user ${user} on ${passwordRule(password)} resetkeys ~{${fleetBase(fleetPrefix)}:*}:* ~${fleetKeyspace(fleetPrefix)}:* resetchannels ${COMMANDS}`;
 }
+
+/** The users a fleet's ACL file holds: one agent per cluster, named `agent-<cluster>`, and the hub. */
+export function fleetUserNames(clusters: readonly string[]): string[] {
+  return [...clusters.map((c) => `agent-${c}`), 'hub'];
+}
+
+/** The ACL file's lines for `clusters` (each agent's, then the hub's); `passwords` by user name. */
+export function fleetAclLines(fleetPrefix: string, clusters: readonly string[], passwords: ReadonlyMap<string, string>): string[] {
+  const password = (user: string) => {
+    const value = passwords.get(user);
+    if (value === undefined) throw new Error(`no password for ${user}`);
+    return value;
+  };
+  return [...clusters.map((c) => agentAclLine(`agent-${c}`, password(`agent-${c}`), fleetPrefix, c)), hubAclLine('hub', password('hub'), fleetPrefix)];
+}
