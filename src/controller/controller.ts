@@ -30,7 +30,7 @@ import { FreezeHeldWriter } from './watch/freeze-held-writer.js';
 import { FreezeWatch } from './watch/freeze-watch.js';
 import { FleetFreezeWatch } from './watch/fleet-freeze-watch.js';
 import { WithFleetFreezes } from './watch/fleet-freeze-view.js';
-import { FleetFreezeStore } from '../core/fleet/fleet-freezes.js';
+import { FleetFreezeStore, freezesOfCluster } from '../core/fleet/fleet-freezes.js';
 import { DEFAULT_CLUSTER } from '../core/fleet/cluster-keys.js';
 import { ClusterWatches } from './watch/cluster-watches.js';
 import { LeaseElector } from './leader/lease-elector.js';
@@ -182,6 +182,7 @@ export async function startController(config: ControllerConfig, options: Control
         key: config.commandKey,
         api,
         storage: new ReleaseStorage(kube),
+        freezes: async () => [...(await freezeApi.list()).items, ...(fleetFreezes ? freezesOfCluster(await fleetFreezeStore.list(), config.cluster) : [])],
         namespaces: config.namespaces,
         events: ctx.events,
         log,

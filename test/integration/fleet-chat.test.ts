@@ -71,7 +71,7 @@ describe('/release across a fleet of two agents', () => {
       queuePrefix: fleet,
       team: uniqueName('fleet-oncall'),
       channel: { id: channel, name: 'fleet' },
-      verbs: ['list', 'status', 'suspend', 'freeze-all'],
+      verbs: ['list', 'status', 'suspend', 'upgrade', 'freeze-all'],
       // Team clusters: resume only at home.
       morePermissions: [{ verbs: ['resume'], clusters: ['home'] }],
       env: { HELMCREW_CLUSTER_NAME: 'home', HELMCREW_FLEET_KEYS_DIR: keysDir, HELMCREW_FLEET_TIMEOUT_SECONDS: '5', HELMCREW_OUTCOME_TIMEOUT_SECONDS: '30' },
@@ -188,6 +188,12 @@ describe('/release across a fleet of two agents', () => {
     expect((await slash('freezes')).text).toMatch(
       new RegExp(`fleet freezes:\\n${name}  ACTIVE  clusters edge\\* until \\S+ by slack:UALICE: edge maintenance`),
     );
+
+    // What holds in edge is asked of edge's agent: the plan warns of it.
+    const edgePlan = await slash(`upgrade ${ns.edge}/icicle 2.0.0 --cluster edge`);
+    expect(edgePlan.text).toBe(`Plan: upgrade ${ns.edge}/icicle to 2.0.0 (cluster edge)`);
+    expect(JSON.stringify(edgePlan.blocks)).toContain(`held by freeze ${name} (edge maintenance, set by slack:UALICE`);
+    await click('release_cancel', buttons(edgePlan).find((e) => e.action_id === 'release_cancel')!.value);
 
     const [edgeGen, homeGen] = [await apply('edge', '2.0.0'), await apply('home', '2.0.0')];
     let edgeSeen: HelmRelease | undefined;

@@ -21,7 +21,7 @@ export interface RemoteClusterOptions {
  * One fleet cluster's parts for the execution path, with no kubeconfig of it: reads are signed
  * questions to its agent (core/fleet/fleet-query.ts), an intent a signed command
  * (core/fleet/signed-command.ts) the agent writes and records (its Event, in its cluster). Its
- * Freezes are not read from here: its controller holds what they hold, the plan only does not warn.
+ * Freezes (its own and the fleet's taking it in) are a question too, so a plan warns of them.
  */
 export function remoteCluster(opts: RemoteClusterOptions): { api: ReleaseApiPort; storage: StoragePort; freezes: FreezePort; writeIntent: IntentWriter } {
   const now = opts.now ?? Date.now;
@@ -54,7 +54,11 @@ export function remoteCluster(opts: RemoteClusterOptions): { api: ReleaseApiPort
     },
   };
   const freezes: FreezePort = {
-    list: () => Promise.resolve({ items: [] }),
+    // Asked of the agent: the plan warns of what holds there, and `/release freezes --cluster` lists it.
+    list: async () => {
+      const answer = await ask({ kind: 'freezes' });
+      return { items: answer.kind === 'freezes' ? answer.freezes : [] };
+    },
     create: () => Promise.reject(new Error('freezes are not set through a fleet agent')),
     delete: () => Promise.reject(new Error('freezes are not lifted through a fleet agent')),
   };

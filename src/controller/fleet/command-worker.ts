@@ -1,5 +1,6 @@
 import { Worker, type Job } from 'bullmq';
 import type { RedisConnection } from '../../core/redis.js';
+import type { Freeze } from '../../api/freeze.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import { clusterKey, QUEUE_NAMES } from '../../core/fleet/cluster-keys.js';
@@ -26,6 +27,8 @@ export interface CommandWorkerOptions {
   namespaces?: readonly string[];
   /** Helm's records, for the bot's `history`, `diff` and rollback plans (read-only queries). */
   storage: Pick<ReleaseStorage, 'history'>;
+  /** The Freezes that hold in this cluster (its own and the fleet's taking it in), for the bot's plans. */
+  freezes: () => Promise<Freeze[]>;
   events: ReleaseEventSink;
   log: Logger;
   now?: () => number;
@@ -51,6 +54,7 @@ export function startCommandWorker(opts: CommandWorkerOptions): Worker<SignedCom
     const question = verdict.query.question;
     const served = (namespace: string) => servesNamespace(opts.namespaces ?? [], namespace);
     try {
+      if (question.kind === 'freezes') return { ok: true, kind: 'freezes', freezes: await opts.freezes() };
       if (question.kind === 'list') {
         const items = (await opts.api.list(question.namespace)).items.filter((r) => served(r.metadata.namespace));
         return { ok: true, kind: 'list', releases: items.map((r) => releaseForFleet(r, maskKey)) };

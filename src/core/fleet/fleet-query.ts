@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../helm-storage/release-storage.js';
 import { canonicalJson, MAX_COMMAND_LIFETIME_MS } from './signed-command.js';
@@ -17,7 +18,11 @@ import { canonicalJson, MAX_COMMAND_LIFETIME_MS } from './signed-command.js';
  */
 
 export type FleetQuestion =
-  { kind: 'list'; namespace?: string } | { kind: 'get'; namespace: string; name: string } | { kind: 'history'; namespace: string; releaseName: string };
+  | { kind: 'list'; namespace?: string }
+  | { kind: 'get'; namespace: string; name: string }
+  | { kind: 'history'; namespace: string; releaseName: string }
+  /** The Freezes that hold in that cluster: its own Freeze objects and the fleet's freezes taking it in (for plans and `/release freezes`). */
+  | { kind: 'freezes' };
 
 export interface FleetQuery {
   cluster: string;
@@ -38,6 +43,7 @@ export type QueryAnswer =
   | { ok: true; kind: 'list'; releases: HelmRelease[] }
   | { ok: true; kind: 'get'; release?: HelmRelease }
   | { ok: true; kind: 'history'; history: ReleaseHistory }
+  | { ok: true; kind: 'freezes'; freezes: Freeze[] }
   | { ok: false; message: string };
 
 const canonicalQuery = (query: FleetQuery) => `helmcrew-query-v1\n${canonicalJson(query)}`;
@@ -59,7 +65,7 @@ function isQuestion(value: unknown): value is FleetQuestion {
   if (q.kind === 'list') return q.namespace === undefined || okName(q.namespace);
   if (q.kind === 'get') return okName(q.namespace) && okName(q.name);
   if (q.kind === 'history') return okName(q.namespace) && okName(q.releaseName);
-  return false;
+  return q.kind === 'freezes';
 }
 
 /** Whether this agent answers `signed`: a well-formed question, for its cluster, signed with its key, not expired. */
