@@ -47,7 +47,7 @@ export const SecretKeyRef = Type.Object({
     Type.String({
       pattern: '^[-._a-zA-Z0-9]+$',
       maxLength: 253,
-      description: 'Data key. Default: key (webhook), routing-key (pagerduty), url (msteams), token (alertmanager).',
+      description: 'Data key. Default: key (webhook), routing-key (pagerduty), url (msteams, googlechat), token (alertmanager, incidentio).',
     }),
   ),
 });
@@ -82,6 +82,29 @@ export const AlertmanagerChannel = Type.Object(
   },
 );
 
+export const IncidentIoChannel = Type.Object(
+  {
+    url: Type.String({
+      pattern: '^https?://[^\\s]+$',
+      maxLength: 2048,
+      description: "The HTTP alert source's URL (https://api.incident.io/v2/alert_events/http/<alert source config id>), without its token.",
+    }),
+    secretRef: SecretKeyRef,
+  },
+  {
+    description:
+      "An incident.io HTTP alert source (Alert Events API): a failure fires the release's alert (one deduplication_key per release), its recovery resolves it; secretRef: the source's bearer token (key token).",
+  },
+);
+
+export const GoogleChatChannel = Type.Object(
+  { secretRef: SecretKeyRef },
+  {
+    description:
+      "A Google Chat space through an incoming webhook, whose URL is in the Secret (it carries the webhook's key and token): one card per operation, a thread per release.",
+  },
+);
+
 export const TeamChannel = Type.Object(
   {
     slack: Type.Optional(Type.String({ pattern: SLACK_CHANNEL_PATTERN, maxLength: 81, description: 'A Slack channel id (C…/G…) or #name.' })),
@@ -89,6 +112,8 @@ export const TeamChannel = Type.Object(
     pagerduty: Type.Optional(PagerDutyChannel),
     msteams: Type.Optional(MSTeamsChannel),
     alertmanager: Type.Optional(AlertmanagerChannel),
+    incidentio: Type.Optional(IncidentIoChannel),
+    googlechat: Type.Optional(GoogleChatChannel),
     template: Type.Optional(
       Type.String({
         maxLength: 2000,
@@ -98,10 +123,10 @@ export const TeamChannel = Type.Object(
     ),
   },
   {
-    description: 'One place the team is told: exactly one of slack, webhook, pagerduty, msteams or alertmanager.',
+    description: 'One place the team is told: exactly one of slack, webhook, pagerduty, msteams, alertmanager, incidentio or googlechat.',
     ...celRules({
-      rule: '[has(self.slack), has(self.webhook), has(self.pagerduty), has(self.msteams), has(self.alertmanager)].filter(x, x).size() == 1',
-      message: 'a channel sets exactly one of slack, webhook, pagerduty, msteams or alertmanager',
+      rule: '[has(self.slack), has(self.webhook), has(self.pagerduty), has(self.msteams), has(self.alertmanager), has(self.incidentio), has(self.googlechat)].filter(x, x).size() == 1',
+      message: 'a channel sets exactly one of slack, webhook, pagerduty, msteams, alertmanager, incidentio or googlechat',
     }),
   },
 );
@@ -166,7 +191,7 @@ export const ChannelStatus = Type.Object({
   channel: Type.String({
     maxLength: 512,
     description:
-      'Which channel: the Slack channel as written, for a webhook its origin and a digest of its URL (a path can hold a token), for PagerDuty and Teams the Secret they read.',
+      'Which channel: the Slack channel as written, for a webhook, Alertmanager or incident.io its origin and a digest of its URL (a path can hold a token), for PagerDuty, Teams and Google Chat the Secret they read.',
   }),
   lastDeliveryAt: Type.Optional(Type.String({ format: 'date-time' })),
   lastError: Type.Optional(Type.String({ maxLength: 1024, description: 'The last permanent delivery error, until a delivery succeeds.' })),
@@ -186,6 +211,8 @@ export type SecretKeyRef = Static<typeof SecretKeyRef>;
 export type WebhookChannel = Static<typeof WebhookChannel>;
 export type PagerDutyChannel = Static<typeof PagerDutyChannel>;
 export type MSTeamsChannel = Static<typeof MSTeamsChannel>;
+export type IncidentIoChannel = Static<typeof IncidentIoChannel>;
+export type GoogleChatChannel = Static<typeof GoogleChatChannel>;
 export type TeamChannel = Static<typeof TeamChannel>;
 export type LabelSelector = Static<typeof LabelSelector>;
 export type LabelSelectorRequirement = Static<typeof LabelSelectorRequirement>;

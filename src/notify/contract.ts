@@ -63,7 +63,11 @@ export type ChannelRef =
   | { kind: 'pagerduty'; secretRef: SecretRef }
   | { kind: 'msteams'; secretRef: SecretRef }
   /** Alertmanager's base URL (not a credential); a bearer token, when it needs one, in a Secret. */
-  | { kind: 'alertmanager'; url: string; secretRef?: SecretRef };
+  | { kind: 'alertmanager'; url: string; secretRef?: SecretRef }
+  /** An incident.io HTTP alert source's URL (not a credential) and its bearer token in a Secret. */
+  | { kind: 'incidentio'; url: string; secretRef: SecretRef }
+  /** A Google Chat incoming webhook, whose URL (it carries a key and a token) is in a Secret. */
+  | { kind: 'googlechat'; secretRef: SecretRef };
 
 /** A delivery that can never succeed by retrying (bad token, unknown channel). */
 export class PermanentDeliveryError extends Error {

@@ -30,21 +30,40 @@ describe('the Team API', () => {
     {
       name: 'both-kinds',
       spec: { channels: [{ slack: '#frontend', webhook: hook }] },
-      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams or alertmanager/,
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams, alertmanager, incidentio or googlechat/,
     },
-    { name: 'no-kind', spec: { channels: [{}] }, want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams or alertmanager/ },
+    {
+      name: 'no-kind',
+      spec: { channels: [{}] },
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams, alertmanager, incidentio or googlechat/,
+    },
     {
       name: 'hook-and-pd',
       spec: { channels: [{ webhook: hook, pagerduty: { secretRef: hook.secretRef } }] },
-      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams or alertmanager/,
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams, alertmanager, incidentio or googlechat/,
     },
     {
       name: 'am-and-slack',
       spec: { channels: [{ slack: '#frontend', alertmanager: { url: 'http://alertmanager.test:9093' } }] },
-      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams or alertmanager/,
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams, alertmanager, incidentio or googlechat/,
     },
     { name: 'am-ftp', spec: { channels: [{ alertmanager: { url: 'ftp://alertmanager.test/' } }] }, want: /spec.channels\[0\].alertmanager.url: Invalid value/ },
     { name: 'pd-no-secret', spec: { channels: [{ pagerduty: {} }] }, want: /spec.channels\[0\].pagerduty.secretRef: Required value/ },
+    {
+      name: 'inc-and-chat',
+      spec: {
+        channels: [
+          { incidentio: { url: 'https://api.incident.io/v2/alert_events/http/01A', secretRef: hook.secretRef }, googlechat: { secretRef: hook.secretRef } },
+        ],
+      },
+      want: /spec.channels\[0\]: Invalid value.*exactly one of slack, webhook, pagerduty, msteams, alertmanager, incidentio or googlechat/,
+    },
+    {
+      name: 'inc-no-secret',
+      spec: { channels: [{ incidentio: { url: 'https://api.incident.io/v2/alert_events/http/01A' } }] },
+      want: /spec.channels\[0\].incidentio.secretRef: Required value/,
+    },
+    { name: 'chat-no-secret', spec: { channels: [{ googlechat: {} }] }, want: /spec.channels\[0\].googlechat.secretRef: Required value/ },
     { name: 'ftp-hook', spec: { channels: [{ webhook: { ...hook, url: 'ftp://x.test/' } }] }, want: /spec.channels\[0\].webhook.url: Invalid value/ },
     { name: 'no-secret', spec: { channels: [{ webhook: { url: hook.url } }] }, want: /spec.channels\[0\].webhook.secretRef: Required value/ },
     {
@@ -101,6 +120,10 @@ describe('the Team API', () => {
         { webhook: { ...hook, secretRef: { ...hook.secretRef, key: 'hmac' } } },
         { pagerduty: { secretRef: { namespace: 'ops', name: 'pagerduty' } } },
         { msteams: { secretRef: { namespace: 'ops', name: 'teams', key: 'workflow-url' } } },
+        {
+          incidentio: { url: 'https://api.incident.io/v2/alert_events/http/01GW2G3V0S59R238FAHPDS1R66', secretRef: { namespace: 'ops', name: 'incident-io' } },
+        },
+        { googlechat: { secretRef: { namespace: 'ops', name: 'google-chat' } } },
       ],
       subscriptions: [
         { charts: ['frontend'], events: ['UpgradeSucceeded', 'UpgradeFailed', 'RollbackSucceeded'] },

@@ -2,6 +2,8 @@ import type { KubeClients } from '../../core/kube/client.js';
 import { controllerNamespace } from '../../core/kube/digest-key.js';
 import type { Logger } from '../../core/log.js';
 import { AlertmanagerProvider } from './alertmanager/alertmanager-provider.js';
+import { GoogleChatProvider } from './googlechat/googlechat-provider.js';
+import { IncidentIoProvider } from './incidentio/incidentio-provider.js';
 import { MSTeamsProvider, readMSTeamsConfig } from './msteams/msteams-provider.js';
 import { PagerDutyProvider, readPagerDutyConfig } from './pagerduty/pagerduty-provider.js';
 import { ProviderRegistry } from './registry.js';
@@ -16,6 +18,8 @@ import { SecretSigningKeys, WebhookProvider } from './webhook.js';
  * PagerDuty needs nothing but its routing keys (in Secrets); HELMCREW_PAGERDUTY_URL moves its endpoint.
  * Microsoft Teams needs its Workflows webhook URLs (in Secrets); HELMCREW_STATUS_URL adds a status link.
  * Alertmanager needs its URL on the channel (a bearer token, when needed, in a Secret).
+ * incident.io needs its alert source's URL on the channel and its token in a Secret; Google Chat
+ * its incoming webhook URL in a Secret.
  */
 export function defaultProviders(
   kube: KubeClients,
@@ -28,7 +32,9 @@ export function defaultProviders(
     .register(new WebhookProvider(new SecretSigningKeys(kube.core)))
     .register(new PagerDutyProvider(new SecretSigningKeys(kube.core), readPagerDutyConfig(env)))
     .register(new MSTeamsProvider(new SecretSigningKeys(kube.core), readMSTeamsConfig(env)))
-    .register(new AlertmanagerProvider(new SecretSigningKeys(kube.core), readMSTeamsConfig(env)));
+    .register(new AlertmanagerProvider(new SecretSigningKeys(kube.core), readMSTeamsConfig(env)))
+    .register(new IncidentIoProvider(new SecretSigningKeys(kube.core), readMSTeamsConfig(env)))
+    .register(new GoogleChatProvider(new SecretSigningKeys(kube.core), readMSTeamsConfig(env)));
   const slack = readSlackConfig(env);
   if (slack)
     registry.register(

@@ -14,11 +14,11 @@ export interface Route {
 }
 
 /** Channels where a failure stays open until its recovery resolves it. */
-const RESOLVES_ALERTS: ReadonlySet<string> = new Set(['pagerduty', 'alertmanager']);
+const RESOLVES_ALERTS: ReadonlySet<string> = new Set(['pagerduty', 'alertmanager', 'incidentio']);
 
 /**
  * Where a notification goes: every channel of every Team with a subscription that matches it,
- * and a recovery to a Team's PagerDuty and Alertmanager channels when a subscription matches it but for its
+ * and a recovery to a Team's PagerDuty, Alertmanager and incident.io channels when a subscription matches it but for its
  * severity or events (so the incident a failure opened is resolved). Pure. A Team without subscriptions hears nothing; a subscription `{}` hears everything.
  * Routes are unique per (team, channel), in Team order then channel order.
  */

@@ -1,0 +1,1 @@
+export { chatMessageError, FakeGoogleChat, MAX_MESSAGE_BYTES, type FakeChatMessage, type FakeChatPost } from './fake-googlechat.js';

@@ -1,0 +1,1 @@
+export { alertEventErrors, FakeIncidentIo, type FakeIncidentIoAlert, type FakeIncidentIoRequest } from './fake-incidentio.js';
