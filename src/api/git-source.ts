@@ -31,6 +31,39 @@ export const GitRef = Type.Object(
   },
 );
 
+/**
+ * `spec.chart.git.dependencies[]`: how to reach one repository that the chart's Chart.yaml
+ * dependencies name (matched by URL), as spec.chart's own repository fields.
+ */
+export const GitChartDependencyRepository = Type.Object(
+  {
+    repository: Type.String({
+      pattern: '^(https?|oci)://[^\\s]+$',
+      maxLength: 2048,
+      description: "A repository as Chart.yaml's dependencies write it: an http(s) Helm repository or an oci:// registry path.",
+      ...celRules({
+        rule: "!self.matches('(?i)^[a-z]+://([^/@]*@)?(169[.]254[.]|[[]fe[89ab][0-9a-f]*:|[[]::ffff:169[.]254[.]|metadata[.]google[.]internal([:/]|$))')",
+        message: 'must not point at a link-local address or a cloud metadata service',
+      }),
+    }),
+    secretRef: Type.Optional(
+      LocalObjectName({
+        description:
+          "A Secret in this namespace, read as the HelmRelease's identity: `username` + `password`, or `.dockerconfigjson` (oci:// only), as spec.chart.secretRef.",
+      }),
+    ),
+    certSecretRef: Type.Optional(
+      LocalObjectName({
+        description: 'http(s) only: a Secret in this namespace with `ca.crt`, and optionally `tls.crt` + `tls.key`, as spec.chart.certSecretRef.',
+      }),
+    ),
+    insecure: Type.Optional(
+      Type.Boolean({ description: 'oci:// only: plain HTTP to the registry (helm --plain-http, then for every oci:// dependency). Default: TLS.' }),
+    ),
+  },
+  { description: 'How to reach one repository named by a dependency in Chart.yaml.' },
+);
+
 /** `spec.chart.git`: a chart folder in a Git repository, fetched with Debian's git client. */
 export const GitChartSource = Type.Object(
   {
@@ -61,6 +94,13 @@ export const GitChartSource = Type.Object(
           "A Secret in this namespace, read as the HelmRelease's identity: `username` + `password` (https://; a token goes in password), or `identity` (an SSH private key) + `known_hosts` (ssh://, required: host keys are always checked).",
       }),
     ),
+    dependencies: Type.Optional(
+      Type.Array(GitChartDependencyRepository, {
+        maxItems: 20,
+        description:
+          "Credentials for the repositories Chart.yaml's dependencies name (helm dependency build runs once per commit when a dependency is not in charts/). A repository not listed is read anonymously.",
+      }),
+    ),
     interval: Type.Optional(
       BoundedDuration(DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval, {
         description: 'How often the repository is asked for its refs (one git ls-remote per repository and credentials). Default: spec.interval.',
@@ -72,3 +112,4 @@ export const GitChartSource = Type.Object(
 
 export type GitChartSource = Static<typeof GitChartSource>;
 export type GitRef = Static<typeof GitRef>;
+export type GitChartDependencyRepository = Static<typeof GitChartDependencyRepository>;

@@ -182,6 +182,14 @@ export const HelmReleaseSpec = Type.Object(
         description: 'Namespace the release is installed in. Default: metadata.namespace. Immutable (enforced on spec, see below).',
       }),
     ),
+    storageNamespace: Type.Optional(
+      Type.String({
+        pattern: DNS_LABEL_PATTERN,
+        maxLength: 63,
+        description:
+          "Where helm keeps the release's records (Flux's field). helm's CLI keeps them in the namespace it installs into, so only that is accepted: give it with an equal targetNamespace. Flux releases whose records live elsewhere: helmcrew import flux --move-records.",
+      }),
+    ),
     values: Type.Optional(FreeFormObject({ description: 'Helm values, merged over valuesFrom.' })),
     valuesFrom: Type.Optional(Type.Array(ValuesReference, { maxItems: 32 })),
     decryption: Type.Optional(Decryption),
@@ -227,7 +235,12 @@ export const HelmReleaseSpec = Type.Object(
     description: 'The desired state of a Helm release.',
     // On the parent, not the fields: a rule on a field does not run when the old object lacked
     // it, so adding (or removing) releaseName or targetNamespace would move the release silently.
-    ...celRules(immutableOptional('releaseName'), immutableOptional('targetNamespace')),
+    ...celRules(immutableOptional('releaseName'), immutableOptional('targetNamespace'), {
+      // A CRD rule cannot see metadata.namespace, so the default target is not comparable here: an equal targetNamespace says it.
+      rule: '!has(self.storageNamespace) || (has(self.targetNamespace) && self.storageNamespace == self.targetNamespace)',
+      message:
+        'storageNamespace must equal targetNamespace (give both): helm keeps release records in the namespace it installs into; move records kept elsewhere with helmcrew import flux --move-records',
+    }),
   },
 );
 

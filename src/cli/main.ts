@@ -19,7 +19,7 @@ usage:
   helmcrew crds print|write|apply
                                the HelmRelease and Team CRDs: to stdout, to helm/, or to the cluster
   helmcrew config print|write  the environment variables every part reads, as docs/configuration.md's table
-  helmcrew import flux [-f FILE]… [-n NS] [--apply] [--no-handover]
+  helmcrew import flux [-f FILE]… [-n NS] [--apply] [--no-handover] [--move-records]
                                Flux HelmReleases (from files or the cluster) as helmcrew's, with a
                                report of what cannot be carried (docs/flux-import.md)
 

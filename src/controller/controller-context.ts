@@ -6,6 +6,7 @@ import type { KubeClients } from '../core/kube/client.js';
 import { RepositoryIndexCache } from './charts/repository-index.js';
 import { HelmClient } from './helm/helm-client.js';
 import { GitChartSources } from './charts/git/git-chart-sources.js';
+import { DependencyBuilds } from './helm/dependency-build.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { helmProcessEnv } from './helm/helm-process-env.js';
 import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
@@ -75,7 +76,13 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     managedIdentities: new ManagedIdentities(rest),
     helm: new HelmClient(helmRunner, config.workDir, config.kustomizeBin, config.helmKillMarginSeconds),
     charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
-    gitCharts: new GitChartSources({ gitBin: config.gitBin, workDir: config.workDir, policy: config.allowedRepositoryHosts, log }),
+    gitCharts: new GitChartSources({
+      gitBin: config.gitBin,
+      workDir: config.workDir,
+      policy: config.allowedRepositoryHosts,
+      log,
+      dependencies: new DependencyBuilds(helmRunner, config.workDir),
+    }),
     sops: new SopsDecrypter(config.sopsBin, log),
     digester,
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),

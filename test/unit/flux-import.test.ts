@@ -260,6 +260,20 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
     );
   });
 
+  it('records moved by --move-records: the handover is named, and the report says where they went', () => {
+    const moved = mapFluxRelease(find('redis'), sources, { movedRecords: new Map([['HelmRelease apps/redis', [1, 2]]]) });
+    expect(moved.release?.metadata.annotations).toMatchObject({
+      'helmcrew.dev/adopt-release': 'cache/cache-redis',
+      'helmcrew.dev/adopt-from-flux': 'apps/redis',
+    });
+    expect(moved.release?.spec).not.toHaveProperty('storageNamespace');
+    expect(moved.notes).toContainEqual({
+      path: 'spec.storageNamespace',
+      reason: 'records moved from apps to cache (revisions 1, 2), where helm keeps them; the Flux HelmRelease must stay suspended until it is deleted',
+      attention: true,
+    });
+  });
+
   it('chartRef to a HelmChart follows it to its source', () => {
     const { release } = imported('shared');
     expect(release?.spec.chart).toMatchObject({ repository: 'https://stefanprodan.github.io/podinfo', name: 'podinfo', version: '>=6.0.0 <7.0.0' });
@@ -379,7 +393,10 @@ describe('the command line', () => {
       namespace: 'apps',
       apply: true,
       handover: false,
+      moveRecords: false,
     });
+    expect(parseImportArgs(['flux', '-n', 'apps', '--move-records'])).toMatchObject({ moveRecords: true, handover: true });
+    expect(parseImportArgs(['flux', '--move-records', '--no-handover'])).toMatch(/--move-records hands the releases over; it cannot go with --no-handover/);
     expect(parseImportArgs(['argo'])).toMatch(/only "flux" can be imported from/);
     expect(parseImportArgs(['flux', '-f'])).toMatch(/-f needs a value/);
     expect(parseImportArgs(['flux', '--bogus'])).toMatch(/unknown argument "--bogus"/);

@@ -28,14 +28,17 @@ export function chartAccessFrom(opts: {
   namespace: string;
   secretData?: Record<string, string>;
   certData?: Record<string, string>;
+  /** Where the Secrets are named, for messages: `spec.chart` (default) or `spec.chart.git.dependencies[0]`. */
+  field?: string;
 }): ChartAccess {
   const { chart, namespace } = opts;
+  const field = opts.field ?? 'spec.chart';
   const access: ChartAccess = { insecure: chart.insecure === true, cacheKey: '' };
   const hash = createHash('sha256').update(chart.insecure ? 'plain' : 'tls');
   if (chart.secretRef) {
     access.secret = `${namespace}/${chart.secretRef.name}`;
     const data = decoded(opts.secretData);
-    const where = `Secret ${access.secret} (spec.chart.secretRef)`;
+    const where = `Secret ${access.secret} (${field}.secretRef)`;
     if (data.username !== undefined || data.password !== undefined) {
       if (!data.username || !data.password) throw new ChartAccessError(`${where} needs both username and password`);
       access.basic = { username: data.username, password: data.password };
@@ -50,7 +53,7 @@ export function chartAccessFrom(opts: {
   if (chart.certSecretRef) {
     access.certSecret = `${namespace}/${chart.certSecretRef.name}`;
     const raw = opts.certData ?? {};
-    const where = `Secret ${access.certSecret} (spec.chart.certSecretRef)`;
+    const where = `Secret ${access.certSecret} (${field}.certSecretRef)`;
     const pem = (key: string) => (raw[key] !== undefined ? Buffer.from(raw[key], 'base64') : undefined);
     const tls: RepositoryTls = { ca: pem('ca.crt'), cert: pem('tls.crt'), key: pem('tls.key') };
     if (!tls.ca && !tls.cert) throw new ChartAccessError(`${where} has neither ca.crt nor tls.crt + tls.key`);

@@ -49,6 +49,8 @@ export class HelmError extends Error {
   readonly timeoutSeconds: number | undefined;
   /** The API server refused helm's identity a request (RBAC); undefined for any other failure. */
   readonly forbidden: ForbiddenRequest | undefined;
+  /** The end of helm's stderr, lines kept (redacted by the runner): what a caller reads beyond the Error: line. */
+  readonly stderrTail: string;
 
   constructor(opts: { step: HelmStep; exitCode: number | undefined; stderr: string; timedOut: boolean; timeoutSeconds?: number }) {
     const excerpt = summarizeStderr(opts.stderr);
@@ -60,6 +62,7 @@ export class HelmError extends Error {
     this.timedOut = opts.timedOut;
     this.timeoutSeconds = opts.timeoutSeconds;
     this.forbidden = opts.timedOut ? undefined : parseForbidden(opts.stderr);
+    this.stderrTail = opts.stderr.slice(-4 * STDERR_EXCERPT);
   }
 
   /** "failed: <helm's words>" or "timed out after 3s waiting for …": what follows "helm install". */

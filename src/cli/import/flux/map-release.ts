@@ -19,6 +19,8 @@ import { record, text, type FluxObject, type FluxSources } from './flux-objects.
 export interface ImportOptions {
   /** Name the live release in the imported object, so the controller takes it over (default true). */
   handover?: boolean;
+  /** Releases whose records `--move-records` moved into the release's namespace, by source (`HelmRelease apps/podinfo`): the revisions moved. */
+  movedRecords?: ReadonlyMap<string, number[]>;
 }
 
 export interface ImportResult {
@@ -87,12 +89,20 @@ export function mapFluxRelease(flux: FluxObject, sources: FluxSources, options: 
       attention: true,
     });
   }
-  if (target.storageNamespace !== target.namespace) {
+  const moved = options.movedRecords?.get(source);
+  if (target.storageNamespace !== target.namespace && moved) {
+    notes.push({
+      path: 'spec.storageNamespace',
+      reason: `records moved from ${target.storageNamespace} to ${target.namespace} (revisions ${moved.join(', ')}), where helm keeps them; the Flux HelmRelease must stay suspended until it is deleted`,
+      attention: true,
+    });
+  } else if (target.storageNamespace !== target.namespace) {
     notes.push({
       path: spec.storageNamespace === undefined ? 'spec.storageNamespace (Flux default: the HelmRelease namespace)' : 'spec.storageNamespace',
       reason:
         `handled differently: Flux keeps this release's records in ${target.storageNamespace}, helmcrew in ${target.namespace}; ` +
-        `no handover is named, so helmcrew would install revision 1 in ${target.namespace} instead of taking over Flux's history`,
+        `no handover is named, so helmcrew would install revision 1 in ${target.namespace} instead of taking over Flux's history ` +
+        '(import from the cluster with --move-records to move the records and hand the release over)',
     });
   }
   for (const key of Object.keys(flux.metadata.annotations ?? {})) {
@@ -107,7 +117,7 @@ export function mapFluxRelease(flux: FluxObject, sources: FluxSources, options: 
     return { source, notes: [...notes, { path: 'spec.kubeConfig', reason }] };
   }
 
-  const handover = options.handover !== false && target.storageNamespace === target.namespace;
+  const handover = options.handover !== false && (target.storageNamespace === target.namespace || !!moved);
   const labels = Object.fromEntries(Object.entries(flux.metadata.labels ?? {}).filter(([key]) => !key.includes('toolkit.fluxcd.io/')));
   const release: HelmRelease = {
     apiVersion: HELMRELEASE_API_VERSION,

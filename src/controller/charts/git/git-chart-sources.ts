@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GitChartSource } from '../../../api/helmrelease.js';
 import type { Logger } from '../../../core/log.js';
@@ -5,6 +6,8 @@ import { FreshCache } from '../fresh-cache.js';
 import { checkRepositoryHost, urlHost } from '../guarded-get.js';
 import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, parseHostPolicy, type HostPolicy } from '../host-policy.js';
 import { RepositoryNotAllowedError } from '../repository-errors.js';
+import type { DependencyBuilds } from '../../helm/dependency-build.js';
+import type { DependencyRepositoryAccess } from './chart-dependencies.js';
 import { readChartFolder } from './chart-folder.js';
 import { displayUrl, type GitAccess } from './git-access.js';
 import { GitCheckouts } from './git-checkouts.js';
@@ -23,12 +26,20 @@ export interface ResolvedGitChart {
   version: string;
 }
 
+/** spec.chart.git.dependencies, their Secrets read, and the release asking (for logs). */
+export interface GitDependencyAccess {
+  key: string;
+  entries: DependencyRepositoryAccess[];
+}
+
 export interface GitChartSourcesOptions {
   gitBin: string;
   workDir: string;
   policy: HostPolicy;
   log: Logger;
   now?: () => number;
+  /** Builds the dependencies Chart.yaml declares (helm dependency build); none: the chart folder is used as it is. */
+  dependencies?: Pick<DependencyBuilds, 'prepare'>;
 }
 
 /**
@@ -42,6 +53,7 @@ export class GitChartSources {
   private readonly refs: FreshCache<RemoteRefs>;
   private readonly checkouts: GitCheckouts;
   private readonly policy: HostPolicy;
+  private readonly dependencies: Pick<DependencyBuilds, 'prepare'> | undefined;
 
   constructor(options: Partial<GitChartSourcesOptions> & Pick<GitChartSourcesOptions, 'workDir' | 'log'>) {
     const now = options.now ?? Date.now;
@@ -49,9 +61,10 @@ export class GitChartSources {
     this.runner = new GitRunner(options.gitBin ?? 'git', options.workDir, options.log);
     this.refs = new FreshCache({ maxBytes: 8 * 1024 * 1024, retainMs: 60 * 60_000, failureTtlMs: 10_000, now });
     this.checkouts = new GitCheckouts(this.runner, join(options.workDir, 'git'), now);
+    this.dependencies = options.dependencies;
   }
 
-  async resolve(git: GitChartSource, chartName: string, access: GitAccess, maxAgeMs: number): Promise<ResolvedGitChart> {
+  async resolve(git: GitChartSource, chartName: string, access: GitAccess, maxAgeMs: number, deps?: GitDependencyAccess): Promise<ResolvedGitChart> {
     const url = git.url;
     const shown = displayUrl(git.url);
     const refs = await this.refs.get(`${url}|${access.cacheKey}`, maxAgeMs, () => this.lsRemote(url, access), weigh);
@@ -61,7 +74,22 @@ export class GitChartSources {
     const checkout = await this.checkouts.checkout(url, access, picked.commit, refName);
     const where = `Git repository ${shown} at ${picked.ref} (commit ${picked.commit.slice(0, 7)})`;
     const folder = await readChartFolder({ checkout, path: git.path ?? '.', expectedName: chartName, where });
-    return { commit: picked.commit, ref: picked.ref, chartDir: folder.dir, version: folder.version };
+    // Chart.yaml's dependencies, built once per commit into a copy (the checkout stays as fetched).
+    const chartDir = this.dependencies
+      ? await this.dependencies.prepare({
+          key: deps?.key ?? '',
+          checkoutDir: await realpath(checkout),
+          chartDir: folder.dir,
+          entries: deps?.entries ?? [],
+          where,
+          checkHost: (repository) => this.checkHost(repository),
+        })
+      : folder.dir;
+    return { commit: picked.commit, ref: picked.ref, chartDir, version: folder.version };
+  }
+
+  private async checkHost(repository: string): Promise<void> {
+    await checkRepositoryHost(this.policy, repository, urlHost(new URL(repository.replace(/^oci:/, 'http:'))));
   }
 
   private async lsRemote(url: string, access: GitAccess): Promise<RemoteRefs> {

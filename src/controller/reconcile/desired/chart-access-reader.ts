@@ -1,6 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import type { KubeReads } from '../ports/context.js';
 import { apiErrorMessage, isForbidden, isNotFound } from '../../../core/kube/errors.js';
+import type { DependencyRepositoryAccess } from '../../charts/git/chart-dependencies.js';
 import { gitAccessFrom, type GitAccess } from '../../charts/git/git-access.js';
 import { ANONYMOUS, ChartAccessError, chartAccessFrom, needsSecrets, type ChartAccess } from '../../charts/chart-access.js';
 
@@ -27,6 +28,23 @@ export async function readGitAccess(kube: KubeReads, release: HelmRelease): Prom
   const secretName = git.secretRef?.name;
   const secretData = secretName ? await readSecretData(kube, namespace, secretName, 'spec.chart.git.secretRef') : undefined;
   return gitAccessFrom({ url: git.url, namespace, secretName, secretData });
+}
+
+/** Reads the Secrets of `spec.chart.git.dependencies` the same way: as the HelmRelease's identity. */
+export async function readGitDependencyAccess(kube: KubeReads, release: HelmRelease): Promise<DependencyRepositoryAccess[]> {
+  const namespace = release.metadata.namespace;
+  const entries = release.spec.chart.git?.dependencies ?? [];
+  return Promise.all(
+    entries.map(async (entry, i) => {
+      const field = `spec.chart.git.dependencies[${i}]`;
+      const [secretData, certData] = await Promise.all([
+        entry.secretRef ? readSecretData(kube, namespace, entry.secretRef.name, `${field}.secretRef`) : undefined,
+        entry.certSecretRef ? readSecretData(kube, namespace, entry.certSecretRef.name, `${field}.certSecretRef`) : undefined,
+      ]);
+      const chart = { name: 'dependency', ...entry };
+      return { repository: entry.repository, field, access: chartAccessFrom({ chart, namespace, secretData, certData, field }) };
+    }),
+  );
 }
 
 async function readSecretData(kube: KubeReads, namespace: string, name: string, field: string): Promise<Record<string, string>> {

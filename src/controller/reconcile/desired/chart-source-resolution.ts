@@ -7,7 +7,7 @@ import { displayUrl, gitAccessSecrets } from '../../charts/git/git-access.js';
 import type { GitChartSources } from '../../charts/git/git-chart-sources.js';
 import { ChartNotFoundError, RepositoryNotAllowedError } from '../../charts/repository-errors.js';
 import type { RepositoryIndexCache } from '../../charts/repository-index.js';
-import { readChartAccess, readGitAccess } from './chart-access-reader.js';
+import { readChartAccess, readGitAccess, readGitDependencyAccess } from './chart-access-reader.js';
 import type { ResolvedChartSource } from './compose-desired.js';
 
 /** What resolving a chart source reads through. */
@@ -72,12 +72,14 @@ async function resolveGitChart(ports: ChartSourcePorts, release: HelmRelease): P
   if (!ports.gitCharts) return `charts from Git are not enabled in this controller (${displayUrl(git.url)})`;
   // Credentials are read as the HelmRelease's identity, like valuesFrom.
   const access = await readGitAccess(ports.kube, release);
-  const resolved = await ports.gitCharts.resolve(git, chart.name, access, releaseTarget(release).intervalMs);
+  const entries = await readGitDependencyAccess(ports.kube, release);
+  const key = `${release.metadata.namespace}/${release.metadata.name}`;
+  const resolved = await ports.gitCharts.resolve(git, chart.name, access, releaseTarget(release).intervalMs, { key, entries });
   return {
     chartName: chart.name,
     chartVersion: resolved.version,
     chartDigest: `${GIT_DIGEST_PREFIX}${resolved.commit}`,
     chartSource: { repository: displayUrl(git.url), access: ANONYMOUS, localChart: resolved.chartDir },
-    secrets: gitAccessSecrets(access),
+    secrets: [...gitAccessSecrets(access), ...entries.flatMap((e) => accessSecrets(e.access))],
   };
 }
