@@ -57,7 +57,7 @@ export const ImageUpdate = Type.Object(
         description: "Where the tag's digest (sha256:…) goes, for mutable tags: a tag moved to a new digest is a change too.",
       }),
     ),
-    interval: Type.Optional(BoundedDuration('10s', '168h', { description: 'How often the tags are listed, 10s to 168h. Default: 5m.' })),
+    interval: Type.Optional(BoundedDuration('1s', '168h', { description: 'How often the tags are listed, 1s to 168h. Default: 5m.' })),
     secretRef: Type.Optional(
       LocalObjectName({ description: 'A Secret in this namespace, as spec.chart.secretRef: `username` + `password`, or `.dockerconfigjson`.' }),
     ),
