@@ -88,6 +88,7 @@ const HELMRELEASE: CrdSource = {
     { name: 'Chart', type: 'string', jsonPath: '.spec.chart.name' },
     { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },
     { name: 'Revision', type: 'integer', jsonPath: '.status.history[0].revision' },
+    { name: 'Image', type: 'string', jsonPath: '.status.approvedImages', description: 'Images approved changes put in effect (spec.imageUpdates).' },
     { name: 'Drifted', type: 'string', jsonPath: '.status.conditions[?(@.type=="Drifted")].status', priority: 1 },
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   ],

@@ -106,6 +106,27 @@ export const Inventory = Type.Object(
   { description: "The objects the deployed revision applied (from its manifest), in Flux's shape." },
 );
 
+export const ApprovedOverrideStatus = Type.Object(
+  {
+    valuesPath: Type.String({ maxLength: 250, description: 'Where the value goes (image.tag), as spec.imageUpdates[].valuesPath.' }),
+    value: Type.String({ maxLength: 1024 }),
+    declared: Type.Optional(
+      Type.String({
+        maxLength: 4096,
+        description: 'The declared value at valuesPath when approved, as JSON (absent: none); when the spec later says otherwise, the change gives way.',
+      }),
+    ),
+    repository: Type.Optional(Type.String({ maxLength: 500, description: 'The image repository the value is a tag (or digest) of.' })),
+    proposalId: Type.Optional(Type.String({ maxLength: 100, description: 'The proposal applied (core/proposals); absent for none.' })),
+    proposedBy: Type.Optional(Type.String({ maxLength: 200, description: 'Who proposed it; absent: helmcrew (a new tag).' })),
+    approvers: Type.Optional(
+      Type.Array(Type.String({ maxLength: 200 }), { maxItems: 10, description: 'Who approved it; empty: it applied on its own (no spec.approval).' }),
+    ),
+    at: Type.String({ maxLength: 40, description: 'When it was applied (ISO time).' }),
+  },
+  { description: 'A value an approved (or automatic) change set over the declared values.' },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -140,6 +161,15 @@ export const HelmReleaseStatus = Type.Object({
   ),
   lastHandledResetAt: Type.Optional(Type.String({ maxLength: 100, description: 'The helmcrew.dev/resetAt value last handled (failure counters reset).' })),
   inventory: Type.Optional(Inventory),
+  approvedOverrides: Type.Optional(
+    Type.Array(ApprovedOverrideStatus, {
+      maxItems: 32,
+      description: 'Approved changes over the declared values (spec.imageUpdates): kept here, where a GitOps tool owning the spec does not undo them.',
+    }),
+  ),
+  approvedImages: Type.Optional(
+    Type.String({ maxLength: 2048, description: 'The images approved changes put in effect (repository:tag), for `kubectl get hcr`.' }),
+  ),
 });
 
 export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
@@ -152,3 +182,4 @@ export type TestRecord = Static<typeof TestRecord>;
 export type DriftCorrectionRecord = Static<typeof DriftCorrectionRecord>;
 export type HandoverRecord = Static<typeof HandoverRecord>;
 export type Inventory = Static<typeof Inventory>;
+export type ApprovedOverrideStatus = Static<typeof ApprovedOverrideStatus>;

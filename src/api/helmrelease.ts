@@ -9,6 +9,7 @@ import type { HelmReleaseStatus } from './helmrelease-status.js';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 import { DependencyReference } from './dependency.js';
 import { HealthCheckExprs } from './health-checks.js';
+import { ApprovalSpec, ImageUpdate } from './image-updates.js';
 
 /**
  * The HelmRelease API: one TypeBox source gives the TypeScript types (Static<>) and the CRD's
@@ -230,6 +231,13 @@ export const HelmReleaseSpec = Type.Object(
     postRenderStrategy: Type.Optional(PostRenderStrategy),
     commonMetadata: Type.Optional(CommonMetadata),
     healthCheckExprs: Type.Optional(HealthCheckExprs),
+    imageUpdates: Type.Optional(
+      Type.Array(ImageUpdate, {
+        maxItems: 16,
+        description: 'Images kept current: a newer wanted tag applies on its own, or is proposed when spec.approval asks for approvals.',
+      }),
+    ),
+    approval: Type.Optional(ApprovalSpec),
   },
   {
     description: 'The desired state of a Helm release.',
@@ -283,6 +291,7 @@ export interface HelmRelease {
 export { GitChartSource, GitRef } from './git-source.js';
 export { DependencyReference } from './dependency.js';
 export { HealthCheckExpr, HealthCheckExprs } from './health-checks.js';
+export { ApprovalSpec, ImagePolicy, ImageUpdate } from './image-updates.js';
 export { InstallRemediation, InstallSpec, RetryStrategy, RollbackSpec, TestSpec, UninstallSpec, UpgradeRemediation, UpgradeSpec } from './release-actions.js';
 
 export const HELMRELEASE_API_VERSION = `${API_GROUP}/${API_VERSION}` as const;

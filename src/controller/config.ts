@@ -94,6 +94,11 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     meaning:
       'how often a named cluster reads the fleet’s freezes (`/release freeze cluster:…`) from Redis; unread for 3 times as long, it runs no helm action (fail closed) ([operations](operations.md#running-a-fleet))',
   },
+  HELMCREW_PROPOSALS_TICK_MS: {
+    default: 5000,
+    meaning:
+      'how often the leader looks for image repositories due for a tag list (each `spec.imageUpdates[].interval`), approved proposals to apply and open ones past their expiry ([proposals](proposals.md))',
+  },
   HELMCREW_COMMAND_KEY: {
     defaultText: 'none (no commands through Redis)',
     meaning:
@@ -148,6 +153,8 @@ export interface ControllerConfig extends SharedConfig {
   commandKey?: string;
   /** How often a named cluster reads the fleet's freezes (core/fleet/fleet-freezes.ts). */
   fleetFreezeMs: number;
+  /** How often the leader's image watcher and proposal follower run (controller/proposals/image-watcher.ts). */
+  proposalsTickMs: number;
 }
 
 export function readControllerConfig(env: Env = process.env): ControllerConfig {
@@ -194,6 +201,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     heartbeatMs: own.positiveInt('HELMCREW_HEARTBEAT_SECONDS') * 1000,
     commandKey: commandKey(own.raw('HELMCREW_COMMAND_KEY')),
     fleetFreezeMs: own.positiveInt('HELMCREW_FLEET_FREEZE_MS'),
+    proposalsTickMs: own.positiveInt('HELMCREW_PROPOSALS_TICK_MS'),
   };
 }
 

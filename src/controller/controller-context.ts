@@ -26,7 +26,7 @@ import type { RunningOperations } from './reconcile/ports/running-operations.js'
 import { RemoteClusters } from './targets/remote-clusters.js';
 import { KubeconfigHelmRunner } from './helm/kubeconfig-runner.js';
 import { buildReconcileContext } from './reconcile/ports/build-context.js';
-import type { ControllerContext, FreezeHoldWriter, FreezeView, ReleaseCache } from './reconcile/ports/context.js';
+import type { ControllerContext, FreezeHoldWriter, FreezeView, ProposalReads, ProposalWrites, ReleaseCache } from './reconcile/ports/context.js';
 
 /** What the controller's reconcile context is made of beyond its configuration: the parts startController also wires elsewhere. */
 export interface ControllerParts {
@@ -42,11 +42,13 @@ export interface ControllerParts {
   cache: ReleaseCache;
   freezes: FreezeView;
   freezeHolds?: FreezeHoldWriter;
+  /** Approved proposals (issue 35) read and marked applied by passes. */
+  proposals?: { reads: ProposalReads; writes: ProposalWrites };
 }
 
 /** The controller's reconcile context: helm as configured, charts under the host policy, every happening an Event (and a notification). */
 export function controllerContext(config: ControllerConfig, parts: ControllerParts): Readonly<ControllerContext> {
-  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes, freezeHolds } = parts;
+  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes, freezeHolds, proposals } = parts;
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const recordLimits = { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes };
   const helmRunner = new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds));
@@ -94,5 +96,6 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     freezes,
     targets,
     ...(freezeHolds ? { freezeHolds } : {}),
+    ...(proposals ? { proposals: proposals.reads, proposalWrites: proposals.writes } : {}),
   });
 }

@@ -45,6 +45,13 @@ import { hostname } from 'node:os';
 const HEARTBEAT_TTL_MS = 7 * 24 * 3600_000;
 import { ApiOutage } from './queue/api-outage.js';
 import { GenerationBroadcast } from './leader/generation-broadcast.js';
+import { ProposalStore } from '../core/proposals/proposal-store.js';
+import { clusterKey } from '../core/fleet/cluster-keys.js';
+import { proposalPorts } from './proposals/proposal-ports.js';
+import { ImageWatcher } from './proposals/image-watcher.js';
+import { imageAccessReader } from './proposals/image-access.js';
+import { OciRegistryClient } from './charts/oci-registry.js';
+import { IdentityClients } from '../core/kube/identity.js';
 
 /** Where the controller's happenings go beyond Kubernetes Events; the CLI wires notify's publisher here. */
 export interface NotificationSink extends ReleaseEventSink {
@@ -152,7 +159,35 @@ export async function startController(config: ControllerConfig, options: Control
           log,
         });
   const freezeView = fleetFreezes ? new WithFleetFreezes(freezes, fleetFreezes) : freezes;
-  const ctx = controllerContext(config, { rest, kube, api, digester, metrics, log, publisher, operations, cache: watches, freezes: freezeView, freezeHolds });
+  // Proposals (issue 35) live in this cluster's keyspace: the bot counts votes there, passes apply the approved ones.
+  const proposalStore = new ProposalStore(connection, clusterKey(config.queuePrefix, 'proposals'));
+  const proposals = proposalPorts(proposalStore, config.cluster);
+  const ctx = controllerContext(config, {
+    rest,
+    kube,
+    api,
+    digester,
+    metrics,
+    log,
+    publisher,
+    operations,
+    cache: watches,
+    freezes: freezeView,
+    freezeHolds,
+    proposals,
+  });
+  // The tag watcher runs once per cluster, on the leader, beside the watches.
+  const images = new ImageWatcher({
+    cluster: config.cluster,
+    releases: () => watches.list(),
+    registry: new OciRegistryClient({ policy: config.allowedRepositoryHosts, timeoutMs: 15_000, maxBytes: config.maxIndexBytes }),
+    accessFor: imageAccessReader({ kube, identities: new IdentityClients(kube), tenancy: config.tenancy }),
+    store: proposalStore,
+    events: ctx.events,
+    enqueue,
+    log,
+    tickMs: config.proposalsTickMs,
+  });
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
@@ -199,13 +234,22 @@ export async function startController(config: ControllerConfig, options: Control
         log,
         leaseDurationMs: config.leaseDurationMs,
         retryMs: config.leaseRetryMs,
-        onStartedLeading: () => watches.start(),
-        onStoppedLeading: () => watches.stop(),
+        onStartedLeading: () => {
+          images.start();
+          return watches.start();
+        },
+        onStoppedLeading: async () => {
+          await images.stop();
+          await watches.stop();
+        },
       })
     : undefined;
   metrics.countLeadership(() => elector?.isLeader ?? true);
   if (elector) elector.start();
-  else await watches.start();
+  else {
+    await watches.start();
+    images.start();
+  }
   // This replica announces itself to the fleet (`helmcrew fleet`); the pod's name is its host name.
   const heartbeat = startHeartbeat({
     redis: connection,
@@ -247,6 +291,7 @@ export async function startController(config: ControllerConfig, options: Control
       // Draining lets helm in flight finish, as a replica that stopped watching would: deaf to new generations too.
       generations?.close();
       await elector?.stop();
+      await images.stop();
       outage.stop();
       await watches.stop();
       await freezes.stop();

@@ -138,4 +138,25 @@ describe('composeDesiredRelease', () => {
     // The composed values' own secrets are not added to: each desired release has its own set.
     expect(secrets.list()).toEqual(['value-secret']);
   });
+
+  it('overlays status.approvedOverrides over the values files and the declared values, and reports one that gave way', () => {
+    const approvedOverrides = [
+      { valuesPath: 'image.tag', value: '1.5.0', declared: '1.4.2' },
+      { valuesPath: 'image.digest', value: 'sha256:ab' },
+    ];
+    const desired = composeDesiredRelease(
+      {
+        spec: {},
+        source,
+        composed: { values: { a: 1, image: { tag: '1.4.2' } }, secrets },
+        valuesFiles: { image: { digest: 'sha256:00' } },
+        approvedOverrides,
+      },
+      digest,
+    );
+    // The digest path is declared by a values file now (it was not when approved): that change gave way.
+    expect(desired.values).toEqual({ a: 1, image: { tag: '1.5.0', digest: 'sha256:00' } });
+    expect(desired.valuesDigest).toBe(digest(desired.values));
+    expect(desired.overridesGivenWay).toEqual([{ valuesPath: 'image.digest', why: 'the declared values now set image.digest themselves' }]);
+  });
 });

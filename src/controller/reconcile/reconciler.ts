@@ -7,6 +7,7 @@ import { determineReleaseState, nextAction, type ReleaseAction } from './decide/
 import { hasPendingRecovery, pendingRecovery, recoveryHandledStatus } from './decide/manual-recovery.js';
 import { actStage } from './stages/act.js';
 import { desiredStage } from './stages/desired.js';
+import { proposalsStage } from './stages/proposals.js';
 import { gateStage } from './stages/gate.js';
 import { lifecycleStage } from './stages/lifecycle.js';
 import { endsPass, stageSpan } from './ports/pass-spans.js';
@@ -73,6 +74,13 @@ async function runStages(controllerCtx: ControllerContext, release: HelmRelease,
   // The exact chart version and the composed values.
   const desired = await stageSpan('desired', () => desiredStage(pass), endsPass);
   if (isPassEnd(desired)) return desired;
+  // Approved changes (issue 35) into status, held by a freeze like the upgrade they lead to.
+  const proposed = await stageSpan(
+    'proposals',
+    () => proposalsStage(pass, desired),
+    (end) => ({ 'helmcrew.proposals': end ? 'applied' : 'none' }),
+  );
+  if (proposed) return proposed;
   // Manual recovery asked through annotations (forceAt, resetAt, requestedAt), recorded as handled.
   const recovered = await stageSpan('recovery', () => recoveryStage(pass));
   // What Helm's records say about them, then what that calls for: decided once, dispatched once.

@@ -22,6 +22,11 @@ export interface DesiredRelease {
    * the release is in sync when these are all in its values, not when the two are equal.
    */
   preserveValues?: boolean;
+  /**
+   * status.approvedOverrides (issue 35) that gave way to the declared values (or cannot be placed):
+   * their valuesPaths and why, dropped from status by the pass. Absent: none.
+   */
+  overridesGivenWay?: Array<{ valuesPath: string; why: string }>;
   /** Keyed digest of the values (values-digest.ts). */
   valuesDigest: string;
   /** Strings that came from Secrets (values and chart credentials): redacted from every message about this release. */

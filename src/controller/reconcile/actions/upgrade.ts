@@ -1,3 +1,4 @@
+import { proposalDetailsOf } from '../desired/image-updates.js';
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
 import type { ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
@@ -36,6 +37,8 @@ export async function upgradeRelease(
       cause: why,
       ...git,
       ...(requestId ? { requestId } : {}),
+      // Who proposed and approved the image changes this upgrade brings (issue 35).
+      ...proposalDetailsOf(release.status),
     },
     startedMessage: `Upgrading to ${chart} (${why})`,
     what: `Upgrade to ${chart}`,

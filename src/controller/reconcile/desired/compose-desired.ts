@@ -3,6 +3,7 @@ import type { ChartSource, DesiredRelease } from '../../../core/release/desired-
 import { postRenderDigest, postRenderOf } from '../../../core/release/post-render.js';
 import { SecretValues } from '../../../core/release/secret-values.js';
 import { mergeValues } from '../../../core/release/values.js';
+import { overlayApprovedOverrides, type ApprovedOverride } from './approved-overrides.js';
 
 /**
  * What every chart source (an http(s) index, an OCI registry, Git) resolves to: where the chart
@@ -27,6 +28,8 @@ export interface DesiredParts {
   composed: { values: Record<string, unknown>; secrets: SecretValues };
   /** spec.chart.valuesFiles merged in order; undefined when the spec names none. */
   valuesFiles?: Record<string, unknown>;
+  /** status.approvedOverrides (issue 35): approved changes over the declared values, unless these say otherwise now. */
+  approvedOverrides?: readonly ApprovedOverride[];
 }
 
 /**
@@ -36,7 +39,16 @@ export interface DesiredParts {
  */
 export function composeDesiredRelease(parts: DesiredParts, digest: (values: Record<string, unknown>) => string): DesiredRelease {
   const { source, composed, valuesFiles } = parts;
-  const values = valuesFiles ? mergeValues(valuesFiles, composed.values) : composed.values;
+  const declared = valuesFiles ? mergeValues(valuesFiles, composed.values) : composed.values;
+  const overlay = parts.approvedOverrides?.length ? overlayApprovedOverrides(declared, parts.approvedOverrides) : undefined;
+  const values = overlay ? overlay.values : declared;
+  const givenWay = (overlay?.outcomes ?? []).flatMap((outcome) =>
+    outcome.kind === 'gave-way'
+      ? [{ valuesPath: outcome.override.valuesPath, why: `the declared values now set ${outcome.override.valuesPath} themselves` }]
+      : outcome.kind === 'invalid'
+        ? [{ valuesPath: outcome.override.valuesPath, why: outcome.why }]
+        : [],
+  );
   const secrets = new SecretValues();
   for (const secret of [...composed.secrets.list(), ...source.secrets]) secrets.add(secret);
   const postRender = postRenderOf(parts.spec);
@@ -49,6 +61,7 @@ export function composeDesiredRelease(parts: DesiredParts, digest: (values: Reco
     valuesDigest: digest(values),
     ...(postRender ? { postRender, postRenderDigest: postRenderDigest(postRender) } : {}),
     ...(parts.spec.upgrade?.preserveValues === true ? { preserveValues: true } : {}),
+    ...(givenWay.length ? { overridesGivenWay: givenWay } : {}),
     secrets,
   };
 }

@@ -5,6 +5,7 @@ import type { ValuesDigester } from '../../../core/release/values-digest.js';
 import { resolveChartSource, type ChartSourcePorts } from './chart-source-resolution.js';
 import { composeDesiredRelease, type DesiredParts } from './compose-desired.js';
 import { valuesTooDeep } from './values-depth.js';
+import { imageUpdatesProblem, overridesOf } from './image-updates.js';
 import { readValuesFiles, type ValuesFilesPorts } from './values-files.js';
 import { composeValues, ValuesError, type ComposedValues, type ValuesPorts } from './values-from.js';
 
@@ -28,6 +29,9 @@ export async function resolveDesiredRelease(ports: DesiredReleasePorts, release:
   // Checked before anything recurses over them: deep values would overflow the stack.
   const tooDeep = valuesTooDeep(release.spec.values ?? {}, 'spec.values');
   if (tooDeep) return { ok: false, problem: 'values', message: tooDeep };
+  // A range or pattern the API server could not check is named before anything is fetched.
+  const imageProblem = imageUpdatesProblem(release.spec);
+  if (imageProblem) return { ok: false, problem: 'values', message: imageProblem };
   let composed: ComposedValues;
   try {
     composed = await composeValues(ports, release);
@@ -39,7 +43,8 @@ export async function resolveDesiredRelease(ports: DesiredReleasePorts, release:
   }
   const source = await resolveChartSource(ports, release);
   if (!source.ok) return source;
-  const parts: DesiredParts = { spec: release.spec, source: source.resolved, composed };
+  const approvedOverrides = overridesOf(release.status);
+  const parts: DesiredParts = { spec: release.spec, source: source.resolved, composed, ...(approvedOverrides.length ? { approvedOverrides } : {}) };
   const digest = (values: Record<string, unknown>) => ports.digester.digest(values);
   const desired = composeDesiredRelease(parts, digest);
   // The values files are in the chart: read from where `desired` says it is (pulled with its credentials).

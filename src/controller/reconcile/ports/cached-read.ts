@@ -64,6 +64,7 @@ function readPorts(ctx: ControllerContext, helm: ReconcileContext['helm']): Reco
     ...(ctx.freezes ? { freezes: ctx.freezes } : {}),
     ...(ctx.objects ? { objects: ctx.objects } : {}),
     ...(ctx.releaseObjects ? { releaseObjects: ctx.releaseObjects } : {}),
+    ...(ctx.proposals ? { proposals: ctx.proposals } : {}),
   };
 }
 
@@ -75,6 +76,7 @@ function effectsOf(ctx: ControllerContext): Effects {
     ...(ctx.crds ? { crds: ctx.crds } : {}),
     ...(ctx.drift ? { driftCorrection: ctx.drift } : {}),
     ...(ctx.freezeHolds ? { freezeHolds: ctx.freezeHolds } : {}),
+    ...(ctx.proposalWrites ? { proposalWrites: ctx.proposalWrites } : {}),
   };
 }
 

@@ -22,6 +22,7 @@ import type { StatusWriter } from './status-writer.js';
 import type { ManagedIdentities } from '../../tenancy/managed-identity.js';
 import type { TargetCluster, TargetPolicy } from '../../../core/release/target-cluster.js';
 import type { ObjectReader, ObjectReads } from '../../../core/kube/object-reader.js';
+import type { Proposal } from '../../../core/proposals/proposal.js';
 
 /**
  * The ports of a reconcile, as types: what any pass may call (reads, `ReconcileContext`), what
@@ -88,6 +89,18 @@ export interface ReconcileContext {
   objects?: ObjectReads;
   /** The same in the release's cluster: the release's objects judged by spec.healthCheckExprs. */
   releaseObjects?: ObjectReads;
+  /** Proposals approved in chat (issue 35), read from Redis; none: approved changes are never applied. */
+  proposals?: ProposalReads;
+}
+
+/** The approved proposals of one release of this cluster, waiting to be applied (oldest first). */
+export interface ProposalReads {
+  approvedFor(namespace: string, name: string): Promise<Proposal[]>;
+}
+
+/** Marks an approved proposal applied once its change is in status; undefined when it was not approved any more. */
+export interface ProposalWrites {
+  markApplied(id: string): Promise<Proposal | undefined>;
 }
 
 /** What changes the cluster or Helm's records, or tells the world. */
@@ -101,6 +114,8 @@ export interface Effects {
   driftCorrection?: Pick<DriftDetector, 'correct'>;
   /** Adds a held release to Freezes' status (status.held); none: nothing is recorded there. */
   freezeHolds?: FreezeHoldWriter;
+  /** Proposals marked applied (issue 35). */
+  proposalWrites?: ProposalWrites;
 }
 
 /** One pass: its reads, its one status writer, and the two ways to a write (which a cached pass refuses or verifies). */
@@ -132,6 +147,7 @@ export interface ControllerContext extends ReconcileContext {
   targets?: TargetClusters;
   objects?: ObjectReader;
   releaseObjects?: ObjectReader;
+  proposalWrites?: ProposalWrites;
 }
 
 /** A cluster a HelmRelease installs into that is not the controller's own (spec.kubeConfig). */

@@ -1,0 +1,214 @@
+/**
+ * The tag watcher (issue 35), on the leader: every tick, each image repository whose interval is
+ * due is listed once per set of credentials, however many releases watch it (and each tag's digest
+ * asked once, when a release keeps it); each release's image update is then decided
+ * (image-change.ts) and its proposal opened in Redis. The same tick enqueues the releases whose
+ * proposals were approved (the pass applies them) and expires the open ones past their time.
+ */
+import type { HelmRelease, ImageUpdate } from '../../api/helmrelease.js';
+import { IMAGE_UPDATE_DEFAULTS } from '../../api/image-updates.js';
+import { parseDuration } from '../../api/duration.js';
+import { ReleaseEvent } from '../../api/vocabulary.js';
+import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
+import type { Logger } from '../../core/log.js';
+import type { OpenOutcome } from '../../core/proposals/proposal-store.js';
+import type { Proposal } from '../../core/proposals/proposal.js';
+import type { ChartAccess } from '../charts/chart-access.js';
+import type { OciChartRef } from '../charts/oci-registry.js';
+import { chooseTag } from '../../core/proposals/tag-policy.js';
+import { tagPolicyOf } from '../reconcile/desired/image-updates.js';
+import { decideImageChange } from './image-change.js';
+
+/** What the watcher needs of the proposal store (core/proposals/proposal-store.ts). */
+export interface ProposalBook {
+  open(proposal: Proposal): Promise<OpenOutcome>;
+  list(): Promise<Proposal[]>;
+  update(id: string, change: (current: Proposal) => Proposal | undefined): Promise<Proposal | undefined>;
+}
+
+export interface TagLister {
+  tags(repository: string, ref: OciChartRef, access: ChartAccess): Promise<string[]>;
+  digest(repository: string, ref: OciChartRef, access: ChartAccess, tag: string): Promise<string>;
+}
+
+export interface ImageWatcherOptions {
+  cluster: string;
+  releases: () => HelmRelease[];
+  registry: TagLister;
+  /** The credentials of an image update, read as the release's identity (throws with a message naming the Secret). */
+  accessFor: (release: HelmRelease, update: ImageUpdate) => Promise<ChartAccess>;
+  store: ProposalBook;
+  events: ReleaseEventSink;
+  enqueue: (key: string, reason: string) => void;
+  log: Logger;
+  tickMs: number;
+  now?: () => number;
+}
+
+interface Watching {
+  release: HelmRelease;
+  update: ImageUpdate;
+  access: ChartAccess;
+}
+
+/** Pure: where an image repository (host[:port]/path) lives, in the OCI client's terms. */
+export function imageRef(repository: string, insecure: boolean): OciChartRef {
+  const slash = repository.indexOf('/');
+  const host = repository.slice(0, slash);
+  const name = repository.slice(slash + 1);
+  return { host, base: `${insecure ? 'http' : 'https'}://${host}`, name, ref: `oci://${repository}` };
+}
+
+export class ImageWatcher {
+  /** When each repository + credentials was last listed. */
+  private readonly listedAt = new Map<string, number>();
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  /** Registry requests made (tag lists and digests), for the bench and the tests. */
+  requests = 0;
+
+  constructor(private readonly opts: ImageWatcherOptions) {}
+
+  private now(): number {
+    return (this.opts.now ?? Date.now)();
+  }
+
+  start(): void {
+    if (this.timer) return;
+    const loop = () => {
+      this.running = this.tick()
+        .catch((error: unknown) => this.opts.log.warn({ error: (error as Error).message }, 'image watcher: tick failed'))
+        .finally(() => {
+          if (this.timer) this.timer = setTimeout(loop, this.opts.tickMs);
+        });
+    };
+    this.timer = setTimeout(loop, 0);
+  }
+
+  async stop(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** One round: due repositories listed and decided, approved proposals enqueued, overdue ones expired. */
+  async tick(): Promise<void> {
+    const releases = this.opts.releases();
+    await this.watchTags(releases);
+    await this.followProposals(releases);
+  }
+
+  private async watchTags(releases: HelmRelease[]): Promise<void> {
+    const now = this.now();
+    const groups = new Map<string, Watching[]>();
+    for (const release of releases) {
+      if (release.metadata.deletionTimestamp || release.spec.suspend) continue;
+      for (const update of release.spec.imageUpdates ?? []) {
+        let access: ChartAccess;
+        try {
+          access = await this.opts.accessFor(release, update);
+        } catch (error) {
+          this.warn(release, update, (error as Error).message);
+          continue;
+        }
+        const key = `${update.repository}|${access.insecure ? 'plain' : 'tls'}|${access.cacheKey}`;
+        groups.set(key, [...(groups.get(key) ?? []), { release, update, access }]);
+      }
+    }
+    for (const [key, members] of groups) {
+      const interval = Math.min(...members.map((m) => parseDuration(m.update.interval ?? IMAGE_UPDATE_DEFAULTS.interval)));
+      const last = this.listedAt.get(key);
+      if (last !== undefined && now < last + interval) continue;
+      this.listedAt.set(key, now);
+      await this.listAndDecide(members, now);
+    }
+  }
+
+  private async listAndDecide(members: Watching[], now: number): Promise<void> {
+    const { update, access } = members[0]!;
+    const ref = imageRef(update.repository, access.insecure);
+    let tags: string[];
+    try {
+      this.requests++;
+      tags = await this.opts.registry.tags(update.repository, ref, access);
+    } catch (error) {
+      for (const m of members) this.warn(m.release, m.update, `listing the tags of ${update.repository} failed: ${(error as Error).message}`);
+      return;
+    }
+    // Digests asked once per tag, for the releases that keep one.
+    const digests = new Map<string, string | undefined>();
+    const digestOf = (tag: string) => digests.get(tag);
+    for (const member of members) {
+      const choice = chooseTag(tagPolicyOf(member.update.policy), tags);
+      const tag = choice.kind === 'chosen' ? choice.tag : undefined;
+      if (member.update.digestPath && tag && !digests.has(tag)) {
+        try {
+          this.requests++;
+          digests.set(tag, await this.opts.registry.digest(update.repository, ref, access, tag));
+        } catch (error) {
+          digests.set(tag, undefined);
+          this.warn(member.release, member.update, `the digest of ${update.repository}:${tag} could not be read: ${(error as Error).message}`);
+        }
+      }
+      const change = decideImageChange(this.opts.cluster, member.release, member.update, { tags, digestOf }, now);
+      if (change.kind === 'propose') await this.open(member.release, change.proposal);
+    }
+  }
+
+  private async open(release: HelmRelease, proposal: Proposal): Promise<void> {
+    const outcome = await this.opts.store.open(proposal);
+    if (outcome.kind === 'exists') return;
+    const key = `${release.metadata.namespace}/${release.metadata.name}`;
+    const opened = outcome.proposal;
+    for (const old of outcome.superseded) {
+      await this.opts.events.record(
+        release,
+        ReleaseEvent.ProposalSuperseded,
+        `${old.summary}: replaced by a newer proposal (${opened.id}: ${opened.summary})`,
+        {
+          action: 'proposal',
+          proposalId: old.id,
+        },
+      );
+    }
+    if (opened.state.phase === 'approved') {
+      this.opts.log.info({ release: key, action: 'image-update', proposalId: opened.id }, `${opened.summary}: no approval asked, applying`);
+      this.opts.enqueue(key, 'image update');
+      return;
+    }
+    this.opts.log.info({ release: key, action: 'proposal-opened', proposalId: opened.id }, `proposed ${opened.summary}`);
+    await this.opts.events.record(
+      release,
+      ReleaseEvent.ProposalOpened,
+      `${opened.summary}: waiting for ${opened.facts.required} approval${opened.facts.required === 1 ? '' : 's'} until ${new Date(opened.facts.expiresAt).toISOString()}`,
+      { action: 'proposal', proposalId: opened.id, proposedBy: 'helmcrew' },
+    );
+  }
+
+  /** Approved proposals: their release gets a pass (applied there, or held by a freeze); overdue open ones expire. */
+  private async followProposals(releases: HelmRelease[]): Promise<void> {
+    const now = this.now();
+    const byKey = new Map(releases.map((r) => [`${r.metadata.namespace}/${r.metadata.name}`, r]));
+    for (const proposal of await this.opts.store.list()) {
+      if (proposal.release.cluster !== this.opts.cluster) continue;
+      const key = `${proposal.release.namespace}/${proposal.release.name}`;
+      if (proposal.state.phase === 'approved') this.opts.enqueue(key, 'proposal approved');
+      if (proposal.state.phase !== 'open' || now < proposal.facts.expiresAt) continue;
+      const expired = await this.opts.store.update(proposal.id, (p) =>
+        p.state.phase === 'open' && now >= p.facts.expiresAt ? { ...p, state: { phase: 'expired', approvers: p.state.approvers } } : undefined,
+      );
+      const release = byKey.get(key);
+      if (!expired || !release) continue;
+      this.opts.log.info({ release: key, action: 'proposal-expired', proposalId: proposal.id }, `${proposal.summary}: expired`);
+      await this.opts.events.record(release, ReleaseEvent.ProposalExpired, `${proposal.summary}: expired without enough approvals; nothing was changed`, {
+        action: 'proposal',
+        proposalId: proposal.id,
+        approvers: expired.state.approvers,
+      });
+    }
+  }
+
+  private warn(release: HelmRelease, update: ImageUpdate, message: string): void {
+    this.opts.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, repository: update.repository }, `image update: ${message}`);
+  }
+}
