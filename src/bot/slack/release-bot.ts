@@ -14,6 +14,7 @@ import type { SessionPorts } from '../session/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
 import { channelProgress, type ChannelPoster } from './channel-progress.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
+import type { ProposalVotes } from './proposal-votes.js';
 import type { DmPreferences, RequesterDmDeps } from './requester-dm.js';
 import { slackReply, slackWhoami, teamGate, type RequestContext } from './slack-ports.js';
 
@@ -40,6 +41,8 @@ export interface ReleaseBotDeps {
   freezeReports?: { claim(uid: string): Promise<boolean> };
   /** Direct messages to the requester when an action ends, and who turned them off (`/release notify`). */
   requesterDm?: RequesterDmDeps & { preferences: Pick<DmPreferences, 'set'> };
+  /** Approve / Reject on proposals (issue 35). */
+  proposalVotes?: Pick<ProposalVotes, 'vote'>;
 }
 
 /**
@@ -110,6 +113,12 @@ export class ReleaseBot {
     if (!plan) return this.expired(ctx, 'approve');
     await ctx.reply(textMessage(`Approved: ${plan.action.plan.title}`));
     return this.execute(plan, ctx, ctx.user);
+  }
+
+  /** A proposal's Approve or Reject button (proposal-votes.ts). */
+  async voteOnProposal(value: string, choice: 'approve' | 'reject', ctx: RequestContext): Promise<void> {
+    if (!this.deps.proposalVotes) return ctx.reply(textMessage('proposals are not set up in this bot; nothing changed'));
+    return this.deps.proposalVotes.vote(value, choice, ctx);
   }
 
   /** The requester's action, written as them and told in their channel, whoever clicked last. */

@@ -82,6 +82,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'freeze',
       'unfreeze',
       'freeze-all',
+      'approve',
     ]);
   });
 
