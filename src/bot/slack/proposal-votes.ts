@@ -29,7 +29,7 @@ export interface ProposalVoteDeps {
   /** The bot's Kubernetes Events (audit on the HelmRelease). */
   events: ReleaseEventSink;
   log: Logger;
-  /** A fleet's bot names the cluster in the message. */
+  /** A fleet's bot: the cluster is named in the message and judged by the Team rules' `clusters` (a lone bot's is not, as for every verb). */
   showCluster: boolean;
   now?: () => number;
 }
@@ -57,7 +57,12 @@ export class ProposalVotes {
     const now = this.now();
     const actorId = `slack:${ctx.user}`;
     const subject: Subject = { slackUser: ctx.user, slackUserGroups: await this.deps.userGroups(ctx.user) };
-    const decision = authorizeProposalVote(subject, releaseAuthzTarget(located.release, ref.cluster), await this.deps.teams(), proposal.facts.teams);
+    const decision = authorizeProposalVote(
+      subject,
+      releaseAuthzTarget(located.release, this.deps.showCluster ? ref.cluster : undefined),
+      await this.deps.teams(),
+      proposal.facts.teams,
+    );
     const result = await store.vote(ref.id, { person: actorId, choice, allowed: decision.allowed, at: now });
     if (!result) return ctx.reply(textMessage(`There is no proposal ${ref.id} any more; nothing changed.`));
     const { verdict, proposal: after } = result;
