@@ -132,7 +132,14 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
   const directory = new Directory(new TeamApi(kube), web);
   // A fleet: other clusters through their agents on this Redis, each with its key (bot/fleet/); BullMQ waits on a connection that retries for ever.
   const fleet = config.fleet
-    ? await startFleet(config, config.fleet, previewConnection, { ops, api, freezes, storage, previews }, new TeamApi(kube), log)
+    ? await startFleet(
+        config,
+        config.fleet,
+        previewConnection,
+        { ops, api, freezes, storage, previews, proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')) },
+        new TeamApi(kube),
+        log,
+      )
     : undefined;
   const poster: ChannelPoster = {
     post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),
@@ -165,6 +172,7 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     log,
     outcomeTimeoutMs: config.outcomeTimeoutMs,
     freezeReports,
+    proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')),
     proposalVotes,
     requesterDm: {
       direct: {

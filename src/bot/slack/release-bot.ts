@@ -8,7 +8,7 @@ import type { ReleaseOperations } from '../execute/operations.js';
 import type { ChangePreviews } from '../execute/preview-client.js';
 import type { Actor } from '../plan/actor.js';
 import type { PreparedAction } from '../plan/prepared.js';
-import type { FleetRouting } from '../session/fleet-routing.js';
+import type { ClusterDeps, FleetRouting } from '../session/fleet-routing.js';
 import { ReleaseSession } from '../session/release-session.js';
 import type { SessionPorts } from '../session/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
@@ -41,6 +41,8 @@ export interface ReleaseBotDeps {
   freezeReports?: { claim(uid: string): Promise<boolean> };
   /** Direct messages to the requester when an action ends, and who turned them off (`/release notify`). */
   requesterDm?: RequesterDmDeps & { preferences: Pick<DmPreferences, 'set'> };
+  /** The bot's own cluster's proposals, for `/release proposals` (issue 35). */
+  proposals?: ClusterDeps['proposals'];
   /** Approve / Reject on proposals (issue 35). */
   proposalVotes?: Pick<ProposalVotes, 'vote'>;
 }
