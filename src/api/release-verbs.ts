@@ -122,6 +122,14 @@ export const RELEASE_VERBS = {
     mutating: true,
     teamVerb: true,
   },
+  proposals: {
+    args: [{ field: 'namespace', kind: 'namespace', optional: true }],
+    reason: 'none',
+    flags: ['--cluster'],
+    usage: 'proposals [namespace]   (the changes waiting for approval: new images, chart versions, promotions)',
+    mutating: false,
+    teamVerb: false,
+  },
   notify: {
     args: [{ field: 'setting', kind: 'switch' }],
     reason: 'none',

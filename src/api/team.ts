@@ -162,8 +162,11 @@ export const Subscription = Type.Object(
   { description: 'What the team hears: an event matches when every field given matches (a field lists alternatives).' },
 );
 
-/** The `/release` verbs a Team grants (src/api/release-verbs.ts). `freeze-all`: freezing (or lifting a freeze on) the whole cluster is granted only by name, never by a broad `freeze` rule. */
-export const Verb = StringEnum([...TEAM_VERBS, 'freeze-all']);
+/**
+ * The `/release` verbs a Team grants (src/api/release-verbs.ts). `freeze-all`: freezing (or lifting a freeze on) the whole cluster is granted only by name, never by a broad `freeze` rule.
+ * `approve`: voting on a proposal's Approve / Reject buttons (issue 35), on the releases the rule covers.
+ */
+export const Verb = StringEnum([...TEAM_VERBS, 'freeze-all', 'approve']);
 
 export const Permission = Type.Object(
   {

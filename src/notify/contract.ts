@@ -45,6 +45,10 @@ export interface ReleaseNotification {
   moreImages?: number;
   /** ISO time it happened. */
   at: string;
+  /** The proposal it is about (ProposalOpened…) or the upgrade applies (issue 35), and who proposed and approved that change. */
+  proposalId?: string;
+  proposedBy?: string;
+  approvers?: string[];
   /** The cluster's name (HELMCREW_CLUSTER_NAME), stamped by notify before delivery so every message says where it comes from. */
   cluster?: string;
 }

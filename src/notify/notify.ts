@@ -4,7 +4,8 @@ import type { NotifyConfig } from './config.js';
 import { connectKube, slimKubeClients } from '../core/kube/slim-clients.js';
 import { TeamApi } from '../core/kube/team-api.js';
 import { connectRedis, redactRedisUrl, type RedisConnection } from '../core/redis.js';
-import { clusterKeyspace, DEFAULT_CLUSTER, fleetIndexKey, fleetKeyspace } from '../core/fleet/cluster-keys.js';
+import { clusterKey, clusterKeyspace, DEFAULT_CLUSTER, fleetIndexKey, fleetKeyspace } from '../core/fleet/cluster-keys.js';
+import { ProposalStore } from '../core/proposals/proposal-store.js';
 import { clustersToServe, needsIndex } from './fleet-clusters.js';
 import { createLogger, type Logger } from '../core/log.js';
 import { drainMailbox, type DrainDeps } from './delivery/drain-mailbox.js';
@@ -54,8 +55,13 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
   const connection = connectRedis(config.redisUrl);
   const registry = options.registry ?? newMetricsRegistry();
   const fleet = config.fleetClusters;
+  // A proposal's message is rendered from its record, in the keyspace of the cluster the event came from (issue 35).
+  const proposals = (cluster: string | undefined) => {
+    if (!fleet) return new ProposalStore(connection, clusterKey(config.queuePrefix, 'proposals'));
+    return cluster ? new ProposalStore(connection, clusterKey(clusterKeyspace(config.fleetPrefix, cluster), 'proposals')) : undefined;
+  };
   const providers = meteredProviders(
-    tracedProviders(options.providers ?? defaultProviders(kube, log, process.env, fleet ? { fleet: true } : {})),
+    tracedProviders(options.providers ?? defaultProviders(kube, log, process.env, { ...(fleet ? { fleet: true } : {}), proposals })),
     new NotifyMetrics(registry),
   );
   const shared: LaneShared = {

@@ -8,6 +8,8 @@ import { renderFleetFreezes, renderFreezes } from '../render/freezes.js';
 import { renderDiff, renderHelp, renderHistory, renderList, renderObjectDiff, renderStatus } from '../render/text.js';
 import type { ChangePreviews } from './preview-client.js';
 import { resolveRelease } from '../plan/resolve.js';
+import type { ProposalStore } from '../../core/proposals/proposal-store.js';
+import { renderProposals } from '../render/proposals.js';
 
 /** The verbs that change nothing, but `whoami` and `notify` (answered by whoever asks: Slack or the terminal). */
 export type QueryCommand = Exclude<ReleaseCommand, { verb: MutatingVerb | 'whoami' | 'notify' }>;
@@ -26,6 +28,8 @@ export async function runQuery(
     previews?: ChangePreviews;
     /** A fleet's bot: the fleet freezes are listed too, with their clusters. */
     fleetFreezes?: Pick<FleetFreezeStore, 'list'>;
+    /** The cluster's proposals (issue 35); without them `proposals` says they cannot be read here. */
+    proposals?: Pick<ProposalStore, 'listLive'>;
   },
   now = new Date(),
 ): Promise<string> {
@@ -38,6 +42,10 @@ ${renderFleetFreezes(await deps.fleetFreezes.list(), now)}`
       : own;
   }
   if (command.verb === 'list') return renderList((await deps.api.list(command.namespace)).items);
+  if (command.verb === 'proposals') {
+    if (!deps.proposals) return 'the proposals of this cluster cannot be read from here';
+    return renderProposals(await deps.proposals.listLive(now.getTime()), command.namespace);
+  }
   const resolved = resolveRelease(command.release, (await deps.api.list(command.release.namespace)).items);
   if (!resolved.ok) return resolved.message;
   const release = resolved.release;

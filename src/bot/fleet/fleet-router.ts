@@ -1,6 +1,7 @@
 import { FleetFreezeStore } from '../../core/fleet/fleet-freezes.js';
 import type { RedisConnection } from '../../core/redis.js';
-import { clusterKeyspace } from '../../core/fleet/cluster-keys.js';
+import { clusterKey, clusterKeyspace } from '../../core/fleet/cluster-keys.js';
+import { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { FleetCommandClient } from '../../core/fleet/command-client.js';
 import { readFleet } from '../../core/fleet/fleet-store.js';
 import { shortAge, type FleetCluster } from '../../core/fleet/heartbeat.js';
@@ -115,7 +116,9 @@ export class FleetRouter implements FleetRouting {
       requesters: new RequesterLedger(this.opts.redis, keyspace),
       cluster,
     });
-    const deps = { ops, api: parts.api, freezes: parts.freezes, storage: parts.storage, previews };
+    // Its proposals are in its keyspace, which the hub reads (`/release proposals --cluster`).
+    const proposals = new ProposalStore(this.opts.redis, clusterKey(keyspace, 'proposals'));
+    const deps = { ops, api: parts.api, freezes: parts.freezes, storage: parts.storage, previews, proposals };
     this.remotes.set(cluster, deps);
     return deps;
   }

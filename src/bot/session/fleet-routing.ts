@@ -4,6 +4,7 @@ import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js'
 import type { FleetFreezePort } from '../execute/fleet-freeze-writes.js';
 import type { ReleaseOperations } from '../execute/operations.js';
 import type { ChangePreviews } from '../execute/preview-client.js';
+import type { ProposalStore } from '../../core/proposals/proposal-store.js';
 
 /** What a session reads and writes of one cluster: through the bot's kubeconfig, or a fleet agent through Redis. */
 export interface ClusterDeps {
@@ -12,6 +13,8 @@ export interface ClusterDeps {
   freezes: Pick<FreezeApi, 'list'>;
   storage: Pick<ReleaseStorage, 'history'>;
   previews?: ChangePreviews;
+  /** The cluster's proposals (issue 35), for `/release proposals`. */
+  proposals?: Pick<ProposalStore, 'listLive'>;
 }
 
 /** A cluster of the fleet as the bot sees it: its own, or one it holds a key for, up or not. */

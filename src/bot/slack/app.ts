@@ -26,6 +26,10 @@ import { PlanStore } from './plan-store.js';
 import { ReleaseBot } from './release-bot.js';
 import { DmPreferences } from './requester-dm.js';
 import { checkBotToken } from './token-check.js';
+import { ProposalVotes, type ProposalVoteDeps } from './proposal-votes.js';
+import { ProposalStore } from '../../core/proposals/proposal-store.js';
+import { clusterKey, clusterKeyspace, DEFAULT_CLUSTER, parseClusterName } from '../../core/fleet/cluster-keys.js';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { registerUnknownRequestAnswers } from './unknown-requests.js';
 
 /** The fleet's router, its keys checked first: a bad key file stops start-up naming the file, never its content. */
@@ -55,6 +59,43 @@ async function startFleet(
   });
 }
 
+/**
+ * Where a proposal's votes go (issue 35): the proposal store of the cluster its button names — the
+ * bot's own keyspace, or, in a fleet, that cluster's (the hub reads every cluster's) — and its
+ * release, read from that cluster.
+ */
+function proposalVoteDeps(
+  config: BotConfig,
+  redis: RedisConnection,
+  api: Pick<HelmReleaseApi, 'get'>,
+  fleet: FleetRouter | undefined,
+  parts: { poster: ChannelPoster; events: ProposalVoteDeps['events']; log: Logger; directory: Directory },
+): ProposalVoteDeps {
+  const named = parseClusterName(process.env.HELMCREW_CLUSTER_NAME);
+  const own = config.fleet?.own ?? (named.ok ? named.name : DEFAULT_CLUSTER);
+  return {
+    store: (cluster) => {
+      if (cluster === own) return new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals'));
+      if (config.fleet) return new ProposalStore(redis, clusterKey(clusterKeyspace(config.fleet.fleetPrefix, cluster), 'proposals'));
+      return `the proposal is from cluster ${cluster}; this bot drives only its own (${own})`;
+    },
+    locate: async (cluster, namespace, name) => {
+      const route = cluster === own || !fleet ? undefined : await fleet.route(cluster);
+      if (route && !route.ok) return { ok: false, message: route.message };
+      const release = await (route?.ok ? route.deps.api : api).get(namespace, name);
+      if (!release) return { ok: false, message: `${namespace}/${name} no longer exists${route ? ` in cluster ${cluster}` : ''}` };
+      return { ok: true, release, local: !route };
+    },
+    teams: () => parts.directory.teams(),
+    userGroups: (user) => parts.directory.userGroups(user),
+    userName: (user) => parts.directory.userName(user),
+    poster: parts.poster,
+    events: parts.events,
+    log: parts.log,
+    showCluster: config.fleet !== undefined,
+  };
+}
+
 export interface RunningBot {
   mode: 'http' | 'socket';
   port?: number;
@@ -82,7 +123,7 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
   // The controller renders what a change would do (core/preview); asked over the shared queue prefix.
   const previewConnection = connectRedis(config.redisUrl);
   const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);
-  const { kube, api, freezes, storage, ops } = releaseOperations(kubeConfig, log, 'helmcrew-bot', {
+  const { kube, api, freezes, storage, ops, events } = releaseOperations(kubeConfig, log, 'helmcrew-bot', {
     previews,
     timeZone: config.timeZone,
     // Who asked, from the signed request, for the controller's reports (core/requests).
@@ -91,12 +132,21 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
   const directory = new Directory(new TeamApi(kube), web);
   // A fleet: other clusters through their agents on this Redis, each with its key (bot/fleet/); BullMQ waits on a connection that retries for ever.
   const fleet = config.fleet
-    ? await startFleet(config, config.fleet, previewConnection, { ops, api, freezes, storage, previews }, new TeamApi(kube), log)
+    ? await startFleet(
+        config,
+        config.fleet,
+        previewConnection,
+        { ops, api, freezes, storage, previews, proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')) },
+        new TeamApi(kube),
+        log,
+      )
     : undefined;
   const poster: ChannelPoster = {
     post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),
     update: async (channel, ts, message) => void (await web.chat.update({ channel, ts, ...message })),
+    reply: async (channel, ts, message) => void (await web.chat.postMessage({ channel, thread_ts: ts, ...message })),
   };
+  const proposalVotes = new ProposalVotes(proposalVoteDeps(config, redis, api, fleet, { poster, events, log, directory }));
   const freezeReports = new FreezeReports({
     freezes,
     api,
@@ -122,6 +172,8 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     log,
     outcomeTimeoutMs: config.outcomeTimeoutMs,
     freezeReports,
+    proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')),
+    proposalVotes,
     requesterDm: {
       direct: {
         permalink: async (channel, ts) => (await web.chat.getPermalink({ channel, message_ts: ts })).permalink,

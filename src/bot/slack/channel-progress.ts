@@ -11,6 +11,8 @@ import { tellRequester, type RequesterDmDeps } from './requester-dm.js';
 export interface ChannelPoster {
   post(channel: string, message: SlackMessage): Promise<{ ts: string }>;
   update(channel: string, ts: string, message: SlackMessage): Promise<void>;
+  /** A reply in the thread of the message at `ts` (a proposal's votes); absent: posted in the channel. */
+  reply?(channel: string, ts: string, message: SlackMessage): Promise<void>;
 }
 
 export interface ChannelProgressDeps {

@@ -2,7 +2,7 @@ import type { App, RespondFn, SocketModeReceiver } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { Logger } from '../../core/log.js';
 import { inSpan } from '../../core/tracing/tracing.js';
-import { CLUSTER_CHOICE_ACTION_PATTERN, PlanAction, RELEASE_ACTION_IDS, releaseActionVerb } from '../../core/slack/action-ids.js';
+import { CLUSTER_CHOICE_ACTION_PATTERN, PlanAction, ProposalAction, RELEASE_ACTION_IDS, releaseActionVerb } from '../../core/slack/action-ids.js';
 import { unescapeSlackText } from '../../core/slack/mrkdwn.js';
 import { buttonVerb, commandVerb, type BotMetrics } from '../metrics/bot-metrics.js';
 import { textMessage, type SlackMessage } from './blocks.js';
@@ -77,6 +77,9 @@ export function registerListeners(app: App, bot: ReleaseBot, web: WebClient, log
   button(PlanAction.Confirm, (planId, _, ctx) => bot.confirm(planId, ctx));
   button(PlanAction.Cancel, (planId, _, ctx) => bot.cancel(planId, ctx));
   button(PlanAction.Approve, (planId, _, ctx) => bot.approve(planId, ctx));
+  // A proposal's votes (issue 35): the value names the cluster and the proposal.
+  button(ProposalAction.Approve, (value, _, ctx) => bot.voteOnProposal(value, 'approve', ctx));
+  button(ProposalAction.Reject, (value, _, ctx) => bot.voteOnProposal(value, 'reject', ctx));
   // A notification's button is the same as typing the command: plan, confirm, act.
   // "Which cluster?": the button carries the whole command for that cluster.
   button(CLUSTER_CHOICE_ACTION_PATTERN, (text, _, ctx) => bot.handleText(text, ctx));

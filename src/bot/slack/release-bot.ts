@@ -8,12 +8,13 @@ import type { ReleaseOperations } from '../execute/operations.js';
 import type { ChangePreviews } from '../execute/preview-client.js';
 import type { Actor } from '../plan/actor.js';
 import type { PreparedAction } from '../plan/prepared.js';
-import type { FleetRouting } from '../session/fleet-routing.js';
+import type { ClusterDeps, FleetRouting } from '../session/fleet-routing.js';
 import { ReleaseSession } from '../session/release-session.js';
 import type { SessionPorts } from '../session/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
 import { channelProgress, type ChannelPoster } from './channel-progress.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
+import type { ProposalVotes } from './proposal-votes.js';
 import type { DmPreferences, RequesterDmDeps } from './requester-dm.js';
 import { slackReply, slackWhoami, teamGate, type RequestContext } from './slack-ports.js';
 
@@ -40,6 +41,10 @@ export interface ReleaseBotDeps {
   freezeReports?: { claim(uid: string): Promise<boolean> };
   /** Direct messages to the requester when an action ends, and who turned them off (`/release notify`). */
   requesterDm?: RequesterDmDeps & { preferences: Pick<DmPreferences, 'set'> };
+  /** The bot's own cluster's proposals, for `/release proposals` (issue 35). */
+  proposals?: ClusterDeps['proposals'];
+  /** Approve / Reject on proposals (issue 35). */
+  proposalVotes?: Pick<ProposalVotes, 'vote'>;
 }
 
 /**
@@ -110,6 +115,12 @@ export class ReleaseBot {
     if (!plan) return this.expired(ctx, 'approve');
     await ctx.reply(textMessage(`Approved: ${plan.action.plan.title}`));
     return this.execute(plan, ctx, ctx.user);
+  }
+
+  /** A proposal's Approve or Reject button (proposal-votes.ts). */
+  async voteOnProposal(value: string, choice: 'approve' | 'reject', ctx: RequestContext): Promise<void> {
+    if (!this.deps.proposalVotes) return ctx.reply(textMessage('proposals are not set up in this bot; nothing changed'));
+    return this.deps.proposalVotes.vote(value, choice, ctx);
   }
 
   /** The requester's action, written as them and told in their channel, whoever clicked last. */

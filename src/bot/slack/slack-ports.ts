@@ -32,6 +32,9 @@ export function teamGate(subject: () => Promise<Subject>, teams: () => Promise<T
       if (command.verb === 'help') return undefined;
       // Freezes say why changes wait: any Team member may see them.
       if (command.verb === 'freezes') return teamsOf(await subject(), await teams()).length === 0 ? 'you may not list freezes: you are in no Team' : undefined;
+      // Open proposals are posted in Team channels: any Team member may list them.
+      if (command.verb === 'proposals')
+        return teamsOf(await subject(), await teams()).length === 0 ? 'you may not list proposals: you are in no Team' : undefined;
       let target: AuthzTarget;
       const cluster = 'cluster' in command ? command.cluster : undefined;
       if (command.verb === 'list') target = namespaceAuthzTarget(command.namespace, cluster);

@@ -17,6 +17,8 @@ export interface ProposalFacts {
   /** A person for promotions; undefined when helmcrew itself proposed (a new tag, a chart version). */
   proposedBy?: string;
   expiresAt: number;
+  /** spec.approval.teams: only members of these Teams (granted `approve`) may vote; absent: any Team granting `approve` on the release. */
+  teams?: string[];
 }
 
 export interface Vote {

@@ -44,6 +44,10 @@ export interface Proposal {
   createdAt: number;
   /** The chat message that shows it, once posted (edited as votes arrive). */
   message?: { channel: string; ts: string };
+  /** Every message that shows it (one per channel the owning Teams are told in); `message` is the first. */
+  messages?: Array<{ channel: string; ts: string }>;
+  /** The object diff the controller's preview made when it opened the proposal (plan lines), when it made one. */
+  diff?: string[];
   /** The proposal this one replaced, when it did. */
   supersedes?: string;
 }
@@ -55,6 +59,19 @@ export interface Proposal {
 export function proposalId(release: ProposalRelease, subject: string, values: readonly ProposedValue[], chartVersion?: string): string {
   const change = JSON.stringify([release.cluster, release.namespace, release.name, subject, values.map((v) => [v.valuesPath, v.to]), chartVersion ?? null]);
   return `p-${createHash('sha256').update(change).digest('hex').slice(0, 16)}`;
+}
+
+/** Every message that shows a proposal (older records name only `message`). */
+export function proposalMessages(proposal: Pick<Proposal, 'message' | 'messages'>): Array<{ channel: string; ts: string }> {
+  if (proposal.messages?.length) return proposal.messages;
+  return proposal.message ? [proposal.message] : [];
+}
+
+/** The record with one more message that shows it (the same channel and ts once). */
+export function withMessage(proposal: Proposal, message: { channel: string; ts: string }): Proposal {
+  const known = proposalMessages(proposal);
+  if (known.some((m) => m.channel === message.channel && m.ts === message.ts)) return proposal;
+  return { ...proposal, message: proposal.message ?? message, messages: [...known, message] };
 }
 
 /** Whether a proposal still takes votes (open and not past its expiry at `now`). */

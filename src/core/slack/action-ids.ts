@@ -30,6 +30,27 @@ export type ReleaseAction = (typeof ReleaseAction)[keyof typeof ReleaseAction];
 export const RELEASE_ACTION_IDS: readonly ReleaseAction[] = Object.values(ReleaseAction);
 
 /**
+ * A proposal's buttons (issue 35): the value names the proposal and the cluster whose keyspace
+ * holds it, `<cluster>/<proposal id>` (proposalActionValue), so any bot of a fleet finds it.
+ */
+export const ProposalAction = {
+  Approve: 'release_proposal_approve',
+  Reject: 'release_proposal_reject',
+} as const;
+export type ProposalAction = (typeof ProposalAction)[keyof typeof ProposalAction];
+
+/** The value a proposal's button carries. */
+export function proposalActionValue(cluster: string, proposalId: string): string {
+  return `${cluster}/${proposalId}`;
+}
+
+/** The cluster and proposal a button's value names, or undefined when it is not one of ours. */
+export function parseProposalActionValue(value: string): { cluster: string; id: string } | undefined {
+  const match = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)\/(p-[0-9a-f]{6,64})$/.exec(value);
+  return match ? { cluster: match[1]!, id: match[3]! } : undefined;
+}
+
+/**
  * A fleet's "which cluster?" buttons: the value is the whole command for that cluster (`suspend
  * unicorn --cluster edge`), the same as typing it. Slack wants the ids in one block distinct, so
  * each carries its cluster: `release_cluster_choice.edge`.
@@ -49,7 +70,7 @@ export function releaseActionVerb(actionId: string): string | undefined {
 /** The label of any of our buttons (`confirm`, `rollback`…), for metrics; undefined for an id that is not ours. */
 export function actionLabel(actionId: string): string | undefined {
   if (CLUSTER_CHOICE_ACTION_PATTERN.test(actionId)) return CLUSTER_CHOICE_ACTION.slice(PREFIX.length);
-  const ours = [...Object.values(PlanAction), ...RELEASE_ACTION_IDS] as readonly string[];
+  const ours = [...Object.values(PlanAction), ...RELEASE_ACTION_IDS, ...Object.values(ProposalAction)] as readonly string[];
   return ours.includes(actionId) ? actionId.slice(PREFIX.length) : undefined;
 }
 

@@ -7,7 +7,7 @@ import { IncidentIoProvider } from './incidentio/incidentio-provider.js';
 import { MSTeamsProvider, readMSTeamsConfig } from './msteams/msteams-provider.js';
 import { PagerDutyProvider, readPagerDutyConfig } from './pagerduty/pagerduty-provider.js';
 import { ProviderRegistry } from './registry.js';
-import { createSlackProvider, readSlackConfig } from './slack/index.js';
+import { createSlackProvider, readSlackConfig, type ProposalRecordsFor } from './slack/index.js';
 import { SecretSigningKeys, WebhookProvider } from './webhook.js';
 
 /**
@@ -26,7 +26,7 @@ export function defaultProviders(
   log: Logger,
   env: Record<string, string | undefined> = process.env,
   /** A fleet notify: the releases' namespaces are in other clusters, so Slack's references are kept in notify's own namespace. */
-  options: { fleet?: boolean } = {},
+  options: { fleet?: boolean; proposals?: ProposalRecordsFor } = {},
 ): ProviderRegistry {
   const registry = new ProviderRegistry()
     .register(new WebhookProvider(new SecretSigningKeys(kube.core)))
@@ -38,7 +38,13 @@ export function defaultProviders(
   const slack = readSlackConfig(env);
   if (slack)
     registry.register(
-      createSlackProvider(slack, kube, log.child({ provider: 'slack' }), options.fleet ? controllerNamespace(env.HELMCREW_NAMESPACE) : undefined),
+      createSlackProvider(
+        slack,
+        kube,
+        log.child({ provider: 'slack' }),
+        options.fleet ? controllerNamespace(env.HELMCREW_NAMESPACE) : undefined,
+        options.proposals,
+      ),
     );
   return registry;
 }

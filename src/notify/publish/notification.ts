@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { severityOf, type ReleaseEvent } from '../../api/vocabulary.js';
+import { ReleaseEvent, severityOf } from '../../api/vocabulary.js';
 import type { EventDetails } from '../../core/events/release-event-sink.js';
 import type { ReleaseNotification } from '../contract.js';
 
@@ -26,13 +26,23 @@ const DEFAULT_ACTION: Partial<Record<ReleaseEvent, string>> = {
   ReleaseUnlocked: 'unlock',
 };
 
+/** The events about one proposal (details.proposalId names it): its message, not an operation's. */
+export const PROPOSAL_EVENTS: ReadonlySet<string> = new Set([
+  ReleaseEvent.ProposalOpened,
+  ReleaseEvent.ProposalSuperseded,
+  ReleaseEvent.ProposalExpired,
+  ReleaseEvent.ProposalApplied,
+]);
+
 /**
- * The operation id: `uid:generation:action[:attempt]`. Events without an operation of their own
+ * The operation id: `uid:generation:action[:attempt]` (a proposal's events: `uid:proposal:<id>`). Events without an operation of their own
  * (ChartPullFailed, ValuesInvalid, DependencyNotReady, Stalled) share `prepare` for their
  * generation, so the retries of one spec land in one message.
  */
 export function operationIdOf(release: HelmRelease, event: ReleaseEvent, details: EventDetails = {}): string {
   const uid = release.metadata.uid ?? `${release.metadata.namespace}/${release.metadata.name}`;
+  // A proposal's events, whatever the generation, make one message: opened, then edited to superseded, expired or applied.
+  if (details.proposalId && PROPOSAL_EVENTS.has(event)) return `${uid}:proposal:${details.proposalId}`;
   const action = details.action ?? DEFAULT_ACTION[event] ?? 'prepare';
   const parts = [uid, String(release.metadata.generation ?? 0), action];
   if (details.attempt) parts.push(details.attempt);
@@ -88,5 +98,8 @@ export function buildNotification(
   if (details.gitRevision && (details.gitMoved || !details.requester)) notification.gitRevision = details.gitRevision;
   if (details.images?.length) notification.images = details.images;
   if (details.moreImages) notification.moreImages = details.moreImages;
+  if (details.proposalId) notification.proposalId = details.proposalId;
+  if (details.proposedBy) notification.proposedBy = details.proposedBy;
+  if (details.approvers?.length) notification.approvers = details.approvers;
   return notification;
 }

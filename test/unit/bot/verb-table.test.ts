@@ -82,6 +82,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'freeze',
       'unfreeze',
       'freeze-all',
+      'approve',
     ]);
   });
 
@@ -115,6 +116,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'freeze',
       'freezes',
       'unfreeze',
+      'proposals',
       'notify',
     ]);
   });

@@ -4,6 +4,7 @@ import type { Logger } from '../../../core/log.js';
 import type { SlackConfig } from './config.js';
 import { ConfigMapMessageStore, FixedNamespaceStore, FLEET_MAX_ENTRIES, FLEET_SLACK_MESSAGES_CONFIGMAP } from './message-store.js';
 import { SlackProvider } from './slack-provider.js';
+import type { ProposalRecordsFor } from './proposal-view.js';
 
 export { ReleaseAction, RELEASE_ACTION_IDS, releaseActionValue, parseReleaseActionValue } from '../../../core/slack/action-ids.js';
 export { readSlackConfig, type SlackConfig } from './config.js';
@@ -11,14 +12,15 @@ export { ConfigMapMessageStore, MemoryMessageStore, SLACK_MESSAGES_CONFIGMAP, ty
 export { renderOperationMessage, renderThreadReply, phaseOf, PHASE_COLOR } from './render.js';
 export { SlackProvider, type SlackChannelRef, type SlackProviderOptions } from './slack-provider.js';
 export { toDeliveryError, classifySlackCode } from './slack-errors.js';
+export type { ProposalRecords, ProposalRecordsFor } from './proposal-view.js';
 
 /**
  * The production wiring: references kept in a ConfigMap per HelmRelease namespace, or, for a fleet
  * notify (`ownNamespace`: the releases' namespaces are in other clusters), in one ConfigMap of its own namespace.
  */
-export function createSlackProvider(config: SlackConfig, kube: KubeClients, log: Logger, ownNamespace?: string): SlackProvider {
+export function createSlackProvider(config: SlackConfig, kube: KubeClients, log: Logger, ownNamespace?: string, proposals?: ProposalRecordsFor): SlackProvider {
   const store = ownNamespace
     ? new FixedNamespaceStore(new ConfigMapMessageStore(kube, FLEET_MAX_ENTRIES, FLEET_SLACK_MESSAGES_CONFIGMAP), ownNamespace)
     : new ConfigMapMessageStore(kube);
-  return new SlackProvider({ config, store, log });
+  return new SlackProvider({ config, store, log, ...(proposals ? { proposals } : {}) });
 }

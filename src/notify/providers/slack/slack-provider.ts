@@ -27,6 +27,9 @@ import {
 } from './operation-state.js';
 import { renderOperationMessage, renderThreadReply, type Block, type RenderedMessage } from './render.js';
 import { slackErrorCode, toDeliveryError } from './slack-errors.js';
+import { isProposalNotification, proposalMessageFor, type ProposalRecords, type ProposalRecordsFor } from './proposal-view.js';
+import { withMessage } from '../../../core/proposals/proposal.js';
+import type { ProposalMessage } from '../../../core/slack/proposal-message.js';
 
 export type SlackChannelRef = Extract<ChannelRef, { kind: 'slack' }>;
 
@@ -36,6 +39,8 @@ export interface SlackProviderOptions {
   store: SlackMessageStore;
   log: Logger;
   now?: () => Date;
+  /** The proposal store of a notification's cluster (issue 35): a proposal's events render it, with its buttons. */
+  proposals?: ProposalRecordsFor;
 }
 
 /** The message was deleted or is not ours any more: start a new one rather than fail forever. */
@@ -55,8 +60,10 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
   /** One delivery at a time per operation and channel within this process. */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly updateLimit: { perSecond: number; burst: number };
+  private readonly proposals: ProposalRecordsFor | undefined;
 
   constructor(options: SlackProviderOptions) {
+    this.proposals = options.proposals;
     this.token = options.config.botToken;
     this.store = options.store;
     this.log = options.log;
@@ -106,6 +113,11 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       this.log.debug(context, 'slack: already delivered');
       return;
     }
+    if (isProposalNotification(n)) {
+      const records = this.proposals?.(n.cluster);
+      const message = await this.readProposal(n, records);
+      if (message && records) return this.deliverProposal(n, { channelRef, key, pace, context, started }, state, message, records);
+    }
     // A retry after a failed thread reply must not count the event twice or edit again.
     const applied = state?.applied === n.id;
     const timeline = applied && state ? state.timeline : extendTimeline(state?.timeline ?? [], n);
@@ -145,6 +157,87 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     state = { ...state, delivered: markDelivered(state.delivered, n.id), updatedAt: this.now().toISOString(), version: state.version + 1 };
     await this.persist(n.release.namespace, key, state);
     this.log.info({ ...context, ts: state.ts, ms: Date.now() - started }, 'slack: delivered');
+  }
+
+  private async readProposal(n: ReleaseNotification, records: ProposalRecords | undefined): Promise<ProposalMessage | undefined> {
+    try {
+      return await proposalMessageFor(n, records, this.now().getTime());
+    } catch (error) {
+      // Without the record the message would lose its buttons: wait for Redis rather than post a poorer one.
+      throw new RetryableDeliveryError(`could not read proposal ${n.proposalId ?? ''}: ${String(error)}`);
+    }
+  }
+
+  /**
+   * A proposal's message (issue 35): posted once per channel with its buttons, edited by the later
+   * events of the same proposal (its operation id is the proposal's), no thread replies; where it
+   * is goes into the proposal, so the bot edits it as votes arrive.
+   */
+  private async deliverProposal(
+    n: ReleaseNotification,
+    where: { channelRef: string; key: string; pace: Pace; context: Record<string, unknown>; started: number },
+    existing: OperationState | undefined,
+    message: ProposalMessage,
+    records: ProposalRecords,
+  ): Promise<void> {
+    const { channelRef, key, pace, context } = where;
+    const body = { text: message.text, blocks: asSlackBlocks(message.blocks as Block[]) };
+    const timeline = extendTimeline(existing?.timeline ?? [], n);
+    let state: OperationState;
+    if (!existing) {
+      await pace({ bucket: 'channel' });
+      state = await this.postProposal(n, channelRef, body, timeline);
+      await this.persist(n.release.namespace, key, state);
+      this.log.info({ ...context, ts: state.ts, proposal: n.proposalId }, 'slack: posted proposal message');
+    } else if (existing.applied !== n.id) {
+      await pace({ bucket: 'shared', key: CHAT_UPDATE_BUCKET, ...this.updateLimit });
+      try {
+        await this.web.chat.update({ channel: existing.channelId, ts: existing.ts, ...body });
+        state = { ...existing, timeline, applied: n.id, version: existing.version + 1 };
+      } catch (error) {
+        const code = slackErrorCode(error);
+        if (code === undefined || !LOST_MESSAGE_CODES.has(code)) throw toDeliveryError(error, 'chat.update', [this.token]);
+        this.log.warn({ ...context, ts: existing.ts, code }, 'slack: the proposal message is gone; posting a new one');
+        state = { ...(await this.postProposal(n, channelRef, body, timeline)), version: existing.version + 1 };
+      }
+      this.remember(n.release.namespace, state);
+    } else state = existing;
+    try {
+      await records.update(n.proposalId!, (p) => {
+        const next = withMessage(p, { channel: state.channelId, ts: state.ts });
+        return next === p ? undefined : next;
+      });
+    } catch (error) {
+      await this.persist(n.release.namespace, key, state);
+      throw new RetryableDeliveryError(`could not note the message of proposal ${n.proposalId ?? ''}: ${String(error)}`);
+    }
+    state = { ...state, delivered: markDelivered(state.delivered, n.id), updatedAt: this.now().toISOString(), version: state.version + 1 };
+    await this.persist(n.release.namespace, key, state);
+    this.log.info({ ...context, ts: state.ts, ms: Date.now() - where.started }, 'slack: delivered');
+  }
+
+  private async postProposal(
+    n: ReleaseNotification,
+    channelRef: string,
+    body: { text: string; blocks: KnownBlock[] },
+    timeline: OperationState['timeline'],
+  ): Promise<OperationState> {
+    const posted = await this.call('chat.postMessage', () =>
+      this.web.chat.postMessage({ channel: channelRef, ...body, unfurl_links: false, unfurl_media: false }),
+    );
+    if (!posted.ts || !posted.channel) throw new RetryableDeliveryError('Slack accepted the message but answered no channel or ts');
+    return {
+      operationId: n.operationId,
+      channelRef,
+      channelId: posted.channel,
+      ts: posted.ts,
+      release: `${n.release.namespace}/${n.release.name}`,
+      timeline,
+      delivered: [],
+      applied: n.id,
+      updatedAt: this.now().toISOString(),
+      version: 1,
+    };
   }
 
   /**
