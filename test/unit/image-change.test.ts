@@ -34,6 +34,12 @@ describe('decideImageChange', () => {
     expect(b.proposal.id).toBe(a.proposal.id);
   });
 
+  it('spec.approval.teams travels in the proposal, where the bot reads who may vote', () => {
+    const change = decideImageChange('default', release({ approval: { required: 1, teams: ['web'] } }), update, { tags }, 0);
+    if (change.kind !== 'propose') throw new Error('expected a proposal');
+    expect(change.proposal.facts.teams).toEqual(['web']);
+  });
+
   it('nothing when the wanted tag is in effect (an approved override counts)', () => {
     expect(decideImageChange('default', release({ values: { image: { tag: '1.5.0' } } }), update, { tags }, 0).kind).toBe('none');
     const overridden = release({}, { approvedOverrides: [{ valuesPath: 'image.tag', value: '1.5.0', at: 'T' }] });

@@ -62,7 +62,8 @@ export function decideImageChange(cluster: string, release: HelmRelease, update:
       values,
       summary,
       subject,
-      facts: { required, expiresAt: now + expireAfter },
+      // spec.approval.teams narrows who may vote (the bot's Team rules read it from here).
+      facts: { required, expiresAt: now + expireAfter, ...(release.spec.approval?.teams?.length ? { teams: [...release.spec.approval.teams] } : {}) },
       // Nobody is asked: the change is approved as it is opened, and applied by the next pass.
       state: required > 0 ? { phase: 'open', approvers: [] } : { phase: 'approved', approvers: [] },
       createdAt: now,
