@@ -26,7 +26,10 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     meaning:
       'how long past its own `--timeout` a helm process is left before it is killed; an attempt whose controller vanished is taken over after its timeout plus this',
   },
-  HELMCREW_CONCURRENCY: { default: 4, meaning: 'reconcile workers (helm operations at once) per replica' },
+  HELMCREW_CONCURRENCY: {
+    default: 4,
+    meaning: 'helm operations at once per replica (twice as many reconcile passes run, so the next ones read while helm runs)',
+  },
   WATCH_NAMESPACES: { defaultText: 'all', meaning: 'comma-separated namespaces whose HelmReleases are watched' },
   HELMCREW_WORK_DIR: {
     defaultText: '`$TMPDIR/helmcrew`',

@@ -67,6 +67,15 @@ export function jobPriority(reason: string): number | undefined {
   return reason === 'resync' ? RESYNC_PRIORITY : undefined;
 }
 
+/**
+ * Pure: reconcile workers for `helmSlots` helm processes at once. Twice as many, so that when
+ * every slot runs helm, as many passes again have done their reads and wait for the next free
+ * slot (helm/helm-slots.ts); a pass that needs no helm (the periodic check) is not held up either.
+ */
+export function reconcileWorkers(helmSlots: number): number {
+  return 2 * helmSlots;
+}
+
 export function parseReleaseKey(key: string): { namespace: string; name: string } {
   const [namespace, name, ...rest] = key.split('/');
   if (!namespace || !name || rest.length > 0) throw new UnrecoverableError(`malformed release key "${key}"`);
