@@ -157,7 +157,7 @@ export async function startController(config: ControllerConfig, options: Control
     connection,
     prefix: config.queuePrefix,
     // More passes than helm slots: the next ones read while helm runs (controller-context.ts, helm-slots.ts).
-    concurrency: reconcileWorkers(config.concurrency),
+    concurrency: reconcileWorkers(config.concurrency, config.readAhead),
     log,
     reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger, log),
     onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),

@@ -93,8 +93,9 @@ describe('helm slots: at most HELMCREW_CONCURRENCY release-changing helm process
     expect(['pull', 'dry-run', 'other'].some((s) => takesSlot(s as never))).toBe(false);
   });
 
-  it('has twice as many reconcile workers as helm slots, so the next passes read while helm runs', () => {
+  it('has twice as many reconcile workers as helm slots, so the next passes read while helm runs; one per slot without read-ahead', () => {
     expect(reconcileWorkers(4)).toBe(8);
-    expect(reconcileWorkers(1)).toBe(2);
+    expect(reconcileWorkers(1, true)).toBe(2);
+    expect(reconcileWorkers(4, false)).toBe(4);
   });
 });

@@ -68,12 +68,13 @@ export function jobPriority(reason: string): number | undefined {
 }
 
 /**
- * Pure: reconcile workers for `helmSlots` helm processes at once. Twice as many, so that when
- * every slot runs helm, as many passes again have done their reads and wait for the next free
- * slot (helm/helm-slots.ts); a pass that needs no helm (the periodic check) is not held up either.
+ * Pure: reconcile workers for `helmSlots` helm processes at once. Reading ahead, twice as many, so
+ * that when every slot runs helm as many passes again have done their reads and wait for the next
+ * free slot (helm/helm-slots.ts); a pass that needs no helm (the periodic check) is not held up
+ * either. Without, one pass per slot: a replica takes no release it cannot start helm for at once.
  */
-export function reconcileWorkers(helmSlots: number): number {
-  return 2 * helmSlots;
+export function reconcileWorkers(helmSlots: number, readAhead = true): number {
+  return readAhead ? 2 * helmSlots : helmSlots;
 }
 
 export function parseReleaseKey(key: string): { namespace: string; name: string } {
