@@ -29,6 +29,7 @@ import { cloneReleaseRecord } from './lib/seed-records.js';
 import { fmtMiB, fmtS } from './lib/stats.js';
 import { prepareWorkload, releaseSpec, type Workload } from './lib/workloads.js';
 import { opsRest } from './lib/ops-rest.js';
+import { floorFlags, floorMode, type FloorMode } from './lib/floor-flags.js';
 
 interface Settings {
   sizes: number[];
@@ -49,6 +50,8 @@ interface Settings {
   helmcrewFirst: boolean;
   /** Variables for the floor's helm processes; none by default: the floor is helm as a person runs it. */
   floorEnv: Record<string, string>;
+  /** The floor's extra helm flags (floor-flags.ts): person (none, the default), strict, defaults. */
+  floorMode: FloorMode;
   /** Variables for the controller child, e.g. `HELMCREW_HELM_GOGC=default`. */
   controllerEnv: Record<string, string>;
   /** After the steady state, the same again with /metrics scraped and the leader Lease held (lib/ops-rest.ts). */
@@ -73,6 +76,7 @@ function settingsFrom(args: Args): Settings {
     phaseTimeoutMs: args.int('phase-timeout', 1200) * 1000,
     helmcrewFirst: args.flag('helmcrew-first'),
     floorEnv: args.env('floor-env'),
+    floorMode: floorMode(args.string('floor-flags', 'person')),
     controllerEnv: args.env('controller-env'),
     ops: args.flag('ops'),
   };
@@ -100,7 +104,7 @@ async function runHelmcrew(be: BenchEnv, s: Settings, w: Workload, entry: string
   say(`helmcrew N=${n}: controller pid ${ctl.pid} up in ${fmtS(ctl.startupMs)}; namespace ${namespace}; log ${ctl.logFile}`);
   await sleep(2000);
   const idleRssKb = currentRssKb(ctl.pid) ?? NaN;
-  const c = { namespace, pid: ctl.pid, helm, logFile: ctl.logFile };
+  const c = { namespace, pid: ctl.pid, helm, logFile: ctl.logFile, concurrency: s.concurrency };
   const all = names(n);
   const bursts: Burst[] = [];
   if (s.seeded) {
@@ -162,7 +166,7 @@ async function runFloor(be: BenchEnv, s: Settings, w: Workload, n: number, clean
   const namespace = await createNamespace(be.kubeConfig, `bench-burst-floor-n${n}`);
   const forgetNs = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 600_000)));
   const bursts: Burst[] = [];
-  const opts = { namespace, helm, dir, concurrency: s.concurrency, env: s.floorEnv };
+  const opts = { namespace, helm, dir, concurrency: s.concurrency, env: s.floorEnv, flags: floorFlags(s.floorMode) };
   bursts.push(await floorBurst(be, { ...opts, chartTgz: w.install.tgz, set: w.install.floorSet }, 'install', names(n)));
   say(`floor N=${n} install: ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; tree peak ${fmtMiB(bursts[0]!.sampled.peakTreeRssKb)}`);
   if (!s.skip.has('upgrade')) {
@@ -179,7 +183,7 @@ export const benchmark: Benchmark = {
     '[--releases 100[,500,1000]] [--concurrency 4] [--interval 1m] [--rest-seconds 150] [--skip floor,upgrade,latency,rest] ' +
     "[--ref <git ref> (compile that commit's src/ instead of the checkout)] [--chart unicorn|podinfo] [--seeded] " +
     '[--node-options "..." (instead of the Dockerfile\'s NODE_OPTIONS)] [--node-args=--trace-gc] [--phase-timeout 1200] ' +
-    '[--helmcrew-first] [--floor-env "GOGC=200"] [--controller-env "HELMCREW_HELM_GOGC=default"] ' +
+    '[--helmcrew-first] [--floor-flags person|strict|defaults (strict: helm with --disable-openapi-validation as helmcrew runs it; defaults: helmcrew\'s default action flags too)] [--floor-env "GOGC=200"] [--controller-env "HELMCREW_HELM_GOGC=default"] ' +
     '[--ops (the steady state again with /metrics scraped every 15 s and the leader Lease held)]',
   options: {
     releases: { type: 'string' },
@@ -195,6 +199,7 @@ export const benchmark: Benchmark = {
     'phase-timeout': { type: 'string' },
     'helmcrew-first': { type: 'boolean' },
     'floor-env': { type: 'string' },
+    'floor-flags': { type: 'string' },
     'controller-env': { type: 'string' },
     ops: { type: 'boolean' },
   },
@@ -203,7 +208,7 @@ export const benchmark: Benchmark = {
     const s = settingsFrom(args);
     const loadBefore = loadavgString();
     say(
-      `burst: chart ${s.chart}, N=${s.sizes.join(',')}, concurrency ${s.concurrency}, interval ${s.interval}, rest ${s.restSeconds}s, skip [${[...s.skip].join(',')}], ref ${s.ref ?? 'checkout'}, floor env ${JSON.stringify(s.floorEnv)}, controller env ${JSON.stringify(s.controllerEnv)}; load ${loadBefore}`,
+      `burst: chart ${s.chart}, N=${s.sizes.join(',')}, concurrency ${s.concurrency}, interval ${s.interval}, rest ${s.restSeconds}s, skip [${[...s.skip].join(',')}], ref ${s.ref ?? 'checkout'}, floor flags ${s.floorMode} ${JSON.stringify(floorFlags(s.floorMode))}, floor env ${JSON.stringify(s.floorEnv)}, controller env ${JSON.stringify(s.controllerEnv)}; load ${loadBefore}`,
     );
     const be = await startBenchEnv(cleanup, args.optional('state-dir'));
     const entry = s.ref ? await buildRef(join(be.dir, 'build-ref'), s.ref) : await buildCompiled(join(be.dir, 'build'));
@@ -231,7 +236,8 @@ export const benchmark: Benchmark = {
       runtimeEnv: formatEnv(s.imageEnv),
       restSeconds: s.restSeconds,
       order: s.helmcrewFirst ? 'helmcrew first, then the floor' : 'the floor first, then helmcrew',
-      floorEnv: Object.keys(s.floorEnv).length ? formatEnv(s.floorEnv) : 'none (helm as a person runs it)',
+      floorEnv: Object.keys(s.floorEnv).length ? formatEnv(s.floorEnv) : 'none',
+      floorFlags: s.floorMode === 'person' ? 'none (helm as a person runs it)' : `${s.floorMode}: ${floorFlags(s.floorMode).join(' ')}`,
       controllerEnv: Object.keys(s.controllerEnv).length ? formatEnv(s.controllerEnv) : undefined,
     };
     return { tables: burstTables(meta, results), data: { meta, helmVersion: facts.helm, results } };

@@ -17,6 +17,7 @@ import { countBy, type CountingHelm } from './counting-helm.js';
 import { cpuBreakdown, cpuSnapshot } from './cpu-breakdown.js';
 import type { BenchEnv } from './environment.js';
 import { cpuSeconds, startSampler, type SampleStats } from './proc-sampler.js';
+import { slotStats, type SlotStats } from './helm-slots.js';
 
 export interface Burst {
   what: 'install' | 'upgrade' | 'adopt';
@@ -32,6 +33,10 @@ export interface Burst {
   /** The whole machine's CPU seconds over the burst, by role (see cpu-breakdown.ts). */
   cpuByRole: Record<string, number>;
   log?: LogSummary;
+  /** Every request row of the burst, "verb resource" → count (all clients). */
+  requestCounts?: Record<string, number>;
+  /** How busy the helm slots were (helm-slots.ts). */
+  slots?: SlotStats;
 }
 
 export interface Rest {
@@ -53,7 +58,7 @@ function apiRequests(be: BenchEnv) {
 /** Applies N specs, then watches until each is Ready for its generation. */
 export async function helmcrewBurst(
   be: BenchEnv,
-  ctx: { namespace: string; pid: number; helm: CountingHelm; logFile: string },
+  ctx: { namespace: string; pid: number; helm: CountingHelm; logFile: string; concurrency?: number },
   what: 'install' | 'upgrade' | 'adopt',
   releaseNames: string[],
   /** The spec applied to each name (the fleet's hub bench gives each name its target cluster). */
@@ -106,7 +111,8 @@ export async function helmcrewBurst(
   const cpuByRole = cpuBreakdown(cpuBefore, cpuSnapshot(), { ctlPid: ctx.pid, benchPid: process.pid });
   await sleep(300);
   const sampled = sampler.stop();
-  const requests = summarizeRequests(diffCounts(before, apiRequests(be)));
+  const counts = diffCounts(before, apiRequests(be));
+  const requests = summarizeRequests(counts);
   return {
     what,
     wallMs,
@@ -119,6 +125,8 @@ export async function helmcrewBurst(
     cpuS: { ctl: (cpuSeconds(ctx.pid) ?? 0) - cpu0.ctl, apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) - cpu0.apiserver : undefined },
     cpuByRole,
     log: await summarizeLog(ctx.logFile, logFrom),
+    requestCounts: Object.fromEntries(counts),
+    ...(ctx.concurrency ? { slots: slotStats(await ctx.helm.spans(), ctx.concurrency, t0 / 1000) } : {}),
   };
 }
 
@@ -171,7 +179,17 @@ export async function helmcrewRest(be: BenchEnv, ctx: { pid: number; helm: Count
  */
 export async function floorBurst(
   be: BenchEnv,
-  opts: { namespace: string; helm: CountingHelm; dir: string; chartTgz: string; set: string[]; concurrency: number; env: Record<string, string> },
+  opts: {
+    namespace: string;
+    helm: CountingHelm;
+    dir: string;
+    chartTgz: string;
+    set: string[];
+    concurrency: number;
+    env: Record<string, string>;
+    /** floor-flags.ts: none (helm as a person runs it), the strict floor's, or helmcrew's defaults. */
+    flags: string[];
+  },
   what: 'install' | 'upgrade',
   releaseNames: string[],
 ): Promise<Burst> {
@@ -203,6 +221,7 @@ export async function floorBurst(
       '300s',
       '--history-max',
       '10',
+      ...opts.flags,
     ],
     {
       env: {
@@ -226,7 +245,8 @@ export async function floorBurst(
   const cpuByRole = cpuBreakdown(cpuBefore, cpuSnapshot(), { benchPid: process.pid });
   const sampled = sampler.stop();
   if (code !== 0) throw new Error(`floor ${what}: xargs exited ${code}: ${stderr.slice(0, 1000)}`);
-  const requests = summarizeRequests(diffCounts(before, apiRequests(be)));
+  const counts = diffCounts(before, apiRequests(be));
+  const requests = summarizeRequests(counts);
   return {
     what,
     wallMs,
@@ -238,5 +258,7 @@ export async function floorBurst(
     sampled,
     cpuS: { apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) - apiserver0 : undefined },
     cpuByRole,
+    requestCounts: Object.fromEntries(counts),
+    slots: slotStats(await opts.helm.spans(), opts.concurrency, t0 / 1000),
   };
 }

@@ -25,6 +25,8 @@ export interface BurstMeta {
   /** Which side ran first in each size. */
   order: string;
   floorEnv: string;
+  /** The floor's extra helm flags (floor-flags.ts); absent in results from before they existed. */
+  floorFlags?: string;
   controllerEnv?: string;
 }
 
@@ -63,7 +65,7 @@ function burstTable(meta: BurstMeta, results: SizeResult[]): Table {
     }
   }
   return {
-    title: `Bursts: chart ${meta.chart}, concurrency ${meta.concurrency}, helmcrew against the floor (\`xargs -P${meta.concurrency} helm upgrade --install\`)`,
+    title: `Bursts: chart ${meta.chart}, concurrency ${meta.concurrency}, helmcrew against the ${meta.floorFlags && !meta.floorFlags.startsWith('none') ? `${meta.floorFlags.split(':')[0]} ` : ''}floor (\`xargs -P${meta.concurrency} helm upgrade --install\`)`,
     columns: [
       'N',
       'phase',
@@ -80,7 +82,7 @@ function burstTable(meta: BurstMeta, results: SizeResult[]): Table {
     ],
     rows,
     notes: [
-      `Controller compiled by tsc from ${meta.code}, ${meta.runtimeEnv}, interval ${meta.interval}; ${meta.order}; floor env ${meta.floorEnv}${meta.controllerEnv ? `; controller env ${meta.controllerEnv}` : ''}.`,
+      `Controller compiled by tsc from ${meta.code}, ${meta.runtimeEnv}, interval ${meta.interval}; ${meta.order}; floor flags ${meta.floorFlags ?? 'none'}; floor env ${meta.floorEnv}${meta.controllerEnv ? `; controller env ${meta.controllerEnv}` : ''}.`,
     ],
   };
 }
@@ -200,6 +202,7 @@ function detailTables(results: SizeResult[]): Table[] {
     }
   }
   return [
+    ...comparisonTables(results),
     {
       title: "Largest request rows per burst (all clients, including the control plane's own controllers and the bench)",
       columns: ['N', 'side', 'phase', 'requests'],
@@ -217,4 +220,72 @@ function detailTables(results: SizeResult[]): Table[] {
       notes: problems,
     },
   ];
+}
+
+const cpu = (b: Burst, ...roles: string[]) => roles.reduce((sum, role) => sum + (b.cpuByRole[role] ?? 0), 0);
+
+/** helmcrew against the floor per release: helm slots, CPU by role, and the request rows that differ. */
+function comparisonTables(results: SizeResult[]): Table[] {
+  const slotRows: Table['rows'] = [];
+  const requestRows: Table['rows'] = [];
+  for (const r of results) {
+    for (const b of r.helmcrew.bursts) {
+      const f = r.floor?.find((x) => x.what === b.what);
+      for (const [side, x] of [
+        ['helmcrew', b],
+        ['floor', f],
+      ] as const) {
+        if (!x?.slots) continue;
+        slotRows.push([
+          r.n,
+          b.what,
+          side,
+          x.slots.meanBusy.toFixed(2),
+          `${x.slots.gapMs.median} / ${x.slots.gapMs.p90} / ${x.slots.gapMs.mean}`,
+          x.slots.helmMeanMs,
+          per(x.slots.helmCpuS, r.n),
+          x.cpuS.apiserver !== undefined ? per(x.cpuS.apiserver, r.n) : null,
+          x.cpuS.ctl !== undefined ? per(x.cpuS.ctl, r.n) : null,
+          per(cpu(x, 'machine'), r.n),
+        ]);
+      }
+      if (!f?.requestCounts || !b.requestCounts) continue;
+      const keys = new Set([...Object.keys(b.requestCounts), ...Object.keys(f.requestCounts)]);
+      const diffs = [...keys]
+        .map((k) => ({ k, h: b.requestCounts![k] ?? 0, f: f.requestCounts![k] ?? 0 }))
+        .filter((d) => Math.abs(d.h - d.f) >= r.n / 10)
+        .sort((a, c) => Math.abs(c.h - c.f) - Math.abs(a.h - a.f))
+        .slice(0, 14);
+      requestRows.push([r.n, b.what, diffs.map((d) => `${d.k} ${per(d.h, r.n)} / ${per(d.f, r.n)}`).join('; ')]);
+    }
+  }
+  const tables: Table[] = [];
+  if (slotRows.length)
+    tables.push({
+      title: 'helm slots and CPU per release: helmcrew against the floor',
+      columns: [
+        'N',
+        'phase',
+        'side',
+        'mean helm processes running',
+        'slot gap ms (helm end → next start: median / p90 / mean)',
+        'helm run mean ms',
+        'helm CPU s / release',
+        'kube-apiserver CPU s / release',
+        'controller CPU s / release',
+        'machine CPU s / release (all work on it)',
+      ],
+      notes: [
+        "helm's CPU is each process's own (the counting wrapper's `time`), the API server's and the controller's are their processes' own: they hold whatever else runs on the machine; the machine's does not.",
+      ],
+      rows: slotRows,
+    });
+  if (requestRows.length)
+    tables.push({
+      title:
+        "API requests per release that differ (helmcrew / floor; all clients, the bench's own included on helmcrew's side; rows differing by ≥ 0.1 a release)",
+      columns: ['N', 'phase', 'verb resource: helmcrew / floor per release'],
+      rows: requestRows,
+    });
+  return tables;
 }

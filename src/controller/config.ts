@@ -26,7 +26,15 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     meaning:
       'how long past its own `--timeout` a helm process is left before it is killed; an attempt whose controller vanished is taken over after its timeout plus this',
   },
-  HELMCREW_CONCURRENCY: { default: 4, meaning: 'reconcile workers (helm operations at once) per replica' },
+  HELMCREW_CONCURRENCY: {
+    default: 4,
+    meaning: 'helm operations at once per replica (with `HELMCREW_READ_AHEAD`, as many reconcile passes again read while helm runs)',
+  },
+  HELMCREW_READ_AHEAD: {
+    default: true,
+    meaning:
+      'twice `HELMCREW_CONCURRENCY` reconcile passes, so the next ones have read what they need when a helm slot frees; with several replicas on one queue a busy replica may hold releases an idle one could run: `false` there',
+  },
   WATCH_NAMESPACES: { defaultText: 'all', meaning: 'comma-separated namespaces whose HelmReleases are watched' },
   HELMCREW_WORK_DIR: {
     defaultText: '`$TMPDIR/helmcrew`',
@@ -120,6 +128,8 @@ export interface ControllerConfig extends SharedConfig {
   /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default, a memory-for-CPU trade left to the operator. */
   helmGoGC?: string;
   concurrency: number;
+  /** Reconcile passes beyond the helm slots, reading while helm runs (HELMCREW_READ_AHEAD; queue/reconcile-queue.ts reconcileWorkers). */
+  readAhead: boolean;
   namespaces: string[];
   workDir: string;
   resyncTickMs: number;
@@ -171,6 +181,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     helmGoGC: helmGoGC('HELMCREW_HELM_GOGC', own.raw('HELMCREW_HELM_GOGC')),
     helmKillMarginSeconds: own.positiveInt('HELMCREW_HELM_KILL_MARGIN_SECONDS'),
     concurrency: own.positiveInt('HELMCREW_CONCURRENCY'),
+    readAhead: own.boolean('HELMCREW_READ_AHEAD'),
     namespaces: (own.raw('WATCH_NAMESPACES') ?? '')
       .split(',')
       .map((s) => s.trim())

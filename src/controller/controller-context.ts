@@ -8,6 +8,7 @@ import { HelmClient } from './helm/helm-client.js';
 import { GitChartSources } from './charts/git/git-chart-sources.js';
 import { DependencyBuilds } from './helm/dependency-build.js';
 import { HelmRunner } from './helm/helm-runner.js';
+import { HelmSlots } from './helm/helm-slots.js';
 import { helmProcessEnv } from './helm/helm-process-env.js';
 import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
 import { ReleaseStorage } from '../core/helm-storage/release-storage.js';
@@ -51,7 +52,9 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
   const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes, freezeHolds, proposals } = parts;
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const recordLimits = { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes };
-  const helmRunner = new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds));
+  // HELMCREW_CONCURRENCY release-changing helm processes at once, whichever cluster they act on (helm-slots.ts).
+  const slots = new HelmSlots(config.concurrency);
+  const helmRunner = new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds), slots);
   // spec.kubeConfig: the same parts, on the target cluster; helm gets its kubeconfig as a private file.
   const targets = new RemoteClusters({
     policy: { allowExec: config.remoteTargets.allowExec },

@@ -12,7 +12,7 @@ import type { ReleaseEventSink } from '../core/events/release-event-sink.js';
 import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
-import { RECONCILE_QUEUE, ReconcileQueue, startReconcileWorker } from './queue/reconcile-queue.js';
+import { RECONCILE_QUEUE, ReconcileQueue, reconcileWorkers, startReconcileWorker } from './queue/reconcile-queue.js';
 import { computePreview } from './preview/compute-preview.js';
 import { startPreviewWorker } from './preview/preview-worker.js';
 import { controllerContext } from './controller-context.js';
@@ -191,7 +191,8 @@ export async function startController(config: ControllerConfig, options: Control
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
-    concurrency: config.concurrency,
+    // More passes than helm slots: the next ones read while helm runs (controller-context.ts, helm-slots.ts).
+    concurrency: reconcileWorkers(config.concurrency, config.readAhead),
     log,
     reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger, log),
     onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),

@@ -28,6 +28,8 @@ describe('a doomed --wait on a follower, then a fixed spec', () => {
       HELMCREW_LEASE_DURATION_SECONDS: '4',
       HELMCREW_LEASE_RETRY_MS: '500',
       HELMCREW_CONCURRENCY: '1',
+      // One pass per replica, so each replica takes one of the two upgrades (read-ahead would let one replica hold both).
+      HELMCREW_READ_AHEAD: 'false',
     };
     for (let i = 0; i < 2; i++) replicas.push(await startTestController([namespace], shared));
   });

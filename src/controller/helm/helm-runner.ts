@@ -3,6 +3,7 @@ import { clampTimerMs } from '../../api/duration.js';
 import type { Logger } from '../../core/log.js';
 import { inSpan } from '../../core/tracing/tracing.js';
 import { HelmCanceledError, HelmError, helmTimedOut, type HelmResult, type HelmStep } from './helm-error.js';
+import { takesSlot, type HelmSlots } from './helm-slots.js';
 
 export interface HelmRunOptions {
   step: HelmStep;
@@ -33,13 +34,32 @@ export class HelmRunner {
     private readonly log: Logger,
     /** Told how each helm process ended (metrics); verbs are HelmSteps, a closed set. */
     private readonly observe: (verb: HelmStep, result: HelmResult, seconds: number) => void = () => undefined,
+    /** At most this many release-changing helm processes at once (helm-slots.ts); none: no limit here. */
+    private readonly slots?: HelmSlots,
   ) {}
 
   /** Each helm process is a span (`helm <subcommand>`, its verb and result) below the stage that ran it. */
-  run(args: string[], opts: HelmRunOptions): Promise<string> {
-    return inSpan(`helm ${args[0] ?? ''}`.trim(), { 'helm.verb': opts.step, 'helm.command': args[0], 'helmcrew.release': opts.release }, (span) =>
-      this.runHelm(args, opts, (result) => span.set({ 'helm.result': result })),
-    );
+  async run(args: string[], opts: HelmRunOptions): Promise<string> {
+    const free = this.slots && takesSlot(opts.step) ? await this.waitForSlot(this.slots, opts) : undefined;
+    try {
+      return await inSpan(`helm ${args[0] ?? ''}`.trim(), { 'helm.verb': opts.step, 'helm.command': args[0], 'helmcrew.release': opts.release }, (span) =>
+        this.runHelm(args, opts, (result) => span.set({ 'helm.result': result })),
+      );
+    } finally {
+      free?.();
+    }
+  }
+
+  /** A newer generation arriving while the operation waits for a slot cancels it as it would cancel helm. */
+  private async waitForSlot(slots: HelmSlots, opts: HelmRunOptions): Promise<() => void> {
+    try {
+      return await slots.acquire(opts.cancelSignal);
+    } catch (error) {
+      if (!opts.cancelSignal?.aborted) throw error;
+      this.log.info({ release: opts.release, action: opts.step }, 'helm cancelled while waiting for a slot');
+      this.observe(opts.step, 'canceled', 0);
+      throw new HelmCanceledError(opts.step);
+    }
   }
 
   private async runHelm(args: string[], opts: HelmRunOptions, ended: (result: HelmResult) => void): Promise<string> {

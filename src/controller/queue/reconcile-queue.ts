@@ -67,6 +67,16 @@ export function jobPriority(reason: string): number | undefined {
   return reason === 'resync' ? RESYNC_PRIORITY : undefined;
 }
 
+/**
+ * Pure: reconcile workers for `helmSlots` helm processes at once. Reading ahead, twice as many, so
+ * that when every slot runs helm as many passes again have done their reads and wait for the next
+ * free slot (helm/helm-slots.ts); a pass that needs no helm (the periodic check) is not held up
+ * either. Without, one pass per slot: a replica takes no release it cannot start helm for at once.
+ */
+export function reconcileWorkers(helmSlots: number, readAhead = true): number {
+  return readAhead ? 2 * helmSlots : helmSlots;
+}
+
 export function parseReleaseKey(key: string): { namespace: string; name: string } {
   const [namespace, name, ...rest] = key.split('/');
   if (!namespace || !name || rest.length > 0) throw new UnrecoverableError(`malformed release key "${key}"`);
