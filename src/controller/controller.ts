@@ -108,6 +108,7 @@ export async function startController(config: ControllerConfig, options: Control
       onFailure: (error) => void outage.decide(error),
     },
     valuesSources: (releases) => ({ rest, namespaces: config.namespaces, releases, onKey: enqueue, log }),
+    records: { rest, namespaces: config.namespaces, log },
     resync: (releases) => ({
       list: releases,
       lastChecked: () => ledger.all(),
@@ -152,7 +153,20 @@ export async function startController(config: ControllerConfig, options: Control
           log,
         });
   const freezeView = fleetFreezes ? new WithFleetFreezes(freezes, fleetFreezes) : freezes;
-  const ctx = controllerContext(config, { rest, kube, api, digester, metrics, log, publisher, operations, cache: watches, freezes: freezeView, freezeHolds });
+  const ctx = controllerContext(config, {
+    rest,
+    kube,
+    api,
+    digester,
+    metrics,
+    log,
+    publisher,
+    operations,
+    cache: watches,
+    settled: watches.settled,
+    freezes: freezeView,
+    freezeHolds,
+  });
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,

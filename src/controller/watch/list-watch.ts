@@ -77,6 +77,11 @@ export class ListWatch<T extends KubernetesObject> {
     return [...this.cache.values()];
   }
 
+  /** The newest resourceVersion seen: the last list's, an event's or a bookmark's (undefined before the first list). */
+  get seenVersion(): string | undefined {
+    return this.resourceVersion;
+  }
+
   get(name: string, namespace?: string): T | undefined {
     return this.cache.get(`${namespace ?? ''}/${name}`);
   }

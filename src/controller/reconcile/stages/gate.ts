@@ -5,7 +5,10 @@ import { apiErrorMessage, isForbidden } from '../../../core/kube/errors.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { reportRefused } from '../actions/refuse.js';
 import { passContext } from '../ports/cached-read.js';
-import type { ClusterPorts, ControllerContext, PassContext } from '../ports/context.js';
+import type { ClusterPorts, ControllerContext, PassContext, SettledHistoryPort } from '../ports/context.js';
+import { needsManifest } from '../decide/settled-records.js';
+import { driftCheckWanted, pendingDriftCorrection } from '../../drift/drift-decision.js';
+import { driftMode } from '../../drift/drift-schedule.js';
 import { needsFinalizer } from '../decide/lifecycle-state.js';
 import { checkTenancy, serviceAccountUser } from '../decide/tenancy.js';
 import { describeIdentity } from '../../../core/release/release-identity.js';
@@ -44,10 +47,13 @@ export async function gateStage(
     // The finalizer is decided from the object alone, so it is written while the history is
     // read. Metadata changes do not requeue (only generation does), so the pass goes on from the
     // object the PATCH returned: a finalizer changes neither the spec nor Helm's records.
-    const [updated, read] = await Promise.all([ctx.releaseWrites().addFinalizer(release), readHistory(ctx, release, target, readFrom, where)]);
+    const [updated, read] = await Promise.all([
+      ctx.releaseWrites().addFinalizer(release),
+      readHistory(ctx, release, target, readFrom, where, controllerCtx.settled),
+    ]);
     return isPassEnd(read) ? read : { end: 'go-on-from', release: updated, history: read };
   }
-  const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom, where));
+  const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom, where, controllerCtx.settled));
   return isPassEnd(history) ? history : { ctx, release, target, key, history };
 }
 
@@ -129,6 +135,7 @@ async function readHistory(
   target: ReleaseTarget,
   readFrom: ReadFrom,
   cluster?: ClusterPorts,
+  settledHistories?: SettledHistoryPort,
 ): Promise<ReleaseHistory | PassEnd> {
   try {
     // A quiet check of a settled release needs only the newest records (cached-read.ts); any
@@ -139,11 +146,22 @@ async function readHistory(
     // is seen unless it is that recent, and then the next check sees it. A fully consistent read
     // would ask etcd for its revision and wait for the cache to reach it (up to ~100 ms).
     if (readFrom === 'cache') {
-      const newest = await ctx.storage.history(target.namespace, target.releaseName, {
+      const opts = {
         withoutSuperseded: true,
         // Another cluster's records have their own resourceVersions.
         ...(cluster ? {} : { notOlderThan: release.metadata.resourceVersion }),
-      });
+      };
+      // At rest, the records read last time stand for this read while the watch of their
+      // metadata shows them unchanged (settled-records.ts). Only here: the controller's own
+      // cluster (a remote target has no watch), and a release that needs no manifest.
+      const settled =
+        cluster || needsManifest(release, driftCheckWanted(driftMode(release.spec), pendingDriftCorrection(release))) ? undefined : settledHistories;
+      if (!settled) return withSupersededFromStatus(await ctx.storage.history(target.namespace, target.releaseName, opts), release.status?.history);
+      const key = { namespace: target.namespace, releaseName: target.releaseName, identity: target.impersonate ? serviceAccountUser(target.impersonate) : '' };
+      const recalled = settled.recall(key, release.metadata.resourceVersion);
+      if (recalled) return withSupersededFromStatus(recalled, release.status?.history);
+      const { history: newest, records } = await ctx.storage.historyAndRecords(target.namespace, target.releaseName, opts);
+      settled.remember(key, newest, records);
       return withSupersededFromStatus(newest, release.status?.history);
     }
     if (readFrom === 'latest' || cluster) return await ctx.storage.history(target.namespace, target.releaseName);
