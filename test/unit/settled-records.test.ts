@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADOPT_RELEASE_ANNOTATION } from '../../src/api/annotations.js';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
-import { decideRecall, needsManifest, recordFingerprint, versionCovers } from '../../src/controller/reconcile/decide/settled-records.js';
+import { decideRecall, needsManifest, recordFingerprint } from '../../src/controller/reconcile/decide/settled-records.js';
 import { buildReconcileContext } from '../../src/controller/reconcile/ports/build-context.js';
 import { reconcileRelease } from '../../src/controller/reconcile/reconciler.js';
 import { SettledHistories } from '../../src/controller/watch/settled-histories.js';
@@ -11,21 +11,25 @@ import { fakeController, helmRelease, type Fakes } from './support/reconcile-fak
 // watch of the record Secrets' metadata shows the same records (decide/settled-records.ts).
 
 const remembered = { fingerprint: 'a@1', identity: '', atMs: 1000 };
-const watched = { fingerprint: 'a@1', seenVersion: '50' };
-const pass = { releaseVersion: '40', identity: '', nowMs: 2000, maxAgeMs: 60_000 };
+const watched = { fingerprint: 'a@1', heardAgoMs: 30_000 };
+const pass = { identity: '', nowMs: 2000, maxAgeMs: 60_000, maxSilenceMs: 150_000 };
 
 describe('decideRecall', () => {
-  it('recalls when the same records are watched, the watch is as new as the copy, the same identity read them, not long ago', () => {
+  it('recalls when the same records are watched, the watch heard from the server lately, the same identity read them, not long ago', () => {
     expect(decideRecall(remembered, watched, pass)).toEqual({ recall: true });
-    expect(decideRecall(remembered, { ...watched, seenVersion: '40' }, pass)).toEqual({ recall: true });
+    expect(decideRecall(remembered, { ...watched, heardAgoMs: 150_000 }, pass)).toEqual({ recall: true });
   });
 
   it.each([
     { name: 'nothing remembered', r: undefined, w: watched, p: pass, why: 'none remembered' },
     { name: 'the watch cannot say (not listed, failed, namespace not watched)', r: remembered, w: undefined, p: pass, why: 'watch cannot say' },
-    { name: 'the watch is older than the HelmRelease copy', r: remembered, w: { ...watched, seenVersion: '39' }, p: pass, why: 'watch behind' },
-    { name: 'the watch has seen no version yet', r: remembered, w: { fingerprint: 'a@1' }, p: pass, why: 'watch behind' },
-    { name: 'a version that is no integer', r: remembered, w: { ...watched, seenVersion: 'abc' }, p: pass, why: 'watch behind' },
+    {
+      name: 'the watch has heard nothing (no event, no bookmark) for too long',
+      r: remembered,
+      w: { ...watched, heardAgoMs: 150_001 },
+      p: pass,
+      why: 'watch silent',
+    },
     { name: 'a record written since (a new version)', r: remembered, w: { ...watched, fingerprint: 'a@2' }, p: pass, why: 'records changed' },
     { name: 'a record added (helm by hand)', r: remembered, w: { ...watched, fingerprint: 'a@1,b@3' }, p: pass, why: 'records changed' },
     { name: 'the record deleted', r: remembered, w: { ...watched, fingerprint: '' }, p: pass, why: 'records changed' },
@@ -36,7 +40,7 @@ describe('decideRecall', () => {
   });
 });
 
-describe('recordFingerprint and versionCovers', () => {
+describe('recordFingerprint', () => {
   it('a fingerprint does not depend on the order the records came in, and names every version', () => {
     const a = { name: 'sh.helm.release.v1.app.v1', resourceVersion: '10' };
     const b = { name: 'sh.helm.release.v1.app.v2', resourceVersion: '12' };
@@ -45,12 +49,8 @@ describe('recordFingerprint and versionCovers', () => {
     expect(recordFingerprint([])).toBe('');
   });
 
-  it('compares versions as integers, not as strings', () => {
-    expect(versionCovers('100', '99')).toBe(true);
-    expect(versionCovers('99', '100')).toBe(false);
-    expect(versionCovers('18446744073709551617', '18446744073709551616')).toBe(true);
-    expect(versionCovers(undefined, '1')).toBe(false);
-    expect(versionCovers('1', undefined)).toBe(false);
+  it('leaves out nothing: superseded records are left out by the caller (SettledHistories), as the watch leaves them out', () => {
+    expect(recordFingerprint([{ name: 'a', resourceVersion: '1', status: 'superseded' }])).toBe('a@1');
   });
 });
 
@@ -80,29 +80,43 @@ describe('SettledHistories', () => {
   const refs = [{ name: 'sh.helm.release.v1.app.v1', resourceVersion: '7' }];
 
   it('recalls what it remembered, without the manifests, while the watch shows the same records; forgets on a change', () => {
-    let watchedNow: { fingerprint: string; seenVersion: string } | undefined = { fingerprint: recordFingerprint(refs), seenVersion: '20' };
+    let watchedNow: { fingerprint: string; heardAgoMs: number } | undefined = { fingerprint: recordFingerprint(refs), heardAgoMs: 0 };
     let now = 0;
     const settled = new SettledHistories(() => watchedNow, { maxAgeMs: 1000, now: () => now });
-    expect(settled.recall(key, '10')).toBeUndefined();
+    expect(settled.recall(key)).toBeUndefined();
     settled.remember(key, summarizeHistory([record()]), refs);
-    const recalled = settled.recall(key, '10');
+    const recalled = settled.recall(key);
     expect(recalled?.deployed).toMatchObject({ revision: 1, status: 'deployed', config: { replicas: 1 } });
     expect(recalled?.deployed?.manifest).toBeUndefined();
     expect(recalled?.latest).toBe(recalled?.deployed);
-    expect(settled.recall(key, '21')).toBeUndefined();
+    watchedNow = { fingerprint: recordFingerprint(refs), heardAgoMs: 200_000 };
+    expect(settled.recall(key)).toBeUndefined();
     watchedNow = undefined;
-    expect(settled.recall(key, '10')).toBeUndefined();
-    watchedNow = { fingerprint: recordFingerprint(refs), seenVersion: '20' };
+    expect(settled.recall(key)).toBeUndefined();
+    watchedNow = { fingerprint: recordFingerprint(refs), heardAgoMs: 0 };
     now = 1000;
-    expect(settled.recall(key, '10')).toBeUndefined();
+    expect(settled.recall(key)).toBeUndefined();
     now = 0;
     settled.forget('apps', 'app');
-    expect(settled.recall(key, '10')).toBeUndefined();
-    expect(settled.counts).toMatchObject({ recalled: 1, 'none remembered': 2, 'watch behind': 1, 'watch cannot say': 1, 'too old': 1 });
+    expect(settled.recall(key)).toBeUndefined();
+    expect(settled.counts).toMatchObject({ recalled: 1, 'none remembered': 2, 'watch silent': 1, 'watch cannot say': 1, 'too old': 1 });
+  });
+
+  it('remembers the settled part of a whole history: the superseded records and every manifest left out', () => {
+    const settled = new SettledHistories(() => ({ fingerprint: recordFingerprint([{ name: 'v2', resourceVersion: '9' }]), heardAgoMs: 0 }));
+    const old = record({ revision: 1, status: 'superseded', labels: { status: 'superseded' } });
+    const current = record({ revision: 2, labels: { status: 'deployed' } });
+    settled.remember(key, summarizeHistory([old, current]), [
+      { name: 'v1', resourceVersion: '8', status: 'superseded' },
+      { name: 'v2', resourceVersion: '9', status: 'deployed' },
+    ]);
+    const recalled = settled.recall(key);
+    expect(recalled?.releases.map((r) => r.revision)).toEqual([2]);
+    expect(recalled?.deployed?.manifest).toBeUndefined();
   });
 
   it('a watch scope that starts again forgets what it covered', () => {
-    const settled = new SettledHistories(() => ({ fingerprint: recordFingerprint(refs), seenVersion: '20' }));
+    const settled = new SettledHistories(() => ({ fingerprint: recordFingerprint(refs), heardAgoMs: 0 }));
     settled.remember(key, summarizeHistory([record()]), refs);
     settled.remember({ ...key, namespace: 'other' }, summarizeHistory([record({ namespace: 'other' })]), refs);
     settled.forgetScope('apps');
@@ -116,23 +130,21 @@ describe('a settled check with remembered histories (the reconcile pass on fakes
   const NS = 'apps';
   const NAME = 'app';
 
-  /** A settled release, and a context whose record watch is the fake storage itself (as new as `seen`). */
-  async function settledRelease(): Promise<{ f: Fakes; settled: SettledHistories; check: () => Promise<string>; watch: { lagging: boolean } }> {
+  /** A settled release, and a context whose record watch is the fake storage itself (always current). */
+  async function settledRelease(): Promise<{ f: Fakes; settled: SettledHistories; check: () => Promise<string> }> {
     const f = fakeController();
     f.api.put(helmRelease({ values: { replicas: 1 } }));
     expect((await reconcileRelease(f.ctx, NS, NAME)).action).toBe('install');
-    const watch = { lagging: false };
-    let lastSeen: { fingerprint: string; seenVersion: string } | undefined;
-    const settled = new SettledHistories((namespace, releaseName) => {
-      if (!watch.lagging) lastSeen = { fingerprint: recordFingerprint(f.storage.identities(namespace, releaseName)), seenVersion: '1000000' };
-      return lastSeen;
-    });
+    const settled = new SettledHistories((namespace, releaseName) => ({
+      fingerprint: recordFingerprint(f.storage.identities(namespace, releaseName)),
+      heardAgoMs: 0,
+    }));
     const ctx = buildReconcileContext({ ...f.ctx, settled });
     const check = async () => {
       f.cache.copies.set(`${NS}/${NAME}`, f.api.peek(NS, NAME)!);
       return (await reconcileRelease(ctx, NS, NAME)).action;
     };
-    return { f, settled, check, watch };
+    return { f, settled, check };
   }
 
   it('the first check reads the records, the next ones read nothing while they are unchanged', async () => {
@@ -144,6 +156,18 @@ describe('a settled check with remembered histories (the reconcile pass on fakes
     expect(await check()).toBe('unchanged');
     expect(f.storage.reads - reads).toBe(1);
     expect(settled.counts.recalled).toBe(2);
+  });
+
+  it("a pass's whole read (after an install, a fresh pass) is remembered too: the next settled check reads nothing", async () => {
+    const { f, settled } = await settledRelease();
+    const ctx = buildReconcileContext({ ...f.ctx, settled });
+    f.cache.copies.delete(`${NS}/${NAME}`);
+    expect((await reconcileRelease(ctx, NS, NAME)).action).toBe('unchanged');
+    const reads = f.storage.reads;
+    f.cache.copies.set(`${NS}/${NAME}`, f.api.peek(NS, NAME)!);
+    expect((await reconcileRelease(ctx, NS, NAME)).action).toBe('unchanged');
+    expect(f.storage.reads - reads).toBe(0);
+    expect(settled.counts.recalled).toBe(1);
     expect(f.helm.verbs()).toEqual(['install']);
   });
 

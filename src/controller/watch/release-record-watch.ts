@@ -66,7 +66,7 @@ export class ReleaseRecordWatch {
     if (!slot?.informer || !slot.synced) return undefined;
     const records = slot.byRelease.get(`${namespace}/${releaseName}`);
     const refs: RecordRef[] = records ? [...records].map(([name, resourceVersion]) => ({ name, resourceVersion })) : [];
-    return { fingerprint: recordFingerprint(refs), seenVersion: slot.informer.seenVersion };
+    return { fingerprint: recordFingerprint(refs), heardAgoMs: Date.now() - slot.informer.lastHeardMs };
   }
 
   /** How many record Secrets the watch holds (for the bench's memory per release). */

@@ -1,9 +1,11 @@
-import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/release-storage.js';
+import { summarizeHistory, type ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { decideRecall, recordFingerprint, type RecallDecision, type RecordRef, type Remembered, type Watched } from '../reconcile/decide/settled-records.js';
 import type { SettledHistoryPort, SettledKey } from '../reconcile/ports/context.js';
 
 /** A full read at least this often per release, even at rest: lost read rights are still noticed. */
 export const DEFAULT_MAX_RECALL_AGE_MS = 60 * 60_000;
+/** The API server sends a bookmark about every minute and ends a watch after 5–10: a watch silent longer is not trusted. */
+export const MAX_WATCH_SILENCE_MS = 150_000;
 
 interface Entry extends Remembered {
   history: ReleaseHistory;
@@ -22,7 +24,7 @@ export class SettledHistories implements SettledHistoryPort {
     recalled: 0,
     'none remembered': 0,
     'watch cannot say': 0,
-    'watch behind': 0,
+    'watch silent': 0,
     'records changed': 0,
     'other identity': 0,
     'too old': 0,
@@ -33,14 +35,14 @@ export class SettledHistories implements SettledHistoryPort {
     private readonly opts: { maxAgeMs?: number; now?: () => number } = {},
   ) {}
 
-  recall(key: SettledKey, releaseVersion: string | undefined): ReleaseHistory | undefined {
+  recall(key: SettledKey): ReleaseHistory | undefined {
     const id = `${key.namespace}/${key.releaseName}`;
     const entry = this.entries.get(id);
     const decision = decideRecall(entry, this.watched(key.namespace, key.releaseName), {
-      releaseVersion,
       identity: key.identity,
       nowMs: this.now(),
       maxAgeMs: this.opts.maxAgeMs ?? DEFAULT_MAX_RECALL_AGE_MS,
+      maxSilenceMs: MAX_WATCH_SILENCE_MS,
     });
     if (decision.recall) {
       this.counts.recalled += 1;
@@ -50,12 +52,13 @@ export class SettledHistories implements SettledHistoryPort {
     return undefined;
   }
 
+  /** `records`: those the history was read from, with helm's status label; the superseded ones are left out as the watch leaves them out. */
   remember(key: SettledKey, history: ReleaseHistory, records: readonly RecordRef[]): void {
     this.entries.set(`${key.namespace}/${key.releaseName}`, {
-      fingerprint: recordFingerprint(records),
+      fingerprint: recordFingerprint(records.filter((r) => r.status !== 'superseded')),
       identity: key.identity,
       atMs: this.now(),
-      history: withoutManifests(history),
+      history: settledPart(history),
     });
   }
 
@@ -79,14 +82,19 @@ export class SettledHistories implements SettledHistoryPort {
   }
 }
 
-/** The history as a check uses it, without the manifests (most of a record's size; needsManifest says who reads them). */
-function withoutManifests(history: ReleaseHistory): ReleaseHistory {
-  const strip = (r: StoredRelease): StoredRelease => {
-    if (r.manifest === undefined) return r;
-    const { manifest: _manifest, ...rest } = r;
-    return rest;
-  };
-  const releases = history.releases.map(strip);
-  const index = (r: StoredRelease | undefined) => (r ? releases[history.releases.indexOf(r)] : undefined);
-  return { releases, latest: index(history.latest), deployed: index(history.deployed) };
+/**
+ * What a settled check reads of a history: its records that are not superseded (the check's LIST
+ * leaves them out, helm's `status` label says which), without their manifests (most of a record's
+ * size; needsManifest says which releases read them). Any read of the whole history gives it too.
+ */
+function settledPart(history: ReleaseHistory): ReleaseHistory {
+  return summarizeHistory(
+    history.releases
+      .filter((r) => (r.labels?.status ?? r.status) !== 'superseded')
+      .map((r) => {
+        if (r.manifest === undefined) return r;
+        const { manifest: _manifest, ...rest } = r;
+        return rest;
+      }),
+  );
 }

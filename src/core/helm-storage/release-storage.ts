@@ -157,7 +157,7 @@ export class ReleaseStorage {
     namespace: string,
     releaseName: string,
     opts: { withoutSuperseded?: boolean; notOlderThan?: string } = {},
-  ): Promise<{ history: ReleaseHistory; records: Array<{ name: string; resourceVersion: string }> }> {
+  ): Promise<{ history: ReleaseHistory; records: Array<{ name: string; resourceVersion: string; status?: string }> }> {
     const list = await this.kube.core.listNamespacedSecret({
       namespace,
       labelSelector: `owner=helm,name=${releaseName}${opts.withoutSuperseded ? ',status!=superseded' : ''}`,
@@ -167,7 +167,11 @@ export class ReleaseStorage {
       ...(opts.notOlderThan ? { resourceVersion: opts.notOlderThan, resourceVersionMatch: 'NotOlderThan' } : {}),
     });
     const releases: StoredRelease[] = [];
-    const records = list.items.map((secret) => ({ name: secret.metadata?.name ?? '', resourceVersion: secret.metadata?.resourceVersion ?? '' }));
+    const records = list.items.map((secret) => ({
+      name: secret.metadata?.name ?? '',
+      resourceVersion: secret.metadata?.resourceVersion ?? '',
+      status: secret.metadata?.labels?.status,
+    }));
     for (const secret of list.items) {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;

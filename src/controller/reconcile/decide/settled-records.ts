@@ -7,10 +7,11 @@ import { ADOPT_RELEASE_ANNOTATION } from '../../../api/annotations.js';
  * record Secrets' metadata saw, and what was remembered, are handed in.
  */
 
-/** One release record Secret as a LIST or a watch saw it: its name and version (same version, same content). */
+/** One release record Secret as a LIST or a watch saw it: its name and version (same version, same content), and helm's status label. */
 export interface RecordRef {
   name: string;
   resourceVersion: string;
+  status?: string;
 }
 
 /** The identity of a set of records: their names and versions, in one order. */
@@ -19,16 +20,6 @@ export function recordFingerprint(records: readonly RecordRef[]): string {
     .map((r) => `${r.name}@${r.resourceVersion}`)
     .sort()
     .join(',');
-}
-
-/**
- * Is the watch at least as new as `resourceVersion`? Versions are compared as the integers the
- * API server gives (comparable since Kubernetes 1.35, KEP-5504); anything else is not known to
- * be covered, and the check reads instead.
- */
-export function versionCovers(seen: string | undefined, resourceVersion: string | undefined): boolean {
-  if (!seen || !resourceVersion || !/^\d+$/.test(seen) || !/^\d+$/.test(resourceVersion)) return false;
-  return BigInt(seen) >= BigInt(resourceVersion);
 }
 
 /**
@@ -53,28 +44,30 @@ export interface Remembered {
 /** What the watch of record Secrets says of the release now; undefined when it cannot say (not listed yet, failed, namespace not watched). */
 export interface Watched {
   fingerprint: string;
-  /** The newest resourceVersion the watch has seen (its list, events, bookmarks). */
-  seenVersion?: string;
+  /** How long since the watch last heard from the API server (a list, a reconnect, an event, a bookmark: the server sends one about every minute). */
+  heardAgoMs: number;
 }
 
 export type RecallDecision =
-  { recall: true } | { recall: false; why: 'none remembered' | 'watch cannot say' | 'watch behind' | 'records changed' | 'other identity' | 'too old' };
+  { recall: true } | { recall: false; why: 'none remembered' | 'watch cannot say' | 'watch silent' | 'records changed' | 'other identity' | 'too old' };
 
 /**
  * Pure: may the remembered history stand for a LIST now? Only when the records the watch shows
- * are exactly those read then (same names, same versions), the watch is at least as new as the
- * HelmRelease copy the pass runs on (as today's read is "not older than" it), the same identity
- * read them, and the read is not older than `maxAgeMs` (a full read now and then still notices
- * lost read rights).
+ * are exactly those read then (same names, same versions: a record helm wrote, changed or
+ * deleted since, by helmcrew or by hand, is a difference), the watch has heard from the server
+ * lately (a watch that hangs without failing would otherwise hide every change), the same
+ * identity read them, and that read is not older than `maxAgeMs` (a full read now and then still
+ * notices lost read rights). The records are then as new as the watch: milliseconds behind the
+ * API server, as its own watch cache, which answers today's read, is behind etcd.
  */
 export function decideRecall(
   remembered: Remembered | undefined,
   watched: Watched | undefined,
-  pass: { releaseVersion?: string; identity: string; nowMs: number; maxAgeMs: number },
+  pass: { identity: string; nowMs: number; maxAgeMs: number; maxSilenceMs: number },
 ): RecallDecision {
   if (!remembered) return { recall: false, why: 'none remembered' };
   if (!watched) return { recall: false, why: 'watch cannot say' };
-  if (!versionCovers(watched.seenVersion, pass.releaseVersion)) return { recall: false, why: 'watch behind' };
+  if (watched.heardAgoMs > pass.maxSilenceMs) return { recall: false, why: 'watch silent' };
   if (watched.fingerprint !== remembered.fingerprint) return { recall: false, why: 'records changed' };
   if (remembered.identity !== pass.identity) return { recall: false, why: 'other identity' };
   if (pass.nowMs - remembered.atMs >= pass.maxAgeMs) return { recall: false, why: 'too old' };

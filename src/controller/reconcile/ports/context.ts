@@ -178,8 +178,8 @@ export interface SettledKey {
 
 /** The histories settled checks last read (reconcile/decide/settled-records.ts decides when one stands for a LIST). */
 export interface SettledHistoryPort {
-  /** The remembered history if the watched records are those it was read from and the watch is as new as `releaseVersion`. */
-  recall(key: SettledKey, releaseVersion: string | undefined): ReleaseHistory | undefined;
+  /** The remembered history (its non-superseded records) if the watched records are those it was read from (settled-records.ts). */
+  recall(key: SettledKey): ReleaseHistory | undefined;
   remember(key: SettledKey, history: ReleaseHistory, records: readonly RecordRef[]): void;
 }
 

@@ -145,27 +145,31 @@ async function readHistory(
     // cache at once, as new as that cache is (milliseconds behind etcd): someone else's helm run
     // is seen unless it is that recent, and then the next check sees it. A fully consistent read
     // would ask etcd for its revision and wait for the cache to reach it (up to ~100 ms).
+    // At rest, the records read last time stand for this read while the watch of their metadata
+    // shows them unchanged (settled-records.ts). Only on the controller's own cluster (a remote
+    // target has no watch) and for a release that needs no manifest; every such read is
+    // remembered (the settled part of it), only a settled check recalls.
+    const settled =
+      cluster || needsManifest(release, driftCheckWanted(driftMode(release.spec), pendingDriftCorrection(release))) ? undefined : settledHistories;
+    const key = { namespace: target.namespace, releaseName: target.releaseName, identity: target.impersonate ? serviceAccountUser(target.impersonate) : '' };
+    const read = async (opts: { withoutSuperseded?: boolean; notOlderThan?: string }) => {
+      if (!settled) return ctx.storage.history(target.namespace, target.releaseName, opts);
+      const { history, records } = await ctx.storage.historyAndRecords(target.namespace, target.releaseName, opts);
+      settled.remember(key, history, records);
+      return history;
+    };
     if (readFrom === 'cache') {
-      const opts = {
+      const recalled = settled?.recall(key);
+      if (recalled) return withSupersededFromStatus(recalled, release.status?.history);
+      const newest = await read({
         withoutSuperseded: true,
         // Another cluster's records have their own resourceVersions.
         ...(cluster ? {} : { notOlderThan: release.metadata.resourceVersion }),
-      };
-      // At rest, the records read last time stand for this read while the watch of their
-      // metadata shows them unchanged (settled-records.ts). Only here: the controller's own
-      // cluster (a remote target has no watch), and a release that needs no manifest.
-      const settled =
-        cluster || needsManifest(release, driftCheckWanted(driftMode(release.spec), pendingDriftCorrection(release))) ? undefined : settledHistories;
-      if (!settled) return withSupersededFromStatus(await ctx.storage.history(target.namespace, target.releaseName, opts), release.status?.history);
-      const key = { namespace: target.namespace, releaseName: target.releaseName, identity: target.impersonate ? serviceAccountUser(target.impersonate) : '' };
-      const recalled = settled.recall(key, release.metadata.resourceVersion);
-      if (recalled) return withSupersededFromStatus(recalled, release.status?.history);
-      const { history: newest, records } = await ctx.storage.historyAndRecords(target.namespace, target.releaseName, opts);
-      settled.remember(key, newest, records);
+      });
       return withSupersededFromStatus(newest, release.status?.history);
     }
-    if (readFrom === 'latest' || cluster) return await ctx.storage.history(target.namespace, target.releaseName);
-    return await ctx.storage.history(target.namespace, target.releaseName, { notOlderThan: release.metadata.resourceVersion });
+    if (readFrom === 'latest' || cluster) return await read({});
+    return await read({ notOlderThan: release.metadata.resourceVersion });
   } catch (error) {
     const key = target.key;
     if (cluster) {
