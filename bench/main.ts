@@ -69,6 +69,10 @@ export const BENCHMARKS: Record<string, Entry> = {
       'hub mode: one controller with N releases spread over T target clusters (spec.kubeConfig) against N local releases: time, CPU and memory per release',
     load: () => import('./fleet-hub.js'),
   },
+  'settled-memory': {
+    summary: "the settled checks' memory per release: N remembered histories and the watch of N record Secrets' metadata (no cluster)",
+    load: () => import('./settled-memory.js'),
+  },
   'slack-latency': { summary: "event → Slack API call latency against the local fake Slack and Slack's rate limits", load: () => import('./slack-latency.js') },
 };
 

@@ -134,7 +134,7 @@ export async function reportText(dir = RESULTS_DIR): Promise<string> {
   checkOneRun(results);
   const parts: ReportPart[] = [];
   for (const set of Object.values(SETS)) {
-    if (!set.dir) continue;
+    if (!set.dir || set.inReport === false) continue;
     const found = await loadResults(join(dir, set.dir));
     if (found.length === 0) continue;
     // A set kept apart is one machine; its results may come from successive commits, each named.

@@ -54,18 +54,36 @@ export const FLEET: SetEntry[] = [
   },
 ];
 
+/**
+ * At rest at scale (issue 36): N in-sync seeded releases on one replica, and what the settled
+ * checks' memory costs per release. Kept apart (bench/results/rest-scale/) like the fleet set.
+ */
+export const REST_SCALE: SetEntry[] = [
+  {
+    as: 'at-rest-scale',
+    benchmark: 'burst',
+    small: ['--releases', '1000', '--seeded', '--skip', 'floor,upgrade,latency', '--rest-seconds', '90'],
+    full: ['--releases', '10000', '--seeded', '--skip', 'floor,upgrade,latency', '--rest-seconds', '150'],
+  },
+  { as: 'settled-memory', benchmark: 'settled-memory', small: ['--releases', '1000'], full: ['--releases', '10000'] },
+];
+
 /** The sets `all --set NAME` runs; `dir`: where under bench/results/ their results are kept (none: bench/results/ itself). */
-export const SETS: Record<string, { entries: SetEntry[]; dir?: string; title?: string }> = {
+/** `inReport: false`: kept in its folder and quoted in docs, not in RESULTS.md (which stays under 250 lines). */
+export const SETS: Record<string, { entries: SetEntry[]; dir?: string; title?: string; inReport?: false }> = {
   headline: { entries: HEADLINE },
   fleet: { entries: FLEET, dir: 'fleet', title: 'Fleet (issue 32): agents on one Redis, and one controller over target clusters' },
+  'rest-scale': { entries: REST_SCALE, dir: 'rest-scale', title: 'At rest at scale (issue 36): settled checks without a LIST', inReport: false },
 };
 
 export const SET_USAGE = [
-  'usage: npm run bench -- all [--set headline|fleet] [--only burst,at-rest,ack-latency,notify-latency] [--full] [--note TEXT] [--results DIR]',
+  'usage: npm run bench -- all [--set headline|fleet|rest-scale] [--only burst,at-rest,ack-latency,notify-latency] [--full] [--note TEXT] [--results DIR]',
   '  the headline benchmarks (or --set fleet: bench/results/fleet/) one after the other, each writing bench/results/<name>.json, then bench/RESULTS.md',
   ...HEADLINE.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
   '  --set fleet:',
   ...FLEET.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
+  '  --set rest-scale:',
+  ...REST_SCALE.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
 ];
 
 /** The command lines `all` runs, in order. Pure. */

@@ -27,7 +27,7 @@ import type { RunningOperations } from './reconcile/ports/running-operations.js'
 import { RemoteClusters } from './targets/remote-clusters.js';
 import { KubeconfigHelmRunner } from './helm/kubeconfig-runner.js';
 import { buildReconcileContext } from './reconcile/ports/build-context.js';
-import type { ControllerContext, FreezeHoldWriter, FreezeView, ProposalReads, ProposalWrites, ReleaseCache } from './reconcile/ports/context.js';
+import type { ControllerContext, FreezeHoldWriter, FreezeView, ProposalReads, ProposalWrites, ReleaseCache, SettledHistoryPort } from './reconcile/ports/context.js';
 
 /** What the controller's reconcile context is made of beyond its configuration: the parts startController also wires elsewhere. */
 export interface ControllerParts {
@@ -41,6 +41,8 @@ export interface ControllerParts {
   publisher: ReleaseEventSink | undefined;
   operations: RunningOperations;
   cache: ReleaseCache;
+  /** Settled checks' last histories (watch/settled-histories.ts); none: every check reads its records. */
+  settled?: SettledHistoryPort;
   freezes: FreezeView;
   freezeHolds?: FreezeHoldWriter;
   /** Approved proposals (issue 35) read and marked applied by passes. */
@@ -49,7 +51,7 @@ export interface ControllerParts {
 
 /** The controller's reconcile context: helm as configured, charts under the host policy, every happening an Event (and a notification). */
 export function controllerContext(config: ControllerConfig, parts: ControllerParts): Readonly<ControllerContext> {
-  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, freezes, freezeHolds, proposals } = parts;
+  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, settled, freezes, freezeHolds, proposals } = parts;
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const recordLimits = { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes };
   // HELMCREW_CONCURRENCY release-changing helm processes at once, whichever cluster they act on (helm-slots.ts).
@@ -96,6 +98,7 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     drift: new DriftDetector(new ClusterObjects(rest), config.helmFieldManager),
     crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
     cache,
+    ...(settled ? { settled } : {}),
     freezes,
     targets,
     ...(freezeHolds ? { freezeHolds } : {}),

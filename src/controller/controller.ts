@@ -115,6 +115,7 @@ export async function startController(config: ControllerConfig, options: Control
       onFailure: (error) => void outage.decide(error),
     },
     valuesSources: (releases) => ({ rest, namespaces: config.namespaces, releases, onKey: enqueue, log }),
+    records: { rest, namespaces: config.namespaces, log },
     resync: (releases) => ({
       list: releases,
       lastChecked: () => ledger.all(),
@@ -172,6 +173,7 @@ export async function startController(config: ControllerConfig, options: Control
     publisher,
     operations,
     cache: watches,
+    settled: watches.settled,
     freezes: freezeView,
     freezeHolds,
     proposals,

@@ -14,6 +14,18 @@ import { httpGet, waitFor, type TlsMaterial } from './wait.js';
 // /24 ran out at 254). The apiserver cert's SAN 10.0.0.1 is still the range's first address.
 export const SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/16';
 
+/**
+ * Audit only LISTs of Secrets (Helm's release records are Secrets), at Metadata level: the URL
+ * with its label selector and the user, never a Secret's data. Nothing else is written, so the
+ * log costs the API server next to nothing when nothing LISTs Secrets.
+ */
+const AUDIT_POLICY = {
+  apiVersion: 'audit.k8s.io/v1',
+  kind: 'Policy',
+  omitStages: ['RequestReceived'],
+  rules: [{ level: 'Metadata', verbs: ['list'], resources: [{ group: '', resources: ['secrets'] }] }, { level: 'None' }],
+};
+
 export interface ControlPlaneOptions {
   stateDir: string;
   bins: ToolchainPaths;
@@ -92,6 +104,7 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     { label: 'etcd /health', log, timeoutMs: 30_000, watch: [etcd] },
   );
 
+  await writeFile(paths.auditPolicy, stringify(AUDIT_POLICY));
   const apiserverUrl = `https://127.0.0.1:${apiPort}`;
   log.info({ url: apiserverUrl }, 'starting kube-apiserver');
   const apiserver = await start('kube-apiserver', bins.kubeApiserver, [
@@ -125,6 +138,12 @@ export async function startControlPlane(opts: ControlPlaneOptions): Promise<Cont
     `--proxy-client-cert-file=${certs.frontProxyCert}`,
     `--proxy-client-key-file=${certs.frontProxyKey}`,
     '--profiling=false',
+    // Which client LISTed which release's records: tests count them (test/integration/settled-at-rest.test.ts).
+    `--audit-policy-file=${paths.auditPolicy}`,
+    `--audit-log-path=${paths.auditLog}`,
+    '--audit-log-format=json',
+    '--audit-log-maxsize=50',
+    '--audit-log-maxbackup=1',
   ]);
   await writeKubeconfig(paths.kubeconfig, apiserverUrl, certs);
   const tls = await adminTls(certs);

@@ -79,5 +79,8 @@ export function statePaths(stateDir: string) {
     etcdData: join(stateDir, 'etcd'),
     kwokConfig: join(stateDir, 'kwok.yaml'),
     redisDir: join(stateDir, 'redis'),
+    /** The API server's audit log of Secret LISTs (control-plane.ts), one JSON object a line. */
+    auditLog: join(stateDir, 'kube-apiserver-audit.log'),
+    auditPolicy: join(stateDir, 'audit-policy.yaml'),
   };
 }

@@ -174,7 +174,7 @@ describe('bench all: the headline set', () => {
   it('refuses a name not in the set', () => {
     expect(() => setCommands(['bursts'], false, [])).toThrow('--only: no such headline benchmark: bursts');
     expect(() => setCommands(['burst'], false, [], 'fleet')).toThrow('--only: no such fleet benchmark: burst');
-    expect(() => setCommands([], false, [], 'fleets')).toThrow('--set: no such set: fleets (headline, fleet)');
+    expect(() => setCommands([], false, [], 'fleets')).toThrow('--set: no such set: fleets (headline, fleet, rest-scale)');
   });
 
   it('the fleet set: its own benchmarks, at the issue’s sizes with --full', () => {

@@ -3,6 +3,8 @@ import type { ReleaseCache } from '../reconcile/ports/context.js';
 import { InformerSupervisor, type InformerSupervisorOptions } from './informer-supervisor.js';
 import { startResync } from './resync.js';
 import { ValuesSourceWatch } from './values-source-watch.js';
+import { ReleaseRecordWatch } from './release-record-watch.js';
+import { SettledHistories } from './settled-histories.js';
 
 export interface ClusterWatchesOptions {
   informers: InformerSupervisorOptions;
@@ -10,6 +12,10 @@ export interface ClusterWatchesOptions {
   valuesSources: (releases: () => HelmRelease[]) => ConstructorParameters<typeof ValuesSourceWatch>[0];
   /** The periodic resync's options, given the informers it walks. */
   resync: (releases: () => HelmRelease[]) => Parameters<typeof startResync>[0];
+  /** The watch of Helm's record Secrets' metadata that lets settled checks skip their LIST; none: every check reads. */
+  records?: Omit<ConstructorParameters<typeof ReleaseRecordWatch>[0], 'onChange' | 'onReset'>;
+  /** How long a remembered history may stand for a read (settled-histories.ts' default unless told). */
+  maxRecallAgeMs?: number;
 }
 
 /**
@@ -18,10 +24,16 @@ export interface ClusterWatchesOptions {
  * Between a stop and the next start the cache is empty, and passes read from the API server.
  */
 export class ClusterWatches implements ReleaseCache {
-  private running?: { informers: InformerSupervisor; valuesSources: ValuesSourceWatch; stopResync: () => void };
+  private running?: { informers: InformerSupervisor; valuesSources: ValuesSourceWatch; records?: ReleaseRecordWatch; stopResync: () => void };
   private transition: Promise<void> = Promise.resolve();
+  /** What settled checks last read, recalled while the record watch shows it unchanged (the pass's `settled` port). */
+  readonly settled: SettledHistories;
 
-  constructor(private readonly opts: ClusterWatchesOptions) {}
+  constructor(private readonly opts: ClusterWatchesOptions) {
+    this.settled = new SettledHistories((namespace, releaseName) => this.running?.records?.watched(namespace, releaseName), {
+      ...(opts.maxRecallAgeMs !== undefined ? { maxAgeMs: opts.maxRecallAgeMs } : {}),
+    });
+  }
 
   get ready(): boolean {
     return this.running?.informers.ready ?? false;
@@ -41,7 +53,7 @@ export class ClusterWatches implements ReleaseCache {
 
   /** The API server answers again: watches waiting to restart start now; resolves once they listed. */
   async retryNow(): Promise<void> {
-    await Promise.all([this.running?.informers.retryNow(), this.running?.valuesSources.retryNow()]);
+    await Promise.all([this.running?.informers.retryNow(), this.running?.valuesSources.retryNow(), this.running?.records?.retryNow()]);
   }
 
   start(): Promise<void> {
@@ -50,9 +62,17 @@ export class ClusterWatches implements ReleaseCache {
       const informers = new InformerSupervisor(this.opts.informers);
       const releases = () => informers.list();
       const valuesSources = new ValuesSourceWatch(this.opts.valuesSources(releases));
-      this.running = { informers, valuesSources, stopResync: () => undefined };
+      const records = this.opts.records
+        ? new ReleaseRecordWatch({
+            ...this.opts.records,
+            onChange: (namespace, releaseName) => this.settled.forget(namespace, releaseName),
+            onReset: (scope) => this.settled.forgetScope(scope),
+          })
+        : undefined;
+      this.running = { informers, valuesSources, ...(records ? { records } : {}), stopResync: () => undefined };
       await informers.start();
       await valuesSources.start();
+      await records?.start();
       // Stopped while starting: leave it to the stop queued behind this start.
       if (this.running?.informers === informers) this.running.stopResync = startResync(this.opts.resync(releases));
     });
@@ -67,6 +87,8 @@ export class ClusterWatches implements ReleaseCache {
       running.stopResync();
       await running.informers.stop();
       await running.valuesSources.stop();
+      await running.records?.stop();
+      this.settled.forgetScope('');
     });
     return this.transition;
   }

@@ -56,6 +56,7 @@ export class ListWatch<T extends KubernetesObject> {
     error: [],
   };
   private resourceVersion?: string;
+  private heardMs = 0;
   private readonly stopping = new AbortController();
   private watchAbort?: AbortController;
   private gone = false;
@@ -75,6 +76,16 @@ export class ListWatch<T extends KubernetesObject> {
 
   list(): T[] {
     return [...this.cache.values()];
+  }
+
+  /** The newest resourceVersion seen: the last list's, an event's or a bookmark's (undefined before the first list). */
+  get seenVersion(): string | undefined {
+    return this.resourceVersion;
+  }
+
+  /** When the server was last heard from (a list, a watch opened, an event, a bookmark), ms since the epoch; 0 never. */
+  get lastHeardMs(): number {
+    return this.heardMs;
   }
 
   get(name: string, namespace?: string): T | undefined {
@@ -103,7 +114,10 @@ export class ListWatch<T extends KubernetesObject> {
       try {
         await this.watchFn(
           this.resourceVersion,
-          () => this.emit('connect'),
+          () => {
+            this.heardMs = Date.now();
+            this.emit('connect');
+          },
           (event) => this.apply(event),
           this.watchAbort.signal,
         );
@@ -128,6 +142,7 @@ export class ListWatch<T extends KubernetesObject> {
   private async relist(): Promise<void> {
     const listed = await this.listFn();
     if (this.stopped) return;
+    this.heardMs = Date.now();
     this.resourceVersion = listed.metadata?.resourceVersion;
     const seen = new Set<string>();
     for (const item of listed.items) {
@@ -149,6 +164,7 @@ export class ListWatch<T extends KubernetesObject> {
 
   private apply(event: WatchEvent): void {
     if (this.stopped) return;
+    this.heardMs = Date.now();
     if (event.type === 'ERROR') {
       // A Status in the stream; 410 means our resourceVersion expired: relist.
       if (event.object.code === 410) this.gone = true;

@@ -16,12 +16,18 @@ export type MetadataInformer = ListWatch<KubernetesObject>;
  * `onListed` runs after each successful list, once the listed objects have been reported.
  * `labelSelector` narrows list and watch alike (the server filters; nothing else is sent).
  */
-export function makeMetadataInformer(rest: KubeRest, path: string, onListed: () => void, labelSelector?: string): MetadataInformer {
+export function makeMetadataInformer(
+  rest: KubeRest,
+  path: string,
+  onListed: () => void,
+  labelSelector?: string,
+  keep: (obj: KubernetesObject) => KubernetesObject = identityOnly,
+): MetadataInformer {
   const list = async () => {
     const listed = await rest.request<Listed<KubernetesObject>>({ method: 'GET', path, query: { labelSelector }, accept: META_LIST, timeoutMs: 30_000 });
     return { metadata: listed.metadata ?? {}, items: listed.items ?? [] };
   };
-  const informer = new ListWatch<KubernetesObject>(list, restWatch(rest, path, META_OBJECT, labelSelector), identityOnly);
+  const informer = new ListWatch<KubernetesObject>(list, restWatch(rest, path, META_OBJECT, labelSelector), keep);
   informer.on('synced', onListed);
   return informer;
 }
@@ -30,7 +36,7 @@ export function makeMetadataInformer(rest: KubeRest, path: string, onListed: () 
  * What a metadata informer keeps of each object: who it is and its version. Labels and
  * managedFields are most of an object's metadata and nothing here reads them.
  */
-function identityOnly(obj: KubernetesObject): KubernetesObject {
+export function identityOnly(obj: KubernetesObject): KubernetesObject {
   const { name, namespace, resourceVersion, uid } = obj.metadata ?? {};
   return { apiVersion: obj.apiVersion, kind: obj.kind, metadata: { name, namespace, resourceVersion, uid } };
 }

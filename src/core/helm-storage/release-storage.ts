@@ -149,6 +149,15 @@ export class ReleaseStorage {
    * its chart and manifest; the periodic check of a settled release reads only the newest ones.
    */
   async history(namespace: string, releaseName: string, opts: { withoutSuperseded?: boolean; notOlderThan?: string } = {}): Promise<ReleaseHistory> {
+    return (await this.historyAndRecords(namespace, releaseName, opts)).history;
+  }
+
+  /** history(), and which record Secrets it was read from (name and resourceVersion each): what a remembered history is checked against. */
+  async historyAndRecords(
+    namespace: string,
+    releaseName: string,
+    opts: { withoutSuperseded?: boolean; notOlderThan?: string } = {},
+  ): Promise<{ history: ReleaseHistory; records: Array<{ name: string; resourceVersion: string; status?: string }> }> {
     const list = await this.kube.core.listNamespacedSecret({
       namespace,
       labelSelector: `owner=helm,name=${releaseName}${opts.withoutSuperseded ? ',status!=superseded' : ''}`,
@@ -158,6 +167,11 @@ export class ReleaseStorage {
       ...(opts.notOlderThan ? { resourceVersion: opts.notOlderThan, resourceVersionMatch: 'NotOlderThan' } : {}),
     });
     const releases: StoredRelease[] = [];
+    const records = list.items.map((secret) => ({
+      name: secret.metadata?.name ?? '',
+      resourceVersion: secret.metadata?.resourceVersion ?? '',
+      status: secret.metadata?.labels?.status,
+    }));
     for (const secret of list.items) {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;
@@ -165,7 +179,7 @@ export class ReleaseStorage {
       const record = decodeReleaseRecord(data, secret.metadata?.labels, `${namespace}/${secret.metadata?.name}`, this.limits);
       releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
     }
-    return summarizeHistory(releases);
+    return { history: summarizeHistory(releases), records };
   }
 
   /**

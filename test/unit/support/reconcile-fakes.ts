@@ -138,6 +138,18 @@ export class FakeReleaseStorage {
     return summarizeHistory(this.of(namespace, name).map((r) => ({ ...r })));
   }
 
+  /** history(), and the records' identities: name by revision, a version that changes with the record's status and values. */
+  async historyAndRecords(namespace: string, name: string): Promise<{ history: ReleaseHistory; records: Array<{ name: string; resourceVersion: string }> }> {
+    return { history: await this.history(namespace, name), records: this.identities(namespace, name) };
+  }
+
+  /** What a watch of the record Secrets shows of the records not superseded (as the settled check's LIST selects). */
+  identities(namespace: string, name: string): Array<{ name: string; resourceVersion: string }> {
+    return this.of(namespace, name)
+      .filter((r) => r.status !== 'superseded')
+      .map((r) => ({ name: `sh.helm.release.v1.${r.name}.v${r.revision}`, resourceVersion: `${r.status}:${JSON.stringify(r.config)}` }));
+  }
+
   async afterWrite(namespace: string, name: string): Promise<ReleaseHistory> {
     return this.history(namespace, name);
   }

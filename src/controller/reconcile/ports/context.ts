@@ -9,7 +9,8 @@ import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import type { GitChartSources } from '../../charts/git/git-chart-sources.js';
 import type { SopsDecrypt } from '../../sops/sops-decrypter.js';
 import type { HelmClient } from '../../helm/helm-client.js';
-import type { ReleaseStorage } from '../../../core/helm-storage/release-storage.js';
+import type { ReleaseHistory, ReleaseStorage } from '../../../core/helm-storage/release-storage.js';
+import type { RecordRef } from '../decide/settled-records.js';
 import type { KubeClients } from '../../../core/kube/client.js';
 import type { CoreClient } from '../../../core/kube/kube-clients.js';
 import type { IdentityClients } from '../../../core/kube/identity.js';
@@ -59,7 +60,7 @@ export interface KubeReads {
 }
 
 /** Helm's release records: read, and worked out after helm wrote one (no effect either way). */
-export type ReleaseRecordReads = Pick<ReleaseStorage, 'history' | 'afterWrite'>;
+export type ReleaseRecordReads = Pick<ReleaseStorage, 'history' | 'historyAndRecords' | 'afterWrite'>;
 
 /** Fetching a chart archive: no effect on the cluster. A settled cached pass has none to fetch and refuses. */
 export type ChartPull = Pick<HelmClient, 'pullChart'>;
@@ -142,6 +143,8 @@ export interface ControllerContext extends ReconcileContext {
   operations?: RunningOperations;
   /** The informer's copies of HelmReleases: a settled one is checked without a GET (cached-read.ts). */
   cache?: ReleaseCache;
+  /** A settled release's last history, recalled instead of a LIST while its records are unchanged (watch/settled-histories.ts). */
+  settled?: SettledHistoryPort;
   freezeHolds?: FreezeHoldWriter;
   /** Other clusters a HelmRelease may name in spec.kubeConfig; none: such a HelmRelease is refused. */
   targets?: TargetClusters;
@@ -180,6 +183,20 @@ export interface TargetClusters {
   /** How soon a release whose target did not answer is tried again. */
   retryAfterMs: number;
   portsFor(target: RemoteTarget): Promise<ClusterPorts>;
+}
+
+/** Whose records, read as whom ('' the controller itself): what a remembered history is kept under. */
+export interface SettledKey {
+  namespace: string;
+  releaseName: string;
+  identity: string;
+}
+
+/** The histories settled checks last read (reconcile/decide/settled-records.ts decides when one stands for a LIST). */
+export interface SettledHistoryPort {
+  /** The remembered history (its non-superseded records) if the watched records are those it was read from (settled-records.ts). */
+  recall(key: SettledKey): ReleaseHistory | undefined;
+  remember(key: SettledKey, history: ReleaseHistory, records: readonly RecordRef[]): void;
 }
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */

@@ -5,7 +5,10 @@ import { apiErrorMessage, isForbidden } from '../../../core/kube/errors.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { reportRefused } from '../actions/refuse.js';
 import { passContext } from '../ports/cached-read.js';
-import type { ClusterPorts, ControllerContext, PassContext } from '../ports/context.js';
+import type { ClusterPorts, ControllerContext, PassContext, SettledHistoryPort } from '../ports/context.js';
+import { needsManifest } from '../decide/settled-records.js';
+import { driftCheckWanted, pendingDriftCorrection } from '../../drift/drift-decision.js';
+import { driftMode } from '../../drift/drift-schedule.js';
 import { needsFinalizer } from '../decide/lifecycle-state.js';
 import { checkTenancy, serviceAccountUser } from '../decide/tenancy.js';
 import { describeIdentity } from '../../../core/release/release-identity.js';
@@ -44,10 +47,13 @@ export async function gateStage(
     // The finalizer is decided from the object alone, so it is written while the history is
     // read. Metadata changes do not requeue (only generation does), so the pass goes on from the
     // object the PATCH returned: a finalizer changes neither the spec nor Helm's records.
-    const [updated, read] = await Promise.all([ctx.releaseWrites().addFinalizer(release), readHistory(ctx, release, target, readFrom, where)]);
+    const [updated, read] = await Promise.all([
+      ctx.releaseWrites().addFinalizer(release),
+      readHistory(ctx, release, target, readFrom, where, controllerCtx.settled),
+    ]);
     return isPassEnd(read) ? read : { end: 'go-on-from', release: updated, history: read };
   }
-  const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom, where));
+  const history = knownHistory ?? (await readHistory(ctx, release, target, readFrom, where, controllerCtx.settled));
   return isPassEnd(history) ? history : { ctx, release, target, key, history };
 }
 
@@ -129,6 +135,7 @@ async function readHistory(
   target: ReleaseTarget,
   readFrom: ReadFrom,
   cluster?: ClusterPorts,
+  settledHistories?: SettledHistoryPort,
 ): Promise<ReleaseHistory | PassEnd> {
   try {
     // A quiet check of a settled release needs only the newest records (cached-read.ts); any
@@ -138,16 +145,31 @@ async function readHistory(
     // cache at once, as new as that cache is (milliseconds behind etcd): someone else's helm run
     // is seen unless it is that recent, and then the next check sees it. A fully consistent read
     // would ask etcd for its revision and wait for the cache to reach it (up to ~100 ms).
+    // At rest, the records read last time stand for this read while the watch of their metadata
+    // shows them unchanged (settled-records.ts). Only on the controller's own cluster (a remote
+    // target has no watch) and for a release that needs no manifest; every such read is
+    // remembered (the settled part of it), only a settled check recalls.
+    const settled =
+      cluster || needsManifest(release, driftCheckWanted(driftMode(release.spec), pendingDriftCorrection(release))) ? undefined : settledHistories;
+    const key = { namespace: target.namespace, releaseName: target.releaseName, identity: target.impersonate ? serviceAccountUser(target.impersonate) : '' };
+    const read = async (opts: { withoutSuperseded?: boolean; notOlderThan?: string }) => {
+      if (!settled) return ctx.storage.history(target.namespace, target.releaseName, opts);
+      const { history, records } = await ctx.storage.historyAndRecords(target.namespace, target.releaseName, opts);
+      settled.remember(key, history, records);
+      return history;
+    };
     if (readFrom === 'cache') {
-      const newest = await ctx.storage.history(target.namespace, target.releaseName, {
+      const recalled = settled?.recall(key);
+      if (recalled) return withSupersededFromStatus(recalled, release.status?.history);
+      const newest = await read({
         withoutSuperseded: true,
         // Another cluster's records have their own resourceVersions.
         ...(cluster ? {} : { notOlderThan: release.metadata.resourceVersion }),
       });
       return withSupersededFromStatus(newest, release.status?.history);
     }
-    if (readFrom === 'latest' || cluster) return await ctx.storage.history(target.namespace, target.releaseName);
-    return await ctx.storage.history(target.namespace, target.releaseName, { notOlderThan: release.metadata.resourceVersion });
+    if (readFrom === 'latest' || cluster) return await read({});
+    return await read({ notOlderThan: release.metadata.resourceVersion });
   } catch (error) {
     const key = target.key;
     if (cluster) {

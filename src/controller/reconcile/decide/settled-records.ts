@@ -1,0 +1,75 @@
+import type { HelmRelease } from '../../../api/helmrelease.js';
+import { ADOPT_RELEASE_ANNOTATION } from '../../../api/annotations.js';
+
+/**
+ * When the periodic check of a settled release may reuse the history it read last time instead of
+ * LISTing Helm's records again (issue 36: 10,000 releases at rest). Pure: what the watch of the
+ * record Secrets' metadata saw, and what was remembered, are handed in.
+ */
+
+/** One release record Secret as a LIST or a watch saw it: its name and version (same version, same content), and helm's status label. */
+export interface RecordRef {
+  name: string;
+  resourceVersion: string;
+  status?: string;
+}
+
+/** The identity of a set of records: their names and versions, in one order. */
+export function recordFingerprint(records: readonly RecordRef[]): string {
+  return records
+    .map((r) => `${r.name}@${r.resourceVersion}`)
+    .sort()
+    .join(',');
+}
+
+/**
+ * Would this pass use more of the history than a remembered one keeps? The remembered history
+ * holds no manifest (it is most of a record's size): drift (`driftWanted`: drift-decision.ts's
+ * driftCheckWanted for this release) and a handover read
+ * the manifest, so such a release is read as before. Everything else a settled, read-only pass
+ * decides from needs the records' chart, values, status and labels, which are kept.
+ */
+export function needsManifest(release: HelmRelease, driftWanted: boolean): boolean {
+  if (driftWanted) return true;
+  return release.metadata.annotations?.[ADOPT_RELEASE_ANNOTATION] !== undefined;
+}
+
+/** What was remembered of the last full read of a release's records. */
+export interface Remembered {
+  fingerprint: string;
+  identity: string;
+  atMs: number;
+}
+
+/** What the watch of record Secrets says of the release now; undefined when it cannot say (not listed yet, failed, namespace not watched). */
+export interface Watched {
+  fingerprint: string;
+  /** How long since the watch last heard from the API server (a list, a reconnect, an event, a bookmark: the server sends one about every minute). */
+  heardAgoMs: number;
+}
+
+export type RecallDecision =
+  { recall: true } | { recall: false; why: 'none remembered' | 'watch cannot say' | 'watch silent' | 'records changed' | 'other identity' | 'too old' };
+
+/**
+ * Pure: may the remembered history stand for a LIST now? Only when the records the watch shows
+ * are exactly those read then (same names, same versions: a record helm wrote, changed or
+ * deleted since, by helmcrew or by hand, is a difference), the watch has heard from the server
+ * lately (a watch that hangs without failing would otherwise hide every change), the same
+ * identity read them, and that read is not older than `maxAgeMs` (a full read now and then still
+ * notices lost read rights). The records are then as new as the watch: milliseconds behind the
+ * API server, as its own watch cache, which answers today's read, is behind etcd.
+ */
+export function decideRecall(
+  remembered: Remembered | undefined,
+  watched: Watched | undefined,
+  pass: { identity: string; nowMs: number; maxAgeMs: number; maxSilenceMs: number },
+): RecallDecision {
+  if (!remembered) return { recall: false, why: 'none remembered' };
+  if (!watched) return { recall: false, why: 'watch cannot say' };
+  if (watched.heardAgoMs > pass.maxSilenceMs) return { recall: false, why: 'watch silent' };
+  if (watched.fingerprint !== remembered.fingerprint) return { recall: false, why: 'records changed' };
+  if (remembered.identity !== pass.identity) return { recall: false, why: 'other identity' };
+  if (pass.nowMs - remembered.atMs >= pass.maxAgeMs) return { recall: false, why: 'too old' };
+  return { recall: true };
+}

@@ -1,0 +1,142 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { Logger } from '../../core/log.js';
+import { apiErrorMessage } from '../../core/kube/errors.js';
+import type { KubeRest } from '../../core/kube/rest-client.js';
+import { recordFingerprint, type RecordRef, type Watched } from '../reconcile/decide/settled-records.js';
+import { retryDelayMs } from '../queue/retry-policy.js';
+import { makeMetadataInformer, type MetadataInformer } from './metadata-informer.js';
+import { RestartTimers } from './restart-timers.js';
+
+/** Helm's release records and nothing else (the values-source watch leaves exactly these out). */
+export const HELM_RECORDS = 'owner=helm';
+
+interface Slot {
+  scope: string;
+  informer?: MetadataInformer;
+  synced: boolean;
+  failures: number;
+  /** namespace/release name → record Secret name → its version, for the records not superseded. */
+  byRelease: Map<string, Map<string, string>>;
+}
+
+/**
+ * Watches the metadata of Helm's release record Secrets (label owner=helm; names, labels and
+ * versions, never the records), in the namespaces the controller watches, so the periodic check
+ * of a settled release can tell without a request whether its records changed since it last read
+ * them (reconcile/decide/settled-records.ts). A record helm writes or deletes — helmcrew's run,
+ * or helm by hand — is an event here. Until a scope's first list, after a failure, and for a
+ * namespace outside the watched ones, `watched` says nothing and the check reads as before.
+ */
+export class ReleaseRecordWatch {
+  private readonly slots: Slot[] = [];
+  private readonly restarts = new RestartTimers<Slot>();
+  private stopped = false;
+
+  constructor(
+    private readonly opts: {
+      rest: KubeRest;
+      namespaces: string[];
+      log: Logger;
+      /** A release's records changed (or a scope listed again): what was remembered of them is stale. */
+      onChange?: (namespace: string, releaseName: string) => void;
+      /** A scope restarted: nothing remembered in it can be trusted until it is read again. */
+      onReset?: (scope: string) => void;
+    },
+  ) {}
+
+  async start(): Promise<void> {
+    const scopes = this.opts.namespaces.length > 0 ? this.opts.namespaces : [''];
+    for (const scope of scopes) this.slots.push({ scope, synced: false, failures: 0, byRelease: new Map() });
+    await Promise.all(this.slots.map((slot) => this.startSlot(slot)));
+  }
+
+  retryNow(): Promise<void> {
+    return this.restarts.now();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.restarts.clear();
+    await Promise.all(this.slots.map(async (slot) => slot.informer?.stop().catch(() => undefined)));
+  }
+
+  /** What the watch says of a release's records now (the non-superseded ones, as the check's LIST selects). */
+  watched(namespace: string, releaseName: string): Watched | undefined {
+    const slot = this.slots.find((s) => s.scope === '' || s.scope === namespace);
+    if (!slot?.informer || !slot.synced) return undefined;
+    const records = slot.byRelease.get(`${namespace}/${releaseName}`);
+    const refs: RecordRef[] = records ? [...records].map(([name, resourceVersion]) => ({ name, resourceVersion })) : [];
+    return { fingerprint: recordFingerprint(refs), heardAgoMs: Date.now() - slot.informer.lastHeardMs };
+  }
+
+  /** How many record Secrets the watch holds (for the bench's memory per release). */
+  get size(): number {
+    return this.slots.reduce((n, slot) => n + (slot.informer?.list().length ?? 0), 0);
+  }
+
+  private async startSlot(slot: Slot): Promise<void> {
+    if (this.stopped) return;
+    const path = slot.scope ? `/api/v1/namespaces/${slot.scope}/secrets` : '/api/v1/secrets';
+    slot.byRelease = new Map();
+    slot.synced = false;
+    this.opts.onReset?.(slot.scope);
+    const informer = makeMetadataInformer(
+      this.opts.rest,
+      path,
+      () => {
+        if (slot.informer !== informer) return;
+        slot.synced = true;
+        slot.failures = 0;
+      },
+      HELM_RECORDS,
+      nameAndLabels,
+    );
+    slot.informer = informer;
+    const current = () => slot.informer === informer && !this.stopped;
+    informer.on('add', (obj) => current() && this.seen(slot, obj, false));
+    informer.on('update', (obj) => current() && this.seen(slot, obj, false));
+    informer.on('delete', (obj) => current() && this.seen(slot, obj, true));
+    informer.on('error', (error) => {
+      if (current()) this.restartLater(slot, error);
+    });
+    try {
+      await informer.start();
+    } catch (error) {
+      if (current()) this.restartLater(slot, error);
+    }
+  }
+
+  private restartLater(slot: Slot, error: unknown): void {
+    const stale = slot.informer;
+    slot.informer = undefined;
+    slot.synced = false;
+    void stale?.stop().catch(() => undefined);
+    slot.failures += 1;
+    const delay = retryDelayMs(slot.failures, 1000, 30_000);
+    this.opts.log.warn({ scope: slot.scope || 'all namespaces', delayMs: delay, error: apiErrorMessage(error) }, 'release record watch failed; restarting');
+    this.restarts.later(slot, delay, () => this.startSlot(slot));
+  }
+
+  private seen(slot: Slot, obj: KubernetesObject, deleted: boolean): void {
+    const namespace = obj.metadata?.namespace ?? '';
+    const secret = obj.metadata?.name ?? '';
+    const releaseName = obj.metadata?.labels?.name;
+    if (!releaseName) return;
+    const key = `${namespace}/${releaseName}`;
+    let records = slot.byRelease.get(key);
+    // Superseded records are left out, as the check's LIST leaves them out (status!=superseded).
+    if (deleted || obj.metadata?.labels?.status === 'superseded') records?.delete(secret);
+    else {
+      if (!records) slot.byRelease.set(key, (records = new Map<string, string>()));
+      records.set(secret, obj.metadata?.resourceVersion ?? '');
+    }
+    if (records?.size === 0) slot.byRelease.delete(key);
+    this.opts.onChange?.(namespace, releaseName);
+  }
+}
+
+/** What the watch keeps of a record Secret: who it is, its version, and the two labels it is indexed by. */
+function nameAndLabels(obj: KubernetesObject): KubernetesObject {
+  const { name, namespace, resourceVersion, labels } = obj.metadata ?? {};
+  return { metadata: { name, namespace, resourceVersion, labels: { name: labels?.name ?? '', status: labels?.status ?? '' } } };
+}

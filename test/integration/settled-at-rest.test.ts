@@ -1,0 +1,98 @@
+import { CoreV1Api } from '@kubernetes/client-node';
+import { execa } from 'execa';
+import { open, stat } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { statePaths } from '../../src/dev/paths.js';
+import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { waitForCheckBegunNow, waitForChecks } from '../support/checks.js';
+import { eventually } from '../support/eventually.js';
+import { namespaceWithController, testEnv } from '../support/fixtures.js';
+
+/**
+ * Issue 36: a settled release's periodic check reads Helm's records only when the watch of their
+ * metadata shows they changed. Counted by the API server itself: its audit log records every LIST
+ * of Secrets with its URL (src/dev/control-plane.ts).
+ */
+describe('settled releases at rest', () => {
+  const { env, kubeConfig } = testEnv();
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const { namespace, ctl } = namespaceWithController('at-rest');
+  const auditLog = statePaths(env.stateDir).auditLog;
+  const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, interval: '1s', values: { replicaCount: 0, message: 'kept' } };
+  const key = (name: string) => `${namespace}/${name}`;
+
+  /** The LISTs of `release`'s record Secrets in the audit log from byte `from` on. */
+  async function recordLists(release: string, from: number): Promise<number> {
+    const file = await open(auditLog, 'r');
+    try {
+      const size = (await file.stat()).size;
+      const buffer = Buffer.alloc(Math.max(0, size - from));
+      await file.read(buffer, 0, buffer.length, from);
+      const selector = encodeURIComponent(`owner=helm,name=${release}`);
+      return buffer
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line.includes(`/namespaces/${namespace}/secrets?`) && line.includes(selector)).length;
+    } finally {
+      await file.close();
+    }
+  }
+  const logSize = async () => (await stat(auditLog)).size;
+
+  async function installed(names: string[]): Promise<void> {
+    for (const name of names)
+      await waitForReconciled(kubeConfig, namespace, name, await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, spec)));
+    // Past the install's follow-up passes (each read of the records is remembered).
+    await waitForCheckBegunNow(env.redisUrl, ctl.prefix, names.map(key));
+  }
+
+  it('checked again and again without a LIST of its records, no helm and no write', async () => {
+    const from = await logSize();
+    await installed(['quiet']);
+    // The audit log does see this release's reads: the install's and the first check's.
+    expect(await recordLists('quiet', from)).toBeGreaterThan(0);
+    const helmRuns = (await ctl.helm.invocations()).length;
+    const atRest = await logSize();
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [key('quiet')], 4, 30_000);
+    expect(checks.get(key('quiet'))!.size).toBeGreaterThanOrEqual(4);
+    expect(await recordLists('quiet', atRest)).toBe(0);
+    expect((await ctl.helm.invocations()).length).toBe(helmRuns);
+  });
+
+  it('helm run by hand behind its back is noticed: the records are read and the spec is applied again', async () => {
+    await installed(['by-hand']);
+    const atRest = await logSize();
+    await execa(
+      env.helmBin,
+      ['upgrade', 'by-hand', 'unicorn', '--repo', env.chartRepoUrl, '--version', '1.0.0', '--namespace', namespace, '--set', 'message=by-hand'],
+      {
+        env: { KUBECONFIG: env.kubeconfig },
+      },
+    );
+    const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
+    await eventually(
+      async () => {
+        const { deployed } = await storage.history(namespace, 'by-hand');
+        expect(deployed?.revision).toBeGreaterThanOrEqual(3);
+        expect(deployed?.config).toEqual(spec.values);
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    expect(await recordLists('by-hand', atRest)).toBeGreaterThan(0);
+    expect(await ctl.helm.count('upgrade')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a deleted record is noticed: the release is installed again', async () => {
+    await installed(['deleted']);
+    const installs = await ctl.helm.count('install');
+    await core.deleteNamespacedSecret({ namespace, name: 'sh.helm.release.v1.deleted.v1' });
+    await eventually(async () => expect(await ctl.helm.count('install')).toBeGreaterThan(installs), { timeoutMs: 60_000, intervalMs: 250 });
+    const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
+    await eventually(async () => expect((await storage.history(namespace, 'deleted')).deployed?.config).toEqual(spec.values), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+  });
+});
