@@ -27,7 +27,15 @@ import type { RunningOperations } from './reconcile/ports/running-operations.js'
 import { RemoteClusters } from './targets/remote-clusters.js';
 import { KubeconfigHelmRunner } from './helm/kubeconfig-runner.js';
 import { buildReconcileContext } from './reconcile/ports/build-context.js';
-import type { ControllerContext, FreezeHoldWriter, FreezeView, ProposalReads, ProposalWrites, ReleaseCache, SettledHistoryPort } from './reconcile/ports/context.js';
+import type {
+  ControllerContext,
+  FreezeHoldWriter,
+  FreezeView,
+  ProposalReads,
+  ProposalWrites,
+  ReleaseCache,
+  SettledHistoryPort,
+} from './reconcile/ports/context.js';
 
 /** What the controller's reconcile context is made of beyond its configuration: the parts startController also wires elsewhere. */
 export interface ControllerParts {
