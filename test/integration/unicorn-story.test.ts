@@ -53,7 +53,7 @@ describe('the unicorn story', () => {
     const waited = await kubectl('wait', '--for=condition=Stalled', 'hcr/unicorn', '--timeout=10s');
     expect(waited.exitCode, waited.stderr).toBe(0);
     const table = await kubectl('get', 'hcr');
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+SUSPENDED\s+STATUS\s+CHART\s+VERSION\s+REVISION\s+AGE$/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+SUSPENDED\s+STATUS\s+CHART\s+VERSION\s+REVISION\s+IMAGE\s+AGE$/);
     expect(table.stdout).toMatch(/unicorn\s+False\s+Helm upgrade to unicorn@4\.0\.0 failed/);
     const wanted = ['Normal InstallSucceeded', 'Normal UpgradeSucceeded', 'Warning UpgradeFailed'];
     expect(await waitForEvents(kubeConfig, namespace, 'unicorn', wanted)).toEqual(expect.arrayContaining(wanted));
