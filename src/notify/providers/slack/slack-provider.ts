@@ -124,7 +124,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     const rendered = renderOperationMessage(n, timeline);
     if (!state) {
       await pace({ bucket: 'channel' });
-      state = await this.postOperationMessage(n, channelRef, rendered, timeline);
+      state = await this.postMessage(n, channelRef, messageBody(rendered), timeline);
       await this.persist(n.release.namespace, key, state);
       this.log.info({ ...context, ts: state.ts }, 'slack: posted release message');
     } else if (!applied) {
@@ -186,7 +186,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     let state: OperationState;
     if (!existing) {
       await pace({ bucket: 'channel' });
-      state = await this.postProposal(n, channelRef, body, timeline);
+      state = await this.postMessage(n, channelRef, body, timeline);
       await this.persist(n.release.namespace, key, state);
       this.log.info({ ...context, ts: state.ts, proposal: n.proposalId }, 'slack: posted proposal message');
     } else if (existing.applied !== n.id) {
@@ -198,7 +198,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
         const code = slackErrorCode(error);
         if (code === undefined || !LOST_MESSAGE_CODES.has(code)) throw toDeliveryError(error, 'chat.update', [this.token]);
         this.log.warn({ ...context, ts: existing.ts, code }, 'slack: the proposal message is gone; posting a new one');
-        state = { ...(await this.postProposal(n, channelRef, body, timeline)), version: existing.version + 1 };
+        state = { ...(await this.postMessage(n, channelRef, body, timeline)), version: existing.version + 1 };
       }
       this.remember(n.release.namespace, state);
     } else state = existing;
@@ -214,30 +214,6 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     state = { ...state, delivered: markDelivered(state.delivered, n.id), updatedAt: this.now().toISOString(), version: state.version + 1 };
     await this.persist(n.release.namespace, key, state);
     this.log.info({ ...context, ts: state.ts, ms: Date.now() - where.started }, 'slack: delivered');
-  }
-
-  private async postProposal(
-    n: ReleaseNotification,
-    channelRef: string,
-    body: { text: string; blocks: KnownBlock[] },
-    timeline: OperationState['timeline'],
-  ): Promise<OperationState> {
-    const posted = await this.call('chat.postMessage', () =>
-      this.web.chat.postMessage({ channel: channelRef, ...body, unfurl_links: false, unfurl_media: false }),
-    );
-    if (!posted.ts || !posted.channel) throw new RetryableDeliveryError('Slack accepted the message but answered no channel or ts');
-    return {
-      operationId: n.operationId,
-      channelRef,
-      channelId: posted.channel,
-      ts: posted.ts,
-      release: `${n.release.namespace}/${n.release.name}`,
-      timeline,
-      delivered: [],
-      applied: n.id,
-      updatedAt: this.now().toISOString(),
-      version: 1,
-    };
   }
 
   /**
@@ -275,14 +251,15 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     return cached.version > stored.version ? cached : stored;
   }
 
-  private async postOperationMessage(
+  /** Posts an operation's (or a proposal's) first message; its state starts at version 1. */
+  private async postMessage(
     n: ReleaseNotification,
     channelRef: string,
-    rendered: RenderedMessage,
+    body: { text: string; blocks?: KnownBlock[]; attachments?: ReturnType<typeof messageBody>['attachments'] },
     timeline: OperationState['timeline'],
   ): Promise<OperationState> {
     const posted = await this.call('chat.postMessage', () =>
-      this.web.chat.postMessage({ channel: channelRef, ...messageBody(rendered), unfurl_links: false, unfurl_media: false }),
+      this.web.chat.postMessage({ channel: channelRef, ...body, unfurl_links: false, unfurl_media: false }),
     );
     if (!posted.ts || !posted.channel) throw new RetryableDeliveryError('Slack accepted the message but answered no channel or ts');
     return {
@@ -313,7 +290,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       const code = slackErrorCode(error);
       if (code === undefined || !LOST_MESSAGE_CODES.has(code)) throw toDeliveryError(error, 'chat.update', [this.token]);
       this.log.warn({ ...context, ts: state.ts, code }, 'slack: the release message is gone; posting a new one');
-      const fresh = await this.postOperationMessage(n, state.channelRef, rendered, timeline);
+      const fresh = await this.postMessage(n, state.channelRef, messageBody(rendered), timeline);
       return { ...fresh, version: state.version + 1 };
     }
   }
