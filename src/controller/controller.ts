@@ -45,13 +45,7 @@ import { hostname } from 'node:os';
 const HEARTBEAT_TTL_MS = 7 * 24 * 3600_000;
 import { ApiOutage } from './queue/api-outage.js';
 import { GenerationBroadcast } from './leader/generation-broadcast.js';
-import { ProposalStore } from '../core/proposals/proposal-store.js';
-import { clusterKey } from '../core/fleet/cluster-keys.js';
-import { proposalPorts } from './proposals/proposal-ports.js';
-import { ImageWatcher } from './proposals/image-watcher.js';
-import { imageAccessReader } from './proposals/image-access.js';
-import { OciRegistryClient } from './charts/oci-registry.js';
-import { IdentityClients } from '../core/kube/identity.js';
+import { controllerProposals } from './proposals/controller-proposals.js';
 
 /** Where the controller's happenings go beyond Kubernetes Events; the CLI wires notify's publisher here. */
 export interface NotificationSink extends ReleaseEventSink {
@@ -161,8 +155,7 @@ export async function startController(config: ControllerConfig, options: Control
         });
   const freezeView = fleetFreezes ? new WithFleetFreezes(freezes, fleetFreezes) : freezes;
   // Proposals (issue 35) live in this cluster's keyspace: the bot counts votes there, passes apply the approved ones.
-  const proposalStore = new ProposalStore(connection, clusterKey(config.queuePrefix, 'proposals'));
-  const proposals = proposalPorts(proposalStore, config.cluster);
+  const proposals = controllerProposals(connection, config, kube);
   const ctx = controllerContext(config, {
     rest,
     kube,
@@ -176,20 +169,10 @@ export async function startController(config: ControllerConfig, options: Control
     settled: watches.settled,
     freezes: freezeView,
     freezeHolds,
-    proposals,
+    proposals: proposals.ports,
   });
   // The tag watcher runs once per cluster, on the leader, beside the watches.
-  const images = new ImageWatcher({
-    cluster: config.cluster,
-    releases: () => watches.list(),
-    registry: new OciRegistryClient({ policy: config.allowedRepositoryHosts, timeoutMs: 15_000, maxBytes: config.maxIndexBytes }),
-    accessFor: imageAccessReader({ kube, identities: new IdentityClients(kube), tenancy: config.tenancy }),
-    store: proposalStore,
-    events: ctx.events,
-    enqueue,
-    log,
-    tickMs: config.proposalsTickMs,
-  });
+  const images = proposals.watcher({ releases: () => watches.list(), events: ctx.events, enqueue, log });
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,

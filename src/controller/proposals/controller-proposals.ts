@@ -1,0 +1,34 @@
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
+import { clusterKey } from '../../core/fleet/cluster-keys.js';
+import type { KubeClients } from '../../core/kube/client.js';
+import { IdentityClients } from '../../core/kube/identity.js';
+import type { Logger } from '../../core/log.js';
+import { ProposalStore } from '../../core/proposals/proposal-store.js';
+import type { RedisConnection } from '../../core/redis.js';
+import { OciRegistryClient } from '../charts/oci-registry.js';
+import type { ControllerConfig } from '../config.js';
+import { imageAccessReader } from './image-access.js';
+import { ImageWatcher } from './image-watcher.js';
+import { proposalPorts } from './proposal-ports.js';
+
+/**
+ * The controller's part of proposals (issue 35), wired once: the store in this cluster's keyspace
+ * (the bot counts votes there), the ports passes apply approved ones through, and the tag watcher
+ * the leader runs beside the watches.
+ */
+export function controllerProposals(connection: RedisConnection, config: ControllerConfig, kube: KubeClients) {
+  const store = new ProposalStore(connection, clusterKey(config.queuePrefix, 'proposals'));
+  return {
+    ports: proposalPorts(store, config.cluster),
+    watcher: (deps: { releases: () => HelmRelease[]; events: ReleaseEventSink; enqueue: (key: string, reason: string) => void; log: Logger }) =>
+      new ImageWatcher({
+        ...deps,
+        cluster: config.cluster,
+        registry: new OciRegistryClient({ policy: config.allowedRepositoryHosts, timeoutMs: 15_000, maxBytes: config.maxIndexBytes }),
+        accessFor: imageAccessReader({ kube, identities: new IdentityClients(kube), tenancy: config.tenancy }),
+        store,
+        tickMs: config.proposalsTickMs,
+      }),
+  };
+}
