@@ -13,14 +13,13 @@ import type { ChannelRef, NotificationProvider, Pace, ReleaseNotification } from
 import { RetryableDeliveryError, StepAsideError } from '../../contract.js';
 import type { Logger } from '../../../core/log.js';
 import { DEFAULT_UPDATE_BURST, DEFAULT_UPDATE_PER_MINUTE, type SlackConfig } from './config.js';
-import { entryKey, MemoryMessageStore, type SlackMessageStore } from './message-store.js';
+import { entryKey, type SlackMessageStore } from './message-store.js';
+import { MessageStates } from './message-states.js';
 import {
   detailFingerprint,
   extendTimeline,
-  joinsResume,
   markDelivered,
   needsThreadReply,
-  resumeOperationOf,
   CHAT_UPDATE_BUCKET,
   wasDelivered,
   type OperationState,
@@ -50,13 +49,9 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
   readonly kind = 'slack' as const;
   private readonly web: WebClient;
   private readonly token: string;
-  private readonly store: SlackMessageStore;
+  private readonly states: MessageStates;
   private readonly log: Logger;
   private readonly now: () => Date;
-  /** States this process wrote, newest; the store stays the truth shared by replicas. */
-  private readonly cache = new MemoryMessageStore(1000);
-  /** Keys whose latest state has not reached the store yet. */
-  private readonly unsaved = new Set<string>();
   /** One delivery at a time per operation and channel within this process. */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly updateLimit: { perSecond: number; burst: number };
@@ -65,7 +60,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
   constructor(options: SlackProviderOptions) {
     this.proposals = options.proposals;
     this.token = options.config.botToken;
-    this.store = options.store;
+    this.states = new MessageStates(options.store, options.log);
     this.log = options.log;
     this.now = options.now ?? (() => new Date());
     this.updateLimit = {
@@ -107,9 +102,9 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       notification: n.id,
       event: n.event,
     };
-    let state = await this.stateFor(n, channelRef, key);
+    let state = await this.states.stateFor(n, channelRef, key);
     if (wasDelivered(state, n.id)) {
-      if (this.unsaved.has(key) && state) await this.persist(n.release.namespace, key, state);
+      if (this.states.isUnsaved(key) && state) await this.states.persist(n.release.namespace, key, state);
       this.log.debug(context, 'slack: already delivered');
       return;
     }
@@ -125,19 +120,19 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     if (!state) {
       await pace({ bucket: 'channel' });
       state = await this.postMessage(n, channelRef, messageBody(rendered), timeline);
-      await this.persist(n.release.namespace, key, state);
+      await this.states.persist(n.release.namespace, key, state);
       this.log.info({ ...context, ts: state.ts }, 'slack: posted release message');
     } else if (!applied) {
       await pace({ bucket: 'shared', key: CHAT_UPDATE_BUCKET, ...this.updateLimit });
       state = await this.updateOperationMessage(n, state, rendered, timeline, context);
-      this.remember(n.release.namespace, state);
+      this.states.remember(n.release.namespace, state);
     }
     if (needsThreadReply(state, n)) {
       try {
         await pace({ bucket: 'channel' });
       } catch (error) {
         // Stepping aside for the reply's slot: whichever replica comes back sends the reply alone, the edit done.
-        if (error instanceof StepAsideError) await this.persist(n.release.namespace, key, state);
+        if (error instanceof StepAsideError) await this.states.persist(n.release.namespace, key, state);
         throw error;
       }
       const reply = renderThreadReply(n);
@@ -152,10 +147,10 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
         }),
       );
       state = { ...state, lastDetail: detailFingerprint(n), version: state.version + 1 };
-      this.remember(n.release.namespace, state);
+      this.states.remember(n.release.namespace, state);
     }
     state = { ...state, delivered: markDelivered(state.delivered, n.id), updatedAt: this.now().toISOString(), version: state.version + 1 };
-    await this.persist(n.release.namespace, key, state);
+    await this.states.persist(n.release.namespace, key, state);
     this.log.info({ ...context, ts: state.ts, ms: Date.now() - started }, 'slack: delivered');
   }
 
@@ -187,7 +182,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     if (!existing) {
       await pace({ bucket: 'channel' });
       state = await this.postMessage(n, channelRef, body, timeline);
-      await this.persist(n.release.namespace, key, state);
+      await this.states.persist(n.release.namespace, key, state);
       this.log.info({ ...context, ts: state.ts, proposal: n.proposalId }, 'slack: posted proposal message');
     } else if (existing.applied !== n.id) {
       await pace({ bucket: 'shared', key: CHAT_UPDATE_BUCKET, ...this.updateLimit });
@@ -200,7 +195,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
         this.log.warn({ ...context, ts: existing.ts, code }, 'slack: the proposal message is gone; posting a new one');
         state = { ...(await this.postMessage(n, channelRef, body, timeline)), version: existing.version + 1 };
       }
-      this.remember(n.release.namespace, state);
+      this.states.remember(n.release.namespace, state);
     } else state = existing;
     try {
       await records.update(n.proposalId!, (p) => {
@@ -208,47 +203,12 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
         return next === p ? undefined : next;
       });
     } catch (error) {
-      await this.persist(n.release.namespace, key, state);
+      await this.states.persist(n.release.namespace, key, state);
       throw new RetryableDeliveryError(`could not note the message of proposal ${n.proposalId ?? ''}: ${String(error)}`);
     }
     state = { ...state, delivered: markDelivered(state.delivered, n.id), updatedAt: this.now().toISOString(), version: state.version + 1 };
-    await this.persist(n.release.namespace, key, state);
+    await this.states.persist(n.release.namespace, key, state);
     this.log.info({ ...context, ts: state.ts, ms: Date.now() - where.started }, 'slack: delivered');
-  }
-
-  /**
-   * The operation's message state; for an install or upgrade without a message of its own, the
-   * Resumed message it follows (continued in place, `joined` set), so the resume shows the upgrade.
-   */
-  private async stateFor(n: ReleaseNotification, channelRef: string, key: string): Promise<OperationState | undefined> {
-    const own = await this.currentState(n, n.operationId, channelRef, key);
-    if (own) return own;
-    const resumeOp = resumeOperationOf(n.operationId);
-    const resumed = resumeOp ? await this.currentState(n, resumeOp, channelRef, key) : undefined;
-    return resumed && joinsResume(resumed, n) ? { ...resumed, joined: n.operationId } : undefined;
-  }
-
-  /** The newest of what the store and this process know; the store alone when it is newer. */
-  private async currentState(n: ReleaseNotification, operationId: string, channelRef: string, key: string): Promise<OperationState | undefined> {
-    const cached = await this.cache.load(n.release.namespace, operationId, channelRef);
-    let stored: OperationState | undefined;
-    try {
-      stored = await this.store.load(n.release.namespace, operationId, channelRef);
-    } catch (error) {
-      if (cached) {
-        this.log.warn(
-          { release: `${n.release.namespace}/${n.release.name}`, err: String(error) },
-          'slack: message references unreadable; using this process’s copy',
-        );
-        return cached;
-      }
-      // Without the reference a new message might duplicate one already posted: wait instead.
-      throw new RetryableDeliveryError(`could not read the Slack message reference for ${key}: ${String(error)}`);
-    }
-    if (!cached) return stored;
-    if (!stored) return cached;
-    // Every change bumps the version, so a copy this process changed but could not save yet wins.
-    return cached.version > stored.version ? cached : stored;
   }
 
   /** Posts an operation's (or a proposal's) first message; its state starts at version 1. */
@@ -300,22 +260,6 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       return await fn();
     } catch (error) {
       throw toDeliveryError(error, what, [this.token]);
-    }
-  }
-
-  private remember(namespace: string, state: OperationState): void {
-    void this.cache.save(namespace, state);
-  }
-
-  /** Writes the state to the store; on failure the delivery is retried and finishes the write. */
-  private async persist(namespace: string, key: string, state: OperationState): Promise<void> {
-    this.remember(namespace, state);
-    try {
-      await this.store.save(namespace, state);
-      this.unsaved.delete(key);
-    } catch (error) {
-      this.unsaved.add(key);
-      throw new RetryableDeliveryError(`could not save the Slack message reference in ${namespace}: ${String(error)}`);
     }
   }
 }
