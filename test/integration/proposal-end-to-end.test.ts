@@ -234,4 +234,26 @@ describe('a new image tag proposed in chat, approved by two people, applied', ()
       timeoutMs: 30_000,
     });
   });
+
+  it('when no diff can be made (the chart version is not in the repository), the proposal opens all the same and says why', async () => {
+    const other = `${uniqueName('e2e-nodiff')}/api`;
+    await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'api', {
+        ...spec,
+        chart: { ...spec.chart, version: '9.9.9' },
+        values: { image: { repository: `${host}/${other}`, tag: '1.0.0' } },
+        imageUpdates: [{ ...spec.imageUpdates![0]!, repository: `${host}/${other}` }],
+      }),
+    );
+    await pushImageTag(host, other, '1.1.0');
+    const p = await pollUntil(
+      async () => (await store.list()).find((q) => q.release.name === 'api' && q.state.phase === 'open'),
+      { timeoutMs: 30_000 },
+      () => 'no open proposal for api',
+    );
+    await eventually(() => expect(buttonsOf(messagesOf(p)[0])).toHaveLength(2), { timeoutMs: 30_000 });
+    expect((await store.get(p.id))!.diff).toEqual([expect.stringMatching(/^no diff could be made: .*9\.9\.9/)]);
+    expect(shown(p)).toContain('no diff could be made: ');
+  });
 });
