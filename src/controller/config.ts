@@ -107,6 +107,11 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     meaning:
       'how often the leader looks for image repositories due for a tag list (each `spec.imageUpdates[].interval`), approved proposals to apply and open ones past their expiry ([proposals](proposals.md))',
   },
+  HELMCREW_PROPOSALS_RETENTION_HOURS: {
+    default: 168,
+    meaning:
+      'how long the record of a closed proposal (applied, rejected, expired, superseded) stays in Redis after it closed; its chat message stays ([proposals](proposals.md))',
+  },
   HELMCREW_COMMAND_KEY: {
     defaultText: 'none (no commands through Redis)',
     meaning:
@@ -165,6 +170,8 @@ export interface ControllerConfig extends SharedConfig {
   fleetFreezeMs: number;
   /** How often the leader's image watcher and proposal follower run (controller/proposals/image-watcher.ts). */
   proposalsTickMs: number;
+  /** How long a closed proposal's record is kept (HELMCREW_PROPOSALS_RETENTION_HOURS). */
+  proposalsRetentionMs: number;
 }
 
 export function readControllerConfig(env: Env = process.env): ControllerConfig {
@@ -213,6 +220,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     commandKey: commandKey(own.raw('HELMCREW_COMMAND_KEY')),
     fleetFreezeMs: own.positiveInt('HELMCREW_FLEET_FREEZE_MS'),
     proposalsTickMs: own.positiveInt('HELMCREW_PROPOSALS_TICK_MS'),
+    proposalsRetentionMs: own.positiveInt('HELMCREW_PROPOSALS_RETENTION_HOURS') * 3600_000,
   };
 }
 

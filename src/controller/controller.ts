@@ -13,7 +13,7 @@ import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
 import { RECONCILE_QUEUE, ReconcileQueue, reconcileWorkers, startReconcileWorker } from './queue/reconcile-queue.js';
-import { computePreview } from './preview/compute-preview.js';
+import { computePreview, previewRelease } from './preview/compute-preview.js';
 import { startPreviewWorker } from './preview/preview-worker.js';
 import { controllerContext } from './controller-context.js';
 import { RunningOperations } from './reconcile/ports/running-operations.js';
@@ -172,7 +172,13 @@ export async function startController(config: ControllerConfig, options: Control
     proposals: proposals.ports,
   });
   // The tag watcher runs once per cluster, on the leader, beside the watches.
-  const images = proposals.watcher({ releases: () => watches.list(), events: ctx.events, enqueue, log });
+  const images = proposals.watcher({
+    releases: () => watches.list(),
+    events: ctx.events,
+    enqueue,
+    log,
+    preview: (release, adjust) => previewRelease(ctx, release, adjust),
+  });
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,

@@ -8,7 +8,8 @@ import { testEnv, uniqueName } from '../support/fixtures.js';
 /**
  * Issue 35: the proposal store on the real Redis — votes cast at the same instant by two people
  * both count (compare-and-set, retried), one Reject ends it, a newer proposal on the same subject
- * supersedes the open one, and the same change opened twice is one proposal.
+ * supersedes the open one, the same change opened twice is one proposal, and closed ones are
+ * pruned after their retention.
  */
 describe('ProposalStore on Redis', () => {
   const { env } = testEnv();
@@ -97,5 +98,42 @@ describe('ProposalStore on Redis', () => {
     await store.update(p.id, (q) => ({ ...q, message: { channel: 'C1', ts: '1.2' } }));
     expect((await store.get(p.id))!.message).toEqual({ channel: 'C1', ts: '1.2' });
     expect(await store.vote('p-unknown', approve('ana'))).toBeUndefined();
+  });
+
+  it('closed proposals are pruned a retention after they closed; the newest rejected one of a subject stays, so it is not proposed again', async () => {
+    let clock = Date.now();
+    const week = 7 * 86_400_000;
+    const timed = new ProposalStore(redis, clusterKey(uniqueName('hc-prune'), 'proposals'), () => clock);
+    const s = `${subject}-prune`;
+    const open = async (tag: string, subj = s) => {
+      const opened = await timed.open(proposal(tag, { subject: subj, createdAt: clock }));
+      expect(opened.kind).toBe('opened');
+      return opened.proposal;
+    };
+    // 2.0.0 superseded by 2.0.1, which is approved and applied; 3.0.0 rejected; 4.0.0 still open.
+    const superseded = await open('2.0.0');
+    const applied = await open('2.0.1');
+    await timed.vote(applied.id, approve('ana'));
+    await timed.vote(applied.id, approve('ben'));
+    await timed.update(applied.id, (p) => (p.state.phase === 'approved' ? { ...p, state: { phase: 'applied', approvers: p.state.approvers } } : undefined));
+    const rejected = await open('3.0.0', `${s}-rejected`);
+    await timed.vote(rejected.id, { ...approve('cy'), choice: 'reject' });
+    const stillOpen = await open('4.0.0', `${s}-open`);
+    const closedAt = clock;
+    for (const p of [superseded, applied, rejected]) expect((await timed.get(p.id))!.closedAt).toBe(closedAt);
+
+    // Within the retention nothing goes.
+    clock += week - 1000;
+    expect(await timed.prune(clock - week)).toBe(0);
+    clock += 2000;
+    expect(await timed.prune(clock - week)).toBe(2);
+    expect((await timed.list()).map((p) => p.id).sort()).toEqual([rejected.id, stillOpen.id].sort());
+    // The rejected change stays rejected: the same tag again is the same proposal, not a new one.
+    expect((await timed.open(proposal('3.0.0', { subject: `${s}-rejected` }))).kind).toBe('exists');
+    // A list the caller has just read does as well as the store's own.
+    const newer = await open('3.0.1', `${s}-rejected`);
+    clock += 1;
+    expect(await timed.prune(clock, await timed.list())).toBe(1);
+    expect((await timed.list()).map((p) => p.id).sort()).toEqual([newer.id, stillOpen.id].sort());
   });
 });

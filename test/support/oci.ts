@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,4 +34,35 @@ export async function pushRepackaged(env: DevEnvironment, url: string, from: str
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** The environment's plain-HTTP registry as an image repository host (`127.0.0.1:port`). */
+export const imageRegistryHost = (env: DevEnvironment) => new URL(env.ociRegistry.url.replace(/^oci:/, 'http:')).host;
+
+/** Pushes a tiny image manifest as `<repo>:<tag>` to a plain-HTTP registry (its own content each time: a new digest). */
+export async function pushImageTag(host: string, repo: string, tag: string): Promise<void> {
+  const blob = async (content: Buffer) => {
+    const digest = `sha256:${createHash('sha256').update(content).digest('hex')}`;
+    const started = await fetch(`http://${host}/v2/${repo}/blobs/uploads/`, { method: 'POST' });
+    if (started.status !== 202) throw new Error(`${host}/${repo}: blob upload not started (${started.status})`);
+    const location = new URL(started.headers.get('location')!, `http://${host}`);
+    location.searchParams.set('digest', digest);
+    const put = await fetch(location, { method: 'PUT', body: new Uint8Array(content), headers: { 'content-type': 'application/octet-stream' } });
+    if (put.status !== 201) throw new Error(`${host}/${repo}: blob not stored (${put.status}: ${await put.text()})`);
+    return { digest, size: content.length };
+  };
+  const config = await blob(Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', tag, at: Date.now() })));
+  const layer = await blob(Buffer.from(`layer ${tag} ${Date.now()} ${Math.random()}`));
+  const manifest = {
+    schemaVersion: 2,
+    mediaType: 'application/vnd.oci.image.manifest.v1+json',
+    config: { mediaType: 'application/vnd.oci.image.config.v1+json', ...config },
+    layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', ...layer }],
+  };
+  const res = await fetch(`http://${host}/v2/${repo}/manifests/${tag}`, {
+    method: 'PUT',
+    body: JSON.stringify(manifest),
+    headers: { 'content-type': 'application/vnd.oci.image.manifest.v1+json' },
+  });
+  if (res.status !== 201) throw new Error(`${host}/${repo}:${tag}: manifest not stored (${res.status}: ${await res.text()})`);
 }

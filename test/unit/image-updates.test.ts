@@ -115,4 +115,44 @@ describe('status.approvedOverrides', () => {
     });
     expect(proposalDetailsOf({ approvedOverrides: entries, lastAttemptedAt: '2026-01-03T00:00:00.000Z' })).toEqual({});
   });
+
+  it('a retry after a failed upgrade names the proposer and approvers again: the changes since the last release that succeeded', () => {
+    const entries: ApprovedOverrideStatus[] = [
+      { valuesPath: 'a', value: '1', proposalId: 'p-old', approvers: ['U9'], at: '2026-01-01T00:00:00.000Z' },
+      { valuesPath: 'b', value: '2', proposalId: 'p-new', approvers: ['U1', 'U2'], at: '2026-01-02T00:00:00.000Z' },
+    ];
+    const history = (rows: Array<[string, string]>) =>
+      rows.map(([status, deployedAt], i) => ({ revision: 10 - i, chartName: 'web', chartVersion: '1.0.0', valuesDigest: 'd', status, deployedAt }));
+    const wanted = { proposalId: 'p-new', proposedBy: 'helmcrew', approvers: ['U1', 'U2'] };
+    // The upgrade that carried p-new started on the 3rd and failed; revision 8 (the 1st, 12:00) was the last good one.
+    const failed = {
+      approvedOverrides: entries,
+      lastAttemptedAt: '2026-01-03T00:00:00.000Z',
+      lastAttemptFailed: true,
+      history: history([
+        ['failed', '2026-01-03T00:00:05.123456789Z'],
+        ['superseded', '2026-01-01T12:00:00.000Z'],
+        ['superseded', '2025-12-30T00:00:00.000Z'],
+      ]),
+    };
+    expect(proposalDetailsOf(failed)).toEqual(wanted);
+    // A remediation rolled back after the failure: that revision brought none of the changes.
+    const rolledBack = {
+      ...failed,
+      history: history([
+        ['deployed', '2026-01-03T00:01:00.000Z'],
+        ['failed', '2026-01-03T00:00:05.000Z'],
+        ['superseded', '2026-01-01T12:00:00.000Z'],
+      ]),
+    };
+    expect(proposalDetailsOf(rolledBack)).toEqual(wanted);
+    // Nothing ever succeeded: every change is the retry's.
+    expect(proposalDetailsOf({ ...failed, history: history([['failed', '2026-01-03T00:00:05.000Z']]) })).toEqual({
+      proposalId: 'p-old,p-new',
+      proposedBy: 'helmcrew',
+      approvers: ['U9', 'U1', 'U2'],
+    });
+    // Once the retry succeeded, the next upgrade names nobody again.
+    expect(proposalDetailsOf({ ...failed, lastAttemptedAt: '2026-01-04T00:00:00.000Z', lastAttemptFailed: false })).toEqual({});
+  });
 });

@@ -210,6 +210,22 @@ describe('renderOperationMessage', () => {
     expect(texts(second.blocks.find((b) => b.type === 'context'))[0]).toBe('Upgrading 06:10:02 → Upgrade failed 06:10:02');
   });
 
+  it('an upgrade that brings approved changes names who proposed and who approved them (issue 35); others do not', () => {
+    const n = notification({
+      event: 'UpgradeSucceeded',
+      severity: 'info',
+      proposalId: 'p-1',
+      proposedBy: 'helmcrew',
+      approvers: ['slack:UANA', 'slack:UBEN', 'kube:<ops>'],
+    });
+    const fields = texts(renderOperationMessage(n, timelineOf(n)).blocks.find((b) => b.block_id === 'release_fields'));
+    expect(fields).toContain('*Approved change*\nproposed by helmcrew, approved by <@UANA>, <@UBEN>, kube:&lt;ops&gt;');
+    const auto = notification({ event: 'UpgradeSucceeded', severity: 'info', proposalId: 'p-2', proposedBy: 'helmcrew', approvers: [] });
+    expect(texts(renderOperationMessage(auto, timelineOf(auto)).blocks)).toContain('*Approved change*\nproposed by helmcrew, no approval asked');
+    const plain = notification({ event: 'UpgradeSucceeded', severity: 'info' });
+    expect(texts(renderOperationMessage(plain, timelineOf(plain)).blocks).join('\n')).not.toContain('Approved change');
+  });
+
   it('leaves out empty sections (Slack refuses empty texts)', () => {
     const n = notification({ message: '  ', errorExcerpt: '' });
     const rendered = renderOperationMessage(n, timelineOf(n));

@@ -3,6 +3,7 @@ import { diffManifests } from '../../core/release/manifest-diff.js';
 import { summarizeManifestDiff } from '../../core/release/manifest-diff-summary.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import type { PreviewRequest, PreviewResult } from '../../core/preview/preview-protocol.js';
+import type { DesiredRelease } from '../../core/release/desired-release.js';
 import { ChartNotFoundError } from '../charts/repository-errors.js';
 import { HelmError } from '../helm/helm-error.js';
 import type { ControllerContext } from '../reconcile/ports/context.js';
@@ -20,10 +21,21 @@ import { checkTenancy } from '../reconcile/decide/tenancy.js';
  * status, Events or notifications: this answers a question, it is not a pass.
  */
 export async function computePreview(controllerCtx: ControllerContext, request: PreviewRequest): Promise<PreviewResult> {
-  const key = `${request.namespace}/${request.name}`;
   const found = await controllerCtx.api.get(request.namespace, request.name);
-  if (!found) return { ok: false, message: `HelmRelease ${key} not found` };
-  const release = withVersion(found, request.version);
+  if (!found) return { ok: false, message: `HelmRelease ${request.namespace}/${request.name} not found` };
+  return previewRelease(controllerCtx, withVersion(found, request.version));
+}
+
+/**
+ * What applying `release` as it stands would change (computePreview), with `adjust` changing the
+ * desired release before it is rendered: a proposal's values over it (proposals/proposal-diff.ts).
+ */
+export async function previewRelease(
+  controllerCtx: ControllerContext,
+  release: HelmRelease,
+  adjust: (desired: DesiredRelease) => DesiredRelease = (desired) => desired,
+): Promise<PreviewResult> {
+  const key = `${release.metadata.namespace}/${release.metadata.name}`;
   const target = releaseTarget(release, controllerCtx.tenancy);
   const tenancy = checkTenancy(release, target, controllerCtx.tenancy);
   if (!tenancy.allowed) return { ok: false, message: tenancy.message };
@@ -34,7 +46,7 @@ export async function computePreview(controllerCtx: ControllerContext, request: 
   const ctx = actingAs(controllerCtx, target, cluster.kind === 'remote' ? cluster.ports : undefined);
   const resolved = await resolveDesiredRelease(ctx, release);
   if (!resolved.ok) return { ok: false, message: resolved.message };
-  const desired = resolved.desired;
+  const desired = adjust(resolved.desired);
   const redact = (text: string) => redactSecrets(text, desired.secrets);
   const history = await ctx.storage.history(target.namespace, target.releaseName);
   const deployed = history.deployed;

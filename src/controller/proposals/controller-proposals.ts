@@ -10,18 +10,29 @@ import { OciRegistryClient } from '../charts/oci-registry.js';
 import type { ControllerConfig } from '../config.js';
 import { imageAccessReader } from './image-access.js';
 import { ImageWatcher } from './image-watcher.js';
+import { proposalDiff, type Previewer } from './proposal-diff.js';
 import { proposalPorts } from './proposal-ports.js';
 
 /**
  * The controller's part of proposals (issue 35), wired once: the store in this cluster's keyspace
  * (the bot counts votes there), the ports passes apply approved ones through, and the tag watcher
- * the leader runs beside the watches.
+ * the leader runs beside the watches (with the preview, for the plan diff a proposal's message shows).
  */
 export function controllerProposals(connection: RedisConnection, config: ControllerConfig, kube: KubeClients) {
   const store = new ProposalStore(connection, clusterKey(config.queuePrefix, 'proposals'));
   return {
     ports: proposalPorts(store, config.cluster),
-    watcher: (deps: { releases: () => HelmRelease[]; events: ReleaseEventSink; enqueue: (key: string, reason: string) => void; log: Logger }) =>
+    watcher: ({
+      preview,
+      ...deps
+    }: {
+      releases: () => HelmRelease[];
+      events: ReleaseEventSink;
+      enqueue: (key: string, reason: string) => void;
+      log: Logger;
+      /** The preview the bot's plans use (previewRelease), for a proposal's plan diff. */
+      preview: Previewer;
+    }) =>
       new ImageWatcher({
         ...deps,
         cluster: config.cluster,
@@ -29,6 +40,8 @@ export function controllerProposals(connection: RedisConnection, config: Control
         accessFor: imageAccessReader({ kube, identities: new IdentityClients(kube), tenancy: config.tenancy }),
         store,
         tickMs: config.proposalsTickMs,
+        retentionMs: config.proposalsRetentionMs,
+        diffFor: (release, proposal) => proposalDiff(preview, release, proposal, deps.log),
       }),
   };
 }

@@ -24,6 +24,7 @@ export interface ProposalBook {
   open(proposal: Proposal): Promise<OpenOutcome>;
   list(): Promise<Proposal[]>;
   update(id: string, change: (current: Proposal) => Proposal | undefined): Promise<Proposal | undefined>;
+  prune(before: number, known?: readonly Proposal[]): Promise<number>;
 }
 
 export interface TagLister {
@@ -42,6 +43,10 @@ export interface ImageWatcherOptions {
   enqueue: (key: string, reason: string) => void;
   log: Logger;
   tickMs: number;
+  /** How long closed proposals are kept after they close (HELMCREW_PROPOSALS_RETENTION_HOURS). */
+  retentionMs: number;
+  /** The plan diff of a proposal that waits for approvals, for its message (proposal-diff.ts; never throws). */
+  diffFor?: (release: HelmRelease, proposal: Proposal) => Promise<string[]>;
   now?: () => number;
 }
 
@@ -159,7 +164,7 @@ export class ImageWatcher {
     const outcome = await this.opts.store.open(proposal);
     if (outcome.kind === 'exists') return;
     const key = `${release.metadata.namespace}/${release.metadata.name}`;
-    const opened = outcome.proposal;
+    let opened = outcome.proposal;
     for (const old of outcome.superseded) {
       await this.opts.events.record(
         release,
@@ -176,6 +181,11 @@ export class ImageWatcher {
       this.opts.enqueue(key, 'image update');
       return;
     }
+    // The plan diff goes into the record before the event: notify renders the message from the record.
+    if (this.opts.diffFor) {
+      const diff = await this.opts.diffFor(release, opened);
+      opened = (await this.opts.store.update(opened.id, (p) => ({ ...p, diff }))) ?? opened;
+    }
     this.opts.log.info({ release: key, action: 'proposal-opened', proposalId: opened.id }, `proposed ${opened.summary}`);
     await this.opts.events.record(
       release,
@@ -185,12 +195,15 @@ export class ImageWatcher {
     );
   }
 
-  /** Approved proposals: their release gets a pass (applied there, or held by a freeze); overdue open ones expire. */
+  /** Approved proposals: their release gets a pass (applied there, or held by a freeze); overdue open ones expire; old closed ones go. */
   private async followProposals(releases: HelmRelease[]): Promise<void> {
     const now = this.now();
     const byKey = new Map(releases.map((r) => [`${r.metadata.namespace}/${r.metadata.name}`, r]));
-    for (const proposal of await this.opts.store.list()) {
-      if (proposal.release.cluster !== this.opts.cluster) continue;
+    const proposals = (await this.opts.store.list()).filter((p) => p.release.cluster === this.opts.cluster);
+    // From the list just read: nothing more is asked of Redis at rest.
+    const pruned = await this.opts.store.prune(now - this.opts.retentionMs, proposals);
+    if (pruned > 0) this.opts.log.info({ action: 'proposals-pruned', count: pruned }, `removed ${pruned} closed proposal record(s) past their retention`);
+    for (const proposal of proposals) {
       const key = `${proposal.release.namespace}/${proposal.release.name}`;
       if (proposal.state.phase === 'approved') this.opts.enqueue(key, 'proposal approved');
       if (proposal.state.phase !== 'open' || now < proposal.facts.expiresAt) continue;

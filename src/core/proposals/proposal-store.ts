@@ -6,7 +6,7 @@
  */
 import type { RedisConnection } from '../redis.js';
 import { castVote, type Vote, type VoteVerdict } from './approval.js';
-import { isLive, type Proposal } from './proposal.js';
+import { isLive, prunable, stampClosed, type Proposal } from './proposal.js';
 
 /** Writes `new` at `field` only when the field still holds `old` ('' for absent); 1 when written. */
 const COMPARE_AND_SET = `
@@ -26,6 +26,7 @@ export class ProposalStore {
   constructor(
     private readonly redis: RedisConnection,
     private readonly key: string,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async get(id: string): Promise<Proposal | undefined> {
@@ -77,7 +78,7 @@ export class ProposalStore {
       if (!current) return undefined;
       const verdict = castVote(current.state, current.facts, vote);
       if (verdict.kind === 'refused') return { verdict, proposal: current };
-      const next: Proposal = { ...current, state: verdict.state };
+      const next = stampClosed(current, { ...current, state: verdict.state }, this.now());
       if (await this.casRaw(id, raw, next)) return { verdict, proposal: next };
     }
     throw new Error(`proposal ${id}: too many votes at once; try again`);
@@ -92,16 +93,21 @@ export class ProposalStore {
       const raw = await this.redis.hget(this.key, id);
       const current = raw === null ? undefined : parseProposal(raw);
       if (!current) return undefined;
-      const next = change(current);
-      if (!next) return undefined;
+      const changed = change(current);
+      if (!changed) return undefined;
+      const next = stampClosed(current, changed, this.now());
       if (await this.casRaw(id, raw, next)) return next;
     }
     throw new Error(`proposal ${id}: changed by others too often; try again`);
   }
 
-  /** Removes closed proposals older than `before` (their messages stay in the channel). */
-  async prune(before: number): Promise<number> {
-    const stale = (await this.list()).filter((p) => p.state.phase !== 'open' && p.state.phase !== 'approved' && p.createdAt < before);
+  /**
+   * Removes the proposals closed before `before` (prunable(): their messages stay in the channel),
+   * from `known` when the caller has just listed them (no second read). Closed is final, so a
+   * list a moment old removes nothing it should not. Returns how many went.
+   */
+  async prune(before: number, known?: readonly Proposal[]): Promise<number> {
+    const stale = prunable(known ?? (await this.list()), before);
     if (stale.length === 0) return 0;
     return this.redis.hdel(this.key, ...stale.map((p) => p.id));
   }

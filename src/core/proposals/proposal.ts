@@ -50,6 +50,8 @@ export interface Proposal {
   diff?: string[];
   /** The proposal this one replaced, when it did. */
   supersedes?: string;
+  /** When it closed (applied, rejected, expired, superseded): its record is pruned a retention after (proposal-store.ts). */
+  closedAt?: number;
 }
 
 /**
@@ -77,4 +79,34 @@ export function withMessage(proposal: Proposal, message: { channel: string; ts: 
 /** Whether a proposal still takes votes (open and not past its expiry at `now`). */
 export function isLive(proposal: Proposal, now: number): boolean {
   return proposal.state.phase === 'open' && now < proposal.facts.expiresAt;
+}
+
+/** Whether a proposal is done with: applied, rejected, expired or superseded (an approved one still waits to be applied). */
+export function isClosed(proposal: Pick<Proposal, 'state'>): boolean {
+  return proposal.state.phase !== 'open' && proposal.state.phase !== 'approved';
+}
+
+/** The record after `current` became `next`, stamped with when it closed (kept from `current` once stamped). */
+export function stampClosed(current: Proposal, next: Proposal, now: number): Proposal {
+  if (!isClosed(next) || next.closedAt !== undefined) return next;
+  return { ...next, closedAt: current.closedAt ?? now };
+}
+
+/**
+ * The closed proposals that closed before `before` (older records, from before closedAt, by when
+ * they were made): their records go, their messages stay in the channel. The newest proposal of a
+ * subject stays when it was rejected or expired: its record is what keeps the watcher from
+ * proposing the very same change again (the same id opens once).
+ */
+export function prunable(proposals: readonly Proposal[], before: number): Proposal[] {
+  const newest = new Map<string, Proposal>();
+  for (const p of proposals) {
+    const seen = newest.get(p.subject);
+    if (!seen || p.createdAt > seen.createdAt) newest.set(p.subject, p);
+  }
+  return proposals.filter((p) => {
+    if (!isClosed(p) || (p.closedAt ?? p.createdAt) >= before) return false;
+    const remembers = newest.get(p.subject) === p && (p.state.phase === 'rejected' || p.state.phase === 'expired');
+    return !remembers;
+  });
 }

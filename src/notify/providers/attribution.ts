@@ -35,3 +35,21 @@ export function attributionLine(
 export function imagesText(n: Pick<ReleaseNotification, 'images' | 'moreImages'>, shown = 5): string | undefined {
   return n.images?.length ? imagesLine(n.images, n.moreImages ?? 0, shown) : undefined;
 }
+
+/**
+ * "proposed by helmcrew, approved by <@U1>, <@U2>" (slack) or "… approved by slack:U1, slack:U2":
+ * who proposed and approved the changes an upgrade brings (issue 35); undefined when it brings none.
+ */
+export function approvalLine(
+  n: Pick<ReleaseNotification, 'proposedBy' | 'approvers'>,
+  medium: 'slack' | 'plain',
+  escape: (text: string) => string = (text) => text,
+): string | undefined {
+  if (!n.proposedBy && !n.approvers?.length) return undefined;
+  const person = (actor: string) => {
+    const user = slackUserOf(actor);
+    return (medium === 'slack' && user ? userMention(user) : undefined) ?? escape(actor);
+  };
+  const proposed = `proposed by ${n.proposedBy ? n.proposedBy.split(', ').map(person).join(', ') : 'helmcrew'}`;
+  return n.approvers?.length ? `${proposed}, approved by ${n.approvers.map(person).join(', ')}` : `${proposed}, no approval asked`;
+}

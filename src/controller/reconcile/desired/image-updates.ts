@@ -127,11 +127,13 @@ export function repositoryFor(spec: Pick<HelmReleaseSpec, 'imageUpdates'>, value
 }
 
 /**
- * Who proposed and approved the changes the next upgrade brings: the overrides written after the
+ * Who proposed and approved the changes the next upgrade brings: the overrides written since the
  * last attempt started (those the previous attempts already carried were announced with them).
+ * After a failed attempt, since the last release that succeeded before it: the retry brings the
+ * same changes, and its notifications name the same people.
  */
 export function proposalDetailsOf(status: HelmReleaseStatus | undefined): { proposalId?: string; proposedBy?: string; approvers?: string[] } {
-  const since = status?.lastAttemptedAt ? Date.parse(status.lastAttemptedAt) : Number.NEGATIVE_INFINITY;
+  const since = announcedUntil(status);
   const fresh = (status?.approvedOverrides ?? []).filter((entry) => entry.proposalId && Date.parse(entry.at) >= since);
   if (fresh.length === 0) return {};
   const approvers = [...new Set(fresh.flatMap((entry) => entry.approvers ?? []))];
@@ -141,4 +143,19 @@ export function proposalDetailsOf(status: HelmReleaseStatus | undefined): { prop
     proposedBy: proposers.length ? proposers.join(', ') : 'helmcrew',
     approvers,
   };
+}
+
+/** Overrides written before this time went out with a release that did not fail (-Infinity: none did). */
+function announcedUntil(status: HelmReleaseStatus | undefined): number {
+  if (!status?.lastAttemptedAt) return Number.NEGATIVE_INFINITY;
+  const attempted = Date.parse(status.lastAttemptedAt);
+  if (Number.isNaN(attempted)) return Number.NEGATIVE_INFINITY;
+  if (status.lastAttemptFailed !== true) return attempted;
+  // The newest revision deployed (or since superseded) before the failed attempt started; a
+  // remediation's rollback after it does not count: it brought none of the changes.
+  const succeeded = (status.history ?? [])
+    .filter((entry) => (entry.status === 'deployed' || entry.status === 'superseded') && entry.deployedAt)
+    .map((entry) => Date.parse(entry.deployedAt!))
+    .filter((at) => !Number.isNaN(at) && at < attempted);
+  return succeeded.length ? Math.max(...succeeded) : Number.NEGATIVE_INFINITY;
 }

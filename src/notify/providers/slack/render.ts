@@ -8,7 +8,7 @@ import type { ReleaseNotification } from '../../contract.js';
 import { ReleaseAction, releaseActionValue } from '../../../core/slack/action-ids.js';
 import { codeBlock, inlineCode, plainText, safeText, truncateEscaped } from '../../../core/slack/mrkdwn.js';
 import type { TimelineEntry } from './operation-state.js';
-import { attributionLine, imagesText } from '../attribution.js';
+import { approvalLine, attributionLine, imagesText } from '../attribution.js';
 
 export type Phase = 'in-progress' | 'succeeded' | 'failed' | 'info';
 
@@ -195,6 +195,8 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
   const heading = `${PHASE_EMOJI[phase]} *${safeText(title, 80)}* · *${safeText(n.release.name, 253)}* in ${inlineCode(n.release.namespace, 70)}`;
   const by = attributionLine(n, 'slack', (text) => safeText(text, 120));
   const images = imagesText(n);
+  // The changes an upgrade brings from approved proposals (issue 35), and who approved them.
+  const approval = n.event.startsWith('Proposal') ? undefined : approvalLine(n, 'slack', (text) => safeText(text, 120));
   const fields = [
     `*Chart*\n${inlineCode(n.release.chart, LIMIT.field - 8)}${v ? ` ${safeText(v, 120)}` : ''}`,
     `*Helm release*\n${inlineCode(`${n.release.targetNamespace}/${n.release.releaseName}`, LIMIT.field - 15)}`,
@@ -204,6 +206,7 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
     `*Cause*\n${safeText(n.cause || 'unknown', LIMIT.field - 10)}`,
     ...(by ? [`*Started*\n${by}`] : []),
     ...(images ? [`*Images*\n${safeText(images, LIMIT.field - 10)}`] : []),
+    ...(approval ? [`*Approved change*\n${truncateEscaped(approval, LIMIT.field - 20)}`] : []),
   ];
   const blocks: Block[] = [
     { type: 'section', block_id: 'release_heading', text: mrkdwn(heading) },
