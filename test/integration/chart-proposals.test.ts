@@ -12,6 +12,7 @@ import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { chartFolder, publish, startTestChartServer, type TestChartServer } from '../support/chart-servers.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { pushUnicorn, registryPath } from '../support/oci.js';
 
 /**
  * Issue 35, chart versions, on the real parts (the API server, helm, Redis, a chart repository
@@ -41,28 +42,28 @@ describe('chart versions: proposed with spec.approval, in effect once approved',
     await repo?.stop();
   });
 
-  const declare = (version: string) =>
+  const declare = (version: string, name = 'held', chart: Partial<HelmRelease['spec']['chart']> = { repository: repo.url }) =>
     applyHelmRelease(
       kubeConfig,
       helmReleaseObject(namespace, name, {
-        chart: { repository: repo.url, name: 'unicorn', version },
+        chart: { name: 'unicorn', version, ...chart },
         interval: '1s',
         timeout: '60s',
         approval: { required: 2, expireAfter: '1h' },
       }),
     );
   /** The chart version the live Deployment was rendered from (its helm.sh/chart label). */
-  const liveChart = async () =>
-    (await apps.listNamespacedDeployment({ namespace })).items.find((d) => d.metadata?.name?.includes(name))?.metadata?.labels?.['helm.sh/chart'];
-  const waitForLiveChart = (chart: string) =>
+  const liveChart = async (release = name) =>
+    (await apps.listNamespacedDeployment({ namespace })).items.find((d) => d.metadata?.name?.includes(release))?.metadata?.labels?.['helm.sh/chart'];
+  const waitForLiveChart = (chart: string, release = name) =>
     pollUntil(
-      async () => ((await liveChart()) === chart ? chart : undefined),
+      async () => ((await liveChart(release)) === chart ? chart : undefined),
       { timeoutMs: 60_000 },
       () => `the Deployment was not rendered from ${chart}`,
     );
-  const waitForProposal = (test: (p: Proposal) => boolean, what: string) =>
+  const waitForProposal = (test: (p: Proposal) => boolean, what: string, release = name) =>
     pollUntil(
-      async () => (await store.list()).find((p) => p.release.namespace === namespace && p.release.name === name && test(p)),
+      async () => (await store.list()).find((p) => p.release.namespace === namespace && p.release.name === release && test(p)),
       { timeoutMs: 30_000 },
       () => `no proposal ${what}`,
     );
@@ -96,7 +97,7 @@ describe('chart versions: proposed with spec.approval, in effect once approved',
     expect((await store.get(first.id))?.state).toMatchObject({ phase: 'superseded', by: second.id });
     await waitForEvent('ProposalSuperseded');
     // Opened once, however many passes saw the new version.
-    expect((await store.list()).filter((p) => p.release.namespace === namespace)).toHaveLength(2);
+    expect((await store.list()).filter((p) => p.release.namespace === namespace && p.release.name === name)).toHaveLength(2);
 
     const vote = (person: string) => store.vote(second.id, { person, choice: 'approve', allowed: true, at: Date.now() });
     expect((await vote('slack:UALICE'))?.verdict.kind).toBe('counted');
@@ -142,5 +143,19 @@ describe('chart versions: proposed with spec.approval, in effect once approved',
       { timeoutMs: 10_000 },
       () => 'status.approvedChart was not dropped',
     );
+  });
+
+  it('oci://: the version in effect and the newer one from the same tag list; approved, it is pulled by its digest and installed', async () => {
+    const url = registryPath(env.ociRegistry.url, uniqueName('proposed'));
+    const release = 'held-oci';
+    await pushUnicorn(env, url, '1.0.0');
+    await waitForReconciled(kubeConfig, namespace, release, await declare('1.x || 2.x', release, { repository: url, insecure: true }));
+    await pushUnicorn(env, url, '2.0.0');
+    const proposal = await waitForProposal((p) => p.kind === 'chart' && p.state.phase === 'open', 'open for 2.0.0', release);
+    expect(proposal.chartVersion).toEqual({ from: '1.0.0', to: '2.0.0' });
+    expect(await liveChart(release)).toBe('unicorn-1.0.0');
+    for (const person of ['slack:UALICE', 'slack:UBOB']) await store.vote(proposal.id, { person, choice: 'approve', allowed: true, at: Date.now() });
+    await waitForLiveChart('unicorn-2.0.0', release);
+    expect((await api.get(namespace, release))?.status?.approvedChart).toMatchObject({ version: '2.0.0', declared: '1.x || 2.x' });
   });
 });
