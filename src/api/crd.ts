@@ -89,6 +89,14 @@ const HELMRELEASE: CrdSource = {
     { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },
     { name: 'Revision', type: 'integer', jsonPath: '.status.history[0].revision' },
     { name: 'Image', type: 'string', jsonPath: '.status.approvedImages', description: 'Images approved changes put in effect (spec.imageUpdates).' },
+    {
+      name: 'Approved',
+      type: 'string',
+      jsonPath: '.status.approvedChart.version',
+      // With -o wide: Version already shows the chart version deployed; this one says an approval pins it.
+      priority: 1,
+      description: 'The chart version an approved proposal put in effect over spec.chart.version (status.approvedChart).',
+    },
     { name: 'Drifted', type: 'string', jsonPath: '.status.conditions[?(@.type=="Drifted")].status', priority: 1 },
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
   ],

@@ -127,6 +127,26 @@ export const ApprovedOverrideStatus = Type.Object(
   { description: 'A value an approved (or automatic) change set over the declared values.' },
 );
 
+export const ApprovedChartStatus = Type.Object(
+  {
+    version: Type.String({
+      maxLength: 100,
+      description: 'The chart version in effect: helm installs this one while spec.chart.version says what it said at approval.',
+    }),
+    declared: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description: 'spec.chart.version when approved (absent: none); when the spec later says otherwise, the approved version gives way.',
+      }),
+    ),
+    proposalId: Type.String({ maxLength: 100, description: 'The proposal applied (core/proposals): a chart version or a promotion.' }),
+    proposedBy: Type.Optional(Type.String({ maxLength: 200, description: 'Who proposed it; absent: helmcrew (a newer version in the range).' })),
+    approvers: Type.Array(Type.String({ maxLength: 200 }), { maxItems: 10, description: 'Who approved it; empty: it applied on its own (no spec.approval).' }),
+    at: Type.String({ maxLength: 40, description: 'When it was applied (ISO time).' }),
+  },
+  { description: 'A chart version an approved proposal put in effect over spec.chart.version.' },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -170,6 +190,7 @@ export const HelmReleaseStatus = Type.Object({
   approvedImages: Type.Optional(
     Type.String({ maxLength: 2048, description: 'The images approved changes put in effect (repository:tag), for `kubectl get hcr`.' }),
   ),
+  approvedChart: Type.Optional(ApprovedChartStatus),
 });
 
 export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
@@ -183,3 +204,4 @@ export type DriftCorrectionRecord = Static<typeof DriftCorrectionRecord>;
 export type HandoverRecord = Static<typeof HandoverRecord>;
 export type Inventory = Static<typeof Inventory>;
 export type ApprovedOverrideStatus = Static<typeof ApprovedOverrideStatus>;
+export type ApprovedChartStatus = Static<typeof ApprovedChartStatus>;

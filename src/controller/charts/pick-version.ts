@@ -17,3 +17,14 @@ export function pickChartVersion(listed: readonly string[] | undefined, chart: s
   if (!picked) throw new ChartNotFoundError(`chart "${chart}" has no version matching ${range}`);
   return picked;
 }
+
+/** What a range picks, or undefined when it picks nothing (an exact version is no range: undefined). */
+export function newestOrNone(listed: readonly string[] | undefined, chart: string, constraint: string | undefined): string | undefined {
+  if (constraint && valid(constraint)) return undefined;
+  try {
+    return pickChartVersion(listed, chart, constraint);
+  } catch (error) {
+    if (error instanceof ChartNotFoundError) return undefined;
+    throw error;
+  }
+}

@@ -7,7 +7,7 @@ import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, parseHostPolicy, type HostPolicy } fr
 import { DEFAULT_PARSE_LIMITS, parseIndex, type ChartVersions } from './index-parser.js';
 import { OciRegistryClient } from './oci-registry.js';
 import { resolveOciChart } from './oci-versions.js';
-import { pickChartVersion } from './pick-version.js';
+import { newestOrNone, pickChartVersion } from './pick-version.js';
 import { ChartNotFoundError, RepositoryNotAllowedError, RepositoryUnreachableError } from './repository-errors.js';
 
 export { ChartNotFoundError } from './repository-errors.js';
@@ -30,6 +30,11 @@ export interface ResolvedChart {
   ociRef?: string;
   /** http(s) only: the archive's absolute URL, as the index gives it. */
   archiveUrl?: string;
+  /**
+   * With a pinned version (resolveChart's `pinned`) and a range: the version the range picks now,
+   * from the same index or tag list (undefined when it picks none).
+   */
+  newest?: string;
 }
 
 /** Pure: roughly what a version list costs in memory (UTF-16 strings plus object overhead). */
@@ -102,29 +107,31 @@ export class RepositoryIndexCache {
   /**
    * The chart a HelmRelease names, resolved from its repository or registry. A version the cached
    * answer lacks (a spec just changed to a version published a minute ago) is looked up again in
-   * an answer at most `ttlMs` old before it counts as missing.
+   * an answer at most `ttlMs` old before it counts as missing. `pinned`: this exact version instead
+   * of what spec.chart.version picks (an approved or held one, issue 35); the answer's `newest`
+   * then says what the range picks, from the same fetch.
    */
-  async resolveChart(chart: ChartRef, access: ChartAccess, maxAgeMs: number): Promise<ResolvedChart> {
+  async resolveChart(chart: ChartRef, access: ChartAccess, maxAgeMs: number, pinned?: string): Promise<ResolvedChart> {
     try {
-      return await this.resolveOnce(chart, access, maxAgeMs);
+      return await this.resolveOnce(chart, access, maxAgeMs, pinned);
     } catch (error) {
       const missing = error instanceof ChartNotFoundError && !(error instanceof RepositoryUnreachableError) && !(error instanceof ChartAccessError);
       if (!missing || maxAgeMs <= this.options.ttlMs) throw error;
-      return this.resolveOnce(chart, access, this.options.ttlMs);
+      return this.resolveOnce(chart, access, this.options.ttlMs, pinned);
     }
   }
 
-  private async resolveOnce(chart: ChartRef, access: ChartAccess, maxAgeMs: number): Promise<ResolvedChart> {
+  private async resolveOnce(chart: ChartRef, access: ChartAccess, maxAgeMs: number, pinned: string | undefined): Promise<ResolvedChart> {
     const { repository } = chart;
     // The CRD asks for repository or git; git charts are resolved by git/git-chart-sources.ts.
     if (!repository) throw new ChartNotFoundError('spec.chart.repository is not set');
     if (repository.startsWith('oci://')) {
       await this.checkHost(repository);
       const deps = { client: this.registry, tags: this.tags, digests: this.digests };
-      const oci = await resolveOciChart(deps, { repository, chart: chart.name, constraint: chart.version, access, maxAgeMs });
-      return { version: oci.version, digest: oci.digest, ociRef: oci.ref };
+      const oci = await resolveOciChart(deps, { repository, chart: chart.name, constraint: chart.version, access, maxAgeMs, ...(pinned ? { pinned } : {}) });
+      return { version: oci.version, digest: oci.digest, ociRef: oci.ref, ...(oci.newest ? { newest: oci.newest } : {}) };
     }
-    return this.resolveHttp(repository, chart.name, chart.version, access, maxAgeMs);
+    return this.resolveHttp(repository, chart.name, chart.version, access, maxAgeMs, pinned);
   }
 
   /**
@@ -164,10 +171,23 @@ export class RepositoryIndexCache {
     return this.indexes.bytes + this.tags.bytes + this.digests.bytes;
   }
 
-  private async resolveHttp(repository: string, chart: string, constraint: string | undefined, access: ChartAccess, maxAgeMs: number): Promise<ResolvedChart> {
+  private async resolveHttp(
+    repository: string,
+    chart: string,
+    constraint: string | undefined,
+    access: ChartAccess,
+    maxAgeMs: number,
+    pinned?: string,
+  ): Promise<ResolvedChart> {
     const base = repository.replace(/\/+$/, '');
     const { versions } = await this.indexes.get(`${base}|${access.cacheKey}`, maxAgeMs, (previous) => this.fetchIndex(base, repository, access, previous), (a) => estimateBytes(a.versions));
     const listed = versions.get(chart);
+    if (pinned) {
+      // The pinned version from the same index; what the range picks, for the proposal.
+      const held = await this.resolveHttp(repository, chart, pinned, access, maxAgeMs);
+      const newest = newestOrNone(listed?.versions, chart, constraint);
+      return { ...held, ...(newest ? { newest } : {}) };
+    }
     const picked = pickChartVersion(listed?.versions, chart, constraint);
     // helm downloads the archive from the entry's URL, which may name any host: check those too.
     for (const host of listed?.hosts ?? []) await checkRepositoryHost(this.options.policy, repository, host);

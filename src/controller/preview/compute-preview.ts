@@ -44,12 +44,13 @@ export async function previewRelease(
   const cluster = await chooseCluster(controllerCtx, release);
   if (cluster.kind === 'refused') return { ok: false, message: cluster.message };
   const ctx = actingAs(controllerCtx, target, cluster.kind === 'remote' ? cluster.ports : undefined);
-  const resolved = await resolveDesiredRelease(ctx, release);
+  const history = await ctx.storage.history(target.namespace, target.releaseName);
+  const deployed = history.deployed;
+  // As a pass resolves it: with approvals asked, a range holds to the version deployed (issue 35).
+  const resolved = await resolveDesiredRelease(ctx, release, deployed?.chartVersion);
   if (!resolved.ok) return { ok: false, message: resolved.message };
   const desired = adjust(resolved.desired);
   const redact = (text: string) => redactSecrets(text, desired.secrets);
-  const history = await ctx.storage.history(target.namespace, target.releaseName);
-  const deployed = history.deployed;
   try {
     const chartPath = await ctx.helm.pullChart(chartPullRequest(ctx, release, target, desired));
     const request = releaseRequest(release, target, desired, chartPath, deployed ? 'upgrade' : 'install');

@@ -31,6 +31,17 @@ export function requiredApprovals(release: HelmRelease): number {
   return release.spec.approval?.required ?? 0;
 }
 
+/** Who may approve a change of this release, how many, and until when (spec.approval). */
+export function approvalFacts(release: HelmRelease, now: number): Proposal['facts'] {
+  const expireAfter = parseDuration(release.spec.approval?.expireAfter ?? IMAGE_UPDATE_DEFAULTS.expireAfter);
+  // spec.approval.teams narrows who may vote (the bot's Team rules read it from here).
+  return {
+    required: requiredApprovals(release),
+    expiresAt: now + expireAfter,
+    ...(release.spec.approval?.teams?.length ? { teams: [...release.spec.approval.teams] } : {}),
+  };
+}
+
 export function decideImageChange(cluster: string, release: HelmRelease, update: ImageUpdate, answer: RegistryAnswer, now: number): ImageChange {
   const choice = chooseTag(tagPolicyOf(update.policy), answer.tags);
   if (choice.kind !== 'chosen') return { kind: 'none', why: choice.why };
@@ -48,7 +59,6 @@ export function decideImageChange(cluster: string, release: HelmRelease, update:
   const target = { cluster, namespace: release.metadata.namespace, name: release.metadata.name };
   const subject = imageSubject(cluster, release, update.repository);
   const required = requiredApprovals(release);
-  const expireAfter = parseDuration(release.spec.approval?.expireAfter ?? IMAGE_UPDATE_DEFAULTS.expireAfter);
   const tagChange = values.find((v) => v.valuesPath === update.valuesPath);
   const summary = tagChange
     ? `image ${update.repository} ${tagChange.from ?? '(chart default)'} → ${tagChange.to}`
@@ -62,8 +72,7 @@ export function decideImageChange(cluster: string, release: HelmRelease, update:
       values,
       summary,
       subject,
-      // spec.approval.teams narrows who may vote (the bot's Team rules read it from here).
-      facts: { required, expiresAt: now + expireAfter, ...(release.spec.approval?.teams?.length ? { teams: [...release.spec.approval.teams] } : {}) },
+      facts: approvalFacts(release, now),
       // Nobody is asked: the change is approved as it is opened, and applied by the next pass.
       state: required > 0 ? { phase: 'open', approvers: [] } : { phase: 'approved', approvers: [] },
       createdAt: now,

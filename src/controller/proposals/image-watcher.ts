@@ -18,6 +18,7 @@ import type { OciChartRef } from '../charts/oci-registry.js';
 import { chooseTag } from '../../core/proposals/tag-policy.js';
 import { tagPolicyOf } from '../reconcile/desired/image-updates.js';
 import { decideImageChange } from './image-change.js';
+import { announceOpened } from './announce-opened.js';
 
 /** What the watcher needs of the proposal store (core/proposals/proposal-store.ts). */
 export interface ProposalBook {
@@ -161,38 +162,21 @@ export class ImageWatcher {
   }
 
   private async open(release: HelmRelease, proposal: Proposal): Promise<void> {
-    const outcome = await this.opts.store.open(proposal);
-    if (outcome.kind === 'exists') return;
-    const key = `${release.metadata.namespace}/${release.metadata.name}`;
-    let opened = outcome.proposal;
-    for (const old of outcome.superseded) {
-      await this.opts.events.record(
-        release,
-        ReleaseEvent.ProposalSuperseded,
-        `${old.summary}: replaced by a newer proposal (${opened.id}: ${opened.summary})`,
-        {
-          action: 'proposal',
-          proposalId: old.id,
-        },
-      );
-    }
-    if (opened.state.phase === 'approved') {
-      this.opts.log.info({ release: key, action: 'image-update', proposalId: opened.id }, `${opened.summary}: no approval asked, applying`);
-      this.opts.enqueue(key, 'image update');
-      return;
-    }
-    // The plan diff goes into the record before the event: notify renders the message from the record.
-    if (this.opts.diffFor) {
-      const diff = await this.opts.diffFor(release, opened);
-      opened = (await this.opts.store.update(opened.id, (p) => ({ ...p, diff }))) ?? opened;
-    }
-    this.opts.log.info({ release: key, action: 'proposal-opened', proposalId: opened.id }, `proposed ${opened.summary}`);
-    await this.opts.events.record(
-      release,
-      ReleaseEvent.ProposalOpened,
-      `${opened.summary}: waiting for ${opened.facts.required} approval${opened.facts.required === 1 ? '' : 's'} until ${new Date(opened.facts.expiresAt).toISOString()}`,
-      { action: 'proposal', proposalId: opened.id, proposedBy: 'helmcrew' },
-    );
+    const diffFor = this.opts.diffFor;
+    const opened = await announceOpened(await this.opts.store.open(proposal), release, {
+      events: this.opts.events,
+      log: this.opts.log,
+      action: 'image-update',
+      ...(diffFor
+        ? {
+            complete: async (p: Proposal) => {
+              const diff = await diffFor(release, p);
+              return (await this.opts.store.update(p.id, (current) => ({ ...current, diff }))) ?? p;
+            },
+          }
+        : {}),
+    });
+    if (opened?.state.phase === 'approved') this.opts.enqueue(`${release.metadata.namespace}/${release.metadata.name}`, 'image update');
   }
 
   /** Approved proposals: their release gets a pass (applied there, or held by a freeze); overdue open ones expire; old closed ones go. */

@@ -1,4 +1,4 @@
-import type { ApprovedOverrideStatus, HelmReleaseStatus } from '../../api/helmrelease-status.js';
+import type { ApprovedChartStatus, ApprovedOverrideStatus, HelmReleaseStatus } from '../../api/helmrelease-status.js';
 
 /**
  * The status patch that sets status.approvedOverrides (issue 35) and the images they put in effect
@@ -9,4 +9,9 @@ export function approvedOverridesStatus(entries: ApprovedOverrideStatus[], image
     approvedOverrides: entries.length ? entries : (null as unknown as undefined),
     approvedImages: images ?? (null as unknown as undefined),
   };
+}
+
+/** The status patch that sets status.approvedChart (issue 35), or clears it (`null`) when it gave way. */
+export function approvedChartStatus(entry: ApprovedChartStatus | undefined): HelmReleaseStatus {
+  return { approvedChart: entry ?? (null as unknown as undefined) };
 }

@@ -27,6 +27,13 @@ export interface DesiredRelease {
    * their valuesPaths and why, dropped from status by the pass. Absent: none.
    */
   overridesGivenWay?: Array<{ valuesPath: string; why: string }>;
+  /**
+   * Issue 35: spec.chart.version's range allows a newer version than the one in effect (held while
+   * approvals are asked, or approved before): the pass proposes it. Absent: none.
+   */
+  newerChart?: { from: string; to: string };
+  /** status.approvedChart gave way to spec.chart.version, and why: the pass drops it. Absent: it did not. */
+  approvedChartGaveWay?: string;
   /** Keyed digest of the values (values-digest.ts). */
   valuesDigest: string;
   /** Strings that came from Secrets (values and chart credentials): redacted from every message about this release. */

@@ -19,15 +19,17 @@ export interface ChartSourcePorts {
   gitCharts?: Pick<GitChartSources, 'resolve'>;
 }
 
-export type ChartSourceOutcome = { ok: true; resolved: ResolvedChartSource } | { ok: false; problem: 'chart' | 'repository'; message: string };
+/** `newest`: with a pinned version and a range, what the range picks now (issue 35: proposed, not installed). */
+export type ChartSourceOutcome = { ok: true; resolved: ResolvedChartSource; newest?: string } | { ok: false; problem: 'chart' | 'repository'; message: string };
 
 /**
  * I/O: where the HelmRelease's chart comes from, its exact version and digest, and the credentials
  * read to get it — for each kind of source, and nothing more (compose-desired.ts makes the rest).
  */
-export async function resolveChartSource(ports: ChartSourcePorts, release: HelmRelease): Promise<ChartSourceOutcome> {
+export async function resolveChartSource(ports: ChartSourcePorts, release: HelmRelease, pinned?: string): Promise<ChartSourceOutcome> {
   try {
-    const resolved = release.spec.chart.git ? await resolveGitChart(ports, release) : await resolveRepositoryChart(ports, release);
+    if (!release.spec.chart.git) return { ok: true, ...(await resolveRepositoryChart(ports, release, pinned)) };
+    const resolved = await resolveGitChart(ports, release);
     return typeof resolved === 'string' ? { ok: false, problem: 'chart', message: resolved } : { ok: true, resolved };
   } catch (error) {
     if (error instanceof RepositoryNotAllowedError) return { ok: false, problem: 'repository', message: error.message };
@@ -39,16 +41,21 @@ export async function resolveChartSource(ports: ChartSourcePorts, release: HelmR
 /**
  * An http(s) index or an oci:// registry: an exact version is taken as written, a range is
  * resolved from the index or the registry's tags; for oci:// the digest its tag points at.
+ * `pinned` (an approved or held version, issue 35) is taken instead, from the same answer.
  */
-async function resolveRepositoryChart(ports: ChartSourcePorts, release: HelmRelease): Promise<ResolvedChartSource> {
+async function resolveRepositoryChart(
+  ports: ChartSourcePorts,
+  release: HelmRelease,
+  pinned?: string,
+): Promise<{ resolved: ResolvedChartSource; newest?: string }> {
   const { chart } = release.spec;
   // Credentials are read as the HelmRelease's identity, like valuesFrom.
   const access = await readChartAccess(ports.kube, release);
   // Even an exact version is looked up (the index, or the tag's digest): the fetch goes through
   // the host policy and size limit, and helm pull only runs for a source that answered and has it.
   // An answer as old as the release's interval is good enough: one fetch per source per interval.
-  const resolved = await ports.charts.resolveChart(chart, access, releaseTarget(release).intervalMs);
-  return {
+  const resolved = await ports.charts.resolveChart(chart, access, releaseTarget(release).intervalMs, pinned);
+  const source: ResolvedChartSource = {
     chartName: chart.name,
     chartVersion: resolved.version,
     ...(resolved.digest ? { chartDigest: resolved.digest } : {}),
@@ -60,6 +67,7 @@ async function resolveRepositoryChart(ports: ChartSourcePorts, release: HelmRele
     },
     secrets: accessSecrets(access),
   };
+  return { resolved: source, ...(resolved.newest ? { newest: resolved.newest } : {}) };
 }
 
 /**

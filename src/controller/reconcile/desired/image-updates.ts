@@ -127,14 +127,18 @@ export function repositoryFor(spec: Pick<HelmReleaseSpec, 'imageUpdates'>, value
 }
 
 /**
- * Who proposed and approved the changes the next upgrade brings: the overrides written since the
- * last attempt started (those the previous attempts already carried were announced with them).
- * After a failed attempt, since the last release that succeeded before it: the retry brings the
- * same changes, and its notifications name the same people.
+ * Who proposed and approved the changes the next upgrade brings: the overrides and the approved
+ * chart version written since the last attempt started (those the previous attempts already
+ * carried were announced with them). After a failed attempt, since the last release that
+ * succeeded before it: the retry brings the same changes, and its notifications name the same people.
  */
 export function proposalDetailsOf(status: HelmReleaseStatus | undefined): { proposalId?: string; proposedBy?: string; approvers?: string[] } {
   const since = announcedUntil(status);
-  const fresh = (status?.approvedOverrides ?? []).filter((entry) => entry.proposalId && Date.parse(entry.at) >= since);
+  const entries: Array<{ proposalId?: string; proposedBy?: string; approvers?: string[]; at: string }> = [
+    ...(status?.approvedOverrides ?? []),
+    ...(status?.approvedChart ? [status.approvedChart] : []),
+  ];
+  const fresh = entries.filter((entry) => entry.proposalId && Date.parse(entry.at) >= since);
   if (fresh.length === 0) return {};
   const approvers = [...new Set(fresh.flatMap((entry) => entry.approvers ?? []))];
   const proposers = [...new Set(fresh.flatMap((entry) => (entry.proposedBy ? [entry.proposedBy] : [])))];

@@ -24,6 +24,7 @@ import type { ManagedIdentities } from '../../tenancy/managed-identity.js';
 import type { TargetCluster, TargetPolicy } from '../../../core/release/target-cluster.js';
 import type { ObjectReader, ObjectReads } from '../../../core/kube/object-reader.js';
 import type { Proposal } from '../../../core/proposals/proposal.js';
+import type { OpenOutcome } from '../../../core/proposals/proposal-store.js';
 
 /**
  * The ports of a reconcile, as types: what any pass may call (reads, `ReconcileContext`), what
@@ -94,14 +95,21 @@ export interface ReconcileContext {
   proposals?: ProposalReads;
 }
 
-/** The approved proposals of one release of this cluster, waiting to be applied (oldest first). */
+/** This cluster's proposals as a pass reads them. */
 export interface ProposalReads {
+  /** The cluster the proposals are kept for (part of a proposal's id). */
+  cluster: string;
+  /** The approved proposals of one release of this cluster, waiting to be applied (oldest first). */
   approvedFor(namespace: string, name: string): Promise<Proposal[]>;
+  /** One proposal, in any state (one HGET): whether a change was proposed already. */
+  find(id: string): Promise<Proposal | undefined>;
 }
 
-/** Marks an approved proposal applied once its change is in status; undefined when it was not approved any more. */
 export interface ProposalWrites {
+  /** Marks an approved proposal applied once its change is in status; undefined when it was not approved any more. */
   markApplied(id: string): Promise<Proposal | undefined>;
+  /** Opens a proposal once (core/proposals/proposal-store.ts), superseding open ones on its subject. */
+  open(proposal: Proposal): Promise<OpenOutcome>;
 }
 
 /** What changes the cluster or Helm's records, or tells the world. */

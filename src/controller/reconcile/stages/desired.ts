@@ -12,7 +12,8 @@ import { done, type Pass, type PassEnd, type ReconcileResult } from '../ports/pa
  * (resolve-desired.ts). A problem with them ends the pass, reported in status.
  */
 export async function desiredStage(pass: Pass): Promise<DesiredRelease | PassEnd> {
-  const resolved = await resolveDesiredRelease(pass.ctx, pass.release);
+  // The deployed revision's version: with approvals asked, a range holds to it (issue 35).
+  const resolved = await resolveDesiredRelease(pass.ctx, pass.release, pass.history.deployed?.chartVersion);
   if (resolved.ok) return resolved.desired;
   switch (resolved.problem) {
     case 'values':
