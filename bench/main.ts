@@ -59,6 +59,11 @@ export const BENCHMARKS: Record<string, Entry> = {
     summary: 'N in-sync releases on one Git repository at rest: git processes and API requests per interval (one ls-remote per repository)',
     load: () => import('./git-rest.js'),
   },
+  'image-rest': {
+    summary:
+      'N releases watching R image repositories at rest (spec.imageUpdates behind spec.approval): tag lists, digests and tokens per repository per interval, 0 helm and 0 writes; one new tag → proposals',
+    load: () => import('./image-rest.js'),
+  },
   fleet: {
     summary:
       'a fleet at rest: C clusters (control planes on loopback) × M releases, one agent each on one Redis: Redis ops/s and memory, agent memory, 0 helm and 0 writes; signed commands at R/s, p50/p99',

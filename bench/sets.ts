@@ -68,22 +68,38 @@ export const REST_SCALE: SetEntry[] = [
   { as: 'settled-memory', benchmark: 'settled-memory', small: ['--releases', '1000'], full: ['--releases', '10000'] },
 ];
 
+/**
+ * Image watching at rest (issue 35): N releases keeping R image repositories current behind
+ * spec.approval. Kept apart (bench/results/image-rest/), quoted in docs, like rest-scale.
+ */
+export const IMAGE_REST: SetEntry[] = [
+  {
+    as: 'image-rest',
+    benchmark: 'image-rest',
+    small: ['--releases', '40', '--repositories', '4', '--rest-seconds', '40'],
+    full: ['--releases', '200', '--repositories', '20', '--rest-seconds', '60'],
+  },
+];
+
 /** The sets `all --set NAME` runs; `dir`: where under bench/results/ their results are kept (none: bench/results/ itself). */
 /** `inReport: false`: kept in its folder and quoted in docs, not in RESULTS.md (which stays under 250 lines). */
 export const SETS: Record<string, { entries: SetEntry[]; dir?: string; title?: string; inReport?: false }> = {
   headline: { entries: HEADLINE },
   fleet: { entries: FLEET, dir: 'fleet', title: 'Fleet (issue 32): agents on one Redis, and one controller over target clusters' },
   'rest-scale': { entries: REST_SCALE, dir: 'rest-scale', title: 'At rest at scale (issue 36): settled checks without a LIST', inReport: false },
+  'image-rest': { entries: IMAGE_REST, dir: 'image-rest', title: 'Image watching at rest (issue 35)', inReport: false },
 };
 
 export const SET_USAGE = [
-  'usage: npm run bench -- all [--set headline|fleet|rest-scale] [--only burst,at-rest,ack-latency,notify-latency] [--full] [--note TEXT] [--results DIR]',
+  'usage: npm run bench -- all [--set headline|fleet|rest-scale|image-rest] [--only burst,at-rest,ack-latency,notify-latency] [--full] [--note TEXT] [--results DIR]',
   '  the headline benchmarks (or --set fleet: bench/results/fleet/) one after the other, each writing bench/results/<name>.json, then bench/RESULTS.md',
   ...HEADLINE.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
   '  --set fleet:',
   ...FLEET.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
   '  --set rest-scale:',
   ...REST_SCALE.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
+  '  --set image-rest:',
+  ...IMAGE_REST.map((e) => `  ${e.as.padEnd(15)} npm run bench -- ${e.benchmark} ${e.small.join(' ')}   (--full: ${e.full.join(' ')})`),
 ];
 
 /** The command lines `all` runs, in order. Pure. */

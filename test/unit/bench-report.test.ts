@@ -174,7 +174,7 @@ describe('bench all: the headline set', () => {
   it('refuses a name not in the set', () => {
     expect(() => setCommands(['bursts'], false, [])).toThrow('--only: no such headline benchmark: bursts');
     expect(() => setCommands(['burst'], false, [], 'fleet')).toThrow('--only: no such fleet benchmark: burst');
-    expect(() => setCommands([], false, [], 'fleets')).toThrow('--set: no such set: fleets (headline, fleet, rest-scale)');
+    expect(() => setCommands([], false, [], 'fleets')).toThrow('--set: no such set: fleets (headline, fleet, rest-scale, image-rest)');
   });
 
   it('the fleet set: its own benchmarks, at the issue’s sizes with --full', () => {
@@ -182,6 +182,11 @@ describe('bench all: the headline set', () => {
       ['fleet', '--clusters', '5', '--releases', '200', '--rest-seconds', '90', '--rate', '10', '--command-seconds', '30', '--results', 'bench/results/fleet'],
       ['fleet-hub', '--targets', '5', '--releases', '500', '--installs', '50', '--rest-seconds', '90', '--results', 'bench/results/fleet'],
     ]);
+  });
+
+  it('the image-rest set: 200 releases on 20 repositories with --full, kept out of RESULTS.md', () => {
+    expect(setCommands([], true, [], 'image-rest')).toEqual([['image-rest', '--releases', '200', '--repositories', '20', '--rest-seconds', '60']]);
+    expect(SETS['image-rest']).toMatchObject({ dir: 'image-rest', inReport: false });
   });
 
   it('records the command that runs it again, without where or why it was kept, quoted for a shell', () => {

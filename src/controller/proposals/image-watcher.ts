@@ -57,6 +57,15 @@ interface Watching {
   access: ChartAccess;
 }
 
+/** An image update's credentials as last read: the release's version they were read for, and when. */
+interface AccessRead {
+  version: string;
+  at: number;
+  access: ChartAccess;
+}
+
+const accessKey = (release: HelmRelease, index: number) => `${release.metadata.namespace}/${release.metadata.name}#${index}`;
+
 /** Pure: where an image repository (host[:port]/path) lives, in the OCI client's terms. */
 export function imageRef(repository: string, insecure: boolean): OciChartRef {
   const slash = repository.indexOf('/');
@@ -68,6 +77,11 @@ export function imageRef(repository: string, insecure: boolean): OciChartRef {
 export class ImageWatcher {
   /** When each repository + credentials was last listed. */
   private readonly listedAt = new Map<string, number>();
+  /**
+   * Each release's image credentials, read once per interval (or when the release changes), not on
+   * every tick: a Secret GET per release every tick was most of what watching cost at rest.
+   */
+  private accessRead = new Map<string, AccessRead>();
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   /** Registry requests made (tag lists and digests), for the bench and the tests. */
@@ -107,26 +121,44 @@ export class ImageWatcher {
   private async watchTags(releases: HelmRelease[]): Promise<void> {
     const now = this.now();
     const groups = new Map<string, Watching[]>();
+    const reads = new Map<string, AccessRead>();
     for (const release of releases) {
       if (release.metadata.deletionTimestamp || release.spec.suspend) continue;
-      for (const update of release.spec.imageUpdates ?? []) {
-        let access: ChartAccess;
-        try {
-          access = await this.opts.accessFor(release, update);
-        } catch (error) {
-          this.warn(release, update, (error as Error).message);
-          continue;
-        }
+      for (const [index, update] of (release.spec.imageUpdates ?? []).entries()) {
+        const read = await this.readAccess(release, update, index, now);
+        if (!read) continue;
+        reads.set(accessKey(release, index), read);
+        const { access } = read;
         const key = `${update.repository}|${access.insecure ? 'plain' : 'tls'}|${access.cacheKey}`;
         groups.set(key, [...(groups.get(key) ?? []), { release, update, access }]);
       }
     }
+    // Releases gone (or without that update any more) are forgotten.
+    this.accessRead = reads;
     for (const [key, members] of groups) {
       const interval = Math.min(...members.map((m) => parseDuration(m.update.interval ?? IMAGE_UPDATE_DEFAULTS.interval)));
       const last = this.listedAt.get(key);
       if (last !== undefined && now < last + interval) continue;
       this.listedAt.set(key, now);
       await this.listAndDecide(members, now);
+    }
+  }
+
+  /**
+   * The update's credentials: as read before while the release is the same version and the read is
+   * younger than the update's interval (a rotated Secret is seen within one interval), else read
+   * again. A read that failed is tried again on the next tick, as before (undefined: warned).
+   */
+  private async readAccess(release: HelmRelease, update: ImageUpdate, index: number, now: number): Promise<AccessRead | undefined> {
+    const version = `${release.metadata.uid ?? ''}/${release.metadata.resourceVersion ?? ''}`;
+    const before = this.accessRead.get(accessKey(release, index));
+    const interval = parseDuration(update.interval ?? IMAGE_UPDATE_DEFAULTS.interval);
+    if (before && before.version === version && now < before.at + interval) return before;
+    try {
+      return { version, at: now, access: await this.opts.accessFor(release, update) };
+    } catch (error) {
+      this.warn(release, update, (error as Error).message);
+      return undefined;
     }
   }
 
