@@ -50,6 +50,12 @@ export interface Proposal {
   diff?: string[];
   /** The proposal this one replaced, when it did. */
   supersedes?: string;
+  /**
+   * Opened by the bot (a promotion), not yet told: the controller of its cluster records
+   * ProposalOpened on the release (and ProposalSuperseded for the one it replaced), which notify
+   * turns into the chat message as for the controller's own proposals, then drops this.
+   */
+  unannounced?: true;
 }
 
 /**
