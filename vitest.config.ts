@@ -39,6 +39,8 @@ const SERIAL_FILES = [
   'test/integration/dev-fleet.test.ts',
   'test/integration/remote-target.test.ts',
   'test/integration/fleet-chat.test.ts',
+  // two fleet agents and a bot: a promotion across them (heartbeats within seconds)
+  'test/integration/promotion-fleet.test.ts',
   'test/integration/redis-sentinel-failover.test.ts',
   'test/integration/redis-cluster-failover.test.ts',
   'test/integration/redis-wipe.test.ts',

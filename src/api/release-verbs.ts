@@ -17,8 +17,11 @@ export interface VerbArgument {
   readonly after?: string;
 }
 
-/** Options besides --reason, which every row says how it takes. `--cluster NAME` (or `NAME/namespace/release`) sends the verb to a fleet's cluster. */
-export type VerbFlag = '--break-glass' | '--for' | '--until' | '--window' | '--warn' | '--cluster';
+/**
+ * Options besides --reason, which every row says how it takes. `--cluster NAME` (or `NAME/namespace/release`) sends the verb to a fleet's cluster.
+ * `--from` and `--to` (a promotion's two places) are required together by the verbs that take them.
+ */
+export type VerbFlag = '--break-glass' | '--for' | '--until' | '--window' | '--warn' | '--cluster' | '--from' | '--to';
 
 export interface VerbRow {
   readonly args: readonly VerbArgument[];
@@ -127,6 +130,17 @@ export const RELEASE_VERBS = {
     reason: 'none',
     flags: ['--cluster'],
     usage: 'proposals [namespace]   (the changes waiting for approval: new images, chart versions, promotions)',
+    mutating: false,
+    teamVerb: false,
+  },
+  // Proposes rather than writes: no plan to confirm (the proposal's votes are the confirmation), and
+  // authorized as `upgrade` on the target release (bot/session/promotion.ts), so no Team verb of its own.
+  promote: {
+    args: [release],
+    reason: 'none',
+    flags: ['--from', '--to'],
+    usage:
+      'promote <release> --from <place> --to <place>   (propose the chart version and images running in one place for the other; a place: a namespace, a fleet cluster, or cluster/namespace)',
     mutating: false,
     teamVerb: false,
   },

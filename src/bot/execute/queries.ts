@@ -11,11 +11,11 @@ import { resolveRelease } from '../plan/resolve.js';
 import type { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { renderProposals } from '../render/proposals.js';
 
-/** The verbs that change nothing, but `whoami` and `notify` (answered by whoever asks: Slack or the terminal). */
-export type QueryCommand = Exclude<ReleaseCommand, { verb: MutatingVerb | 'whoami' | 'notify' }>;
+/** The verbs that change nothing, but `whoami` and `notify` (answered by whoever asks: Slack or the terminal) and `promote` (it opens a proposal: bot/session/promotion.ts). */
+export type QueryCommand = Exclude<ReleaseCommand, { verb: MutatingVerb | 'whoami' | 'notify' | 'promote' }>;
 
 export function isQuery(command: ReleaseCommand): command is QueryCommand {
-  return !isMutating(command) && command.verb !== 'whoami' && command.verb !== 'notify';
+  return !isMutating(command) && command.verb !== 'whoami' && command.verb !== 'notify' && command.verb !== 'promote';
 }
 
 /** Read-only verbs: answered from the API server and Helm's stored records; nothing changes. */

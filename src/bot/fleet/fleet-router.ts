@@ -118,7 +118,7 @@ export class FleetRouter implements FleetRouting {
     });
     // Its proposals are in its keyspace, which the hub reads (`/release proposals --cluster`).
     const proposals = new ProposalStore(this.opts.redis, clusterKey(keyspace, 'proposals'));
-    const deps = { ops, api: parts.api, freezes: parts.freezes, storage: parts.storage, previews, proposals };
+    const deps = { ops, api: parts.api, freezes: parts.freezes, storage: parts.storage, previews, proposals, imageValues: parts.imageValues };
     this.remotes.set(cluster, deps);
     return deps;
   }

@@ -4,6 +4,7 @@ import { newCommand } from '../../core/fleet/command-protocol.js';
 import { newQuery, signQuery, type FleetQuestion, type QueryAnswer } from '../../core/fleet/fleet-query.js';
 import { COMMAND_VERBS, signCommand, type CommandVerb } from '../../core/fleet/signed-command.js';
 import type { FreezePort, IntentWriter, ReleaseApiPort, StoragePort } from '../execute/operations.js';
+import type { ImageValuesReader } from '../session/fleet-routing.js';
 
 export interface RemoteClusterOptions {
   cluster: string;
@@ -23,7 +24,13 @@ export interface RemoteClusterOptions {
  * (core/fleet/signed-command.ts) the agent writes and records (its Event, in its cluster). Its
  * Freezes (its own and the fleet's taking it in) are a question too, so a plan warns of them.
  */
-export function remoteCluster(opts: RemoteClusterOptions): { api: ReleaseApiPort; storage: StoragePort; freezes: FreezePort; writeIntent: IntentWriter } {
+export function remoteCluster(opts: RemoteClusterOptions): {
+  api: ReleaseApiPort;
+  storage: StoragePort;
+  freezes: FreezePort;
+  writeIntent: IntentWriter;
+  imageValues: ImageValuesReader;
+} {
   const now = opts.now ?? Date.now;
   const keyOf = async () => {
     const key = await opts.key();
@@ -62,6 +69,11 @@ export function remoteCluster(opts: RemoteClusterOptions): { api: ReleaseApiPort
     create: () => Promise.reject(new Error('freezes are not set through a fleet agent')),
     delete: () => Promise.reject(new Error('freezes are not lifted through a fleet agent')),
   };
+  // A promotion's source: its values arrive masked, but for the image values its own spec.imageUpdates name.
+  const imageValues: ImageValuesReader = async (namespace, name) => {
+    const answer = await ask({ kind: 'image-values', namespace, name });
+    return answer.kind === 'image-values' ? answer.values : {};
+  };
   const writeIntent: IntentWriter = async (target, patch, about): Promise<HelmRelease> => {
     if (!(COMMAND_VERBS as readonly string[]).includes(about.verb)) throw new Error(`${about.verb} cannot be sent to another cluster yet`);
     const command = newCommand(
@@ -81,5 +93,5 @@ export function remoteCluster(opts: RemoteClusterOptions): { api: ReleaseApiPort
     if (!outcome.release) throw new Error(`cluster "${opts.cluster}" wrote the intent but did not say how the release is now`);
     return outcome.release;
   };
-  return { api, storage, freezes, writeIntent };
+  return { api, storage, freezes, writeIntent, imageValues };
 }

@@ -20,6 +20,12 @@ export type Scope =
   | { kind: 'chart'; chart: string }
   | { kind: 'clusters'; clusters: string };
 
+/**
+ * A promotion's place (`--from`, `--to`): one word — a cluster of the bot's fleet, else a namespace
+ * of its own cluster (decided where the fleet is known: bot/session/promotion.ts) — or `cluster/namespace`.
+ */
+export type Place = { kind: 'word'; word: string } | { kind: 'pair'; cluster: string; namespace: string };
+
 /** When a freeze ends by itself: after a duration (`--for 2h`) or at a time (`--until 18:00`, or an RFC 3339 time). */
 export type FreezeEnd = { kind: 'for'; text: string; ms: number } | { kind: 'until'; text: string };
 
@@ -55,7 +61,8 @@ type ReasonField<R> = R extends 'required' ? { reason: string } : R extends 'opt
 type FlagFields<F extends readonly VerbFlag[]> = ('--break-glass' extends F[number] ? { breakGlass?: boolean } : unknown) &
   ('--for' extends F[number] ? { end?: FreezeEnd } : unknown) &
   ('--window' extends F[number] ? { window?: WindowRequest } : unknown) &
-  ('--cluster' extends F[number] ? { cluster?: string } : unknown);
+  ('--cluster' extends F[number] ? { cluster?: string } : unknown) &
+  ('--from' extends F[number] ? { from: Place; to: Place } : unknown);
 
 /** One verb's command, read off its row: its arguments' fields, its reason and its options. */
 export type CommandOf<V extends Verb> = Simplify<{ verb: V } & ArgumentFields<Row<V>['args']> & ReasonField<Row<V>['reason']> & FlagFields<Row<V>['flags']>>;
@@ -83,6 +90,7 @@ export type ParseErrorCode =
   | 'invalid-window'
   | 'invalid-freeze-name'
   | 'invalid-cluster'
+  | 'invalid-place'
   | 'unknown-flag'
   | 'unterminated-quote';
 

@@ -1,5 +1,5 @@
 import { parseDuration } from '../../api/duration.js';
-import type { FreezeEnd, ParseError, WindowRequest } from './command.js';
+import type { FreezeEnd, ParseError, Place, WindowRequest } from './command.js';
 import { closest } from './suggest.js';
 import type { Token } from './tokenize.js';
 
@@ -10,7 +10,7 @@ import type { Token } from './tokenize.js';
  */
 
 export const MAX_REASON_LENGTH = 500;
-export const FLAGS = ['--reason', '--for', '--until', '--break-glass', '--window', '--warn', '--cluster'] as const;
+export const FLAGS = ['--reason', '--for', '--until', '--break-glass', '--window', '--warn', '--cluster', '--from', '--to'] as const;
 type Flag = (typeof FLAGS)[number];
 
 /** A freeze lasts at least a second and at most 31 days from chat (longer: a Freeze object with windows). */
@@ -18,6 +18,8 @@ export const MAX_FREEZE_MS = 744 * 3_600_000;
 /** A window lasts at least this long (the Freeze API's own minimum). */
 export const MIN_WINDOW_MS = 10_000;
 const CLUSTER = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+/** A namespace or a cluster name: both DNS labels. */
+const LABEL = CLUSTER;
 const CLOCK_TIME = /^([01]?[0-9]|2[0-3]):([0-5][0-9])$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
 
@@ -30,6 +32,9 @@ export interface Flags {
   window?: WindowRequest;
   /** `--cluster NAME` (a fleet's cluster), or `all` (list). */
   cluster?: string;
+  /** `--from` and `--to`: a promotion's places. */
+  from?: Place;
+  to?: Place;
   /** The options given, to refuse those a verb does not take. */
   given: Flag[];
 }
@@ -95,6 +100,12 @@ export function splitFlags(verb: string, tokens: Token[]): ({ ok: true } & Flags
       out.cluster = cluster;
       continue;
     }
+    if (flag === '--from' || flag === '--to') {
+      const place = parsePlace(flag, word);
+      if (!place.ok) return place;
+      out[flag === '--from' ? 'from' : 'to'] = place.place;
+      continue;
+    }
     if (flag === '--warn') {
       const warn = parseWarn(word);
       if (!warn.ok) return warn;
@@ -122,7 +133,22 @@ const EXAMPLES: Record<string, string> = {
   '--until': '--until 18:00',
   '--window': '--window "0 18 * * FRI"',
   '--warn': '--warn 30m',
+  '--from': '--from staging',
+  '--to': '--to prod',
 };
+
+/** `staging` (a fleet's cluster or a namespace, decided later) or `prod-eu/shop` (cluster/namespace). */
+export function parsePlace(flag: '--from' | '--to', word: string): { ok: true; place: Place } | Failure {
+  const parts = word.toLowerCase().split('/');
+  if (parts.length <= 2 && parts.every((part) => LABEL.test(part))) {
+    const [first, second] = parts as [string, string | undefined];
+    return { ok: true, place: second === undefined ? { kind: 'word', word: first } : { kind: 'pair', cluster: first, namespace: second } };
+  }
+  return fail(
+    'invalid-place',
+    `${flag} "${show(word)}" is not a place; write a namespace or a cluster of the fleet (staging), or cluster/namespace (prod-eu/shop): lowercase letters, digits and "-"`,
+  );
+}
 
 /** `--window "<cron>"` takes its length from `--for` (each window's, not the freeze's); the plan checks the schedule (plan/freeze.ts). */
 function windowOf(schedule: string, end: FreezeEnd | undefined, warn: { text: string; ms: number } | undefined): { ok: true; window: WindowRequest } | Failure {

@@ -44,6 +44,9 @@ export function verbParser<C extends { verb: string } = Fields>(table: Readonly<
     const parsed = parseArguments(verb, row, split.args, verbs);
     if (!parsed.ok) return parsed;
     const usage = `usage: ${row.usage}`;
+    // A promotion names both places, always: a missing one is never guessed.
+    if ((row.flags as readonly string[]).includes('--from') && (split.from === undefined || split.to === undefined))
+      return fail('missing-argument', `${verb} needs --from and --to: where the release runs what you want, and where it should run it too; ${usage}`);
     const located = clusterOf(verb, row, parsed.fields, split.cluster);
     if (!located.ok) return located;
     if (split.reason !== undefined && row.reason === 'none') return fail('unexpected-argument', `${verb} takes no --reason; ${usage}`);
@@ -56,6 +59,8 @@ export function verbParser<C extends { verb: string } = Fields>(table: Readonly<
       ...(split.end ? { end: split.end } : {}),
       ...(split.window ? { window: split.window } : {}),
       ...(located.cluster ? { cluster: located.cluster } : {}),
+      ...(split.from ? { from: split.from } : {}),
+      ...(split.to ? { to: split.to } : {}),
     };
     return { ok: true, command: command as unknown as C };
   };

@@ -22,6 +22,8 @@ export interface SessionConfig {
   redisUrl?: string;
   /** The cluster's keyspace (HELMCREW_QUEUE_PREFIX and HELMCREW_CLUSTER_NAME, core/fleet/cluster-keys.ts). */
   keyPrefix: string;
+  /** The cluster's name (HELMCREW_CLUSTER_NAME, else `default`), as its controller names it (a promotion's proposal). */
+  cluster: string;
   /** How long the person waits for the controller's report before hearing it is still pending. */
   outcomeTimeoutMs: number;
   /** How long a plan waits for the controller's object diff before it is shown without one. */
@@ -33,10 +35,12 @@ export interface SessionConfig {
 export function readSessionConfig(env: Env = process.env): SessionConfig {
   const shared = SHARED_ENV.in(env);
   const own = SESSION_ENV.in(env);
+  const cluster = checkedClusterName(env, shared.text('HELMCREW_QUEUE_PREFIX'));
   return {
     kubeconfig: shared.raw('KUBECONFIG') || undefined,
     redisUrl: shared.raw('REDIS_URL') || undefined,
-    keyPrefix: clusterKeyspace(shared.text('HELMCREW_QUEUE_PREFIX'), checkedClusterName(env, shared.text('HELMCREW_QUEUE_PREFIX'))),
+    keyPrefix: clusterKeyspace(shared.text('HELMCREW_QUEUE_PREFIX'), cluster),
+    cluster,
     outcomeTimeoutMs: own.parse('HELMCREW_OUTCOME_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 3600)) * 1000,
     previewTimeoutMs: own.parse('HELMCREW_PREVIEW_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 600)) * 1000,
     timeZone: shared.text('HELMCREW_TIME_ZONE'),

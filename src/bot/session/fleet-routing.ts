@@ -13,9 +13,14 @@ export interface ClusterDeps {
   freezes: Pick<FreezeApi, 'list'>;
   storage: Pick<ReleaseStorage, 'history'>;
   previews?: ChangePreviews;
-  /** The cluster's proposals (issue 35), for `/release proposals`. */
-  proposals?: Pick<ProposalStore, 'listLive'>;
+  /** The cluster's proposals (issue 35), for `/release proposals` and the promotions opened there. */
+  proposals?: Pick<ProposalStore, 'listLive' | 'open'>;
+  /** A fleet cluster's image values of a release (its values reach the bot masked otherwise): a promotion reads what runs there. */
+  imageValues?: ImageValuesReader;
 }
+
+/** A release's image values in effect, by values path, at the paths its spec.imageUpdates name (core/fleet/fleet-query.ts). */
+export type ImageValuesReader = (namespace: string, name: string) => Promise<Record<string, string>>;
 
 /** A cluster of the fleet as the bot sees it: its own, or one it holds a key for, up or not. */
 export interface FleetMember {

@@ -1,5 +1,6 @@
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { AuthzDecision } from '../authz/authorize.js';
+import type { AuthzTarget } from '../authz/policy-types.js';
 import type { Outcome } from '../execute/outcome.js';
 export { systemClock, type Clock } from '../execute/await-outcome.js';
 import type { QueryCommand } from '../execute/queries.js';
@@ -31,6 +32,8 @@ export interface Gate {
   /** Why the query is refused, or undefined when it is allowed; `api` is the command's cluster's (to resolve the release it names). */
   query(command: QueryCommand, api: Pick<HelmReleaseApi, 'list'>): Promise<string | undefined>;
   action(action: ActionScope): Promise<AuthzDecision>;
+  /** Why the person may not propose a change to this release (a promotion: `upgrade` there), or undefined; absent: Kubernetes RBAC decides (the terminal). */
+  propose?(target: AuthzTarget): Promise<string | undefined>;
 }
 
 /**

@@ -10,8 +10,9 @@ import type { Plan } from '../plan/plan.js';
 import type { PreparedAction } from '../plan/prepared.js';
 import type { ClusterDeps, FleetRouting } from './fleet-routing.js';
 import type { SessionEnd, SessionPorts } from './ports.js';
+import { runPromotion, type OwnClusterName } from './promotion.js';
 
-export interface SessionDeps extends ClusterDeps {
+export interface SessionDeps extends ClusterDeps, OwnClusterName {
   /** From the session's config reader (session/config.ts). */
   outcomeTimeoutMs: number;
   clock?: Clock;
@@ -55,6 +56,8 @@ export class ReleaseSession {
       return 'done';
     }
     if (command.verb === 'list' && command.cluster === 'all') return this.listAll(command, ports);
+    if (command.verb === 'promote')
+      return runPromotion(command, ports, { deps: this.deps, now: () => this.now(), refuse: this.refuse.bind(this), stop: this.stop.bind(this) });
     const where = await this.locate(command, text, ports);
     if (!where.ok) return where.end;
     const { deps, cluster } = where;

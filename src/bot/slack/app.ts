@@ -28,7 +28,7 @@ import { DmPreferences } from './requester-dm.js';
 import { checkBotToken } from './token-check.js';
 import { ProposalVotes, type ProposalVoteDeps } from './proposal-votes.js';
 import { ProposalStore } from '../../core/proposals/proposal-store.js';
-import { clusterKey, clusterKeyspace, DEFAULT_CLUSTER, parseClusterName } from '../../core/fleet/cluster-keys.js';
+import { clusterKey, clusterKeyspace } from '../../core/fleet/cluster-keys.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { registerUnknownRequestAnswers } from './unknown-requests.js';
 
@@ -71,8 +71,7 @@ function proposalVoteDeps(
   fleet: FleetRouter | undefined,
   parts: { poster: ChannelPoster; events: ProposalVoteDeps['events']; log: Logger; directory: Directory },
 ): ProposalVoteDeps {
-  const named = parseClusterName(process.env.HELMCREW_CLUSTER_NAME);
-  const own = config.fleet?.own ?? (named.ok ? named.name : DEFAULT_CLUSTER);
+  const own = config.fleet?.own ?? config.cluster;
   return {
     store: (cluster) => {
       if (cluster === own) return new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals'));
@@ -173,6 +172,7 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     outcomeTimeoutMs: config.outcomeTimeoutMs,
     freezeReports,
     proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')),
+    ownCluster: config.cluster,
     proposalVotes,
     requesterDm: {
       direct: {

@@ -37,6 +37,8 @@ export interface BotConfig {
   slackApiUrl?: string;
   redisUrl: string;
   keyPrefix: string;
+  /** The bot's own cluster's name (HELMCREW_CLUSTER_NAME, else `default`). */
+  cluster: string;
   kubeconfig?: string;
   /** How long a plan's Confirm button (and an approval request) stays valid. */
   planTtlSeconds: number;
@@ -95,6 +97,7 @@ export function readBotConfig(env: Env = process.env): BotConfig {
     slackApiUrl,
     redisUrl,
     keyPrefix: session.keyPrefix,
+    cluster: session.cluster,
     kubeconfig: session.kubeconfig,
     planTtlSeconds: own.parse('HELMCREW_PLAN_TTL_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 86_400)),
     outcomeTimeoutMs: session.outcomeTimeoutMs,

@@ -95,7 +95,22 @@ export class ProposalVotes {
   }
 
   /** Every message that shows the proposal, edited to the votes now; one that cannot be edited is logged, not fatal (the vote is counted). */
-  private async showVotes(proposal: Proposal, now: number): Promise<void> {
+  private async showVotes(counted: Proposal, now: number): Promise<void> {
+    // Read again just before the edit, and once more after it: the controller may apply it
+    // meanwhile and notify edit the message to "applied" before this edit lands; an older
+    // picture must not stay (notify's edit follows the record's change, so the second read sees it).
+    const records = this.storeOf(counted);
+    const read = async () => (records ? await records.get(counted.id).catch(() => undefined) : undefined) ?? counted;
+    let proposal = await read();
+    for (let pass = 0; pass < 2; pass++) {
+      await this.edit(proposal, now);
+      const after = await read();
+      if (after.state.phase === proposal.state.phase) return;
+      proposal = after;
+    }
+  }
+
+  private async edit(proposal: Proposal, now: number): Promise<void> {
     const state = shownState(proposal, now);
     const newer = state.phase === 'superseded' ? await this.storeOf(proposal)?.get(state.by) : undefined;
     const message = renderProposalMessage(proposal, {

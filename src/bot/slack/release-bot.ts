@@ -41,6 +41,8 @@ export interface ReleaseBotDeps {
   freezeReports?: { claim(uid: string): Promise<boolean> };
   /** Direct messages to the requester when an action ends, and who turned them off (`/release notify`). */
   requesterDm?: RequesterDmDeps & { preferences: Pick<DmPreferences, 'set'> };
+  /** The bot's own cluster's name without a fleet (HELMCREW_CLUSTER_NAME, else `default`), as its controller names its proposals. */
+  ownCluster?: string;
   /** The bot's own cluster's proposals, for `/release proposals` (issue 35). */
   proposals?: ClusterDeps['proposals'];
   /** Approve / Reject on proposals (issue 35). */

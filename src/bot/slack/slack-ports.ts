@@ -47,6 +47,11 @@ export function teamGate(subject: () => Promise<Subject>, teams: () => Promise<T
       return decision.allowed ? undefined : decision.reason;
     },
     action: async (action) => authorizeAction(await subject(), action, await teams()),
+    // A promotion changes the target as an upgrade would: proposing one takes `upgrade` there (the votes then take `approve`).
+    async propose(target) {
+      const decision = authorize(await subject(), 'upgrade', target, await teams());
+      return decision.allowed ? undefined : decision.reason;
+    },
   };
 }
 

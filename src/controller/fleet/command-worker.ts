@@ -5,7 +5,16 @@ import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import { clusterKey, QUEUE_NAMES } from '../../core/fleet/cluster-keys.js';
 import type { CommandOutcome } from '../../core/fleet/command-protocol.js';
-import { historyForFleet, maskKeyOf, QUERY_JOB, releaseForFleet, verifyQuery, type QueryAnswer, type SignedQuery } from '../../core/fleet/fleet-query.js';
+import {
+  historyForFleet,
+  imageValuesForFleet,
+  maskKeyOf,
+  QUERY_JOB,
+  releaseForFleet,
+  verifyQuery,
+  type QueryAnswer,
+  type SignedQuery,
+} from '../../core/fleet/fleet-query.js';
 import { nonceTtlMs, verifyCommand, type SignedCommand } from '../../core/fleet/signed-command.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
@@ -63,6 +72,10 @@ export function startCommandWorker(opts: CommandWorkerOptions): Worker<SignedCom
         return question.kind === 'get'
           ? { ok: true, kind: 'get' }
           : { ok: false, message: `cluster "${opts.cluster}" does not serve namespace ${question.namespace}` };
+      if (question.kind === 'image-values') {
+        const release = await opts.api.get(question.namespace, question.name);
+        return { ok: true, kind: 'image-values', values: release ? imageValuesForFleet(release) : {} };
+      }
       if (question.kind === 'get') {
         const release = await opts.api.get(question.namespace, question.name);
         return { ok: true, kind: 'get', ...(release ? { release: releaseForFleet(release, maskKey) } : {}) };

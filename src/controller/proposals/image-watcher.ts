@@ -3,7 +3,8 @@
  * due is listed once per set of credentials, however many releases watch it (and each tag's digest
  * asked once, when a release keeps it); each release's image update is then decided
  * (image-change.ts) and its proposal opened in Redis. The same tick enqueues the releases whose
- * proposals were approved (the pass applies them) and expires the open ones past their time.
+ * proposals were approved (the pass applies them), expires the open ones past their time, and
+ * tells the proposals the bot opened (promotions) as it tells its own.
  */
 import type { HelmRelease, ImageUpdate } from '../../api/helmrelease.js';
 import { IMAGE_UPDATE_DEFAULTS } from '../../api/image-updates.js';
@@ -221,6 +222,7 @@ export class ImageWatcher {
     if (pruned > 0) this.opts.log.info({ action: 'proposals-pruned', count: pruned }, `removed ${pruned} closed proposal record(s) past their retention`);
     for (const proposal of proposals) {
       const key = `${proposal.release.namespace}/${proposal.release.name}`;
+      if (proposal.unannounced) await this.announce(proposal, byKey.get(key));
       if (proposal.state.phase === 'approved') this.opts.enqueue(key, 'proposal approved');
       if (proposal.state.phase !== 'open' || now < proposal.facts.expiresAt) continue;
       const expired = await this.opts.store.update(proposal.id, (p) =>
@@ -235,6 +237,42 @@ export class ImageWatcher {
         approvers: expired.state.approvers,
       });
     }
+  }
+
+  /**
+   * A proposal the bot opened (a promotion): its ProposalOpened (and the ProposalSuperseded of the
+   * one it replaced) recorded on the release, once — the record's flag is dropped by
+   * compare-and-set first, so a second leader or tick tells nothing again.
+   */
+  private async announce(proposal: Proposal, release: HelmRelease | undefined): Promise<void> {
+    if (!release) return;
+    const told = await this.opts.store.update(proposal.id, (p) => {
+      if (!p.unannounced) return undefined;
+      const { unannounced: _told, ...rest } = p;
+      return rest;
+    });
+    if (!told) return;
+    const key = `${release.metadata.namespace}/${release.metadata.name}`;
+    const by = told.facts.proposedBy ?? 'helmcrew';
+    if (told.supersedes) {
+      await this.opts.events.record(
+        release,
+        ReleaseEvent.ProposalSuperseded,
+        `proposal ${told.supersedes}: replaced by a newer proposal (${told.id}: ${told.summary})`,
+        {
+          action: 'proposal',
+          proposalId: told.supersedes,
+        },
+      );
+    }
+    if (told.state.phase !== 'open') return;
+    this.opts.log.info({ release: key, action: 'proposal-opened', proposalId: told.id, proposedBy: by }, `proposed ${told.summary}`);
+    await this.opts.events.record(
+      release,
+      ReleaseEvent.ProposalOpened,
+      `${told.summary} (proposed by ${by}): waiting for ${told.facts.required} approval${told.facts.required === 1 ? '' : 's'} until ${new Date(told.facts.expiresAt).toISOString()}`,
+      { action: 'proposal', proposalId: told.id, proposedBy: by },
+    );
   }
 
   private warn(release: HelmRelease, update: ImageUpdate, message: string): void {

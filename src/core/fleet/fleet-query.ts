@@ -2,6 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../helm-storage/release-storage.js';
+import { valueInEffect } from '../proposals/promotion.js';
 import { canonicalJson, MAX_COMMAND_LIFETIME_MS } from './signed-command.js';
 
 /**
@@ -22,7 +23,9 @@ export type FleetQuestion =
   | { kind: 'get'; namespace: string; name: string }
   | { kind: 'history'; namespace: string; releaseName: string }
   /** The Freezes that hold in that cluster: its own Freeze objects and the fleet's freezes taking it in (for plans and `/release freezes`). */
-  | { kind: 'freezes' };
+  | { kind: 'freezes' }
+  /** A release's image values in effect, at its own spec.imageUpdates paths only (a promotion's source: `/release promote`). */
+  | { kind: 'image-values'; namespace: string; name: string };
 
 export interface FleetQuery {
   cluster: string;
@@ -44,6 +47,7 @@ export type QueryAnswer =
   | { ok: true; kind: 'get'; release?: HelmRelease }
   | { ok: true; kind: 'history'; history: ReleaseHistory }
   | { ok: true; kind: 'freezes'; freezes: Freeze[] }
+  | { ok: true; kind: 'image-values'; values: Record<string, string> }
   | { ok: false; message: string };
 
 const canonicalQuery = (query: FleetQuery) => `helmcrew-query-v1\n${canonicalJson(query)}`;
@@ -65,6 +69,7 @@ function isQuestion(value: unknown): value is FleetQuestion {
   if (q.kind === 'list') return q.namespace === undefined || okName(q.namespace);
   if (q.kind === 'get') return okName(q.namespace) && okName(q.name);
   if (q.kind === 'history') return okName(q.namespace) && okName(q.releaseName);
+  if (q.kind === 'image-values') return okName(q.namespace) && okName(q.name);
   return q.kind === 'freezes';
 }
 
@@ -127,4 +132,19 @@ export function historyForFleet(history: ReleaseHistory, maskKey: string): Relea
   const releases = history.releases.map(one);
   const same = (r: StoredRelease | undefined) => (r ? releases.find((x) => x.revision === r.revision) : undefined);
   return { releases, latest: same(history.latest), deployed: same(history.deployed) };
+}
+
+/**
+ * A release's image values in effect (an approved override, else spec.values) at the paths its
+ * own spec.imageUpdates name — image tags and digests, declared as such — and nowhere else: the
+ * rest of its values stay masked for the fleet.
+ */
+export function imageValuesForFleet(release: HelmRelease): Record<string, string> {
+  const paths = (release.spec.imageUpdates ?? []).flatMap((u) => (u.digestPath ? [u.valuesPath, u.digestPath] : [u.valuesPath]));
+  const values: Record<string, string> = {};
+  for (const path of paths) {
+    const value = valueInEffect(release, path);
+    if (value !== undefined) values[path] = value;
+  }
+  return values;
 }

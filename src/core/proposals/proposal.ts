@@ -52,6 +52,12 @@ export interface Proposal {
   supersedes?: string;
   /** When it closed (applied, rejected, expired, superseded): its record is pruned a retention after (proposal-store.ts). */
   closedAt?: number;
+  /**
+   * Opened by the bot (a promotion), not yet told: the controller of its cluster records
+   * ProposalOpened on the release (and ProposalSuperseded for the one it replaced), which notify
+   * turns into the chat message as for the controller's own proposals, then drops this.
+   */
+  unannounced?: true;
 }
 
 /**

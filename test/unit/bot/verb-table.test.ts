@@ -117,6 +117,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'freezes',
       'unfreeze',
       'proposals',
+      'promote',
       'notify',
     ]);
   });

@@ -5,6 +5,7 @@
  * later say something else there, a person (or Git) has spoken since: the change gives way. Pure.
  */
 import { canonicalJson } from '../../../core/release/values.js';
+import { valueAt } from '../../../core/release/values-path.js';
 import { parseTargetPath, setAtPath, TargetPathError, type PathSegment } from './target-path.js';
 
 export interface ApprovedOverride {
@@ -47,17 +48,5 @@ export function overlayApprovedOverrides(
   return { values, outcomes };
 }
 
-/** The value at `segments` (undefined when any step is missing). */
-export function valueAt(values: unknown, segments: readonly PathSegment[]): unknown {
-  let node = values;
-  for (const segment of segments) {
-    if ('index' in segment) node = Array.isArray(node) ? node[segment.index] : undefined;
-    else
-      node =
-        node !== null && typeof node === 'object' && !Array.isArray(node) && Object.hasOwn(node, segment.key)
-          ? (node as Record<string, unknown>)[segment.key]
-          : undefined;
-    if (node === undefined) return undefined;
-  }
-  return node;
-}
+/** The value at a path's segments: core/release/values-path.ts (the bot reads it too). */
+export { valueAt } from '../../../core/release/values-path.js';

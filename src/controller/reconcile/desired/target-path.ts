@@ -6,49 +6,8 @@
  * --set, a comma never starts another assignment: the content is always one value.
  */
 
-export type PathSegment = { key: string } | { index: number };
-
-export class TargetPathError extends Error {
-  override name = 'TargetPathError';
-}
-
-/** `a.b[0].c`, `\.` for a dot inside a key (`annotations.example\.com/owner`). */
-export function parseTargetPath(path: string): PathSegment[] {
-  const segments: PathSegment[] = [];
-  let key = '';
-  let keyStarted = false;
-  const endKey = () => {
-    if (keyStarted || key) segments.push({ key });
-    if (!key && keyStarted) throw new TargetPathError(`targetPath ${JSON.stringify(path)} has an empty key`);
-    key = '';
-    keyStarted = false;
-  };
-  for (let i = 0; i < path.length; i++) {
-    const c = path[i]!;
-    if (c === '\\' && i + 1 < path.length) {
-      key += path[++i];
-      keyStarted = true;
-    } else if (c === '.') {
-      if (!key && segments.length > 0 && 'index' in segments[segments.length - 1]!) continue;
-      if (!key) throw new TargetPathError(`targetPath ${JSON.stringify(path)} has an empty key`);
-      endKey();
-    } else if (c === '[') {
-      const close = path.indexOf(']', i);
-      const digits = close > i ? path.slice(i + 1, close) : '';
-      if (!/^[0-9]{1,5}$/.test(digits)) throw new TargetPathError(`targetPath ${JSON.stringify(path)} has an index that is not a number`);
-      if (key) endKey();
-      if (segments.length === 0) throw new TargetPathError(`targetPath ${JSON.stringify(path)} starts with an index`);
-      segments.push({ index: Number(digits) });
-      i = close;
-    } else {
-      key += c;
-      keyStarted = true;
-    }
-  }
-  if (key) endKey();
-  if (segments.length === 0) throw new TargetPathError('targetPath is empty');
-  return segments;
-}
+export { parseTargetPath, TargetPathError, type PathSegment } from '../../../core/release/values-path.js';
+import type { PathSegment } from '../../../core/release/values-path.js';
 
 /** The value as --set would type it; `literal`: the text itself. */
 export function targetPathValue(text: string, literal: boolean): unknown {
