@@ -176,6 +176,10 @@ describe('promotions: /release promote between two namespaces, approved in chat'
 
     await eventually(async () => expect(await liveImage(prod)).toBe(`${repository}:1.5.0`), { timeoutMs: 90_000 });
     expect(await liveImage(staging)).toBe(`${repository}:1.5.0`);
+    // The chart version came with it (status.approvedChart): prod's Deployment was rendered from 2.0.0.
+    const liveChart = async (namespace: string) =>
+      (await apps.listNamespacedDeployment({ namespace })).items.find((d) => d.metadata?.name?.includes('web'))?.metadata?.labels?.['helm.sh/chart'];
+    await eventually(async () => expect(await liveChart(prod)).toBe('unicorn-2.0.0'), { timeoutMs: 30_000 });
     expect((await store.get(id!))!.state).toEqual({ phase: 'applied', approvers: ['slack:UBEN', 'slack:UCY'] });
     // The same message, edited: applied.
     await eventually(() => expect(shown(id!)).toContain('Applied. Approved by <@UBEN>, <@UCY>'), { timeoutMs: 30_000 });
