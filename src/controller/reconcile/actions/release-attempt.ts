@@ -19,6 +19,7 @@ import { applyChartCrds } from './chart-crds.js';
 import { withInventory } from '../decide/inventory.js';
 import { releaseRequest } from '../desired/helm-requests.js';
 import { eventImages } from '../../../core/release/deployed-images.js';
+import { manifestDocuments, readableValues } from '../../drift/manifest-objects.js';
 import { pullChart } from './pull-chart.js';
 import { waitForHealth } from './health-wait.js';
 import { attemptSupersedable, reportSuperseded, type AttemptOutcome } from './supersedable-attempt.js';
@@ -98,14 +99,21 @@ export async function runReleaseAttempt(
   });
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = attempt.succeededMessage(revision);
-  const succeeded = withInventory(succeededStatus(attempted, attempt.events.succeeded, message, history, ctx.now()), history.deployed?.manifest, {
+  // The manifest helm wrote, read once for the inventory and the Event's images.
+  const manifest = history.deployed?.manifest;
+  const documents = manifest === undefined ? undefined : manifestDocuments(manifest);
+  const succeeded = withInventory(succeededStatus(attempted, attempt.events.succeeded, message, history, ctx.now()), documents, {
     name: target.releaseName,
     namespace: target.namespace,
   });
   // Independent writes: the status and the Event (with notify) go out together.
   await Promise.all([
     ctx.status.write(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
-    ctx.effects().events.record(release, attempt.events.succeeded, message, { ...details, revision, ...eventImages(history.deployed?.manifest) }),
+    ctx.effects().events.record(release, attempt.events.succeeded, message, {
+      ...details,
+      revision,
+      ...eventImages(documents && readableValues(documents)),
+    }),
   ]);
   return 'succeeded';
 }
