@@ -7,6 +7,7 @@ import { slotWait, type QueueLoadReader } from '../../src/controller/helm/slot-w
 import { ReadAhead } from '../../src/controller/queue/read-ahead.js';
 import { queueLoadOf, type ReconcileJob } from '../../src/controller/queue/reconcile-queue.js';
 import { buildReconcileContext } from '../../src/controller/reconcile/ports/build-context.js';
+import type { ControllerContext } from '../../src/controller/reconcile/ports/context.js';
 import { reconcileRelease } from '../../src/controller/reconcile/reconciler.js';
 import { HAND_BACK_RETRY_MS } from '../../src/controller/reconcile/stages/act.js';
 import { createLogger } from '../../src/core/log.js';
@@ -141,6 +142,46 @@ describe('an upgrade that waits for a slot', () => {
     expect((await result).action).toBe('upgrade');
     expect(f.helm.verbs()).toEqual(['install', 'upgrade']);
     expect(slots.tryAcquire()).toBeDefined();
+  });
+});
+
+describe('the health checks after a long wait for a slot', () => {
+  it("count their share of the timeout from the slot, not from before the wait: a healthy upgrade is not failed for the wait's time", async () => {
+    const f = fakeController();
+    f.api.put(helmRelease({ values: { replicas: 1 } }));
+    expect((await reconcileRelease(f.ctx, 'apps', 'app')).action).toBe('install');
+    // What helm wrote has a Widget, judged by spec.healthCheckExprs: in progress at first, then current.
+    const add = f.storage.add.bind(f.storage);
+    f.storage.add = (record) => add({ ...record, manifest: '---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n' });
+    let reads = 0;
+    const reader = {
+      read: async () => ({
+        kind: 'found' as const,
+        clusterScoped: false,
+        object: { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' }, status: { ready: reads++ > 0 } },
+      }),
+    };
+    f.api.editSpec('apps', 'app', (spec) => {
+      spec.values = { replicas: 2 };
+      spec.healthCheckExprs = [{ apiVersion: 'example.com/v1', kind: 'Widget', current: 'status.ready == true' }];
+    });
+    const slots = new HelmSlots(1);
+    const running = slots.tryAcquire()!;
+    const ctx = buildReconcileContext({
+      ...f.ctx,
+      releaseObjects: { ...reader, forUser: () => reader } as unknown as ControllerContext['releaseObjects'],
+      helmSlots: new HelmSlotGate(slots, load(2, true), quiet),
+    });
+    const result = reconcileRelease(ctx, 'apps', 'app');
+    while (slots.queued === 0) await new Promise((resolve) => setImmediate(resolve));
+    // The other helm runs longer than this release's whole timeout (5 m by default).
+    f.world.tick(10 * 60_000);
+    running();
+    expect((await result).action).toBe('upgrade');
+    expect(reads).toBe(2);
+    const status = f.api.peek('apps', 'app')!.status!;
+    expect(status.upgradeFailures ?? 0).toBe(0);
+    expect(status.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
 });
 
