@@ -78,6 +78,11 @@ export const BENCHMARKS: Record<string, Entry> = {
     summary: "the settled checks' memory per release: N remembered histories and the watch of N record Secrets' metadata (no cluster)",
     load: () => import('./settled-memory.js'),
   },
+  'manifest-read': {
+    summary:
+      "the CPU of reading a release's manifest after helm: two parses (inventory, images) against one, on the unicorn and podinfo manifests (no cluster)",
+    load: () => import('./manifest-read.js'),
+  },
   'slack-latency': { summary: "event → Slack API call latency against the local fake Slack and Slack's rate limits", load: () => import('./slack-latency.js') },
 };
 

@@ -31,9 +31,9 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     meaning: 'helm operations at once per replica (with `HELMCREW_READ_AHEAD`, as many reconcile passes again read while helm runs)',
   },
   HELMCREW_READ_AHEAD: {
-    default: false,
+    default: true,
     meaning:
-      'twice `HELMCREW_CONCURRENCY` reconcile passes, so the next ones have read what they need when a helm slot frees (off until a quiet-machine run shows the wall gains; with several replicas on one queue a busy replica may hold releases an idle one could run)',
+      'twice `HELMCREW_CONCURRENCY` reconcile passes, so the next ones have read what they need when a helm slot frees; with several replicas on one queue, an install or upgrade that finds every slot taken while nothing is queued goes back to the queue for an idle replica instead of waiting',
   },
   WATCH_NAMESPACES: { defaultText: 'all', meaning: 'comma-separated namespaces whose HelmReleases are watched' },
   HELMCREW_WORK_DIR: {

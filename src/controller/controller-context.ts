@@ -9,6 +9,9 @@ import { GitChartSources } from './charts/git/git-chart-sources.js';
 import { DependencyBuilds } from './helm/dependency-build.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { HelmSlots } from './helm/helm-slots.js';
+import { HelmSlotGate } from './helm/helm-slot-gate.js';
+import type { QueueLoadReader } from './helm/slot-wait.js';
+import type { ReadAhead } from './queue/read-ahead.js';
 import { helmProcessEnv } from './helm/helm-process-env.js';
 import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
 import { ReleaseStorage } from '../core/helm-storage/release-storage.js';
@@ -55,15 +58,19 @@ export interface ControllerParts {
   freezeHolds?: FreezeHoldWriter;
   /** Approved proposals (issue 35) read and marked applied by passes. */
   proposals?: { reads: ProposalReads; writes: ProposalWrites };
+  /** The reconcile queue's load, for an install or upgrade that finds every helm slot taken (helm/slot-wait.ts); none: it waits. */
+  queueLoad?: QueueLoadReader;
+  /** Paused after a hand-back, resumed when a helm slot frees (queue/read-ahead.ts). */
+  readAhead?: Pick<ReadAhead, 'pause' | 'resume'>;
 }
 
 /** The controller's reconcile context: helm as configured, charts under the host policy, every happening an Event (and a notification). */
 export function controllerContext(config: ControllerConfig, parts: ControllerParts): Readonly<ControllerContext> {
-  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, settled, freezes, freezeHolds, proposals } = parts;
+  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, settled, freezes, freezeHolds, proposals, queueLoad, readAhead } = parts;
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const recordLimits = { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes };
   // HELMCREW_CONCURRENCY release-changing helm processes at once, whichever cluster they act on (helm-slots.ts).
-  const slots = new HelmSlots(config.concurrency);
+  const slots = new HelmSlots(config.concurrency, () => readAhead?.resume());
   const helmRunner = new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds), slots);
   // spec.kubeConfig: the same parts, on the target cluster; helm gets its kubeconfig as a private file.
   const targets = new RemoteClusters({
@@ -103,6 +110,7 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
     log,
     operations,
+    helmSlots: new HelmSlotGate(slots, queueLoad, log, () => readAhead?.pause()),
     drift: new DriftDetector(new ClusterObjects(rest), config.helmFieldManager),
     crds: new CrdApplier(new ClusterObjects(rest), config.helmFieldManager),
     cache,

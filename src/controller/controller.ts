@@ -12,7 +12,8 @@ import type { ReleaseEventSink } from '../core/events/release-event-sink.js';
 import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
-import { RECONCILE_QUEUE, ReconcileQueue, reconcileWorkers, startReconcileWorker } from './queue/reconcile-queue.js';
+import { ReadAhead } from './queue/read-ahead.js';
+import { queueLoadOf, RECONCILE_QUEUE, ReconcileQueue, reconcileWorkers, startReconcileWorker } from './queue/reconcile-queue.js';
 import { computePreview, previewRelease } from './preview/compute-preview.js';
 import { startPreviewWorker } from './preview/preview-worker.js';
 import { controllerContext } from './controller-context.js';
@@ -156,6 +157,8 @@ export async function startController(config: ControllerConfig, options: Control
   const freezeView = fleetFreezes ? new WithFleetFreezes(freezes, fleetFreezes) : freezes;
   // Proposals (issue 35) live in this cluster's keyspace: the bot counts votes there, passes apply the approved ones.
   const proposals = controllerProposals(connection, config, kube);
+  // More passes than helm slots: the next ones read while helm runs (controller-context.ts, helm-slots.ts); fewer after a hand-back.
+  const readAhead = new ReadAhead(config.concurrency, reconcileWorkers(config.concurrency, config.readAhead));
   const ctx = controllerContext(config, {
     rest,
     kube,
@@ -170,6 +173,8 @@ export async function startController(config: ControllerConfig, options: Control
     freezes: freezeView,
     freezeHolds,
     proposals: proposals.ports,
+    queueLoad: queueLoadOf(queue.raw),
+    readAhead,
   });
   // The tag watcher runs once per cluster, on the leader, beside the watches.
   const images = proposals.watcher({
@@ -182,7 +187,6 @@ export async function startController(config: ControllerConfig, options: Control
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
-    // More passes than helm slots: the next ones read while helm runs (controller-context.ts, helm-slots.ts).
     concurrency: reconcileWorkers(config.concurrency, config.readAhead),
     log,
     reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger, log),
@@ -190,6 +194,7 @@ export async function startController(config: ControllerConfig, options: Control
     requeue,
     outage,
   });
+  readAhead.attach(worker);
 
   // Plans in chat ask what a change would do; helm runs here, so the answer is computed here.
   const previews = startPreviewWorker({

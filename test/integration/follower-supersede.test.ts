@@ -27,9 +27,9 @@ describe('a doomed --wait on a follower, then a fixed spec', () => {
       HELMCREW_LEADER_ELECTION: 'true',
       HELMCREW_LEASE_DURATION_SECONDS: '4',
       HELMCREW_LEASE_RETRY_MS: '500',
+      // One helm slot per replica, read-ahead on (the default): a replica that took both upgrades
+      // hands the second back before it starts (helm/slot-wait.ts), so each replica runs one.
       HELMCREW_CONCURRENCY: '1',
-      // One pass per replica, so each replica takes one of the two upgrades (read-ahead would let one replica hold both).
-      HELMCREW_READ_AHEAD: 'false',
     };
     for (let i = 0; i < 2; i++) replicas.push(await startTestController([namespace], shared));
   });
@@ -57,7 +57,7 @@ describe('a doomed --wait on a follower, then a fixed spec', () => {
     await eventually(async () => {
       for (const name of names) expect((await storage.history(namespace, name)).latest?.status).toBe('pending-upgrade');
     });
-    // One worker per replica and two upgrades running: each replica runs one, so one runs on the follower.
+    // One helm slot per replica and two upgrades running: each replica runs one, so one runs on the follower.
     expect(await Promise.all(replicas.map(async (r, i) => (await r.helm.count('upgrade')) - upgradesBefore[i]!))).toEqual([1, 1]);
     await eventually(async () => {
       const { items } = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace });

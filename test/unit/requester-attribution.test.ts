@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { requestKeysFor } from '../../src/core/events/requester-sink.js';
+import { manifestDocuments, readableValues } from '../../src/controller/drift/manifest-objects.js';
 import { deployedImages, eventImages, imagesLine, MAX_EVENT_IMAGES } from '../../src/core/release/deployed-images.js';
 import { parseRequestRecord, requestRecordKey } from '../../src/core/requests/requester-ledger.js';
 import { slackUserOf, userMention } from '../../src/core/slack/mention.js';
@@ -23,6 +24,9 @@ spec:
       initContainers: [${init.map((i) => `{ name: i, image: "${i}" }`).join(', ')}]
       containers: [${images.map((i, n) => `{ name: c${n}, image: "${i}" }`).join(', ')}]
 `;
+
+/** The manifest's documents as the controller reads them after helm (manifest-objects.ts). */
+const read = (manifest: string | undefined) => (manifest === undefined ? undefined : readableValues(manifestDocuments(manifest)));
 
 describe('deployedImages', () => {
   it.each([
@@ -52,14 +56,14 @@ spec: { containers: [{ name: c, image: "app:1" }] }
     },
     { name: 'a bad document is skipped', manifest: `---\nkind: [\n${deployment('b', ['ok:1'])}`, want: ['ok:1'] },
   ])('$name', ({ manifest, want }) => {
-    expect(deployedImages(manifest)).toEqual(want);
+    expect(deployedImages(read(manifest))).toEqual(want);
   });
 
   it('an event carries the first MAX_EVENT_IMAGES and counts the rest', () => {
     const many = Array.from({ length: MAX_EVENT_IMAGES + 3 }, (_, i) => `img${i}:1`);
-    expect(eventImages(deployment('m', many))).toEqual({ images: many.slice(0, MAX_EVENT_IMAGES), moreImages: 3 });
-    expect(eventImages(deployment('m', ['a:1']))).toEqual({ images: ['a:1'] });
-    expect(eventImages('')).toBeUndefined();
+    expect(eventImages(read(deployment('m', many)))).toEqual({ images: many.slice(0, MAX_EVENT_IMAGES), moreImages: 3 });
+    expect(eventImages(read(deployment('m', ['a:1'])))).toEqual({ images: ['a:1'] });
+    expect(eventImages(read(''))).toBeUndefined();
   });
 
   it.each([

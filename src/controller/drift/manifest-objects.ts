@@ -16,19 +16,40 @@ export class ManifestError extends Error {
 /** A `---` line starts a document, as helm's own splitter reads its manifests. */
 const DOCUMENT_SEPARATOR = /^---[^\n]*$/m;
 
-export function manifestObjects(manifest: string, release: { name: string; namespace: string }): KubeObject[] {
-  const objects: KubeObject[] = [];
+/** One document of a manifest as helm reads it: its value (null for an empty one), or why it could not be read. */
+export type ManifestDocument = { index: number; value: unknown } | { index: number; error: string };
+
+/**
+ * Pure: each document of a manifest read once. What helm just wrote feeds both `status.inventory`
+ * and the Event's images (release-attempt.ts, rollback.ts): reading it twice was ~11 % of the
+ * controller's CPU in a burst (docs/performance.md). An unreadable document is kept as its error.
+ */
+export function manifestDocuments(manifest: string): ManifestDocument[] {
+  const documents: ManifestDocument[] = [];
   for (const [index, text] of manifest.split(DOCUMENT_SEPARATOR).entries()) {
     if (!text.trim()) continue;
-    let value: unknown;
     try {
-      value = parseHelmYaml(text);
+      documents.push({ index, value: parseHelmYaml(text) });
     } catch (error) {
-      throw new ManifestError(`document ${index + 1} of the manifest is not valid YAML: ${(error as Error).message}`);
+      documents.push({ index, error: (error as Error).message });
     }
+  }
+  return documents;
+}
+
+/** Pure: the values of the documents that could be read and are not empty (for what only informs, like the Event's images). */
+export function readableValues(documents: readonly ManifestDocument[]): unknown[] {
+  return documents.flatMap((document) => ('value' in document && document.value !== null && document.value !== undefined ? [document.value] : []));
+}
+
+export function manifestObjects(manifest: string | readonly ManifestDocument[], release: { name: string; namespace: string }): KubeObject[] {
+  const objects: KubeObject[] = [];
+  for (const document of typeof manifest === 'string' ? manifestDocuments(manifest) : manifest) {
+    if ('error' in document) throw new ManifestError(`document ${document.index + 1} of the manifest is not valid YAML: ${document.error}`);
+    const { value } = document;
     // A template that renders only comments is an empty document.
     if (value === null || value === undefined) continue;
-    if (!isObjectShaped(value)) throw new ManifestError(`document ${index + 1} of the manifest is not a Kubernetes object`);
+    if (!isObjectShaped(value)) throw new ManifestError(`document ${document.index + 1} of the manifest is not a Kubernetes object`);
     objects.push(withHelmMetadata(value, release));
   }
   return objects;

@@ -53,7 +53,8 @@ export class HelmRunner {
   /** A newer generation arriving while the operation waits for a slot cancels it as it would cancel helm. */
   private async waitForSlot(slots: HelmSlots, opts: HelmRunOptions): Promise<() => void> {
     try {
-      return await slots.acquire(opts.cancelSignal);
+      // An install or upgrade took its slot before it said it started (helm-slot-gate.ts): it is held for this release.
+      return await slots.acquire(opts.cancelSignal, opts.release);
     } catch (error) {
       if (!opts.cancelSignal?.aborted) throw error;
       this.log.info({ release: opts.release, action: opts.step }, 'helm cancelled while waiting for a slot');

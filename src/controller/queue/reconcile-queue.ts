@@ -4,6 +4,7 @@ import type { Logger } from '../../core/log.js';
 import { RECONCILE_ATTEMPTS, retryDelayMs } from './retry-policy.js';
 import { QUEUE_NAMES } from '../../core/fleet/cluster-keys.js';
 import type { ApiOutage } from './api-outage.js';
+import type { QueueLoadReader } from '../helm/slot-wait.js';
 
 export const RECONCILE_QUEUE = QUEUE_NAMES.reconcile;
 
@@ -55,6 +56,31 @@ export class ReconcileQueue {
     return this.queue;
   }
 }
+
+/** How long the count of replicas on the queue is trusted: replicas come and go rarely. */
+const REPLICAS_TTL_MS = 10_000;
+
+/**
+ * The queue's load as a pass with no helm slot free asks for it (helm/slot-wait.ts): releases
+ * runnable now, and whether other replicas work the queue — each replica's worker holds one
+ * connection named after the queue (BullMQ's CLIENT LIST; a Redis that refuses it counts as alone).
+ */
+export function queueLoadOf(queue: Queue<ReconcileJob>, now: () => number = Date.now): QueueLoadReader {
+  let replicas: { at: number; others: boolean | undefined } | undefined;
+  return {
+    queued: () => queue.getJobCountByTypes('wait', 'prioritized'),
+    otherReplicas: async () => {
+      if (replicas && now() - replicas.at < REPLICAS_TTL_MS) return replicas.others;
+      const workers = await queue.getWorkers();
+      const known = !workers.some((w) => w.name === CLIENT_LIST_REFUSED);
+      replicas = { at: now(), others: known ? workers.length > 1 : undefined };
+      return replicas.others;
+    },
+  };
+}
+
+/** What BullMQ lists as the one worker when Redis refuses CLIENT LIST. */
+const CLIENT_LIST_REFUSED = 'GCP does not support client list';
 
 /** BullMQ priority of periodic checks: any job without one (a spec change, a deletion) runs first. */
 export const RESYNC_PRIORITY = 100;

@@ -1,5 +1,3 @@
-import { parseAllDocuments } from 'yaml';
-
 /** At most this many images travel with an event (the rest as a count); a message shows fewer (`imagesLine`). */
 export const MAX_EVENT_IMAGES = 20;
 
@@ -16,15 +14,13 @@ const POD_SPEC_PATHS: Record<string, readonly string[]> = {
 
 /**
  * Pure: the distinct container images (init containers too) of a release's workloads, in manifest
- * order. A document that is not valid YAML or not a workload is skipped: the list
- * informs a message, it decides nothing.
+ * order, from its documents as read (the controller reads the manifest once, as helm does, for the
+ * inventory and for this: manifest-objects.ts). A document that is not a workload is skipped (one
+ * that was not valid YAML is not among them): the list informs a message, it decides nothing.
  */
-export function deployedImages(manifest: string | undefined): string[] {
-  if (!manifest) return [];
+export function deployedImages(documents: Iterable<unknown> | undefined): string[] {
   const images: string[] = [];
-  for (const document of parseAllDocuments(manifest)) {
-    if (document.errors.length) continue;
-    const object = document.toJS() as unknown;
+  for (const object of documents ?? []) {
     for (const image of imagesOf(object)) {
       if (!images.includes(image)) images.push(image);
     }
@@ -52,8 +48,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** Pure: what an event carries: the first MAX_EVENT_IMAGES images and how many more there are. */
-export function eventImages(manifest: string | undefined): { images: string[]; moreImages?: number } | undefined {
-  const all = deployedImages(manifest);
+export function eventImages(documents: Iterable<unknown> | undefined): { images: string[]; moreImages?: number } | undefined {
+  const all = deployedImages(documents);
   if (!all.length) return undefined;
   const more = all.length - MAX_EVENT_IMAGES;
   return more > 0 ? { images: all.slice(0, MAX_EVENT_IMAGES), moreImages: more } : { images: all };

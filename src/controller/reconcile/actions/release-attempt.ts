@@ -19,9 +19,11 @@ import { applyChartCrds } from './chart-crds.js';
 import { withInventory } from '../decide/inventory.js';
 import { releaseRequest } from '../desired/helm-requests.js';
 import { eventImages } from '../../../core/release/deployed-images.js';
+import { manifestDocuments, readableValues } from '../../drift/manifest-objects.js';
 import { pullChart } from './pull-chart.js';
 import { waitForHealth } from './health-wait.js';
-import { attemptSupersedable, reportSuperseded, type AttemptOutcome } from './supersedable-attempt.js';
+import { frozenMeanwhile, FrozenMeanwhile } from './frozen-meanwhile.js';
+import { attemptSupersedable, HandedBack, reportSuperseded, type AttemptOutcome } from './supersedable-attempt.js';
 
 /** What tells an install from an upgrade; the attempt around helm is the same (runReleaseAttempt). */
 export interface ReleaseAttempt {
@@ -65,13 +67,21 @@ export async function runReleaseAttempt(
   const announce = () => ctx.effects().events.record(release, attempt.events.started, attempt.startedMessage, details);
   let written: ReleaseWritten;
   try {
-    written = await attemptSupersedable(ctx, release, target, { started, announce }, async (cancelSignal) => {
+    written = await attemptSupersedable(ctx, release, target, { step: attempt.action, started, announce }, async (cancelSignal, waited) => {
+      // The helm slot is this release's now: helm's --timeout, and the health checks' share of it, run from here, not from before a wait for the slot.
+      const helmFrom = ctx.now();
+      if (waited && (await frozenMeanwhile(ctx, release, attempt.action))) throw new FrozenMeanwhile();
       await applyChartCrds(ctx, release, target, request, attempt.action);
       const ran = await attempt.run(request, cancelSignal);
-      await waitForHealth(ctx, release, target, attempt.action, ran, startedAt, cancelSignal);
+      await waitForHealth(ctx, release, target, attempt.action, ran, helmFrom, cancelSignal);
       return ran;
     });
   } catch (error) {
+    if (error instanceof HandedBack) return 'handed-back';
+    if (error instanceof FrozenMeanwhile) {
+      ctx.log.info({ release: target.key, action: attempt.action }, 'a freeze came while waiting for a helm slot: held before helm');
+      return 'frozen';
+    }
     if (error instanceof HelmCanceledError) return reportSuperseded(ctx, release, attempt.what);
     if (!(error instanceof HelmError)) throw error;
     // Record what Helm really wrote (a failed revision), even though the action failed.
@@ -98,14 +108,21 @@ export async function runReleaseAttempt(
   });
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = attempt.succeededMessage(revision);
-  const succeeded = withInventory(succeededStatus(attempted, attempt.events.succeeded, message, history, ctx.now()), history.deployed?.manifest, {
+  // The manifest helm wrote, read once for the inventory and the Event's images.
+  const manifest = history.deployed?.manifest;
+  const documents = manifest === undefined ? undefined : manifestDocuments(manifest);
+  const succeeded = withInventory(succeededStatus(attempted, attempt.events.succeeded, message, history, ctx.now()), documents, {
     name: target.releaseName,
     namespace: target.namespace,
   });
   // Independent writes: the status and the Event (with notify) go out together.
   await Promise.all([
     ctx.status.write(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
-    ctx.effects().events.record(release, attempt.events.succeeded, message, { ...details, revision, ...eventImages(history.deployed?.manifest) }),
+    ctx.effects().events.record(release, attempt.events.succeeded, message, {
+      ...details,
+      revision,
+      ...eventImages(documents && readableValues(documents)),
+    }),
   ]);
   return 'succeeded';
 }

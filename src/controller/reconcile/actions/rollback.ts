@@ -13,6 +13,7 @@ import { redactSecrets } from '../decide/redact.js';
 import { chooseRollbackRevision } from '../../../core/release/rollback-decision.js';
 import { rollbackFlags } from '../../helm/helm-flags.js';
 import { eventImages } from '../../../core/release/deployed-images.js';
+import { manifestDocuments, readableValues } from '../../drift/manifest-objects.js';
 
 /**
  * Rolls a suspended release back with `helm rollback`, as asked through the rollback
@@ -114,10 +115,10 @@ async function finish(
   history: Parameters<typeof rollbackDoneStatus>[3],
 ): Promise<void> {
   const { releaseName: name, namespace } = releaseTarget(release);
-  await ctx.status.write(
-    release,
-    withInventory(rollbackDoneStatus(release, record, suspension, history, ctx.now()), history.deployed?.manifest, { name, namespace }),
-  );
+  // The deployed manifest, read once for the inventory and the Event's images.
+  const manifest = history.deployed?.manifest;
+  const documents = manifest === undefined ? undefined : manifestDocuments(manifest);
+  await ctx.status.write(release, withInventory(rollbackDoneStatus(release, record, suspension, history, ctx.now()), documents, { name, namespace }));
   const from = history.releases.find((r) => r.revision === record.fromRevision);
   const to = history.releases.find((r) => r.revision === record.toRevision);
   await ctx.effects().events.record(release, record.succeeded ? ReleaseEvent.RollbackSucceeded : ReleaseEvent.RollbackFailed, record.message, {
@@ -129,7 +130,7 @@ async function finish(
     // Who asked is the ledger's (requester-sink.ts), found by the request id: the suspension annotation is anyone's to write.
     cause: `rollback requested (${record.requestId})`,
     requestId: record.requestId,
-    ...(record.succeeded ? eventImages(history.deployed?.manifest) : {}),
+    ...(record.succeeded ? eventImages(documents && readableValues(documents)) : {}),
   });
   if (!record.succeeded)
     ctx.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, action: 'rollback', request: record.requestId }, record.message);

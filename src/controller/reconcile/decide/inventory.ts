@@ -1,5 +1,5 @@
 import type { HelmReleaseStatus, Inventory } from '../../../api/helmrelease-status.js';
-import { ManifestError, manifestObjects } from '../../drift/manifest-objects.js';
+import { ManifestError, manifestObjects, type ManifestDocument } from '../../drift/manifest-objects.js';
 
 /**
  * Pure: status.inventory in Flux's shape, from the manifest of the revision helm just wrote (hooks
@@ -24,7 +24,7 @@ const CLUSTER_SCOPED = new Set([
   'CSIDriver',
 ]);
 
-export function inventoryOf(manifest: string, release: { name: string; namespace: string }): Inventory {
+export function inventoryOf(manifest: string | readonly ManifestDocument[], release: { name: string; namespace: string }): Inventory {
   const entries = manifestObjects(manifest, release).map((object) => {
     const [group, version] = object.apiVersion.includes('/') ? object.apiVersion.split('/', 2) : ['', object.apiVersion];
     const namespace = CLUSTER_SCOPED.has(object.kind) ? '' : (object.metadata.namespace ?? release.namespace);
@@ -36,9 +36,14 @@ export function inventoryOf(manifest: string, release: { name: string; namespace
 
 /**
  * The status with the inventory of the deployed revision, after whatever wrote it (an install, an
- * upgrade, a rollback). A manifest that cannot be read leaves the inventory as it was.
+ * upgrade, a rollback), as text or already read (manifestDocuments). A manifest that cannot be
+ * read leaves the inventory as it was.
  */
-export function withInventory(status: HelmReleaseStatus, manifest: string | undefined, release: { name: string; namespace: string }): HelmReleaseStatus {
+export function withInventory(
+  status: HelmReleaseStatus,
+  manifest: string | readonly ManifestDocument[] | undefined,
+  release: { name: string; namespace: string },
+): HelmReleaseStatus {
   if (manifest === undefined) return status;
   try {
     return { ...status, inventory: inventoryOf(manifest, release) };

@@ -41,7 +41,13 @@ export function passContext(ctx: ControllerContext, readFrom: ReadFrom, release:
   const writes =
     readFrom === 'cache' ? refusingWrites() : readFrom === 'cache-until-write' ? firstWriteVerifies(ctx, release.metadata.resourceVersion!) : allWrites(ctx);
   const reads = readPorts(ctx, readFrom === 'cache' ? { pullChart: () => refuse('fetching a chart') } : ctx.helm);
-  return { ...reads, ...writes, status: new StatusWriter(writes.releaseWrites, release), ...(ctx.operations ? { operations: ctx.operations } : {}) };
+  return {
+    ...reads,
+    ...writes,
+    status: new StatusWriter(writes.releaseWrites, release),
+    ...(ctx.operations ? { operations: ctx.operations } : {}),
+    ...(ctx.helmSlots ? { helmSlots: ctx.helmSlots } : {}),
+  };
 }
 
 type Writes = Pick<PassContext, 'releaseWrites' | 'effects'>;

@@ -9,6 +9,7 @@ import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import type { GitChartSources } from '../../charts/git/git-chart-sources.js';
 import type { SopsDecrypt } from '../../sops/sops-decrypter.js';
 import type { HelmClient } from '../../helm/helm-client.js';
+import type { HelmSlotGate } from '../../helm/helm-slot-gate.js';
 import type { ReleaseHistory, ReleaseStorage } from '../../../core/helm-storage/release-storage.js';
 import type { RecordRef } from '../decide/settled-records.js';
 import type { KubeClients } from '../../../core/kube/client.js';
@@ -134,6 +135,8 @@ export interface PassContext extends ReconcileContext {
   effects(): Effects;
   /** Installs and upgrades running in this process, cancelled when a newer generation arrives (local bookkeeping, no effect outside). */
   operations?: Pick<RunningOperations, 'begin' | 'supersede'>;
+  /** This process's helm slots, asked by an install or upgrade before it says it started (helm-slot-gate.ts); none: helm waits for a slot as it comes. */
+  helmSlots?: Pick<HelmSlotGate, 'take' | 'waitFor'>;
 }
 
 /** Everything the controller reconciles with, built once (build-context.ts) and never changed. */
@@ -149,6 +152,7 @@ export interface ControllerContext extends ReconcileContext {
   drift?: DriftDetector;
   crds?: CrdApplier;
   operations?: RunningOperations;
+  helmSlots?: Pick<HelmSlotGate, 'take' | 'waitFor'>;
   /** The informer's copies of HelmReleases: a settled one is checked without a GET (cached-read.ts). */
   cache?: ReleaseCache;
   /** A settled release's last history, recalled instead of a LIST while its records are unchanged (watch/settled-histories.ts). */

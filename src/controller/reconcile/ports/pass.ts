@@ -22,6 +22,8 @@ export interface ReconcileResult {
     | 'wait-for-dependencies'
     /** An active Freeze holds the helm action (stages/freeze-gate.ts). */
     | 'frozen'
+    /** Every helm slot of this replica was taken and another replica could start it: back to the queue, nothing written (helm/slot-wait.ts). */
+    | 'handed-back'
     | 'unchanged'
     | 'report-drift'
     | 'correct-drift';

@@ -95,9 +95,18 @@ async function recordHandover({ ctx, release, key }: Pass, handover: Handover): 
   ctx.log.info({ release: key, action: 'handover', from: handover.from, revision: handover.revision }, 'taking over a release');
 }
 
+/**
+ * Between one replica handing a release back and an idle one taking it: the queue offers it again
+ * after this, not at once, so two replicas with every slot taken do not pass it to and fro.
+ */
+export const HAND_BACK_RETRY_MS = 1000;
+
 /** helm test, or the decision about a failure that will be remediated or retried, follows at once in a fresh pass. */
 function afterAttempt(pass: Pass, action: ReleaseActionName, outcome: AttemptOutcome): PassEnd {
-  const followUp = outcome === 'failed' || outcome === 'superseded' || (outcome === 'succeeded' && testsWanted(pass.release));
+  // Nothing was written: another replica (or this one, once a slot frees) runs it.
+  if (outcome === 'handed-back') return done(pass.key, 'handed-back', HAND_BACK_RETRY_MS);
+  // A freeze that came while the attempt waited for its slot: the fresh pass's freeze gate records it.
+  const followUp = outcome === 'failed' || outcome === 'superseded' || outcome === 'frozen' || (outcome === 'succeeded' && testsWanted(pass.release));
   return followUp ? FRESH_PASS : done(pass.key, action);
 }
 
