@@ -47,27 +47,30 @@ function world(proposals: Proposal[], releases: HelmRelease[] = [web], diffFor?:
     prune: async () => 0,
   };
   const events: Array<{ event: string; message: string; details?: EventDetails; diff?: string[] }> = [];
-  const watcher = new ImageWatcher({
-    cluster: 'home',
-    releases: () => releases,
-    registry: { tags: () => Promise.reject(new Error('no registry')), digest: () => Promise.reject(new Error('no registry')) },
-    accessFor: () => Promise.reject(new Error('no access')),
-    store,
-    retentionMs: 168 * 3_600_000,
-    events: {
-      record: async (_release, event, message, details) => {
-        // What notify would render from: the record as it is when the event comes.
-        const diff = diffFor && details?.proposalId ? records.get(details.proposalId)?.diff : undefined;
-        events.push({ event, message, ...(details ? { details } : {}), ...(diff ? { diff } : {}) });
+  const leader = () =>
+    new ImageWatcher({
+      cluster: 'home',
+      releases: () => releases,
+      registry: { tags: () => Promise.reject(new Error('no registry')), digest: () => Promise.reject(new Error('no registry')) },
+      accessFor: () => Promise.reject(new Error('no access')),
+      store,
+      retentionMs: 168 * 3_600_000,
+      events: {
+        record: async (_release, event, message, details) => {
+          // What notify would render from: the record as it is when the event comes.
+          const diff = diffFor && details?.proposalId ? records.get(details.proposalId)?.diff : undefined;
+          events.push({ event, message, ...(details ? { details } : {}), ...(diff ? { diff } : {}) });
+        },
       },
-    },
-    enqueue: () => undefined,
-    log: createLogger('test', 'silent'),
-    tickMs: 1000,
-    ...(diffFor ? { diffFor } : {}),
-    now: () => Date.parse('2026-11-26T22:00:00Z'),
-  });
-  return { records, events, watcher };
+      enqueue: () => undefined,
+      log: createLogger('test', 'silent'),
+      tickMs: 1000,
+      ...(diffFor ? { diffFor } : {}),
+      now: () => Date.parse('2026-11-26T22:00:00Z'),
+    });
+  const watcher = leader();
+  // A second leader (a failover overlapping the old one) on the same store.
+  return { records, events, watcher, second: leader };
 }
 
 describe('the controller tells the proposals the bot opened', () => {
@@ -142,5 +145,13 @@ describe('the controller tells the proposals the bot opened', () => {
     expect(asked).toBe(0);
     expect(events).toEqual([]);
     expect(records.get('p-0000000000000002')!.diff).toBeUndefined();
+  });
+
+  it('two leaders ticking at once tell it once, with one diff in the record', async () => {
+    let asked = 0;
+    const { records, events, watcher, second } = world([promotion()], [web], async () => [`diff ${++asked}`]);
+    await Promise.all([watcher.tick(), second().tick()]);
+    expect(events.map((e) => e.event)).toEqual(['ProposalOpened']);
+    expect(records.get('p-0000000000000002')!.diff).toEqual([events[0]!.diff![0]]);
   });
 });
