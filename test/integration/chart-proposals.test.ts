@@ -8,6 +8,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { ProposalStore } from '../../src/core/proposals/proposal-store.js';
 import type { Proposal } from '../../src/core/proposals/proposal.js';
 import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
+import { renderProposalMessage } from '../../src/core/slack/proposal-message.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { chartFolder, publish, startTestChartServer, type TestChartServer } from '../support/chart-servers.js';
@@ -16,8 +17,8 @@ import { pushUnicorn, registryPath } from '../support/oci.js';
 
 /**
  * Issue 35, chart versions, on the real parts (the API server, helm, Redis, a chart repository
- * served here): with spec.approval a newer version in the range is one proposal and the release
- * stays; a still newer one supersedes it; two approvals upgrade the live Deployment, held by a
+ * served here): with spec.approval a newer version in the range is one proposal (told with its
+ * plan diff) and the release stays; a still newer one supersedes it; two approvals upgrade the live Deployment, held by a
  * freeze until it lifts; a new spec.chart.version makes the approved version give way.
  */
 describe('chart versions: proposed with spec.approval, in effect once approved', () => {
@@ -85,6 +86,13 @@ describe('chart versions: proposed with spec.approval, in effect once approved',
     const first = await waitForProposal((p) => p.kind === 'chart' && p.state.phase === 'open', 'open for 2.0.0');
     expect(first).toMatchObject({ chartVersion: { from: '1.0.0', to: '2.0.0' }, values: [], facts: { required: 2 } });
     await waitForEvent('ProposalOpened');
+    // Told by the leader's tick with the plan diff of the new version, in the message notify renders.
+    const told = (await store.get(first.id))!;
+    expect(told.unannounced).toBeUndefined();
+    expect(told.diff).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^objects: .*changed/), expect.stringMatching(/^~ Deployment held: .*helm.sh~1chart/)]),
+    );
+    expect(JSON.stringify(renderProposalMessage(told, { state: told.state, now: Date.now() }).blocks)).toContain('What it would change');
     // The pass that proposed it stayed: nothing attempted, the Deployment as it was.
     const staying = (await current()).status;
     expect(staying?.lastAttemptedChartVersion).toBe('1.0.0');

@@ -166,6 +166,11 @@ describe('promotions: /release promote between two namespaces, approved in chat'
     expect(slack.messages(channel).filter((m) => JSON.stringify(m.blocks ?? []).includes(`proposal \`${id}\``))).toHaveLength(1);
     expect(shown(id!)).toContain('`image.tag`: `1.4.2` → `1.5.0`');
     expect(shown(id!)).toContain('chart version: `1.0.0` → `2.0.0`');
+    // With the plan diff of the chart version and the image together, made by prod's controller.
+    expect(shown(id!)).toContain('What it would change');
+    expect((await store.get(id!))!.diff).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^objects: .*changed/), expect.stringMatching(/^~ Deployment /)]),
+    );
     await eventually(async () => expect((await store.get(id!))!.message).toEqual({ channel: 'CWEB', ts: posted.ts }));
     const value = buttonsOf(posted)[0]!.value;
     expect(value).toBe(`default/${id}`);

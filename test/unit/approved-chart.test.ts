@@ -31,6 +31,8 @@ describe('chartProposal (issue 35)', () => {
       subject: 'default/shop/web chart',
       facts: { required: 2, expiresAt: 1000 + 3600_000, teams: ['web'] },
       state: { phase: 'open', approvers: [] },
+      // Told (with its plan diff) by the leader's tick, not by the pass.
+      unannounced: true,
     });
     expect(chartProposal('default', r, { from: '0.9.0', to: '1.1.0' }, 5000).id).toBe(a.id);
     expect(chartProposal('default', r, { from: '1.0.0', to: '1.2.0' }, 1000).id).not.toBe(a.id);
@@ -38,7 +40,10 @@ describe('chartProposal (issue 35)', () => {
   });
 
   it('without approvals asked (a newer version than an approved one): approved as it opens', () => {
-    expect(chartProposal('default', release(), { from: '1.0.0', to: '1.1.0' }, 0).state).toEqual({ phase: 'approved', approvers: [] });
+    const approved = chartProposal('default', release(), { from: '1.0.0', to: '1.1.0' }, 0);
+    expect(approved.state).toEqual({ phase: 'approved', approvers: [] });
+    // Nobody is asked: nothing to tell, no diff to make.
+    expect(approved.unannounced).toBeUndefined();
   });
 });
 

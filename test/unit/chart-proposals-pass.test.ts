@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { ChartRef } from '../../src/api/helmrelease.js';
 import type { ControllerContext, ProposalReads, ProposalWrites } from '../../src/controller/reconcile/ports/context.js';
 import { reconcileRelease } from '../../src/controller/reconcile/reconciler.js';
+import { ImageWatcher } from '../../src/controller/proposals/image-watcher.js';
+import { createLogger } from '../../src/core/log.js';
 import type { OpenOutcome } from '../../src/core/proposals/proposal-store.js';
 import type { Proposal } from '../../src/core/proposals/proposal.js';
 import { fakeController, helmRelease, type Fakes } from './support/reconcile-fakes.js';
@@ -82,7 +84,33 @@ function setUp(spec: Parameters<typeof helmRelease>[0]) {
   f.api.put(helmRelease(spec));
   const pass = () => reconcileRelease(ctx, NS, NAME);
   const deployed = () => f.storage.of(NS, NAME).find((r) => r.status === 'deployed')?.chartVersion;
-  return { f, repository, proposals, pass, deployed, status: () => f.api.peek(NS, NAME)?.status };
+  // The leader's tick, which tells what a pass opened unannounced, with the diff the preview would make.
+  const diffs: string[] = [];
+  const leader = new ImageWatcher({
+    cluster: 'default',
+    releases: () => [f.api.peek(NS, NAME)!],
+    registry: { tags: () => Promise.reject(new Error('no registry')), digest: () => Promise.reject(new Error('no registry')) },
+    accessFor: () => Promise.reject(new Error('no access')),
+    store: {
+      open: () => Promise.reject(new Error('not used')),
+      list: async () => proposals.list(),
+      update: async (id, change) => {
+        const current = proposals.byId.get(id);
+        const next = current && change(current);
+        if (next) proposals.byId.set(id, next);
+        return next;
+      },
+      prune: async () => 0,
+    },
+    events: f.events,
+    enqueue: () => undefined,
+    log: createLogger('test', 'silent'),
+    tickMs: 1000,
+    now: () => ctx.now().getTime(),
+    retentionMs: 168 * 3_600_000,
+    diffFor: async (_release, proposal) => (diffs.push(proposal.id), [`~ Deployment app: chart → ${proposal.chartVersion?.to}`]),
+  });
+  return { f, repository, proposals, pass, deployed, diffs, tick: () => leader.tick(), status: () => f.api.peek(NS, NAME)?.status };
 }
 
 const ranged = (required: number) => ({
@@ -92,7 +120,7 @@ const ranged = (required: number) => ({
 
 describe('a chart version in a range, with approvals asked', () => {
   it('is proposed once instead of installed; approved, it is installed and named in status; a new spec.chart.version makes it give way', async () => {
-    const { f, repository, proposals, pass, deployed, status } = setUp(ranged(2));
+    const { f, repository, proposals, pass, deployed, diffs, tick, status } = setUp(ranged(2));
     // The first install takes the newest: nothing runs yet.
     expect((await pass()).action).toBe('install');
     expect(deployed()).toBe('1.0.0');
@@ -101,12 +129,26 @@ describe('a chart version in a range, with approvals asked', () => {
     expect((await pass()).action).toBe('unchanged');
     expect(deployed()).toBe('1.0.0');
     expect(proposals.list()).toMatchObject([
-      { kind: 'chart', chartVersion: { from: '1.0.0', to: '1.1.0' }, state: { phase: 'open' }, summary: 'chart app 1.0.0 → 1.1.0' },
+      { kind: 'chart', chartVersion: { from: '1.0.0', to: '1.1.0' }, state: { phase: 'open' }, summary: 'chart app 1.0.0 → 1.1.0', unannounced: true },
     ]);
-    expect(f.events.names().filter((e) => e === 'ProposalOpened')).toHaveLength(1);
+    // The pass makes no preview and tells nothing: the leader's tick does, with the plan diff, once.
+    expect(f.events.names()).not.toContain('ProposalOpened');
+    await tick();
+    await tick();
+    expect(f.events.recorded.filter((e) => e.event === 'ProposalOpened')).toEqual([
+      {
+        event: 'ProposalOpened',
+        message: `chart app 1.0.0 → 1.1.0: waiting for 2 approvals until ${new Date(proposals.list()[0]!.facts.expiresAt).toISOString()}`,
+        details: { action: 'proposal', proposalId: proposals.list()[0]!.id, proposedBy: 'helmcrew' },
+      },
+    ]);
+    expect(proposals.list()[0]).toMatchObject({ diff: ['~ Deployment app: chart → 1.1.0'] });
+    expect(proposals.list()[0]!.unannounced).toBeUndefined();
+    expect(diffs).toHaveLength(1);
     // Seen again: one read, nothing opened or said again.
     const finds = proposals.finds;
     await pass();
+    await tick();
     expect(proposals.finds).toBe(finds + 1);
     expect(proposals.list()).toHaveLength(1);
     expect(f.events.names().filter((e) => e === 'ProposalOpened')).toHaveLength(1);
@@ -117,7 +159,13 @@ describe('a chart version in a range, with approvals asked', () => {
     const [first, second] = proposals.list();
     expect(first!.state).toMatchObject({ phase: 'superseded', by: second!.id });
     expect(second).toMatchObject({ chartVersion: { from: '1.0.0', to: '1.2.0' }, supersedes: first!.id });
-    expect(f.events.names()).toContain('ProposalSuperseded');
+    await tick();
+    expect(f.events.recorded.filter((e) => e.event.startsWith('Proposal')).map((e) => [e.event, e.details?.proposalId])).toEqual([
+      ['ProposalOpened', first!.id],
+      ['ProposalSuperseded', first!.id],
+      ['ProposalOpened', second!.id],
+    ]);
+    expect(proposals.byId.get(second!.id)?.diff).toEqual(['~ Deployment app: chart → 1.2.0']);
 
     // Approved, but a freeze holds it: no helm, the proposal stays approved.
     proposals.approve(second!.id, ['slack:UA', 'slack:UB']);

@@ -92,4 +92,21 @@ describe('a proposal’s plan diff', () => {
       "no diff could be made: the controller could not compute it; the controller's log says why",
     ]);
   });
+
+  it('a promotion renders its chart version and its values together; a preview that refuses gives the one line', async () => {
+    const asked: Array<{ version: string; values: Record<string, unknown> }> = [];
+    const preview: Previewer = (r, adjust) => {
+      asked.push({ version: r.spec.chart.version!, values: adjust(desired({ image: { tag: '1.4.2' } })).values });
+      return Promise.resolve({ ok: false, message: 'chart web 2.0.0 not found in https://charts.example.com' });
+    };
+    const promotion = proposal({
+      kind: 'promotion',
+      values: [{ valuesPath: 'image.tag', from: '1.4.2', to: '1.5.0' }],
+      chartVersion: { from: '1.0.0', to: '2.0.0' },
+    });
+    expect(await proposalDiff(preview, release, promotion, log)).toEqual(['no diff could be made: chart web 2.0.0 not found in https://charts.example.com']);
+    expect(asked).toEqual([{ version: '2.0.0', values: { image: { tag: '1.5.0' } } }]);
+    // The release the watcher holds is not changed by it.
+    expect(release.spec.chart.version).toBe('1.x');
+  });
 });

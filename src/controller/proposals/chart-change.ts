@@ -2,7 +2,8 @@
  * A chart-version proposal (issue 35): spec.chart.version's range allows a newer version than the
  * one in effect, and the pass that resolved the range (decide/chart-choice.ts) proposes it
  * instead of installing it — open for votes when spec.approval asks for approvals, approved at
- * once when it does not (a newer version than an approved one). Pure: the release, the change and
+ * once when it does not (a newer version than an approved one); one open for votes is marked
+ * unannounced, for the leader to tell with its plan diff. Pure: the release, the change and
  * the clock in, the proposal out.
  */
 import type { HelmRelease } from '../../api/helmrelease.js';
@@ -30,5 +31,8 @@ export function chartProposal(cluster: string, release: HelmRelease, change: { f
     facts: approvalFacts(release, now),
     state: required > 0 ? { phase: 'open', approvers: [] } : { phase: 'approved', approvers: [] },
     createdAt: now,
+    // The pass makes no preview (it would hold a helm slot): the leader's tick adds the plan diff
+    // and records ProposalOpened (image-watcher.ts, announce), as for a promotion.
+    ...(required > 0 ? { unannounced: true as const } : {}),
   };
 }

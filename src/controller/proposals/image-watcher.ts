@@ -4,7 +4,7 @@
  * asked once, when a release keeps it); each release's image update is then decided
  * (image-change.ts) and its proposal opened in Redis. The same tick enqueues the releases whose
  * proposals were approved (the pass applies them), expires the open ones past their time, and
- * tells the proposals the bot opened (promotions) as it tells its own.
+ * tells, with their plan diff, the proposals opened unannounced (promotions, chart versions) as it tells its own.
  */
 import type { HelmRelease, ImageUpdate } from '../../api/helmrelease.js';
 import { IMAGE_UPDATE_DEFAULTS } from '../../api/image-updates.js';
@@ -240,20 +240,27 @@ export class ImageWatcher {
   }
 
   /**
-   * A proposal the bot opened (a promotion): its ProposalOpened (and the ProposalSuperseded of the
-   * one it replaced) recorded on the release, once — the record's flag is dropped by
+   * A proposal opened unannounced — by the bot (a promotion) or by a pass (a chart version: a pass
+   * makes no preview, which would hold a helm slot) — gets its plan diff here, and its
+   * ProposalOpened (and the ProposalSuperseded of the one it replaced) recorded on the release, once — the record's flag is dropped by
    * compare-and-set first, so a second leader or tick tells nothing again.
    */
   private async announce(proposal: Proposal, release: HelmRelease | undefined): Promise<void> {
     if (!release) return;
+    // The plan diff goes into the record with the flag's drop, in one write, before the event
+    // (notify renders the message from the record). Made from the list just read: only a second
+    // leader racing this one could make it twice, and only one of them tells.
+    const diff = proposal.state.phase === 'open' && this.opts.diffFor ? await this.opts.diffFor(release, proposal) : undefined;
     const told = await this.opts.store.update(proposal.id, (p) => {
       if (!p.unannounced) return undefined;
       const { unannounced: _told, ...rest } = p;
-      return rest;
+      return diff && rest.state.phase === 'open' ? { ...rest, diff } : rest;
     });
     if (!told) return;
     const key = `${release.metadata.namespace}/${release.metadata.name}`;
     const by = told.facts.proposedBy ?? 'helmcrew';
+    // The controller's own proposals (a chart version) say nothing of who proposed them, as announceOpened does not.
+    const proposer = told.facts.proposedBy ? ` (proposed by ${by})` : '';
     if (told.supersedes) {
       await this.opts.events.record(
         release,
@@ -270,7 +277,7 @@ export class ImageWatcher {
     await this.opts.events.record(
       release,
       ReleaseEvent.ProposalOpened,
-      `${told.summary} (proposed by ${by}): waiting for ${told.facts.required} approval${told.facts.required === 1 ? '' : 's'} until ${new Date(told.facts.expiresAt).toISOString()}`,
+      `${told.summary}${proposer}: waiting for ${told.facts.required} approval${told.facts.required === 1 ? '' : 's'} until ${new Date(told.facts.expiresAt).toISOString()}`,
       { action: 'proposal', proposalId: told.id, proposedBy: by },
     );
   }

@@ -11,7 +11,8 @@ import { isPassEnd, type Pass, type PassEnd } from '../ports/pass.js';
 
 /**
  * Proposals (issue 35) in a pass. A newer chart version the range allows while approvals are asked
- * is proposed here (the pass has just read the index: no fetch of its own). Approved changes go
+ * is proposed here (the pass has just read the index: no fetch of its own; no preview either —
+ * the leader's tick adds the plan diff and tells it). Approved changes go
  * into status — values into status.approvedOverrides, a chart version (a chart proposal's, a
  * promotion's: any kind) into status.approvedChart — where the next resolution puts them in
  * effect and the upgrade follows; what gave way to the declared spec goes out of it. An approved
@@ -90,7 +91,15 @@ async function proposeChart(pass: Pass, change: { from: string; to: string }): P
   if (await ctx.proposals.find(proposal.id)) return;
   const effects = ctx.effects();
   if (!effects.proposalWrites) return;
-  const opened = await announceOpened(await effects.proposalWrites.open(proposal), release, { events: effects.events, log: ctx.log, action: 'chart-update' });
+  const outcome = await effects.proposalWrites.open(proposal);
+  // One asking for votes is told by the leader's tick with its plan diff (it was opened
+  // unannounced: the event, and the ProposalSuperseded of the one it replaced, come from there).
+  const opened =
+    outcome.kind === 'exists'
+      ? undefined
+      : outcome.proposal.unannounced
+        ? outcome.proposal
+        : await announceOpened(outcome, release, { events: effects.events, log: ctx.log, action: 'chart-update' });
   if (opened?.state.phase === 'open')
     ctx.log.info(
       { release: key, action: 'chart-held', chartVersion: change.from, proposalId: opened.id },
