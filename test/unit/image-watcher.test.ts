@@ -93,6 +93,15 @@ describe('the image watcher', () => {
     expect(asked).toEqual([proposal!.id]);
   });
 
+  it('notes the GitOps tool that owns the release in the proposal, for its message', async () => {
+    const book = new MemoryBook();
+    const owned = release({ required: 2 });
+    owned.metadata.labels = { 'kustomize.toolkit.fluxcd.io/name': 'apps' };
+    const { w } = watcher(book, [owned]);
+    await w.tick();
+    expect([...book.records.values()].map((p) => p.ownedBy)).toEqual(['Flux (kustomize-controller)']);
+  });
+
   it('a change that applies on its own asks no diff', async () => {
     const book = new MemoryBook();
     const asked: string[] = [];

@@ -99,6 +99,15 @@ describe('a proposal message', () => {
     expect(all(renderProposalMessage(p, { state: p.state, now }))).toContain('Deployment shop/web: image 1.4.2 → 1.5.0');
   });
 
+  it('says, while it takes votes, that a GitOps tool owning the spec does not undo the approved change', () => {
+    const p = proposal({ ownedBy: 'Flux (kustomize-controller)' });
+    const open = all(renderProposalMessage(p, { state: p.state, now }));
+    expect(open).toContain("Flux (kustomize-controller) owns this HelmRelease's spec: an approved change is kept in its status, which Flux does not undo");
+    expect(all(renderProposalMessage(proposal(), { state: p.state, now }))).not.toContain('owns this HelmRelease');
+    const applied = { phase: 'applied' as const, approvers: ['slack:UANA', 'slack:UBEN'] };
+    expect(all(renderProposalMessage({ ...p, state: applied }, { state: applied, now }))).not.toContain('owns this HelmRelease');
+  });
+
   it('votesLine counts toward the required number', () => {
     expect(votesLine(proposal({ facts: { required: 1, expiresAt: now } }), { phase: 'open', approvers: [] })).toBe('0 of 1 approval');
   });

@@ -10,7 +10,7 @@ import type { Scope } from '../grammar/command.js';
 import type { MutatingCommand } from '../grammar/command.js';
 import { freezeEndsAt } from '../grammar/flags.js';
 import type { Actor } from './actor.js';
-import { gitOpsOwner } from './gitops.js';
+import { gitOpsOwner } from '../../core/release/gitops-owner.js';
 import type { Plan } from './plan.js';
 
 /**

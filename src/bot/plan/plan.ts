@@ -7,7 +7,7 @@ import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import { diffManifests } from '../../core/release/manifest-diff.js';
 import { summarizeManifestDiff } from '../../core/release/manifest-diff-summary.js';
 import { describeHolding, type HoldingFreeze } from '../../core/release/freeze-match.js';
-import { gitOpsWarning } from './gitops.js';
+import { gitOpsWarning } from '../../core/release/gitops-owner.js';
 import { diffValues, summarizeValuesDifference } from './values-diff.js';
 
 /**

@@ -20,6 +20,7 @@ import { chooseTag } from '../../core/proposals/tag-policy.js';
 import { tagPolicyOf } from '../reconcile/desired/image-updates.js';
 import { decideImageChange } from './image-change.js';
 import { announceOpened } from './announce-opened.js';
+import { gitOpsOwner } from '../../core/release/gitops-owner.js';
 
 /** What the watcher needs of the proposal store (core/proposals/proposal-store.ts). */
 export interface ProposalBook {
@@ -196,15 +197,16 @@ export class ImageWatcher {
 
   private async open(release: HelmRelease, proposal: Proposal): Promise<void> {
     const diffFor = this.opts.diffFor;
+    const owner = gitOpsOwner(release);
     const opened = await announceOpened(await this.opts.store.open(proposal), release, {
       events: this.opts.events,
       log: this.opts.log,
       action: 'image-update',
-      ...(diffFor
+      ...(diffFor || owner
         ? {
             complete: async (p: Proposal) => {
-              const diff = await diffFor(release, p);
-              return (await this.opts.store.update(p.id, (current) => ({ ...current, diff }))) ?? p;
+              const diff = diffFor ? await diffFor(release, p) : undefined;
+              return (await this.opts.store.update(p.id, (current) => withOwnerAndDiff(current, owner, diff))) ?? p;
             },
           }
         : {}),
@@ -254,7 +256,7 @@ export class ImageWatcher {
     const told = await this.opts.store.update(proposal.id, (p) => {
       if (!p.unannounced) return undefined;
       const { unannounced: _told, ...rest } = p;
-      return diff && rest.state.phase === 'open' ? { ...rest, diff } : rest;
+      return rest.state.phase === 'open' ? withOwnerAndDiff(rest, gitOpsOwner(release), diff) : rest;
     });
     if (!told) return;
     const key = `${release.metadata.namespace}/${release.metadata.name}`;
@@ -285,4 +287,9 @@ export class ImageWatcher {
   private warn(release: HelmRelease, update: ImageUpdate, message: string): void {
     this.opts.log.warn({ release: `${release.metadata.namespace}/${release.metadata.name}`, repository: update.repository }, `image update: ${message}`);
   }
+}
+
+/** The record with what its message shows besides the change: the GitOps tool owning the spec, the plan diff. */
+function withOwnerAndDiff(proposal: Proposal, ownedBy: string | undefined, diff: string[] | undefined): Proposal {
+  return { ...proposal, ...(ownedBy ? { ownedBy } : {}), ...(diff ? { diff } : {}) };
 }

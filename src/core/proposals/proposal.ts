@@ -48,6 +48,11 @@ export interface Proposal {
   messages?: Array<{ channel: string; ts: string }>;
   /** The object diff the controller's preview made when it opened the proposal (plan lines), when it made one. */
   diff?: string[];
+  /**
+   * The GitOps tool that owned the release's spec when it was announced: an approved change is kept
+   * in status, which the tool does not undo, and the message says so.
+   */
+  ownedBy?: string;
   /** The proposal this one replaced, when it did. */
   supersedes?: string;
   /** When it closed (applied, rejected, expired, superseded): its record is pruned a retention after (proposal-store.ts). */

@@ -135,6 +135,20 @@ export function renderProposalMessage(proposal: Proposal, view: ProposalView): P
   blocks.push({ type: 'section', block_id: 'proposal_fields', fields });
   // The object diff the controller's preview made when it opened the proposal, when it made one.
   if (proposal.diff?.length) blocks.push(section('proposal_diff', `*What it would change*\n${codeBlock(proposal.diff.join('\n'), DIFF)}`));
+  // Said while it takes votes: approving does not fight the tool, and Git is where it stays for good.
+  if (proposal.ownedBy && takesVotes(view))
+    blocks.push({
+      type: 'context',
+      block_id: 'proposal_gitops',
+      elements: [
+        mrkdwn(
+          truncateEscaped(
+            `${safeText(proposal.ownedBy, 80)} owns this HelmRelease's spec: an approved change is kept in its status, which ${safeText(proposal.ownedBy.split(' ')[0]!, 40)} does not undo; it gives way when Git sets that value, so put it in Git to keep it.`,
+            FIELD,
+          ),
+        ),
+      ],
+    });
   const outcome = outcomeLine(proposal, view);
   if (outcome) blocks.push({ type: 'context', block_id: 'proposal_outcome', elements: [mrkdwn(outcome)] });
   if (takesVotes(view)) {

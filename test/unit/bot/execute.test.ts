@@ -10,7 +10,7 @@ import type { Team } from '../../../src/api/team.js';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
 import { breakGlassPatch } from '../../../src/bot/execute/freeze-writes.js';
 import { freezeName, releasesInScope, scopeSpec } from '../../../src/bot/plan/freeze.js';
-import { gitOpsOwner } from '../../../src/bot/plan/gitops.js';
+import { gitOpsOwner } from '../../../src/core/release/gitops-owner.js';
 import { resumePatch, rollbackPatch, suspendPatch, upgradePatch } from '../../../src/bot/plan/intents.js';
 import { outcomeOf } from '../../../src/bot/execute/outcome.js';
 import { resolveRelease } from '../../../src/bot/plan/resolve.js';
