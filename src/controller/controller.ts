@@ -14,7 +14,7 @@ import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
 import { ReadAhead } from './queue/read-ahead.js';
 import { queueLoadOf, RECONCILE_QUEUE, ReconcileQueue, reconcileWorkers, startReconcileWorker } from './queue/reconcile-queue.js';
-import { computePreview, previewRelease } from './preview/compute-preview.js';
+import { computePreview } from './preview/compute-preview.js';
 import { startPreviewWorker } from './preview/preview-worker.js';
 import { controllerContext } from './controller-context.js';
 import { RunningOperations } from './reconcile/ports/running-operations.js';
@@ -177,13 +177,7 @@ export async function startController(config: ControllerConfig, options: Control
     readAhead,
   });
   // The tag watcher runs once per cluster, on the leader, beside the watches.
-  const images = proposals.watcher({
-    releases: () => watches.list(),
-    events: ctx.events,
-    enqueue,
-    log,
-    preview: (release, adjust) => previewRelease(ctx, release, adjust),
-  });
+  const images = proposals.watcher(ctx, { releases: () => watches.list(), enqueue });
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,

@@ -1,16 +1,16 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { KubeClients } from '../../core/kube/client.js';
 import { IdentityClients } from '../../core/kube/identity.js';
-import type { Logger } from '../../core/log.js';
 import { ProposalStore } from '../../core/proposals/proposal-store.js';
 import type { RedisConnection } from '../../core/redis.js';
 import { OciRegistryClient } from '../charts/oci-registry.js';
 import type { ControllerConfig } from '../config.js';
 import { imageAccessReader } from './image-access.js';
 import { ImageWatcher } from './image-watcher.js';
-import { proposalDiff, type Previewer } from './proposal-diff.js';
+import { proposalDiff } from './proposal-diff.js';
+import { previewRelease } from '../preview/compute-preview.js';
+import type { ControllerContext } from '../reconcile/ports/context.js';
 import { proposalPorts } from './proposal-ports.js';
 
 /**
@@ -22,26 +22,18 @@ export function controllerProposals(connection: RedisConnection, config: Control
   const store = new ProposalStore(connection, clusterKey(config.queuePrefix, 'proposals'));
   return {
     ports: proposalPorts(store, config.cluster),
-    watcher: ({
-      preview,
-      ...deps
-    }: {
-      releases: () => HelmRelease[];
-      events: ReleaseEventSink;
-      enqueue: (key: string, reason: string) => void;
-      log: Logger;
-      /** The preview the bot's plans use (previewRelease), for a proposal's plan diff. */
-      preview: Previewer;
-    }) =>
+    watcher: (ctx: Readonly<ControllerContext>, deps: { releases: () => HelmRelease[]; enqueue: (key: string, reason: string) => void }) =>
       new ImageWatcher({
         ...deps,
+        events: ctx.events,
+        log: ctx.log,
         cluster: config.cluster,
         registry: new OciRegistryClient({ policy: config.allowedRepositoryHosts, timeoutMs: 15_000, maxBytes: config.maxIndexBytes }),
         accessFor: imageAccessReader({ kube, identities: new IdentityClients(kube), tenancy: config.tenancy }),
         store,
         tickMs: config.proposalsTickMs,
         retentionMs: config.proposalsRetentionMs,
-        diffFor: (release, proposal) => proposalDiff(preview, release, proposal, deps.log),
+        diffFor: (release, proposal) => proposalDiff((r, adjust) => previewRelease(ctx, r, adjust), release, proposal, ctx.log),
       }),
   };
 }
