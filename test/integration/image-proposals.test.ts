@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
@@ -10,6 +9,7 @@ import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { imageRegistryHost, pushImageTag } from '../support/oci.js';
 
 /**
  * Issue 35, the controller's side, on the real parts: a local OCI registry (docker-registry), the
@@ -19,7 +19,7 @@ import { namespaceWithController, testEnv, uniqueName } from '../support/fixture
 describe('image updates: new tags applied on their own, or proposed and applied once approved', () => {
   const { env, kubeConfig } = testEnv();
   const { namespace, ctl } = namespaceWithController('images', { HELMCREW_PROPOSALS_TICK_MS: '300' });
-  const host = new URL(env.ociRegistry.url.replace(/^oci:/, 'http:')).host;
+  const host = imageRegistryHost(env);
   const apps = kubeConfig.makeApiClient(AppsV1Api);
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
@@ -32,33 +32,7 @@ describe('image updates: new tags applied on their own, or proposed and applied 
   });
   afterAll(() => redis.disconnect());
 
-  /** Pushes a tiny image manifest as `<repo>:<tag>` (its own content each time: a new digest). */
-  async function pushTag(repo: string, tag: string): Promise<void> {
-    const blob = async (content: Buffer) => {
-      const digest = `sha256:${createHash('sha256').update(content).digest('hex')}`;
-      const started = await fetch(`http://${host}/v2/${repo}/blobs/uploads/`, { method: 'POST' });
-      expect(started.status).toBe(202);
-      const location = new URL(started.headers.get('location')!, `http://${host}`);
-      location.searchParams.set('digest', digest);
-      const put = await fetch(location, { method: 'PUT', body: new Uint8Array(content), headers: { 'content-type': 'application/octet-stream' } });
-      expect(put.status, await put.text()).toBe(201);
-      return { digest, size: content.length };
-    };
-    const config = await blob(Buffer.from(JSON.stringify({ architecture: 'amd64', os: 'linux', tag, at: Date.now() })));
-    const layer = await blob(Buffer.from(`layer ${tag} ${Date.now()} ${Math.random()}`));
-    const manifest = {
-      schemaVersion: 2,
-      mediaType: 'application/vnd.oci.image.manifest.v1+json',
-      config: { mediaType: 'application/vnd.oci.image.config.v1+json', ...config },
-      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', ...layer }],
-    };
-    const res = await fetch(`http://${host}/v2/${repo}/manifests/${tag}`, {
-      method: 'PUT',
-      body: JSON.stringify(manifest),
-      headers: { 'content-type': 'application/vnd.oci.image.manifest.v1+json' },
-    });
-    expect(res.status, await res.text()).toBe(201);
-  }
+  const pushTag = (repo: string, tag: string) => pushImageTag(host, repo, tag);
 
   const spec = (repo: string, extra: Partial<HelmReleaseSpec> = {}): HelmReleaseSpec => ({
     chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' },
