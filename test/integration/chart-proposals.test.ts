@@ -1,7 +1,6 @@
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { API_GROUP, API_VERSION } from '../../src/api/vocabulary.js';
 import { clusterKey } from '../../src/core/fleet/cluster-keys.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
@@ -12,6 +11,7 @@ import { renderProposalMessage } from '../../src/core/slack/proposal-message.js'
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { chartFolder, publish, startTestChartServer, type TestChartServer } from '../support/chart-servers.js';
+import { freezeNamespace } from '../support/namespace-freeze.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { pushUnicorn, registryPath } from '../support/oci.js';
 
@@ -109,18 +109,7 @@ describe('chart versions: proposed with spec.approval, in effect once approved',
 
     const vote = (person: string) => store.vote(second.id, { person, choice: 'approve', allowed: true, at: Date.now() });
     expect((await vote('slack:UALICE'))?.verdict.kind).toBe('counted');
-    const freeze = uniqueName('hold');
-    await custom.createClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: 'freezes',
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: 'Freeze',
-        metadata: { name: freeze },
-        spec: { reason: 'release night', scope: { namespaces: [namespace] } },
-      },
-    });
+    const freeze = await freezeNamespace(custom, namespace);
     try {
       expect((await vote('slack:UBOB'))?.verdict.kind).toBe('approved');
       await waitForEvent('Frozen');
@@ -128,7 +117,7 @@ describe('chart versions: proposed with spec.approval, in effect once approved',
       expect((await current()).status?.approvedChart).toBeUndefined();
       expect(await liveChart()).toBe('unicorn-1.0.0');
     } finally {
-      await custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'freezes', name: freeze });
+      await freeze.lift();
     }
 
     await waitForLiveChart('unicorn-3.0.0');

@@ -9,6 +9,7 @@ import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { freezeNamespace } from '../support/namespace-freeze.js';
 import { imageRegistryHost, pushImageTag } from '../support/oci.js';
 
 /**
@@ -111,18 +112,7 @@ describe('image updates: new tags applied on their own, or proposed and applied 
     const vote = (person: string) => store.vote(second.id, { person, choice: 'approve', allowed: true, at: Date.now() });
     expect((await vote('slack:UALICE'))?.verdict.kind).toBe('counted');
     // A freeze on the namespace, then the second approval: the change waits for it.
-    const freeze = uniqueName('hold');
-    await custom.createClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: 'freezes',
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: 'Freeze',
-        metadata: { name: freeze },
-        spec: { reason: 'release night', scope: { namespaces: [namespace] } },
-      },
-    });
+    const freeze = await freezeNamespace(custom, namespace);
     try {
       expect((await vote('slack:UBOB'))?.verdict.kind).toBe('approved');
       await pollUntil(
@@ -133,7 +123,7 @@ describe('image updates: new tags applied on their own, or proposed and applied 
       expect((await store.get(second.id))?.state.phase).toBe('approved');
       expect(await liveImage(name)).toBe(`${host}/${repo}:1.27-alpine`);
     } finally {
-      await custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'freezes', name: freeze });
+      await freeze.lift();
     }
     await waitForImage(name, `${host}/${repo}:1.1.0`);
     expect((await store.get(second.id))?.state).toEqual({ phase: 'applied', approvers: ['slack:UALICE', 'slack:UBOB'] });

@@ -5,7 +5,6 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node'
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
-import { API_GROUP, API_VERSION } from '../../src/api/vocabulary.js';
 import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
 import { readBotConfig } from '../../src/bot/slack/config.js';
 import { clusterKey } from '../../src/core/fleet/cluster-keys.js';
@@ -20,6 +19,7 @@ import { freePort } from '../../src/dev/free-port.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
+import { freezeNamespace } from '../support/namespace-freeze.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { createTeam, deleteTeams } from '../support/notify-fixtures.js';
 import { spawnNotify } from '../support/notify-process.js';
@@ -198,18 +198,7 @@ describe('a new image tag proposed in chat, approved by two people, applied', ()
     const p = await waitForProposal('1.6.0');
     expect(p.values).toEqual([{ valuesPath: 'image.tag', from: '1.5.0', to: '1.6.0' }]);
     const value = await eventually(() => buttonsOf(messagesOf(p)[0])[0]!.value, { timeoutMs: 30_000 });
-    const freeze = uniqueName('hold');
-    await custom.createClusterCustomObject({
-      group: API_GROUP,
-      version: API_VERSION,
-      plural: 'freezes',
-      body: {
-        apiVersion: `${API_GROUP}/${API_VERSION}`,
-        kind: 'Freeze',
-        metadata: { name: freeze },
-        spec: { reason: 'release night', scope: { namespaces: [namespace] } },
-      },
-    });
+    const freeze = await freezeNamespace(custom, namespace);
     try {
       expect(await press(ProposalAction.Approve, value, 'UBEN')).toMatch(/^Your approval is counted/);
       expect(await press(ProposalAction.Approve, value, 'UCY')).toMatch(/^Approved: /);
@@ -225,7 +214,7 @@ describe('a new image tag proposed in chat, approved by two people, applied', ()
       expect(shown(p)).toContain('Approved by <@UBEN>, <@UCY>; the controller applies it');
       expect(await liveImage()).toBe(image('1.5.0'));
     } finally {
-      await custom.deleteClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: 'freezes', name: freeze });
+      await freeze.lift();
     }
     await waitForImage(image('1.6.0'));
     await eventually(() => expect(shown(p)).toContain('Applied. Approved by <@UBEN>, <@UCY>'), { timeoutMs: 30_000 });
