@@ -33,7 +33,7 @@ const SERIAL_FILES = [
   // a freeze of a few seconds that must end by itself on time (60 s timeout beside a helm-heavy file in CI)
   'test/integration/freeze-expiry.test.ts',
   // the whole cluster or the whole Redis: a freeze on everything, CRDs, a second environment, failovers
-  'test/integration/image-build.test.ts',
+  // (image-build.test.ts runs side by side: it builds with CPU the other file's waits leave free, docs/testing.md)
   'test/integration/crd-policy.test.ts',
   'test/integration/dev-environment.test.ts',
   'test/integration/dev-fleet.test.ts',

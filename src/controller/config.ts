@@ -42,6 +42,11 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
   },
   TMPDIR: { default: '/tmp', meaning: 'where the default work directory goes' },
   HELMCREW_RESYNC_TICK_MS: { default: 5000, meaning: 'how often the resync looks for releases whose `interval` is due' },
+  HELMCREW_RECONCILE_LOCK_MS: {
+    default: 30_000,
+    meaning:
+      'how long a reconcile job stays taken by a replica that vanished (killed with its helm) before another takes it over (BullMQ’s lock and stalled-job check; renewed every half of it while the pass runs)',
+  },
   HELMCREW_WATCH_SILENCE_MS: { default: 300_000, meaning: 'relist when a watch has been silent this long (a stalled connection looks like a quiet cluster)' },
   HELMCREW_SHUTDOWN_GRACE_SECONDS: {
     default: 300,
@@ -138,6 +143,8 @@ export interface ControllerConfig extends SharedConfig {
   namespaces: string[];
   workDir: string;
   resyncTickMs: number;
+  /** BullMQ's job lock and stalled-job check for reconcile jobs: how soon a vanished replica's job is taken over (HELMCREW_RECONCILE_LOCK_MS). */
+  reconcileLockMs: number;
   /** How long past its --timeout a helm process is left before it is killed (kill-after.ts). */
   helmKillMarginSeconds: number;
   /** Relist when the watch has been silent this long (a stalled connection looks like a quiet cluster). */
@@ -195,6 +202,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
       .filter(Boolean),
     workDir: own.raw('HELMCREW_WORK_DIR') || `${own.text('TMPDIR')}/helmcrew`,
     resyncTickMs: own.positiveInt('HELMCREW_RESYNC_TICK_MS'),
+    reconcileLockMs: own.positiveInt('HELMCREW_RECONCILE_LOCK_MS'),
     watchSilenceMs: own.positiveInt('HELMCREW_WATCH_SILENCE_MS'),
     healthPort: shared.raw('HEALTH_PORT') ? positiveInt(env, 'HEALTH_PORT', 8081) : undefined,
     shutdownGraceMs: own.positiveInt('HELMCREW_SHUTDOWN_GRACE_SECONDS') * 1000,

@@ -187,6 +187,7 @@ export async function startController(config: ControllerConfig, options: Control
     onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),
     requeue,
     outage,
+    lockMs: config.reconcileLockMs,
   });
   readAhead.attach(worker);
 

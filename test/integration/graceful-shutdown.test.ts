@@ -2,14 +2,14 @@ import { execa, type ResultPromise } from 'execa';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { freePorts } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
-import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
+import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { sample, scrape } from '../support/scrape.js';
 import { eventually } from '../support/eventually.js';
@@ -63,7 +63,7 @@ describe('graceful shutdown of `helmcrew controller`', () => {
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
     await Promise.all(children);
-    await deleteNamespaceFully(kubeConfig, namespace);
+    await deleteNamespace(kubeConfig, namespace); // finalizers stripped; gone in the background (the guard checks it is on its way out)
   });
 
   it('SIGTERM mid-upgrade: helm finishes, no new work is taken, exit 0, no pending release; the next replica applies what came later', async () => {
@@ -166,7 +166,7 @@ describe('graceful shutdown with a second replica running', () => {
   afterAll(async () => {
     for (const { child } of replicas.values()) child.kill('SIGKILL');
     await Promise.all([...replicas.values()].map((r) => r.child));
-    await deleteNamespaceFully(kubeConfig, namespace);
+    await deleteNamespace(kubeConfig, namespace); // finalizers stripped; gone in the background (the guard checks it is on its way out)
   });
 
   it('SIGTERM on the leader mid-upgrade: exit 0 and no pending release; the follower leads long before the lease would lapse and applies the change made during the drain', async () => {
@@ -175,7 +175,8 @@ describe('graceful shutdown with a second replica running', () => {
     const a = await spawnReplica('a', portA!);
     await until('a to lead', () => leads(portA!), 30_000);
     await waitForReconciled(kubeConfig, namespace, 'handed', await declare('1.0.0'));
-    await a.helm.setUpgradeDelay(15);
+    // a's upgrade is held until b leads and the next change is made (was a fixed 15 s: as long as b's start could take).
+    const held = await a.helm.hold('upgrade');
     await declare('2.0.0');
     await until("a's upgrade to start", async () => (await a.helm.count('upgrade')) === 1, 30_000);
     const b = await spawnReplica('b', portB!);
@@ -188,6 +189,10 @@ describe('graceful shutdown with a second replica running', () => {
     expect(Date.now() - signalled).toBeLessThan(LEASE_SECONDS * 1000 * 0.4);
     expect(a.child.exitCode).toBeNull();
     const later = await declare('3.0.0');
+    // Still draining 4.5 s after the signal: it waits for its held upgrade, then lets it finish.
+    await sleep(Math.max(0, signalled + 4500 - Date.now()));
+    expect(a.child.exitCode).toBeNull();
+    await held.release();
 
     const result = await a.child;
     expect(result.exitCode).toBe(0);

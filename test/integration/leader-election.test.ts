@@ -8,8 +8,7 @@ import { freePorts } from '../../src/dev/free-port.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import { leaseName } from '../../src/controller/leader/lease-decision.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
-import { deleteNamespaceFully } from '../../src/dev/harness/index.js';
+import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { sample, scrape } from '../support/scrape.js';
 import { eventually } from '../support/eventually.js';
@@ -91,7 +90,7 @@ describe('leader election through a Lease', () => {
   afterAll(async () => {
     for (const r of replicas) r.child.kill('SIGKILL');
     await Promise.all(replicas.map((r) => r.child));
-    await deleteNamespaceFully(kubeConfig, namespace);
+    await deleteNamespace(kubeConfig, namespace); // finalizers stripped; gone in the background (the guard checks it is on its way out)
   });
 
   it('one replica leads: it alone watches HelmReleases at the API server and resyncs, and both are ready', async () => {

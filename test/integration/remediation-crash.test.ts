@@ -39,8 +39,12 @@ describe('SIGKILL of the controller during an automatic rollback', () => {
         HELMCREW_WORK_DIR: join(dir, 'work'),
         HELMCREW_RESYNC_TICK_MS: '500',
         // The second controller takes the killed one's rollback over after its timeout plus this
-        // margin (60 s by default): the rule is the same, the wait shorter.
-        HELMCREW_HELM_KILL_MARGIN_SECONDS: '5',
+        // margin (60 s by default): the rule is the same, the wait shorter. Still longer than helm
+        // needs to give up by its own --timeout, so the broken upgrade fails rather than being killed.
+        HELMCREW_HELM_KILL_MARGIN_SECONDS: '3',
+        // The killed controller's job stays taken in Redis until this lock lapses and the
+        // stalled-job check gives it back (30 s by default, ~60 s to converge): the same, sooner.
+        HELMCREW_RECONCILE_LOCK_MS: '3000',
         LOG_LEVEL: 'info',
       },
       stdout: 'ignore',
@@ -70,7 +74,9 @@ describe('SIGKILL of the controller during an automatic rollback', () => {
       kubeConfig,
       helmReleaseObject(namespace, 'unicorn', {
         chart: { repository: env.chartRepoUrl, name: 'unicorn', version },
-        timeout: '20s',
+        // Long enough for unicorn 3.0.0 to be ready on the fake nodes; 4.0.0 never is, so its
+        // upgrade fails after this, and the takeover waits this plus the margin.
+        timeout: '6s',
         interval: '2s',
         upgrade: { remediation: { retries: 0, strategy: 'rollback' } },
       }),
@@ -102,7 +108,11 @@ describe('SIGKILL of the controller during an automatic rollback', () => {
 
     await helm.setDelay('rollback', 0);
     void startController('second'); // a child process, kept in `children` and killed in afterAll
+    const restarted = Date.now();
     const release = await waitForReconciled(kubeConfig, namespace, 'unicorn', broken, 120_000);
+    // Taken over once the killed job's lock lapsed (HELMCREW_RECONCILE_LOCK_MS, ~2× for the
+    // stalled-job check) and its attempt's timeout plus margin passed: seconds, not BullMQ's 60.
+    expect(Date.now() - restarted).toBeLessThan(30_000);
     expect(release.status?.conditions?.find((c) => c.type === 'Stalled')).toMatchObject({ status: 'True', reason: 'RetriesExceeded' });
     expect(release.status?.conditions?.find((c) => c.type === 'Stalled')?.message).toMatch(/No retries left/);
 

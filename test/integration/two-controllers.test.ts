@@ -86,15 +86,18 @@ describe('two controller processes sharing one queue', () => {
   });
 
   it('a spec change made during an in-flight upgrade is applied afterwards', async () => {
-    await helm.setUpgradeDelay(6);
+    // The upgrade to 3.0.0 is held (the wrapper) until the change is made: was a fixed 6 s.
+    const held = await helm.hold('upgrade');
     const upgradesBefore = await helm.count('upgrade');
     await declare('3.0.0');
-    // wait until helm upgrade to 3.0.0 has started (the wrapper holds it for 6 s)
+    // wait until helm upgrade to 3.0.0 has started
     await eventually(async () => expect(await helm.count('upgrade')).toBe(upgradesBefore + 1), { timeoutMs: 30_000, intervalMs: 100 });
     const inFlight = await api.get(namespace, 'shared');
     expect(inFlight?.status?.conditions?.find((c) => c.type === 'Reconciling')).toMatchObject({ status: 'True', reason: 'Upgrading' });
     const generation = await declare('3.0.0', { message: 'changed mid-upgrade' });
-    await helm.setUpgradeDelay(0);
+    // The change is made while helm is held; released, helm still runs a second or more (pull,
+    // apply, --wait) while the watch brings the change in.
+    await held.release();
 
     const release = await waitForReconciled(kubeConfig, namespace, 'shared', generation);
     expect(release.status?.conditions?.find((c) => c.type === 'Ready')?.status).toBe('True');

@@ -1,4 +1,4 @@
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
@@ -15,6 +15,11 @@ export interface HelmShim {
   setUpgradeDelay(seconds: number): Promise<void>;
   /** Holds every later `helm <subcommand>` this long before it starts. */
   setDelay(subcommand: 'rollback' | 'uninstall' | 'install' | 'test', seconds: number): Promise<void>;
+  /**
+   * Holds every `helm <subcommand>` (those already waiting too) before it starts until `release`
+   * is called: for a test that needs helm in flight exactly as long as it takes to set the scene.
+   */
+  hold(subcommand: 'upgrade' | 'rollback' | 'uninstall' | 'install' | 'test'): Promise<{ release(): Promise<void> }>;
 }
 
 export async function createHelmShim(dir: string, realHelm: string): Promise<HelmShim> {
@@ -32,6 +37,7 @@ printf '%s\\n' "$(printf '%s\\x1f' "$@")" >> ${JSON.stringify(log)}
 printf '%s %s\\n' "$(date +%s%3N)" "$1" >> ${JSON.stringify(timesLog)}
 if [[ "$1" == upgrade ]]; then sleep "$(cat ${JSON.stringify(delayFile)})"; fi
 if [[ -f ${JSON.stringify(dir)}/delay-"$1" ]]; then sleep "$(cat ${JSON.stringify(dir)}/delay-"$1")"; fi
+while [[ -f ${JSON.stringify(dir)}/hold-"$1" ]]; do sleep 0.05; done
 exec ${JSON.stringify(realHelm)} "$@"
 `,
   );
@@ -53,5 +59,10 @@ exec ${JSON.stringify(realHelm)} "$@"
         .map(([ms]) => Number(ms)),
     setUpgradeDelay: (seconds) => writeFile(delayFile, String(seconds)),
     setDelay: (subcommand, seconds) => writeFile(join(dir, `delay-${subcommand}`), String(seconds)),
+    hold: async (subcommand) => {
+      const file = join(dir, `hold-${subcommand}`);
+      await writeFile(file, '');
+      return { release: () => rm(file, { force: true }) };
+    },
   };
 }

@@ -121,6 +121,11 @@ export function startReconcileWorker(opts: {
   onPass?: (outcome: { action: string } | { error: unknown }, seconds: number) => void;
   /** When set, jobs wait out an API server outage instead of spending their attempts on it. */
   outage?: ApiOutage;
+  /**
+   * BullMQ's job lock (renewed every half of it while a pass runs) and stalled-job check: a job
+   * whose replica vanished is given back to the queue within about twice this. Default: BullMQ's 30 s.
+   */
+  lockMs?: number;
 }): Worker<ReconcileJob> {
   const waiting = new WaitingForApiServer(opts.outage);
   const worker = new Worker<ReconcileJob>(
@@ -150,6 +155,7 @@ export function startReconcileWorker(opts: {
       connection: opts.connection,
       prefix: opts.prefix,
       concurrency: opts.concurrency,
+      ...(opts.lockMs !== undefined ? { lockDuration: opts.lockMs, stalledInterval: opts.lockMs } : {}),
       settings: { backoffStrategy: (attemptsMade: number) => retryDelayMs(attemptsMade) },
     },
   );
