@@ -1,5 +1,6 @@
 import { ConfigError, positiveInt, readSharedConfig, SHARED_ENV, type Env, type SharedConfig } from '../core/config/env.js';
 import { declareEnv } from '../core/config/registry.js';
+import { DELIVERY_ATTEMPTS } from './delivery/retry-policy.js';
 import { parseNotifyClusters } from './fleet-clusters.js';
 
 /** notify's variables (docs/configuration.md is generated from them); its providers read theirs from here too. */
@@ -10,6 +11,11 @@ export const NOTIFY_ENV = declareEnv(['notify'], {
   HELMCREW_NOTIFY_RATE_BURST: { default: 1, meaning: 'the short burst allowed above that rate' },
   HELMCREW_TEAM_REFRESH_MS: { default: 5000, meaning: 'how often Teams are listed again' },
   HELMCREW_NOTIFY_LOCK_MS: { default: 30_000, meaning: 'how long a crashed process can hold a delivery before another takes it over' },
+  HELMCREW_NOTIFY_DELIVERY_ATTEMPTS: {
+    default: DELIVERY_ATTEMPTS,
+    meaning:
+      'failed tries of one delivery (1 s, 2 s, 4 s … apart, at most 5 min) before it waits in its mailbox for the next notification; a server pacing with `Retry-After` uses none, for up to an hour',
+  },
   HELMCREW_TEAM_SELECTOR: { defaultText: 'every Team', meaning: 'serve only the Teams matching this label selector' },
   HELMCREW_STATUS_URL: {
     defaultText: 'none',
@@ -35,6 +41,8 @@ export interface NotifyConfig extends SharedConfig {
   teamRefreshMs: number;
   /** How long a crashed process can hold a delivery before another takes it over. */
   lockMs: number;
+  /** Failed tries of one drain job before it waits for the next notification (Retry-After pacing uses none). */
+  deliveryAttempts: number;
   /** Serve only Teams matching this label selector; default: every Team. */
   teamSelector?: string;
   /** HELMCREW_CLUSTER_NAME: said in every message. */
@@ -59,6 +67,7 @@ export function readNotifyConfig(env: Env = process.env): NotifyConfig {
     rateBurst: own.positiveInt('HELMCREW_NOTIFY_RATE_BURST'),
     teamRefreshMs: own.positiveInt('HELMCREW_TEAM_REFRESH_MS'),
     lockMs: own.positiveInt('HELMCREW_NOTIFY_LOCK_MS'),
+    deliveryAttempts: own.positiveInt('HELMCREW_NOTIFY_DELIVERY_ATTEMPTS'),
     teamSelector: own.raw('HELMCREW_TEAM_SELECTOR') || undefined,
     clusterName: SHARED_ENV.in(env).raw('HELMCREW_CLUSTER_NAME')?.trim() || undefined,
     statusUrl: own.raw('HELMCREW_STATUS_URL')?.trim() || undefined,

@@ -161,7 +161,15 @@ function startLane(shared: LaneShared, cluster: string, keyspace: string, labell
   watchQueue(shared.registry, labelled ? `${cluster}/${NOTIFY_QUEUE}` : NOTIFY_QUEUE, notifyQueue);
   watchQueue(shared.registry, labelled ? `${cluster}/${DELIVERY_QUEUE}` : DELIVERY_QUEUE, deliveries);
 
-  const routerPorts: RouterPorts = { directory, mailboxes, drains: deliveries, unrouted, log, ...(named ? { cluster: named } : {}) };
+  const routerPorts: RouterPorts = {
+    directory,
+    mailboxes,
+    drains: deliveries,
+    unrouted,
+    log,
+    deliveryAttempts: config.deliveryAttempts,
+    ...(named ? { cluster: named } : {}),
+  };
   const router = new Worker<NotifyJob>(NOTIFY_QUEUE, (job: Job<NotifyJob>) => runRouterJob(routerPorts, job.data), {
     connection,
     prefix: keyspace,
@@ -204,7 +212,7 @@ function startLane(shared: LaneShared, cluster: string, keyspace: string, labell
   }
   router.on('failed', (job, error) => log.warn({ notification: job?.id, attempt: job?.attemptsMade, error: error.message }, 'routing failed; will retry'));
   drainer.on('failed', (job, error) => {
-    const { level, msg } = drainFailureLog(job?.attemptsMade, error);
+    const { level, msg } = drainFailureLog(job?.attemptsMade, error, config.deliveryAttempts);
     log[level]({ team: job?.data.team, release: job?.data.release, channel: job?.data.channelKey, attempt: job?.attemptsMade, error: error.message }, msg);
   });
   return {

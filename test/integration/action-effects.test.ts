@@ -162,7 +162,16 @@ describe.concurrent('action options by their effect', () => {
   });
 
   it('rollback.disableHooks: a failing pre-rollback hook fails the remediation, unless hooks are off', async ({ expect }) => {
-    const base = { values: { rollbackHook: { fails: true } }, upgrade: { remediation: { retries: 0, remediateLastFailure: true } } };
+    // helm leaves a rollback whose pre-rollback hook failed pending-rollback, and the failed
+    // remediation is reported once the controller takes that record as abandoned: past the timeout
+    // recorded on it plus LOCK_GRACE_MS (release-state.ts). helm copies the record's labels from the
+    // revision rolled back to, so that is the install's timeout: a short one (the hook pods end at
+    // once under kwok) reaches the same outcome in seconds instead of the 60 s timeout's two minutes.
+    const base = {
+      timeout: '5s',
+      values: { rollbackHook: { fails: true } },
+      upgrade: { remediation: { retries: 0, remediateLastFailure: true } },
+    };
     await Promise.all([declare('rbh-on', { ...base, rollback: { disableHooks: true } }), declare('rbh-off', base)]);
     const broken = { values: { rollbackHook: { fails: true }, ...failingUpgrade } };
     await Promise.all([declare('rbh-on', { ...base, ...broken, rollback: { disableHooks: true } }), declare('rbh-off', { ...base, ...broken })]);

@@ -50,10 +50,11 @@ describe('action options on a real release', () => {
   });
 
   it('a Job that never completes: the upgrade waits for it and fails; with disableWaitForJobs it succeeds', async () => {
-    const waited = await declare('stuck', { values: { job: { run: 1, stuck: true } }, install: { timeout: '15s' } });
+    // The Job never completes, so the first install fails at its timeout, whatever its length: a short one.
+    const waited = await declare('stuck', { values: { job: { run: 1, stuck: true } }, install: { timeout: '6s' } });
     expect(ready(waited)).toMatchObject({ status: 'False', reason: 'InstallFailed' });
 
-    const notWaited = await declare('stuck', { values: { job: { run: 1, stuck: true } }, install: { timeout: '15s', disableWaitForJobs: true } });
+    const notWaited = await declare('stuck', { values: { job: { run: 1, stuck: true } }, install: { timeout: '6s', disableWaitForJobs: true } });
     expect(ready(notWaited)).toMatchObject({ status: 'True', reason: 'InstallSucceeded' });
     const install = await lastArgs('install');
     expect(install).toContain('--wait=watcher');

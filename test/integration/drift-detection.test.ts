@@ -22,7 +22,8 @@ describe('drift detection', () => {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const { namespace, ctl } = namespaceWithController('drift');
 
-  const spec = (driftDetection: HelmReleaseSpec['driftDetection'], interval = '2s'): HelmReleaseSpec => ({
+  // Checks every second: the tests wait for drift to be seen, or for several checks that change nothing.
+  const spec = (driftDetection: HelmReleaseSpec['driftDetection'], interval = '1s'): HelmReleaseSpec => ({
     chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' },
     interval,
     values: { replicaCount: 1 },

@@ -31,6 +31,7 @@ describe('notify delivering to webhooks', () => {
     '/also': randomKey('also'),
     '/burst': randomKey('burst'),
     '/paced': randomKey('paced'),
+    '/failing': randomKey('failing'),
   };
   const URL_TOKEN = randomKey('urltoken');
   // Each Team hears one namespace of its own (no cluster needed for these: the names are just names).
@@ -41,6 +42,7 @@ describe('notify delivering to webhooks', () => {
     burst: uniqueName('burst'),
     slack: uniqueName('slack'),
     paced: uniqueName('paced'),
+    failing: uniqueName('failing'),
   };
   const replies: Record<string, () => Reply> = {};
   const receiver: WebhookReceiver = new WebhookReceiver(keys, (path) => replies[path]?.() ?? { status: 200 });
@@ -55,6 +57,8 @@ describe('notify delivering to webhooks', () => {
   });
 
   let healthPort: number;
+  /** Failed tries of a delivery here (HELMCREW_NOTIFY_DELIVERY_ATTEMPTS, default 30): fewer, so more 429s than attempts take seconds. */
+  const ATTEMPTS = 4;
 
   beforeAll(async () => {
     healthPort = (await freePorts(1))[0] ?? 0;
@@ -68,6 +72,7 @@ describe('notify delivering to webhooks', () => {
     await createTeam(kube, run, team('slacky'), { subscriptions: [{ namespaces: [ns.slack] }], channels: [{ slack: '#releases' }, webhook('/also')] });
     await createTeam(kube, run, team('burst'), { subscriptions: [{ namespaces: [ns.burst] }], channels: [webhook('/burst')] });
     await createTeam(kube, run, team('paced'), { subscriptions: [{ namespaces: [ns.paced] }], channels: [webhook('/paced')] });
+    await createTeam(kube, run, team('failing'), { subscriptions: [{ namespaces: [ns.failing] }], channels: [webhook('/failing')] });
     const config = readNotifyConfig({
       REDIS_URL: env.redisUrl,
       KUBECONFIG: env.kubeconfig,
@@ -75,6 +80,7 @@ describe('notify delivering to webhooks', () => {
       HELMCREW_TEAM_SELECTOR: `${TEST_LABEL}=${run}`,
       HELMCREW_TEAM_REFRESH_MS: '500',
       HELMCREW_NOTIFY_LOCK_MS: '5000',
+      HELMCREW_NOTIFY_DELIVERY_ATTEMPTS: String(ATTEMPTS),
       HEALTH_PORT: String(healthPort),
     });
     notify = await startNotify(config, log);
@@ -174,14 +180,21 @@ describe('notify delivering to webhooks', () => {
   });
 
   it('a receiver pacing with 429 + Retry-After more times than there are attempts → still delivered (waits obey it, no attempt used)', async () => {
-    // More 429s than DELIVERY_ATTEMPTS (30): counted as attempts, the job would give up (a busy
-    // Slack workspace does this to chat.update within a minute, bench/RESULTS.md).
-    const pacing = 33;
+    // More 429s than the delivery attempts (ATTEMPTS here, 30 by default): counted as attempts, the
+    // job would give up (a busy Slack workspace does this to chat.update within a minute, bench/RESULTS.md).
+    const pacing = ATTEMPTS + 3;
     replies['/paced'] = () =>
       receiver.requests.filter((r) => r.path === '/paced').length <= pacing ? { status: 429, headers: { 'retry-after': '0' } } : { status: 200 };
+    // The control, side by side: a receiver failing with 500 as many times does use the attempts, and
+    // after ATTEMPTS tries the delivery waits in its mailbox (so the setting is the one in force).
+    replies['/failing'] = () => (receiver.requests.filter((r) => r.path === '/failing').length <= pacing ? { status: 500 } : { status: 200 });
     const sent = notificationFor({ namespace: ns.paced, name: 'unicorn' }, 'UpgradeSucceeded', 'op-paced');
+    const failing = notificationFor({ namespace: ns.failing, name: 'unicorn' }, 'UpgradeSucceeded', 'op-failing');
     await publisher.publish(sent);
-    await receiver.waitFor(() => receiver.delivered('/paced').length === 1, 120_000);
+    await publisher.publish(failing);
+    const gaveUp = () => lines.some((l) => l.includes('delivery still failing after every retry') && l.includes(ns.failing));
+    await receiver.waitFor(() => receiver.delivered('/paced').length === 1 && gaveUp(), 120_000);
+    expect(receiver.requests.filter((r) => r.path === '/failing').map((r) => r.status)).toEqual(Array.from({ length: ATTEMPTS }, () => 500));
     const requests = receiver.requests.filter((r) => r.path === '/paced');
     expect(requests.map((r) => r.status)).toEqual([...Array.from({ length: pacing }, () => 429), 200]);
     expect(requests.every((r) => r.json.id === sent.id)).toBe(true);

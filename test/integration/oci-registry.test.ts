@@ -11,6 +11,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { certPaths } from '../../src/dev/certs.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { waitForChecks } from '../support/checks.js';
 import { waitForReadyCondition } from '../support/eventually.js';
 import { waitForEvents } from '../support/events.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
@@ -75,7 +76,7 @@ describe('OCI registries', () => {
   it('notices a tag moved to a new digest at the next interval, and upgrades to it', async () => {
     const url = registryPath(env.ociRegistry.url, uniqueName('moved'));
     await pushUnicorn(env, url, '1.0.0');
-    await waitForReconciled(kubeConfig, namespace, 'moved', await declare('moved', chart({ repository: url }), '3s'));
+    await waitForReconciled(kubeConfig, namespace, 'moved', await declare('moved', chart({ repository: url }), '1s'));
     expect((await storage.history(namespace, 'moved')).deployed).toMatchObject({ revision: 1, appVersion: '1.0.0' });
 
     // 1.0.0 is pushed again with other content (3.0.0's green): same tag, new digest.
@@ -83,21 +84,23 @@ describe('OCI registries', () => {
     await waitForEvents(kubeConfig, namespace, 'moved', ['Normal UpgradeSucceeded'], 30_000);
     const deployed = (await storage.history(namespace, 'moved')).deployed;
     expect(deployed).toMatchObject({ revision: 2, chartVersion: '1.0.0', appVersion: '3.0.0-as-1.0.0' });
-    // Then it stays: the next intervals find the same digest, and start no helm.
+    // Then it stays: the next intervals find the same digest, and start no helm (three more checks, seen in the ledger).
     const before = (await ctl.helm.invocations()).length;
-    await new Promise((r) => setTimeout(r, 7_000));
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/moved`], 4, 20_000);
+    expect(checks.get(`${namespace}/moved`)!.size).toBeGreaterThanOrEqual(4);
     expect((await ctl.helm.invocations()).slice(before)).toEqual([]);
   });
 
   it('a broken chart pushed over a tag fails once; the fix pushed over the same tag is attempted again and deployed', async () => {
     const url = registryPath(env.ociRegistry.url, uniqueName('refix'));
     await pushUnicorn(env, url, '1.0.0');
-    await waitForReconciled(kubeConfig, namespace, 'refix', await declare('refix', chart({ repository: url }), '3s'));
+    await waitForReconciled(kubeConfig, namespace, 'refix', await declare('refix', chart({ repository: url }), '1s'));
     await pushRepackaged(env, url, '4.0.0', '1.0.0');
     await waitForReadyCondition(kubeConfig, namespace, 'refix', 'UpgradeFailed', 30_000);
-    // Not retried by itself: the same digest failed (no remediation declared).
+    // Not retried by itself: the same digest failed (no remediation declared); three more checks, seen in the ledger.
     const upgrades = await ctl.helm.count('upgrade');
-    await new Promise((r) => setTimeout(r, 7_000));
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/refix`], 4, 20_000);
+    expect(checks.get(`${namespace}/refix`)!.size).toBeGreaterThanOrEqual(4);
     expect(await ctl.helm.count('upgrade')).toBe(upgrades);
     await pushRepackaged(env, url, '3.0.0', '1.0.0');
     await waitForReadyCondition(kubeConfig, namespace, 'refix', 'UpgradeSucceeded', 30_000);

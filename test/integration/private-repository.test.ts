@@ -70,8 +70,17 @@ describe('private chart repositories', () => {
     await secret('charts-fixable', { ...login, password: 'not-yet' });
     await declare('fixable', chart(basic.url, { secretRef: { name: 'charts-fixable' } }));
     await waitForReadyCondition(kubeConfig, namespace, 'fixable', 'ChartPullFailed');
-    // Let the retries back off (1, 2, 4, 8 s …): the next one is then more than ten seconds away.
-    await new Promise((r) => setTimeout(r, 16_000));
+    // Let the retries back off (1, 2, 4, 8 s …): once the fourth attempt has failed, the next one
+    // is 8 s away (retryDelayMs), far more than the watch takes to start a pass.
+    await eventually(
+      () => {
+        const failed = logged.lines
+          .map((line) => JSON.parse(line) as { msg?: string; release?: string; attempt?: number })
+          .filter((p) => p.msg === 'reconcile failed; will retry while attempts remain' && p.release === `${namespace}/fixable`);
+        expect(Math.max(0, ...failed.map((p) => p.attempt ?? 0))).toBeGreaterThanOrEqual(4);
+      },
+      { timeoutMs: 60_000, intervalMs: 100 },
+    );
     await core.replaceNamespacedSecret({ namespace, name: 'charts-fixable', body: { metadata: { name: 'charts-fixable' }, stringData: login } });
     await waitForReconciled(kubeConfig, namespace, 'fixable', 1, 30_000);
     // Tried because the Secret changed (the watch), not at a retry: the installing pass ran for that

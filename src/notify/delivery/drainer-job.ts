@@ -56,9 +56,13 @@ export function drainBackoff(attemptsMade: number, error: Error | undefined): nu
 }
 
 /** How a failed drain attempt is logged: a busy mailbox is routine, the last attempt is an error. */
-export function drainFailureLog(attemptsMade: number | undefined, error: Error): { level: 'debug' | 'warn' | 'error'; msg: string } {
+export function drainFailureLog(
+  attemptsMade: number | undefined,
+  error: Error,
+  attempts = DELIVERY_ATTEMPTS,
+): { level: 'debug' | 'warn' | 'error'; msg: string } {
   if (error instanceof MailboxBusyError) return { level: 'debug', msg: 'mailbox busy; trying again shortly' };
-  if (attemptsMade !== undefined && attemptsMade >= DELIVERY_ATTEMPTS)
+  if (attemptsMade !== undefined && attemptsMade >= attempts)
     return { level: 'error', msg: 'delivery still failing after every retry; it waits in its mailbox for the next notification' };
   return { level: 'warn', msg: 'delivery failed; will retry with backoff' };
 }

@@ -1,4 +1,4 @@
-/** Delivery attempts per drain job: with the backoff below, about two hours before it waits for the next notification. */
+/** Delivery attempts per drain job by default (HELMCREW_NOTIFY_DELIVERY_ATTEMPTS): with the backoff below, about two hours before it waits for the next notification. */
 export const DELIVERY_ATTEMPTS = 30;
 
 const MAX_RETRY_AFTER_MS = 15 * 60_000;

@@ -17,6 +17,8 @@ export interface RouterPorts {
   log: Logger;
   /** The cluster whose keyspace the notification was read from (HELMCREW_CLUSTER_NAME, or a fleet notify's cluster): stamped before routing. */
   cluster?: string;
+  /** Failed tries of each drain job (HELMCREW_NOTIFY_DELIVERY_ATTEMPTS); default DELIVERY_ATTEMPTS. */
+  deliveryAttempts?: number;
 }
 
 /**
@@ -24,10 +26,10 @@ export interface RouterPorts {
  * will drain what was just filed); while one runs, the last add is kept so what arrived during the
  * drain is not left behind.
  */
-export function drainJobOptions(mailbox: string): JobsOptions {
+export function drainJobOptions(mailbox: string, attempts = DELIVERY_ATTEMPTS): JobsOptions {
   return {
     deduplication: { id: mailbox, keepLastIfActive: true },
-    attempts: DELIVERY_ATTEMPTS,
+    attempts,
     backoff: { type: 'delivery' },
     removeOnComplete: true,
     removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
@@ -50,7 +52,7 @@ export async function runRouterJob(ports: RouterPorts, published: ReleaseNotific
   for (const route of routes) {
     const mailbox = mailboxId(route.team, route.channelKey, release);
     await ports.mailboxes.enqueue(mailbox, notification);
-    await ports.drains.add('drain', { mailbox, team: route.team, channelKey: route.channelKey, release }, drainJobOptions(mailbox));
+    await ports.drains.add('drain', { mailbox, team: route.team, channelKey: route.channelKey, release }, drainJobOptions(mailbox, ports.deliveryAttempts));
   }
   // Routed: a drain of a later notification of this release no longer waits for this one.
   await ports.unrouted.unmark(notification);
