@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
@@ -33,6 +34,13 @@ async function modulesLoadedBy(modulePath: string): Promise<string[]> {
 
 const clientNode = (modules: string[]) => modules.filter((m) => m.includes('/@kubernetes/client-node/'));
 
+/** What bin/helmcrew.js imports before tsx for a command (bin/native-first.js): only libraries the command loads anyway. */
+async function nativeFirst(command: string): Promise<readonly string[]> {
+  const table = (await import(pathToFileURL(join(root, 'bin/native-first.js')).href)) as { nativeFirst(command: string): readonly string[] };
+  return table.nativeFirst(command);
+}
+const notLoaded = (libraries: readonly string[], modules: string[]) => libraries.filter((l) => !modules.some((m) => m.includes(`/node_modules/${l}/`)));
+
 describe('what the controller, notify and run processes load', () => {
   // Importing @kubernetes/client-node costs ~85 MiB of RSS (docs/field-notes.md, issue 9).
   // `run` is what the chart runs; it loads the bot (and client-node) only when Slack is configured for it.
@@ -47,11 +55,16 @@ describe('what the controller, notify and run processes load', () => {
       // Traces off costs nothing: the OpenTelemetry SDK is imported only by startTracing when configured
       // (the small @opentelemetry/api is prom-client's optional import, for exemplars).
       expect(modules.filter((m) => m.includes('/@opentelemetry/') && !m.includes('/@opentelemetry/api/'))).toEqual([]);
+      // bin/helmcrew.js loads before tsx only what the command loads in any case.
+      const command = /commands\/(\w+)\.ts$/.exec(modulePath)![1]!;
+      expect(notLoaded(await nativeFirst(command), modules)).toEqual([]);
     },
     60_000,
   );
 
   it('the recorder does see client-node where a process loads it (the bot)', async () => {
-    expect(clientNode(await modulesLoadedBy('src/cli/commands/bot.ts')).length).toBeGreaterThan(0);
+    const modules = await modulesLoadedBy('src/cli/commands/bot.ts');
+    expect(clientNode(modules).length).toBeGreaterThan(0);
+    expect(notLoaded(await nativeFirst('bot'), modules)).toEqual([]);
   }, 60_000);
 });
