@@ -1,48 +1,31 @@
 import { createInterface } from 'node:readline/promises';
 import { kubeActorId } from '../../bot/execute/kube-identity.js';
-import { QueuedPreviews } from '../../bot/execute/preview-client.js';
 import { releaseOperations } from '../../bot/execute/wiring.js';
 import { renderPlan } from '../../bot/render/text.js';
-import { readSessionConfig } from '../../bot/session/config.js';
+import type { SessionConfig } from '../../bot/session/config.js';
 import type { SessionEnd, SessionPorts } from '../../bot/session/ports.js';
 import { ReleaseSession } from '../../bot/session/release-session.js';
 import { apiErrorMessage, apiStatusCode } from '../../core/kube/errors.js';
 import { loadKubeConfig } from '../../core/kube/client.js';
 import { createLogger, logLevel } from '../../core/log.js';
-import { connectRedis } from '../../core/redis.js';
-import { RequesterLedger } from '../../core/requests/requester-ledger.js';
 
-const OPTIONS = new Set(['--yes', '-y', '--no-wait']);
 const EXIT: Record<SessionEnd, number> = { done: 0, 'bad-input': 2, 'not-done': 1 };
 
 /**
- * `helmcrew release …`: the `/release` session from a terminal, acting as the kubeconfig user
- * (so Kubernetes RBAC decides what it may do): the same flow and configuration as Slack, with
- * the terminal's ports — stdout and stderr, a y/N prompt, no second person for --break-glass.
+ * The terminal's ports on the one `/release` session (bot/session): stdout and stderr, a y/N
+ * prompt, no second person for --break-glass; the kubeconfig user acts, so Kubernetes RBAC decides
+ * what it may do. `line` is the command as the grammar reads it (commands/release.ts checked it).
  */
-export async function releaseCommand(args: string[]): Promise<number> {
-  const yes = args.includes('--yes') || args.includes('-y');
-  // The shell already split the words; quote those with spaces so the grammar sees them whole.
-  const line = args
-    .filter((a) => !OPTIONS.has(a))
-    .map((a) => (/\s/.test(a) && !a.includes('"') ? `"${a}"` : a))
-    .join(' ');
-  // A typo is answered before anything is read: no kubeconfig or Redis is needed to be told of it.
-  const inputError = ReleaseSession.inputError(line);
-  if (inputError) {
-    console.error(`helmcrew release: ${inputError}`);
-    return EXIT['bad-input'];
-  }
-  const config = readSessionConfig();
+export async function runTerminalSession(line: string, config: SessionConfig, options: { yes: boolean; wait: boolean }): Promise<number> {
   const kubeConfig = loadKubeConfig(config.kubeconfig);
   let actor: Promise<{ id: string; name: string }> | undefined;
   // With REDIS_URL the controller answers what a change would do; without it plans show the rest.
-  const previewConnection = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  const previews = previewConnection ? new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs) : undefined;
+  // Redis and BullMQ are loaded only then.
+  const redis = config.redisUrl ? await previewParts(config.redisUrl, config) : undefined;
   const parts = releaseOperations(kubeConfig, createLogger('release', logLevel('warn')), 'helmcrew-cli', {
-    previews,
+    previews: redis?.previews,
     // Who asked, for the controller's reports: the API server's answer about this kubeconfig's user.
-    ...(previewConnection ? { requesters: new RequesterLedger(previewConnection, config.keyPrefix) } : {}),
+    ...(redis ? { requesters: redis.requesters } : {}),
     timeZone: config.timeZone,
   });
   const session = new ReleaseSession({ ...parts, outcomeTimeoutMs: config.outcomeTimeoutMs });
@@ -58,7 +41,7 @@ export async function releaseCommand(args: string[]): Promise<number> {
     confirm: {
       ask: async (action) => {
         console.log(renderPlan(action.plan));
-        if (yes || (await ask('Go ahead? [y/N] '))) return 'yes';
+        if (options.yes || (await ask('Go ahead? [y/N] '))) return 'yes';
         console.error('cancelled; nothing changed');
         return 'no';
       },
@@ -72,7 +55,7 @@ export async function releaseCommand(args: string[]): Promise<number> {
     whoami: async () => console.log(`${(await ports.actor()).id} (context ${kubeConfig.getCurrentContext()}); Kubernetes RBAC decides what you may do`),
     notifyMe: async () => console.log("direct messages are Slack's (/release notify on|off); the terminal shows the outcome as it waits"),
     secondPerson: false,
-    awaitOutcome: !args.includes('--no-wait'),
+    awaitOutcome: options.wait,
   };
   try {
     return EXIT[await session.run(line, ports)];
@@ -81,8 +64,7 @@ export async function releaseCommand(args: string[]): Promise<number> {
     console.error(`helmcrew release: the API server refused: ${apiErrorMessage(error)}`);
     return 1;
   } finally {
-    await previews?.close();
-    previewConnection?.disconnect();
+    await redis?.close();
   }
 }
 
@@ -96,4 +78,23 @@ async function ask(question: string): Promise<boolean> {
   } finally {
     rl.close();
   }
+}
+
+/** With REDIS_URL: previews asked of the controller over the queue, and the ledger of who asked. */
+async function previewParts(url: string, config: SessionConfig) {
+  const [{ connectRedis }, { QueuedPreviews }, { RequesterLedger }] = await Promise.all([
+    import('../../core/redis.js'),
+    import('../../bot/execute/preview-client.js'),
+    import('../../core/requests/requester-ledger.js'),
+  ]);
+  const connection = connectRedis(url);
+  const previews = new QueuedPreviews(connection, config.keyPrefix, config.previewTimeoutMs);
+  return {
+    previews,
+    requesters: new RequesterLedger(connection, config.keyPrefix),
+    close: async () => {
+      await previews.close();
+      connection.disconnect();
+    },
+  };
 }
