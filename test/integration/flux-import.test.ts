@@ -13,6 +13,7 @@ import { waitForReconciled } from '../../src/dev/releases.js';
 import { applyFluxCrds, fluxOriginLabelsPlugin, removeFluxCrds } from '../support/flux.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { waitForReadyReason } from '../support/eventually.js';
+import { runHelmcrewCli } from '../support/helmcrew-cli.js';
 
 /**
  * Issue 24, moving from Flux: Flux's own CRDs and objects on the test API server, releases left
@@ -59,9 +60,8 @@ describe('helmcrew import flux', () => {
 
   const helm = (args: string[], extraEnv: Record<string, string> = {}) => execa(env.helmBin, args, { env: { KUBECONFIG: env.kubeconfig, ...extraEnv } });
   const importFlux = (args: string[]) =>
-    execa('npx', ['tsx', 'src/cli/main.ts', 'import', 'flux', ...args], {
+    runHelmcrewCli(['import', 'flux', ...args], {
       env: { KUBECONFIG: env.kubeconfig, LOG_LEVEL: 'warn' },
-      reject: false,
       timeout: 120_000,
     });
   const releasesIn = (yaml: string) => parseAllDocuments(yaml).map((d) => d.toJS() as HelmRelease);

@@ -12,6 +12,7 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { fluxOriginLabelsPlugin } from '../support/flux.js';
 import { deleteNamespace, freshNamespace, namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { runHelmcrewCli } from '../support/helmcrew-cli.js';
 
 /**
  * Issue 34: a Flux release whose records live in another namespace (spec.storageNamespace, by
@@ -32,9 +33,8 @@ describe('Flux storageNamespace hand-over', () => {
 
   const helm = (args: string[], extraEnv: Record<string, string> = {}) => execa(env.helmBin, args, { env: { KUBECONFIG: env.kubeconfig, ...extraEnv } });
   const importFlux = (args: string[]) =>
-    execa('npx', ['tsx', 'src/cli/main.ts', 'import', 'flux', ...args], {
+    runHelmcrewCli(['import', 'flux', ...args], {
       env: { KUBECONFIG: env.kubeconfig, LOG_LEVEL: 'warn' },
-      reject: false,
       timeout: 120_000,
     });
   const recordsIn = async (namespace: string) =>

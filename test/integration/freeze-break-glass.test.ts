@@ -57,6 +57,9 @@ describe('/release upgrade --break-glass through a freeze', () => {
       REDIS_URL: env.redisUrl,
       KUBECONFIG: env.kubeconfig,
       HELMCREW_QUEUE_PREFIX: uniqueName('hc-bot'),
+      // No controller answers previews on this queue (its dry runs would count as helm upgrades
+      // below): each upgrade plan waited the default 20 s for one.
+      HELMCREW_PREVIEW_TIMEOUT_SECONDS: '1',
     });
     bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
     events = `http://127.0.0.1:${bot.port}/slack/events`;

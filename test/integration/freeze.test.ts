@@ -15,6 +15,7 @@ import { isReconciledAt } from '../../src/core/release/reconciled.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { runHelmcrewCli } from '../support/helmcrew-cli.js';
 
 /**
  * Issue 22: a freeze is an object the controller honours, on the real API server, Redis and helm.
@@ -204,8 +205,7 @@ describe('Freeze: the controller holds every helm action while a freeze covers t
   });
 
   it('the terminal does the same: helmcrew release freeze --yes, freezes, unfreeze; break-glass is refused there', async () => {
-    const cli = (...args: string[]) =>
-      execa('npx', ['tsx', 'src/cli/main.ts', 'release', ...args], { env: { KUBECONFIG: env.kubeconfig, LOG_LEVEL: 'warn' }, reject: false, timeout: 120_000 });
+    const cli = (...args: string[]) => runHelmcrewCli(['release', ...args], { env: { KUBECONFIG: env.kubeconfig, LOG_LEVEL: 'warn' }, timeout: 120_000 });
     const set = await cli('freeze', namespace, '--reason', `terminal freeze in ${namespace}`, '--for', '1h', '--yes');
     expect(set.exitCode, set.stderr).toBe(0);
     const name = /Freeze (\S+) holds namespace/.exec(set.stdout)?.[1];

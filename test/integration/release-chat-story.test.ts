@@ -12,6 +12,7 @@ import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabu
 import { mergePatch } from '../../src/core/kube/client.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { waitForReadyReason } from '../support/eventually.js';
+import { runHelmcrewCli } from '../support/helmcrew-cli.js';
 
 /**
  * Issue 7: the chat story on the real API server, Redis and helm, through the one execution
@@ -119,10 +120,9 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
 
   it('the terminal does the same: helmcrew release rollback, then resume', async () => {
     const cli = (...args: string[]) =>
-      execa('npx', ['tsx', 'src/cli/main.ts', 'release', ...args], {
+      runHelmcrewCli(['release', ...args], {
         env: { KUBECONFIG: env.kubeconfig, LOG_LEVEL: 'warn' },
         input: 'y\n',
-        reject: false,
         timeout: 150_000,
       });
     const rollback = await cli('rollback', unicorn, '--reason', 'from the terminal');

@@ -2,7 +2,6 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
-import { execa } from 'execa';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKubeClients } from '../../src/core/kube/client.js';
@@ -10,6 +9,7 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv } from '../support/fixtures.js';
 import { untilAuthorized } from '../support/rbac.js';
+import { runHelmcrewCli } from '../support/helmcrew-cli.js';
 
 /**
  * Issue 7: `helmcrew release` acts as the kubeconfig user, so Kubernetes RBAC decides. A user
@@ -58,8 +58,7 @@ describe('helmcrew release under RBAC', () => {
     if (namespace) await deleteNamespace(kubeConfig, namespace);
   });
 
-  const cli = (...args: string[]) =>
-    execa('npx', ['tsx', 'src/cli/main.ts', 'release', ...args], { env: { KUBECONFIG: viewerKubeconfig, LOG_LEVEL: 'error' }, reject: false, timeout: 60_000 });
+  const cli = (...args: string[]) => runHelmcrewCli(['release', ...args], { env: { KUBECONFIG: viewerKubeconfig, LOG_LEVEL: 'error' }, timeout: 60_000 });
 
   it('whoami names the user the API server authenticated, not the kubeconfig label', async () => {
     const who = await cli('whoami');

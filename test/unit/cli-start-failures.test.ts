@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { kubeconfigSource } from '../../src/core/kube/client.js';
 import { unreachableReason } from '../../src/core/kube/errors.js';
 
@@ -30,46 +30,64 @@ contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
 `;
 
+const OUTSIDE_A_CLUSTER = [
+  { name: 'no kubeconfig anywhere', kubeconfig: undefined, want: /^helmcrew: no kubeconfig found: set KUBECONFIG to your cluster's kubeconfig file/ },
+  {
+    name: 'KUBECONFIG names no file',
+    kubeconfig: '/nonexistent/kubeconfig',
+    want: /^helmcrew: KUBECONFIG names \/nonexistent\/kubeconfig, which does not exist/,
+  },
+  { name: 'a kubeconfig that is not YAML', kubeconfig: 'broken', want: /^helmcrew: cannot read .*broken \(KUBECONFIG\): / },
+  {
+    name: 'an API server nobody answers at',
+    kubeconfig: 'unreachable',
+    want: /^helmcrew: cannot reach a server \(connect ECONNREFUSED 127\.0\.0\.1:\d+\): .*KUBECONFIG/,
+  },
+] as const;
+
+/** `helmcrew release status foo` with a fresh HOME and the case's kubeconfig. */
+async function releaseOutsideACluster(kubeconfig: (typeof OUTSIDE_A_CLUSTER)[number]['kubeconfig']) {
+  const home = await mkdtemp(join(tmpdir(), 'helmcrew-home-'));
+  const env: Record<string, string> = { HOME: home };
+  if (kubeconfig === 'broken') await writeFile((env.KUBECONFIG = join(home, 'broken')), 'clusters: [\n');
+  else if (kubeconfig === 'unreachable') await writeFile((env.KUBECONFIG = join(home, 'config')), KUBECONFIG_TO('https://127.0.0.1:45821'));
+  else if (kubeconfig) env.KUBECONFIG = kubeconfig;
+  return helmcrew(['release', 'status', 'foo'], env);
+}
+
+async function typoWithoutACluster() {
+  return helmcrew(['release', 'rollbak', 'unicorn'], { HOME: await mkdtemp(join(tmpdir(), 'helmcrew-home-')) });
+}
+
+// Each case is a process of its own, which spends its time starting node: all of them start at
+// once, before the first test, and each test judges its own (60 s: five node processes share the cores).
+const started = new Map<string, Promise<{ code: number; stderr: string }>>();
+beforeAll(() => {
+  for (const { name, kubeconfig } of OUTSIDE_A_CLUSTER) started.set(name, releaseOutsideACluster(kubeconfig));
+  started.set('typo', typoWithoutACluster());
+});
+
 describe('helmcrew release outside a working cluster: one line that says what to set', () => {
-  it.each([
-    { name: 'no kubeconfig anywhere', kubeconfig: undefined, want: /^helmcrew: no kubeconfig found: set KUBECONFIG to your cluster's kubeconfig file/ },
-    {
-      name: 'KUBECONFIG names no file',
-      kubeconfig: '/nonexistent/kubeconfig',
-      want: /^helmcrew: KUBECONFIG names \/nonexistent\/kubeconfig, which does not exist/,
-    },
-    { name: 'a kubeconfig that is not YAML', kubeconfig: 'broken', want: /^helmcrew: cannot read .*broken \(KUBECONFIG\): / },
-    {
-      name: 'an API server nobody answers at',
-      kubeconfig: 'unreachable',
-      want: /^helmcrew: cannot reach a server \(connect ECONNREFUSED 127\.0\.0\.1:\d+\): .*KUBECONFIG/,
-    },
-  ])(
+  it.each(OUTSIDE_A_CLUSTER)(
     '$name',
-    async ({ kubeconfig, want }) => {
-      const home = await mkdtemp(join(tmpdir(), 'helmcrew-home-'));
-      const env: Record<string, string> = { HOME: home };
-      if (kubeconfig === 'broken') await writeFile((env.KUBECONFIG = join(home, 'broken')), 'clusters: [\n');
-      else if (kubeconfig === 'unreachable') await writeFile((env.KUBECONFIG = join(home, 'config')), KUBECONFIG_TO('https://127.0.0.1:45821'));
-      else if (kubeconfig) env.KUBECONFIG = kubeconfig;
-      const { code, stderr } = await helmcrew(['release', 'status', 'foo'], env);
+    async ({ name, want }) => {
+      const { code, stderr } = await started.get(name)!;
       expect(code).not.toBe(0);
       const lines = stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toMatch(want);
     },
-    30_000,
+    60_000,
   );
 });
 
 describe('helmcrew release with a typo and no cluster at all', () => {
   it('answers the typo, not the missing kubeconfig', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'helmcrew-home-'));
-    const { code, stderr } = await helmcrew(['release', 'rollbak', 'unicorn'], { HOME: home });
+    const { code, stderr } = await started.get('typo')!;
     expect(code).toBe(2);
     const lines = stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'));
     expect(lines).toEqual(['helmcrew release: unknown command "rollbak" — did you mean "rollback"?']);
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('kubeconfigSource: kubectl’s order', () => {

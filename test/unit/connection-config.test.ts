@@ -130,7 +130,7 @@ describe('helmcrew controller with a kubeconfig it cannot use', () => {
     const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       execFile(
         process.execPath,
-        ['--import', 'tsx', join(root, 'src/cli/main.ts'), 'controller'],
+        [join(root, 'bin/helmcrew.js'), 'controller'],
         { cwd: root, env: { ...process.env, KUBECONFIG: path, REDIS_URL: 'redis://127.0.0.1:1', HELMCREW_WORK_DIR: join(dir, 'work') } },
         (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, stderr }),
       );

@@ -3,6 +3,7 @@ import { awaitOutcomes, systemClock, type Clock } from '../execute/await-outcome
 import { isQuery, runQuery, type QueryCommand } from '../execute/queries.js';
 import { isMutating, type MutatingCommand, type ReleaseCommand, type ReleaseRef } from '../grammar/command.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
+import { releaseInputError } from './input-error.js';
 import { inCluster, whichCluster, type Search } from '../fleet/which-cluster.js';
 import { applyFleetFreeze, applyFleetUnfreeze } from '../execute/fleet-freeze-writes.js';
 import { NEEDS_A_FLEET, newFleetFreezeName, prepareFleetFreeze, prepareFleetUnfreeze } from '../fleet/fleet-freeze-plan.js';
@@ -38,8 +39,7 @@ export class ReleaseSession {
 
   /** What is wrong with a command line, before anything is built to run it (the terminal answers a typo with no cluster at hand). */
   static inputError(text: string): string | undefined {
-    const parsed = parseReleaseCommand(text);
-    return parsed.ok ? undefined : parsed.error.message;
+    return releaseInputError(text);
   }
 
   async run(text: string, ports: SessionPorts): Promise<SessionEnd> {

@@ -1,7 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import { allCrds } from '../../api/crd.js';
-import { applyCrds } from '../../core/kube/crd-installer.js';
-import { loadKubeConfig } from '../../core/kube/client.js';
 
 export async function crdsCommand(args: string[]): Promise<number> {
   switch (args[0]) {
@@ -18,10 +16,13 @@ export async function crdsCommand(args: string[]): Promise<number> {
         console.error(`wrote ${file}`);
       }
       return 0;
-    case 'apply':
+    case 'apply': {
+      // Only applying needs the Kubernetes client (print and write are the CRDs' YAML alone).
+      const [{ applyCrds }, { loadKubeConfig }] = await Promise.all([import('../../core/kube/crd-installer.js'), import('../../core/kube/client.js')]);
       await applyCrds(loadKubeConfig());
       console.error('HelmRelease and Team CRDs applied and established');
       return 0;
+    }
     default:
       console.error('usage: helmcrew crds print|write|apply');
       return 2;

@@ -1,16 +1,14 @@
 import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { delimiter, join } from 'node:path';
-import { KubeconfigError, SERVICE_ACCOUNT_DIR } from './connection-config.js';
+import { KubeconfigError } from './connection-config.js';
 import type { KubeClients } from './kube-clients.js';
 import { SHARED_ENV } from '../config/env.js';
-import { KUBE_ENV } from './kube-env.js';
+import { foundKubeconfig } from './kubeconfig-source.js';
 
 // client-node's side of KubeClients: for the bot, the CLI, dev tooling, the demo and tests.
 // The controller and notify processes use the slim client (slim-clients.ts) and never import this.
 export type { KubeClients } from './kube-clients.js';
 export { jsonPatch, mergePatch } from './kube-clients.js';
+export { kubeconfigSource, type KubeconfigSource } from './kubeconfig-source.js';
 
 /** client-node's full generated clients (everything KubeClients has, and every other call). */
 export interface ClientNodeKubeClients extends KubeClients {
@@ -27,10 +25,7 @@ export interface ClientNodeKubeClients extends KubeClients {
  */
 export function loadKubeConfig(kubeconfigPath = SHARED_ENV.in(process.env).raw('KUBECONFIG'), env: NodeJS.ProcessEnv = process.env): KubeConfig {
   const config = new KubeConfig();
-  const source = kubeconfigSource(kubeconfigPath, env);
-  if (source.kind === 'none') {
-    throw new KubeconfigError(`no kubeconfig found: set KUBECONFIG to your cluster's kubeconfig file (or create ${source.defaultPath})`);
-  }
+  const source = foundKubeconfig(kubeconfigPath, env);
   try {
     if (source.kind === 'in-cluster') config.loadFromCluster();
     else config.loadFromFile(source.path);
@@ -40,22 +35,6 @@ export function loadKubeConfig(kubeconfigPath = SHARED_ENV.in(process.env).raw('
   }
   reuseConnections(config);
   return config;
-}
-
-export type KubeconfigSource = { kind: 'file'; path: string } | { kind: 'in-cluster' } | { kind: 'none'; defaultPath: string };
-
-/** Where the kubeconfig comes from, in kubectl's order: KUBECONFIG, ~/.kube/config, the pod's ServiceAccount. */
-export function kubeconfigSource(kubeconfigPath: string | undefined, env: NodeJS.ProcessEnv, exists: (path: string) => boolean = existsSync): KubeconfigSource {
-  if (kubeconfigPath) {
-    const first = kubeconfigPath.split(delimiter).find((path) => path && exists(path));
-    if (!first) throw new KubeconfigError(`KUBECONFIG names ${kubeconfigPath}, which does not exist: set KUBECONFIG to your cluster's kubeconfig file`);
-    return { kind: 'file', path: first };
-  }
-  const kube = KUBE_ENV.in(env);
-  const defaultPath = join(kube.raw('HOME') || homedir(), '.kube', 'config');
-  if (exists(defaultPath)) return { kind: 'file', path: defaultPath };
-  if (kube.raw('KUBERNETES_SERVICE_HOST') && exists(join(SERVICE_ACCOUNT_DIR, 'token'))) return { kind: 'in-cluster' };
-  return { kind: 'none', defaultPath };
 }
 
 type DispatcherFactory = (cluster: unknown, agentOptions: Record<string, unknown>) => unknown;
