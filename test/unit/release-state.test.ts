@@ -191,6 +191,29 @@ describe("a pending record is judged by the timeout its holder recorded, not the
   });
 });
 
+describe("a pending rollback carries the labels of the revision it rolls back to, so the rollback's own timeout counts too", () => {
+  // 10 minutes ago; its labels say 1m (the install it rolls back to), the rollback ran with 30m.
+  const rollingBack = {
+    ...pendingSince('2026-11-22T11:50:00Z'),
+    status: 'pending-rollback' as const,
+    labels: { [OWNER_NAMESPACE_LABEL]: 'web', [OWNER_NAME_LABEL]: 'unicorn', [TIMEOUT_LABEL]: '60' },
+  };
+  it.each([
+    { name: 'rollback timeout 30m: its helm may still run', pending: rollingBack, rollbackTimeout: 1800, want: 'locked' },
+    { name: 'rollback timeout 1m: surely gone', pending: rollingBack, rollbackTimeout: 60, want: 'stale-lock' },
+    {
+      name: 'a pending upgrade keeps its own recorded 1m',
+      pending: { ...rollingBack, status: 'pending-upgrade' as const },
+      rollbackTimeout: 1800,
+      want: 'stale-lock',
+    },
+  ])('$name → $want', ({ pending, rollbackTimeout, want }) => {
+    const history = summarizeHistory([pending, stored(1, 'deployed')]);
+    const observed = { now: clock.now, timeoutSeconds: 300, rollbackTimeoutSeconds: rollbackTimeout };
+    expect(determineReleaseState(release(), desired, history, observed).kind).toBe(want);
+  });
+});
+
 describe('ownership decides before anything acts', () => {
   const deleting = { deletionTimestamp: '2026-11-22T00:00:00Z' };
   const labelled = (namespace: string, name: string, status: StoredRelease['status'] = 'deployed') => ({

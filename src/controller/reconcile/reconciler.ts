@@ -108,5 +108,13 @@ async function recoveryStage(pass: Pass): Promise<{ pass: Pass; force: boolean }
 
 /** Pure but for the clock. */
 function decideStage({ ctx, release, history, target }: Pass, desired: DesiredRelease, force: boolean): ReleaseAction {
-  return nextAction(determineReleaseState(release, desired, history, { now: ctx.now(), timeoutSeconds: target.timeoutSeconds }, force));
+  return nextAction(
+    determineReleaseState(
+      release,
+      desired,
+      history,
+      { now: ctx.now(), timeoutSeconds: target.timeoutSeconds, rollbackTimeoutSeconds: target.actions.rollback.timeoutSeconds },
+      force,
+    ),
+  );
 }

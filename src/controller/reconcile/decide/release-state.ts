@@ -52,6 +52,8 @@ export interface Clock {
   now: Date;
   /** The observing HelmRelease's timeout; only a floor for records whose holder recorded none. */
   timeoutSeconds: number;
+  /** Its rollback's timeout: a pending rollback ran with it (its record carries another's labels). */
+  rollbackTimeoutSeconds?: number;
 }
 
 export function determineReleaseState(
@@ -148,12 +150,16 @@ function determineFailureState(release: HelmRelease, desired: DesiredRelease, hi
  * timeout its holder recorded on it plus a grace period, since helm's own --timeout would have
  * ended it by then. The observer's timeout says nothing about the holder's helm; a record
  * without a recorded timeout (helm by hand, or written before helmcrew recorded it) gets the
- * longer of the observer's timeout and helm's default.
+ * longer of the observer's timeout and helm's default. helm copies a rollback's labels from the
+ * revision it rolls back to, so a pending rollback's recorded timeout is that revision's, not the
+ * rollback's: the longer of it and the spec's rollback timeout is taken.
  */
 export function isStaleLock(pending: StoredRelease, clock: Clock): boolean {
   const started = pending.lastDeployed ? Date.parse(pending.lastDeployed) : NaN;
   if (Number.isNaN(started)) return true;
-  const holderTimeoutSeconds = recordedTimeoutSeconds(pending) ?? Math.max(clock.timeoutSeconds, HELM_DEFAULT_TIMEOUT_SECONDS);
+  const recorded = recordedTimeoutSeconds(pending);
+  const rollback = pending.status === 'pending-rollback' ? clock.rollbackTimeoutSeconds : undefined;
+  const holderTimeoutSeconds = recorded === undefined ? Math.max(clock.timeoutSeconds, HELM_DEFAULT_TIMEOUT_SECONDS) : Math.max(recorded, rollback ?? 0);
   return clock.now.getTime() - started > holderTimeoutSeconds * 1000 + LOCK_GRACE_MS;
 }
 
