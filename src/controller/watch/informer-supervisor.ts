@@ -12,6 +12,7 @@ import { isReadyAtGeneration } from '../../core/release/reconciled.js';
 import { chainDependantsOf, dependantsOf, dependantsToWake } from '../reconcile/decide/dependency-decision.js';
 import { ListWatch, restWatch } from './list-watch.js';
 import { RestartTimers } from './restart-timers.js';
+import { sharedString, shareStrings } from './shared-strings.js';
 
 type HelmReleaseInformer = ListWatch<KubernetesObject>;
 const asRelease = (obj: KubernetesObject) => obj as unknown as HelmRelease;
@@ -107,7 +108,7 @@ export class InformerSupervisor {
       if (current()) this.listed(scope, listed.items.length);
       return listed as unknown as { items: KubernetesObject[]; metadata?: { resourceVersion?: string } };
     };
-    const informer: HelmReleaseInformer = new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, path), withoutManagedFields);
+    const informer: HelmReleaseInformer = new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, path), keptOfRelease);
     // Handlers only enqueue: an exception here would become an unhandled rejection.
     informer.on('add', (obj) => current() && this.observe(asRelease(obj), 'add'));
     informer.on('update', (obj) => current() && this.observe(asRelease(obj), 'update'));
@@ -132,7 +133,7 @@ export class InformerSupervisor {
 
   private observe(release: HelmRelease, reason: 'add' | 'update'): void {
     this.lastHeard = this.now();
-    const key = releaseKey(release.metadata.namespace, release.metadata.name);
+    const key = sharedString(releaseKey(release.metadata.namespace, release.metadata.name));
     const next = seenState(release);
     const previous = this.seen.get(key);
     if (previous && previous.generation !== next.generation) this.opts.onGeneration?.(key, next.generation);
@@ -214,6 +215,11 @@ export class InformerSupervisor {
  * The cache keeps HelmReleases without metadata.managedFields (as controller-runtime's default
  * transform does): the controller never reads them and they are a large part of each object.
  */
+/** What the informer keeps of a HelmRelease: all but managedFields, its repeated strings shared (shared-strings.ts). */
+export function keptOfRelease(obj: KubernetesObject): KubernetesObject {
+  return shareStrings(withoutManagedFields(obj));
+}
+
 export function withoutManagedFields(obj: KubernetesObject): KubernetesObject {
   if (!obj.metadata?.managedFields) return obj;
   const { managedFields: _dropped, ...metadata } = obj.metadata;

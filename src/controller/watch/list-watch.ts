@@ -1,6 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { KubeApiError, type KubeStatus } from '../../core/kube/api-error.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
+import { sharedString } from './shared-strings.js';
 
 export interface Listed<T> {
   items: T[];
@@ -34,7 +35,8 @@ function isGone(error: unknown): boolean {
   return error instanceof KubeApiError && error.statusCode === 410;
 }
 
-const keyOf = (obj: KubernetesObject) => `${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`;
+// One flat copy of each key, shared with the other maps keyed by namespace/name (shared-strings.ts).
+const keyOf = (obj: KubernetesObject) => sharedString(`${obj.metadata?.namespace ?? ''}/${obj.metadata?.name ?? ''}`);
 
 /**
  * A small informer: list, then watch from the list's resourceVersion (with bookmarks), keeping

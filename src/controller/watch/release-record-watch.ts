@@ -6,6 +6,7 @@ import { recordFingerprint, type RecordRef, type Watched } from '../reconcile/de
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { makeMetadataInformer, type MetadataInformer } from './metadata-informer.js';
 import { RestartTimers } from './restart-timers.js';
+import { sharedString } from './shared-strings.js';
 
 /** Helm's release records and nothing else (the values-source watch leaves exactly these out). */
 export const HELM_RECORDS = 'owner=helm';
@@ -127,7 +128,7 @@ export class ReleaseRecordWatch {
     // Superseded records are left out, as the check's LIST leaves them out (status!=superseded).
     if (deleted || obj.metadata?.labels?.status === 'superseded') records?.delete(secret);
     else {
-      if (!records) slot.byRelease.set(key, (records = new Map<string, string>()));
+      if (!records) slot.byRelease.set(sharedString(key), (records = new Map<string, string>()));
       records.set(secret, obj.metadata?.resourceVersion ?? '');
     }
     if (records?.size === 0) slot.byRelease.delete(key);
@@ -135,8 +136,9 @@ export class ReleaseRecordWatch {
   }
 }
 
-/** What the watch keeps of a record Secret: who it is, its version, and the two labels it is indexed by. */
+/** What the watch keeps of a record Secret: who it is, its version, and the two labels it is indexed by (the repeated ones shared). */
 function nameAndLabels(obj: KubernetesObject): KubernetesObject {
   const { name, namespace, resourceVersion, labels } = obj.metadata ?? {};
-  return { metadata: { name, namespace, resourceVersion, labels: { name: labels?.name ?? '', status: labels?.status ?? '' } } };
+  const labelsKept = { name: sharedString(labels?.name ?? ''), status: sharedString(labels?.status ?? '') };
+  return { metadata: { name, namespace: namespace === undefined ? undefined : sharedString(namespace), resourceVersion, labels: labelsKept } };
 }

@@ -1,6 +1,7 @@
 import { summarizeHistory, type ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { decideRecall, recordFingerprint, type RecallDecision, type RecordRef, type Remembered, type Watched } from '../reconcile/decide/settled-records.js';
 import type { SettledHistoryPort, SettledKey } from '../reconcile/ports/context.js';
+import { sharedString, shareStrings } from './shared-strings.js';
 
 /** A full read at least this often per release, even at rest: lost read rights are still noticed. */
 export const DEFAULT_MAX_RECALL_AGE_MS = 60 * 60_000;
@@ -54,7 +55,7 @@ export class SettledHistories implements SettledHistoryPort {
 
   /** `records`: those the history was read from, with helm's status label; the superseded ones are left out as the watch leaves them out. */
   remember(key: SettledKey, history: ReleaseHistory, records: readonly RecordRef[]): void {
-    this.entries.set(`${key.namespace}/${key.releaseName}`, {
+    this.entries.set(sharedString(`${key.namespace}/${key.releaseName}`), {
       fingerprint: recordFingerprint(records.filter((r) => r.status !== 'superseded')),
       identity: key.identity,
       atMs: this.now(),
@@ -88,13 +89,16 @@ export class SettledHistories implements SettledHistoryPort {
  * size; needsManifest says which releases read them). Any read of the whole history gives it too.
  */
 function settledPart(history: ReleaseHistory): ReleaseHistory {
-  return summarizeHistory(
-    history.releases
-      .filter((r) => (r.labels?.status ?? r.status) !== 'superseded')
-      .map((r) => {
-        if (r.manifest === undefined) return r;
-        const { manifest: _manifest, ...rest } = r;
-        return rest;
-      }),
+  // Kept until the records change: one copy of the namespace, labels and digests for all (shared-strings.ts).
+  return shareStrings(
+    summarizeHistory(
+      history.releases
+        .filter((r) => (r.labels?.status ?? r.status) !== 'superseded')
+        .map((r) => {
+          if (r.manifest === undefined) return r;
+          const { manifest: _manifest, ...rest } = r;
+          return rest;
+        }),
+    ),
   );
 }
