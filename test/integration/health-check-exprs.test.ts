@@ -77,6 +77,9 @@ describe('healthCheckExprs', () => {
   it('fails the install when `failed` holds, naming the object and the expression', async () => {
     await declare('broken', { healthCheckExprs: rules() });
     await widgetExists('broken');
+    // Broken once helm is done: helm's own wait (kstatus) knows nothing of the expressions, and a
+    // Widget that turns Ready=False while it still waits holds it to spec.timeout (docs/flux-parity.md).
+    await eventually(async () => expect((await storage.history(namespace, 'broken')).latest?.status).toBe('deployed'), { timeoutMs: 60_000 });
     await setWidgetReady('broken', 'False', 'Broken');
     const { ready } = await waitForReadyReason(kubeConfig, namespace, 'broken', 'InstallFailed', { timeoutMs: 60_000 });
     expect(ready.status).toBe('False');
