@@ -78,7 +78,7 @@ describe('healthCheckExprs', () => {
     await declare('broken', { healthCheckExprs: rules() });
     await widgetExists('broken');
     // Broken once helm is done: helm's own wait (kstatus) knows nothing of the expressions, and a
-    // Widget that turns Ready=False while it still waits holds it to spec.timeout (docs/flux-parity.md).
+    // Widget that turns Ready=False while it still waits holds it to spec.timeout (docs/release.md).
     await eventually(async () => expect((await storage.history(namespace, 'broken')).latest?.status).toBe('deployed'), { timeoutMs: 60_000 });
     await setWidgetReady('broken', 'False', 'Broken');
     const { ready } = await waitForReadyReason(kubeConfig, namespace, 'broken', 'InstallFailed', { timeoutMs: 60_000 });
