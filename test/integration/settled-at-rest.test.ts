@@ -13,7 +13,8 @@ import { namespaceWithController, testEnv } from '../support/fixtures.js';
 /**
  * Issue 36: a settled release's periodic check reads Helm's records only when the watch of their
  * metadata shows they changed. Counted by the API server itself: its audit log records every LIST
- * of Secrets with its URL (src/dev/control-plane.ts).
+ * and GET of Secrets with its URL (src/dev/control-plane.ts). A read is a LIST by label or, when
+ * the record watch names the records, a GET of each by name (stages/gate.ts readRecords).
  */
 describe('settled releases at rest', () => {
   const { env, kubeConfig } = testEnv();
@@ -23,18 +24,26 @@ describe('settled releases at rest', () => {
   const spec = { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, interval: '1s', values: { replicaCount: 0, message: 'kept' } };
   const key = (name: string) => `${namespace}/${name}`;
 
-  /** The LISTs of `release`'s record Secrets in the audit log from byte `from` on. */
-  async function recordLists(release: string, from: number): Promise<number> {
+  /**
+   * The controller's reads of `release`'s record Secrets in the audit log from byte `from` on: LISTs
+   * by label, GETs by name. Helm's own reads and this test's (client-node) are told by their user agent.
+   */
+  async function recordReads(release: string, from: number, only?: 'list' | 'get'): Promise<number> {
     const file = await open(auditLog, 'r');
     try {
       const size = (await file.stat()).size;
       const buffer = Buffer.alloc(Math.max(0, size - from));
       await file.read(buffer, 0, buffer.length, from);
       const selector = encodeURIComponent(`owner=helm,name=${release}`);
+      const isList = (uri: string) => uri.startsWith(`/api/v1/namespaces/${namespace}/secrets?`) && uri.includes(selector);
+      const isGet = (uri: string) => uri.startsWith(`/api/v1/namespaces/${namespace}/secrets/sh.helm.release.v1.${release}.v`);
       return buffer
         .toString('utf8')
         .split('\n')
-        .filter((line) => line.includes(`/namespaces/${namespace}/secrets?`) && line.includes(selector)).length;
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { requestURI: string; userAgent?: string })
+        .filter((entry) => !/^(Helm|kubernetes-client-javascript)\//.test(entry.userAgent ?? ''))
+        .filter(({ requestURI: uri }) => (only !== 'get' && isList(uri)) || (only !== 'list' && isGet(uri))).length;
     } finally {
       await file.close();
     }
@@ -52,12 +61,12 @@ describe('settled releases at rest', () => {
     const from = await logSize();
     await installed(['quiet']);
     // The audit log does see this release's reads: the install's and the first check's.
-    expect(await recordLists('quiet', from)).toBeGreaterThan(0);
+    expect(await recordReads('quiet', from)).toBeGreaterThan(0);
     const helmRuns = (await ctl.helm.invocations()).length;
     const atRest = await logSize();
     const checks = await waitForChecks(env.redisUrl, ctl.prefix, [key('quiet')], 4, 30_000);
     expect(checks.get(key('quiet'))!.size).toBeGreaterThanOrEqual(4);
-    expect(await recordLists('quiet', atRest)).toBe(0);
+    expect(await recordReads('quiet', atRest)).toBe(0);
     expect((await ctl.helm.invocations()).length).toBe(helmRuns);
   });
 
@@ -80,7 +89,8 @@ describe('settled releases at rest', () => {
       },
       { timeoutMs: 60_000, intervalMs: 250 },
     );
-    expect(await recordLists('by-hand', atRest)).toBeGreaterThan(0);
+    // The record watch saw helm's new records, newer than the HelmRelease: it names them, and they are read by name.
+    expect(await recordReads('by-hand', atRest, 'get')).toBeGreaterThan(0);
     expect(await ctl.helm.count('upgrade')).toBeGreaterThanOrEqual(1);
   });
 

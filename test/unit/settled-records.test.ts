@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADOPT_RELEASE_ANNOTATION } from '../../src/api/annotations.js';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
-import { decideRecall, needsManifest, recordFingerprint } from '../../src/controller/reconcile/decide/settled-records.js';
+import { decideRecall, needsManifest, recordFingerprint, watchCovers } from '../../src/controller/reconcile/decide/settled-records.js';
 import { buildReconcileContext } from '../../src/controller/reconcile/ports/build-context.js';
 import { reconcileRelease } from '../../src/controller/reconcile/reconciler.js';
 import { SettledHistories } from '../../src/controller/watch/settled-histories.js';
@@ -13,6 +13,24 @@ import { fakeController, helmRelease, type Fakes } from './support/reconcile-fak
 const remembered = { fingerprint: 'a@1', identity: '', atMs: 1000 };
 const watched = { fingerprint: 'a@1', heardAgoMs: 30_000 };
 const pass = { identity: '', nowMs: 2000, maxAgeMs: 60_000, maxSilenceMs: 150_000 };
+
+describe('watchCovers: may the record watch name every record a LIST "not older than" a version would return', () => {
+  it.each([
+    { seen: '120', wanted: '120', covers: true },
+    { seen: '121', wanted: '120', covers: true },
+    { seen: '99', wanted: '120', covers: false },
+    // Compared as numbers, not text ("99" > "120" as text).
+    { seen: '1000000000000000000001', wanted: '999999999999999999999', covers: true },
+    { seen: undefined, wanted: '120', covers: false },
+    { seen: '120', wanted: undefined, covers: false },
+    // Not an etcd revision: the caller LISTs as before.
+    { seen: 'abc', wanted: '120', covers: false },
+    { seen: '120', wanted: '12e1', covers: false },
+    { seen: '', wanted: '', covers: false },
+  ])('seen $seen, wanted $wanted: $covers', ({ seen, wanted, covers }) => {
+    expect(watchCovers(seen, wanted)).toBe(covers);
+  });
+});
 
 describe('decideRecall', () => {
   it('recalls when the same records are watched, the watch heard from the server lately, the same identity read them, not long ago', () => {
@@ -169,6 +187,36 @@ describe('a settled check with remembered histories (the reconcile pass on fakes
     expect(f.storage.reads - reads).toBe(0);
     expect(settled.counts.recalled).toBe(1);
     expect(f.helm.verbs()).toEqual(['install']);
+  });
+
+  it('the record watch names the records: they are read by name, not LISTed; a name gone makes it LIST', async () => {
+    const { f } = await settledRelease();
+    let gone = false;
+    const names = (namespace: string, releaseName: string) => [
+      ...f.storage.identities(namespace, releaseName).map((r) => r.name),
+      ...(gone ? ['sh.helm.release.v1.app.v9'] : []),
+    ];
+    const settled = new SettledHistories(
+      (namespace, releaseName) => ({ fingerprint: recordFingerprint(f.storage.identities(namespace, releaseName)), heardAgoMs: 0 }),
+      {
+        names,
+      },
+    );
+    const ctx = buildReconcileContext({ ...f.ctx, settled });
+    const check = async () => {
+      f.cache.copies.set(`${NS}/${NAME}`, f.api.peek(NS, NAME)!);
+      return (await reconcileRelease(ctx, NS, NAME)).action;
+    };
+    const [lists, byName] = [f.storage.reads, f.storage.byNameReads];
+    expect(await check()).toBe('unchanged');
+    expect([f.storage.reads - lists, f.storage.byNameReads - byName]).toEqual([0, 1]);
+    // Remembered as a LIST's read is: the next check reads nothing.
+    expect(await check()).toBe('unchanged');
+    expect([f.storage.reads - lists, f.storage.byNameReads - byName]).toEqual([0, 1]);
+    settled.forget(NS, NAME);
+    gone = true;
+    expect(await check()).toBe('unchanged');
+    expect([f.storage.reads - lists, f.storage.byNameReads - byName]).toEqual([1, 2]);
   });
 
   it('helm run by hand behind its back: the changed records are read and acted on', async () => {

@@ -2,7 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../core/log.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
-import { recordFingerprint, type RecordRef, type Watched } from '../reconcile/decide/settled-records.js';
+import { recordFingerprint, watchCovers, type RecordRef, type Watched } from '../reconcile/decide/settled-records.js';
 import { retryDelayMs } from '../queue/retry-policy.js';
 import { makeMetadataInformer, type MetadataInformer } from './metadata-informer.js';
 import { RestartTimers } from './restart-timers.js';
@@ -16,9 +16,11 @@ interface Slot {
   informer?: MetadataInformer;
   synced: boolean;
   failures: number;
-  /** namespace/release name → record Secret name → its version, for the records not superseded. */
+  /** namespace/release name → record Secret name → its version (SUPERSEDED in front for a superseded record: one Map per release, no object per record). */
   byRelease: Map<string, Map<string, string>>;
 }
+
+const SUPERSEDED = '~';
 
 /**
  * Watches the metadata of Helm's release record Secrets (label owner=helm; names, labels and
@@ -63,11 +65,29 @@ export class ReleaseRecordWatch {
 
   /** What the watch says of a release's records now (the non-superseded ones, as the check's LIST selects). */
   watched(namespace: string, releaseName: string): Watched | undefined {
-    const slot = this.slots.find((s) => s.scope === '' || s.scope === namespace);
+    const slot = this.slotFor(namespace);
     if (!slot?.informer || !slot.synced) return undefined;
-    const records = slot.byRelease.get(`${namespace}/${releaseName}`);
-    const refs: RecordRef[] = records ? [...records].map(([name, resourceVersion]) => ({ name, resourceVersion })) : [];
+    const records = slot.byRelease.get(`${namespace}/${releaseName}`) ?? [];
+    // The check's LIST leaves superseded records out (status!=superseded): so does what it is compared with.
+    const refs: RecordRef[] = [...records]
+      .filter(([, version]) => !version.startsWith(SUPERSEDED))
+      .map(([name, resourceVersion]) => ({ name, resourceVersion }));
     return { fingerprint: recordFingerprint(refs), heardAgoMs: Date.now() - slot.informer.lastHeardMs };
+  }
+
+  /**
+   * The names of a release's records (without the superseded ones if asked), once the watch has
+   * seen everything up to `notOlderThan` (settled-records.ts watchCovers); undefined when it cannot say.
+   */
+  recordNames(namespace: string, releaseName: string, notOlderThan: string | undefined, withoutSuperseded: boolean): string[] | undefined {
+    const slot = this.slotFor(namespace);
+    if (!slot?.informer || !slot.synced || !watchCovers(slot.informer.seenVersion, notOlderThan)) return undefined;
+    const records = slot.byRelease.get(`${namespace}/${releaseName}`) ?? [];
+    return [...records].filter(([, version]) => !withoutSuperseded || !version.startsWith(SUPERSEDED)).map(([name]) => name);
+  }
+
+  private slotFor(namespace: string): Slot | undefined {
+    return this.slots.find((s) => s.scope === '' || s.scope === namespace);
   }
 
   /** How many record Secrets the watch holds (for the bench's memory per release). */
@@ -125,11 +145,11 @@ export class ReleaseRecordWatch {
     if (!releaseName) return;
     const key = `${namespace}/${releaseName}`;
     let records = slot.byRelease.get(key);
-    // Superseded records are left out, as the check's LIST leaves them out (status!=superseded).
-    if (deleted || obj.metadata?.labels?.status === 'superseded') records?.delete(secret);
+    if (deleted) records?.delete(secret);
     else {
       if (!records) slot.byRelease.set(sharedString(key), (records = new Map<string, string>()));
-      records.set(secret, obj.metadata?.resourceVersion ?? '');
+      const version = obj.metadata?.resourceVersion ?? '';
+      records.set(secret, obj.metadata?.labels?.status === 'superseded' ? SUPERSEDED + version : version);
     }
     if (records?.size === 0) slot.byRelease.delete(key);
     this.opts.onChange?.(namespace, releaseName);

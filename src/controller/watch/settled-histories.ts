@@ -33,8 +33,17 @@ export class SettledHistories implements SettledHistoryPort {
 
   constructor(
     private readonly watched: (namespace: string, releaseName: string) => Watched | undefined,
-    private readonly opts: { maxAgeMs?: number; now?: () => number } = {},
+    private readonly opts: {
+      maxAgeMs?: number;
+      now?: () => number;
+      /** The record watch's names of a release's records (release-record-watch.ts recordNames). */
+      names?: (namespace: string, releaseName: string, notOlderThan: string | undefined, withoutSuperseded: boolean) => string[] | undefined;
+    } = {},
   ) {}
+
+  recordNames(key: SettledKey, notOlderThan: string | undefined, withoutSuperseded: boolean): string[] | undefined {
+    return this.opts.names?.(key.namespace, key.releaseName, notOlderThan, withoutSuperseded);
+  }
 
   recall(key: SettledKey): ReleaseHistory | undefined {
     const id = `${key.namespace}/${key.releaseName}`;

@@ -126,6 +126,15 @@ export function withSupersededFromStatus(current: ReleaseHistory, statusHistory:
   return superseded.length > 0 ? summarizeHistory([...current.releases, ...superseded]) : current;
 }
 
+/** A record Secret a history was read from: its name and version, and helm's status label. */
+export interface RecordSeen {
+  name: string;
+  resourceVersion: string;
+  status?: string;
+}
+
+type RecordSecret = Awaited<ReturnType<KubeClients['core']['readNamespacedSecret']>>;
+
 /**
  * Reads (and, to unlock, writes) release records with the clients it is given: the controller's
  * own, or those of the identity a HelmRelease acts as (src/core/kube/identity.ts).
@@ -157,7 +166,7 @@ export class ReleaseStorage {
     namespace: string,
     releaseName: string,
     opts: { withoutSuperseded?: boolean; notOlderThan?: string } = {},
-  ): Promise<{ history: ReleaseHistory; records: Array<{ name: string; resourceVersion: string; status?: string }> }> {
+  ): Promise<{ history: ReleaseHistory; records: RecordSeen[] }> {
     const list = await this.kube.core.listNamespacedSecret({
       namespace,
       labelSelector: `owner=helm,name=${releaseName}${opts.withoutSuperseded ? ',status!=superseded' : ''}`,
@@ -166,13 +175,51 @@ export class ReleaseStorage {
       // "Not older than" a version the caller knows is served at once and is still as new as it.
       ...(opts.notOlderThan ? { resourceVersion: opts.notOlderThan, resourceVersionMatch: 'NotOlderThan' } : {}),
     });
+    return this.summarize(namespace, list.items);
+  }
+
+  /**
+   * historyAndRecords() from the record Secrets the record watch names, each read by name (not
+   * older than `notOlderThan`): the API server answers a GET from its watch cache by key, where a
+   * label-selected LIST scans every Secret of the namespace — a namespace of 10,000 releases made
+   * adopting them quadratic (docs/performance.md). Undefined when a named record is gone or is
+   * not one the LIST would have returned (superseded when those are left out, another release's):
+   * the caller LISTs as before.
+   */
+  async historyOfRecords(
+    namespace: string,
+    releaseName: string,
+    names: readonly string[],
+    opts: { notOlderThan: string; withoutSuperseded?: boolean },
+  ): Promise<{ history: ReleaseHistory; records: RecordSeen[] } | undefined> {
+    const secrets: RecordSecret[] = [];
+    for (const name of names) {
+      // client-node's type has no resourceVersion for a GET; the controller's slim client passes it
+      // on as the query parameter (a client that dropped it would read etcd: newer still).
+      const request = { namespace, name, resourceVersion: opts.notOlderThan };
+      let secret: RecordSecret;
+      try {
+        secret = await this.kube.core.readNamespacedSecret(request);
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+      const labels = secret.metadata?.labels;
+      if (labels?.owner !== 'helm' || labels.name !== releaseName || (opts.withoutSuperseded && labels.status === 'superseded')) return undefined;
+      secrets.push(secret);
+    }
+    return this.summarize(namespace, secrets);
+  }
+
+  /** Each record decoded in turn into its summary, and the Secrets it came from. */
+  private summarize(namespace: string, secrets: readonly RecordSecret[]): { history: ReleaseHistory; records: RecordSeen[] } {
     const releases: StoredRelease[] = [];
-    const records = list.items.map((secret) => ({
+    const records = secrets.map((secret) => ({
       name: secret.metadata?.name ?? '',
       resourceVersion: secret.metadata?.resourceVersion ?? '',
       status: secret.metadata?.labels?.status,
     }));
-    for (const secret of list.items) {
+    for (const secret of secrets) {
       const data = secret.data?.release;
       if (secret.type !== 'helm.sh/release.v1' || !data) continue;
       // One at a time, keeping only the summary: a large record is garbage soon after.

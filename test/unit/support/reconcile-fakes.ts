@@ -143,6 +143,24 @@ export class FakeReleaseStorage {
     return { history: await this.history(namespace, name), records: this.identities(namespace, name) };
   }
 
+  /** Reads by name (the record watch named the records): counted apart from `reads`, the LISTs. */
+  byNameReads = 0;
+
+  /** historyOfRecords(): the named records, or undefined when one is gone or not of the kind asked for. */
+  async historyOfRecords(
+    namespace: string,
+    name: string,
+    names: readonly string[],
+    opts: { withoutSuperseded?: boolean },
+  ): Promise<{ history: ReleaseHistory; records: Array<{ name: string; resourceVersion: string }> } | undefined> {
+    this.byNameReads++;
+    const secretName = (r: StoredRelease) => `sh.helm.release.v1.${r.name}.v${r.revision}`;
+    const named = this.of(namespace, name).filter((r) => names.includes(secretName(r)));
+    if (named.length !== names.length || (opts.withoutSuperseded && named.some((r) => r.status === 'superseded'))) return undefined;
+    const records = named.map((r) => ({ name: secretName(r), resourceVersion: `${r.status}:${JSON.stringify(r.config)}` }));
+    return { history: summarizeHistory(named.map((r) => ({ ...r }))), records };
+  }
+
   /** What a watch of the record Secrets shows of the records not superseded (as the settled check's LIST selects). */
   identities(namespace: string, name: string): Array<{ name: string; resourceVersion: string }> {
     return this.of(namespace, name)

@@ -73,3 +73,16 @@ export function decideRecall(
   if (pass.nowMs - remembered.atMs >= pass.maxAgeMs) return { recall: false, why: 'too old' };
   return { recall: true };
 }
+
+/**
+ * Pure: has a watch that has seen `seenVersion` seen everything up to `wanted`? Then the records
+ * it names for a release are all those a LIST "not older than `wanted`" would return, and each
+ * can be read by name (release-storage.ts historyOfRecords). resourceVersions are etcd revisions,
+ * one counter for the cluster's objects, as the LIST's own "not older than" the HelmRelease's
+ * version already assumes; anything that is not a decimal number says no (the caller LISTs).
+ */
+export function watchCovers(seenVersion: string | undefined, wanted: string | undefined): boolean {
+  if (seenVersion === undefined || wanted === undefined) return false;
+  if (!/^\d{1,30}$/.test(seenVersion) || !/^\d{1,30}$/.test(wanted)) return false;
+  return BigInt(seenVersion) >= BigInt(wanted);
+}

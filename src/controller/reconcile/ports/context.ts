@@ -62,7 +62,7 @@ export interface KubeReads {
 }
 
 /** Helm's release records: read, and worked out after helm wrote one (no effect either way). */
-export type ReleaseRecordReads = Pick<ReleaseStorage, 'history' | 'historyAndRecords' | 'afterWrite'>;
+export type ReleaseRecordReads = Pick<ReleaseStorage, 'history' | 'historyAndRecords' | 'historyOfRecords' | 'afterWrite'>;
 
 /** Fetching a chart archive: no effect on the cluster. A settled cached pass has none to fetch and refuses. */
 export type ChartPull = Pick<HelmClient, 'pullChart'>;
@@ -209,6 +209,8 @@ export interface SettledHistoryPort {
   /** The remembered history (its non-superseded records) if the watched records are those it was read from (settled-records.ts). */
   recall(key: SettledKey): ReleaseHistory | undefined;
   remember(key: SettledKey, history: ReleaseHistory, records: readonly RecordRef[]): void;
+  /** The release's record Secrets as the record watch names them, complete up to `notOlderThan`; undefined when it cannot say. */
+  recordNames(key: SettledKey, notOlderThan: string | undefined, withoutSuperseded: boolean): string[] | undefined;
 }
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */

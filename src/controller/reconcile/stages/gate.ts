@@ -1,11 +1,11 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ReleaseEvent } from '../../../api/vocabulary.js';
-import { withSupersededFromStatus, type ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
+import { withSupersededFromStatus, type RecordSeen, type ReleaseHistory } from '../../../core/helm-storage/release-storage.js';
 import { apiErrorMessage, isForbidden } from '../../../core/kube/errors.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { reportRefused } from '../actions/refuse.js';
 import { passContext } from '../ports/cached-read.js';
-import type { ClusterPorts, ControllerContext, PassContext, SettledHistoryPort } from '../ports/context.js';
+import type { ClusterPorts, ControllerContext, PassContext, ReleaseRecordReads, SettledHistoryPort } from '../ports/context.js';
 import { needsManifest } from '../decide/settled-records.js';
 import { driftCheckWanted, pendingDriftCorrection } from '../../drift/drift-decision.js';
 import { driftMode } from '../../drift/drift-schedule.js';
@@ -152,10 +152,16 @@ async function readHistory(
     const settled =
       cluster || needsManifest(release, driftCheckWanted(driftMode(release.spec), pendingDriftCorrection(release))) ? undefined : settledHistories;
     const key = { namespace: target.namespace, releaseName: target.releaseName, identity: target.impersonate ? serviceAccountUser(target.impersonate) : '' };
+    // The record watch (own cluster only) names the records, so they can be read by name.
+    const watch = cluster ? undefined : settledHistories;
     const read = async (opts: { withoutSuperseded?: boolean; notOlderThan?: string }) => {
-      if (!settled) return ctx.storage.history(target.namespace, target.releaseName, opts);
-      const { history, records } = await ctx.storage.historyAndRecords(target.namespace, target.releaseName, opts);
-      settled.remember(key, history, records);
+      const { history, records } = await readRecords(
+        ctx.storage,
+        target,
+        opts,
+        watch && ((notOlderThan) => watch.recordNames(key, notOlderThan, opts.withoutSuperseded ?? false)),
+      );
+      settled?.remember(key, history, records);
       return history;
     };
     if (readFrom === 'cache') {
@@ -187,4 +193,24 @@ async function readHistory(
     await reportRefused(ctx, release, ReleaseEvent.AccessDenied, message);
     return done(key, 'refused');
   }
+}
+
+/**
+ * Helm's records of a release: each by name when the record watch names them all as of the
+ * version asked for (a GET from the API server's watch cache each), else one label-selected LIST
+ * (which the API server answers by scanning the namespace's Secrets). Same records either way.
+ */
+async function readRecords(
+  storage: ReleaseRecordReads,
+  target: ReleaseTarget,
+  opts: { withoutSuperseded?: boolean; notOlderThan?: string },
+  watchedNames?: (notOlderThan: string) => string[] | undefined,
+): Promise<{ history: ReleaseHistory; records: RecordSeen[] }> {
+  const { namespace, releaseName } = target;
+  const names = opts.notOlderThan ? watchedNames?.(opts.notOlderThan) : undefined;
+  if (names && opts.notOlderThan) {
+    const byName = await storage.historyOfRecords(namespace, releaseName, names, { ...opts, notOlderThan: opts.notOlderThan });
+    if (byName) return byName;
+  }
+  return storage.historyAndRecords(namespace, releaseName, opts);
 }
