@@ -1,7 +1,7 @@
 import type { HistoryEntry } from '../../api/helmrelease-status.js';
 import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
-import { isNotFound } from '../kube/errors.js';
+import { isForbidden, isNotFound } from '../kube/errors.js';
 import { ValuesDigester } from '../release/values-digest.js';
 import type { ReleaseWritten } from './release-written.js';
 import {
@@ -182,9 +182,9 @@ export class ReleaseStorage {
    * historyAndRecords() from the record Secrets the record watch names, each read by name (not
    * older than `notOlderThan`): the API server answers a GET from its watch cache by key, where a
    * label-selected LIST scans every Secret of the namespace — a namespace of 10,000 releases made
-   * adopting them quadratic (docs/performance.md). Undefined when a named record is gone or is
-   * not one the LIST would have returned (superseded when those are left out, another release's):
-   * the caller LISTs as before.
+   * adopting them quadratic (docs/performance.md). Undefined when a named record is gone, may not
+   * be read by name, or is not one the LIST would have returned (superseded when those are left
+   * out, another release's): the caller LISTs as before.
    */
   async historyOfRecords(
     namespace: string,
@@ -201,7 +201,8 @@ export class ReleaseStorage {
       try {
         secret = await this.kube.core.readNamespacedSecret(request);
       } catch (error) {
-        if (isNotFound(error)) return undefined;
+        // Gone, or an identity allowed to LIST its records but not to GET one: the LIST decides.
+        if (isNotFound(error) || isForbidden(error)) return undefined;
         throw error;
       }
       const labels = secret.metadata?.labels;
