@@ -1,5 +1,6 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ADOPT_RELEASE_ANNOTATION } from '../../../api/annotations.js';
+import type { RecordSeen } from '../../../core/helm-storage/release-storage.js';
 
 /**
  * When the periodic check of a settled release may reuse the history it read last time instead of
@@ -7,12 +8,8 @@ import { ADOPT_RELEASE_ANNOTATION } from '../../../api/annotations.js';
  * record Secrets' metadata saw, and what was remembered, are handed in.
  */
 
-/** One release record Secret as a LIST or a watch saw it: its name and version (same version, same content), and helm's status label. */
-export interface RecordRef {
-  name: string;
-  resourceVersion: string;
-  status?: string;
-}
+/** One release record Secret as a read or the watch saw it: its name and version (same version, same content), and helm's status label. */
+export type RecordRef = RecordSeen;
 
 /** The identity of a set of records: their names and versions, in one order. */
 export function recordFingerprint(records: readonly RecordRef[]): string {
