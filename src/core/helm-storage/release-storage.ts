@@ -192,24 +192,27 @@ export class ReleaseStorage {
     names: readonly string[],
     opts: { notOlderThan: string; withoutSuperseded?: boolean },
   ): Promise<{ history: ReleaseHistory; records: RecordSeen[] } | undefined> {
-    const secrets: RecordSecret[] = [];
-    for (const name of names) {
-      // client-node's type has no resourceVersion for a GET; the controller's slim client passes it
-      // on as the query parameter (a client that dropped it would read etcd: newer still).
-      const request = { namespace, name, resourceVersion: opts.notOlderThan };
-      let secret: RecordSecret;
-      try {
-        secret = await this.kube.core.readNamespacedSecret(request);
-      } catch (error) {
-        // Gone, or an identity allowed to LIST its records but not to GET one: the LIST decides.
-        if (isNotFound(error) || isForbidden(error)) return undefined;
-        throw error;
-      }
-      const labels = secret.metadata?.labels;
-      if (labels?.owner !== 'helm' || labels.name !== releaseName || (opts.withoutSuperseded && labels.status === 'superseded')) return undefined;
-      secrets.push(secret);
+    // All at once: a release keeps up to 10 records, and one after another is 10 round trips.
+    const secrets = await Promise.all(names.map((name) => this.recordByName(namespace, name, opts.notOlderThan)));
+    const allAsListed = secrets.every((secret): secret is RecordSecret => {
+      const labels = secret?.metadata?.labels;
+      return labels?.owner === 'helm' && labels.name === releaseName && !(opts.withoutSuperseded && labels.status === 'superseded');
+    });
+    return allAsListed ? this.summarize(namespace, secrets) : undefined;
+  }
+
+  /** One record Secret by name, not older than a version; undefined when gone or not to be read by name. */
+  private async recordByName(namespace: string, name: string, notOlderThan: string): Promise<RecordSecret | undefined> {
+    // client-node's type has no resourceVersion for a GET; the controller's slim client passes it
+    // on as the query parameter (a client that dropped it would read etcd: newer still).
+    const request = { namespace, name, resourceVersion: notOlderThan };
+    try {
+      return await this.kube.core.readNamespacedSecret(request);
+    } catch (error) {
+      // Gone, or an identity allowed to LIST its records but not to GET one: the LIST decides.
+      if (isNotFound(error) || isForbidden(error)) return undefined;
+      throw error;
     }
-    return this.summarize(namespace, secrets);
   }
 
   /** Each record decoded in turn into its summary, and the Secrets it came from. */
