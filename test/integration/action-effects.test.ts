@@ -162,11 +162,9 @@ describe.concurrent('action options by their effect', () => {
   });
 
   it('rollback.disableHooks: a failing pre-rollback hook fails the remediation, unless hooks are off', async ({ expect }) => {
-    // helm leaves a rollback whose pre-rollback hook failed pending-rollback, and the failed
-    // remediation is reported once the controller takes that record as abandoned: past the timeout
-    // recorded on it plus LOCK_GRACE_MS (release-state.ts). helm copies the record's labels from the
-    // revision rolled back to, so that is the install's timeout: a short one (the hook pods end at
-    // once under kwok) reaches the same outcome in seconds instead of the 60 s timeout's two minutes.
+    // helm leaves a rollback whose pre-rollback hook failed pending-rollback; the controller marks
+    // that revision failed as the remediation fails (rollback-left-pending.ts), where before it
+    // held the release until the lock went stale (the recorded timeout plus LOCK_GRACE_MS).
     const base = {
       timeout: '5s',
       values: { rollbackHook: { fails: true } },
@@ -180,6 +178,10 @@ describe.concurrent('action options by their effect', () => {
     expect((await storage.history(namespace, 'rbh-on')).deployed?.revision).toBe(3);
     expect(await podExists('rbh-on-rollback-hook')).toBe(false);
     expect(condition(off, 'Remediated')).toMatchObject({ status: 'False', reason: 'RollbackFailed' });
+    // Marked by the failed rollback's own pass, not by the stale-lock rule later (whose words differ).
+    const left = (await storage.history(namespace, 'rbh-off')).latest;
+    expect([left?.revision, left?.status]).toEqual([3, 'failed']);
+    expect(left?.description).toMatch(/^helmcrew: helm rollback failed and left revision 3 pending-rollback/);
     expect(await podExists('rbh-off-rollback-hook')).toBe(true);
   });
 

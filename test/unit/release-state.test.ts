@@ -5,6 +5,7 @@ import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../src/ap
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
 import { determineLifecycle, needsFinalizer, nextLifecycleAction } from '../../src/controller/reconcile/decide/lifecycle-state.js';
 import { determineReleaseState, nextAction } from '../../src/controller/reconcile/decide/release-state.js';
+import { pendingLeftByRollback } from '../../src/controller/reconcile/decide/rollback-left-pending.js';
 import type { DesiredRelease } from '../../src/core/release/desired-release.js';
 import { OWNER_NAME_LABEL, OWNER_NAMESPACE_LABEL, TIMEOUT_LABEL } from '../../src/controller/reconcile/decide/ownership.js';
 import { SecretValues } from '../../src/core/release/secret-values.js';
@@ -296,5 +297,19 @@ describe('needsFinalizer (decided from the object alone, so it can be written wh
     expect(needsFinalizer(object)).toBe(expected);
     // The same answer as the lifecycle decision with any history.
     expect(determineLifecycle(object, summarizeHistory([])).kind === 'needs-finalizer').toBe(expected);
+  });
+});
+
+describe('pendingLeftByRollback: the revision a failed helm rollback of this pass left pending', () => {
+  it.each([
+    { name: 'a new pending-rollback revision (a pre-rollback hook failed)', before: 3, after: stored(4, 'pending-rollback'), left: 4 },
+    { name: 'no new revision (helm failed before writing one)', before: 3, after: stored(3, 'failed'), left: undefined },
+    { name: 'the new revision already marked by helm', before: 3, after: stored(4, 'failed'), left: undefined },
+    { name: 'an older pending-rollback (not this run’s: the stale-lock rule decides)', before: 4, after: stored(4, 'pending-rollback'), left: undefined },
+    { name: 'another kind of pending', before: 3, after: stored(4, 'pending-upgrade'), left: undefined },
+    { name: 'no records left', before: 3, after: undefined, left: undefined },
+    { name: 'nothing known before', before: undefined, after: stored(1, 'pending-rollback'), left: 1 },
+  ])('$name', ({ before, after, left }) => {
+    expect(pendingLeftByRollback(before, after)?.revision).toBe(left);
   });
 });

@@ -7,7 +7,7 @@ import type { PassContext } from '../ports/context.js';
 import { failedActionOf, failureCount } from '../decide/remediation-decision.js';
 import { releaseTarget, type ReleaseTarget } from '../../../core/release/release-target.js';
 import { withInventory } from '../decide/inventory.js';
-import { helmRollback } from './rollback.js';
+import { helmRollback, historyAfterFailedRollback } from './rollback.js';
 import { uninstallRequest } from '../desired/helm-requests.js';
 
 /**
@@ -53,7 +53,10 @@ export async function remediateRelease(
     await finish(ctx, release, record, failed, after);
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
-    const after = await ctx.storage.history(target.namespace, target.releaseName);
+    const after =
+      plan.action === 'rollback'
+        ? await historyAfterFailedRollback(ctx, target, plan.from.revision)
+        : await ctx.storage.history(target.namespace, target.releaseName);
     record = { ...base, succeeded: false, message: `Remediation failed while ${what}: ${error.stderrExcerpt}`, at: ctx.now().toISOString() };
     ctx.log.warn({ release: target.key, action: `remediate-${plan.action}` }, record.message);
     await finish(ctx, release, record, failed, after);

@@ -14,6 +14,8 @@ import { chooseRollbackRevision } from '../../../core/release/rollback-decision.
 import { rollbackFlags } from '../../helm/helm-flags.js';
 import { eventImages } from '../../../core/release/deployed-images.js';
 import { manifestDocuments, readableValues } from '../../drift/manifest-objects.js';
+import { pendingLeftByRollback } from '../decide/rollback-left-pending.js';
+import { apiErrorMessage } from '../../../core/kube/errors.js';
 
 /**
  * Rolls a suspended release back with `helm rollback`, as asked through the rollback
@@ -58,7 +60,7 @@ export async function rollbackRelease(
     await helmRollback(ctx, target, to.revision, history.latest?.applyMethod, redact);
   } catch (error) {
     if (!(error instanceof HelmError)) throw error;
-    const after = await ctx.storage.history(target.namespace, target.releaseName);
+    const after = await historyAfterFailedRollback(ctx, target, history.latest?.revision);
     const record: RollbackRecord = {
       requestId: request.id,
       succeeded: false,
@@ -105,6 +107,29 @@ export async function helmRollback(
     impersonate: target.impersonate,
     ...(redact ? { redact } : {}),
   });
+}
+
+/**
+ * Helm's records after a `helm rollback` that failed: a revision it left pending-rollback (a failed
+ * pre-rollback hook) is marked failed first (decide/rollback-left-pending.ts). A mark that is
+ * refused or fails is logged and left to the stale-lock rule, as before.
+ */
+export async function historyAfterFailedRollback(ctx: PassContext, target: ReleaseTarget, newestBefore: number | undefined): Promise<ReleaseHistory> {
+  const after = await ctx.storage.history(target.namespace, target.releaseName);
+  const left = pendingLeftByRollback(newestBefore, after.latest);
+  if (!left) return after;
+  const description = `helmcrew: helm rollback failed and left revision ${left.revision} pending-rollback (a pre-rollback hook failed?); marked it failed`;
+  try {
+    await ctx.effects().storage.markFailed(target.namespace, target.releaseName, left.revision, description, ctx.now());
+  } catch (error) {
+    ctx.log.warn(
+      { release: target.key, action: 'rollback', revision: left.revision, error: apiErrorMessage(error) },
+      'could not mark the rollback left pending failed',
+    );
+    return after;
+  }
+  ctx.log.info({ release: target.key, action: 'rollback', revision: left.revision }, "marked the failed rollback's pending revision failed");
+  return ctx.storage.history(target.namespace, target.releaseName);
 }
 
 async function finish(
