@@ -9,14 +9,14 @@ import { unreachableReason } from '../../src/core/kube/errors.js';
 const root = resolve(import.meta.dirname, '../..');
 
 /** Runs `helmcrew …` as a new user would, with only the given environment. */
-function helmcrew(args: string[], env: Record<string, string>): Promise<{ code: number; stderr: string }> {
+function helmcrew(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(
       process.execPath,
       [join(root, 'bin/helmcrew.js'), ...args],
       { cwd: root, env: { PATH: process.env.PATH ?? '', ...env } },
-      (error, _stdout, stderr) => {
-        done({ code: typeof error?.code === 'number' ? error.code : 0, stderr });
+      (error, stdout, stderr) => {
+        done({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
       },
     );
   });
@@ -55,16 +55,18 @@ async function releaseOutsideACluster(kubeconfig: (typeof OUTSIDE_A_CLUSTER)[num
   return helmcrew(['release', 'status', 'foo'], env);
 }
 
-async function typoWithoutACluster() {
-  return helmcrew(['release', 'rollbak', 'unicorn'], { HOME: await mkdtemp(join(tmpdir(), 'helmcrew-home-')) });
+async function withoutACluster(...args: string[]) {
+  return helmcrew(['release', ...args], { HOME: await mkdtemp(join(tmpdir(), 'helmcrew-home-')) });
 }
 
 // Each case is a process of its own, which spends its time starting node: all of them start at
 // once, before the first test, and each test judges its own (60 s: five node processes share the cores).
-const started = new Map<string, Promise<{ code: number; stderr: string }>>();
+const started = new Map<string, Promise<{ code: number; stdout: string; stderr: string }>>();
 beforeAll(() => {
   for (const { name, kubeconfig } of OUTSIDE_A_CLUSTER) started.set(name, releaseOutsideACluster(kubeconfig));
-  started.set('typo', typoWithoutACluster());
+  started.set('typo', withoutACluster('rollbak', 'unicorn'));
+  started.set('help', withoutACluster('help'));
+  started.set('help rollback', withoutACluster('help', 'rollback'));
 });
 
 describe('helmcrew release outside a working cluster: one line that says what to set', () => {
@@ -87,6 +89,22 @@ describe('helmcrew release with a typo and no cluster at all', () => {
     expect(code).toBe(2);
     const lines = stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'));
     expect(lines).toEqual(['helmcrew release: unknown command "rollbak" — did you mean "rollback"?']);
+  }, 60_000);
+});
+
+describe('helmcrew release help with no cluster at all', () => {
+  it('prints every verb', async () => {
+    const { code, stdout, stderr } = await started.get('help')!;
+    expect({ code, stderr: stderr.split('\n').filter((line) => line && !line.startsWith('npm warn')) }).toEqual({ code: 0, stderr: [] });
+    expect(stdout).toMatch(/^\/release commands/);
+    expect(stdout).toMatch(/^ {2}rollback /m);
+    expect(stdout).toMatch(/^ {2}suspend /m);
+  }, 60_000);
+
+  it("prints one verb's usage", async () => {
+    const { code, stdout } = await started.get('help rollback')!;
+    expect(code).toBe(0);
+    expect(stdout.trim()).toMatch(/^usage: rollback /);
   }, 60_000);
 });
 

@@ -1,4 +1,4 @@
-import { releaseInputError } from '../../bot/session/input-error.js';
+import { answerWithoutCluster, releaseInputError } from '../../bot/session/input-error.js';
 import { readSessionConfig } from '../../bot/session/config.js';
 import { foundKubeconfig } from '../../core/kube/kubeconfig-source.js';
 
@@ -7,7 +7,7 @@ const OPTIONS = new Set(['--yes', '-y', '--no-wait']);
 /**
  * `helmcrew release …`: the `/release` session from a terminal, acting as the kubeconfig user
  * (so Kubernetes RBAC decides what it may do). What a person can fix at once — a typo, a bad
- * setting, no kubeconfig — is answered before the session's parts (the Kubernetes client, the
+ * setting, no kubeconfig — and `help` are answered before the session's parts (the Kubernetes client, the
  * bot's execution path) are loaded (../release/terminal-session.ts runs the session).
  */
 export async function releaseCommand(args: string[]): Promise<number> {
@@ -21,6 +21,11 @@ export async function releaseCommand(args: string[]): Promise<number> {
   if (inputError) {
     console.error(`helmcrew release: ${inputError}`);
     return 2;
+  }
+  const offline = answerWithoutCluster(line);
+  if (offline) {
+    console.log(offline);
+    return 0;
   }
   const config = readSessionConfig();
   foundKubeconfig(config.kubeconfig, process.env);
