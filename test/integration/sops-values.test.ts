@@ -101,13 +101,13 @@ describe('SOPS-encrypted values', () => {
       name: 'wrong-key',
       keyFile: () => other.file,
       want: (ns: string) =>
-        `ConfigMap ${ns}/for-key key values.yaml could not be decrypted with the keys of Secret ${ns}/wrong-keys: none of its age keys opens it (a wrong or missing key)`,
+        `ConfigMap ${ns}/for-wrong-key key values.yaml could not be decrypted with the keys of Secret ${ns}/wrong-keys: none of its age keys opens it (a wrong or missing key)`,
     },
     {
       name: 'no-age-key',
       keyFile: () => undefined,
       want: (ns: string) =>
-        `ConfigMap ${ns}/for-key key values.yaml cannot be decrypted: the decryption Secret ${ns}/no-age-key-keys holds no age key (a key ending in .agekey)`,
+        `ConfigMap ${ns}/for-no-age-key key values.yaml cannot be decrypted: the decryption Secret ${ns}/no-age-key-keys holds no age key (a key ending in .agekey)`,
     },
   ])('$name: ValuesInvalid names the document and the key Secret, never the contents', async ({ name, keyFile, want }) => {
     const secretName = name === 'wrong-key' ? 'wrong-keys' : 'no-age-key-keys';
@@ -117,13 +117,14 @@ describe('SOPS-encrypted values', () => {
       body: { metadata: { name: secretName }, stringData: file ? { 'identity.agekey': file } : { 'identity.txt': key.file } },
     });
     const cleartext = `Never-shown-${name}`;
-    await configMap('for-key', await sopsEncrypt(`message: ${cleartext}\n`, [key.recipient])).catch(() => undefined);
+    // A document of its own per case: each case runs (and fails) alone.
+    await configMap(`for-${name}`, await sopsEncrypt(`message: ${cleartext}\n`, [key.recipient]));
     const generation = await applyHelmRelease(
       kubeConfig,
       helmReleaseObject(namespace, name, {
         chart,
         decryption: { provider: 'sops', secretRef: { name: secretName } },
-        valuesFrom: [{ kind: 'ConfigMap', name: 'for-key' }],
+        valuesFrom: [{ kind: 'ConfigMap', name: `for-${name}` }],
       }),
     );
     const release = await waitForReconciled(kubeConfig, namespace, name, generation);
