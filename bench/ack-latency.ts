@@ -8,12 +8,13 @@ import { startBot } from '../src/bot/slack/app.js';
 import { readBotConfig } from '../src/bot/slack/config.js';
 import { makeKubeClients } from '../src/core/kube/client.js';
 import { freePort } from '../src/dev/free-port.js';
-import { postSigned, slashCommand, startFakeSlack } from '../src/dev/fake-slack/index.js';
+import { startFakeSlack } from '../src/dev/fake-slack/index.js';
 import { applyHelmRelease, createNamespace, createTeam, deleteTeam, helmReleaseObject, randomSuffix } from '../src/dev/harness/index.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { startBenchEnv } from './lib/environment.js';
 import { formatFacts, loadavgString, machineFacts } from './lib/machine.js';
 import { log, say } from './lib/say.js';
+import { sendSlashCommands, slashLoadRows } from './lib/slash-load.js';
 import { pct } from './lib/stats.js';
 
 const fmt = (values: number[]) => {
@@ -57,71 +58,52 @@ export const benchmark: Benchmark = {
     cleanup.add('stop the bot', () => bot.stop());
     const url = `http://127.0.0.1:${bot.port}/slack/events`;
 
-    const total = rate * seconds;
-    say(`sending ${total} signed slash commands at ${rate}/s to ${url}`);
-    const acks: number[] = [];
-    const failures: string[] = [];
-    const sentAt = new Map<string, { at: number; verb: 'status' | 'resume' }>();
-    const started = performance.now();
-    const inflight: Array<Promise<void>> = [];
-    for (let i = 0; i < total; i++) {
-      const due = started + (i * 1000) / rate;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const verb = i % 3 === 2 ? 'resume' : 'status';
-      const text = `${verb} ${namespace}/unicorn`;
-      const command = slashCommand(slack, text, 'UBENCH', 'C0BENCH');
-      // The fake stamps response_url posts with Date.now().
-      sentAt.set(command.responseUrl, { at: Date.now(), verb });
-      inflight.push(
-        postSigned(url, command.form, { secret }).then(
-          (r) => void (r.status === 200 ? acks.push(r.ms) : failures.push(`HTTP ${r.status}`)),
-          (error: Error) => void failures.push(error.message),
-        ),
-      );
-    }
-    await Promise.all(inflight);
-    const sendSeconds = (performance.now() - started) / 1000;
-    const deadline = Date.now() + 30_000;
-    const answered = (only?: 'status' | 'resume') =>
-      [...sentAt].flatMap(([responseUrl, { at, verb }]) =>
-        only !== undefined && verb !== only
-          ? []
-          : (slack
-              .responseUrl(responseUrl)
-              ?.posts.slice(0, 1)
-              .map((post) => post.at - at) ?? []),
-      );
-    while (answered().length < total && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    const answers = answered();
-    const sentCount = (verb: 'status' | 'resume') => [...sentAt.values()].filter((s) => s.verb === verb).length;
+    say(`sending ${rate * seconds} signed slash commands at ${rate}/s to ${url}`);
+    // Two of three `status`, one of three `resume`.
+    const load = await sendSlashCommands({
+      slack,
+      url,
+      secret,
+      user: 'UBENCH',
+      channel: 'C0BENCH',
+      rate,
+      seconds,
+      command: (i) => {
+        const verb = i % 3 === 2 ? 'resume' : 'status';
+        return { text: `${verb} ${namespace}/unicorn`, label: verb };
+      },
+    });
+    const { total, sendSeconds, acksMs: acks, failures } = load;
     say(`sent ${total} in ${sendSeconds.toFixed(1)} s (${(total / sendSeconds).toFixed(1)}/s); load average ${loadavgString()}`);
     say(
       `ack (HTTP response): ${fmt(acks)}; over 3 s: ${acks.filter((ms) => ms > 3000).length}; failed: ${failures.length}${failures.length ? ` (${[...new Set(failures)].join(', ')})` : ''}`,
     );
-    say(`full answer on response_url: ${fmt(answers)}; missing: ${total - answers.length}`);
-    const row = (label: string, values: number[], tail: string) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      const q = (p: number) => (sorted.length ? `${pct(sorted, p).toFixed(1)} ms` : null);
-      return [label, sorted.length, q(0.5), q(0.9), q(0.99), sorted.length ? `${sorted.at(-1)!.toFixed(1)} ms` : null, tail];
-    };
+    say(`full answer on response_url: ${fmt(load.answeredMs())}; missing: ${total - load.answeredMs().length}`);
     return {
       tables: [
         {
           title: `/release acknowledgements: ${total} signed slash commands at ${rate}/s (two of three \`status\`, one of three \`resume\`)`,
           columns: ['', 'n', 'p50', 'p90', 'p99', 'max', 'over 3 s / failed / missing'],
-          rows: [
-            row('ack (HTTP response)', acks, `${acks.filter((ms) => ms > 3000).length} / ${failures.length}`),
-            row('full answer on response_url, `status`', answered('status'), `${sentCount('status') - answered('status').length} missing`),
-            row('full answer on response_url, `resume`', answered('resume'), `${sentCount('resume') - answered('resume').length} missing`),
-          ],
+          rows: slashLoadRows(load, [
+            { label: 'status', title: 'full answer on response_url, `status`' },
+            { label: 'resume', title: 'full answer on response_url, `resume`' },
+          ]),
           notes: [
             `Sent in ${sendSeconds.toFixed(1)} s (${(total / sendSeconds).toFixed(1)}/s). Slack waits at most 3 s for the ack.`,
             "`resume` answers after a controller's dry-run preview; no controller runs here, so its full answer includes the preview time-out (HELMCREW_PREVIEW_TIMEOUT_SECONDS, 20 s).",
           ],
         },
       ],
-      data: { rate, seconds, total, sendSeconds, failures, acksMs: acks, statusAnswersMs: answered('status'), resumeAnswersMs: answered('resume') },
+      data: {
+        rate,
+        seconds,
+        total,
+        sendSeconds,
+        failures,
+        acksMs: acks,
+        statusAnswersMs: load.answeredMs('status'),
+        resumeAnswersMs: load.answeredMs('resume'),
+      },
     };
   },
 };

@@ -7,6 +7,8 @@
 // HelmRelease writes per cluster (each API server's own counter). Then signed `suspend` commands at
 // a steady rate through FleetCommandClient in a process of its own (the bot's side; no bot runs):
 // the time from a command's scheduled start to its agent's outcome, and that process's memory.
+// Last, the /release bot in front of the fleet: signed `status … --cluster NAME` slash commands at
+// a steady rate, its acks and answers (lib/fleet-bot.ts).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
@@ -21,6 +23,7 @@ import { helmcrewBurst, helmcrewRest, names, type Burst, type Rest } from './lib
 import { buildCompiled, spawnController, type ControllerChild } from './lib/controller-child.js';
 import { createCountingHelm, type CountingHelm } from './lib/counting-helm.js';
 import { startBenchEnv, type BenchEnv } from './lib/environment.js';
+import { fleetBotLoad } from './lib/fleet-bot.js';
 import { copyReleaseRecord, startFleetClusters, type BenchCluster } from './lib/fleet-clusters.js';
 import { formatEnv, imageControllerEnv } from './lib/image-env.js';
 import { loadavgString } from './lib/machine.js';
@@ -28,6 +31,7 @@ import { currentRssKb, peakRssOfLifetimeKb, startSampler } from './lib/proc-samp
 import { redisRate, redisSnapshot } from './lib/redis-stats.js';
 import type { Table } from './lib/result.js';
 import { say } from './lib/say.js';
+import { slashLoadRows } from './lib/slash-load.js';
 import { fmtMiB, fmtMs, fmtS, pct } from './lib/stats.js';
 import { prepareWorkload, releaseSpec } from './lib/workloads.js';
 
@@ -68,7 +72,8 @@ async function runClient(config: Record<string, unknown>, timeoutMs: number): Pr
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 export const benchmark: Benchmark = {
-  usage: '[--clusters 5] [--releases 200 (per cluster)] [--rest-seconds 90] [--interval 1m] [--rate 10] [--command-seconds 30] [--concurrency 4]',
+  usage:
+    '[--clusters 5] [--releases 200 (per cluster)] [--rest-seconds 90] [--interval 1m] [--rate 10] [--command-seconds 30] [--concurrency 4] [--bot-rate 20 (0: no bot)] [--bot-seconds 10]',
   options: {
     clusters: { type: 'string' },
     releases: { type: 'string' },
@@ -77,6 +82,8 @@ export const benchmark: Benchmark = {
     rate: { type: 'string' },
     'command-seconds': { type: 'string' },
     concurrency: { type: 'string' },
+    'bot-rate': { type: 'string' },
+    'bot-seconds': { type: 'string' },
   },
   maxSeconds: 2400,
   async run(args, cleanup) {
@@ -88,6 +95,8 @@ export const benchmark: Benchmark = {
     const rate = args.int('rate', 10);
     const commandSeconds = args.int('command-seconds', 30);
     const concurrency = args.int('concurrency', 4);
+    const botRate = args.int('bot-rate', 20);
+    const botSeconds = args.int('bot-seconds', 10);
     if (c < 1 || m < 1) throw new Error('--clusters and --releases must be at least 1');
     say(`fleet: ${c} clusters × ${m} releases, rest ${restSeconds}s, interval ${interval}, commands ${rate}/s for ${commandSeconds}s; load ${loadavgString()}`);
 
@@ -183,6 +192,28 @@ export const benchmark: Benchmark = {
     say(
       `  commands: ${client.results.length} sent in ${fmtS(client.sentInMs)}; p50 ${fmtMs(pct(lat, 0.5))}, p99 ${fmtMs(pct(lat, 0.99))}; ${failed.length} failed`,
     );
+
+    // The /release bot in front of the fleet: its acks and answers with every agent on.
+    const botRun =
+      botRate > 0
+        ? await fleetBotLoad({
+            cli: entry[0]!,
+            imageEnv,
+            home: { name: first.cluster.name, be: first.be },
+            agents: agents.map((a) => ({ cluster: a.cluster.name, key: a.key })),
+            prefix,
+            namespace,
+            releases: all,
+            rate: botRate,
+            seconds: botSeconds,
+            cleanup,
+          })
+        : undefined;
+    const botLoad = botRun?.load;
+    if (botRun && botLoad)
+      say(
+        `  /release: ${botLoad.total} sent in ${botLoad.sendSeconds.toFixed(1)} s; ack p99 ${fmtMs(pct(botLoad.acksMs, 0.99))}; ${botLoad.failures.length} failed; bot RSS ${fmtMiB(botRun.rssKb.idle)} idle, ${fmtMiB(botRun.rssKb.peakUnderLoad)} peak`,
+      );
     const hwm = agents.map((a) => peakRssOfLifetimeKb(a.ctl.pid) ?? NaN);
     for (const a of agents) await a.ctl.stop();
 
@@ -283,8 +314,22 @@ export const benchmark: Benchmark = {
         ...(failed.length ? [`Failures: ${[...new Set(failed.map((f) => f.message))].slice(0, 3).join('; ')}`] : []),
       ],
     };
+    const botTable: Table | undefined = botRun &&
+      botLoad && {
+        title: `/release with the fleet on: ${botLoad.total} signed \`status … --cluster NAME\` at ${botRate}/s, round-robin over the ${c} clusters, one bot (its own cluster ${first.cluster.name})`,
+        columns: ['', 'n', 'p50', 'p90', 'p99', 'max', 'over 3 s / failed / missing'],
+        rows: slashLoadRows(botLoad, [
+          { label: 'home', title: `full answer on response_url, cluster ${first.cluster.name} (the bot's kubeconfig)` },
+          { label: 'remote', title: 'full answer on response_url, the other clusters (a signed question to their agent)' },
+        ]),
+        notes: [
+          `Sent in ${botLoad.sendSeconds.toFixed(1)} s (${(botLoad.total / botLoad.sendSeconds).toFixed(1)}/s); Slack waits at most 3 s for the ack. The bot: \`helmcrew bot\` compiled, in a process of its own (${formatEnv(imageEnv)}; Bolt's HTTP mode; HELMCREW_FLEET_KEYS_DIR with the ${c} agents' keys), against the local fake Slack; the agents are the ones above, after their commands.`,
+          `The bot's memory: started in ${fmtS(botRun.startupMs)}, RSS ${fmtMiB(botRun.rssKb.idle)} idle, ${fmtMiB(botRun.rssKb.peakUnderLoad)} peak under the commands, ${fmtMiB(botRun.rssKb.lifetimePeak)} lifetime peak (VmHWM).`,
+          ...(botLoad.failures.length ? [`Failures: ${[...new Set(botLoad.failures)].slice(0, 3).join('; ')}`] : []),
+        ],
+      };
     return {
-      tables: [restTable, redisTable, commandTable],
+      tables: [restTable, redisTable, commandTable, ...(botTable ? [botTable] : [])],
       data: {
         clusters: c,
         releases: m,
@@ -298,6 +343,17 @@ export const benchmark: Benchmark = {
         },
         agents: agents.map((a, i) => ({ cluster: a.cluster.name, idleRssKb: a.idleRssKb, hwmKb: hwm[i], rest: rests[i], adoptMs: adopted[i]!.wallMs })),
         client,
+        bot: botRun &&
+          botLoad && {
+            startupMs: botRun.startupMs,
+            rssKb: botRun.rssKb,
+            total: botLoad.total,
+            sendSeconds: botLoad.sendSeconds,
+            failures: botLoad.failures,
+            acksMs: botLoad.acksMs,
+            homeAnswersMs: botLoad.answeredMs('home'),
+            remoteAnswersMs: botLoad.answeredMs('remote'),
+          },
       },
     };
   },

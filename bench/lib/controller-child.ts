@@ -1,4 +1,4 @@
-// The controller as a child process, started as a deployment starts it (configured by
+// The controller (or another part) as a child process, started as a deployment starts it (configured by
 // environment), logging to a file; and the compiled build it can run, as the container image does.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
@@ -32,12 +32,11 @@ export async function spawnController(opts: {
   logFile: string;
   extraEnv?: Record<string, string>;
 }): Promise<ControllerChild> {
-  const started = Date.now();
-  const entry = opts.entry ?? [join(REPO_ROOT, 'bin', 'helmcrew.js'), 'controller'];
-  const child: ChildProcess = spawn(process.execPath, entry, {
-    cwd: REPO_ROOT,
+  return spawnPart({
+    what: 'controller',
+    entry: opts.entry ?? [join(REPO_ROOT, 'bin', 'helmcrew.js'), 'controller'],
+    logFile: opts.logFile,
     env: {
-      ...process.env,
       KUBECONFIG: opts.env.kubeconfig,
       REDIS_URL: opts.env.redisUrl,
       HELM_BIN: opts.helmBin,
@@ -50,8 +49,16 @@ export async function spawnController(opts: {
       ...CONTROLLER_RIGHTS_SETTINGS,
       ...opts.extraEnv,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
+}
+
+/**
+ * One part of helmcrew (`node <entry> controller|bot|…`) as a child process, configured by
+ * environment on top of the bench's own, its output in a file; started once it logs "<what> started".
+ */
+export async function spawnPart(opts: { what: string; entry: string[]; env: Record<string, string>; logFile: string }): Promise<ControllerChild> {
+  const started = Date.now();
+  const child: ChildProcess = spawn(process.execPath, opts.entry, { cwd: REPO_ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const out = createWriteStream(opts.logFile);
   child.stdout!.pipe(out, { end: false });
   let exited = false;
@@ -61,31 +68,32 @@ export async function spawnController(opts: {
       resolve();
     }),
   );
+  const startedLine = `"msg":"${opts.what} started"`;
   const startedPromise = new Promise<void>((resolve, reject) => {
     let buffer = '';
     child.stderr!.on('data', (chunk: Buffer) => {
       out.write(chunk);
       buffer += chunk.toString('utf8');
-      if (buffer.includes('"msg":"controller started"')) {
+      if (buffer.includes(startedLine)) {
         buffer = '';
         resolve();
       } else if (buffer.length > 1_000_000) buffer = buffer.slice(-10_000);
     });
-    child.once('exit', (code) => reject(new Error(`controller exited with code ${code} before it started; see ${opts.logFile}`)));
+    child.once('exit', (code) => reject(new Error(`${opts.what} exited with code ${code} before it started; see ${opts.logFile}`)));
   });
   const stop = async (graceMs = 60_000) => {
     if (exited) return;
     child.kill('SIGTERM');
     const killed = await Promise.race([exitPromise.then(() => false), sleep(graceMs).then(() => true)]);
     if (killed && !exited) {
-      say(`controller ${child.pid} did not stop within ${graceMs / 1000}s; SIGKILL`);
+      say(`${opts.what} ${child.pid} did not stop within ${graceMs / 1000}s; SIGKILL`);
       child.kill('SIGKILL');
       await exitPromise;
     }
     out.end();
   };
   try {
-    await withTimeout(startedPromise, 60_000, 'controller start');
+    await withTimeout(startedPromise, 60_000, `${opts.what} start`);
   } catch (error) {
     await stop(5_000);
     throw error;
