@@ -32,7 +32,8 @@ import {
   type Prepared,
   type PreparedAction,
 } from '../plan/prepared.js';
-import { resolveRelease, type Resolution } from '../plan/resolve.js';
+import type { Resolution } from '../plan/resolve.js';
+import { findRelease } from './find-release.js';
 import { auditMessage, refusalMessage } from '../render/audit.js';
 import { applyFreeze, applyUnfreeze, breakGlassPatch } from './freeze-writes.js';
 
@@ -102,8 +103,7 @@ export class ReleaseOperations {
   }
 
   async resolve(ref: { namespace?: string; name: string }): Promise<Resolution> {
-    const { items } = await this.deps.api.list(ref.namespace);
-    return resolveRelease(ref, items);
+    return findRelease(this.deps.api, ref);
   }
 
   /** Reads what the command's plan needs, once, and leaves the plan to build (`plan`) after authorization. */

@@ -1,13 +1,12 @@
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { FreezeApi } from '../../core/kube/freeze-api.js';
-import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import { isMutating, type MutatingVerb, type ReleaseCommand } from '../grammar/command.js';
 import type { FleetFreezeStore } from '../../core/fleet/fleet-freezes.js';
 import { renderFleetFreezes, renderFreezes } from '../render/freezes.js';
 import { renderDiff, renderHelp, renderHistory, renderList, renderObjectDiff, renderStatus } from '../render/text.js';
 import type { ChangePreviews } from './preview-client.js';
-import { resolveRelease } from '../plan/resolve.js';
+import { findRelease, type ReleaseLookup } from './find-release.js';
 import type { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { renderProposals } from '../render/proposals.js';
 
@@ -22,7 +21,7 @@ export function isQuery(command: ReleaseCommand): command is QueryCommand {
 export async function runQuery(
   command: QueryCommand,
   deps: {
-    api: Pick<HelmReleaseApi, 'list'>;
+    api: ReleaseLookup;
     storage: Pick<ReleaseStorage, 'history'>;
     freezes: Pick<FreezeApi, 'list'>;
     previews?: ChangePreviews;
@@ -46,7 +45,7 @@ ${renderFleetFreezes(await deps.fleetFreezes.list(), now)}`
     if (!deps.proposals) return 'the proposals of this cluster cannot be read from here';
     return renderProposals(await deps.proposals.listLive(now.getTime()), command.namespace);
   }
-  const resolved = resolveRelease(command.release, (await deps.api.list(command.release.namespace)).items);
+  const resolved = await findRelease(deps.api, command.release);
   if (!resolved.ok) return resolved.message;
   const release = resolved.release;
   if (command.verb === 'status') return renderStatus(release);

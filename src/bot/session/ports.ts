@@ -1,4 +1,5 @@
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { ReleaseLookup } from '../execute/find-release.js';
 import type { AuthzDecision } from '../authz/authorize.js';
 import type { AuthzTarget } from '../authz/policy-types.js';
 import type { Outcome } from '../execute/outcome.js';
@@ -30,7 +31,7 @@ export interface Reply {
 /** Who may do what: Slack asks the Teams; the terminal leaves it to Kubernetes RBAC at the API server. */
 export interface Gate {
   /** Why the query is refused, or undefined when it is allowed; `api` is the command's cluster's (to resolve the release it names). */
-  query(command: QueryCommand, api: Pick<HelmReleaseApi, 'list'>): Promise<string | undefined>;
+  query(command: QueryCommand, api: ReleaseLookup): Promise<string | undefined>;
   action(action: ActionScope): Promise<AuthzDecision>;
   /** Why the person may not propose a change to this release (a promotion: `upgrade` there), or undefined; absent: Kubernetes RBAC decides (the terminal). */
   propose?(target: AuthzTarget): Promise<string | undefined>;

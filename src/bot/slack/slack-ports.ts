@@ -1,10 +1,9 @@
-import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { authorizeAction } from '../authz/authorize-action.js';
 import { authorize, teamsOf } from '../authz/authorize.js';
 import type { AuthzTarget, Subject, TeamPolicy } from '../authz/policy-types.js';
 import { namespaceAuthzTarget, releaseAuthzTarget } from '../authz/targets.js';
 import type { QueryCommand } from '../execute/queries.js';
-import { resolveRelease } from '../plan/resolve.js';
+import { findRelease, type ReleaseLookup } from '../execute/find-release.js';
 import type { Gate, Reply } from '../session/ports.js';
 import { codeMessage, planMessage, textMessage, whichClusterMessage, type SlackMessage } from './blocks.js';
 
@@ -28,7 +27,7 @@ export function slackReply(ctx: RequestContext): Reply {
 /** Who may, from the Teams: a query on its release or namespace (freezes: any Team member), an action on each target. */
 export function teamGate(subject: () => Promise<Subject>, teams: () => Promise<TeamPolicy[]>): Gate {
   return {
-    async query(command: QueryCommand, api: Pick<HelmReleaseApi, 'list'>) {
+    async query(command: QueryCommand, api: ReleaseLookup) {
       if (command.verb === 'help') return undefined;
       // Freezes say why changes wait: any Team member may see them.
       if (command.verb === 'freezes') return teamsOf(await subject(), await teams()).length === 0 ? 'you may not list freezes: you are in no Team' : undefined;
@@ -39,7 +38,7 @@ export function teamGate(subject: () => Promise<Subject>, teams: () => Promise<T
       const cluster = 'cluster' in command ? command.cluster : undefined;
       if (command.verb === 'list') target = namespaceAuthzTarget(command.namespace, cluster);
       else {
-        const resolved = resolveRelease(command.release, (await api.list(command.release.namespace)).items);
+        const resolved = await findRelease(api, command.release);
         if (!resolved.ok) return resolved.message;
         target = releaseAuthzTarget(resolved.release, cluster);
       }

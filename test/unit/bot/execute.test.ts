@@ -14,6 +14,7 @@ import { gitOpsOwner } from '../../../src/core/release/gitops-owner.js';
 import { resumePatch, rollbackPatch, suspendPatch, upgradePatch } from '../../../src/bot/plan/intents.js';
 import { outcomeOf } from '../../../src/bot/execute/outcome.js';
 import { resolveRelease } from '../../../src/bot/plan/resolve.js';
+import { findRelease } from '../../../src/bot/execute/find-release.js';
 import { escapeMrkdwn, unescapeSlackText } from '../../../src/core/slack/mrkdwn.js';
 import { diffValues, summarizeValuesDifference } from '../../../src/bot/plan/values-diff.js';
 
@@ -60,6 +61,41 @@ describe('resolveRelease', () => {
     expect(
       result.ok ? { ok: true, key: `${result.release.metadata.namespace}/${result.release.metadata.name}` } : { ok: false, message: result.message },
     ).toEqual(want);
+  });
+});
+
+describe('findRelease: namespace/name read by name; a bare name or a miss from the list', () => {
+  /** The cluster's releases, counting what was read: a GET by name, or the namespace's (or every) list. */
+  const lookup = () => {
+    const reads: string[] = [];
+    return {
+      reads,
+      api: {
+        get: async (namespace: string, name: string) => {
+          reads.push(`get ${namespace}/${name}`);
+          return releases.find((r) => r.metadata.namespace === namespace && r.metadata.name === name);
+        },
+        list: async (namespace?: string) => {
+          reads.push(`list ${namespace ?? '*'}`);
+          return { items: releases.filter((r) => !namespace || r.metadata.namespace === namespace) };
+        },
+      },
+    };
+  };
+  it.each([
+    { name: 'namespace/name there: one GET', ref: { namespace: 'staging', name: 'unicorn' }, want: 'staging/unicorn', reads: ['get staging/unicorn'] },
+    {
+      name: 'namespace/name not there: the namespace listed for the suggestion',
+      ref: { namespace: 'web', name: 'dargon' },
+      want: 'no release "web/dargon" — did you mean "dragon"?',
+      reads: ['get web/dargon', 'list web'],
+    },
+    { name: 'a bare name: every namespace listed', ref: { name: 'dragon' }, want: 'web/dragon', reads: ['list *'] },
+  ])('$name', async ({ ref, want, reads }) => {
+    const { api, reads: seen } = lookup();
+    const result = await findRelease(api, ref);
+    expect(result.ok ? `${result.release.metadata.namespace}/${result.release.metadata.name}` : result.message).toBe(want);
+    expect(seen).toEqual(reads);
   });
 });
 

@@ -16,7 +16,7 @@ const proposal = (namespace: string, id: string, approvers: string[] = []): Prop
 });
 const none = { list: () => Promise.resolve({ items: [] }) };
 const deps = (live: Proposal[]) => ({
-  api: none,
+  api: { ...none, get: () => Promise.resolve(undefined) },
   freezes: none,
   storage: { history: () => Promise.reject(new Error('not read')) },
   proposals: { listLive: (now: number) => Promise.resolve(live.filter((p) => now < p.facts.expiresAt)) },
