@@ -73,7 +73,7 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
 export const benchmark: Benchmark = {
   usage:
-    '[--clusters 5] [--releases 200 (per cluster)] [--rest-seconds 90] [--interval 1m] [--rate 10] [--command-seconds 30] [--concurrency 4] [--bot-rate 20 (0: no bot)] [--bot-seconds 10]',
+    '[--clusters 5] [--releases 200 (per cluster)] [--rest-seconds 90] [--interval 1m] [--rate 10] [--command-seconds 30] [--concurrency 4] [--bot-rate 20 (0: no bot)] [--bot-seconds 10] [--bot-node-args=--cpu-prof]',
   options: {
     clusters: { type: 'string' },
     releases: { type: 'string' },
@@ -84,6 +84,7 @@ export const benchmark: Benchmark = {
     concurrency: { type: 'string' },
     'bot-rate': { type: 'string' },
     'bot-seconds': { type: 'string' },
+    'bot-node-args': { type: 'string' },
   },
   maxSeconds: 2400,
   async run(args, cleanup) {
@@ -198,6 +199,7 @@ export const benchmark: Benchmark = {
       botRate > 0
         ? await fleetBotLoad({
             cli: entry[0]!,
+            nodeArgs: args.string('bot-node-args', '').split(' ').filter(Boolean),
             imageEnv,
             home: { name: first.cluster.name, be: first.be },
             agents: agents.map((a) => ({ cluster: a.cluster.name, key: a.key })),

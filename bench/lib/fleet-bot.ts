@@ -27,6 +27,8 @@ export interface FleetBotRun {
 export async function fleetBotLoad(opts: {
   /** The compiled CLI (dist/cli/main.js). */
   cli: string;
+  /** node's own flags for the bot (--cpu-prof …), before the script. */
+  nodeArgs?: string[];
   /** The bot's own cluster's bench environment (its kubeconfig, Redis). */
   home: { name: string; be: BenchEnv };
   agents: ReadonlyArray<{ cluster: string; key: string }>;
@@ -55,7 +57,7 @@ export async function fleetBotLoad(opts: {
   const port = await freePort();
   const bot = await spawnPart({
     what: 'bot',
-    entry: [opts.cli, 'bot'],
+    entry: [...(opts.nodeArgs ?? []), opts.cli, 'bot'],
     logFile: join(dir, 'bot.log'),
     env: {
       ...opts.imageEnv,
