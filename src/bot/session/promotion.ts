@@ -180,6 +180,9 @@ async function locate(place: Place, flag: '--from' | '--to', ref: ReleaseRef, de
   const wanted: ReleaseRef = inNamespace !== undefined ? { namespace: inNamespace, name: ref.name } : { name: ref.name };
   let releases: HelmRelease[];
   try {
+    // Named with its namespace: read by name (find-release.ts); the whole list only for a bare name or a miss (its hints).
+    const named = wanted.namespace !== undefined ? await parts.api.get(wanted.namespace, wanted.name) : undefined;
+    if (named) return { ok: true, found: { deps: parts, cluster, own: parts === deps.own, release: named } };
     releases = (await parts.api.list()).items;
   } catch (error) {
     return fail(`${flag} ${placeText(place)}: cluster ${cluster} could not be read: ${(error as Error).message}`);
