@@ -18,3 +18,21 @@ export async function findRelease(api: ReleaseLookup, ref: { namespace?: string;
   }
   return resolveRelease(ref, (await api.list(ref.namespace)).items);
 }
+
+/**
+ * One command's view of the cluster's HelmReleases: each read is made once, so the gate that
+ * authorizes a query and the query that answers it see the same release, read one time.
+ */
+export function readOnce(api: ReleaseLookup): ReleaseLookup {
+  const gets = new Map<string, ReturnType<ReleaseLookup['get']>>();
+  const lists = new Map<string | undefined, ReturnType<ReleaseLookup['list']>>();
+  return {
+    get: (namespace, name) => remembered(gets, `${namespace}/${name}`, () => api.get(namespace, name)),
+    list: (namespace) => remembered(lists, namespace, () => api.list(namespace)),
+  };
+}
+
+function remembered<K, V>(seen: Map<K, V>, key: K, read: () => V): V {
+  if (!seen.has(key)) seen.set(key, read());
+  return seen.get(key)!;
+}

@@ -1,6 +1,7 @@
 import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { awaitOutcomes, systemClock, type Clock } from '../execute/await-outcome.js';
 import { isQuery, runQuery, type QueryCommand } from '../execute/queries.js';
+import { readOnce } from '../execute/find-release.js';
 import { isMutating, type MutatingCommand, type ReleaseCommand, type ReleaseRef } from '../grammar/command.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
 import { releaseInputError } from './input-error.js';
@@ -64,9 +65,11 @@ export class ReleaseSession {
     // The cluster found travels with the command: a stored plan is confirmed against the same cluster.
     const located = (cluster && takesCluster(command.verb) ? { ...command, cluster } : command) as ReleaseCommand;
     if (isQuery(located)) {
-      const refused = await ports.gate.query(located, deps.api);
+      // The gate and the answer read the release once between them, and see the same one.
+      const api = readOnce(deps.api);
+      const refused = await ports.gate.query(located, api);
       if (refused) return this.stop(ports, refused, 'stopped');
-      const answer = await runQuery(located, { ...deps, ...(this.deps.fleet?.freezes ? { fleetFreezes: this.deps.fleet.freezes } : {}) }, this.now());
+      const answer = await runQuery(located, { ...deps, api, ...(this.deps.fleet?.freezes ? { fleetFreezes: this.deps.fleet.freezes } : {}) }, this.now());
       await ports.reply.answer(located.verb, cluster ? `cluster ${cluster}\n${answer}` : answer);
       return 'done';
     }
@@ -153,8 +156,9 @@ export class ReleaseSession {
         if (!route.ok) return `${head}\n${route.message}`;
         const one = { ...command, cluster: member.name };
         try {
-          const refused = await ports.gate.query(one, route.deps.api);
-          return `${head}\n${refused ?? (await runQuery(one, route.deps, this.now()))}`;
+          const api = readOnce(route.deps.api);
+          const refused = await ports.gate.query(one, api);
+          return `${head}\n${refused ?? (await runQuery(one, { ...route.deps, api }, this.now()))}`;
         } catch (error) {
           return `${head}\ncould not be read: ${(error as Error).message}`;
         }

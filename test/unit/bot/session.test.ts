@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
 import type { AuthzDecision } from '../../../src/bot/authz/authorize.js';
 import type { ReleaseOperations } from '../../../src/bot/execute/operations.js';
+import { findRelease } from '../../../src/bot/execute/find-release.js';
 import { draftReleaseCommand, type Draft } from '../../../src/bot/plan/prepared.js';
 import type { SessionDeps } from '../../../src/bot/session/release-session.js';
 import { ReleaseSession } from '../../../src/bot/session/release-session.js';
@@ -157,6 +158,28 @@ describe('the /release session', () => {
     expect(await session.run('suspnd unicorn', ports)).toBe('bad-input');
     expect(await session.run('whoami', ports)).toBe('done');
     expect(steps).toEqual([expect.stringMatching(/^say input: unknown command "suspnd" — did you mean "suspend"/), 'whoami']);
+  });
+});
+
+describe('a /release query reads its release once', () => {
+  it.each(['status web/unicorn', 'status unicorn'])('%s: the gate that authorizes it and the answer share one read', async (text) => {
+    const { deps, ports, steps } = world();
+    const reads: string[] = [];
+    deps.api = {
+      get: async (namespace, name) => (reads.push(`get ${namespace}/${name}`), release()),
+      list: async (namespace) => (reads.push(`list ${namespace ?? 'all'}`), { items: [release()] }),
+    };
+    // The gate resolves the release as teamGate does, to authorize it.
+    ports.gate = {
+      ...ports.gate,
+      query: async (command, api) => {
+        if ('release' in command) await findRelease(api, command.release);
+        return undefined;
+      },
+    };
+    expect(await new ReleaseSession(deps).run(text, ports)).toBe('done');
+    expect(steps).toEqual(['answer status']);
+    expect(reads).toEqual([text.includes('/') ? 'get web/unicorn' : 'list all']);
   });
 });
 
