@@ -7,7 +7,8 @@
 // Scenarios (fresh queue prefix, Teams and fake Slack each): (a) every release in its own channel,
 // (b) the releases sharing 10 channels, (c) all in one channel. Each notification's message carries
 // a marker (its id), so the bench finds the chat.postMessage / chat.update call that first carried
-// that state; latency = that call's arrival at the fake − the notification's `at`.
+// that state — a top-level post, an edit, or a thread reply also sent to the channel (seen there
+// too); latency = that call's arrival at the fake − the notification's `at`.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { makeKubeClients, type ClientNodeKubeClients as KubeClients } from '../src/core/kube/client.js';
@@ -148,7 +149,24 @@ const fmtCounts = (counts: Record<string, number>) =>
     .join(', ') || '0';
 const per = (count: number, ops: number) => (count / ops).toFixed(2);
 
-function report(o: Outcome): string[] {
+const COLUMNS = [
+  'scenario',
+  'published / operations',
+  'final state p50 / p99 / max',
+  'any carried state p50 / p99 (count)',
+  'per-channel floor, thread replies counted, p50 / p99 (p99 without them)',
+  'measured ÷ floor p50 / p99',
+  'chat.update tier floor p50 / p99',
+  'posts / updates / thread replies (of which also sent to the channel) (per operation)',
+  '429s',
+  'other errors',
+  'thread replies after the last final / last one after it',
+  'finals missing',
+  'notify warn+ lines',
+  'load avg start → end',
+];
+
+function row(o: Outcome): string[] {
   const c = o.calls;
   const floor50 = pct(o.floor, 0.5);
   const floor99 = pct(o.floor, 0.99);
@@ -156,7 +174,20 @@ function report(o: Outcome): string[] {
   const p99 = pct(o.finals, 0.99);
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : 'n/a (floor 0)');
   return [
-    `| ${o.scenario.label} ${o.scenario.name} | ${o.published} / ${o.operations} | ${ms(p50)} / ${ms(p99)} / ${ms(Math.max(...o.finals))} | ${ms(pct(o.carried, 0.5))} / ${ms(pct(o.carried, 0.99))} (${o.carried.length}) | ${ms(floor50)} / ${ms(floor99)} (${ms(pct(o.floorNoReplies, 0.99))}) | ${ratio(p50, floor50)} / ${ratio(p99, floor99)} | ${ms(pct(o.updateFloor, 0.5))} / ${ms(pct(o.updateFloor, 0.99))} | ${c.posts} / ${c.updates} / ${c.replies} (${per(c.posts, o.operations)} / ${per(c.updates, o.operations)} / ${per(c.replies, o.operations)}) | ${fmtCounts(c.rateLimited)} | ${fmtCounts(c.otherErrors)} | ${o.repliesAfterLastFinal} / ${ms(o.lastReplyAfterFinalMs)} | ${o.finalsMissing} | ${o.warnLines} | ${o.loadStart} → ${o.loadEnd} |`,
+    `${o.scenario.label} ${o.scenario.name}`,
+    `${o.published} / ${o.operations}`,
+    `${ms(p50)} / ${ms(p99)} / ${ms(Math.max(...o.finals))}`,
+    `${ms(pct(o.carried, 0.5))} / ${ms(pct(o.carried, 0.99))} (${o.carried.length})`,
+    `${ms(floor50)} / ${ms(floor99)} (${ms(pct(o.floorNoReplies, 0.99))})`,
+    `${ratio(p50, floor50)} / ${ratio(p99, floor99)}`,
+    `${ms(pct(o.updateFloor, 0.5))} / ${ms(pct(o.updateFloor, 0.99))}`,
+    `${c.posts} / ${c.updates} / ${c.replies} (${c.broadcasts}) (${per(c.posts, o.operations)} / ${per(c.updates, o.operations)} / ${per(c.replies, o.operations)})`,
+    fmtCounts(c.rateLimited),
+    fmtCounts(c.otherErrors),
+    `${o.repliesAfterLastFinal} / ${ms(o.lastReplyAfterFinalMs)}`,
+    String(o.finalsMissing),
+    String(o.warnLines),
+    `${o.loadStart} → ${o.loadEnd}`,
   ];
 }
 
@@ -194,18 +225,20 @@ export const benchmark: Benchmark = {
 
     const version = (pkg: string) =>
       (JSON.parse(readFileSync(new URL(`../node_modules/${pkg}/package.json`, import.meta.url), 'utf8')) as { version: string }).version;
-    const lines = [
-      formatFacts(facts),
-      `packages:    @slack/web-api ${version('@slack/web-api')}, bullmq ${version('bullmq')}, @kubernetes/client-node ${version('@kubernetes/client-node')}`,
-      `load avg:    ${loadavgString()} at end`,
-      `command:     npm run bench -- slack-latency ${args.raw.join(' ')}`.trimEnd(),
-      '',
-      `Each release runs ${changes} operation(s) (UpgradeStarted → UpgradeSucceeded/Failed 1–3 s later) at random moments of ${seconds} s; releases in ${NAMESPACES} namespaces; notify at its defaults (1 message/s per channel, burst 1; chat.update 45/min, burst 40, for the workspace). The per-channel floor serves each outcome as a post or edit and its thread reply (two messages a channel carries at 1/s), in the order the outcomes happened.`,
-      '',
-      '| scenario | published / operations | final state p50 / p99 / max | any carried state p50 / p99 (count) | per-channel floor, thread replies counted, p50 / p99 (p99 without them) | measured ÷ floor p50 / p99 | chat.update tier floor p50 / p99 | posts / updates / thread replies (per operation) | 429s | other errors | thread replies after the last final / last one after it | finals missing | notify warn+ lines | load avg start → end |',
-      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-      ...outcomes.flatMap(report),
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    return {
+      tables: [
+        {
+          title: `Event → Slack: ${releases} releases, ${changes} operation(s) each over ${seconds} s`,
+          columns: COLUMNS,
+          rows: outcomes.map(row),
+          notes: [
+            formatFacts(facts),
+            `packages: @slack/web-api ${version('@slack/web-api')}, bullmq ${version('bullmq')}, @kubernetes/client-node ${version('@kubernetes/client-node')}`,
+            `Each release runs ${changes} operation(s) (UpgradeStarted → UpgradeSucceeded/Failed 1–3 s later) at random moments of ${seconds} s; releases in ${NAMESPACES} namespaces; notify at its defaults (1 message/s per channel, burst 1; chat.update 45/min, burst 40, for the workspace; an outcome waits at most 2 s for its edit). A state is seen when a post, an edit or a thread reply also sent to the channel carries it. The per-channel floor serves each outcome as a post or edit and its thread reply (two messages a channel carries at 1/s), in the order the outcomes happened.`,
+          ],
+        },
+      ],
+      data: outcomes.map((o) => ({ scenario: o.scenario, finals: o.finals, floor: o.floor, updateFloor: o.updateFloor, calls: o.calls })),
+    };
   },
 };

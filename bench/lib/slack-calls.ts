@@ -10,14 +10,18 @@ export interface CallCounts {
   posts: number;
   updates: number;
   replies: number;
+  /** Thread replies also sent to the channel (`reply_broadcast`), counted in `replies` too. */
+  broadcasts: number;
   rateLimited: Record<string, number>;
   otherErrors: Record<string, number>;
 }
 
 const MARKER = /\[bench:([0-9a-z]{9}-[0-9a-z]{4}-[0-9a-f]{8})\]/g;
-const isTopLevel = (c: RecordedCall) => c.method === 'chat.update' || (c.method === 'chat.postMessage' && !c.params.thread_ts);
+const isBroadcast = (c: RecordedCall) => c.params.reply_broadcast === true || c.params.reply_broadcast === 'true';
+/** A call whose message is seen in the channel: a post, an edit, or a thread reply also sent to the channel. */
+const isTopLevel = (c: RecordedCall) => c.method === 'chat.update' || (c.method === 'chat.postMessage' && (!c.params.thread_ts || isBroadcast(c)));
 
-/** First arrival of each marker in an accepted top-level post or an update. */
+/** First arrival of each marker in an accepted call seen in the channel: a top-level post, an update or a broadcast reply. */
 export function firstCarried(calls: RecordedCall[]): Map<string, number> {
   const first = new Map<string, number>();
   for (const call of calls) {
@@ -28,7 +32,7 @@ export function firstCarried(calls: RecordedCall[]): Map<string, number> {
 }
 
 export function countCalls(calls: RecordedCall[]): CallCounts {
-  const counts: CallCounts = { posts: 0, updates: 0, replies: 0, rateLimited: {}, otherErrors: {} };
+  const counts: CallCounts = { posts: 0, updates: 0, replies: 0, broadcasts: 0, rateLimited: {}, otherErrors: {} };
   for (const c of calls) {
     if (c.status === 429) counts.rateLimited[c.method] = (counts.rateLimited[c.method] ?? 0) + 1;
     else if (!c.ok) counts.otherErrors[`${c.method} ${c.error}`] = (counts.otherErrors[`${c.method} ${c.error}`] ?? 0) + 1;
@@ -36,6 +40,7 @@ export function countCalls(calls: RecordedCall[]): CallCounts {
     else if (c.method === 'chat.postMessage') {
       if (c.params.thread_ts) counts.replies++;
       else counts.posts++;
+      if (c.params.thread_ts && isBroadcast(c)) counts.broadcasts++;
     }
   }
   return counts;

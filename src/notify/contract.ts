@@ -112,11 +112,19 @@ export interface NotificationProvider<C extends ChannelRef = ChannelRef> {
   readonly pacesItself?: boolean;
 }
 
-/** A limit one call is counted against: the channel's (HELMCREW_NOTIFY_RATE_*) or a bucket every replica shares (Slack's chat.update tier). */
-export type PacedCall = { bucket: 'channel' } | { bucket: 'shared'; key: string; perSecond: number; burst: number };
+/**
+ * A limit one call is counted against: the channel's (HELMCREW_NOTIFY_RATE_*) or a bucket every
+ * replica shares (Slack's chat.update tier). `within`: reserve the shared slot only if it is at
+ * most that many ms away, else take nothing (the caller says its message another way).
+ */
+export type PacedCall = { bucket: 'channel' } | { bucket: 'shared'; key: string; perSecond: number; burst: number; within?: number };
 
-/** Resolves when the call may go (its slot reserved in Redis); throws StepAsideError when the wait is too long to hold a worker for. */
-export type Pace = (call: PacedCall) => Promise<void>;
+/**
+ * Resolves true when the call may go (its slot reserved in Redis), false when `within` was given
+ * and the slot is further away (nothing reserved); throws StepAsideError when the wait is too long
+ * to hold a worker for.
+ */
+export type Pace = (call: PacedCall) => Promise<boolean>;
 
 /**
  * The mailbox cannot go on yet — a rate limit asks for a longer wait than is worth holding a

@@ -143,6 +143,57 @@ describe('notify keeps to Slack’s limits', () => {
     }
   });
 
+  it('an outcome whose edit must wait is said in the channel at once, as a thread reply also sent there; the edit follows in its turn', async () => {
+    // notify's share of chat.update: one edit, then one every 10 s; an outcome waits at most 1 s for its edit.
+    const names = ['tier-0', 'tier-1', 'tier-2'];
+    const { slack, publish, done } = await setUp(
+      'hc-outcome-first',
+      {},
+      names.map((name) => ({ channel: `c-${name}`, releases: [`${namespace}/${name}`] })),
+      { HELMCREW_SLACK_UPDATE_PER_MINUTE: '6', HELMCREW_SLACK_UPDATE_BURST: '1', HELMCREW_SLACK_OUTCOME_WAIT_SECONDS: '1' },
+      1,
+    );
+    const thread = (name: string) => slack.replies(`c-${name}`, slack.messages(`c-${name}`)[0]!.ts);
+    try {
+      for (const name of names) await publish(name, 'UpgradeStarted', 'upgrade:a');
+      await waitUntil(
+        () => names.every((n) => slack.messages(`c-${n}`).length === 1 && thread(n).length === 1),
+        30_000,
+        () => 'every release’s first message and its thread reply',
+      );
+      for (const name of names) await publish(name, 'UpgradeFailed', 'upgrade:a');
+      const edited = () => names.filter((n) => /: Upgrade failed/.test(slack.messages(`c-${n}`)[0]!.text));
+      await waitUntil(
+        () => edited().length === names.length,
+        60_000,
+        () => `every message edited to Upgrade failed (${edited().join(', ')})`,
+      );
+      // One edit went at once; the other two outcomes were said in their channels, then edited 10 s apart.
+      const broadcasts = names.flatMap((n) => thread(n).filter((r) => r.broadcast));
+      expect(broadcasts).toHaveLength(2);
+      for (const reply of broadcasts) expect(reply.text).toMatch(new RegExp(`^${namespace}/tier-\\d: Upgrade failed: `));
+      const sent = (method: string, channelId: string, broadcast: boolean) =>
+        slack
+          .okCalls(method)
+          .filter((c) => c.params.channel === channelId && (method === 'chat.update' || (c.params.reply_broadcast === 'true') === broadcast))
+          .map((c) => c.at);
+      for (const reply of broadcasts) {
+        const [said] = sent('chat.postMessage', reply.channel, true);
+        const [edit] = sent('chat.update', reply.channel, false);
+        expect(said).toBeLessThan(edit!);
+      }
+      const edits = slack.okCalls('chat.update').map((c) => c.at);
+      expect(Math.max(...edits) - Math.min(...edits)).toBeGreaterThanOrEqual(18_000);
+      // Each thread: the start's detail and the outcome's, once (the broadcast stands for the outcome's reply).
+      for (const name of names)
+        expect(thread(name).map((r) => r.text.replace(/^.*?(Upgrading|Upgrade failed).*$/s, '$1'))).toEqual(['Upgrading', 'Upgrade failed']);
+      expect(tooMany(slack, 'chat.update')).toEqual([]);
+      expect(tooMany(slack, 'chat.postMessage')).toEqual([]);
+    } finally {
+      await done();
+    }
+  });
+
   it('the Resumed message carries the upgrade that follows; a second upgrade of that generation has its own', async () => {
     const { slack, publish, done } = await setUp('hc-resume', {}, [{ channel: 'resume', releases: [`${namespace}/resumed`] }], {}, 1);
     const text = () => slack.messages('resume').map((m) => m.text);

@@ -23,6 +23,11 @@ describe('bench: which Slack call first carried a notification', () => {
     ['a top-level post carries it', [call('chat.postMessage', 10, body(ID1))], { [ID1]: 10 }],
     ['the first of a post and a later update', [call('chat.postMessage', 10, body(ID1)), call('chat.update', 20, { ...body(ID1), ts: '1.1' })], { [ID1]: 10 }],
     ['a thread reply does not count', [call('chat.postMessage', 10, { ...body(ID1), thread_ts: '1.1' })], {}],
+    [
+      'a thread reply also sent to the channel does',
+      [call('chat.postMessage', 10, { ...body(ID1), thread_ts: '1.1', reply_broadcast: 'true' })],
+      { [ID1]: 10 },
+    ],
     ['a refused call (429) does not count', [call('chat.update', 10, body(ID2), 429, false, 'ratelimited'), call('chat.update', 30, body(ID2))], { [ID2]: 30 }],
     [
       'an update carries the new state',
@@ -37,6 +42,7 @@ describe('bench: which Slack call first carried a notification', () => {
     const counts = countCalls([
       call('chat.postMessage', 1, body(ID1)),
       call('chat.postMessage', 2, { ...body(ID1), thread_ts: '1.1' }),
+      call('chat.postMessage', 2, { ...body(ID1), thread_ts: '1.1', reply_broadcast: 'true' }),
       call('chat.postMessage', 3, { ...body(ID1), thread_ts: '1.1' }, 429, false, 'ratelimited'),
       call('chat.update', 4, body(ID2)),
       call('chat.update', 5, body(ID2), 429, false, 'ratelimited'),
@@ -45,7 +51,8 @@ describe('bench: which Slack call first carried a notification', () => {
     expect(counts).toEqual({
       posts: 1,
       updates: 1,
-      replies: 1,
+      replies: 2,
+      broadcasts: 1,
       rateLimited: { 'chat.postMessage': 1, 'chat.update': 1 },
       otherErrors: { 'chat.update message_not_found': 1 },
     });

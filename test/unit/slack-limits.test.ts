@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReleaseNotification } from '../../src/notify/contract.js';
-import { extendTimeline, joinsResume, resumeOperationOf, type OperationState } from '../../src/notify/providers/slack/operation-state.js';
+import { extendTimeline, isOutcomeOrError, joinsResume, resumeOperationOf, type OperationState } from '../../src/notify/providers/slack/operation-state.js';
 import { renderOperationMessage } from '../../src/notify/providers/slack/render.js';
 
 const AT = '2026-11-25T10:00:00.000Z';
@@ -83,4 +83,17 @@ describe('the Resumed message carries the upgrade that follows', () => {
       'web/unicorn: Resumed (2.0.0 → 3.0.0)',
     );
   });
+});
+
+describe('what does not wait for the workspace’s edits', () => {
+  it.each([
+    { event: 'UpgradeSucceeded', severity: 'info', want: true },
+    { event: 'InstallSucceeded', severity: 'info', want: true },
+    { event: 'RollbackSucceeded', severity: 'info', want: true },
+    { event: 'UpgradeFailed', severity: 'error', want: true },
+    { event: 'ChartPullFailed', severity: 'error', want: true },
+    { event: 'UpgradeStarted', severity: 'info', want: false },
+    { event: 'Resumed', severity: 'info', want: false },
+    { event: 'DriftCorrected', severity: 'info', want: false },
+  ] as const)('$event → $want', ({ event, severity, want }) => expect(isOutcomeOrError({ event: event, severity })).toBe(want));
 });

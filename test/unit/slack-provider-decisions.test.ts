@@ -50,17 +50,27 @@ describe('readSlackConfig', () => {
     {
       name: 'token only',
       env: { SLACK_BOT_TOKEN: 'xoxb-a' },
-      want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000, updatePerMinute: 45, updateBurst: 40 },
+      want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000, updatePerMinute: 45, updateBurst: 40, outcomeWaitMs: 2000 },
     },
     {
       name: 'API URL gets its slash',
       env: { SLACK_BOT_TOKEN: 'xoxb-a', SLACK_API_URL: 'http://127.0.0.1:9/api' },
-      want: { botToken: 'xoxb-a', apiUrl: 'http://127.0.0.1:9/api/', timeoutMs: 10_000, updatePerMinute: 45, updateBurst: 40 },
+      want: { botToken: 'xoxb-a', apiUrl: 'http://127.0.0.1:9/api/', timeoutMs: 10_000, updatePerMinute: 45, updateBurst: 40, outcomeWaitMs: 2000 },
     },
     {
       name: 'chat.update share from the environment',
       env: { SLACK_BOT_TOKEN: 'xoxb-a', HELMCREW_SLACK_UPDATE_PER_MINUTE: '30', HELMCREW_SLACK_UPDATE_BURST: '5' },
-      want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000, updatePerMinute: 30, updateBurst: 5 },
+      want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000, updatePerMinute: 30, updateBurst: 5, outcomeWaitMs: 2000 },
+    },
+    {
+      name: 'an outcome that never waits for its edit',
+      env: { SLACK_BOT_TOKEN: 'xoxb-a', HELMCREW_SLACK_OUTCOME_WAIT_SECONDS: '0' },
+      want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000, updatePerMinute: 45, updateBurst: 40, outcomeWaitMs: 0 },
+    },
+    {
+      name: 'half a second',
+      env: { SLACK_BOT_TOKEN: 'xoxb-a', HELMCREW_SLACK_OUTCOME_WAIT_SECONDS: '0.5' },
+      want: { botToken: 'xoxb-a', apiUrl: undefined, timeoutMs: 10_000, updatePerMinute: 45, updateBurst: 40, outcomeWaitMs: 500 },
     },
   ])('$name', ({ env, want }) => expect(readSlackConfig(env)).toEqual(want));
 
@@ -69,6 +79,16 @@ describe('readSlackConfig', () => {
     { name: 'not http', env: { SLACK_BOT_TOKEN: 'xoxb-a', SLACK_API_URL: 'ftp://x/' }, names: 'SLACK_API_URL' },
     { name: 'token with a space', env: { SLACK_BOT_TOKEN: 'xoxb-a b' }, names: 'SLACK_BOT_TOKEN' },
     { name: 'bad timeout', env: { SLACK_BOT_TOKEN: 'xoxb-a', SLACK_TIMEOUT_MS: '-1' }, names: 'SLACK_TIMEOUT_MS' },
+    {
+      name: 'a negative outcome wait',
+      env: { SLACK_BOT_TOKEN: 'xoxb-a', HELMCREW_SLACK_OUTCOME_WAIT_SECONDS: '-2' },
+      names: 'HELMCREW_SLACK_OUTCOME_WAIT_SECONDS',
+    },
+    {
+      name: 'an outcome wait that is no number',
+      env: { SLACK_BOT_TOKEN: 'xoxb-a', HELMCREW_SLACK_OUTCOME_WAIT_SECONDS: 'soon' },
+      names: 'HELMCREW_SLACK_OUTCOME_WAIT_SECONDS',
+    },
   ])('refuses $name, naming the variable and never echoing the token', ({ env, names }) => {
     let error: unknown;
     try {

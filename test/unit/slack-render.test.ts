@@ -152,7 +152,8 @@ describe('renderOperationMessage', () => {
     const n = notification({ message: evil, errorExcerpt: evil, cause: evil, release: { ...notification().release, chart: '<!here>' } });
     const rendered = renderOperationMessage(n, timelineOf(n));
     const thread = renderThreadReply(n);
-    const all = [rendered.text, ...texts(rendered.blocks), thread.text, ...texts(thread.blocks)];
+    const broadcast = renderThreadReply({ ...n, cluster: evil }, true);
+    const all = [rendered.text, ...texts(rendered.blocks), thread.text, ...texts(thread.blocks), broadcast.text, ...texts(broadcast.blocks)];
     for (const text of all) expect(text).not.toMatch(/[<>]/);
     expect(all.join('\n')).toContain('&lt;!channel&gt;');
     expect(all.join('\n')).toContain('&amp; more');
@@ -182,7 +183,20 @@ describe('renderOperationMessage', () => {
     expect(checkMessage({ text: rendered.text, attachments: [{ color: rendered.color, blocks: rendered.blocks }] })).toBeUndefined();
     const thread = renderThreadReply(n);
     expect(checkMessage({ text: thread.text, blocks: thread.blocks })).toBeUndefined();
-    for (const text of [...texts(rendered.blocks), ...texts(thread.blocks)]) expect(text.length).toBeLessThanOrEqual(3000);
+    const broadcast = renderThreadReply({ ...n, cluster: 'k'.repeat(500) }, true);
+    expect(checkMessage({ text: broadcast.text, blocks: broadcast.blocks })).toBeUndefined();
+    for (const text of [...texts(rendered.blocks), ...texts(thread.blocks), ...texts(broadcast.blocks)]) expect(text.length).toBeLessThanOrEqual(3000);
+  });
+
+  it('a thread reply also sent to the channel is read there alone: it names the release and its cluster', () => {
+    const n = notification({ event: 'UpgradeFailed', severity: 'error', cluster: 'prod-eu' });
+    const inThread = renderThreadReply(n);
+    const inChannel = renderThreadReply(n, true);
+    expect(inThread.text).toBe(`Upgrade failed: ${n.message}`);
+    expect(inChannel.text).toMatch(/^web\/unicorn: Upgrade failed( \(.+\))?: Helm upgrade failed: the Deployment was refused$/);
+    expect(texts(inChannel.blocks)[0]).toMatch(new RegExp(`\\*Upgrade failed\\* · \\*${n.release.name}\\* in \`${n.release.namespace}\` on \`prod-eu\``));
+    expect(texts(inThread.blocks)[0]).not.toContain(n.release.name);
+    expect(texts(inThread.blocks).slice(1)).toEqual(texts(inChannel.blocks).slice(1));
   });
 
   it('the timeline shows repeats folded: "Chart pull failed ×3"', () => {

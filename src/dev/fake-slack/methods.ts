@@ -41,6 +41,11 @@ function str(value: unknown): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
+/** A boolean argument as Slack reads it: JSON's true, or "true" / "1" in a form post. */
+function isTrue(value: unknown): boolean {
+  return value === true || value === 'true' || value === '1';
+}
+
 function channelObject(channel: FakeChannel): Record<string, unknown> {
   return {
     id: channel.id,
@@ -59,6 +64,7 @@ function messageObject(ws: FakeWorkspace, m: FakeMessage): Record<string, unknow
     ...(m.author === ws.app.botId ? { bot_id: ws.app.botId, user: ws.app.userId } : { user: m.author }),
     ts: m.ts,
     ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+    ...(m.broadcast ? { subtype: 'thread_broadcast' } : {}),
     ...(m.blocks ? { blocks: m.blocks } : {}),
     ...(m.attachments ? { attachments: m.attachments } : {}),
   };
@@ -101,6 +107,7 @@ const postMessage: Handler = (ctx, params) => {
     blocks: params.blocks as unknown[] | undefined,
     attachments: params.attachments as unknown[] | undefined,
     threadTs,
+    ...(threadTs && isTrue(params.reply_broadcast) ? { broadcast: true } : {}),
     edits: [],
   };
   ws.messages.push(message);

@@ -32,6 +32,8 @@ export interface FakeMessage {
   blocks?: unknown[];
   attachments?: unknown[];
   threadTs?: string;
+  /** A thread reply also sent to the channel (`reply_broadcast`): Slack shows it there too, subtype `thread_broadcast`. */
+  broadcast?: boolean;
   /** Versions before the current one, oldest first (chat.update keeps them here). */
   edits: Array<{ text: string; blocks?: unknown[]; attachments?: unknown[] }>;
   deleted?: boolean;

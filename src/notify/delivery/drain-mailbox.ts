@@ -62,12 +62,16 @@ function pacer(deps: DrainDeps, job: HeldSlot & { channelKey: string }): Pace {
     const now = deps.now().getTime();
     if (held !== undefined && held >= now - 1000 && held <= now + MAX_SLEEP_MS) {
       if (held > now) await deps.sleep(held - now);
-      return;
+      return true;
     }
-    const wait = await deps.limiter.reserveAll([{ key, limit, count: 1 }]);
+    const reservation = [{ key, limit, count: 1 }];
+    const within = call.bucket === 'shared' ? call.within : undefined;
+    const wait = within === undefined ? await deps.limiter.reserveAll(reservation) : await deps.limiter.reserveWithin(reservation, within);
+    if (wait === undefined) return false;
     if (wait > MAX_SLEEP_MS)
       throw new StepAsideError(wait, `rate limit (${call.bucket}): next call in ${wait} ms`, now + wait, call.bucket === 'channel' ? undefined : key);
     if (wait > 0) await deps.sleep(wait);
+    return true;
   };
 }
 

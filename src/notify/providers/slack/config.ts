@@ -14,6 +14,11 @@ export interface SlackConfig {
    */
   updatePerMinute?: number;
   updateBurst?: number;
+  /**
+   * The longest an operation's outcome (or an error) waits for its edit before it is said in the
+   * channel at once, as a thread reply also sent to the channel; the edit follows in its turn.
+   */
+  outcomeWaitMs?: number;
 }
 
 /** The Slack provider's own variables (SLACK_BOT_TOKEN and SLACK_API_URL are shared with the bot). */
@@ -24,16 +29,30 @@ export const SLACK_NOTIFY_ENV = declareEnv(['notify'], {
     meaning: 'notify’s share of `chat.update` (Slack’s Tier 3, about 50 a minute per workspace), one bucket in Redis for every replica',
   },
   HELMCREW_SLACK_UPDATE_BURST: { default: 40, meaning: 'the burst of `chat.update` calls allowed above that rate' },
+  HELMCREW_SLACK_OUTCOME_WAIT_SECONDS: {
+    default: 2,
+    meaning:
+      'the longest an outcome or an error waits for its `chat.update` slot; when the workspace’s edits are further behind, it is posted at once as a thread reply also sent to the channel, and the message is edited in its turn',
+  },
 });
 
 export const DEFAULT_UPDATE_PER_MINUTE = SLACK_NOTIFY_ENV.fallback('HELMCREW_SLACK_UPDATE_PER_MINUTE');
 export const DEFAULT_UPDATE_BURST = SLACK_NOTIFY_ENV.fallback('HELMCREW_SLACK_UPDATE_BURST');
+export const DEFAULT_OUTCOME_WAIT_MS = SLACK_NOTIFY_ENV.fallback('HELMCREW_SLACK_OUTCOME_WAIT_SECONDS') * 1000;
 
 function positive(env: Env, name: string, fallback: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new ConfigError(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
+function nonNegative(env: Env, name: string, fallback: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new ConfigError(`${name} must be a number of seconds, 0 or more, got "${raw}"`);
   return value;
 }
 
@@ -63,5 +82,6 @@ export function readSlackConfig(env: Env = process.env): SlackConfig | undefined
   if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new ConfigError(`SLACK_TIMEOUT_MS must be a positive whole number, got "${rawTimeout}"`);
   const updatePerMinute = own.parse('HELMCREW_SLACK_UPDATE_PER_MINUTE', positive);
   const updateBurst = Math.max(1, Math.floor(own.parse('HELMCREW_SLACK_UPDATE_BURST', positive)));
-  return { botToken, apiUrl, timeoutMs, updatePerMinute, updateBurst };
+  const outcomeWaitMs = own.parse('HELMCREW_SLACK_OUTCOME_WAIT_SECONDS', nonNegative) * 1000;
+  return { botToken, apiUrl, timeoutMs, updatePerMinute, updateBurst, outcomeWaitMs };
 }

@@ -76,6 +76,14 @@ export function needsThreadReply(
   return state?.lastDetail !== detailFingerprint(n);
 }
 
+/**
+ * An operation's outcome or an error: what an on-call engineer must see at once, so it does not
+ * queue behind the workspace's edits (the provider says it in the channel instead, and edits later).
+ */
+export function isOutcomeOrError(n: Pick<ReleaseNotification, 'event' | 'severity'>): boolean {
+  return n.severity === 'error' || n.event.endsWith('Succeeded');
+}
+
 /** How long after a resume an install or upgrade of the same generation still counts as "the one that follows" it. */
 export const RESUME_JOIN_MS = 10 * 60_000;
 

@@ -221,13 +221,17 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
   return { text: safeText(summaryLine(n, title), 500), blocks, color: PHASE_COLOR[phase] };
 }
 
-/** The thread reply for one notification: its full message and helm's error excerpt. */
-export function renderThreadReply(n: ReleaseNotification): { text: string; blocks: Block[] } {
+/**
+ * The thread reply for one notification: its full message and helm's error excerpt. One also sent
+ * to the channel (`alsoInChannel`) is read there without its parent, so it names the release.
+ */
+export function renderThreadReply(n: ReleaseNotification, alsoInChannel = false): { text: string; blocks: Block[] } {
   const when = n.at.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
-  const blocks: Block[] = [
-    { type: 'context', elements: [mrkdwn(`*${safeText(titleOf(n.event), 80)}* · ${safeText(when, 40)} · ${safeText(n.cause || 'unknown cause', 300)}`)] },
-  ];
+  const title = `*${safeText(titleOf(n.event), 80)}*`;
+  const where = `*${safeText(n.release.name, 253)}* in ${inlineCode(n.release.namespace, 70)}${n.cluster ? ` on ${inlineCode(n.cluster, 100)}` : ''}`;
+  const heading = alsoInChannel ? `${PHASE_EMOJI[phaseOf(n)]} ${title} · ${where}` : title;
+  const blocks: Block[] = [{ type: 'context', elements: [mrkdwn(`${heading} · ${safeText(when, 40)} · ${safeText(n.cause || 'unknown cause', 300)}`)] }];
   if (n.message.trim()) blocks.push({ type: 'section', text: mrkdwn(safeText(n.message, LIMIT.threadText)) });
   if (n.errorExcerpt?.trim()) blocks.push({ type: 'section', text: mrkdwn(codeBlock(n.errorExcerpt, LIMIT.threadText)) });
-  return { text: safeText(`${titleOf(n.event)}: ${n.message}`, 500), blocks };
+  return { text: safeText(`${alsoInChannel ? summaryLine(n) : titleOf(n.event)}: ${n.message}`, 500), blocks };
 }

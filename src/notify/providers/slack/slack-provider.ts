@@ -9,15 +9,16 @@
  * nothing twice.
  */
 import { LogLevel, WebClient, type KnownBlock, type Logger as SlackLogger } from '@slack/web-api';
-import type { ChannelRef, NotificationProvider, Pace, ReleaseNotification } from '../../contract.js';
+import type { ChannelRef, NotificationProvider, Pace, PacedCall, ReleaseNotification } from '../../contract.js';
 import { RetryableDeliveryError, StepAsideError } from '../../contract.js';
 import type { Logger } from '../../../core/log.js';
-import { DEFAULT_UPDATE_BURST, DEFAULT_UPDATE_PER_MINUTE, type SlackConfig } from './config.js';
+import { DEFAULT_OUTCOME_WAIT_MS, DEFAULT_UPDATE_BURST, DEFAULT_UPDATE_PER_MINUTE, type SlackConfig } from './config.js';
 import { entryKey, type SlackMessageStore } from './message-store.js';
 import { MessageStates } from './message-states.js';
 import {
   detailFingerprint,
   extendTimeline,
+  isOutcomeOrError,
   markDelivered,
   needsThreadReply,
   CHAT_UPDATE_BUCKET,
@@ -55,6 +56,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
   /** One delivery at a time per operation and channel within this process. */
   private readonly chains = new Map<string, Promise<void>>();
   private readonly updateLimit: { perSecond: number; burst: number };
+  private readonly outcomeWaitMs: number;
   private readonly proposals: ProposalRecordsFor | undefined;
 
   constructor(options: SlackProviderOptions) {
@@ -67,6 +69,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       perSecond: (options.config.updatePerMinute ?? DEFAULT_UPDATE_PER_MINUTE) / 60,
       burst: options.config.updateBurst ?? DEFAULT_UPDATE_BURST,
     };
+    this.outcomeWaitMs = options.config.outcomeWaitMs ?? DEFAULT_OUTCOME_WAIT_MS;
     this.web = new WebClient(this.token, {
       ...(options.config.apiUrl ? { slackApiUrl: options.config.apiUrl } : {}),
       // The notify queue retries (with backoff, in order per release); the client must not.
@@ -80,7 +83,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
   /** A post and a thread reply are messages in the channel, an edit a call of the workspace's chat.update tier: each is paced on its own. */
   readonly pacesItself = true;
 
-  deliver(n: ReleaseNotification, channel: SlackChannelRef, team: string, pace: Pace = async () => undefined): Promise<void> {
+  deliver(n: ReleaseNotification, channel: SlackChannelRef, team: string, pace: Pace = async () => true): Promise<void> {
     const key = `${n.release.namespace}/${entryKey(n.operationId, channel.channel)}`;
     const previous = this.chains.get(key) ?? Promise.resolve();
     const next = previous.catch(() => undefined).then(() => this.deliverNow(n, channel.channel, team, key, pace));
@@ -123,35 +126,59 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       await this.states.persist(n.release.namespace, key, state);
       this.log.info({ ...context, ts: state.ts }, 'slack: posted release message');
     } else if (!applied) {
-      await pace({ bucket: 'shared', key: CHAT_UPDATE_BUCKET, ...this.updateLimit });
+      const edit = { bucket: 'shared', key: CHAT_UPDATE_BUCKET, ...this.updateLimit } as const;
+      let editSlot = false;
+      let said = false;
+      if (isOutcomeOrError(n) && needsThreadReply(state, n)) {
+        editSlot = await pace({ ...edit, within: this.outcomeWaitMs });
+        if (!editSlot) {
+          // The workspace's edits are backed up (Slack's chat.update tier is one bucket for every
+          // channel): the outcome goes to the channel now, as its thread reply also sent there.
+          state = await this.replyInThread(n, state, key, pace, true);
+          said = true;
+          this.log.info({ ...context, ts: state.ts }, 'slack: outcome sent to the channel ahead of its edit');
+        }
+      }
+      // Stepping aside for the edit after saying the outcome keeps that it was said.
+      if (!editSlot) await (said ? this.paceKeeping(pace, edit, n.release.namespace, key, state) : pace(edit));
       state = await this.updateOperationMessage(n, state, rendered, timeline, context);
       this.states.remember(n.release.namespace, state);
     }
-    if (needsThreadReply(state, n)) {
-      try {
-        await pace({ bucket: 'channel' });
-      } catch (error) {
-        // Stepping aside for the reply's slot: whichever replica comes back sends the reply alone, the edit done.
-        if (error instanceof StepAsideError) await this.states.persist(n.release.namespace, key, state);
-        throw error;
-      }
-      const reply = renderThreadReply(n);
-      await this.call('chat.postMessage (thread reply)', () =>
-        this.web.chat.postMessage({
-          channel: state!.channelId,
-          thread_ts: state!.ts,
-          text: reply.text,
-          blocks: asSlackBlocks(reply.blocks),
-          unfurl_links: false,
-          unfurl_media: false,
-        }),
-      );
-      state = { ...state, lastDetail: detailFingerprint(n), version: state.version + 1 };
-      this.states.remember(n.release.namespace, state);
-    }
+    if (needsThreadReply(state, n)) state = await this.replyInThread(n, state, key, pace, false);
     state = { ...state, delivered: markDelivered(state.delivered, n.id), updatedAt: this.now().toISOString(), version: state.version + 1 };
     await this.states.persist(n.release.namespace, key, state);
     this.log.info({ ...context, ts: state.ts, ms: Date.now() - started }, 'slack: delivered');
+  }
+
+  /** Posts the notification's detail in the operation's thread (and, `alsoInChannel`, in the channel). */
+  private async replyInThread(n: ReleaseNotification, state: OperationState, key: string, pace: Pace, alsoInChannel: boolean): Promise<OperationState> {
+    // Stepping aside for the reply's slot: whichever replica comes back sends the reply, what came before done.
+    await this.paceKeeping(pace, { bucket: 'channel' }, n.release.namespace, key, state);
+    const reply = renderThreadReply(n, alsoInChannel);
+    await this.call('chat.postMessage (thread reply)', () =>
+      this.web.chat.postMessage({
+        channel: state.channelId,
+        thread_ts: state.ts,
+        text: reply.text,
+        blocks: asSlackBlocks(reply.blocks),
+        reply_broadcast: alsoInChannel,
+        unfurl_links: false,
+        unfurl_media: false,
+      }),
+    );
+    const next = { ...state, lastDetail: detailFingerprint(n), version: state.version + 1 };
+    this.states.remember(n.release.namespace, next);
+    return next;
+  }
+
+  /** Paces a call; a job stepping aside for its slot first saves the state so far, so the call after it is not repeated. */
+  private async paceKeeping(pace: Pace, call: PacedCall, namespace: string, key: string, state: OperationState): Promise<void> {
+    try {
+      await pace(call);
+    } catch (error) {
+      if (error instanceof StepAsideError) await this.states.persist(namespace, key, state);
+      throw error;
+    }
   }
 
   private async readProposal(n: ReleaseNotification, records: ProposalRecords | undefined): Promise<ProposalMessage | undefined> {
