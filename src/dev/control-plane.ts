@@ -15,15 +15,20 @@ import { httpGet, waitFor, type TlsMaterial } from './wait.js';
 export const SERVICE_CLUSTER_IP_RANGE = '10.0.0.0/16';
 
 /**
- * Audit only LISTs and GETs of Secrets (Helm's release records are Secrets), at Metadata level:
- * the URL with its label selector or name and the user, never a Secret's data. Nothing else is
- * written, so the log costs the API server next to nothing when nothing reads Secrets.
+ * Audit only LISTs and GETs of Secrets (Helm's release records are Secrets) and of HelmReleases,
+ * at Metadata level: the URL with its label selector or name and the user, never a Secret's data.
+ * Nothing else is written (no watch, no write), so the log costs the API server next to nothing
+ * when nothing reads them. Tests count who read what (test/support/audit-log.ts).
  */
 const AUDIT_POLICY = {
   apiVersion: 'audit.k8s.io/v1',
   kind: 'Policy',
   omitStages: ['RequestReceived'],
-  rules: [{ level: 'Metadata', verbs: ['list', 'get'], resources: [{ group: '', resources: ['secrets'] }] }, { level: 'None' }],
+  rules: [
+    { level: 'Metadata', verbs: ['list', 'get'], resources: [{ group: '', resources: ['secrets'] }] },
+    { level: 'Metadata', verbs: ['list', 'get'], resources: [{ group: 'helmcrew.dev', resources: ['helmreleases'] }] },
+    { level: 'None' },
+  ],
 };
 
 export interface ControlPlaneOptions {

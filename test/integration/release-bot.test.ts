@@ -12,7 +12,9 @@ import { createLogger } from '../../src/core/log.js';
 import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { auditEntriesSince, auditLogEnd } from '../support/audit-log.js';
 import { eventually } from '../support/eventually.js';
+import { statePaths } from '../../src/dev/paths.js';
 
 /**
  * Issue 7 through Slack: real Bolt in HTTP mode, real signed requests, the local fake Slack,
@@ -23,6 +25,7 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
   const { env, kubeConfig } = testEnv();
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
+  const auditLog = statePaths(env.stateDir).auditLog;
   const { namespace, ctl } = namespaceWithController('slack');
   const secret = 'test-signing-secret';
   const token = 'xoxb-test-token';
@@ -133,6 +136,18 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     expect(ack.status).toBe(200);
     expect(ack.ms).toBeLessThan(3000);
     expect(reply.text).toMatch(/chart unicorn 2\.0\.0 declared/);
+  });
+
+  it('a query names its release with its namespace: the bot GETs that one HelmRelease, once, and lists none', async () => {
+    const from = await auditLogEnd(auditLog);
+    const { reply } = await slash(`history ${namespace}/unicorn`);
+    expect(reply.text).toMatch(/unicorn/);
+    // Counted by the API server (its audit log): every HelmRelease GET and LIST in this namespace or the whole cluster.
+    const own = `/apis/${API_GROUP}/${API_VERSION}/namespaces/${namespace}/helmreleases`;
+    const reads = (await auditEntriesSince(auditLog, from))
+      .map((e) => e.requestURI.split('?')[0]!)
+      .filter((uri) => uri.startsWith(own) || uri === `/apis/${API_GROUP}/${API_VERSION}/helmreleases`);
+    expect(reads).toEqual([`${own}/unicorn`]);
   });
 
   it('a typo is answered with "did you mean"', async () => {

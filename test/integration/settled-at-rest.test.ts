@@ -1,12 +1,12 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { execa } from 'execa';
-import { open, stat } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { statePaths } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { waitForCheckBegunNow, waitForChecks } from '../support/checks.js';
+import { auditEntriesSince, auditLogEnd } from '../support/audit-log.js';
 import { eventually } from '../support/eventually.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 
@@ -29,26 +29,14 @@ describe('settled releases at rest', () => {
    * by label, GETs by name. Helm's own reads and this test's (client-node) are told by their user agent.
    */
   async function recordReads(release: string, from: number, only?: 'list' | 'get'): Promise<number> {
-    const file = await open(auditLog, 'r');
-    try {
-      const size = (await file.stat()).size;
-      const buffer = Buffer.alloc(Math.max(0, size - from));
-      await file.read(buffer, 0, buffer.length, from);
-      const selector = encodeURIComponent(`owner=helm,name=${release}`);
-      const isList = (uri: string) => uri.startsWith(`/api/v1/namespaces/${namespace}/secrets?`) && uri.includes(selector);
-      const isGet = (uri: string) => uri.startsWith(`/api/v1/namespaces/${namespace}/secrets/sh.helm.release.v1.${release}.v`);
-      return buffer
-        .toString('utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as { requestURI: string; userAgent?: string })
-        .filter((entry) => !/^(Helm|kubernetes-client-javascript)\//.test(entry.userAgent ?? ''))
-        .filter(({ requestURI: uri }) => (only !== 'get' && isList(uri)) || (only !== 'list' && isGet(uri))).length;
-    } finally {
-      await file.close();
-    }
+    const selector = encodeURIComponent(`owner=helm,name=${release}`);
+    const isList = (uri: string) => uri.startsWith(`/api/v1/namespaces/${namespace}/secrets?`) && uri.includes(selector);
+    const isGet = (uri: string) => uri.startsWith(`/api/v1/namespaces/${namespace}/secrets/sh.helm.release.v1.${release}.v`);
+    return (await auditEntriesSince(auditLog, from))
+      .filter((entry) => !/^(Helm|kubernetes-client-javascript)\//.test(entry.userAgent ?? ''))
+      .filter(({ requestURI: uri }) => (only !== 'get' && isList(uri)) || (only !== 'list' && isGet(uri))).length;
   }
-  const logSize = async () => (await stat(auditLog)).size;
+  const logSize = () => auditLogEnd(auditLog);
 
   async function installed(names: string[]): Promise<void> {
     for (const name of names)
