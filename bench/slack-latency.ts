@@ -22,7 +22,7 @@ import { startBenchEnv, type BenchEnv } from './lib/environment.js';
 import { formatFacts, loadavgString, machineFacts } from './lib/machine.js';
 import { publishSchedule, startNotifyChild } from './lib/notify-harness.js';
 import { say } from './lib/say.js';
-import { benchMarker, countCalls, firstCarried, limitFloor, type CallCounts } from './lib/slack-calls.js';
+import { benchMarker, countCalls, everyEventFloor, firstCarried, limitFloor, type CallCounts } from './lib/slack-calls.js';
 import { fmtMs as ms, pct } from './lib/stats.js';
 
 const TOKEN = 'xoxb-bench-slack-latency';
@@ -52,6 +52,8 @@ interface Outcome {
   floor: number[];
   /** The same, counting one message per outcome (thread replies left out, as the issue's first runs did). */
   floorNoReplies: number[];
+  /** The per-channel floor when the starts are said too (each a message and its reply, before their outcomes). */
+  startsFloor: number[];
   /** What chat.update's workspace-wide tier alone implies if every outcome were an edit. */
   updateFloor: number[];
   calls: CallCounts;
@@ -122,6 +124,9 @@ async function runScenario(bench: BenchEnv, kube: KubeClients, cleanup: Cleanup,
     finalsMissing: finalIds.length - carriedCount(),
     floor: limitFloor(channelFinals, 1, 1, 2),
     floorNoReplies: limitFloor(channelFinals),
+    startsFloor: everyEventFloor(
+      all.map((n) => ({ channel: channelOf(releaseIndex.get(n.release.name)!), atMs: Date.parse(n.at), final: finalIds.includes(n.id) })),
+    ),
     updateFloor: limitFloor(
       [...finals.values()].map((n) => ({ channel: 0, atMs: Date.parse(n.at) })),
       UPDATE_TIER.perSecond,
@@ -156,6 +161,7 @@ const COLUMNS = [
   'any carried state p50 / p99 (count)',
   'per-channel floor, thread replies counted, p50 / p99 (p99 without them)',
   'measured ÷ floor p50 / p99',
+  'floor with the starts said too, p50 / p99 (measured ÷ it, p99)',
   'chat.update tier floor p50 / p99',
   'posts / updates / thread replies (of which also sent to the channel) (per operation)',
   '429s',
@@ -180,6 +186,7 @@ function row(o: Outcome): string[] {
     `${ms(pct(o.carried, 0.5))} / ${ms(pct(o.carried, 0.99))} (${o.carried.length})`,
     `${ms(floor50)} / ${ms(floor99)} (${ms(pct(o.floorNoReplies, 0.99))})`,
     `${ratio(p50, floor50)} / ${ratio(p99, floor99)}`,
+    `${ms(pct(o.startsFloor, 0.5))} / ${ms(pct(o.startsFloor, 0.99))} (${ratio(p99, pct(o.startsFloor, 0.99))})`,
     `${ms(pct(o.updateFloor, 0.5))} / ${ms(pct(o.updateFloor, 0.99))}`,
     `${c.posts} / ${c.updates} / ${c.replies} (${c.broadcasts}) (${per(c.posts, o.operations)} / ${per(c.updates, o.operations)} / ${per(c.replies, o.operations)})`,
     fmtCounts(c.rateLimited),
@@ -234,7 +241,7 @@ export const benchmark: Benchmark = {
           notes: [
             formatFacts(facts),
             `packages: @slack/web-api ${version('@slack/web-api')}, bullmq ${version('bullmq')}, @kubernetes/client-node ${version('@kubernetes/client-node')}`,
-            `Each release runs ${changes} operation(s) (UpgradeStarted → UpgradeSucceeded/Failed 1–3 s later) at random moments of ${seconds} s; releases in ${NAMESPACES} namespaces; notify at its defaults (1 message/s per channel, burst 1; chat.update 45/min, burst 40, for the workspace; an outcome waits at most 2 s for its edit). A state is seen when a post, an edit or a thread reply also sent to the channel carries it. The per-channel floor serves each outcome as a post or edit and its thread reply (two messages a channel carries at 1/s), in the order the outcomes happened.`,
+            `Each release runs ${changes} operation(s) (UpgradeStarted → UpgradeSucceeded/Failed 1–3 s later) at random moments of ${seconds} s; releases in ${NAMESPACES} namespaces; notify at its defaults (1 message/s per channel, burst 1; chat.update 45/min, burst 40, for the workspace; an outcome waits at most 2 s for its edit). A state is seen when a post, an edit or a thread reply also sent to the channel carries it. The per-channel floor serves each outcome as a post or edit and its thread reply (two messages a channel carries at 1/s), in the order the outcomes happened; the floor with the starts said too serves every event so, starts and outcomes in the order they happened, and gives the outcomes' latencies.`,
           ],
         },
       ],

@@ -69,3 +69,15 @@ export function limitFloor(finals: Array<{ channel: number; atMs: number }>, per
       return start - atMs;
     });
 }
+
+/**
+ * The floor when every event of an operation is said in its channel — the start as well as the
+ * outcome, each a message and its thread reply (two of the channel's calls) — in the order they
+ * happened: the latencies of the outcomes (`final`). A start that went shortly before its outcome
+ * holds the channel's next second, which the outcome-only floor leaves out.
+ */
+export function everyEventFloor(events: Array<{ channel: number; atMs: number; final: boolean }>, perSecond = 1, burst = 1): number[] {
+  const inOrder = [...events].sort((a, b) => a.atMs - b.atMs);
+  const latencies = limitFloor(inOrder, perSecond, burst, 2);
+  return inOrder.flatMap((event, i) => (event.final ? [latencies[i]!] : []));
+}

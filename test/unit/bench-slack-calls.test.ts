@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { benchMarker, countCalls, firstCarried, limitFloor } from '../../bench/lib/slack-calls.js';
+import { benchMarker, countCalls, everyEventFloor, firstCarried, limitFloor } from '../../bench/lib/slack-calls.js';
 import type { RecordedCall } from '../../src/dev/fake-slack/index.js';
 
 const ID1 = '00abcdefg-0001-0a1b2c3d';
@@ -146,5 +146,45 @@ describe('bench: the floor a per-channel rate alone sets', () => {
         2,
       ),
     ).toEqual([0, 500]);
+  });
+});
+
+describe('bench: the floor when starts are said too', () => {
+  it.each([
+    [
+      'an outcome 1 s after its start waits for the start’s reply',
+      [
+        { channel: 0, atMs: 0, final: false },
+        { channel: 0, atMs: 1000, final: true },
+      ],
+      [1000],
+    ],
+    [
+      '3 s after, the channel has room again',
+      [
+        { channel: 0, atMs: 0, final: false },
+        { channel: 0, atMs: 3000, final: true },
+      ],
+      [0],
+    ],
+    [
+      'another channel’s start does not hold it',
+      [
+        { channel: 1, atMs: 0, final: false },
+        { channel: 0, atMs: 1000, final: true },
+      ],
+      [0],
+    ],
+    [
+      'only outcomes are returned, in the order they happened',
+      [
+        { channel: 0, atMs: 2500, final: true },
+        { channel: 0, atMs: 0, final: false },
+        { channel: 1, atMs: 100, final: true },
+      ],
+      [0, 0],
+    ],
+  ])('%s', (_, events, expected) => {
+    expect(everyEventFloor(events)).toEqual(expected);
   });
 });
