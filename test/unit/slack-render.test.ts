@@ -318,10 +318,12 @@ describe('slackTranscript (the demo prints what the fake Slack recorded)', () =>
       edits: [{ text: 'before' }],
     };
     const reply = { channel: 'C1', ts: '1.000002', author: 'B0', text: renderThreadReply(failed).text, threadTs: '1.000001', edits: [] };
-    expect(slackTranscript('releases', [message], (ts) => (ts === '1.000001' ? [reply] : []))).toEqual([
+    const broadcast = { ...reply, ts: '1.000003', text: renderThreadReply(failed, true).text, broadcast: true };
+    expect(slackTranscript('releases', [message], (ts) => (ts === '1.000001' ? [reply, broadcast] : []))).toEqual([
       '#releases: 1 message',
       '  ✘ web/unicorn: Upgrade failed (2.0.0 → 3.0.0) (edited 1×)  [Roll back] [Suspend] [History] [Status]',
       '      ↳ Upgrade failed: upgrade failed: <bad> & worse',
+      '      ↳ (also sent to the channel) web/unicorn: Upgrade failed (2.0.0 → 3.0.0): upgrade failed: <bad> & worse',
     ]);
   });
 

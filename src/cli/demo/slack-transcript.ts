@@ -66,7 +66,8 @@ export function slackTranscript(
     lines.push(`  ${indentLines(line, '    ')}`);
     for (const reply of replies) {
       const text = unescape(reply.text).replace(/\s+/g, ' ');
-      lines.push(`      ↳ ${text.length > 140 ? `${text.slice(0, 139)}…` : text}`);
+      // A reply also sent to the channel is seen there too (notify's outcome when edits are backed up).
+      lines.push(`      ↳ ${reply.broadcast ? '(also sent to the channel) ' : ''}${text.length > 140 ? `${text.slice(0, 139)}…` : text}`);
     }
   }
   return lines;
