@@ -153,26 +153,42 @@ export const benchmark: Benchmark = {
       }
     }
     const base = results.get(variants[0]!)!;
-    const lines = [
-      formatFacts(facts),
-      `load avg:    ${loadavgString()} at end`,
-      `command:     npm run bench -- helm-env --releases ${releases} --rounds ${rounds} --concurrency ${concurrency} --chart ${chart} --variants "${variants.join(';')}"`,
-      '',
-      `Medians over ${rounds} rounds of ${releases} helm processes per burst; ratios against "${variants[0]}".`,
-      '',
-      '| variant | install wall | install helm CPU-s | upgrade wall | upgrade helm CPU-s | CPU ratio (install, upgrade) | helm peak RSS, median / max | API requests per helm, install / upgrade (GET openapi) |',
-      '|---|---|---|---|---|---|---|---|',
-    ];
-    for (const [variant, r] of results) {
+    const rows = [...results].map(([variant, r]) => {
       const m = (list: Measured[], f: (x: Measured) => number) => median(list.map(f));
       const rss = [...r.install, ...r.upgrade].flatMap((x) => x.maxRssKb);
       const ratio = (kind: 'install' | 'upgrade') => (m(r[kind], (x) => x.cpuS) / m(base[kind], (x) => x.cpuS)).toFixed(2);
       const perHelm = (kind: 'install' | 'upgrade', f: (x: Measured) => number) => (m(r[kind], f) / releases).toFixed(1);
       const api = `${perHelm('install', (x) => x.requests)} (${perHelm('install', (x) => x.openapiRequests)}) / ${perHelm('upgrade', (x) => x.requests)} (${perHelm('upgrade', (x) => x.openapiRequests)})`;
-      lines.push(
-        `| ${variant} | ${m(r.install, (x) => x.wallS).toFixed(1)} s | ${m(r.install, (x) => x.cpuS).toFixed(2)} | ${m(r.upgrade, (x) => x.wallS).toFixed(1)} s | ${m(r.upgrade, (x) => x.cpuS).toFixed(2)} | ${ratio('install')}×, ${ratio('upgrade')}× | ${(median(rss) / 1024).toFixed(0)} / ${(Math.max(...rss) / 1024).toFixed(0)} MiB | ${api} |`,
-      );
-    }
-    process.stdout.write(`${lines.join('\n')}\n`);
+      return [
+        variant,
+        `${m(r.install, (x) => x.wallS).toFixed(1)} s`,
+        m(r.install, (x) => x.cpuS).toFixed(2),
+        `${m(r.upgrade, (x) => x.wallS).toFixed(1)} s`,
+        m(r.upgrade, (x) => x.cpuS).toFixed(2),
+        `${ratio('install')}×, ${ratio('upgrade')}×`,
+        `${(median(rss) / 1024).toFixed(0)} / ${(Math.max(...rss) / 1024).toFixed(0)} MiB`,
+        api,
+      ];
+    });
+    return {
+      tables: [
+        {
+          title: `helm's cost by Go runtime setting and flag: ${chart}, ${releases} releases × ${rounds} rounds, concurrency ${concurrency}`,
+          columns: [
+            'variant',
+            'install wall',
+            'install helm CPU-s',
+            'upgrade wall',
+            'upgrade helm CPU-s',
+            'CPU ratio (install, upgrade)',
+            'helm peak RSS, median / max',
+            'API requests per helm, install / upgrade (GET openapi)',
+          ],
+          rows,
+          notes: [formatFacts(facts), `Medians over ${rounds} rounds of ${releases} helm processes per burst; ratios against "${variants[0]}".`],
+        },
+      ],
+      data: Object.fromEntries(results),
+    };
   },
 };
