@@ -1,7 +1,7 @@
 import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { awaitOutcomes, systemClock, type Clock } from '../execute/await-outcome.js';
-import { isQuery, runQuery, type QueryCommand } from '../execute/queries.js';
-import { readOnce } from '../execute/find-release.js';
+import { isQuery, type QueryCommand } from '../execute/queries.js';
+import { gatedQuery } from './gated-query.js';
 import { isMutating, type MutatingCommand, type ReleaseCommand, type ReleaseRef } from '../grammar/command.js';
 import { parseReleaseCommand } from '../grammar/parse.js';
 import { releaseInputError } from './input-error.js';
@@ -65,12 +65,10 @@ export class ReleaseSession {
     // The cluster found travels with the command: a stored plan is confirmed against the same cluster.
     const located = (cluster && takesCluster(command.verb) ? { ...command, cluster } : command) as ReleaseCommand;
     if (isQuery(located)) {
-      // The gate and the answer read the release once between them, and see the same one.
-      const api = readOnce(deps.api);
-      const refused = await ports.gate.query(located, api);
-      if (refused) return this.stop(ports, refused, 'stopped');
-      const answer = await runQuery(located, { ...deps, api, ...(this.deps.fleet?.freezes ? { fleetFreezes: this.deps.fleet.freezes } : {}) }, this.now());
-      await ports.reply.answer(located.verb, cluster ? `cluster ${cluster}\n${answer}` : answer);
+      const fleetFreezes = this.deps.fleet?.freezes;
+      const result = await gatedQuery(located, ports.gate, { ...deps, ...(fleetFreezes ? { fleetFreezes } : {}) }, this.now());
+      if ('refused' in result) return this.stop(ports, result.refused, 'stopped');
+      await ports.reply.answer(located.verb, cluster ? `cluster ${cluster}\n${result.answer}` : result.answer);
       return 'done';
     }
     if (!isMutating(located)) return 'bad-input';
@@ -156,9 +154,8 @@ export class ReleaseSession {
         if (!route.ok) return `${head}\n${route.message}`;
         const one = { ...command, cluster: member.name };
         try {
-          const api = readOnce(route.deps.api);
-          const refused = await ports.gate.query(one, api);
-          return `${head}\n${refused ?? (await runQuery(one, { ...route.deps, api }, this.now()))}`;
+          const result = await gatedQuery(one, ports.gate, route.deps, this.now());
+          return `${head}\n${'refused' in result ? result.refused : result.answer}`;
         } catch (error) {
           return `${head}\ncould not be read: ${(error as Error).message}`;
         }
