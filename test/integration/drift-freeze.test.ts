@@ -2,6 +2,7 @@ import { AppsV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { releaseOperations } from '../../src/bot/execute/wiring.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
 import { isMutating, type MutatingCommand } from '../../src/bot/grammar/command.js';
 import { parseReleaseCommand } from '../../src/bot/grammar/parse.js';
 import { jsonPatch } from '../../src/core/kube/kube-clients.js';
@@ -22,7 +23,7 @@ const IMAGE_POINTER = '/spec/template/spec/containers/0/image';
 describe('drift correction under a freeze', () => {
   const { env, kubeConfig } = testEnv();
   const { namespace, ctl } = namespaceWithController('driftfreeze');
-  const { api, freezes, ops } = releaseOperations(kubeConfig, createLogger('test', 'warn'), 'helmcrew-test');
+  const { api, freezes, ops } = releaseOperations(makeKubeClients(kubeConfig), createLogger('test', 'warn'), 'helmcrew-test');
   const apps = kubeConfig.makeApiClient(AppsV1Api);
   const alice = { id: 'slack:UALICE', channel: 'C0INCIDENT' };
   let freezeName = '';

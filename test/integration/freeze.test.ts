@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { API_GROUP, API_VERSION, TEAM_PLURAL } from '../../src/api/vocabulary.js';
 import { releaseOperations } from '../../src/bot/execute/wiring.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
 import { isMutating, type MutatingCommand } from '../../src/bot/grammar/command.js';
 import { parseReleaseCommand } from '../../src/bot/grammar/parse.js';
 import { renderFreezes } from '../../src/bot/render/freezes.js';
@@ -26,7 +27,8 @@ import { runHelmcrewCli } from '../support/helmcrew-cli.js';
 describe('Freeze: the controller holds every helm action while a freeze covers the release', () => {
   const { env, kubeConfig } = testEnv();
   const { namespace, ctl } = namespaceWithController('freeze');
-  const { kube, api, freezes, ops } = releaseOperations(kubeConfig, createLogger('test', 'warn'), 'helmcrew-test');
+  const kube = makeKubeClients(kubeConfig);
+  const { api, freezes, ops } = releaseOperations(kube, createLogger('test', 'warn'), 'helmcrew-test');
   const alice = { id: 'slack:UALICE', channel: 'C0INCIDENT' };
   const team = uniqueName('frontend');
   const spec = (version: string) => ({ chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' });

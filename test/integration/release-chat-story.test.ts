@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { awaitOutcomes } from '../../src/bot/execute/await-outcome.js';
 import { releaseOperations } from '../../src/bot/execute/wiring.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
 import { isMutating, type MutatingCommand } from '../../src/bot/grammar/command.js';
 import { parseReleaseCommand } from '../../src/bot/grammar/parse.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
@@ -21,7 +22,7 @@ import { runHelmcrewCli } from '../support/helmcrew-cli.js';
 describe('/release: rollback holds until resume; freeze and unfreeze', () => {
   const { env, kubeConfig } = testEnv();
   const { namespace, ctl } = namespaceWithController('chat');
-  const { kube, api, storage, ops } = releaseOperations(kubeConfig, createLogger('test', 'warn'), 'helmcrew-test');
+  const { kube, api, storage, ops } = releaseOperations(makeKubeClients(kubeConfig), createLogger('test', 'warn'), 'helmcrew-test');
   const alice = { id: 'slack:UALICE', channel: 'C0INCIDENT' };
   const unicorn = `${namespace}/unicorn`;
 

@@ -1,9 +1,8 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
-import { makeKubeClients } from '../../core/kube/client.js';
 import { KubeEventRecorder } from '../../core/kube/event-recorder.js';
 import { FreezeApi } from '../../core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { KubeClients } from '../../core/kube/kube-clients.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import type { RequesterLedger } from '../../core/requests/requester-ledger.js';
@@ -11,15 +10,17 @@ import { SHARED_ENV } from '../../core/config/env.js';
 import { ReleaseOperations } from './operations.js';
 import type { ChangePreviews } from './preview-client.js';
 
-/** The execution path's parts, made from one KubeConfig; the terminal and the bot share it. */
+/**
+ * The execution path's parts over one cluster's clients; the terminal (client-node's) and the bot
+ * (the slim REST client the controller uses, so a bot process does not load client-node) share it.
+ */
 export function releaseOperations(
-  kubeConfig: KubeConfig,
+  kube: KubeClients,
   log: Logger,
   component: string,
   options: { previews?: ChangePreviews; timeZone?: string; requesters?: RequesterLedger } = {},
 ) {
   const { previews, requesters, timeZone = SHARED_ENV.in(process.env).text('HELMCREW_TIME_ZONE') } = options;
-  const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const freezes = new FreezeApi(kube);
   const teams = new TeamApi(kube);

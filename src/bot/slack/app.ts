@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { ConfigError } from '../../core/config/env.js';
-import { loadKubeConfig } from '../../core/kube/client.js';
+import { connectKube, slimKubeClients } from '../../core/kube/slim-clients.js';
 import { FleetKeys } from '../fleet/fleet-keys.js';
 import { FleetRouter } from '../fleet/fleet-router.js';
 import type { ClusterDeps } from '../session/fleet-routing.js';
@@ -117,12 +117,11 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
   await checkBotToken(config);
   const clientOptions = config.slackApiUrl ? { slackApiUrl: config.slackApiUrl } : {};
   const web = new WebClient(config.botToken, clientOptions);
-  const kubeConfig = loadKubeConfig(config.kubeconfig);
   const redis = connectRedis(config.redisUrl, { maxRetriesPerRequest: 3 });
   // The controller renders what a change would do (core/preview); asked over the shared queue prefix.
   const previewConnection = connectRedis(config.redisUrl);
   const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);
-  const { kube, api, freezes, storage, ops, events } = releaseOperations(kubeConfig, log, 'helmcrew-bot', {
+  const { kube, api, freezes, storage, ops, events } = releaseOperations(slimKubeClients(connectKube(config.kubeconfig)), log, 'helmcrew-bot', {
     previews,
     timeZone: config.timeZone,
     // Who asked, from the signed request, for the controller's reports (core/requests).

@@ -6,7 +6,7 @@ import type { SessionConfig } from '../../bot/session/config.js';
 import type { SessionEnd, SessionPorts } from '../../bot/session/ports.js';
 import { ReleaseSession } from '../../bot/session/release-session.js';
 import { apiErrorMessage, apiStatusCode } from '../../core/kube/errors.js';
-import { loadKubeConfig } from '../../core/kube/client.js';
+import { loadKubeConfig, makeKubeClients } from '../../core/kube/client.js';
 import { createLogger, logLevel } from '../../core/log.js';
 
 const EXIT: Record<SessionEnd, number> = { done: 0, 'bad-input': 2, 'not-done': 1 };
@@ -22,7 +22,7 @@ export async function runTerminalSession(line: string, config: SessionConfig, op
   // With REDIS_URL the controller answers what a change would do; without it plans show the rest.
   // Redis and BullMQ are loaded only then.
   const redis = config.redisUrl ? await previewParts(config.redisUrl, config) : undefined;
-  const parts = releaseOperations(kubeConfig, createLogger('release', logLevel('warn')), 'helmcrew-cli', {
+  const parts = releaseOperations(makeKubeClients(kubeConfig), createLogger('release', logLevel('warn')), 'helmcrew-cli', {
     previews: redis?.previews,
     // Who asked, for the controller's reports: the API server's answer about this kubeconfig's user.
     ...(redis ? { requesters: redis.requesters } : {}),
