@@ -13,6 +13,8 @@ export const RESULTS_MD = join(REPO_ROOT, 'bench', 'RESULTS.md');
 const ORDER = ['burst', 'at-rest', 'ack-latency', 'notify-latency'];
 
 const machineText = (r: BenchResult) => `${r.machine.cpuModel}, ${r.machine.cores} cores, ${r.machine.memoryMiB} MiB memory`;
+/** The same kind of machine: its memory in whole GiB, since MemTotal moves by a MiB or two between boots (the kernel's own reservations). */
+const machineKind = (r: BenchResult) => `${r.machine.cpuModel}, ${r.machine.cores} cores, ${Math.round(r.machine.memoryMiB / 1024)} GiB memory`;
 const utc = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
 /**
@@ -27,7 +29,7 @@ export function checkOneRun(results: Array<{ file: string; result: BenchResult }
       throw new Error(
         `${file} measured commit ${result.commit}, ${first!.file} ${first!.result.commit}: RESULTS.md shows one commit; run the stale one again or remove it`,
       );
-    if (machineText(result) !== machineText(first!.result))
+    if (machineKind(result) !== machineKind(first!.result))
       throw new Error(
         `${file} ran on ${machineText(result)}, ${first!.file} on ${machineText(first!.result)}: RESULTS.md shows one machine; run the stale one again or remove it`,
       );

@@ -98,6 +98,11 @@ describe('bench report: RESULTS.md from the JSON results', () => {
       other: sample({ name: 'ack-latency', machine: { ...sample().machine, cpuModel: 'Intel Xeon' } }),
       want: 'b.json ran on Intel Xeon, 2 cores, 24105 MiB memory, a.json on AMD EPYC 7B13',
     },
+    {
+      name: 'two sizes of memory',
+      other: sample({ name: 'ack-latency', machine: { ...sample().machine, memoryMiB: 32_000 } }),
+      want: 'b.json ran on AMD EPYC 7B13, 2 cores, 32000 MiB memory, a.json on AMD EPYC 7B13, 2 cores, 24105 MiB memory',
+    },
   ])('RESULTS.md shows one run: refuses $name', ({ other, want }) => {
     expect(() =>
       checkOneRun([
@@ -105,6 +110,16 @@ describe('bench report: RESULTS.md from the JSON results', () => {
         { file: 'b.json', result: other },
       ]),
     ).toThrow(want);
+  });
+
+  it('one machine across boots: MemTotal a MiB apart is the same machine', () => {
+    const rebooted = sample({ name: 'ack-latency', machine: { ...sample().machine, memoryMiB: 24106 } });
+    expect(() =>
+      checkOneRun([
+        { file: 'a.json', result: sample() },
+        { file: 'b.json', result: rebooted },
+      ]),
+    ).not.toThrow();
   });
 
   it('refuses to write a report from no results', () => {
