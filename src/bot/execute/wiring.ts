@@ -2,7 +2,6 @@ import { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import { KubeEventRecorder } from '../../core/kube/event-recorder.js';
 import { FreezeApi } from '../../core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
-import type { KubeClients } from '../../core/kube/kube-clients.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import type { RequesterLedger } from '../../core/requests/requester-ledger.js';
@@ -15,7 +14,8 @@ import type { ChangePreviews } from './preview-client.js';
  * (the slim REST client the controller uses, so a bot process does not load client-node) share it.
  */
 export function releaseOperations(
-  kube: KubeClients,
+  // The clients the cluster's APIs are built on (the bot layer names no raw client: layers.test.ts).
+  kube: ConstructorParameters<typeof HelmReleaseApi>[0],
   log: Logger,
   component: string,
   options: { previews?: ChangePreviews; timeZone?: string; requesters?: RequesterLedger } = {},
