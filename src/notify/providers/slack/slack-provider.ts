@@ -8,7 +8,7 @@
  * RetryableDeliveryError (with Slack's Retry-After), and a redelivered notification changes
  * nothing twice.
  */
-import { LogLevel, WebClient, type KnownBlock, type Logger as SlackLogger } from '@slack/web-api';
+import type { KnownBlock, WebClient } from '@slack/web-api';
 import type { ChannelRef, NotificationProvider, Pace, PacedCall, ReleaseNotification } from '../../contract.js';
 import { RetryableDeliveryError, StepAsideError } from '../../contract.js';
 import type { Logger } from '../../../core/log.js';
@@ -26,6 +26,7 @@ import {
   type OperationState,
 } from './operation-state.js';
 import { renderOperationMessage, renderThreadReply, type Block, type RenderedMessage } from './render.js';
+import { asSlackBlocks, messageBody, notifyWebClient } from './web-client.js';
 import { slackErrorCode, toDeliveryError } from './slack-errors.js';
 import { isProposalNotification, proposalMessageFor, type ProposalRecords, type ProposalRecordsFor } from './proposal-view.js';
 import { withMessage } from '../../../core/proposals/proposal.js';
@@ -70,14 +71,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       burst: options.config.updateBurst ?? DEFAULT_UPDATE_BURST,
     };
     this.outcomeWaitMs = options.config.outcomeWaitMs ?? DEFAULT_OUTCOME_WAIT_MS;
-    this.web = new WebClient(this.token, {
-      ...(options.config.apiUrl ? { slackApiUrl: options.config.apiUrl } : {}),
-      // The notify queue retries (with backoff, in order per release); the client must not.
-      retryConfig: { retries: 0 },
-      rejectRateLimitedCalls: true,
-      timeout: options.config.timeoutMs,
-      logger: webClientLogger(this.log),
-    });
+    this.web = notifyWebClient(options.config, this.log);
   }
 
   /** A post and a thread reply are messages in the channel, an edit a call of the workspace's chat.update tier: each is paced on its own. */
@@ -289,28 +283,4 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       throw toDeliveryError(error, what, [this.token]);
     }
   }
-}
-
-/** The message's content: the summary as text, the blocks inside an attachment for the colour bar. */
-function messageBody(rendered: RenderedMessage) {
-  return { text: rendered.text, attachments: [{ color: rendered.color, fallback: rendered.text, blocks: asSlackBlocks(rendered.blocks) }] };
-}
-
-/** The renderer builds plain JSON (checked against Slack's limits by the tests), not the SDK's types. */
-function asSlackBlocks(blocks: Block[]): KnownBlock[] {
-  return blocks as unknown as KnownBlock[];
-}
-
-/** WebClient's own log lines go to ours at warn and above (they never include the token). */
-function webClientLogger(log: Logger): SlackLogger {
-  const child = log.child({ component: 'slack-web-api' });
-  return {
-    debug: () => undefined,
-    info: () => undefined,
-    warn: (...msg: unknown[]) => child.warn(msg.map(String).join(' ')),
-    error: (...msg: unknown[]) => child.error(msg.map(String).join(' ')),
-    setLevel: () => undefined,
-    getLevel: () => LogLevel.WARN,
-    setName: () => undefined,
-  };
 }
