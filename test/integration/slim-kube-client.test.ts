@@ -101,7 +101,7 @@ describe('the slim Kubernetes client (controller and notify)', () => {
       namespace,
       body: { metadata: { name: 'values-source', labels: { team: 'web' } }, data: { 'values.yaml': 'eA==' } },
     });
-    const informer = makeMetadataInformer(rest, `/api/v1/namespaces/${namespace}/secrets`, () => undefined, NOT_HELM_RECORDS);
+    const informer = makeMetadataInformer(rest, `/api/v1/namespaces/${namespace}/secrets`, NOT_HELM_RECORDS);
     const added: string[] = [];
     informer.on('add', (obj) => added.push(obj.metadata?.name ?? ''));
     await informer.start();

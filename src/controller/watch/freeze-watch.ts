@@ -9,9 +9,8 @@ import type { Logger } from '../../core/log.js';
 import { freezesHolding, nextFreezeChange, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import { heldPeriodStart, withHeldRelease } from '../status/freeze-held.js';
 import type { ReleaseFacts } from '../../core/release/team-releases.js';
-import { retryDelayMs } from '../queue/retry-policy.js';
-import { RestartTimers } from './restart-timers.js';
 import type { FreezeView } from '../reconcile/ports/context.js';
+import { KeptWatch } from './kept-watch.js';
 import { ListWatch, restWatch, type Listed } from './list-watch.js';
 
 type Kind = 'freezes' | 'teams';
@@ -24,10 +23,9 @@ type Kind = 'freezes' | 'teams';
  * holds it any more.
  */
 export class FreezeWatch implements FreezeView {
-  private readonly slots = new Map<Kind, { informer?: ListWatch<KubernetesObject>; synced: boolean; failures: number }>();
+  private readonly slots = new Map<Kind, KeptWatch>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
-  private readonly restarts = new RestartTimers<Kind>();
 
   constructor(
     private readonly opts: {
@@ -40,27 +38,26 @@ export class FreezeWatch implements FreezeView {
       onFailure?: (error: unknown) => void;
     },
   ) {
-    for (const kind of ['freezes', 'teams'] as const) this.slots.set(kind, { synced: false, failures: 0 });
+    for (const kind of ['freezes', 'teams'] as const) this.slots.set(kind, this.watchOf(kind));
   }
 
   async start(): Promise<void> {
-    await Promise.all([...this.slots.keys()].map((kind) => this.startSlot(kind)));
+    await Promise.all([...this.slots.values()].map((watch) => watch.start()));
   }
 
   /** The API server answers again: watches waiting out a backoff restart now; resolves once they listed. */
-  retryNow(): Promise<void> {
-    return this.restarts.now();
+  async retryNow(): Promise<void> {
+    await Promise.all([...this.slots.values()].map((watch) => watch.retryNow()));
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.restarts.clear();
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all([...this.slots.values()].map(async (slot) => slot.informer?.stop().catch(() => undefined)));
+    await Promise.all([...this.slots.values()].map((watch) => watch.stop()));
   }
 
   get ready(): boolean {
-    return [...this.slots.values()].every((slot) => slot.synced);
+    return [...this.slots.values()].every((watch) => watch.synced);
   }
 
   holding(release: ReleaseFacts, now: Date): HoldingFreeze[] | undefined {
@@ -84,63 +81,44 @@ export class FreezeWatch implements FreezeView {
     return (this.slots.get('teams')?.informer?.list() ?? []) as unknown as Team[];
   }
 
-  private async startSlot(kind: Kind): Promise<void> {
-    if (this.stopped) return;
-    const slot = this.slots.get(kind)!;
+  private watchOf(kind: Kind): KeptWatch {
     const plural = kind === 'freezes' ? FREEZE_PLURAL : TEAM_PLURAL;
     const list = this.opts.list[kind] as () => Promise<Listed<KubernetesObject>>;
-    const informer = new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, `/apis/${API_GROUP}/${API_VERSION}/${plural}`));
-    slot.informer = informer;
-    const current = () => slot.informer === informer && !this.stopped;
-    const changed = (what: string) => (obj: KubernetesObject) => {
-      if (current() && slot.synced) this.changed(`${kind === 'freezes' ? 'freeze' : 'team'} ${obj.metadata?.name ?? ''} ${what}`);
-    };
-    // Only what can change whom a freeze holds: its spec (the generation) or its deletion. The
-    // controller's own status.held writes and the bot's annotations would otherwise wake every held release.
-    const seen = new Map<string, string>();
-    const identity = (obj: KubernetesObject) => `${obj.metadata?.generation ?? ''}/${String(obj.metadata?.deletionTimestamp ?? '')}`;
-    const remember = (obj: KubernetesObject) => seen.set(obj.metadata?.name ?? '', identity(obj));
-    informer.on('add', (obj) => {
-      remember(obj);
-      changed('added')(obj);
-    });
-    informer.on('update', (obj) => {
-      const name = obj.metadata?.name ?? '';
-      if (kind === 'freezes' && seen.get(name) === identity(obj)) return;
-      remember(obj);
-      changed('changed')(obj);
-    });
-    informer.on('delete', changed('deleted'));
-    informer.on('synced', () => {
-      if (!current()) return;
-      const first = !slot.synced;
-      slot.synced = true;
-      slot.failures = 0;
+    const noun = kind === 'freezes' ? 'freeze' : 'team';
+    return new KeptWatch({
+      make: () => new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, `/apis/${API_GROUP}/${API_VERSION}/${plural}`)),
+      wire: (informer, current) => {
+        const watch = this.slots.get(kind)!;
+        const changed = (what: string) => (obj: KubernetesObject) => {
+          if (current() && watch.synced) this.changed(`${noun} ${obj.metadata?.name ?? ''} ${what}`);
+        };
+        // Only what can change whom a freeze holds: its spec (the generation) or its deletion. The
+        // controller's own status.held writes and the bot's annotations would otherwise wake every held release.
+        const seen = new Map<string, string>();
+        const identity = (obj: KubernetesObject) => `${obj.metadata?.generation ?? ''}/${String(obj.metadata?.deletionTimestamp ?? '')}`;
+        const remember = (obj: KubernetesObject) => seen.set(obj.metadata?.name ?? '', identity(obj));
+        informer.on('add', (obj) => {
+          remember(obj);
+          changed('added')(obj);
+        });
+        informer.on('update', (obj) => {
+          const name = obj.metadata?.name ?? '';
+          if (kind === 'freezes' && seen.get(name) === identity(obj)) return;
+          remember(obj);
+          changed('changed')(obj);
+        });
+        informer.on('delete', changed('deleted'));
+      },
       // A relist after an outage may have missed a deletion: let held releases look again.
-      this.changed(first ? `${kind} listed` : `${kind} relisted`);
+      onListed: (first) => this.changed(first ? `${kind} listed` : `${kind} relisted`),
+      onFailure: (error, delayMs) => {
+        const message = isNotFound(error)
+          ? `the ${kind === 'freezes' ? 'Freeze' : 'Team'} CRD is not installed; install it with \`helmcrew crds apply\` (helm actions wait until freezes can be read)`
+          : `${kind} watch failed; restarting (helm actions wait until freezes can be read)`;
+        this.opts.log.error({ kind, delayMs, error: apiErrorMessage(error) }, message);
+        this.opts.onFailure?.(error);
+      },
     });
-    informer.on('error', (error) => current() && this.restartLater(kind, error));
-    try {
-      await informer.start();
-    } catch (error) {
-      if (current()) this.restartLater(kind, error);
-    }
-  }
-
-  private restartLater(kind: Kind, error: unknown): void {
-    const slot = this.slots.get(kind)!;
-    const stale = slot.informer;
-    slot.informer = undefined;
-    slot.synced = false;
-    void stale?.stop().catch(() => undefined);
-    slot.failures += 1;
-    const delay = retryDelayMs(slot.failures, 1000, 30_000);
-    const message = isNotFound(error)
-      ? `the ${kind === 'freezes' ? 'Freeze' : 'Team'} CRD is not installed; install it with \`helmcrew crds apply\` (helm actions wait until freezes can be read)`
-      : `${kind} watch failed; restarting (helm actions wait until freezes can be read)`;
-    this.opts.log.error({ kind, delayMs: delay, error: apiErrorMessage(error) }, message);
-    this.opts.onFailure?.(error);
-    this.restarts.later(kind, delay, () => this.startSlot(kind));
   }
 
   private changed(reason: string): void {

@@ -42,7 +42,7 @@ const keyOf = (obj: KubernetesObject) => sharedString(`${obj.metadata?.namespace
  * A small informer: list, then watch from the list's resourceVersion (with bookmarks), keeping
  * a cache. A watch the server ends is resumed from the last resourceVersion seen; 410 Gone
  * relists and reports only the differences. Any other failure is reported once through `error`
- * and ends this ListWatch: its owner replaces it (InformerSupervisor, ValuesSourceWatch).
+ * and ends this ListWatch: its owner replaces it (kept-watch.ts, InformerSupervisor).
  *
  * start() rejects when the first list fails (client-node's resolves, which hid failures).
  */

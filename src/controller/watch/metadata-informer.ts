@@ -12,14 +12,10 @@ const META_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v
 
 export type MetadataInformer = ListWatch<KubernetesObject>;
 
-/**
- * `onListed` runs after each successful list, once the listed objects have been reported.
- * `labelSelector` narrows list and watch alike (the server filters; nothing else is sent).
- */
+/** `labelSelector` narrows list and watch alike (the server filters; nothing else is sent). */
 export function makeMetadataInformer(
   rest: KubeRest,
   path: string,
-  onListed: () => void,
   labelSelector?: string,
   keep: (obj: KubernetesObject) => KubernetesObject = identityOnly,
 ): MetadataInformer {
@@ -27,9 +23,7 @@ export function makeMetadataInformer(
     const listed = await rest.request<Listed<KubernetesObject>>({ method: 'GET', path, query: { labelSelector }, accept: META_LIST, timeoutMs: 30_000 });
     return { metadata: listed.metadata ?? {}, items: listed.items ?? [] };
   };
-  const informer = new ListWatch<KubernetesObject>(list, restWatch(rest, path, META_OBJECT, labelSelector), keep);
-  informer.on('synced', onListed);
-  return informer;
+  return new ListWatch<KubernetesObject>(list, restWatch(rest, path, META_OBJECT, labelSelector), keep);
 }
 
 /**

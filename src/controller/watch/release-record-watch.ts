@@ -3,9 +3,8 @@ import type { Logger } from '../../core/log.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { recordFingerprint, watchCovers, type RecordRef, type Watched } from '../reconcile/decide/settled-records.js';
-import { retryDelayMs } from '../queue/retry-policy.js';
-import { makeMetadataInformer, type MetadataInformer } from './metadata-informer.js';
-import { RestartTimers } from './restart-timers.js';
+import { KeptWatch } from './kept-watch.js';
+import { makeMetadataInformer } from './metadata-informer.js';
 import { sharedString } from './shared-strings.js';
 
 /** Helm's release records and nothing else (the values-source watch leaves exactly these out). */
@@ -13,9 +12,7 @@ export const HELM_RECORDS = 'owner=helm';
 
 interface Slot {
   scope: string;
-  informer?: MetadataInformer;
-  synced: boolean;
-  failures: number;
+  watch: KeptWatch;
   /** namespace/release name → record Secret name → its version (SUPERSEDED in front for a superseded record: one Map per release, no object per record). */
   byRelease: Map<string, Map<string, string>>;
 }
@@ -32,8 +29,6 @@ const SUPERSEDED = '~';
  */
 export class ReleaseRecordWatch {
   private readonly slots: Slot[] = [];
-  private readonly restarts = new RestartTimers<Slot>();
-  private stopped = false;
 
   constructor(
     private readonly opts: {
@@ -49,30 +44,29 @@ export class ReleaseRecordWatch {
 
   async start(): Promise<void> {
     const scopes = this.opts.namespaces.length > 0 ? this.opts.namespaces : [''];
-    for (const scope of scopes) this.slots.push({ scope, synced: false, failures: 0, byRelease: new Map() });
-    await Promise.all(this.slots.map((slot) => this.startSlot(slot)));
+    for (const scope of scopes) this.slots.push(this.slotOf(scope));
+    await Promise.all(this.slots.map((slot) => slot.watch.start()));
   }
 
-  retryNow(): Promise<void> {
-    return this.restarts.now();
+  async retryNow(): Promise<void> {
+    await Promise.all(this.slots.map((slot) => slot.watch.retryNow()));
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.restarts.clear();
-    await Promise.all(this.slots.map(async (slot) => slot.informer?.stop().catch(() => undefined)));
+    await Promise.all(this.slots.map((slot) => slot.watch.stop()));
   }
 
   /** What the watch says of a release's records now (the non-superseded ones, as the check's LIST selects). */
   watched(namespace: string, releaseName: string): Watched | undefined {
     const slot = this.slotFor(namespace);
-    if (!slot?.informer || !slot.synced) return undefined;
+    const informer = slot?.watch.informer;
+    if (!slot || !informer) return undefined;
     const records = slot.byRelease.get(`${namespace}/${releaseName}`) ?? [];
     // The check's LIST leaves superseded records out (status!=superseded): so does what it is compared with.
     const refs: RecordRef[] = [...records]
       .filter(([, version]) => !version.startsWith(SUPERSEDED))
       .map(([name, resourceVersion]) => ({ name, resourceVersion }));
-    return { fingerprint: recordFingerprint(refs), heardAgoMs: Date.now() - slot.informer.lastHeardMs };
+    return { fingerprint: recordFingerprint(refs), heardAgoMs: Date.now() - informer.lastHeardMs };
   }
 
   /**
@@ -81,7 +75,8 @@ export class ReleaseRecordWatch {
    */
   recordNames(namespace: string, releaseName: string, notOlderThan: string | undefined, withoutSuperseded: boolean): string[] | undefined {
     const slot = this.slotFor(namespace);
-    if (!slot?.informer || !slot.synced || !watchCovers(slot.informer.seenVersion, notOlderThan)) return undefined;
+    const informer = slot?.watch.informer;
+    if (!slot || !informer || !watchCovers(informer.seenVersion, notOlderThan)) return undefined;
     const records = slot.byRelease.get(`${namespace}/${releaseName}`) ?? [];
     return [...records].filter(([, version]) => !withoutSuperseded || !version.startsWith(SUPERSEDED)).map(([name]) => name);
   }
@@ -92,50 +87,30 @@ export class ReleaseRecordWatch {
 
   /** How many record Secrets the watch holds (for the bench's memory per release). */
   get size(): number {
-    return this.slots.reduce((n, slot) => n + (slot.informer?.list().length ?? 0), 0);
+    return this.slots.reduce((n, slot) => n + (slot.watch.informer?.list().length ?? 0), 0);
   }
 
-  private async startSlot(slot: Slot): Promise<void> {
-    if (this.stopped) return;
-    const path = slot.scope ? `/api/v1/namespaces/${slot.scope}/secrets` : '/api/v1/secrets';
-    slot.byRelease = new Map();
-    slot.synced = false;
-    this.opts.onReset?.(slot.scope);
-    const informer = makeMetadataInformer(
-      this.opts.rest,
-      path,
-      () => {
-        if (slot.informer !== informer) return;
-        slot.synced = true;
-        slot.failures = 0;
-      },
-      HELM_RECORDS,
-      nameAndLabels,
-    );
-    slot.informer = informer;
-    const current = () => slot.informer === informer && !this.stopped;
-    informer.on('add', (obj) => current() && this.seen(slot, obj, false));
-    informer.on('update', (obj) => current() && this.seen(slot, obj, false));
-    informer.on('delete', (obj) => current() && this.seen(slot, obj, true));
-    informer.on('error', (error) => {
-      if (current()) this.restartLater(slot, error);
-    });
-    try {
-      await informer.start();
-    } catch (error) {
-      if (current()) this.restartLater(slot, error);
-    }
-  }
-
-  private restartLater(slot: Slot, error: unknown): void {
-    const stale = slot.informer;
-    slot.informer = undefined;
-    slot.synced = false;
-    void stale?.stop().catch(() => undefined);
-    slot.failures += 1;
-    const delay = retryDelayMs(slot.failures, 1000, 30_000);
-    this.opts.log.warn({ scope: slot.scope || 'all namespaces', delayMs: delay, error: apiErrorMessage(error) }, 'release record watch failed; restarting');
-    this.restarts.later(slot, delay, () => this.startSlot(slot));
+  private slotOf(scope: string): Slot {
+    const path = scope ? `/api/v1/namespaces/${scope}/secrets` : '/api/v1/secrets';
+    const slot: Slot = {
+      scope,
+      byRelease: new Map(),
+      watch: new KeptWatch({
+        make: () => makeMetadataInformer(this.opts.rest, path, HELM_RECORDS, nameAndLabels),
+        beforeStart: () => {
+          slot.byRelease = new Map();
+          this.opts.onReset?.(scope);
+        },
+        wire: (informer, current) => {
+          informer.on('add', (obj) => current() && this.seen(slot, obj, false));
+          informer.on('update', (obj) => current() && this.seen(slot, obj, false));
+          informer.on('delete', (obj) => current() && this.seen(slot, obj, true));
+        },
+        onFailure: (error, delayMs) =>
+          this.opts.log.warn({ scope: scope || 'all namespaces', delayMs, error: apiErrorMessage(error) }, 'release record watch failed; restarting'),
+      }),
+    };
+    return slot;
   }
 
   private seen(slot: Slot, obj: KubernetesObject, deleted: boolean): void {

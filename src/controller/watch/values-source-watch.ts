@@ -3,9 +3,8 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Logger } from '../../core/log.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
-import { retryDelayMs } from '../queue/retry-policy.js';
-import { RestartTimers } from './restart-timers.js';
-import { makeMetadataInformer, type MetadataInformer } from './metadata-informer.js';
+import { KeptWatch } from './kept-watch.js';
+import { makeMetadataInformer } from './metadata-informer.js';
 import { releasesUsingValuesSource, valuesSourceChanged } from './values-source-map.js';
 
 type SourceKind = 'ConfigMap' | 'Secret';
@@ -24,10 +23,8 @@ export const NOT_HELM_RECORDS = 'owner!=helm';
  * Errors restart the informer with backoff; a failing watch only delays, it never stops the controller.
  */
 export class ValuesSourceWatch {
-  private readonly informers: Array<{ kind: SourceKind; scope: string; informer?: MetadataInformer; synced: boolean; failures: number }> = [];
+  private readonly watches: KeptWatch[] = [];
   private readonly versions = new Map<string, string | undefined>();
-  private readonly restarts = new RestartTimers<(typeof this.informers)[number]>();
-  private stopped = false;
 
   constructor(
     private readonly opts: {
@@ -41,68 +38,36 @@ export class ValuesSourceWatch {
 
   async start(): Promise<void> {
     const scopes = this.opts.namespaces.length > 0 ? this.opts.namespaces : [''];
-    for (const scope of scopes) for (const kind of ['ConfigMap', 'Secret'] as const) this.informers.push({ kind, scope, synced: false, failures: 0 });
-    await Promise.all(this.informers.map((slot) => this.startSlot(slot)));
+    for (const scope of scopes) for (const kind of ['ConfigMap', 'Secret'] as const) this.watches.push(this.watchOf(kind, scope));
+    await Promise.all(this.watches.map((watch) => watch.start()));
   }
 
   /** The API server answers again: watches waiting out a backoff restart now. */
-  retryNow(): Promise<void> {
-    return this.restarts.now();
+  async retryNow(): Promise<void> {
+    await Promise.all(this.watches.map((watch) => watch.retryNow()));
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.restarts.clear();
-    await Promise.all(
-      this.informers.map(async (slot) => {
-        await slot.informer?.stop().catch(() => undefined);
-      }),
-    );
+    await Promise.all(this.watches.map((watch) => watch.stop()));
   }
 
-  private async startSlot(slot: (typeof this.informers)[number]): Promise<void> {
-    if (this.stopped) return;
-    const path = slot.scope ? `/api/v1/namespaces/${slot.scope}/${PLURAL[slot.kind]}` : `/api/v1/${PLURAL[slot.kind]}`;
-    const informer = makeMetadataInformer(
-      this.opts.rest,
-      path,
-      () => {
-        if (slot.informer !== informer) return;
-        slot.synced = true;
-        slot.failures = 0;
+  private watchOf(kind: SourceKind, scope: string): KeptWatch {
+    const path = scope ? `/api/v1/namespaces/${scope}/${PLURAL[kind]}` : `/api/v1/${PLURAL[kind]}`;
+    const watch: KeptWatch = new KeptWatch({
+      make: () => makeMetadataInformer(this.opts.rest, path, NOT_HELM_RECORDS),
+      wire: (informer, current) => {
+        // Until the first list is done, an add is what was there before, not a change (valuesSourceChanged).
+        const handle = (event: 'add' | 'update' | 'delete') => (obj: KubernetesObject) => {
+          if (current()) this.seen(kind, event, watch.synced, obj);
+        };
+        informer.on('add', handle('add'));
+        informer.on('update', handle('update'));
+        informer.on('delete', handle('delete'));
       },
-      NOT_HELM_RECORDS,
-    );
-    slot.informer = informer;
-    slot.synced = false;
-    const current = () => slot.informer === informer && !this.stopped;
-    const handle = (event: 'add' | 'update' | 'delete') => (obj: KubernetesObject) => {
-      if (current()) this.seen(slot.kind, event, slot.synced, obj);
-    };
-    informer.on('add', handle('add'));
-    informer.on('update', handle('update'));
-    informer.on('delete', handle('delete'));
-    informer.on('error', (error) => {
-      if (current()) this.restartLater(slot, error);
+      onFailure: (error, delayMs) =>
+        this.opts.log.warn({ kind, scope: scope || 'all namespaces', delayMs, error: apiErrorMessage(error) }, 'valuesFrom watch failed; restarting'),
     });
-    try {
-      await informer.start();
-    } catch (error) {
-      if (current()) this.restartLater(slot, error);
-    }
-  }
-
-  private restartLater(slot: (typeof this.informers)[number], error: unknown): void {
-    const stale = slot.informer;
-    slot.informer = undefined;
-    void stale?.stop().catch(() => undefined);
-    slot.failures += 1;
-    const delay = retryDelayMs(slot.failures, 1000, 30_000);
-    this.opts.log.warn(
-      { kind: slot.kind, scope: slot.scope || 'all namespaces', delayMs: delay, error: apiErrorMessage(error) },
-      'valuesFrom watch failed; restarting',
-    );
-    this.restarts.later(slot, delay, () => this.startSlot(slot));
+    return watch;
   }
 
   private seen(kind: SourceKind, event: 'add' | 'update' | 'delete', synced: boolean, obj: KubernetesObject): void {

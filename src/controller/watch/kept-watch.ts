@@ -1,0 +1,98 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { retryDelayMs } from '../queue/retry-policy.js';
+import type { ListWatch } from './list-watch.js';
+
+export interface KeptWatchOptions<T extends KubernetesObject> {
+  /** A fresh informer for each start. */
+  make: () => ListWatch<T>;
+  /** Attaches the owner's handlers; `current()` is false once this informer was replaced or stopped. */
+  wire: (informer: ListWatch<T>, current: () => boolean) => void;
+  /** Before each start: what the owner built from the last informer is stale. */
+  beforeStart?: () => void;
+  /** After each list; `first`: the first since the start or since a failure. */
+  onListed?: (first: boolean) => void;
+  /** A list or watch failed; a fresh informer starts after `delayMs` (the owner logs it). */
+  onFailure: (error: unknown, delayMs: number) => void;
+}
+
+/**
+ * One informer kept running. A ListWatch reports a failed list or watch once and stops, so this
+ * stops it and starts a fresh one after a backoff (1 s doubling to 30 s, back to 1 s after a good
+ * list). Events of a replaced informer are dropped (`current()`), so a restart cannot cause another.
+ * What it knows is withdrawn at a failure (`informer` undefined until a fresh one has listed), as
+ * the record, values-source and freeze watches want; the HelmRelease informers keep serving their
+ * last list through an outage instead (informer-supervisor.ts).
+ */
+export class KeptWatch<T extends KubernetesObject = KubernetesObject> {
+  private running?: ListWatch<T>;
+  private listed = false;
+  private failures = 0;
+  private stopped = false;
+  private pending?: NodeJS.Timeout;
+
+  constructor(private readonly opts: KeptWatchOptions<T>) {}
+
+  /** The informer, once it has listed and until it fails: undefined while what it would say is not known. */
+  get informer(): ListWatch<T> | undefined {
+    return this.listed ? this.running : undefined;
+  }
+
+  get synced(): boolean {
+    return this.listed;
+  }
+
+  /** Starts a fresh informer; resolves when its first list is done or has failed. */
+  async start(): Promise<void> {
+    this.cancelPending();
+    if (this.stopped) return;
+    void this.running?.stop().catch(() => undefined);
+    this.listed = false;
+    this.opts.beforeStart?.();
+    const informer = this.opts.make();
+    this.running = informer;
+    const current = () => this.running === informer && !this.stopped;
+    this.opts.wire(informer, current);
+    informer.on('synced', () => {
+      if (!current()) return;
+      const first = !this.listed;
+      this.listed = true;
+      this.failures = 0;
+      this.opts.onListed?.(first);
+    });
+    informer.on('error', (error) => current() && this.restartLater(error));
+    try {
+      await informer.start();
+    } catch (error) {
+      if (current()) this.restartLater(error);
+    }
+  }
+
+  /** A restart waiting out its backoff runs now (the API server answers again); resolves once it listed or failed. */
+  async retryNow(): Promise<void> {
+    if (this.pending) await this.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.cancelPending();
+    await this.running?.stop().catch(() => undefined);
+  }
+
+  private restartLater(error: unknown): void {
+    const stale = this.running;
+    this.running = undefined;
+    this.listed = false;
+    void stale?.stop().catch(() => undefined);
+    this.failures += 1;
+    const delay = retryDelayMs(this.failures, 1000, 30_000);
+    this.opts.onFailure(error, delay);
+    this.cancelPending();
+    this.pending = setTimeout(() => void this.start(), delay);
+    this.pending.unref();
+  }
+
+  private cancelPending(): void {
+    if (this.pending) clearTimeout(this.pending);
+    this.pending = undefined;
+  }
+}
