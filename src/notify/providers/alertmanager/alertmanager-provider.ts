@@ -1,8 +1,9 @@
-import { PermanentDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
+import { type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
 import type { MSTeamsConfig } from '../msteams/msteams-provider.js';
 import { statusLink } from '../msteams/card.js';
 import { postForDelivery, type SigningKeys } from '../webhook.js';
 import { alertsFor, DEFAULT_TOKEN_KEY } from './alert.js';
+import { channelSecretText } from '../channel-secret.js';
 
 type AlertmanagerRef = Extract<ChannelRef, { kind: 'alertmanager' }>;
 
@@ -34,11 +35,7 @@ export class AlertmanagerProvider implements NotificationProvider<AlertmanagerRe
     if (!alerts) return; // neither a failure nor a recovery: nothing for Alertmanager
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'helmcrew-notify' };
     if (channel.secretRef) {
-      const token = (await this.keys.read(channel.secretRef, DEFAULT_TOKEN_KEY))?.toString('utf8').trim();
-      if (!token) {
-        const { namespace = 'default', name, key = DEFAULT_TOKEN_KEY } = channel.secretRef;
-        throw new PermanentDeliveryError('secret_not_found', `the Alertmanager token (Secret ${namespace}/${name}, key ${key}) does not exist`);
-      }
+      const token = await channelSecretText(this.keys, channel.secretRef, DEFAULT_TOKEN_KEY, 'the Alertmanager token');
       headers.authorization = `Bearer ${token}`;
     }
     await postForDelivery(alertsEndpoint(channel.url), {

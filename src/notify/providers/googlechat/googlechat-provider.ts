@@ -3,6 +3,7 @@ import { postsCard, statusLink } from '../msteams/card.js';
 import type { MSTeamsConfig } from '../msteams/msteams-provider.js';
 import { originOf, parseRetryAfter, webhookVerdict, type SigningKeys } from '../webhook.js';
 import { DEFAULT_URL_KEY, googleChatMessage, threadedWebhookUrl } from './message.js';
+import { channelSecretText } from '../channel-secret.js';
 
 type GoogleChatRef = Extract<ChannelRef, { kind: 'googlechat' }>;
 
@@ -51,11 +52,7 @@ export class GoogleChatProvider implements NotificationProvider<GoogleChatRef> {
 
   async deliver(notification: ReleaseNotification, channel: GoogleChatRef): Promise<void> {
     if (!postsCard(notification)) return;
-    const written = (await this.keys.read(channel.secretRef, DEFAULT_URL_KEY))?.toString('utf8').trim();
-    if (!written) {
-      const { namespace = 'default', name, key = DEFAULT_URL_KEY } = channel.secretRef;
-      throw new PermanentDeliveryError('secret_not_found', `the Google Chat webhook URL (Secret ${namespace}/${name}, key ${key}) does not exist`);
-    }
+    const written = await channelSecretText(this.keys, channel.secretRef, DEFAULT_URL_KEY, 'the Google Chat webhook URL');
     const url = threadedWebhookUrl(written);
     if (!url) throw new PermanentDeliveryError('invalid_url', 'the Google Chat webhook URL in the Secret is not an http(s) URL');
     const origin = originOf(url);

@@ -3,6 +3,7 @@ import type { MSTeamsConfig } from '../msteams/msteams-provider.js';
 import { statusLink } from '../msteams/card.js';
 import { originOf, parseRetryAfter, webhookVerdict, type SigningKeys } from '../webhook.js';
 import { DEFAULT_TOKEN_KEY, incidentIoEvent } from './alert-event.js';
+import { channelSecretText } from '../channel-secret.js';
 
 type IncidentIoRef = Extract<ChannelRef, { kind: 'incidentio' }>;
 
@@ -63,11 +64,7 @@ export class IncidentIoProvider implements NotificationProvider<IncidentIoRef> {
     const cluster = notification.cluster ?? this.config.cluster;
     const event = incidentIoEvent(notification, { cluster, statusUrl: statusLink(this.config.statusUrl, notification.release) });
     if (!event) return; // neither a failure nor a recovery: nothing for incident.io
-    const token = (await this.keys.read(channel.secretRef, DEFAULT_TOKEN_KEY))?.toString('utf8').trim();
-    if (!token) {
-      const { namespace = 'default', name, key = DEFAULT_TOKEN_KEY } = channel.secretRef;
-      throw new PermanentDeliveryError('secret_not_found', `the incident.io token (Secret ${namespace}/${name}, key ${key}) does not exist`);
-    }
+    const token = await channelSecretText(this.keys, channel.secretRef, DEFAULT_TOKEN_KEY, 'the incident.io token');
     const origin = originOf(channel.url);
     let response: Response;
     try {

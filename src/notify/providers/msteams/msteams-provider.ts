@@ -3,6 +3,7 @@ import { NOTIFY_ENV } from '../../config.js';
 import { PermanentDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
 import { postForDelivery, type SigningKeys } from '../webhook.js';
 import { DEFAULT_URL_KEY, postsCard, teamsMessage } from './card.js';
+import { channelSecretText } from '../channel-secret.js';
 
 type MSTeamsRef = Extract<ChannelRef, { kind: 'msteams' }>;
 
@@ -35,11 +36,7 @@ export class MSTeamsProvider implements NotificationProvider<MSTeamsRef> {
 
   async deliver(notification: ReleaseNotification, channel: MSTeamsRef): Promise<void> {
     if (!postsCard(notification)) return;
-    const url = (await this.keys.read(channel.secretRef, DEFAULT_URL_KEY))?.toString('utf8').trim();
-    if (!url) {
-      const { namespace = 'default', name, key = DEFAULT_URL_KEY } = channel.secretRef;
-      throw new PermanentDeliveryError('secret_not_found', `the Workflows webhook URL (Secret ${namespace}/${name}, key ${key}) does not exist`);
-    }
+    const url = await channelSecretText(this.keys, channel.secretRef, DEFAULT_URL_KEY, 'the Workflows webhook URL');
     if (!/^https?:\/\/[^\s]+$/.test(url)) throw new PermanentDeliveryError('invalid_url', 'the Workflows webhook URL in the Secret is not an http(s) URL');
     await postForDelivery(url, {
       timeoutMs: this.timeoutMs,

@@ -3,6 +3,7 @@ import { NOTIFY_ENV } from '../../config.js';
 import { PermanentDeliveryError, RetryableDeliveryError, type ChannelRef, type NotificationProvider, type ReleaseNotification } from '../../contract.js';
 import { originOf, parseRetryAfter, webhookVerdict, type SigningKeys } from '../webhook.js';
 import { DEFAULT_ROUTING_KEY, pagerdutyEvent } from './event.js';
+import { channelSecretText } from '../channel-secret.js';
 
 type PagerDutyRef = Extract<ChannelRef, { kind: 'pagerduty' }>;
 
@@ -51,11 +52,7 @@ export class PagerDutyProvider implements NotificationProvider<PagerDutyRef> {
   ) {}
 
   async deliver(notification: ReleaseNotification, channel: PagerDutyRef): Promise<void> {
-    const routingKey = (await this.keys.read(channel.secretRef, DEFAULT_ROUTING_KEY))?.toString('utf8').trim();
-    if (!routingKey) {
-      const { namespace = 'default', name, key = DEFAULT_ROUTING_KEY } = channel.secretRef;
-      throw new PermanentDeliveryError('secret_not_found', `the routing key (Secret ${namespace}/${name}, key ${key}) does not exist`);
-    }
+    const routingKey = await channelSecretText(this.keys, channel.secretRef, DEFAULT_ROUTING_KEY, 'the routing key');
     const event = pagerdutyEvent(notification, routingKey, notification.cluster ?? this.config.cluster);
     if (!event) return; // neither a failure nor a recovery: nothing for PagerDuty
     const origin = originOf(this.config.url);
