@@ -4,7 +4,9 @@
 // --strip replaces the HelmRelease CRD for the run with one without its CEL rules (cel) or without
 // any validation but the types (schema), and puts the original back afterwards. The API server's
 // CPU is read from /proc (its utime + stime), so run it on a quiet machine, nothing else talking to it.
+import { Buffer } from 'node:buffer';
 import https from 'node:https';
+import { setTimeout } from 'node:timers';
 import { readFileSync, readdirSync } from 'node:fs';
 import YAML from 'yaml';
 
