@@ -176,15 +176,7 @@ export class ReleaseSession {
     const decision = await ports.gate.action(draft);
     // Refused: the plan (without a preview) only names what was refused.
     if (!decision.allowed) return this.refuse(ports, draft.targets[0], draft.plan().title, decision.reason, clusterOf(command));
-    const action = await deps.ops.plan(draft);
-    if (!action.plan.doable) {
-      await ports.reply.plan(action.plan);
-      return 'not-done';
-    }
-    const answer = await ports.confirm.ask(action, decision.requireApproval);
-    if (answer === 'later') return 'done';
-    if (answer === 'no') return 'not-done';
-    return this.execute(action, ports, undefined);
+    return this.confirmAndExecute(await deps.ops.plan(draft), decision.requireApproval, ports);
   }
 
   /**
@@ -213,11 +205,16 @@ export class ReleaseSession {
   private async changeFleet(action: PreparedAction, ports: SessionPorts): Promise<SessionEnd> {
     const decision = await ports.gate.action(action);
     if (!decision.allowed) return this.refuse(ports, undefined, action.plan.title, decision.reason);
+    return this.confirmAndExecute(action, decision.requireApproval, ports);
+  }
+
+  /** An allowed action: a plan that cannot be done is shown and ends here; else confirmed (or approved), then carried out. */
+  private async confirmAndExecute(action: PreparedAction, requireApproval: boolean, ports: SessionPorts): Promise<SessionEnd> {
     if (!action.plan.doable) {
       await ports.reply.plan(action.plan);
       return 'not-done';
     }
-    const answer = await ports.confirm.ask(action, decision.requireApproval);
+    const answer = await ports.confirm.ask(action, requireApproval);
     if (answer === 'later') return 'done';
     if (answer === 'no') return 'not-done';
     return this.execute(action, ports, undefined);
