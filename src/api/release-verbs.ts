@@ -101,7 +101,7 @@ export const RELEASE_VERBS = {
   test: {
     args: [release],
     reason: 'optional',
-    flags: [],
+    flags: ['--cluster'],
     usage: "test <release> [--reason …]   (run the chart's test hooks on the deployed revision; nothing is undone if they fail)",
     mutating: true,
     teamVerb: true,

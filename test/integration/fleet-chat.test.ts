@@ -71,7 +71,7 @@ describe('/release across a fleet of two agents', () => {
       queuePrefix: fleet,
       team: uniqueName('fleet-oncall'),
       channel: { id: channel, name: 'fleet' },
-      verbs: ['list', 'status', 'suspend', 'upgrade', 'freeze-all'],
+      verbs: ['list', 'status', 'suspend', 'upgrade', 'test', 'freeze-all'],
       // Team clusters: resume only at home.
       morePermissions: [{ verbs: ['resume'], clusters: ['home'] }],
       env: { HELMCREW_CLUSTER_NAME: 'home', HELMCREW_FLEET_KEYS_DIR: keysDir, HELMCREW_FLEET_TIMEOUT_SECONDS: '5', HELMCREW_OUTCOME_TIMEOUT_SECONDS: '30' },
@@ -98,6 +98,36 @@ describe('/release across a fleet of two agents', () => {
     await postSigned(chat.events, request.form, { secret: chat.secret });
     return (await chat.slack.replyOn(request.responseUrl, 30_000)) as Reply;
   };
+
+  it('test … --cluster edge: the chart’s tests run in edge and are recorded there; nothing in home', async () => {
+    const reply = await slash(`test ${ns.edge}/unicorn --cluster edge --reason smoke`);
+    expect(reply.text).toBe(`Plan: test ${ns.edge}/unicorn: helm test of revision 1 (cluster edge)`);
+    const confirm = buttons(reply).find((e) => e.action_id === 'release_confirm')!;
+    const mark = chat.slack.calls().length;
+    expect((await click('release_confirm', confirm.value)).text).toMatch(/^Confirmed: test .* \(cluster edge\)/);
+    // The outcome is read back through edge's agent until edge's controller recorded the test.
+    await eventually(
+      () => {
+        const texts = chat.slack
+          .calls()
+          .slice(mark)
+          .map((c) => String(c.params.text));
+        expect(
+          texts.find((t) => t.includes(':white_check_mark:')),
+          JSON.stringify(texts),
+        ).toMatch(
+          new RegExp(
+            `<@UALICE> test ${ns.edge}/unicorn: helm test of revision 1 \\(cluster edge\\) — _smoke_\\n:white_check_mark: ${ns.edge}/unicorn: helm test of revision 1 \\(unicorn@1\\.0\\.0\\) passed`,
+          ),
+        );
+      },
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
+    expect((await api.get(ns.edge, 'unicorn'))?.status?.lastTest).toMatchObject({ revision: 1, succeeded: true });
+    expect((await api.get(ns.home, 'unicorn'))?.status?.lastTest).toBeUndefined();
+    expect(logs.edge.lines.some((l) => l.includes('"release action requested"') && l.includes('"action":"test"'))).toBe(true);
+    expect(logs.home.lines.some((l) => l.includes('"action":"test"'))).toBe(false);
+  });
 
   it('suspend … --cluster edge: planned, confirmed and done in edge, named so; nothing in home', async () => {
     const reply = await slash(`suspend ${ns.edge}/unicorn --cluster edge --reason fleet test`);

@@ -129,6 +129,7 @@ describe('only intents cross the fleet', () => {
       want: undefined,
     },
     { patch: { metadata: { annotations: { 'helmcrew.dev/suspension': null } }, spec: { suspend: false } }, want: undefined },
+    { patch: { metadata: { annotations: { 'helmcrew.dev/test-request': 'test-1' } } }, want: undefined },
     { patch: { spec: { values: { evil: true } } }, want: /spec\.values/ },
     { patch: { spec: { chart: { version: '2.0.0', name: 'other' } } }, want: /spec\.chart/ },
     { patch: { spec: { suspend: 'yes' } }, want: /spec\.suspend/ },

@@ -6,6 +6,7 @@ import {
   ROLLBACK_REQUEST_ANNOTATION,
   ROLLBACK_TO_ANNOTATION,
   SUSPENSION_ANNOTATION,
+  TEST_REQUEST_ANNOTATION,
 } from '../../api/annotations.js';
 import type { IntentPatch } from '../kube/helmrelease-api.js';
 
@@ -19,7 +20,7 @@ import type { IntentPatch } from '../kube/helmrelease-api.js';
  * command kept for later by the expiry.
  */
 
-export const COMMAND_VERBS = ['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry'] as const;
+export const COMMAND_VERBS = ['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'test'] as const;
 export type CommandVerb = (typeof COMMAND_VERBS)[number];
 
 /** Longest a command may live: how long its nonce must be remembered. */
@@ -80,6 +81,7 @@ const INTENT_ANNOTATIONS = new Set([
   DRIFT_CORRECTION_REQUEST_ANNOTATION,
   FORCE_AT_ANNOTATION,
   BREAK_GLASS_ANNOTATION,
+  TEST_REQUEST_ANNOTATION,
 ]);
 
 /** Why a patch is more than an intent (the only things chat may change), or undefined: a signed command still cannot rewrite a release's spec. */

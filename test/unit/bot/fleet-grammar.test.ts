@@ -19,6 +19,7 @@ describe('a fleet cluster in a /release line', () => {
     ['resume edge/web/unicorn', { verb: 'resume', release: { namespace: 'web', name: 'unicorn' }, cluster: 'edge' }],
     ['correct edge/web/unicorn', { verb: 'correct', release: { namespace: 'web', name: 'unicorn' }, cluster: 'edge' }],
     ['retry edge/web/unicorn', { verb: 'retry', release: { namespace: 'web', name: 'unicorn' }, cluster: 'edge' }],
+    ['test edge/web/unicorn', { verb: 'test', release: { namespace: 'web', name: 'unicorn' }, cluster: 'edge' }],
   ])('%s', (input, command) => {
     expect(parseReleaseCommand(input)).toEqual({ ok: true, command });
   });
@@ -33,7 +34,7 @@ describe('a fleet cluster in a /release line', () => {
     ['suspend web/unicorn --cluster Not_A_Name', 'invalid-cluster', 'is not a cluster name'],
     ['suspend web/unicorn --cluster', 'invalid-freeze-end', '--cluster needs a value, like --cluster prod-eu'],
     ['freeze web --reason x --cluster edge', 'unexpected-argument', 'freeze takes no --cluster'],
-    ['test edge/web/unicorn', 'invalid-release', 'without a cluster'],
+    ['promote edge/web/unicorn --from staging --to prod', 'invalid-release', 'without a cluster'],
     ['status a/b/c/d', 'invalid-release', 'is not a release'],
     ['status EDGE_/web/unicorn', 'invalid-release', 'is not a release'],
     ['suspend web/unicorn --cluster edge --cluster home', 'unexpected-argument', 'given twice'],
