@@ -251,6 +251,22 @@ describe('/release across a fleet of two agents', () => {
     expect(await redis.hexists(fleetFreezesKey(fleet), name!)).toBe(0);
   });
 
+  it('a fleet freeze taking in the bot’s own cluster: a plan there warns of it, as of a Freeze', async () => {
+    const plan = await slash('freeze cluster:home --reason home maintenance --for 10m');
+    const name = /^Plan: freeze clusters home \((cluster-home-[0-9a-f]{4})\)$/.exec(plan.text)?.[1];
+    expect(name, plan.text).toBeDefined();
+    await click('release_confirm', buttons(plan).find((e) => e.action_id === 'release_confirm')!.value);
+    await eventually(async () => expect(await redis.hexists(fleetFreezesKey(fleet), name!)).toBe(1), { timeoutMs: 10_000, intervalMs: 100 });
+    try {
+      const homePlan = await slash(`upgrade ${ns.home}/unicorn 2.0.0 --cluster home`);
+      expect(homePlan.text).toBe(`Plan: upgrade ${ns.home}/unicorn to 2.0.0 (cluster home)`);
+      expect(JSON.stringify(homePlan.blocks)).toContain(`held by freeze ${name} (home maintenance, set by slack:UALICE`);
+      await click('release_cancel', buttons(homePlan).find((e) => e.action_id === 'release_cancel')!.value);
+    } finally {
+      await redis.hdel(fleetFreezesKey(fleet), name!);
+    }
+  });
+
   it('an agent that stopped is named unreachable since its last heartbeat; nothing is sent', async () => {
     await agents.edge!.stop();
     delete agents.edge;

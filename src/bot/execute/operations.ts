@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { HelmRelease } from '../../api/helmrelease.js';
+import type { Freeze } from '../../api/freeze.js';
 import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
@@ -72,6 +73,8 @@ export interface OperationsDeps {
   timeZone: string;
   /** What upgrade and resume plans would change (the controller renders it); plans go without it when absent. */
   previews?: ChangePreviews;
+  /** A fleet's own cluster: the fleet freezes taking it in (kept in Redis, honoured by its controller), warned of as its Freezes are. */
+  fleetFreezes?: () => Promise<Freeze[]>;
   /** Where who asked is kept for the controller's reports (Redis); without it reports name nobody. */
   requesters?: Pick<RequesterLedger, 'record'>;
 }
@@ -125,12 +128,13 @@ export class ReleaseOperations {
     if (!resolved.ok) return resolved;
     const release = resolved.release;
     const target = releaseTarget(release);
-    const [history, freezes, teams] = await Promise.all([
+    const [history, freezes, teams, fleetFreezes] = await Promise.all([
       this.deps.storage.history(target.namespace, target.releaseName),
       this.deps.freezes.list(),
       this.deps.teams.list(),
+      this.deps.fleetFreezes?.() ?? [],
     ]);
-    const holding = freezesHolding(releaseFacts(release), freezes.items, teams.items, now);
+    const holding = freezesHolding(releaseFacts(release), [...freezes.items, ...fleetFreezes], teams.items, now);
     return { ok: true, draft: draftReleaseCommand(command, release, history, holding) };
   }
 

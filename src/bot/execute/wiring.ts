@@ -1,3 +1,4 @@
+import type { Freeze } from '../../api/freeze.js';
 import { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import { KubeEventRecorder } from '../../core/kube/event-recorder.js';
 import { FreezeApi } from '../../core/kube/freeze-api.js';
@@ -18,14 +19,14 @@ export function releaseOperations(
   kube: ConstructorParameters<typeof HelmReleaseApi>[0],
   log: Logger,
   component: string,
-  options: { previews?: ChangePreviews; timeZone?: string; requesters?: RequesterLedger } = {},
+  options: { previews?: ChangePreviews; timeZone?: string; requesters?: RequesterLedger; fleetFreezes?: () => Promise<Freeze[]> } = {},
 ) {
-  const { previews, requesters, timeZone = SHARED_ENV.in(process.env).text('HELMCREW_TIME_ZONE') } = options;
+  const { previews, requesters, fleetFreezes, timeZone = SHARED_ENV.in(process.env).text('HELMCREW_TIME_ZONE') } = options;
   const api = new HelmReleaseApi(kube);
   const freezes = new FreezeApi(kube);
   const teams = new TeamApi(kube);
   const storage = new ReleaseStorage(kube);
   const events = new KubeEventRecorder(kube, log, component);
-  const ops = new ReleaseOperations({ api, freezes, teams, storage, events, log, now: () => new Date(), timeZone, previews, requesters });
+  const ops = new ReleaseOperations({ api, freezes, teams, storage, events, log, now: () => new Date(), timeZone, previews, requesters, fleetFreezes });
   return { kube, api, freezes, teams, storage, events, ops, previews };
 }

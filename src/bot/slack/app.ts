@@ -29,8 +29,15 @@ import { checkBotToken } from './token-check.js';
 import { ProposalVotes, type ProposalVoteDeps } from './proposal-votes.js';
 import { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { clusterKey, clusterKeyspace } from '../../core/fleet/cluster-keys.js';
+import { FleetFreezeStore, freezesOfCluster } from '../../core/fleet/fleet-freezes.js';
+import type { Freeze } from '../../api/freeze.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { registerUnknownRequestAnswers } from './unknown-requests.js';
+
+/** The fleet freezes that take in `own` (the bot's cluster), as its controller reads them. */
+function ownFleetFreezes(store: FleetFreezeStore, own: string): () => Promise<Freeze[]> {
+  return async () => freezesOfCluster(await store.list(), own);
+}
 
 /** The fleet's router, its keys checked first: a bad key file stops start-up naming the file, never its content. */
 async function startFleet(
@@ -126,6 +133,8 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     timeZone: config.timeZone,
     // Who asked, from the signed request, for the controller's reports (core/requests).
     requesters: new RequesterLedger(redis, config.keyPrefix),
+    // A fleet freeze taking in the bot's own cluster holds there as its Freezes do: its plans warn of it.
+    ...(config.fleet ? { fleetFreezes: ownFleetFreezes(new FleetFreezeStore(redis, config.fleet.fleetPrefix), config.fleet.own) } : {}),
   });
   const directory = new Directory(new TeamApi(kube), web);
   // A fleet: other clusters through their agents on this Redis, each with its key (bot/fleet/); BullMQ waits on a connection that retries for ever.
