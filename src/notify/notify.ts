@@ -39,6 +39,8 @@ export interface NotifyOptions {
   providers?: ProviderRegistry;
   /** The process's metrics registry (`helmcrew run`); then that process serves it. Without one, notify serves its own on HEALTH_PORT. */
   registry?: Registry;
+  /** Where the default providers read their settings (SLACK_BOT_TOKEN, …): the environment `config` was read from; default process.env. */
+  env?: Record<string, string | undefined>;
 }
 
 /**
@@ -61,7 +63,7 @@ export async function startNotify(config: NotifyConfig, log: Logger = createLogg
     return cluster ? new ProposalStore(connection, clusterKey(clusterKeyspace(config.fleetPrefix, cluster), 'proposals')) : undefined;
   };
   const providers = meteredProviders(
-    tracedProviders(options.providers ?? defaultProviders(kube, log, process.env, { ...(fleet ? { fleet: true } : {}), proposals })),
+    tracedProviders(options.providers ?? defaultProviders(kube, log, options.env ?? process.env, { ...(fleet ? { fleet: true } : {}), proposals })),
     new NotifyMetrics(registry),
   );
   const shared: LaneShared = {
