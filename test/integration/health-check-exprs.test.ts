@@ -10,11 +10,13 @@ import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
 import { startWidgetRepo, type WidgetRepo } from '../support/widget-chart.js';
+import { memoryLogger } from '../support/notify-fixtures.js';
 
 /** Issue 34: spec.healthCheckExprs judge a chart's custom resource while the install waits. */
 describe('healthCheckExprs', () => {
   const { env, kubeConfig } = testEnv();
-  const { namespace, ctl } = namespaceWithController('health');
+  const logs = memoryLogger('health');
+  const { namespace, ctl } = namespaceWithController('health', {}, logs.log);
   const api = new HelmReleaseApi(makeKubeClients(kubeConfig));
   const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
@@ -86,6 +88,20 @@ describe('healthCheckExprs', () => {
     expect(ready.message).toContain(
       `healthCheckExprs: failed: Widget ${namespace}/broken: "status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && c.reason == 'Broken')" is true`,
     );
+  });
+
+  it('an object that fails while helm still waits stops helm: the install fails with the expression, not at helm’s timeout', async () => {
+    // The claim is never bound here: helm waits on it for the whole 60 s.
+    await declare('held', { healthCheckExprs: rules(), values: { holdWait: true } });
+    await widgetExists('held');
+    await eventually(async () => expect((await storage.history(namespace, 'held')).latest?.status).toBe('pending-install'), { timeoutMs: 60_000 });
+    await setWidgetReady('held', 'False', 'Broken');
+    // Well inside helm's 60 s: judged while it waited, and helm stopped.
+    const { ready } = await waitForReadyReason(kubeConfig, namespace, 'held', 'InstallFailed', { timeoutMs: 40_000 });
+    expect(ready.message).toContain(
+      `healthCheckExprs: failed: Widget ${namespace}/held: "status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && c.reason == 'Broken')" is true`,
+    );
+    expect(logs.lines.some((l) => l.includes('an object failed while helm waited; stopping helm'))).toBe(true);
   });
 
   it('an expression that does not compile is named before helm runs, and nothing is installed', async () => {

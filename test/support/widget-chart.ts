@@ -7,7 +7,7 @@ import { startTestChartServer } from './chart-servers.js';
 /**
  * `widget` 1.0.0, a chart for healthCheckExprs: a CRD in crds/ (kind Widget, a status
  * subresource, its own API group per repository since CRDs are cluster-wide) and one Widget
- * named after the release in templates/. Nothing sets a Widget's status: the test does, as the
+ * named after the release in templates/ (and, asked, a claim helm waits on). Nothing sets a Widget's status: the test does, as the
  * custom resource's own controller would. Served from a chart repository on a free 127.0.0.1 port.
  */
 const widget = `apiVersion: GROUP/v1
@@ -16,6 +16,22 @@ metadata:
   name: {{ .Release.Name }}
 spec:
   size: 1
+`;
+
+/**
+ * With `holdWait`, a claim of a storage class nobody provides: it stays Pending, so helm's own
+ * wait (kstatus: Bound or in progress) waits on it until the release's timeout, as on a slow rollout.
+ */
+const hold = `{{- if .Values.holdWait }}
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: {{ .Release.Name }}-held
+spec:
+  storageClassName: helmcrew-test-none
+  accessModes: [ReadWriteOnce]
+  resources: { requests: { storage: 1Mi } }
+{{- end }}
 `;
 
 const crd = (group: string) => `apiVersion: apiextensions.k8s.io/v1
@@ -55,6 +71,7 @@ export async function startWidgetRepo(helmBin: string, group: string): Promise<W
   await mkdir(join(chartDir, 'crds'), { recursive: true });
   await writeFile(join(chartDir, 'Chart.yaml'), 'apiVersion: v2\nname: widget\nversion: 1.0.0\n');
   await writeFile(join(chartDir, 'templates', 'widget.yaml'), widget.replace('GROUP', group));
+  await writeFile(join(chartDir, 'templates', 'hold.yaml'), hold);
   await writeFile(join(chartDir, 'crds', 'widgets.yaml'), crd(group));
   await execa(helmBin, ['package', chartDir, '--destination', repoDir]);
   await execa(helmBin, ['repo', 'index', repoDir]);

@@ -185,7 +185,7 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   {
     flux: 'spec.healthCheckExprs',
     helmcrew: 'same',
-    note: "Judged after helm's own wait whenever the action waits (Flux: only with waitStrategy poller); an expression that does not compile is Ready=False InvalidCELExpression before helm runs.",
+    note: 'Judged whenever the action waits (Flux: only with waitStrategy poller): `failed` while helm waits (helm is stopped), every expression after it; an expression that does not compile is Ready=False InvalidCELExpression before helm runs.',
   },
   { flux: 'metadata.annotations reconcile.fluxcd.io/*', helmcrew: null, note: 'handled differently: helmcrew.dev/requestedAt and the /release bot.' },
 ];

@@ -55,7 +55,12 @@ export async function waitForHealth(
   }
 }
 
-function healthFailure(step: 'install' | 'upgrade', health: Exclude<ReleaseHealth, { kind: 'current' }>, timedOut: boolean, timeoutSeconds: number): HelmError {
+export function healthFailure(
+  step: 'install' | 'upgrade',
+  health: Exclude<ReleaseHealth, { kind: 'current' }>,
+  timedOut: boolean,
+  timeoutSeconds: number,
+): HelmError {
   const said = health.kind === 'failed' ? `failed: ${health.failed.join('; ')}` : `still in progress: ${health.waiting.join('; ')}`;
   return new HelmError({ step, exitCode: undefined, stderr: `healthCheckExprs: ${said}`, timedOut, timeoutSeconds });
 }

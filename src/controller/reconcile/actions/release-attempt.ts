@@ -22,6 +22,7 @@ import { eventImages } from '../../../core/release/deployed-images.js';
 import { manifestDocuments, readableValues } from '../../drift/manifest-objects.js';
 import { pullChart } from './pull-chart.js';
 import { waitForHealth } from './health-wait.js';
+import { judgeWhileHelmWaits } from './health-during-helm.js';
 import { frozenMeanwhile, FrozenMeanwhile } from './frozen-meanwhile.js';
 import { attemptSupersedable, HandedBack, reportSuperseded, type AttemptOutcome } from './supersedable-attempt.js';
 
@@ -72,7 +73,18 @@ export async function runReleaseAttempt(
       const helmFrom = ctx.now();
       if (waited && (await frozenMeanwhile(ctx, release, attempt.action))) throw new FrozenMeanwhile();
       await applyChartCrds(ctx, release, target, request, attempt.action);
-      const ran = await attempt.run(request, cancelSignal);
+      const judging = judgeWhileHelmWaits(ctx, release, target, attempt.action, attempt.before?.latest?.revision, cancelSignal);
+      let ran: ReleaseWritten;
+      try {
+        ran = await attempt.run(request, judging?.signal ?? cancelSignal);
+      } catch (error) {
+        // Stopped for a failed object, not for a newer generation: the expression is the failure.
+        const failure = judging?.failure();
+        if (error instanceof HelmCanceledError && failure && !cancelSignal?.aborted) throw failure;
+        throw error;
+      } finally {
+        judging?.stop();
+      }
       await waitForHealth(ctx, release, target, attempt.action, ran, helmFrom, cancelSignal);
       return ran;
     });
