@@ -99,13 +99,11 @@ describe('/release across a fleet of two agents', () => {
     return (await chat.slack.replyOn(request.responseUrl, 30_000)) as Reply;
   };
 
-  it('test … --cluster edge: the chart’s tests run in edge and are recorded there; nothing in home', async () => {
-    const reply = await slash(`test ${ns.edge}/unicorn --cluster edge --reason smoke`);
-    expect(reply.text).toBe(`Plan: test ${ns.edge}/unicorn: helm test of revision 1 (cluster edge)`);
-    const confirm = buttons(reply).find((e) => e.action_id === 'release_confirm')!;
+  /** Confirms a plan and waits for the channel's record to end with the outcome (read back through the agent). */
+  const confirmAndAwaitRecord = async (plan: Reply, confirmed: RegExp, record: RegExp, timeoutMs = 30_000) => {
+    const confirm = buttons(plan).find((e) => e.action_id === 'release_confirm')!;
     const mark = chat.slack.calls().length;
-    expect((await click('release_confirm', confirm.value)).text).toMatch(/^Confirmed: test .* \(cluster edge\)/);
-    // The outcome is read back through edge's agent until edge's controller recorded the test.
+    expect((await click('release_confirm', confirm.value)).text).toMatch(confirmed);
     await eventually(
       () => {
         const texts = chat.slack
@@ -115,13 +113,23 @@ describe('/release across a fleet of two agents', () => {
         expect(
           texts.find((t) => t.includes(':white_check_mark:')),
           JSON.stringify(texts),
-        ).toMatch(
-          new RegExp(
-            `<@UALICE> test ${ns.edge}/unicorn: helm test of revision 1 \\(cluster edge\\) — _smoke_\\n:white_check_mark: ${ns.edge}/unicorn: helm test of revision 1 \\(unicorn@1\\.0\\.0\\) passed`,
-          ),
-        );
+        ).toMatch(record);
       },
-      { timeoutMs: 60_000, intervalMs: 200 },
+      { timeoutMs, intervalMs: 200 },
+    );
+  };
+
+  it('test … --cluster edge: the chart’s tests run in edge and are recorded there; nothing in home', async () => {
+    const reply = await slash(`test ${ns.edge}/unicorn --cluster edge --reason smoke`);
+    expect(reply.text).toBe(`Plan: test ${ns.edge}/unicorn: helm test of revision 1 (cluster edge)`);
+    // The outcome is read back through edge's agent until edge's controller recorded the test.
+    await confirmAndAwaitRecord(
+      reply,
+      /^Confirmed: test .* \(cluster edge\)/,
+      new RegExp(
+        `<@UALICE> test ${ns.edge}/unicorn: helm test of revision 1 \\(cluster edge\\) — _smoke_\\n:white_check_mark: ${ns.edge}/unicorn: helm test of revision 1 \\(unicorn@1\\.0\\.0\\) passed`,
+      ),
+      60_000,
     );
     expect((await api.get(ns.edge, 'unicorn'))?.status?.lastTest).toMatchObject({ revision: 1, succeeded: true });
     expect((await api.get(ns.home, 'unicorn'))?.status?.lastTest).toBeUndefined();
@@ -132,22 +140,11 @@ describe('/release across a fleet of two agents', () => {
   it('suspend … --cluster edge: planned, confirmed and done in edge, named so; nothing in home', async () => {
     const reply = await slash(`suspend ${ns.edge}/unicorn --cluster edge --reason fleet test`);
     expect(reply.text).toBe(`Plan: suspend ${ns.edge}/unicorn (cluster edge)`);
-    const confirm = buttons(reply).find((e) => e.action_id === 'release_confirm')!;
-    const mark = chat.slack.calls().length;
-    expect((await click('release_confirm', confirm.value)).text).toMatch(/^Confirmed: suspend .* \(cluster edge\)/);
     // The channel's record ends with the agent's report, read back through Redis.
-    await eventually(
-      () => {
-        const texts = chat.slack
-          .calls()
-          .slice(mark)
-          .map((c) => String(c.params.text));
-        expect(
-          texts.find((t) => t.includes(':white_check_mark:')),
-          JSON.stringify(texts),
-        ).toMatch(new RegExp(`<@UALICE> suspend ${ns.edge}/unicorn \\(cluster edge\\) — _fleet test_\\n:white_check_mark: ${ns.edge}/unicorn: `));
-      },
-      { timeoutMs: 30_000, intervalMs: 200 },
+    await confirmAndAwaitRecord(
+      reply,
+      /^Confirmed: suspend .* \(cluster edge\)/,
+      new RegExp(`<@UALICE> suspend ${ns.edge}/unicorn \\(cluster edge\\) — _fleet test_\\n:white_check_mark: ${ns.edge}/unicorn: `),
     );
     const edge = await api.get(ns.edge, 'unicorn');
     expect(edge?.spec.suspend).toBe(true);
