@@ -4,14 +4,12 @@ import { join } from 'node:path';
 import { AppsV1Api } from '@kubernetes/client-node';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
-import { readBotConfig } from '../../src/bot/slack/config.js';
+import { startHttpBot } from '../support/slack-team-bot.js';
+import type { RunningBot } from '../../src/bot/slack/app.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { jsonPatch } from '../../src/core/kube/kube-clients.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { createLogger } from '../../src/core/log.js';
 import { buttonClick, postSigned, startFakeSlack, type FakeMessage, type FakeSlack } from '../../src/dev/fake-slack/index.js';
-import { freePort } from '../../src/dev/free-port.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, ensureNamespace, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
@@ -62,20 +60,7 @@ describe('drift in Slack: the "Correct now" button', () => {
     });
     const dir = await mkdtemp(join(tmpdir(), 'helmcrew-drift-chat-'));
     notify = spawnNotify(env, ctl.prefix, join(dir, 'notify.log'), { SLACK_BOT_TOKEN: TOKEN, SLACK_API_URL: slack.apiUrl });
-    const port = await freePort();
-    bot = await startBot(
-      readBotConfig({
-        SLACK_BOT_TOKEN: TOKEN,
-        SLACK_SIGNING_SECRET: SECRET,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
-        REDIS_URL: env.redisUrl,
-        KUBECONFIG: env.kubeconfig,
-        HELMCREW_QUEUE_PREFIX: uniqueName('hc-bot'),
-      }),
-      createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
-    );
-    events = `http://127.0.0.1:${bot.port}/slack/events`;
+    ({ bot, events } = await startHttpBot(slack, { token: TOKEN, secret: SECRET, queuePrefix: uniqueName('hc-bot') }));
   });
   afterAll(async () => {
     await bot?.stop();

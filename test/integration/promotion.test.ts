@@ -4,19 +4,17 @@ import { join } from 'node:path';
 import { AppsV1Api } from '@kubernetes/client-node';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpBot } from '../support/slack-team-bot.js';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
-import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
-import { readBotConfig } from '../../src/bot/slack/config.js';
+import type { RunningBot } from '../../src/bot/slack/app.js';
 import { clusterKey } from '../../src/core/fleet/cluster-keys.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { createLogger } from '../../src/core/log.js';
 import { deployedChartVersion } from '../../src/core/proposals/promotion.js';
 import { ProposalStore } from '../../src/core/proposals/proposal-store.js';
 import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
 import { ProposalAction } from '../../src/core/slack/action-ids.js';
 import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeMessage, type FakeSlack } from '../../src/dev/fake-slack/index.js';
-import { freePort } from '../../src/dev/free-port.js';
 import { applyHelmRelease, ensureNamespace, helmReleaseObject } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
 import { deleteNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
@@ -88,19 +86,7 @@ describe('promotions: /release promote between two namespaces, approved in chat'
       HELMCREW_NOTIFY_RATE_PER_SECOND: '20',
       HELMCREW_NOTIFY_RATE_BURST: '20',
     });
-    bot = await startBot(
-      readBotConfig({
-        SLACK_BOT_TOKEN: token,
-        SLACK_SIGNING_SECRET: secret,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(await freePort()),
-        REDIS_URL: env.redisUrl,
-        KUBECONFIG: env.kubeconfig,
-        HELMCREW_QUEUE_PREFIX: run,
-      }),
-      createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
-    );
-    events = `http://127.0.0.1:${bot.port}/slack/events`;
+    ({ bot, events } = await startHttpBot(slack, { token: token, secret: secret, queuePrefix: run }));
     // staging runs chart 2.0.0 and image 1.5.0; prod chart 1.0.0 and image 1.4.2, and asks for two approvals.
     await applyHelmRelease(kubeConfig, helmReleaseObject(staging, 'web', spec('2.0.0', '1.5.0')));
     await applyHelmRelease(kubeConfig, helmReleaseObject(prod, 'web', spec('1.0.0', '1.4.2', { approval: { required: 2, expireAfter: '1h' } })));

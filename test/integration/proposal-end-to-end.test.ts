@@ -4,18 +4,16 @@ import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpBot } from '../support/slack-team-bot.js';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
-import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
-import { readBotConfig } from '../../src/bot/slack/config.js';
+import type { RunningBot } from '../../src/bot/slack/app.js';
 import { clusterKey } from '../../src/core/fleet/cluster-keys.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
-import { createLogger } from '../../src/core/log.js';
 import { ProposalStore } from '../../src/core/proposals/proposal-store.js';
 import type { Proposal } from '../../src/core/proposals/proposal.js';
 import { connectRedis } from '../../src/core/redis.js';
 import { ProposalAction } from '../../src/core/slack/action-ids.js';
 import { buttonClick, postSigned, startFakeSlack, type FakeMessage, type FakeSlack } from '../../src/dev/fake-slack/index.js';
-import { freePort } from '../../src/dev/free-port.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
@@ -73,20 +71,7 @@ describe('a new image tag proposed in chat, approved by two people, applied', ()
       HELMCREW_NOTIFY_RATE_PER_SECOND: '20',
       HELMCREW_NOTIFY_RATE_BURST: '20',
     });
-    const port = await freePort();
-    bot = await startBot(
-      readBotConfig({
-        SLACK_BOT_TOKEN: token,
-        SLACK_SIGNING_SECRET: secret,
-        SLACK_API_URL: slack.apiUrl,
-        PORT: String(port),
-        REDIS_URL: env.redisUrl,
-        KUBECONFIG: env.kubeconfig,
-        HELMCREW_QUEUE_PREFIX: run,
-      }),
-      createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
-    );
-    events = `http://127.0.0.1:${bot.port}/slack/events`;
+    ({ bot, events } = await startHttpBot(slack, { token: token, secret: secret, queuePrefix: run }));
   });
   afterAll(async () => {
     notify?.kill('SIGKILL');

@@ -3,12 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
-import { readBotConfig } from '../../src/bot/slack/config.js';
+import { startHttpBot } from '../support/slack-team-bot.js';
+import type { RunningBot } from '../../src/bot/slack/app.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
-import { createLogger } from '../../src/core/log.js';
 import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
-import { freePort } from '../../src/dev/free-port.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
@@ -64,18 +62,7 @@ describe('who started it, and telling them', () => {
       subscriptions: [{ namespaces: [namespace] }],
       channels: [{ slack: '#releases' }],
     });
-    const port = await freePort();
-    const config = readBotConfig({
-      SLACK_BOT_TOKEN: token,
-      SLACK_SIGNING_SECRET: secret,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: String(port),
-      REDIS_URL: env.redisUrl,
-      KUBECONFIG: env.kubeconfig,
-      HELMCREW_QUEUE_PREFIX: run,
-    });
-    bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
-    events = `http://127.0.0.1:${bot.port}/slack/events`;
+    ({ bot, events } = await startHttpBot(slack, { token: token, secret: secret, queuePrefix: run }));
     notify = spawnNotify(env, run, join(await mkdtemp(join(tmpdir(), 'helmcrew-who-')), 'notify.log'), {
       SLACK_BOT_TOKEN: token,
       SLACK_API_URL: slack.apiUrl,

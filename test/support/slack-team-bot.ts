@@ -20,6 +20,31 @@ export interface SlackTeamBot {
 }
 
 /**
+ * The bot in HTTP mode on a free 127.0.0.1 port, talking to `slack` (the local fake) and working
+ * the queue under `queuePrefix`; `events` is where signed requests go.
+ */
+export async function startHttpBot(
+  slack: FakeSlack,
+  opts: { token: string; secret: string; queuePrefix: string; env?: Record<string, string> },
+): Promise<{ bot: RunningBot; events: string }> {
+  const { env } = testEnv();
+  const bot = await startBot(
+    readBotConfig({
+      SLACK_BOT_TOKEN: opts.token,
+      SLACK_SIGNING_SECRET: opts.secret,
+      SLACK_API_URL: slack.apiUrl,
+      PORT: String(await freePort()),
+      REDIS_URL: env.redisUrl,
+      KUBECONFIG: env.kubeconfig,
+      HELMCREW_QUEUE_PREFIX: opts.queuePrefix,
+      ...opts.env,
+    }),
+    createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
+  );
+  return { bot, events: `http://127.0.0.1:${bot.port}/slack/events` };
+}
+
+/**
  * The local fake Slack with Alice and Mallory in one channel, a Team (labelled for this run) that
  * gives Alice these verbs in the namespace, and a bot in HTTP mode on the test controller's queue.
  */
@@ -37,7 +62,6 @@ export async function startSlackTeamBot(opts: {
   /** More permissions of the same Team (a fleet: a verb granted only in some clusters). */
   morePermissions?: NonNullable<TeamSpec['permissions']>;
 }): Promise<SlackTeamBot> {
-  const { env } = testEnv();
   const secret = 'test-signing-secret';
   const token = 'xoxb-test-token';
   const slack = await startFakeSlack({
@@ -52,23 +76,11 @@ export async function startSlackTeamBot(opts: {
       ...(opts.morePermissions ?? []),
     ],
   });
-  const bot = await startBot(
-    readBotConfig({
-      SLACK_BOT_TOKEN: token,
-      SLACK_SIGNING_SECRET: secret,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: String(await freePort()),
-      REDIS_URL: env.redisUrl,
-      KUBECONFIG: env.kubeconfig,
-      HELMCREW_QUEUE_PREFIX: opts.queuePrefix,
-      ...opts.env,
-    }),
-    createLogger('bot', process.env.LOG_LEVEL ?? 'warn'),
-  );
+  const { bot, events } = await startHttpBot(slack, { token, secret, queuePrefix: opts.queuePrefix, ...(opts.env ? { env: opts.env } : {}) });
   return {
     slack,
     bot,
-    events: `http://127.0.0.1:${bot.port}/slack/events`,
+    events,
     secret,
     stop: async () => {
       await bot.stop();
