@@ -102,6 +102,8 @@ describe('healthCheckExprs', () => {
       `healthCheckExprs: failed: Widget ${namespace}/held: "status.conditions.exists(c, c.type == 'Ready' && c.status == 'False' && c.reason == 'Broken')" is true`,
     );
     expect(logs.lines.some((l) => l.includes('an object failed while helm waited; stopping helm'))).toBe(true);
+    // The stopped helm is a failure in helm's own log line (and metrics), not a cancel for a newer spec.
+    expect(logs.lines.some((l) => l.includes('"msg":"helm stopped"') && l.includes('"action":"install"'))).toBe(true);
   });
 
   it('an expression that does not compile is named before helm runs, and nothing is installed', async () => {

@@ -80,9 +80,13 @@ export class HelmRunner {
     // Only the subcommand is logged: arguments may name values files but never contain values.
     const logFields = { release: opts.release, action: opts.step, helm: args[0], durationMs };
     if (result.isCanceled) {
-      ended('canceled');
-      this.observe(opts.step, 'canceled', durationMs / 1000);
-      this.log.info({ ...logFields, exitCode: result.exitCode }, 'helm cancelled');
+      // Stopped for a failure found meanwhile (reconcile/actions/health-during-helm.ts), the reason the
+      // signal carries: a failure in the metrics too, though the caller turns it into that failure.
+      const stoppedFor = opts.cancelSignal?.reason instanceof HelmError ? opts.cancelSignal.reason : undefined;
+      ended(stoppedFor ? 'failure' : 'canceled');
+      this.observe(opts.step, stoppedFor ? 'failure' : 'canceled', durationMs / 1000);
+      if (stoppedFor) this.log.warn({ ...logFields, exitCode: result.exitCode, error: stoppedFor.stderrExcerpt }, 'helm stopped');
+      else this.log.info({ ...logFields, exitCode: result.exitCode }, 'helm cancelled');
       throw new HelmCanceledError(opts.step);
     }
     if (result.failed) {
