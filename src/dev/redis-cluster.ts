@@ -4,10 +4,9 @@
 import { access, constants } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { Redis } from 'ioredis';
 import type { Logger } from '../core/log.js';
 import { stopProcess, type StartedProcess } from './processes.js';
-import { startRedis } from './redis.js';
+import { askRedisNode as ask, startRedis } from './redis.js';
 import { waitFor } from './wait.js';
 
 export const REDIS_CLI = '/usr/bin/redis-cli';
@@ -159,16 +158,4 @@ export function parseClusterNodes(text: string): NodeLine[] {
           }),
       };
     });
-}
-
-/** One command on a fresh plain connection to one node that gives up at once when the node is down. */
-async function ask(port: number, [command, ...args]: string[]): Promise<unknown> {
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  client.on('error', () => undefined); // the command's own rejection says it
-  try {
-    await client.connect();
-    return await client.call(command!, ...args);
-  } finally {
-    client.disconnect();
-  }
 }

@@ -4,11 +4,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { access, constants } from 'node:fs/promises';
-import { Redis } from 'ioredis';
 import type { Logger } from '../core/log.js';
 import { freePort } from './free-port.js';
 import { startDetached, stopProcess, type StartedProcess } from './processes.js';
-import { startRedis } from './redis.js';
+import { askRedisNode as ask, startRedis } from './redis.js';
 import { waitFor } from './wait.js';
 
 export const REDIS_SENTINEL = '/usr/bin/redis-sentinel';
@@ -112,17 +111,5 @@ export async function startSentinelSet(opts: SentinelSetOptions): Promise<Sentin
   } catch (error) {
     await stop();
     throw error;
-  }
-}
-
-/** One command on a fresh connection that gives up at once when the node is down. */
-async function ask(port: number, [command, ...args]: string[]): Promise<unknown> {
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
-  client.on('error', () => undefined); // the command's own rejection says it
-  try {
-    await client.connect();
-    return await client.call(command!, ...args);
-  } finally {
-    client.disconnect();
   }
 }

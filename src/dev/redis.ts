@@ -2,6 +2,7 @@
 // loopback port, with its own working dir inside the state dir.
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createConnection } from 'node:net';
+import { Redis } from 'ioredis';
 import type { Logger } from '../core/log.js';
 import { freePort } from './free-port.js';
 import { statePaths } from './paths.js';
@@ -85,4 +86,16 @@ export async function startRedis(opts: RedisOptions): Promise<{ url: string; por
     watch: [proc],
   });
   return { url: `redis://127.0.0.1:${port}`, port, proc };
+}
+
+/** One command on a fresh plain connection to one node (of a cluster or a Sentinel set) that gives up at once when the node is down. */
+export async function askRedisNode(port: number, [command, ...args]: string[]): Promise<unknown> {
+  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  client.on('error', () => undefined); // the command's own rejection says it
+  try {
+    await client.connect();
+    return await client.call(command!, ...args);
+  } finally {
+    client.disconnect();
+  }
 }
