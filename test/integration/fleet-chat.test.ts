@@ -12,12 +12,11 @@ import { fleetFreezesKey } from '../../src/core/fleet/cluster-keys.js';
 import { readFleet } from '../../src/core/fleet/fleet-store.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { buttonClick, postSigned, slashCommand } from '../../src/dev/fake-slack/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
 import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
 import { memoryLogger } from '../support/notify-fixtures.js';
-import { startSlackTeamBot, type SlackTeamBot } from '../support/slack-team-bot.js';
+import { startSlackTeamBot, type ChatReply, type SlackTeamBot } from '../support/slack-team-bot.js';
 
 /**
  * Issue 32, chat across the fleet: two agents, `edge` and `home`, on one Redis, and one bot in
@@ -85,38 +84,16 @@ describe('/release across a fleet of two agents', () => {
     if (keysDir) await rm(keysDir, { recursive: true, force: true });
   });
 
-  type Element = { action_id: string; value: string; text: { text: string } };
-  type Reply = { text: string; blocks?: Array<{ type: string; elements?: Element[] }> };
+  type Reply = ChatReply;
   const buttons = (reply: Reply) => reply.blocks?.find((b) => b.type === 'actions')?.elements ?? [];
-  const slash = async (text: string) => {
-    const request = slashCommand(chat.slack, text, 'UALICE', channel);
-    await postSigned(chat.events, request.form, { secret: chat.secret });
-    return (await chat.slack.replyOn(request.responseUrl, 30_000)) as Reply;
-  };
-  const click = async (actionId: string, value: string) => {
-    const request = buttonClick(chat.slack, actionId, value, 'UALICE', channel);
-    await postSigned(chat.events, request.form, { secret: chat.secret });
-    return (await chat.slack.replyOn(request.responseUrl, 30_000)) as Reply;
-  };
+  const slash = (text: string) => chat.slash(text);
+  const click = (actionId: string, value: string) => chat.click(actionId, value);
 
   /** Confirms a plan and waits for the channel's record to end with the outcome (read back through the agent). */
   const confirmAndAwaitRecord = async (plan: Reply, confirmed: RegExp, record: RegExp, timeoutMs = 30_000) => {
-    const confirm = buttons(plan).find((e) => e.action_id === 'release_confirm')!;
-    const mark = chat.slack.calls().length;
-    expect((await click('release_confirm', confirm.value)).text).toMatch(confirmed);
-    await eventually(
-      () => {
-        const texts = chat.slack
-          .calls()
-          .slice(mark)
-          .map((c) => String(c.params.text));
-        expect(
-          texts.find((t) => t.includes(':white_check_mark:')),
-          JSON.stringify(texts),
-        ).toMatch(record);
-      },
-      { timeoutMs, intervalMs: 200 },
-    );
+    const said = await chat.confirmAndAwaitOutcome(plan, timeoutMs);
+    expect(said.confirmed).toMatch(confirmed);
+    expect(said.outcome).toMatch(record);
   };
 
   it('test … --cluster edge: the chart’s tests run in edge and are recorded there; nothing in home', async () => {
@@ -182,7 +159,7 @@ describe('/release across a fleet of two agents', () => {
     const reply = await slash('status unicorn');
     expect(reply.text).toContain('"unicorn" is in 2 clusters (edge, home): which cluster?');
     const choices = buttons(reply);
-    expect(choices.map((e) => [e.action_id, e.text.text, e.value])).toEqual([
+    expect(choices.map((e) => [e.action_id, e.text?.text, e.value])).toEqual([
       ['release_cluster_choice.edge', 'edge', 'status unicorn --cluster edge'],
       ['release_cluster_choice.home', 'home', 'status unicorn --cluster home'],
     ]);

@@ -12,7 +12,6 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { deployedChartVersion } from '../../src/core/proposals/promotion.js';
 import { ProposalStore } from '../../src/core/proposals/proposal-store.js';
 import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
-import { postSigned, slashCommand } from '../../src/dev/fake-slack/index.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
 import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
@@ -92,11 +91,7 @@ describe('promotions across a fleet: --from edge --to home', () => {
     if (keysDir) await rm(keysDir, { recursive: true, force: true });
   });
 
-  const slash = async (text: string) => {
-    const request = slashCommand(chat!.slack, text, 'UALICE', channel);
-    await postSigned(chat!.events, request.form, { secret: chat!.secret });
-    return String(((await chat!.slack.replyOn(request.responseUrl, 30_000)) as { text: string }).text);
-  };
+  const slash = async (text: string) => String((await chat!.slash(text)).text);
   const events = async (reason: string) =>
     (await core.listNamespacedEvent({ namespace: ns.home, fieldSelector: `involvedObject.name=web,reason=${reason}` })).items.map((e) => e.message);
 

@@ -4,11 +4,9 @@ import { FORCE_AT_ANNOTATION } from '../../src/api/annotations.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { buttonClick, postSigned, slashCommand, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
-import { eventually } from '../support/eventually.js';
-import { startSlackTeamBot, type SlackTeamBot } from '../support/slack-team-bot.js';
+import { buttonOf, startSlackTeamBot, type SlackTeamBot } from '../support/slack-team-bot.js';
 
 /**
  * Issue 24: `/release retry <release>` from Slack (signed requests, real Bolt, the local fake
@@ -20,16 +18,18 @@ describe('/release retry in Slack', () => {
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const { namespace, ctl } = namespaceWithController('slackretry');
-  const channel = 'C0INCIDENT';
   const team = uniqueName('oncall');
   let chat: SlackTeamBot;
-  let slack: FakeSlack;
-  let events: string;
-  let secret: string;
 
   beforeAll(async () => {
-    chat = await startSlackTeamBot({ kube, namespace, queuePrefix: ctl.prefix, team, channel: { id: channel, name: 'incident' }, verbs: ['status', 'retry'] });
-    ({ slack, events, secret } = chat);
+    chat = await startSlackTeamBot({
+      kube,
+      namespace,
+      queuePrefix: ctl.prefix,
+      team,
+      channel: { id: 'C0INCIDENT', name: 'incident' },
+      verbs: ['status', 'retry'],
+    });
     // green installed, then the broken 4.0.0: the upgrade fails and, with no remediation, stays failed
     for (const version of ['3.0.0', '4.0.0']) {
       const generation = await applyHelmRelease(
@@ -43,20 +43,13 @@ describe('/release retry in Slack', () => {
     await chat?.stop();
   });
 
-  type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };
-  const slash = async (text: string, user = 'UALICE') => {
-    const request = slashCommand(slack, text, user, channel);
-    await postSigned(events, request.form, { secret });
-    return (await slack.replyOn(request.responseUrl, 30_000)) as Reply;
-  };
-  const confirmButton = (reply: Reply) => reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm');
   const get = async (): Promise<HelmRelease> => (await api.get(namespace, 'unicorn'))!;
   const upgrades = async () => (await ctl.helm.invocations()).filter((args) => args[0] === 'upgrade').length;
 
   it('someone without the grant is refused and audited; nothing is written', async () => {
-    const reply = await slash(`retry ${namespace}/unicorn`, 'UMALLORY');
+    const reply = await chat.slash(`retry ${namespace}/unicorn`, 'UMALLORY');
     expect(reply.text).toMatch(/^Refused: you may not retry/);
-    expect(confirmButton(reply)).toBeUndefined();
+    expect(buttonOf(reply, 'release_confirm')).toBeUndefined();
     expect((await get()).metadata.annotations?.[FORCE_AT_ANNOTATION]).toBeUndefined();
     const refused = await kubeConfig
       .makeApiClient(CoreV1Api)
@@ -70,27 +63,12 @@ describe('/release retry in Slack', () => {
     const generation = failed.metadata.generation;
     const before = await upgrades();
 
-    const reply = await slash(`retry ${namespace}/unicorn --reason "quota raised"`);
+    const reply = await chat.slash(`retry ${namespace}/unicorn --reason "quota raised"`);
     expect(reply.text).toBe(`Plan: retry ${namespace}/unicorn: one forced upgrade of the current spec`);
-    const mark = slack.calls().length;
-    const click = buttonClick(slack, 'release_confirm', confirmButton(reply)!.value, 'UALICE', channel);
-    await postSigned(events, click.form, { secret });
-    expect(((await slack.replyOn(click.responseUrl, 30_000)) as Reply).text).toMatch(/^Confirmed/);
-
+    const { confirmed, outcome } = await chat.confirmAndAwaitOutcome(reply, 120_000);
+    expect(confirmed).toMatch(/^Confirmed/);
     // The record in the channel is updated with what the controller reported: 4.0.0 is still broken.
-    await eventually(
-      () => {
-        const texts = slack
-          .calls()
-          .slice(mark)
-          .map((c) => String(c.params.text));
-        expect(
-          texts.find((text) => /:white_check_mark:|:x:/.test(text)),
-          JSON.stringify(texts),
-        ).toMatch(/<@UALICE> retry .* — _quota raised_\n:x: .*Helm upgrade to unicorn@4\.0\.0 failed/);
-      },
-      { timeoutMs: 120_000, intervalMs: 200 },
-    );
+    expect(outcome).toMatch(/<@UALICE> retry .* — _quota raised_\n:x: .*Helm upgrade to unicorn@4\.0\.0 failed/);
 
     const after = await get();
     const requestId = after.metadata.annotations?.[FORCE_AT_ANNOTATION];

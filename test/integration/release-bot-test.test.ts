@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_REQUEST_ANNOTATION } from '../../src/api/annotations.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { buttonClick, postSigned, slashCommand, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
-import { eventually } from '../support/eventually.js';
 import { startSlackTeamBot, type SlackTeamBot } from '../support/slack-team-bot.js';
 
 /**
@@ -20,16 +18,11 @@ describe('/release test in Slack', () => {
   const kube = makeKubeClients(kubeConfig);
   const api = new HelmReleaseApi(kube);
   const { namespace, ctl } = namespaceWithController('slacktest');
-  const channel = 'C0SMOKE';
   const team = uniqueName('testers');
   let chat: SlackTeamBot;
-  let slack: FakeSlack;
-  let events: string;
-  let secret: string;
 
   beforeAll(async () => {
-    chat = await startSlackTeamBot({ kube, namespace, queuePrefix: ctl.prefix, team, channel: { id: channel, name: 'smoke' }, verbs: ['status', 'test'] });
-    ({ slack, events, secret } = chat);
+    chat = await startSlackTeamBot({ kube, namespace, queuePrefix: ctl.prefix, team, channel: { id: 'C0SMOKE', name: 'smoke' }, verbs: ['status', 'test'] });
     // Tests off in the spec: they run only when asked for. `broken`'s test pod exits 1.
     const releases: Array<[string, Record<string, unknown>]> = [
       ['unicorn', {}],
@@ -46,40 +39,19 @@ describe('/release test in Slack', () => {
     await chat?.stop();
   });
 
-  type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };
-  const slash = async (text: string, user = 'UALICE') => {
-    const request = slashCommand(slack, text, user, channel);
-    await postSigned(events, request.form, { secret });
-    return (await slack.replyOn(request.responseUrl, 30_000)) as Reply;
-  };
-  const confirmButton = (reply: Reply) => reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm');
   const tests = async () => (await ctl.helm.invocations()).filter((args) => args[0] === 'test').length;
 
   /** Asks, confirms, and returns the channel record's final line (the controller's report). */
   const testFromChat = async (name: string): Promise<string> => {
-    const reply = await slash(`test ${namespace}/${name} --reason smoke`);
+    const reply = await chat.slash(`test ${namespace}/${name} --reason smoke`);
     expect(reply.text).toBe(`Plan: test ${namespace}/${name}: helm test of revision 1`);
-    const mark = slack.calls().length;
-    const click = buttonClick(slack, 'release_confirm', confirmButton(reply)!.value, 'UALICE', channel);
-    await postSigned(events, click.form, { secret });
-    expect(((await slack.replyOn(click.responseUrl, 30_000)) as Reply).text).toMatch(/^Confirmed/);
-    let last = '';
-    await eventually(
-      () => {
-        const texts = slack
-          .calls()
-          .slice(mark)
-          .map((c) => String(c.params.text));
-        last = texts.find((text) => /:white_check_mark:|:x:/.test(text)) ?? '';
-        expect(last, JSON.stringify(texts)).not.toBe('');
-      },
-      { timeoutMs: 90_000, intervalMs: 200 },
-    );
-    return last;
+    const { confirmed, outcome } = await chat.confirmAndAwaitOutcome(reply, 90_000);
+    expect(confirmed).toMatch(/^Confirmed/);
+    return outcome;
   };
 
   it('someone without the grant is refused; nothing is written', async () => {
-    const reply = await slash(`test ${namespace}/unicorn`, 'UMALLORY');
+    const reply = await chat.slash(`test ${namespace}/unicorn`, 'UMALLORY');
     expect(reply.text).toMatch(/^Refused: you may not test/);
     expect((await api.get(namespace, 'unicorn'))?.metadata.annotations?.[TEST_REQUEST_ANNOTATION]).toBeUndefined();
   });

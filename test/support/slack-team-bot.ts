@@ -4,9 +4,13 @@ import { readBotConfig } from '../../src/bot/slack/config.js';
 import type { KubeClients } from '../../src/core/kube/client.js';
 import { createLogger } from '../../src/core/log.js';
 import { freePort } from '../../src/dev/free-port.js';
-import { startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
+import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
+import { eventually } from './eventually.js';
 import { testEnv } from './fixtures.js';
+
+/** The bot's answer on a response URL: its text, and its blocks (buttons) when it has some. */
+export type ChatReply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string; text?: { text: string } }> }> };
 
 /** What a file of one /release verb over signed Slack requests talks to. */
 export interface SlackTeamBot {
@@ -16,7 +20,21 @@ export interface SlackTeamBot {
   events: string;
   /** The signing secret those requests are signed with. */
   secret: string;
+  /** `/release <text>` as a signed request from `user` (Alice unless told) in the channel; the bot's reply. */
+  slash(text: string, user?: string): Promise<ChatReply>;
+  /** A press of a reply's button, signed; the bot's reply. */
+  click(actionId: string, value: string, user?: string): Promise<ChatReply>;
+  /**
+   * Presses a plan's Confirm as Alice and waits for the channel's record to end with the
+   * controller's report (:white_check_mark: or :x:); the Confirm reply's text and that line.
+   */
+  confirmAndAwaitOutcome(plan: ChatReply, timeoutMs?: number): Promise<{ confirmed: string; outcome: string }>;
   stop(): Promise<void>;
+}
+
+/** A reply's button of this action id. */
+export function buttonOf(reply: ChatReply, actionId: string) {
+  return reply.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === actionId);
 }
 
 /**
@@ -77,11 +95,44 @@ export async function startSlackTeamBot(opts: {
     ],
   });
   const { bot, events } = await startHttpBot(slack, { token, secret, queuePrefix: opts.queuePrefix, ...(opts.env ? { env: opts.env } : {}) });
+  const channel = opts.channel.id;
+  const slash = async (text: string, user = 'UALICE') => {
+    const request = slashCommand(slack, text, user, channel);
+    await postSigned(events, request.form, { secret });
+    return (await slack.replyOn(request.responseUrl, 30_000)) as ChatReply;
+  };
+  const click = async (actionId: string, value: string, user = 'UALICE') => {
+    const request = buttonClick(slack, actionId, value, user, channel);
+    await postSigned(events, request.form, { secret });
+    return (await slack.replyOn(request.responseUrl, 30_000)) as ChatReply;
+  };
+  const confirmAndAwaitOutcome = async (plan: ChatReply, timeoutMs = 30_000) => {
+    const confirm = buttonOf(plan, 'release_confirm');
+    if (!confirm) throw new Error(`the plan has no Confirm button: ${plan.text}`);
+    const mark = slack.calls().length;
+    const confirmed = (await click('release_confirm', confirm.value)).text;
+    let outcome = '';
+    await eventually(
+      () => {
+        const texts = slack
+          .calls()
+          .slice(mark)
+          .map((c) => String(c.params.text));
+        outcome = texts.find((text) => /:white_check_mark:|:x:/.test(text)) ?? '';
+        if (!outcome) throw new Error(`no outcome in the channel's record yet: ${JSON.stringify(texts)}`);
+      },
+      { timeoutMs, intervalMs: 200 },
+    );
+    return { confirmed, outcome };
+  };
   return {
     slack,
     bot,
     events,
     secret,
+    slash,
+    click,
+    confirmAndAwaitOutcome,
     stop: async () => {
       await bot.stop();
       await slack.stop();
