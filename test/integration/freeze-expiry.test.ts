@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FREEZE_REPORTED_ANNOTATION } from '../../src/api/annotations.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { startBot, type RunningBot } from '../../src/bot/slack/app.js';
-import { readBotConfig } from '../../src/bot/slack/config.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { FreezeApi } from '../../src/core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { createLogger } from '../../src/core/log.js';
 import { connectRedis } from '../../src/core/redis.js';
-import { buttonClick, postSigned, slashCommand, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
-import { freePort } from '../../src/dev/free-port.js';
+import type { FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { applyHelmRelease, helmReleaseObject, servedColor, waitForReconciled } from '../../src/dev/releases.js';
-import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { eventually } from '../support/eventually.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { buttonOf, startSlackTeamBot, type ChatReply, type SlackTeamBot } from '../support/slack-team-bot.js';
 
 /**
  * Issue 22: a freeze set from Slack that nobody lifts from chat (it expires, or kubectl deletes
@@ -27,54 +23,37 @@ describe("a freeze's end reported in its channel message when nobody lifted it f
   const api = new HelmReleaseApi(kube);
   const freezes = new FreezeApi(kube);
   const { namespace } = namespaceWithController('expiry');
-  const secret = 'test-signing-secret';
-  const token = 'xoxb-test-token';
   const channel = 'C0CHANGES';
   const team = uniqueName('oncall');
+  let chat: SlackTeamBot;
   let slack: FakeSlack;
-  let bot: RunningBot;
-  let events: string;
   const botPrefix = uniqueName('hc-bot');
   const redis = connectRedis(env.redisUrl);
   const spec = (version: string) => ({ chart: { repository: env.chartRepoUrl, name: 'unicorn', version }, timeout: '90s', interval: '1s' });
 
   beforeAll(async () => {
-    slack = await startFakeSlack({ tokens: [token], users: [{ id: 'UALICE', name: 'alice' }], channels: [{ id: channel, name: 'changes' }] });
-    await createTeam(kube, team, { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['status', 'freeze', 'unfreeze'] }] });
-    const config = readBotConfig({
-      SLACK_BOT_TOKEN: token,
-      SLACK_SIGNING_SECRET: secret,
-      SLACK_API_URL: slack.apiUrl,
-      PORT: String(await freePort()),
-      REDIS_URL: env.redisUrl,
-      KUBECONFIG: env.kubeconfig,
-      HELMCREW_QUEUE_PREFIX: botPrefix,
-      HELMCREW_FREEZE_SWEEP_SECONDS: '1',
+    chat = await startSlackTeamBot({
+      kube,
+      namespace,
+      queuePrefix: botPrefix,
+      team,
+      channel: { id: channel, name: 'changes' },
+      verbs: ['status', 'freeze', 'unfreeze'],
+      env: { HELMCREW_FREEZE_SWEEP_SECONDS: '1' },
     });
-    bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
-    events = `http://127.0.0.1:${bot.port}/slack/events`;
+    slack = chat.slack;
     await waitForReconciled(kubeConfig, namespace, 'unicorn', await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'unicorn', spec('1.0.0'))));
   });
   afterAll(async () => {
-    await bot?.stop();
+    await chat?.stop();
     redis.disconnect();
-    await slack?.stop();
     for (const f of (await freezes.list()).items.filter((f) => f.spec.scope.namespaces?.includes(namespace))) await freezes.delete(f.metadata.name);
-    await deleteTeam(kube, team);
   });
 
-  type Reply = { text: string; blocks?: Array<{ type: string; elements?: Array<{ action_id: string; value: string }> }> };
-  const send = (form: Record<string, string>) => postSigned(events, form, { secret });
-  const slash = async (text: string) => {
-    const request = slashCommand(slack, text, 'UALICE', channel);
-    await send(request.form);
-    return (await slack.replyOn(request.responseUrl, 30_000)) as Reply;
-  };
+  type Reply = ChatReply;
+  const slash = (text: string) => chat.slash(text);
   const confirm = async (plan: Reply) => {
-    const value = plan.blocks?.find((b) => b.type === 'actions')?.elements?.find((e) => e.action_id === 'release_confirm')?.value;
-    const request = buttonClick(slack, 'release_confirm', value!, 'UALICE', channel);
-    await send(request.form);
-    await slack.replyOn(request.responseUrl, 30_000);
+    await chat.click('release_confirm', buttonOf(plan, 'release_confirm')!.value);
   };
   /** Sets a freeze from Slack; its name and its channel message. */
   const freezeFromSlack = async (flags: string) => {
