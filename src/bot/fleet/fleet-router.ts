@@ -22,6 +22,8 @@ export interface FleetRouterOptions {
   /** HELMCREW_QUEUE_PREFIX: every cluster's keyspace derives from it. */
   fleetPrefix: string;
   keys: FleetKeys;
+  /** The fleet freezes in Redis: the one store the bot reads them from (its own cluster's plans too, bot/slack/app.ts). */
+  freezes: FleetFreezeStore;
   /** The Teams (in the bot's own cluster) decide who may, in every cluster. */
   teams: Pick<TeamApi, 'list'>;
   log: Logger;
@@ -50,7 +52,7 @@ export class FleetRouter implements FleetRouting {
   constructor(private readonly opts: FleetRouterOptions) {
     this.own = opts.own;
     this.client = new FleetCommandClient(opts.redis, opts.fleetPrefix);
-    this.freezes = new FleetFreezeStore(opts.redis, opts.fleetPrefix);
+    this.freezes = opts.freezes;
   }
 
   /** The fleet index's clusters, those the bot holds keys for, and its own. */

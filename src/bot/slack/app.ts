@@ -45,6 +45,7 @@ async function startFleet(
   fleet: NonNullable<BotConfig['fleet']>,
   redis: RedisConnection,
   local: ClusterDeps,
+  freezes: FleetFreezeStore,
   teams: TeamApi,
   log: Logger,
 ): Promise<FleetRouter> {
@@ -58,6 +59,7 @@ async function startFleet(
     redis,
     fleetPrefix: fleet.fleetPrefix,
     keys,
+    freezes,
     teams,
     log,
     timeZone: config.timeZone,
@@ -128,26 +130,30 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
   // The controller renders what a change would do (core/preview); asked over the shared queue prefix.
   const previewConnection = connectRedis(config.redisUrl);
   const previews = new QueuedPreviews(previewConnection, config.keyPrefix, config.previewTimeoutMs);
+  // A fleet's freezes, one store: the router's commands and queries and the own cluster's plans read it.
+  const fleetFreezes = config.fleet ? new FleetFreezeStore(previewConnection, config.fleet.fleetPrefix) : undefined;
   const { kube, api, freezes, storage, ops, events } = releaseOperations(slimKubeClients(connectKube(config.kubeconfig)), log, 'helmcrew-bot', {
     previews,
     timeZone: config.timeZone,
     // Who asked, from the signed request, for the controller's reports (core/requests).
     requesters: new RequesterLedger(redis, config.keyPrefix),
     // A fleet freeze taking in the bot's own cluster holds there as its Freezes do: its plans warn of it.
-    ...(config.fleet ? { fleetFreezes: ownFleetFreezes(new FleetFreezeStore(redis, config.fleet.fleetPrefix), config.fleet.own) } : {}),
+    ...(config.fleet && fleetFreezes ? { fleetFreezes: ownFleetFreezes(fleetFreezes, config.fleet.own) } : {}),
   });
   const directory = new Directory(new TeamApi(kube), web);
   // A fleet: other clusters through their agents on this Redis, each with its key (bot/fleet/); BullMQ waits on a connection that retries for ever.
-  const fleet = config.fleet
-    ? await startFleet(
-        config,
-        config.fleet,
-        previewConnection,
-        { ops, api, freezes, storage, previews, proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')) },
-        new TeamApi(kube),
-        log,
-      )
-    : undefined;
+  const fleet =
+    config.fleet && fleetFreezes
+      ? await startFleet(
+          config,
+          config.fleet,
+          previewConnection,
+          { ops, api, freezes, storage, previews, proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')) },
+          fleetFreezes,
+          new TeamApi(kube),
+          log,
+        )
+      : undefined;
   const poster: ChannelPoster = {
     post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),
     update: async (channel, ts, message) => void (await web.chat.update({ channel, ts, ...message })),
