@@ -23,6 +23,12 @@ command -v ssh >/dev/null || missing+=(openssh-client)
 # Alertmanager as a notification destination, and promtool to evaluate the chart's alert rules.
 [[ -x /usr/bin/prometheus-alertmanager ]] || missing+=(prometheus-alertmanager)
 command -v promtool >/dev/null || missing+=(prometheus)
+# The release pages' browser tests (docs/web.md): Debian's Chromium and its WebDriver.
+[[ -x /usr/bin/chromium ]] || missing+=(chromium)
+[[ -x /usr/bin/chromedriver ]] || missing+=(chromium-driver)
+# Supply chain (docs/verification.md): gpg for helm provenance and signed Git commits; an HTTP proxy for proxySecretRef.
+command -v gpg >/dev/null || missing+=(gnupg)
+[[ -x /usr/bin/tinyproxy ]] || missing+=(tinyproxy)
 # The CPU hog beside the tests in make test-stress (scripts/test-stress.sh).
 command -v stress-ng >/dev/null || missing+=(stress-ng)
 if ((${#missing[@]})); then
@@ -32,7 +38,7 @@ if ((${#missing[@]})); then
   # -q, not -qq: each package's download and set-up shows, so a slow mirror does not look like a hang.
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q "${missing[@]}"
   # Debian starts a redis service on 6379, a sentinel on 26379, a registry on 5000, sshd on 22, Prometheus on 9090 and Alertmanager on 9093; the project runs its own on free ports instead.
-  for service in redis-server redis-sentinel docker-registry ssh prometheus prometheus-alertmanager prometheus-node-exporter; do
+  for service in redis-server redis-sentinel docker-registry ssh prometheus prometheus-alertmanager prometheus-node-exporter tinyproxy; do
     ($SUDO systemctl disable --now "$service" 2>/dev/null || $SUDO service "$service" stop 2>/dev/null) || true
   done
 fi
