@@ -1,6 +1,8 @@
 // The import rule of docs/architecture.md, checked by `make test` (npm run lint:imports).
-// controller, notify and bot are siblings on a shared core; the CLI is the only composition root.
-const PARTS = 'controller|notify|bot';
+// controller, notify and the surfaces (bot: Slack; web) are siblings on a shared core; the surfaces act
+// through src/session (the one release session and verb table); the CLI is the only composition root.
+const PARTS = 'controller|notify|bot|web';
+const SURFACES = 'bot|web';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -14,10 +16,24 @@ module.exports = {
     },
     {
       name: 'part-stays-in-its-folder',
-      comment: 'A part imports its own folder, src/core and src/api only: nothing from a folder above it, src/dev or src/cli.',
+      comment: 'controller and notify import their own folder, src/core and src/api only: nothing from a folder above it, src/session, src/dev or src/cli.',
       severity: 'error',
-      from: { path: `^src/(${PARTS})/` },
+      from: { path: '^src/(controller|notify)/' },
       to: { path: '^src/', pathNot: ['^src/$1/', '^src/core/', '^src/api/', `^src/(${PARTS})/`] },
+    },
+    {
+      name: 'surface-acts-through-the-session',
+      comment: 'A surface (Slack, web) imports its own folder, src/session, src/core and src/api only: who may do what is decided in src/session.',
+      severity: 'error',
+      from: { path: `^src/(${SURFACES})/` },
+      to: { path: '^src/', pathNot: ['^src/$1/', '^src/session/', '^src/core/', '^src/api/', `^src/(${PARTS})/`] },
+    },
+    {
+      name: 'session-serves-every-surface',
+      comment: "src/session (the release session, the verb table's handlers, authorization, plans) imports only itself, src/core and src/api: never a surface.",
+      severity: 'error',
+      from: { path: '^src/session/' },
+      to: { path: '^src/', pathNot: ['^src/session/', '^src/core/', '^src/api/'] },
     },
     {
       name: 'core-imports-no-part',

@@ -15,7 +15,7 @@ const load = (path) => import(pathToFileURL(join(cfg.dist, path)).href);
 const { FleetCommandClient } = await load('core/fleet/command-client.js');
 const { newCommand } = await load('core/fleet/command-protocol.js');
 const { signCommand } = await load('core/fleet/signed-command.js');
-const { suspendPatch } = await load('bot/plan/intents.js');
+const { suspendPatch } = await load('session/plan/intents.js');
 const { Redis } = await import('ioredis');
 
 const kib = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN);

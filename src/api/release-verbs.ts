@@ -5,7 +5,7 @@
  * importable without the bot.
  */
 
-/** What a verb's words are; the bot's grammar parses each kind (bot/grammar/arguments.ts). */
+/** What a verb's words are; the bot's grammar parses each kind (session/grammar/arguments.ts). */
 export type ArgumentKind = 'release' | 'namespace' | 'version' | 'revision' | 'scope' | 'freeze-name' | 'verb' | 'switch';
 
 export interface VerbArgument {
@@ -134,7 +134,7 @@ export const RELEASE_VERBS = {
     teamVerb: false,
   },
   // Proposes rather than writes: no plan to confirm (the proposal's votes are the confirmation), and
-  // authorized as `upgrade` on the target release (bot/session/promotion.ts), so no Team verb of its own.
+  // authorized as `upgrade` on the target release (session/flow/promotion.ts), so no Team verb of its own.
   promote: {
     args: [release],
     reason: 'none',

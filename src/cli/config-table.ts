@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { BOT_ENV } from '../bot/slack/config.js';
-import { SESSION_ENV } from '../bot/session/config.js';
+import { SESSION_ENV } from '../session/flow/config.js';
 import { CONTROLLER_ENV } from '../controller/config.js';
 import { SHARED_ENV } from '../core/config/env.js';
 import { MiB } from '../core/config/parsers.js';

@@ -1,10 +1,10 @@
 import { AppsV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { releaseOperations } from '../../src/bot/execute/wiring.js';
+import { releaseOperations } from '../../src/session/execute/wiring.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
-import { isMutating, type MutatingCommand } from '../../src/bot/grammar/command.js';
-import { parseReleaseCommand } from '../../src/bot/grammar/parse.js';
+import { isMutating, type MutatingCommand } from '../../src/session/grammar/command.js';
+import { parseReleaseCommand } from '../../src/session/grammar/parse.js';
 import { jsonPatch } from '../../src/core/kube/kube-clients.js';
 import { createLogger } from '../../src/core/log.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';

@@ -5,7 +5,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { rollbackPatch } from '../../src/bot/plan/intents.js';
+import { rollbackPatch } from '../../src/session/plan/intents.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';

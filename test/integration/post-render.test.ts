@@ -6,7 +6,7 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { waitForReadyReason } from '../../src/dev/harness/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { Redis } from 'ioredis';
-import { QueuedPreviews } from '../../src/bot/execute/preview-client.js';
+import { QueuedPreviews } from '../../src/session/execute/preview-client.js';
 import { jsonPatch } from '../../src/core/kube/kube-clients.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
 import { waitForChecks } from '../support/checks.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { QueuedPreviews } from '../../src/bot/execute/preview-client.js';
+import { QueuedPreviews } from '../../src/session/execute/preview-client.js';
 import { connectRedis } from '../../src/core/redis.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';

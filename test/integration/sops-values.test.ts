@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
-import { QueuedPreviews } from '../../src/bot/execute/preview-client.js';
+import { QueuedPreviews } from '../../src/session/execute/preview-client.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { waitForEvents } from '../support/events.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';

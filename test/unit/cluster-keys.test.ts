@@ -12,7 +12,7 @@ import {
   prefixProblem,
 } from '../../src/core/fleet/cluster-keys.js';
 import { readSharedConfig } from '../../src/core/config/env.js';
-import { readSessionConfig } from '../../src/bot/session/config.js';
+import { readSessionConfig } from '../../src/session/flow/config.js';
 
 /** Redis Cluster's slot rule: the part between the first `{` and the next `}`, when not empty. */
 function hashTag(key: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { diffValues } from '../../src/bot/plan/values-diff.js';
+import { diffValues } from '../../src/session/plan/values-diff.js';
 import { historyForFleet, maskKeyOf, newQuery, releaseForFleet, signQuery, verifyQuery } from '../../src/core/fleet/fleet-query.js';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FREEZE_MESSAGE_ANNOTATION, FREEZE_REPORTED_ANNOTATION } from '../../src/api/annotations.js';
 import type { Freeze } from '../../src/api/freeze.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
-import { expired, heldNow, letGo, watchedOf } from '../../src/bot/plan/freeze-end.js';
+import { expired, heldNow, letGo, watchedOf } from '../../src/session/plan/freeze-end.js';
 import { freezeLiftedMessage } from '../../src/bot/slack/blocks.js';
 
 const now = new Date('2026-03-01T12:00:00Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Freeze } from '../../src/api/freeze.js';
-import { heldInWindow, windowNotices } from '../../src/bot/plan/window-notices.js';
+import { heldInWindow, windowNotices } from '../../src/session/plan/window-notices.js';
 import { windowMessage } from '../../src/bot/slack/window-announcer.js';
 import { heldPeriodStart, withHeldRelease } from '../../src/controller/status/freeze-held.js';
 import { lastClosedWindow, openWindowStart, windowWarningDue } from '../../src/core/release/freeze-windows.js';

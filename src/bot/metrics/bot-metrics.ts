@@ -1,6 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { actionLabel } from '../../core/slack/action-ids.js';
-import { parseReleaseCommand } from '../grammar/parse.js';
+import { parseReleaseCommand } from '../../session/grammar/parse.js';
 
 /** Pure: the verb label of a typed request: the parsed verb, or 'invalid' when it does not parse. */
 export function commandVerb(text: string): string {

@@ -3,9 +3,9 @@ import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
 import { ConfigError } from '../../core/config/env.js';
 import { connectKube, slimKubeClients } from '../../core/kube/slim-clients.js';
-import { FleetKeys } from '../fleet/fleet-keys.js';
-import { FleetRouter } from '../fleet/fleet-router.js';
-import type { ClusterDeps } from '../session/fleet-routing.js';
+import { FleetKeys } from '../../session/fleet/fleet-keys.js';
+import { FleetRouter } from '../../session/fleet/fleet-router.js';
+import type { ClusterDeps } from '../../session/flow/fleet-routing.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import { startHealthServer, type ReadinessCheck } from '../../core/metrics/health-server.js';
@@ -13,8 +13,8 @@ import { redisCheck } from '../../core/metrics/redis-check.js';
 import { newMetricsRegistry, type Registry } from '../../core/metrics/registry.js';
 import { connectRedis, type RedisConnection } from '../../core/redis.js';
 import { RequesterLedger } from '../../core/requests/requester-ledger.js';
-import { QueuedPreviews } from '../execute/preview-client.js';
-import { releaseOperations } from '../execute/wiring.js';
+import { QueuedPreviews } from '../../session/execute/preview-client.js';
+import { releaseOperations } from '../../session/execute/wiring.js';
 import { BotMetrics } from '../metrics/bot-metrics.js';
 import type { ChannelPoster } from './channel-progress.js';
 import { answerEveryRequest, slackHttpReceiver } from './answer-every-request.js';
@@ -141,7 +141,7 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     ...(config.fleet && fleetFreezes ? { fleetFreezes: ownFleetFreezes(fleetFreezes, config.fleet.own) } : {}),
   });
   const directory = new Directory(new TeamApi(kube), web);
-  // A fleet: other clusters through their agents on this Redis, each with its key (bot/fleet/); BullMQ waits on a connection that retries for ever.
+  // A fleet: other clusters through their agents on this Redis, each with its key (session/fleet/); BullMQ waits on a connection that retries for ever.
   const fleet =
     config.fleet && fleetFreezes
       ? await startFleet(

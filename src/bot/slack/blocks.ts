@@ -1,7 +1,7 @@
 import { clusterChoiceActionId, PlanAction, ReleaseAction } from '../../core/slack/action-ids.js';
-import { commandForCluster } from '../fleet/which-cluster.js';
+import { commandForCluster } from '../../session/fleet/which-cluster.js';
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../core/slack/mrkdwn.js';
-import type { Plan } from '../plan/plan.js';
+import type { Plan } from '../../session/plan/plan.js';
 
 /** Pure Slack message builders. Every piece of user-supplied text is escaped for mrkdwn (core/slack). */
 

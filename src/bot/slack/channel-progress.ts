@@ -1,9 +1,9 @@
 import { FREEZE_REPORTED_ANNOTATION } from '../../api/annotations.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { Logger } from '../../core/log.js';
-import { messageRefOf, withMessageRef } from '../plan/freeze.js';
-import type { PreparedAction } from '../plan/prepared.js';
-import type { Progress } from '../session/ports.js';
+import { messageRefOf, withMessageRef } from '../../session/plan/freeze.js';
+import type { PreparedAction } from '../../session/plan/prepared.js';
+import type { Progress } from '../../session/flow/ports.js';
 import { auditMessage, freezeLiftedMessage, type SlackMessage } from './blocks.js';
 import { tellRequester, type RequesterDmDeps } from './requester-dm.js';
 

@@ -1,6 +1,6 @@
 import { checkedClusterName, checkedRedisUrl, ConfigError, SHARED_ENV } from '../../core/config/env.js';
 import { declareEnv } from '../../core/config/registry.js';
-import { intIn, readSessionConfig } from '../session/config.js';
+import { intIn, readSessionConfig } from '../../session/flow/config.js';
 
 /** The bot's variables (docs/configuration.md is generated from them); SLACK_BOT_TOKEN and the rest it shares are in SHARED_ENV. */
 export const BOT_ENV = declareEnv(['bot'], {

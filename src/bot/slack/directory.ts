@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { TeamApi } from '../../core/kube/team-api.js';
-import { teamPolicy, type TeamPolicy } from '../authz/policy-types.js';
+import { teamPolicy, type TeamPolicy } from '../../session/authz/policy-types.js';
 
 /**
  * Who is who, read at the edge: Teams from the API server (on every decision, so a change to a

@@ -2,15 +2,15 @@ import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { Logger } from '../../core/log.js';
-import { authorizeAction, authorizeActionApproval, isRequester } from '../authz/authorize-action.js';
-import type { Subject, TeamPolicy } from '../authz/policy-types.js';
-import type { ReleaseOperations } from '../execute/operations.js';
-import type { ChangePreviews } from '../execute/preview-client.js';
-import type { Actor } from '../plan/actor.js';
-import type { PreparedAction } from '../plan/prepared.js';
-import type { ClusterDeps, FleetRouting } from '../session/fleet-routing.js';
-import { ReleaseSession } from '../session/release-session.js';
-import type { SessionPorts } from '../session/ports.js';
+import { authorizeAction, authorizeActionApproval, isRequester } from '../../session/authz/authorize-action.js';
+import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
+import type { ReleaseOperations } from '../../session/execute/operations.js';
+import type { ChangePreviews } from '../../session/execute/preview-client.js';
+import type { Actor } from '../../session/plan/actor.js';
+import type { PreparedAction } from '../../session/plan/prepared.js';
+import type { ClusterDeps, FleetRouting } from '../../session/flow/fleet-routing.js';
+import { ReleaseSession } from '../../session/flow/release-session.js';
+import type { SessionPorts } from '../../session/flow/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
 import { channelProgress, type ChannelPoster } from './channel-progress.js';
 import type { PlanStore, StoredPlan } from './plan-store.js';
@@ -32,7 +32,7 @@ export interface ReleaseBotDeps {
   /** The person's display name, for reports outside Slack (users.info). */
   userName?(user: string): Promise<string | undefined>;
   plans: PlanStore;
-  /** A fleet (bot/fleet/fleet-router.ts); without it the bot drives its own cluster only. */
+  /** A fleet (session/fleet/fleet-router.ts); without it the bot drives its own cluster only. */
   fleet?: FleetRouting;
   poster: ChannelPoster;
   log: Logger;

@@ -1,7 +1,7 @@
 import type { RedisConnection } from '../../core/redis.js';
 import { safeText } from '../../core/slack/mrkdwn.js';
 import type { Logger } from '../../core/log.js';
-import type { Outcome } from '../execute/outcome.js';
+import type { Outcome } from '../../session/execute/outcome.js';
 import type { SlackMessage } from './blocks.js';
 
 /**

@@ -1,10 +1,10 @@
-import { authorizeAction } from '../authz/authorize-action.js';
-import { authorize, teamsOf } from '../authz/authorize.js';
-import type { AuthzTarget, Subject, TeamPolicy } from '../authz/policy-types.js';
-import { namespaceAuthzTarget, releaseAuthzTarget } from '../authz/targets.js';
-import type { QueryCommand } from '../execute/queries.js';
-import { findRelease, type ReleaseLookup } from '../execute/find-release.js';
-import type { Gate, Reply } from '../session/ports.js';
+import { authorizeAction } from '../../session/authz/authorize-action.js';
+import { authorize, teamsOf } from '../../session/authz/authorize.js';
+import type { AuthzTarget, Subject, TeamPolicy } from '../../session/authz/policy-types.js';
+import { namespaceAuthzTarget, releaseAuthzTarget } from '../../session/authz/targets.js';
+import type { QueryCommand } from '../../session/execute/queries.js';
+import { findRelease, type ReleaseLookup } from '../../session/execute/find-release.js';
+import type { Gate, Reply } from '../../session/flow/ports.js';
 import { codeMessage, planMessage, textMessage, whichClusterMessage, type SlackMessage } from './blocks.js';
 
 /** Where a request came from and how to answer the person privately (response_url or ephemeral). */

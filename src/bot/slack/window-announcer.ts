@@ -2,8 +2,8 @@ import type { RedisConnection } from '../../core/redis.js';
 import type { Freeze } from '../../api/freeze.js';
 import type { Logger } from '../../core/log.js';
 import { escapeMrkdwn } from '../../core/slack/mrkdwn.js';
-import { describeScope, messageRefOf } from '../plan/freeze.js';
-import { heldInWindow, noticeKey, windowNotices, type WindowNotice } from '../plan/window-notices.js';
+import { describeScope, messageRefOf } from '../../session/plan/freeze.js';
+import { heldInWindow, noticeKey, windowNotices, type WindowNotice } from '../../session/plan/window-notices.js';
 import type { SlackMessage } from './blocks.js';
 import type { ChannelPoster } from './channel-progress.js';
 

@@ -1,5 +1,5 @@
-import { answerWithoutCluster, releaseInputError } from '../../bot/session/input-error.js';
-import { readSessionConfig } from '../../bot/session/config.js';
+import { answerWithoutCluster, releaseInputError } from '../../session/flow/input-error.js';
+import { readSessionConfig } from '../../session/flow/config.js';
 import { foundKubeconfig } from '../../core/kube/kubeconfig-source.js';
 
 const OPTIONS = new Set(['--yes', '-y', '--no-wait']);

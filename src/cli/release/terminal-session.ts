@@ -1,10 +1,10 @@
 import { createInterface } from 'node:readline/promises';
-import { kubeActorId } from '../../bot/execute/kube-identity.js';
-import { releaseOperations } from '../../bot/execute/wiring.js';
-import { renderPlan } from '../../bot/render/text.js';
-import type { SessionConfig } from '../../bot/session/config.js';
-import type { SessionEnd, SessionPorts } from '../../bot/session/ports.js';
-import { ReleaseSession } from '../../bot/session/release-session.js';
+import { kubeActorId } from '../../session/execute/kube-identity.js';
+import { releaseOperations } from '../../session/execute/wiring.js';
+import { renderPlan } from '../../session/render/text.js';
+import type { SessionConfig } from '../../session/flow/config.js';
+import type { SessionEnd, SessionPorts } from '../../session/flow/ports.js';
+import { ReleaseSession } from '../../session/flow/release-session.js';
 import { apiErrorMessage, apiStatusCode } from '../../core/kube/errors.js';
 import { loadKubeConfig, makeKubeClients } from '../../core/kube/client.js';
 import { createLogger, logLevel } from '../../core/log.js';
@@ -12,7 +12,7 @@ import { createLogger, logLevel } from '../../core/log.js';
 const EXIT: Record<SessionEnd, number> = { done: 0, 'bad-input': 2, 'not-done': 1 };
 
 /**
- * The terminal's ports on the one `/release` session (bot/session): stdout and stderr, a y/N
+ * The terminal's ports on the one `/release` session (session/flow): stdout and stderr, a y/N
  * prompt, no second person for --break-glass; the kubeconfig user acts, so Kubernetes RBAC decides
  * what it may do. `line` is the command as the grammar reads it (commands/release.ts checked it).
  */
@@ -84,7 +84,7 @@ async function ask(question: string): Promise<boolean> {
 async function previewParts(url: string, config: SessionConfig) {
   const [{ connectRedis }, { QueuedPreviews }, { RequesterLedger }] = await Promise.all([
     import('../../core/redis.js'),
-    import('../../bot/execute/preview-client.js'),
+    import('../../session/execute/preview-client.js'),
     import('../../core/requests/requester-ledger.js'),
   ]);
   const connection = connectRedis(url);

@@ -13,7 +13,7 @@ import type { IntentPatch } from '../kube/helmrelease-api.js';
 /**
  * A command from the bot to one cluster's agent, across the fleet's shared Redis (pure). The bot
  * has no kubeconfig of that cluster: it sends the intent (the same merge patch it would write
- * itself, bot/plan/intents.ts), signed with that cluster's key, and the agent writes it in its own
+ * itself, session/plan/intents.ts), signed with that cluster's key, and the agent writes it in its own
  * cluster. The signature is an HMAC-SHA256 over a canonical encoding of the whole command, which
  * names its cluster, a nonce and an expiry: a command signed for `edge` is refused by `home`
  * (another name, another key), a replay by the nonce the agent remembers until the expiry, a

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { authorize, authorizeApproval } from '../../../src/bot/authz/authorize.js';
-import type { AuthzTarget, PermissionVerb, Subject, TeamPolicy } from '../../../src/bot/authz/policy-types.js';
+import { authorize, authorizeApproval } from '../../../src/session/authz/authorize.js';
+import type { AuthzTarget, PermissionVerb, Subject, TeamPolicy } from '../../../src/session/authz/policy-types.js';
 import { matching } from './matchers.js';
 
 const teams: TeamPolicy[] = [

@@ -8,15 +8,15 @@ import {
 } from '../../../src/api/annotations.js';
 import type { Team } from '../../../src/api/team.js';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
-import { breakGlassPatch } from '../../../src/bot/execute/freeze-writes.js';
-import { freezeName, releasesInScope, scopeSpec } from '../../../src/bot/plan/freeze.js';
+import { breakGlassPatch } from '../../../src/session/execute/freeze-writes.js';
+import { freezeName, releasesInScope, scopeSpec } from '../../../src/session/plan/freeze.js';
 import { gitOpsOwner } from '../../../src/core/release/gitops-owner.js';
-import { resumePatch, rollbackPatch, suspendPatch, upgradePatch } from '../../../src/bot/plan/intents.js';
-import { outcomeOf } from '../../../src/bot/execute/outcome.js';
-import { resolveRelease } from '../../../src/bot/plan/resolve.js';
-import { findRelease } from '../../../src/bot/execute/find-release.js';
+import { resumePatch, rollbackPatch, suspendPatch, upgradePatch } from '../../../src/session/plan/intents.js';
+import { outcomeOf } from '../../../src/session/execute/outcome.js';
+import { resolveRelease } from '../../../src/session/plan/resolve.js';
+import { findRelease } from '../../../src/session/execute/find-release.js';
 import { escapeMrkdwn, unescapeSlackText } from '../../../src/core/slack/mrkdwn.js';
-import { diffValues, summarizeValuesDifference } from '../../../src/bot/plan/values-diff.js';
+import { diffValues, summarizeValuesDifference } from '../../../src/session/plan/values-diff.js';
 
 const hr = (
   namespace: string,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkKeyFiles } from '../../../src/bot/fleet/fleet-keys.js';
-import { commandForCluster, whichCluster } from '../../../src/bot/fleet/which-cluster.js';
+import { checkKeyFiles } from '../../../src/session/fleet/fleet-keys.js';
+import { commandForCluster, whichCluster } from '../../../src/session/fleet/which-cluster.js';
 import { whichClusterMessage } from '../../../src/bot/slack/blocks.js';
-import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
+import { parseReleaseCommand } from '../../../src/session/grammar/parse.js';
 import { CLUSTER_CHOICE_ACTION_PATTERN, isOurActionId } from '../../../src/core/slack/action-ids.js';
 
 describe('which cluster a release name means', () => {

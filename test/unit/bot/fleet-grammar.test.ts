@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
+import { parseReleaseCommand } from '../../../src/session/grammar/parse.js';
 
 /** `--cluster NAME` and the short form `NAME/namespace/release` (issue 32): which verbs take them, and what is refused. */
 describe('a fleet cluster in a /release line', () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
-import type { ReleaseOperations } from '../../../src/bot/execute/operations.js';
-import { draftReleaseCommand, type Draft } from '../../../src/bot/plan/prepared.js';
-import type { ClusterDeps, FleetMember, FleetRouting } from '../../../src/bot/session/fleet-routing.js';
-import type { SessionPorts } from '../../../src/bot/session/ports.js';
-import { ReleaseSession } from '../../../src/bot/session/release-session.js';
+import type { ReleaseOperations } from '../../../src/session/execute/operations.js';
+import { draftReleaseCommand, type Draft } from '../../../src/session/plan/prepared.js';
+import type { ClusterDeps, FleetMember, FleetRouting } from '../../../src/session/flow/fleet-routing.js';
+import type { SessionPorts } from '../../../src/session/flow/ports.js';
+import { ReleaseSession } from '../../../src/session/flow/release-session.js';
 import { summarizeHistory } from '../../../src/core/helm-storage/release-storage.js';
 
 /** The session's fleet routing with in-memory clusters: which cluster a command goes to, and that it is named in every answer. */

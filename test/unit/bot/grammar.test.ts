@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
-import { editDistance } from '../../../src/bot/grammar/suggest.js';
-import { freezeEndsAt } from '../../../src/bot/grammar/flags.js';
+import { parseReleaseCommand } from '../../../src/session/grammar/parse.js';
+import { editDistance } from '../../../src/session/grammar/suggest.js';
+import { freezeEndsAt } from '../../../src/session/grammar/flags.js';
 import { matching, objectWith } from './matchers.js';
 
 type Row = { name: string; input: string; want: object };

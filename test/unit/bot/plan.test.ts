@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
 import type { Freeze } from '../../../src/api/freeze.js';
-import { planFreeze } from '../../../src/bot/plan/freeze.js';
-import { planReleaseCommand } from '../../../src/bot/plan/plan.js';
+import { planFreeze } from '../../../src/session/plan/freeze.js';
+import { planReleaseCommand } from '../../../src/session/plan/plan.js';
 import { summarizeHistory, type StoredRelease } from '../../../src/core/helm-storage/release-storage.js';
 import { containing, matching } from './matchers.js';
 

@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../../src/api/annotations.js';
 import type { Freeze } from '../../../src/api/freeze.js';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
-import { authorizeAction, isRequester } from '../../../src/bot/authz/authorize-action.js';
-import type { TeamPolicy } from '../../../src/bot/authz/policy-types.js';
-import { authzTargets, authzVerb, namespaceAuthzTarget, releaseAuthzTarget } from '../../../src/bot/authz/targets.js';
-import { intentPatch } from '../../../src/bot/plan/intents.js';
-import { prepareFreeze, prepareReleaseCommand, prepareUnfreeze, stillAsPlanned, type PreparedAction } from '../../../src/bot/plan/prepared.js';
+import { authorizeAction, isRequester } from '../../../src/session/authz/authorize-action.js';
+import type { TeamPolicy } from '../../../src/session/authz/policy-types.js';
+import { authzTargets, authzVerb, namespaceAuthzTarget, releaseAuthzTarget } from '../../../src/session/authz/targets.js';
+import { intentPatch } from '../../../src/session/plan/intents.js';
+import { prepareFreeze, prepareReleaseCommand, prepareUnfreeze, stillAsPlanned, type PreparedAction } from '../../../src/session/plan/prepared.js';
 import { summarizeHistory } from '../../../src/core/helm-storage/release-storage.js';
 
 const hr = (namespace: string, name: string, over: { suspend?: boolean; generation?: number; chart?: string } = {}): HelmRelease => ({

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MUTATING_VERBS, TEAM_VERBS } from '../../../src/api/release-verbs.js';
-import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
-import { renderHelp } from '../../../src/bot/render/text.js';
+import { parseReleaseCommand } from '../../../src/session/grammar/parse.js';
+import { renderHelp } from '../../../src/session/render/text.js';
 
 /** `/release promote <release> --from <place> --to <place>` (issue 35): a place is one word (a fleet cluster or a namespace) or cluster/namespace. */
 

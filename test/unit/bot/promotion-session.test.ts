@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
-import type { ReleaseOperations } from '../../../src/bot/execute/operations.js';
-import type { ClusterDeps, FleetMember, FleetRouting } from '../../../src/bot/session/fleet-routing.js';
-import type { SessionPorts } from '../../../src/bot/session/ports.js';
-import { ReleaseSession } from '../../../src/bot/session/release-session.js';
+import type { ReleaseOperations } from '../../../src/session/execute/operations.js';
+import type { ClusterDeps, FleetMember, FleetRouting } from '../../../src/session/flow/fleet-routing.js';
+import type { SessionPorts } from '../../../src/session/flow/ports.js';
+import { ReleaseSession } from '../../../src/session/flow/release-session.js';
 import { summarizeHistory } from '../../../src/core/helm-storage/release-storage.js';
 import { createLogger } from '../../../src/core/log.js';
 import type { OpenOutcome } from '../../../src/core/proposals/proposal-store.js';

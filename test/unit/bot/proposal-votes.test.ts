@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { authorizeProposalVote } from '../../../src/bot/authz/authorize-proposal.js';
-import type { TeamPolicy } from '../../../src/bot/authz/policy-types.js';
-import { voteAnswer, voteAuditLine } from '../../../src/bot/render/proposal-votes.js';
+import { authorizeProposalVote } from '../../../src/session/authz/authorize-proposal.js';
+import type { TeamPolicy } from '../../../src/session/authz/policy-types.js';
+import { voteAnswer, voteAuditLine } from '../../../src/session/render/proposal-votes.js';
 import type { Proposal } from '../../../src/core/proposals/proposal.js';
 
 const target = { kind: 'release' as const, namespace: 'shop', name: 'web', chart: 'web' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runQuery } from '../../../src/bot/execute/queries.js';
-import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
+import { runQuery } from '../../../src/session/execute/queries.js';
+import { parseReleaseCommand } from '../../../src/session/grammar/parse.js';
 import type { Proposal } from '../../../src/core/proposals/proposal.js';
 
 const proposal = (namespace: string, id: string, approvers: string[] = []): Proposal => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseReleaseCommand } from '../../../src/bot/grammar/parse.js';
+import { parseReleaseCommand } from '../../../src/session/grammar/parse.js';
 import { outcomeDm, tellRequester } from '../../../src/bot/slack/requester-dm.js';
 
 const text = (m: { blocks?: unknown[] }) => (m.blocks![0] as { text: { text: string } }).text.text;

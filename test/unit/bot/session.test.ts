@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
-import type { AuthzDecision } from '../../../src/bot/authz/authorize.js';
-import type { ReleaseOperations } from '../../../src/bot/execute/operations.js';
-import { findRelease } from '../../../src/bot/execute/find-release.js';
-import { draftReleaseCommand, type Draft } from '../../../src/bot/plan/prepared.js';
-import type { SessionDeps } from '../../../src/bot/session/release-session.js';
-import { ReleaseSession } from '../../../src/bot/session/release-session.js';
-import type { SessionPorts } from '../../../src/bot/session/ports.js';
+import type { AuthzDecision } from '../../../src/session/authz/authorize.js';
+import type { ReleaseOperations } from '../../../src/session/execute/operations.js';
+import { findRelease } from '../../../src/session/execute/find-release.js';
+import { draftReleaseCommand, type Draft } from '../../../src/session/plan/prepared.js';
+import type { SessionDeps } from '../../../src/session/flow/release-session.js';
+import { ReleaseSession } from '../../../src/session/flow/release-session.js';
+import type { SessionPorts } from '../../../src/session/flow/ports.js';
 import { summarizeHistory } from '../../../src/core/helm-storage/release-storage.js';
 
 /**
@@ -185,7 +185,7 @@ describe('a /release query reads its release once', () => {
 
 describe('ReleaseOperations: each plan is read and built once', () => {
   it('an upgrade with a preview: the release, its history, freezes and Teams read once; one preview; no second read', async () => {
-    const { ReleaseOperations } = await import('../../../src/bot/execute/operations.js');
+    const { ReleaseOperations } = await import('../../../src/session/execute/operations.js');
     const reads: string[] = [];
     const read =
       <T>(name: string, value: T) =>

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MUTATING_VERBS, RELEASE_VERBS, TEAM_VERBS, mutatingVerbsOf, teamVerbsOf, type VerbRow } from '../../../src/api/release-verbs.js';
 import { Verb as TeamVerbSchema } from '../../../src/api/team.js';
-import { verbParser } from '../../../src/bot/grammar/parse.js';
-import { renderHelp } from '../../../src/bot/render/text.js';
+import { verbParser } from '../../../src/session/grammar/parse.js';
+import { renderHelp } from '../../../src/session/render/text.js';
 
 /**
  * The verb table (src/api/release-verbs.ts) is the one list: the parser, the help, which verbs

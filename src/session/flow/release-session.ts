@@ -18,7 +18,7 @@ export interface SessionDeps extends ClusterDeps, OwnClusterName {
   /** From the session's config reader (session/config.ts). */
   outcomeTimeoutMs: number;
   clock?: Clock;
-  /** A fleet (bot/fleet/): `--cluster`, the short form, "which cluster?" and `list --cluster all`. Without it the bot drives its own cluster only, as ever. */
+  /** A fleet (session/fleet/): `--cluster`, the short form, "which cluster?" and `list --cluster all`. Without it the bot drives its own cluster only, as ever. */
   fleet?: FleetRouting;
 }
 

@@ -4,7 +4,7 @@ import { newCommand } from '../../core/fleet/command-protocol.js';
 import { newQuery, signQuery, type FleetQuestion, type QueryAnswer } from '../../core/fleet/fleet-query.js';
 import { COMMAND_VERBS, signCommand, type CommandVerb } from '../../core/fleet/signed-command.js';
 import type { FreezePort, IntentWriter, ReleaseApiPort, StoragePort } from '../execute/operations.js';
-import type { ImageValuesReader } from '../session/fleet-routing.js';
+import type { ImageValuesReader } from '../flow/fleet-routing.js';
 
 export interface RemoteClusterOptions {
   cluster: string;

@@ -10,7 +10,7 @@ import type { Logger } from '../../core/log.js';
 import { RequesterLedger } from '../../core/requests/requester-ledger.js';
 import { ReleaseOperations } from '../execute/operations.js';
 import { QueuedPreviews } from '../execute/preview-client.js';
-import type { ClusterDeps, FleetMember, FleetRouting } from '../session/fleet-routing.js';
+import type { ClusterDeps, FleetMember, FleetRouting } from '../flow/fleet-routing.js';
 import type { FleetKeys } from './fleet-keys.js';
 import { remoteCluster } from './remote-cluster.js';
 

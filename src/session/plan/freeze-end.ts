@@ -10,7 +10,7 @@ import { messageRefOf } from './freeze.js';
 /**
  * Pure: the decisions behind reporting a freeze's end in its channel message when nobody lifted it
  * from chat (`until` passed, or the Freeze was deleted with kubectl). The sweep that reads and
- * writes is bot/execute/freeze-reports.ts.
+ * writes is session/execute/freeze-reports.ts.
  */
 
 const keyOf = (r: HelmRelease) => `${r.metadata.namespace}/${r.metadata.name}`;

@@ -10,7 +10,7 @@ import { findRelease, type ReleaseLookup } from './find-release.js';
 import type { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { renderProposals } from '../render/proposals.js';
 
-/** The verbs that change nothing, but `whoami` and `notify` (answered by whoever asks: Slack or the terminal) and `promote` (it opens a proposal: bot/session/promotion.ts). */
+/** The verbs that change nothing, but `whoami` and `notify` (answered by whoever asks: Slack or the terminal) and `promote` (it opens a proposal: session/flow/promotion.ts). */
 export type QueryCommand = Exclude<ReleaseCommand, { verb: MutatingVerb | 'whoami' | 'notify' | 'promote' }>;
 
 export function isQuery(command: ReleaseCommand): command is QueryCommand {

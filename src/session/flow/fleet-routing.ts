@@ -30,7 +30,7 @@ export interface FleetMember {
   unavailable?: string;
 }
 
-/** The bot's fleet (bot/fleet/fleet-router.ts): which clusters there are, and each one's parts. */
+/** The bot's fleet (session/fleet/fleet-router.ts): which clusters there are, and each one's parts. */
 export interface FleetRouting {
   own: string;
   members(): Promise<FleetMember[]>;

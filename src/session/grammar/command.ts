@@ -22,7 +22,7 @@ export type Scope =
 
 /**
  * A promotion's place (`--from`, `--to`): one word — a cluster of the bot's fleet, else a namespace
- * of its own cluster (decided where the fleet is known: bot/session/promotion.ts) — or `cluster/namespace`.
+ * of its own cluster (decided where the fleet is known: session/flow/promotion.ts) — or `cluster/namespace`.
  */
 export type Place = { kind: 'word'; word: string } | { kind: 'pair'; cluster: string; namespace: string };
 

@@ -46,12 +46,12 @@ function requestIdFor(verb: MutatingCommand['verb']): string | undefined {
   return prefix ? `${prefix}-${randomBytes(6).toString('hex')}` : undefined;
 }
 
-/** What the execution path reads and writes of one cluster: its API server, or a fleet agent through Redis (bot/fleet/). */
+/** What the execution path reads and writes of one cluster: its API server, or a fleet agent through Redis (session/fleet/). */
 export type ReleaseApiPort = Pick<HelmReleaseApi, 'list' | 'get' | 'patchIntent'>;
 export type FreezePort = Pick<FreezeApi, 'list' | 'create' | 'delete'>;
 export type StoragePort = Pick<ReleaseStorage, 'history'>;
 
-/** Writes an intent somewhere other than through `api.patchIntent`: a fleet agent, with who asks and why (bot/fleet/remote-cluster.ts). */
+/** Writes an intent somewhere other than through `api.patchIntent`: a fleet agent, with who asks and why (session/fleet/remote-cluster.ts). */
 export type IntentWriter = (
   target: { namespace: string; name: string },
   patch: IntentPatch,
