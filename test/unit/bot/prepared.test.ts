@@ -5,7 +5,7 @@ import type { HelmRelease } from '../../../src/api/helmrelease.js';
 import { authorizeAction, isRequester } from '../../../src/session/authz/authorize-action.js';
 import type { TeamPolicy } from '../../../src/session/authz/policy-types.js';
 import { authzTargets, authzVerb, namespaceAuthzTarget, releaseAuthzTarget } from '../../../src/session/authz/targets.js';
-import { intentPatch } from '../../../src/session/plan/intents.js';
+import { intentPatch } from '../../../src/session/verbs/intent-of.js';
 import { prepareFreeze, prepareReleaseCommand, prepareUnfreeze, stillAsPlanned, type PreparedAction } from '../../../src/session/plan/prepared.js';
 import { summarizeHistory } from '../../../src/core/helm-storage/release-storage.js';
 
