@@ -1,5 +1,6 @@
 import type { SingleReleaseVerb } from '../plan/verb-kinds.js';
 import { correct } from './correct.js';
+import { refresh } from './refresh.js';
 import { resume } from './resume.js';
 import { retry } from './retry.js';
 import { rollback } from './rollback.js';
@@ -17,6 +18,7 @@ export const RELEASE_VERB_HANDLERS: { readonly [V in SingleReleaseVerb]: Release
   correct,
   retry,
   test,
+  refresh,
 };
 
 export function handlerOf<V extends SingleReleaseVerb>(verb: V): ReleaseVerbHandler<V> {
