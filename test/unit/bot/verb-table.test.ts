@@ -75,7 +75,7 @@ describe('the test verb, a row of the real table', () => {
 
 describe('the real table gives the lists that were kept by hand', () => {
   it('mutating verbs', () => {
-    expect(MUTATING_VERBS).toEqual(['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'test', 'freeze', 'unfreeze']);
+    expect(MUTATING_VERBS).toEqual(['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'test', 'refresh', 'freeze', 'unfreeze']);
   });
 
   it("the Team API's verb enum (the CRD's schema)", () => {
@@ -91,6 +91,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'correct',
       'retry',
       'test',
+      'refresh',
       'freeze',
       'unfreeze',
       'freeze-all',
@@ -102,7 +103,7 @@ describe('the real table gives the lists that were kept by hand', () => {
     const prefixes = Object.fromEntries(
       Object.entries(RELEASE_VERBS as Readonly<Record<string, VerbRow>>).flatMap(([verb, row]) => (row.requestIdPrefix ? [[verb, row.requestIdPrefix]] : [])),
     );
-    expect(prefixes).toEqual({ rollback: 'rb', correct: 'dc', retry: 'rt', test: 'ts' });
+    expect(prefixes).toEqual({ rollback: 'rb', correct: 'dc', retry: 'rt', test: 'ts', refresh: 'rf' });
   });
 
   it('the help lists every verb in the order it did', () => {
@@ -125,6 +126,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'correct',
       'retry',
       'test',
+      'refresh',
       'freeze',
       'freezes',
       'unfreeze',
