@@ -13,10 +13,11 @@ import { ReleaseSession } from '../../session/flow/release-session.js';
 import type { SessionPorts } from '../../session/flow/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
 import { channelProgress, type ChannelPoster } from './channel-progress.js';
-import type { PlanStore, StoredPlan } from './plan-store.js';
+import type { PlanStore, StoredPlan } from '../../session/execute/plan-store.js';
 import type { ProposalVotes } from './proposal-votes.js';
 import type { DmPreferences, RequesterDmDeps } from './requester-dm.js';
-import { slackReply, slackWhoami, teamGate, type RequestContext } from './slack-ports.js';
+import { teamGate } from '../../session/flow/team-gate.js';
+import { slackReply, slackWhoami, type RequestContext } from './slack-ports.js';
 
 const clusterOfAction = (action: PreparedAction) => ('cluster' in action.command ? action.command.cluster : undefined);
 

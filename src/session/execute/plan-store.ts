@@ -1,7 +1,7 @@
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from '../../core/redis.js';
-import type { PreparedAction } from '../../session/plan/prepared.js';
+import type { PreparedAction } from '../plan/prepared.js';
 
 /**
  * Plans waiting for a Confirm (or an Approve) click, in Redis with a TTL. A button carries only
