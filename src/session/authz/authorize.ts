@@ -50,7 +50,9 @@ export function authorizeApproval(
   target: AuthzTarget,
   teams: readonly TeamPolicy[],
 ): AuthzDecision {
-  if (approver.slackUser === requester.slackUser) return { allowed: false, reason: `you asked for this ${verb}; a second, different person must approve it` };
+  // An empty Slack id (a web sign-in without Slack) is nobody's: the surfaces compare such people by their actor id (flow/plan-confirmations.ts).
+  if (approver.slackUser && approver.slackUser === requester.slackUser)
+    return { allowed: false, reason: `you asked for this ${verb}; a second, different person must approve it` };
   const decision = authorize(approver, verb, target, teams);
   if (!decision.allowed) return { allowed: false, reason: decision.reason.replace(/^you may not/, 'you may not approve') };
   return { allowed: true, teams: decision.teams, requireApproval: false };

@@ -11,7 +11,12 @@ import type { PreparedAction } from '../plan/prepared.js';
 
 export interface StoredPlan {
   action: PreparedAction;
-  requester: { slackUser: string; channel: string };
+  /**
+   * Who asked: a Slack user in a channel, or (from the web) a signed-in person — then `id` is their
+   * actor id (`oidc:…`, or `slack:U…` after Sign in with Slack), `slackUser` their Slack id when they
+   * have one (else empty) and `channel` empty.
+   */
+  requester: { slackUser: string; channel: string; id?: string; via?: 'web' };
   /** Set once the requester confirmed and the two-person rule asks for a second person. */
   awaitingApproval?: boolean;
   /** The in-channel message that asks for approval, to update with the outcome. */
