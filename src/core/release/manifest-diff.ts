@@ -61,10 +61,10 @@ export function describeObject(id: ObjectId): string {
   return `${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`;
 }
 
-type K8sObject = Record<string, unknown> & { kind: string; metadata: { name: string; namespace?: string } };
+export type K8sObject = Record<string, unknown> & { kind: string; metadata: { name: string; namespace?: string } };
 
 /** Objects keyed by API group, kind, namespace and name (a version change is a change, not a swap). */
-function objectsByKey(manifest: string): Map<string, K8sObject> {
+export function objectsByKey(manifest: string): Map<string, K8sObject> {
   const out = new Map<string, K8sObject>();
   for (const doc of parseAllDocuments(manifest)) {
     if (doc.errors.length > 0) throw new Error(`the rendered manifest is not valid YAML: ${doc.errors[0]!.message}`);
@@ -82,7 +82,7 @@ function keyOf(object: K8sObject): string {
   return `${group}|${object.kind}|${object.metadata.namespace ?? ''}|${object.metadata.name}`;
 }
 
-function idOf(object: K8sObject): ObjectId {
+export function idOf(object: K8sObject): ObjectId {
   return {
     kind: object.kind,
     name: object.metadata.name,
