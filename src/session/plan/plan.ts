@@ -4,8 +4,8 @@ import type { ReleaseHistory, StoredRelease } from '../../core/helm-storage/rele
 import { chooseRollbackRevision } from '../../core/release/rollback-decision.js';
 import type { MutatingCommand } from '../grammar/command.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
-import { diffManifests } from '../../core/release/manifest-diff.js';
-import { summarizeManifestDiff } from '../../core/release/manifest-diff-summary.js';
+import { readableDiff } from '../../core/release/readable-diff.js';
+import { summarizeReadableDiff } from '../../core/release/readable-diff-text.js';
 import { describeHolding, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import { gitOpsWarning } from '../../core/release/gitops-owner.js';
 import { diffValues, summarizeValuesDifference } from './values-diff.js';
@@ -162,7 +162,12 @@ function planWithoutFreezes(
       const choice = chooseRollbackRevision(history, { id: 'plan', revision: command.revision });
       if (!choice.ok) return { title: `roll back ${key}`, lines: [choice.message], warnings: [], doable: false };
       const { from, to } = choice;
-      const objects = from.manifest !== undefined && to.manifest !== undefined ? summarizeManifestDiff(diffManifests(from.manifest, to.manifest)) : undefined;
+      // The bot cannot read the release's Secrets to hide their values: with any, only paths (and images) are shown.
+      const withholdValues = takesSecretValues(release);
+      const objects =
+        from.manifest !== undefined && to.manifest !== undefined
+          ? summarizeReadableDiff(readableDiff(from.manifest, to.manifest, { withholdValues }))
+          : undefined;
       return {
         title: `roll back ${key}: revision ${from.revision} → ${to.revision}`,
         ...(objects?.rest.length ? { more: objects.rest } : {}),
@@ -170,6 +175,7 @@ function planWithoutFreezes(
           `${describe(from)} → ${describe(to)}`,
           summarizeValuesDifference(diffValues(from.config, to.config)),
           ...(objects?.lines ?? []),
+          ...(objects && withholdValues ? ['values not shown: this release takes values from Secrets (or SOPS)'] : []),
           `${key} is suspended so the controller does not undo it; resume returns to the declared spec (${release.spec.chart.name} ${release.spec.chart.version ?? '(newest)'})`,
           ...why,
         ],
@@ -178,6 +184,11 @@ function planWithoutFreezes(
       };
     }
   }
+}
+
+/** Pure: may the release's rendered objects hold values from Secrets (valuesFrom a Secret, SOPS decryption)? */
+export function takesSecretValues(release: HelmRelease): boolean {
+  return Boolean(release.spec.decryption) || (release.spec.valuesFrom ?? []).some((ref) => ref.kind === 'Secret');
 }
 
 /** The object diff in a plan's lines; when it could not be computed, why (the plan stays doable). */
