@@ -160,7 +160,6 @@ function describeChange(raw: RawChange, limits: ValueLimits, options: ReadableDi
   const image = raw.segments[raw.segments.length - 1] === '.image';
   if (options.withholdValues && !image) return { path, hidden: true };
   if (options.redact && (touched(raw.before, options.redact) || touched(raw.after, options.redact))) return { path, hidden: true };
-  const side = (value: unknown) => (value === undefined ? {} : { text: valueText(value, limits.valueChars) });
   if (isMultiLine(raw.before, raw.after)) {
     const after = raw.after as string;
     const lines = lineDiff(raw.before, after, limits);
@@ -170,9 +169,11 @@ function describeChange(raw: RawChange, limits: ValueLimits, options: ReadableDi
     const [before, after] = elidePair(raw.before, raw.after, limits.valueChars);
     return { path, before, after };
   }
-  const before = side(raw.before).text;
-  const after = side(raw.after).text;
-  return { path, ...(before !== undefined ? { before } : {}), ...(after !== undefined ? { after } : {}) };
+  return {
+    path,
+    ...(raw.before !== undefined ? { before: valueText(raw.before, limits.valueChars) } : {}),
+    ...(raw.after !== undefined ? { after: valueText(raw.after, limits.valueChars) } : {}),
+  };
 }
 
 /** Does redaction change any string in this value? Then it holds a Secret's value. */
