@@ -78,7 +78,8 @@ export function renderObjectDiff(preview: PreviewResult, maxLines = 60): string 
 export function renderPlan(plan: Plan): string {
   return [
     plan.title,
-    ...plan.lines.map((l) => `  • ${l}`),
+    // An object diff's fields and lines stand indented under their object, without a bullet.
+    ...plan.lines.map((l) => (l.startsWith(' ') ? `    ${l}` : `  • ${l}`)),
     ...plan.warnings.map((w) => `  ⚠ ${w}`),
     ...(plan.more?.length ? ['  more:', ...plan.more.map((l) => `    ${l}`)] : []),
   ].join('\n');
