@@ -175,6 +175,9 @@ describe('readableDiff', () => {
       { path: 'data.dsn', hidden: true },
     ]);
     expect(JSON.stringify(diff)).not.toContain('s3cret');
+    // A Secret's value that goes away is hidden too (only the side before holds it).
+    const gone = readableDiff(configMap({ token: 'tok-s3cret-new' }), configMap({ token: 'plain' }), { redact });
+    expect(gone.objects[0]!.changes).toEqual([{ path: 'data.token', hidden: true }]);
   });
 
   it('withholds values but still shows images when asked (nobody can name the Secrets)', () => {
