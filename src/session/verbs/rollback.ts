@@ -1,6 +1,7 @@
 import type { StoredRelease } from '../../core/helm-storage/release-storage.js';
-import { diffManifests } from '../../core/release/manifest-diff.js';
-import { summarizeManifestDiff } from '../../core/release/manifest-diff-summary.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import { readableDiff } from '../../core/release/readable-diff.js';
+import { summarizeReadableDiff } from '../../core/release/readable-diff-text.js';
 import { chooseRollbackRevision } from '../../core/release/rollback-decision.js';
 import { rollbackPatch } from '../plan/intents.js';
 import { diffValues, summarizeValuesDifference } from '../plan/values-diff.js';
@@ -14,7 +15,12 @@ export const rollback: ReleaseVerbHandler<'rollback'> = {
     const choice = chooseRollbackRevision(history, { id: 'plan', revision: command.revision });
     if (!choice.ok) return { title: `roll back ${key}`, lines: [choice.message], warnings: [], doable: false };
     const { from, to } = choice;
-    const objects = from.manifest !== undefined && to.manifest !== undefined ? summarizeManifestDiff(diffManifests(from.manifest, to.manifest)) : undefined;
+    // The bot cannot read the release's Secrets to hide their values: with any, only paths (and images) are shown.
+    const withholdValues = takesSecretValues(release);
+    const objects =
+      from.manifest !== undefined && to.manifest !== undefined
+        ? summarizeReadableDiff(readableDiff(from.manifest, to.manifest, { withholdValues }))
+        : undefined;
     return {
       title: `roll back ${key}: revision ${from.revision} → ${to.revision}`,
       ...(objects?.rest.length ? { more: objects.rest } : {}),
@@ -22,6 +28,7 @@ export const rollback: ReleaseVerbHandler<'rollback'> = {
         `${describe(from)} → ${describe(to)}`,
         summarizeValuesDifference(diffValues(from.config, to.config)),
         ...(objects?.lines ?? []),
+        ...(objects && withholdValues ? ['values not shown: this release takes values from Secrets (or SOPS)'] : []),
         `${key} is suspended so the controller does not undo it; resume returns to the declared spec (${release.spec.chart.name} ${release.spec.chart.version ?? '(newest)'})`,
         ...why,
       ],
@@ -37,3 +44,8 @@ export const rollback: ReleaseVerbHandler<'rollback'> = {
   },
   audit: (command, key) => `rollback of ${key} to ${command.revision ?? 'the previous revision'}`,
 };
+
+/** Pure: may the release's rendered objects hold values from Secrets (valuesFrom a Secret, SOPS decryption)? */
+export function takesSecretValues(release: HelmRelease): boolean {
+  return Boolean(release.spec.decryption) || (release.spec.valuesFrom ?? []).some((ref) => ref.kind === 'Secret');
+}
