@@ -167,7 +167,7 @@ export class ReleaseOperations {
   /**
    * Writes the intent. Each release is re-read first: if its spec changed since the plan was
    * shown, the plan no longer says what would happen, so that release is not touched. A
-   * break-glass change names the second person (`approvedBy`, a Slack user id).
+   * break-glass change names the second person (`approvedBy`: a Slack user id, or an actor id from the web).
    */
   async apply(action: PreparedAction, actor: Actor, approvedBy?: string): Promise<Applied> {
     const now = this.deps.now();
@@ -184,7 +184,9 @@ export class ReleaseOperations {
         continue;
       }
       const patch = intentPatch(action, actor, now, requestId);
-      const breakGlass = action.breakGlass ? { freezes: action.breakGlass, approvedBy: `slack:${approvedBy ?? '?'}` } : undefined;
+      const breakGlass = action.breakGlass
+        ? { freezes: action.breakGlass, approvedBy: approvedBy?.includes(':') ? approvedBy : `slack:${approvedBy ?? '?'}` }
+        : undefined;
       const written = breakGlass ? breakGlassPatch(patch, check.release, actor, breakGlass, now) : patch;
       let patched: HelmRelease;
       if (this.deps.writeIntent) {

@@ -6,7 +6,7 @@ import type { Actor } from '../plan/actor.js';
 
 /** Pure: the audit lines (Events on the release, log, chat summary) for what someone asked and was refused. */
 
-const who = (actor: Actor) => `${actor.id}${actor.channel ? ` in ${actor.channel}` : ''}`;
+const who = (actor: Actor) => `${actor.id}${actor.channel ? ` in ${actor.channel}` : ''}${actor.via ? ` via ${actor.via}` : ''}`;
 
 export function auditMessage(command: MutatingCommand, actor: Actor, key: string, breakGlass?: { freezes: string[]; approvedBy: string }): string {
   const handler = command.verb === 'freeze' || command.verb === 'unfreeze' ? undefined : (handlerOf(command.verb) as ReleaseVerbHandler<SingleReleaseVerb>);
