@@ -1,0 +1,67 @@
+import Mustache from 'mustache';
+import type { Plan } from '../../session/plan/plan.js';
+import type { WebAnswer } from './web-ports.js';
+
+/**
+ * The pages of an action: its plan with Confirm and Cancel (or why it cannot be done), the plan
+ * waiting for a second person with Approve, and what was written. Mustache escapes every value:
+ * plan lines carry release names, values and reasons people typed.
+ */
+
+const PLAN = `<h1>{{title}}</h1>
+{{#messages}}<p class="{{kind}}">{{text}}</p>{{/messages}}
+{{#hasPlan}}<section class="plan diff">
+<ul>{{#lines}}<li><code>{{.}}</code></li>{{/lines}}</ul>
+{{#more.length}}<details><summary>{{more.length}} more lines</summary><ul>{{#more}}<li><code>{{.}}</code></li>{{/more}}</ul></details>{{/more.length}}
+{{#warnings.length}}<ul class="warnings">{{#warnings}}<li><strong>warning:</strong> {{.}}</li>{{/warnings}}</ul>{{/warnings.length}}
+</section>{{/hasPlan}}
+{{#planId}}{{#requireApproval}}<p>Confirming asks a second authorized person to approve (the two-person rule).</p>{{/requireApproval}}
+<form class="inline" method="post" action="/plans/{{planId}}/confirm"><input type="hidden" name="_csrf" value="{{csrfToken}}"><button class="primary" type="submit">Confirm</button></form>
+<form class="inline" method="post" action="/plans/{{planId}}/cancel"><input type="hidden" name="_csrf" value="{{csrfToken}}"><button type="submit">Cancel</button></form>{{/planId}}
+{{#notDoable}}<p>Nothing to confirm.</p>{{/notDoable}}
+{{#back}}<p><a href="{{back}}">Back to the release</a></p>{{/back}}`;
+
+export interface PlanPageInput {
+  answer: WebAnswer;
+  csrfToken: string;
+  /** The release page to go back to. */
+  back?: string;
+  /** When nothing was planned (refused, bad input): the page's title. */
+  fallbackTitle: string;
+}
+
+export function renderPlanBody({ answer, csrfToken, back, fallbackTitle }: PlanPageInput): string {
+  const plan: Plan | undefined = answer.plan?.plan;
+  return Mustache.render(PLAN, {
+    title: plan ? `Plan: ${plan.title}` : fallbackTitle,
+    messages: answer.messages,
+    hasPlan: Boolean(plan),
+    lines: plan?.lines ?? [],
+    more: plan?.more ?? [],
+    warnings: plan?.warnings ?? [],
+    planId: answer.plan?.planId,
+    requireApproval: answer.plan?.requireApproval ?? false,
+    notDoable: plan ? !answer.plan?.planId : false,
+    csrfToken,
+    back,
+  });
+}
+
+const WAITING = `<h1>Waiting for approval: {{title}}</h1>
+<p>Asked by {{requester}}. A second person, authorized for the same change in their own right, approves it here or in Slack.</p>
+<ul>{{#lines}}<li><code>{{.}}</code></li>{{/lines}}</ul>
+{{#canApprove}}<form method="post" action="/plans/{{planId}}/approve"><input type="hidden" name="_csrf" value="{{csrfToken}}"><button class="primary" type="submit">Approve</button></form>{{/canApprove}}
+{{^canApprove}}<p>Share this page with the person who approves it: <a href="/plans/{{planId}}">/plans/{{planId}}</a></p>{{/canApprove}}`;
+
+export function renderWaitingBody(input: { plan: Plan; planId: string; requester: string; canApprove: boolean; csrfToken: string }): string {
+  return Mustache.render(WAITING, { ...input, title: input.plan.title, lines: input.plan.lines });
+}
+
+const DONE = `<h1>{{heading}}</h1>
+{{#messages}}<p class="{{kind}}">{{text}}</p>{{/messages}}
+{{#applied}}<pre>{{applied}}</pre><p>The controller acts on it now; the release page shows what happens.</p>{{/applied}}
+{{#back}}<p><a href="{{back}}">Back to the release</a></p>{{/back}}`;
+
+export function renderDoneBody(input: { heading: string; answer: WebAnswer; back?: string }): string {
+  return Mustache.render(DONE, { heading: input.heading, messages: input.answer.messages, applied: input.answer.applied, back: input.back });
+}

@@ -1,0 +1,195 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RELEASE_ACTION_VERBS, type ReleaseActionVerb } from '../../api/release-verbs.js';
+import type { Subject } from '../../session/authz/policy-types.js';
+import type { PlanStore, StoredPlan } from '../../session/execute/plan-store.js';
+import { commandLine } from '../../session/grammar/command-line.js';
+import { approvePlan, cancelPlan, confirmPlan, requesterId, type ConfirmationDeps } from '../../session/flow/plan-confirmations.js';
+import type { ReleaseSession } from '../../session/flow/release-session.js';
+import type { PageRoutes, WebRequestContext } from '../contract.js';
+import { renderLayout } from '../render/layout.js';
+import { renderDoneBody, renderPlanBody, renderWaitingBody } from './action-pages.js';
+import { webPorts, type WebAnswer } from './web-ports.js';
+
+/**
+ * The verbs of chat on the web, through the one release session: a GET shows the plan (it changes
+ * nothing; a doable plan is kept for its Confirm form), a POST confirms, approves or cancels it
+ * under the same rules as Slack's buttons (session/flow/plan-confirmations.ts). Who may is the
+ * Teams' say, read on this request.
+ */
+
+export interface WebActionDeps {
+  session: Pick<ReleaseSession, 'run' | 'execute' | 'refuse'>;
+  plans: Pick<PlanStore, 'peek' | 'take' | 'put'>;
+  /** The name pages give the session's own cluster (no --cluster is sent for it). */
+  ownCluster: string;
+  /** A requester's Subject now, for an approval (a Slack requester's user groups are Slack's to say). */
+  subjectOf(requester: StoredPlan['requester']): Promise<Subject>;
+}
+
+type PlanQuery = { verb?: string; version?: string; revision?: string; reason?: string; breakGlass?: string };
+type ReleaseParams = { cluster: string; namespace: string; name: string };
+
+const releasePath = (p: ReleaseParams) => `/releases/${encodeURIComponent(p.cluster)}/${encodeURIComponent(p.namespace)}/${encodeURIComponent(p.name)}`;
+const isActionVerb = (verb: string | undefined): verb is ReleaseActionVerb => (RELEASE_ACTION_VERBS as readonly string[]).includes(verb ?? '');
+
+function page(reply: FastifyReply, web: WebRequestContext, status: number, title: string, body: string) {
+  const html = renderLayout({ title, body, signedIn: { name: web.principal.name, via: web.principal.via }, csrfToken: web.csrfToken });
+  return reply.code(status).type('text/html; charset=utf-8').send(html);
+}
+
+/** The status a session's answer is shown with: refused 403, bad input 400, else 200. */
+function statusOf(answer: WebAnswer): number {
+  if (answer.plan || answer.applied) return 200;
+  if (answer.messages.some((m) => m.kind === 'input')) return 400;
+  return answer.messages.some((m) => m.kind === 'stopped' && m.text.startsWith('Refused')) ? 403 : 200;
+}
+
+export function actionRoutes(deps: WebActionDeps): PageRoutes {
+  const confirmations = (web: WebRequestContext): ConfirmationDeps => ({
+    plans: deps.plans,
+    teams: async () => web.teams,
+    subjectOf: (requester) => deps.subjectOf(requester),
+  });
+  const clickerOf = (web: WebRequestContext) => ({ id: web.principal.id, subject: web.principal.subject });
+  const signedIn = (request: FastifyRequest, reply: FastifyReply): WebRequestContext | undefined => {
+    if (!request.web) void reply.code(401).send('sign in first');
+    return request.web;
+  };
+  const backOf = (plan: StoredPlan) => {
+    const target = plan.action.targets[0];
+    if (!target) return undefined;
+    const cluster = 'cluster' in plan.action.command && plan.action.command.cluster ? plan.action.command.cluster : deps.ownCluster;
+    return releasePath({ cluster, namespace: target.namespace, name: target.name });
+  };
+
+  /** A confirmed (or approved) plan, written as its requester; the page says what was written. */
+  const carryOut = async (reply: FastifyReply, web: WebRequestContext, plan: StoredPlan, approver: string | undefined, heading: string) => {
+    const answer: WebAnswer = { messages: [] };
+    await deps.session.execute(plan.action, webPorts(web.principal, web.teams, deps.plans, answer, plan.requester), approver);
+    return page(reply, web, 200, heading, renderDoneBody({ heading: `${heading}: ${plan.action.plan.title}`, answer, back: backOf(plan) }));
+  };
+
+  const refused = async (reply: FastifyReply, web: WebRequestContext, plan: StoredPlan, what: string, reason: string) => {
+    const answer: WebAnswer = { messages: [] };
+    const cluster = 'cluster' in plan.action.command ? plan.action.command.cluster : undefined;
+    await deps.session.refuse(webPorts(web.principal, web.teams, deps.plans, answer), plan.action.targets[0], what, reason, cluster);
+    return page(reply, web, 403, 'Refused', renderDoneBody({ heading: 'Refused', answer, back: backOf(plan) }));
+  };
+
+  const gone = (reply: FastifyReply, web: WebRequestContext) =>
+    page(
+      reply,
+      web,
+      410,
+      'Plan expired',
+      '<h1>This plan has expired or was already used</h1><p>Nothing changed. Ask for a fresh plan from the release page.</p>',
+    );
+
+  return (app: FastifyInstance) => {
+    app.get<{ Params: ReleaseParams; Querystring: PlanQuery }>('/releases/:cluster/:namespace/:name/plan', async (request, reply) => {
+      const web = signedIn(request, reply);
+      if (!web) return reply;
+      const { verb, version, revision, reason, breakGlass } = request.query;
+      const back = releasePath(request.params);
+      if (!isActionVerb(verb))
+        return page(
+          reply,
+          web,
+          400,
+          'Unknown verb',
+          renderDoneBody({
+            heading: 'Unknown verb',
+            answer: { messages: [{ kind: 'input', text: `"${String(verb ?? '')}" is not a verb on a release (${RELEASE_ACTION_VERBS.join(', ')})` }] },
+            back,
+          }),
+        );
+      const revisionNumber = revision ? Number(revision) : undefined;
+      const line = commandLine(verb, {
+        namespace: request.params.namespace,
+        name: request.params.name,
+        ...(version ? { version } : {}),
+        ...(revisionNumber !== undefined ? { revision: revisionNumber } : {}),
+        ...(reason ? { reason } : {}),
+        ...(breakGlass ? { breakGlass: true } : {}),
+        ...(request.params.cluster !== deps.ownCluster ? { cluster: request.params.cluster } : {}),
+      });
+      const answer: WebAnswer = { messages: [] };
+      if (!line.ok) answer.messages.push({ kind: 'input', text: line.message });
+      else await deps.session.run(line.line, webPorts(web.principal, web.teams, deps.plans, answer));
+      return page(
+        reply,
+        web,
+        statusOf(answer),
+        `${verb} ${request.params.namespace}/${request.params.name}`,
+        renderPlanBody({ answer, csrfToken: web.csrfToken, back, fallbackTitle: `${verb} ${request.params.namespace}/${request.params.name}` }),
+      );
+    });
+
+    app.post<{ Params: { id: string } }>('/plans/:id/confirm', async (request, reply) => {
+      const web = signedIn(request, reply);
+      if (!web) return reply;
+      const result = await confirmPlan(request.params.id, clickerOf(web), confirmations(web));
+      switch (result.kind) {
+        case 'expired':
+          return gone(reply, web);
+        case 'not-requester':
+          return page(reply, web, 403, 'Not yours', '<h1>Only the person who asked can confirm this plan</h1><p>Nothing changed.</p>');
+        case 'refused':
+          return refused(reply, web, result.plan, result.plan.action.plan.title, result.reason);
+        case 'awaiting-approval':
+          return page(
+            reply,
+            web,
+            202,
+            'Waiting for approval',
+            renderWaitingBody({
+              plan: result.plan.action.plan,
+              planId: result.approvalId,
+              requester: web.principal.name,
+              canApprove: false,
+              csrfToken: web.csrfToken,
+            }),
+          );
+        case 'confirmed':
+          return carryOut(reply, web, result.plan, undefined, 'Confirmed');
+      }
+    });
+
+    app.get<{ Params: { id: string } }>('/plans/:id', async (request, reply) => {
+      const web = signedIn(request, reply);
+      if (!web) return reply;
+      const plan = await deps.plans.peek(request.params.id);
+      if (!plan?.awaitingApproval) return gone(reply, web);
+      const requester = requesterId(plan.requester);
+      return page(
+        reply,
+        web,
+        200,
+        'Waiting for approval',
+        renderWaitingBody({
+          plan: plan.action.plan,
+          planId: request.params.id,
+          requester,
+          canApprove: requester !== web.principal.id,
+          csrfToken: web.csrfToken,
+        }),
+      );
+    });
+
+    app.post<{ Params: { id: string } }>('/plans/:id/approve', async (request, reply) => {
+      const web = signedIn(request, reply);
+      if (!web) return reply;
+      const result = await approvePlan(request.params.id, clickerOf(web), confirmations(web));
+      if (result.kind === 'expired') return gone(reply, web);
+      if (result.kind === 'refused') return refused(reply, web, result.plan, `approve ${result.plan.action.plan.title}`, result.reason);
+      return carryOut(reply, web, result.plan, web.principal.id, 'Approved');
+    });
+
+    app.post<{ Params: { id: string } }>('/plans/:id/cancel', async (request, reply) => {
+      const web = signedIn(request, reply);
+      if (!web) return reply;
+      await cancelPlan(request.params.id, { id: web.principal.id }, { plans: deps.plans });
+      return page(reply, web, 200, 'Cancelled', '<h1>Cancelled</h1><p>Nothing changed.</p>');
+    });
+  };
+}
