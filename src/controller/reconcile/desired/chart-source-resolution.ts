@@ -9,6 +9,8 @@ import { ChartNotFoundError, RepositoryNotAllowedError } from '../../charts/repo
 import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import { readChartAccess, readGitAccess, readGitDependencyAccess } from './chart-access-reader.js';
 import type { ResolvedChartSource } from './compose-desired.js';
+import type { ProvenanceChecks } from '../../charts/verification/provenance-checks.js';
+import { VerificationFailedError, verifyRepositoryChart } from './chart-verification.js';
 
 /** What resolving a chart source reads through. */
 export interface ChartSourcePorts {
@@ -17,10 +19,13 @@ export interface ChartSourcePorts {
   charts: Pick<RepositoryIndexCache, 'resolveChart'>;
   /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */
   gitCharts?: Pick<GitChartSources, 'resolve'>;
+  /** spec.chart.verify provider pgp (helm provenance); none: such a HelmRelease fails its check, never installs unverified. */
+  provenance?: Pick<ProvenanceChecks, 'verify'>;
 }
 
 /** `newest`: with a pinned version and a range, what the range picks now (issue 35: proposed, not installed). */
-export type ChartSourceOutcome = { ok: true; resolved: ResolvedChartSource; newest?: string } | { ok: false; problem: 'chart' | 'repository'; message: string };
+export type ChartSourceOutcome =
+  { ok: true; resolved: ResolvedChartSource; newest?: string } | { ok: false; problem: 'chart' | 'repository' | 'verification'; message: string };
 
 /**
  * I/O: where the HelmRelease's chart comes from, its exact version and digest, and the credentials
@@ -34,6 +39,7 @@ export async function resolveChartSource(ports: ChartSourcePorts, release: HelmR
   } catch (error) {
     if (error instanceof RepositoryNotAllowedError) return { ok: false, problem: 'repository', message: error.message };
     if (error instanceof ChartNotFoundError) return { ok: false, problem: 'chart', message: error.message };
+    if (error instanceof VerificationFailedError) return { ok: false, problem: 'verification', message: error.message };
     throw error;
   }
 }
@@ -67,7 +73,9 @@ async function resolveRepositoryChart(
     },
     secrets: accessSecrets(access),
   };
-  return { resolved: source, ...(resolved.newest ? { newest: resolved.newest } : {}) };
+  // A chart that fails its signature check throws here: nothing of it is rendered or installed.
+  const verified = await verifyRepositoryChart(ports, release, source);
+  return { resolved: verified, ...(resolved.newest ? { newest: resolved.newest } : {}) };
 }
 
 /**
