@@ -141,7 +141,7 @@ describe('helm provenance of http(s) repository charts', () => {
     await waitForReadyCondition(kubeConfig, namespace, 'moving', 'VerificationFailed');
     // Several 1 s checks later: still one Event (one notification), still revision 1.
     await new Promise((resolve) => setTimeout(resolve, 5_000));
-    expect((await eventReasons(kubeConfig, namespace, 'moving')).filter((r) => r === 'VerificationFailed')).toHaveLength(1);
+    expect((await eventReasons(kubeConfig, namespace, 'moving')).filter((r) => r === 'Warning VerificationFailed')).toHaveLength(1);
     expect(await revisions('moving')).toBe(1);
     expect((await storage.history(namespace, 'moving')).deployed).toMatchObject({ chartVersion: '1.0.0' });
     const generation = await declare('moving', chart('1.0.4'), '1s');
