@@ -133,7 +133,12 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   { flux: 'GitRepository spec.verify', helmcrew: 'spec.chart.git.verify', note: "mode and secretRef; the Secret must be in the HelmRelease's namespace." },
   { flux: 'GitRepository spec.sparseCheckout', helmcrew: 'spec.chart.git.sparseCheckout', note: '' },
   { flux: 'GitRepository spec.recurseSubmodules', helmcrew: 'spec.chart.git.recurseSubmodules', note: '' },
-  { flux: 'GitRepository spec.include, ignore, provider, proxySecretRef', helmcrew: null, note: NO_EQUIVALENT },
+  {
+    flux: 'GitRepository spec.include',
+    helmcrew: null,
+    note: `${NO_EQUIVALENT}: it names other GitRepository objects, and helmcrew has no source objects; an inline second repository would need its own credentials, ref and verification (not built).`,
+  },
+  { flux: 'GitRepository spec.ignore, provider, proxySecretRef', helmcrew: null, note: NO_EQUIVALENT },
   { flux: 'Bucket, ExternalArtifact sources', helmcrew: null, note: NO_EQUIVALENT },
   {
     flux: 'spec.releaseName',
