@@ -24,7 +24,7 @@ FROM node:20.20.2-bookworm-slim
 # keep one: less RSS for the controller (bench/RESULTS.md and docs/field-notes.md, issue 9).
 # The benchmarks read these values from here (bench/lib/image-env.ts).
 ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm KUSTOMIZE_BIN=/usr/local/bin/kustomize SOPS_BIN=/usr/local/bin/sops NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=512" MALLOC_ARENA_MAX=2
-# git and ssh for charts from Git (spec.chart.git), from the base's own Debian release.
+# git, ssh and gpg for charts from Git (spec.chart.git) and signature checks (verification.md), from the base's own Debian release.
 COPY scripts/build-image-root.sh /tmp/
 RUN /tmp/build-image-root.sh --os / && rm /tmp/build-image-root.sh
 COPY --from=helm /out/ /

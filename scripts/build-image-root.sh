@@ -8,7 +8,7 @@
 #
 # helm: `go install` of helm at HELM_VERSION, of kustomize (helm's post-renderer) at KUSTOMIZE_VERSION and of sops
 # (SOPS-encrypted valuesFrom documents) at SOPS_VERSION (needs Go; nothing is downloaded at run time, the binary is
-# static). os (the runtime stage only): git and ssh for spec.chart.git, from Debian, when missing. app: TypeScript compiled with the tree's own compiler (npm install first when the tree
+# static). os (the runtime stage only): git, ssh and gpg for spec.chart.git and signature checks, from Debian, when missing. app: TypeScript compiled with the tree's own compiler (npm install first when the tree
 # has none), then the production dependencies installed from package-lock.json into <out>/app.
 set -euo pipefail
 
@@ -38,9 +38,10 @@ build_helm() {
 }
 
 build_os() {
-  command -v git >/dev/null && command -v ssh >/dev/null && return
+  # gpg and ssh-keygen (openssh-client) for signature checks: spec.chart.verify pgp, spec.chart.git.verify.
+  command -v git >/dev/null && command -v ssh >/dev/null && command -v gpg >/dev/null && return
   apt-get update
-  apt-get install -y --no-install-recommends git openssh-client ca-certificates
+  apt-get install -y --no-install-recommends git openssh-client gpg ca-certificates
   rm -rf /var/lib/apt/lists/*
 }
 

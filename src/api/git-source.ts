@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BoundedDuration, celRules, LocalObjectName } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
+import { GitVerification } from './verification.js';
 
 /** spec.chart.git of the HelmRelease API: a chart from a Git repository (docs/git-charts.md). */
 
@@ -21,12 +22,20 @@ export const GitRef = Type.Object(
       }),
     ),
     commit: Type.Optional(Type.String({ pattern: '^[0-9a-f]{40}$', description: 'This commit (the full 40-character SHA-1).' })),
+    name: Type.Optional(
+      Type.String({
+        pattern: '^refs/[^\\s~^:?*\\[\\\\]+$',
+        maxLength: 250,
+        description: 'A full reference as the server lists it: refs/heads/main, refs/tags/v1.2.0, refs/pull/42/head. A new commit on it upgrades the release.',
+        ...celRules({ rule: "!self.split('/').exists(p, p == '..' || p == '')", message: 'must be a full reference name (refs/…), without empty or .. parts' }),
+      }),
+    ),
   },
   {
-    description: 'Which commit of the repository: at most one of branch, tag, semver, commit. Default: the remote HEAD (its default branch).',
+    description: 'Which commit of the repository: at most one of branch, tag, semver, commit, name. Default: the remote HEAD (its default branch).',
     ...celRules({
-      rule: '[has(self.branch), has(self.tag), has(self.semver), has(self.commit)].filter(x, x).size() <= 1',
-      message: 'give at most one of branch, tag, semver, commit',
+      rule: '[has(self.branch), has(self.tag), has(self.semver), has(self.commit), has(self.name)].filter(x, x).size() <= 1',
+      message: 'give at most one of branch, tag, semver, commit, name',
     }),
   },
 );
@@ -104,6 +113,27 @@ export const GitChartSource = Type.Object(
     interval: Type.Optional(
       BoundedDuration(DURATION_BOUNDS.minInterval, DURATION_BOUNDS.maxInterval, {
         description: 'How often the repository is asked for its refs (one git ls-remote per repository and credentials). Default: spec.interval.',
+      }),
+    ),
+    verify: Type.Optional(GitVerification),
+    sparseCheckout: Type.Optional(
+      Type.Array(
+        Type.String({
+          pattern: '^[^/\\s][^\\s]*$',
+          maxLength: 1024,
+          ...celRules({ rule: "!self.split('/').exists(p, p == '..')", message: 'must stay inside the repository (no ..)' }),
+        }),
+        {
+          maxItems: 32,
+          description:
+            'Only these directories of the repository are checked out (git sparse-checkout, cone mode); the chart folder (path) must be among them. Default: the whole tree.',
+        },
+      ),
+    ),
+    recurseSubmodules: Type.Optional(
+      Type.Boolean({
+        description:
+          'Check out the submodules too (recursively, each at the commit the parent records). Their URLs must pass the host policy; the same secretRef is offered to them. Default: false.',
       }),
     ),
   },

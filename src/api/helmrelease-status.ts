@@ -147,6 +147,16 @@ export const ApprovedChartStatus = Type.Object(
   { description: 'A chart version an approved proposal put in effect over spec.chart.version.' },
 );
 
+export const VerificationRecord = Type.Object(
+  {
+    artifact: Type.String({ maxLength: 2300, description: 'What was verified: chart@version (pgp) or repository@commit (git.verify).' }),
+    verifiedBy: Type.String({ maxLength: 1000, description: 'Who signed it: the PGP key’s user id and key id, or the SSH key’s comment and fingerprint.' }),
+    provider: Type.String({ maxLength: 20, description: 'pgp (helm provenance) or git (a signed commit or tag).' }),
+    at: Type.String({ maxLength: 40, description: 'When the check passed (ISO time).' }),
+  },
+  { description: 'The last artifact whose signature was checked and passed (spec.chart.verify, spec.chart.git.verify).' },
+);
+
 export const HelmReleaseStatus = Type.Object({
   observedGeneration: Type.Optional(Type.Integer()),
   conditions: Type.Optional(Type.Array(Condition, { maxItems: 32 })),
@@ -191,6 +201,7 @@ export const HelmReleaseStatus = Type.Object({
     Type.String({ maxLength: 2048, description: 'The images approved changes put in effect (repository:tag), for `kubectl get hcr`.' }),
   ),
   approvedChart: Type.Optional(ApprovedChartStatus),
+  verification: Type.Optional(VerificationRecord),
 });
 
 export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
@@ -205,3 +216,4 @@ export type HandoverRecord = Static<typeof HandoverRecord>;
 export type Inventory = Static<typeof Inventory>;
 export type ApprovedOverrideStatus = Static<typeof ApprovedOverrideStatus>;
 export type ApprovedChartStatus = Static<typeof ApprovedChartStatus>;
+export type VerificationRecord = Static<typeof VerificationRecord>;

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GitChartSource } from './git-source.js';
+import { ArtifactVerification } from './verification.js';
 import { Decryption } from './decryption.js';
 import { BoundedDuration, celRules, type CelRule, DNS_LABEL_PATTERN, FreeFormObject, LocalObjectName, StringEnum } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
@@ -75,6 +76,7 @@ export const ChartRef = Type.Object(
     ignoreMissingValuesFiles: Type.Optional(
       Type.Boolean({ description: 'A valuesFiles entry the chart does not have is skipped instead of an error. Default: false.' }),
     ),
+    verify: Type.Optional(ArtifactVerification),
   },
   {
     description: 'Where the chart comes from.',
@@ -89,6 +91,11 @@ export const ChartRef = Type.Object(
         rule: '!has(self.git) || (!has(self.version) && !has(self.secretRef) && !has(self.certSecretRef))',
         message:
           "a git chart's version is its Chart.yaml's, and its credentials are in git.secretRef: version, secretRef and certSecretRef are for repositories",
+      },
+      {
+        rule: "!has(self.verify) || self.verify.provider != 'pgp' || (has(self.repository) && self.repository.matches('^https?://'))",
+        message: 'pgp (helm provenance) is for http(s) repository charts; a git chart is verified by git.verify',
+        fieldPath: '.verify',
       },
     ),
   },

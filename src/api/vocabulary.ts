@@ -99,6 +99,8 @@ export const ReleaseEvent = {
   ProposalExpired: 'ProposalExpired',
   /** An approved (or, without spec.approval, automatic) change was written to status.approvedOverrides; the upgrade follows. */
   ProposalApplied: 'ProposalApplied',
+  /** The chart (spec.chart.verify) or the commit (spec.chart.git.verify) failed its signature check: nothing of it is rendered or installed. */
+  VerificationFailed: 'VerificationFailed',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];
 
@@ -158,6 +160,7 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.ReconcileError,
   ReleaseEvent.ReleaseRecordInvalid,
   ReleaseEvent.RepositoryNotAllowed,
+  ReleaseEvent.VerificationFailed,
   ReleaseEvent.InvalidCELExpression,
 ]);
 

@@ -7,6 +7,8 @@ import { RepositoryIndexCache } from './charts/repository-index.js';
 import { HelmClient } from './helm/helm-client.js';
 import { GitChartSources } from './charts/git/git-chart-sources.js';
 import { DependencyBuilds } from './helm/dependency-build.js';
+import { ProvenanceVerifier } from './helm/provenance-verify.js';
+import { ProvenanceChecks } from './charts/verification/provenance-checks.js';
 import { HelmRunner } from './helm/helm-runner.js';
 import { HelmSlots } from './helm/helm-slots.js';
 import { HelmSlotGate } from './helm/helm-slot-gate.js';
@@ -87,6 +89,11 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     }),
   });
   const objects = new ObjectReader(new ClusterObjects(rest));
+  const charts = new RepositoryIndexCache({
+    policy: config.allowedRepositoryHosts,
+    maxIndexBytes: config.maxIndexBytes,
+    maxCacheBytes: config.indexCacheBytes,
+  });
   return buildReconcileContext({
     kube,
     objects,
@@ -97,7 +104,13 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     tenancy: config.tenancy,
     managedIdentities: new ManagedIdentities(rest),
     helm: new HelmClient(helmRunner, config.workDir, config.kustomizeBin, config.helmKillMarginSeconds),
-    charts: new RepositoryIndexCache({ policy: config.allowedRepositoryHosts, maxIndexBytes: config.maxIndexBytes, maxCacheBytes: config.indexCacheBytes }),
+    charts,
+    // helm verify needs no cluster: the home runner serves releases on every cluster.
+    provenance: new ProvenanceChecks({
+      workDir: config.workDir,
+      download: (url, repository, access) => charts.downloadArchive(url, repository, access),
+      verifier: new ProvenanceVerifier(helmRunner),
+    }),
     gitCharts: new GitChartSources({
       gitBin: config.gitBin,
       workDir: config.workDir,

@@ -45,6 +45,21 @@ describe('bad input', () => {
       want: /spec.chart.git.ref: Invalid value.*give at most one of branch, tag, semver, commit/,
     },
     {
+      name: 'pgp-on-oci',
+      spec: { chart: { repository: 'oci://r.example.test/charts', name: 'unicorn', verify: { provider: 'pgp', secretRef: { name: 'keys' } } } },
+      want: /pgp \(helm provenance\) is for http\(s\) repository charts; a git chart is verified by git.verify/,
+    },
+    {
+      name: 'git-ref-name-and-branch',
+      spec: { chart: { name: 'unicorn', git: { url: 'https://git.example.test/c.git', ref: { branch: 'main', name: 'refs/heads/main' } } } },
+      want: /give at most one of branch, tag, semver, commit, name/,
+    },
+    {
+      name: 'git-ref-name-dotdot',
+      spec: { chart: { name: 'unicorn', git: { url: 'https://git.example.test/c.git', ref: { name: 'refs/heads/../x' } } } },
+      want: /must be a full reference name/,
+    },
+    {
       name: 'git-password-in-url',
       spec: { chart: { name: 'unicorn', git: { url: 'https://u:secret@git.example.test/c.git' } } },
       want: /spec.chart.git.url: Invalid value.*must not carry a password/,

@@ -293,12 +293,13 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
         path: 'charts/platform',
         secretRef: { name: 'git-ssh' },
         interval: '1m',
+        recurseSubmodules: true,
       });
     } else {
       expect(result.release).toBeUndefined();
       expect(result.notes.map((n) => n.path)).toContain('spec.chart.git (from GitRepository apps/platform)');
     }
-    expect(noteFor('platform', 'GitRepository apps/platform spec.recurseSubmodules')).toBe('helmcrew has no equivalent');
+    expect(noteFor('platform', 'GitRepository apps/platform spec.recurseSubmodules')).toBeUndefined();
   });
 
   it('a missing source makes no HelmRelease, and says which', () => {

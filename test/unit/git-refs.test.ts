@@ -21,9 +21,9 @@ describe('git refs', () => {
   it.each([
     { name: 'no ref: HEAD', ref: undefined, want: { ok: true, commit: sha('a'), ref: 'HEAD (the default branch)' } },
     { name: 'a branch', ref: { branch: 'release' }, want: { ok: true, commit: sha('b'), ref: 'branch release' } },
-    { name: 'an annotated tag is followed to its commit', ref: { tag: 'v1.2.0' }, want: { ok: true, commit: sha('d'), ref: 'tag v1.2.0' } },
-    { name: 'semver: the newest match, v or not', ref: { semver: '1.x' }, want: { ok: true, commit: sha('e'), ref: 'tag 1.10.0' } },
-    { name: 'semver: a narrower range', ref: { semver: '~1.2' }, want: { ok: true, commit: sha('d'), ref: 'tag v1.2.0' } },
+    { name: 'an annotated tag is followed to its commit', ref: { tag: 'v1.2.0' }, want: { ok: true, commit: sha('d'), ref: 'tag v1.2.0', tag: 'v1.2.0' } },
+    { name: 'semver: the newest match, v or not', ref: { semver: '1.x' }, want: { ok: true, commit: sha('e'), ref: 'tag 1.10.0', tag: '1.10.0' } },
+    { name: 'semver: a narrower range', ref: { semver: '~1.2' }, want: { ok: true, commit: sha('d'), ref: 'tag v1.2.0', tag: 'v1.2.0' } },
     { name: 'a commit as given', ref: { commit: sha('9') }, want: { ok: true, commit: sha('9'), ref: 'commit 9999999' } },
     { name: 'a missing branch', ref: { branch: 'nope' }, want: { ok: false, problem: 'has no branch nope' } },
     { name: 'no tag in range', ref: { semver: '>=3' }, want: { ok: false, problem: 'has no tag matching >=3' } },

@@ -26,6 +26,14 @@ describe('valuesFrom sources map back to their HelmReleases', () => {
       ...hr('web', 'f', undefined),
       spec: { chart: { repository: 'https://x.test', name: 'unicorn' }, decryption: { provider: 'sops' as const, secretRef: { name: 'sops-age' } } },
     },
+    {
+      ...hr('web', 'g', undefined),
+      spec: { chart: { repository: 'https://x.test', name: 'unicorn', verify: { provider: 'pgp' as const, secretRef: { name: 'chart-keys' } } } },
+    },
+    {
+      ...hr('web', 'h', undefined),
+      spec: { chart: { name: 'unicorn', git: { url: 'https://g.test/c.git', verify: { secretRef: { name: 'git-keys' } } } } },
+    },
   ];
   it.each([
     { kind: 'ConfigMap' as const, namespace: 'web', name: 'shared', want: ['web/a'] },
@@ -38,6 +46,8 @@ describe('valuesFrom sources map back to their HelmReleases', () => {
     { kind: 'ConfigMap' as const, namespace: 'web', name: 'login', want: [] },
     { kind: 'Secret' as const, namespace: 'other', name: 'login', want: [] },
     { kind: 'Secret' as const, namespace: 'web', name: 'sops-age', want: ['web/f'] },
+    { kind: 'Secret' as const, namespace: 'web', name: 'chart-keys', want: ['web/g'] },
+    { kind: 'Secret' as const, namespace: 'web', name: 'git-keys', want: ['web/h'] },
     { kind: 'ConfigMap' as const, namespace: 'web', name: 'sops-age', want: [] },
   ])('$kind $namespace/$name → $want', ({ kind, namespace, name, want }) => {
     expect(releasesUsingValuesSource(kind, namespace, name, releases)).toEqual(want);

@@ -131,7 +131,8 @@ export class RepositoryIndexCache {
       const oci = await resolveOciChart(deps, { repository, chart: chart.name, constraint: chart.version, access, maxAgeMs, ...(pinned ? { pinned } : {}) });
       return { version: oci.version, digest: oci.digest, ociRef: oci.ref, ...(oci.newest ? { newest: oci.newest } : {}) };
     }
-    return this.resolveHttp(repository, chart.name, chart.version, access, maxAgeMs, pinned);
+    // spec.chart.verify pgp downloads the archive and its .prov itself: it needs the archive's URL.
+    return this.resolveHttp(repository, chart.name, chart.version, access, maxAgeMs, pinned, chart.verify?.provider === 'pgp');
   }
 
   /**
@@ -178,13 +179,20 @@ export class RepositoryIndexCache {
     access: ChartAccess,
     maxAgeMs: number,
     pinned?: string,
+    wantUrls = false,
   ): Promise<ResolvedChart> {
     const base = repository.replace(/\/+$/, '');
-    const { versions } = await this.indexes.get(`${base}|${access.cacheKey}`, maxAgeMs, (previous) => this.fetchIndex(base, repository, access, previous), (a) => estimateBytes(a.versions));
+    const keepUrls = wantUrls || !!access.secret || !!access.certSecret;
+    const { versions } = await this.indexes.get(
+      `${base}|${access.cacheKey}${keepUrls ? '|urls' : ''}`,
+      maxAgeMs,
+      (previous) => this.fetchIndex(base, repository, access, previous, keepUrls),
+      (a) => estimateBytes(a.versions),
+    );
     const listed = versions.get(chart);
     if (pinned) {
       // The pinned version from the same index; what the range picks, for the proposal.
-      const held = await this.resolveHttp(repository, chart, pinned, access, maxAgeMs);
+      const held = await this.resolveHttp(repository, chart, pinned, access, maxAgeMs, undefined, wantUrls);
       const newest = newestOrNone(listed?.versions, chart, constraint);
       return { ...held, ...(newest ? { newest } : {}) };
     }
@@ -197,7 +205,7 @@ export class RepositoryIndexCache {
     return { version: constraint && valid(constraint) ? constraint.trim() : picked, ...(archiveUrl ? { archiveUrl } : {}) };
   }
 
-  private async fetchIndex(base: string, repository: string, access: ChartAccess, previous: IndexAnswer | undefined): Promise<IndexAnswer> {
+  private async fetchIndex(base: string, repository: string, access: ChartAccess, previous: IndexAnswer | undefined, keepUrls: boolean): Promise<IndexAnswer> {
     const headers: Record<string, string> = {};
     if (access.basic) headers.authorization = basicAuthorization(access.basic);
     if (previous?.etag) headers['if-none-match'] = previous.etag;
@@ -213,8 +221,8 @@ export class RepositoryIndexCache {
     if (res.status === 304 && previous) return previous;
     if (res.status === 401 || res.status === 403) throw accessRefused(repository, access);
     if (res.status !== 200) throw new RepositoryUnreachableError(repository);
-    // Archive URLs only where the controller downloads archives itself (credentials or a private CA).
-    const versions = await parseIndex(res.body, repository, { ...DEFAULT_PARSE_LIMITS, keepUrls: !!access.secret || !!access.certSecret });
+    // Archive URLs only where the controller downloads archives itself (credentials, a private CA, provenance checks).
+    const versions = await parseIndex(res.body, repository, { ...DEFAULT_PARSE_LIMITS, keepUrls });
     const one = (name: string) => [res.headers[name]].flat()[0];
     return { versions, etag: one('etag'), lastModified: one('last-modified') };
   }

@@ -81,6 +81,8 @@ export class HelmClient {
   async pullChart(chart: ChartRequest): Promise<string> {
     // A git chart is a folder of the controller's shared checkout already: nothing to pull.
     if (chart.source?.localChart) return chart.source.localChart;
+    // A verified chart is installed from the very file whose signature was checked.
+    if (chart.source?.verifiedArchive) return chart.source.verifiedArchive;
     const id = `${chart.repository}|${chart.name}|${chart.version}|${chart.digest ?? ''}`;
     const running = this.pulling.get(id);
     if (running) return running;

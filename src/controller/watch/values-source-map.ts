@@ -14,7 +14,10 @@ export function releasesUsingValuesSource(kind: 'ConfigMap' | 'Secret', namespac
       (r.spec?.chart?.secretRef?.name === name ||
         r.spec?.chart?.certSecretRef?.name === name ||
         r.spec?.kubeConfig?.secretRef?.name === name ||
-        r.spec?.decryption?.secretRef?.name === name));
+        r.spec?.decryption?.secretRef?.name === name ||
+        // A key Secret (spec.chart.verify, git.verify) fixed after a VerificationFailed is checked again at once.
+        r.spec?.chart?.verify?.secretRef?.name === name ||
+        r.spec?.chart?.git?.verify?.secretRef.name === name));
   return releases.filter((r) => r.metadata.namespace === namespace && uses(r)).map((r) => releaseKey(r.metadata.namespace, r.metadata.name));
 }
 

@@ -36,8 +36,18 @@ export interface DesiredRelease {
   approvedChartGaveWay?: string;
   /** Keyed digest of the values (values-digest.ts). */
   valuesDigest: string;
+  /** The chart's (or commit's) signature passed its check (spec.chart.verify, git.verify): what and by whom, for status. */
+  verification?: VerifiedArtifact;
   /** Strings that came from Secrets (values and chart credentials): redacted from every message about this release. */
   secrets: SecretValues;
+}
+
+/** What passed a signature check, and who signed it. */
+export interface VerifiedArtifact {
+  /** chart@version (pgp) or repository@commit (git). */
+  artifact: string;
+  verifiedBy: string;
+  provider: 'pgp' | 'git';
 }
 
 /** The resolved source of a chart: the repository, the archive's address in it, and how to get in. */
@@ -49,6 +59,8 @@ export interface ChartSource {
   archiveUrl?: string;
   /** git only: the chart folder in the controller's shared checkout; helm installs from it, nothing is pulled. */
   localChart?: string;
+  /** spec.chart.verify: the archive whose signature was checked; helm installs this file, nothing is pulled again. */
+  verifiedArchive?: string;
   access: ChartAccess;
 }
 

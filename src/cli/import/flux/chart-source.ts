@@ -147,17 +147,37 @@ function ociRepositoryChart(source: FluxObject, origin: string, notes: Note[], n
 function gitChart(source: FluxObject, origin: string, path: string | undefined, notes: Note[], namespace: string) {
   const spec = record(source.spec);
   const ref = record(spec.ref);
-  const carriedRef: Record<string, unknown> = {};
-  for (const key of ['branch', 'tag', 'semver', 'commit'] as const) if (text(ref[key])) carriedRef[key] = ref[key];
-  if (text(ref.name)) notes.push({ path: `${origin} spec.ref.name`, reason: 'helmcrew has no equivalent' });
-  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'interval']);
+  const carriedRef = gitRef(ref, origin, notes);
+  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'interval', 'verify', 'sparseCheckout', 'recurseSubmodules']);
+  const sparse = Array.isArray(spec.sparseCheckout)
+    ? spec.sparseCheckout.filter((d): d is string => typeof d === 'string').map((d) => d.replace(/^\.?\/+/, ''))
+    : [];
   return {
     url: spec.url,
-    ...(Object.keys(carriedRef).length > 0 ? { ref: carriedRef } : {}),
+    ...(carriedRef ? { ref: carriedRef } : {}),
     ...(path ? { path: path.replace(/^\.\//, '') } : {}),
     ...(text(record(spec.secretRef).name) ? { secretRef: secretIn(spec.secretRef, origin, 'secretRef', notes, namespace, source) } : {}),
     ...(text(spec.interval) ? { interval: spec.interval } : {}),
+    ...(gitVerify(spec.verify, origin, notes, namespace, source) ?? {}),
+    ...(sparse.length ? { sparseCheckout: sparse } : {}),
+    ...(spec.recurseSubmodules === true ? { recurseSubmodules: true } : {}),
   };
+}
+
+/** Flux's order when several are set: commit, name, semver, tag, branch; helmcrew takes one, the first. */
+function gitRef(ref: Record<string, unknown>, origin: string, notes: Note[]): Record<string, unknown> | undefined {
+  const given = (['commit', 'name', 'semver', 'tag', 'branch'] as const).filter((key) => text(ref[key]));
+  const [first, ...rest] = given;
+  for (const key of rest) notes.push({ path: `${origin} spec.ref.${key}`, reason: `handled differently: spec.ref.${first} takes precedence, as in Flux` });
+  return first ? { [first]: ref[first] } : undefined;
+}
+
+/** spec.verify {mode, secretRef}: Flux's lowercase `head` (an old spelling) is HEAD. */
+function gitVerify(verify: unknown, origin: string, notes: Note[], namespace: string, source: FluxObject) {
+  const v = record(verify);
+  if (!text(record(v.secretRef).name)) return undefined;
+  const mode = text(v.mode) === 'head' ? 'HEAD' : text(v.mode);
+  return { verify: { ...(mode ? { mode } : {}), secretRef: secretIn(v.secretRef, origin, 'verify.secretRef', notes, namespace, source) } };
 }
 
 function credentials(spec: Record<string, unknown>, origin: string, notes: Note[], namespace: string, source: FluxObject) {

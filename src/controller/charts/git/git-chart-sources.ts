@@ -14,6 +14,8 @@ import { GitCheckouts } from './git-checkouts.js';
 import { GitSourceError } from './git-errors.js';
 import { parseLsRemote, pickCommit, type RemoteRefs } from './git-refs.js';
 import { GitRunner } from './git-runner.js';
+import { GitSignatures, type GitSignatureRequest } from './git-signatures.js';
+import type { VerificationCheck } from '../verification/verification-outcome.js';
 
 const LS_REMOTE_TIMEOUT_MS = 30_000;
 
@@ -24,6 +26,22 @@ export interface ResolvedGitChart {
   ref: string;
   chartDir: string;
   version: string;
+  /** git.verify: who signed the commit (or tag). */
+  signedBy?: string;
+}
+
+/** spec.chart.git.verify: the mode and the key Secret as read. */
+export type GitVerifyRequest = Pick<GitSignatureRequest, 'mode' | 'keySecret'>;
+
+/** The commit (or its tag) failed git.verify: nothing of it is checked out. */
+export class GitVerificationError extends Error {
+  override name = 'GitVerificationError';
+  constructor(
+    readonly artifact: string,
+    readonly failure: { check: VerificationCheck; detail?: string },
+  ) {
+    super(`${artifact}: ${failure.check}`);
+  }
 }
 
 /** spec.chart.git.dependencies, their Secrets read, and the release asking (for logs). */
@@ -40,6 +58,7 @@ export interface GitChartSourcesOptions {
   now?: () => number;
   /** Builds the dependencies Chart.yaml declares (helm dependency build); none: the chart folder is used as it is. */
   dependencies?: Pick<DependencyBuilds, 'prepare'>;
+  gpgBin?: string;
 }
 
 /**
@@ -52,6 +71,7 @@ export class GitChartSources {
   readonly runner: GitRunner;
   private readonly refs: FreshCache<RemoteRefs>;
   private readonly checkouts: GitCheckouts;
+  private readonly signatures: GitSignatures;
   private readonly policy: HostPolicy;
   private readonly dependencies: Pick<DependencyBuilds, 'prepare'> | undefined;
 
@@ -60,18 +80,36 @@ export class GitChartSources {
     this.policy = options.policy ?? parseHostPolicy(DEFAULT_ALLOWED_REPOSITORY_HOSTS);
     this.runner = new GitRunner(options.gitBin ?? 'git', options.workDir, options.log);
     this.refs = new FreshCache({ maxBytes: 8 * 1024 * 1024, retainMs: 60 * 60_000, failureTtlMs: 10_000, now });
-    this.checkouts = new GitCheckouts(this.runner, join(options.workDir, 'git'), now);
+    this.checkouts = new GitCheckouts(this.runner, join(options.workDir, 'git'), now, (repository) => this.checkHost(repository));
+    this.signatures = new GitSignatures(this.runner, join(options.workDir, 'git-verify'), options.gpgBin ?? 'gpg', now);
     this.dependencies = options.dependencies;
   }
 
-  async resolve(git: GitChartSource, chartName: string, access: GitAccess, maxAgeMs: number, deps?: GitDependencyAccess): Promise<ResolvedGitChart> {
+  async resolve(
+    git: GitChartSource,
+    chartName: string,
+    access: GitAccess,
+    maxAgeMs: number,
+    deps?: GitDependencyAccess,
+    verify?: GitVerifyRequest,
+  ): Promise<ResolvedGitChart> {
     const url = git.url;
     const shown = displayUrl(git.url);
     const refs = await this.refs.get(`${url}|${access.cacheKey}`, maxAgeMs, () => this.lsRemote(url, access), weigh);
     const picked = pickCommit(refs, git.ref);
     if (!picked.ok) throw new GitSourceError(`Git repository ${shown} ${picked.problem}`.replace(' :', ':'));
     const refName = [...refs.entries()].find(([name, sha]) => sha === picked.commit && name !== 'HEAD')?.[0];
-    const checkout = await this.checkouts.checkout(url, access, picked.commit, refName);
+    // Verified before anything of the commit is checked out, rendered or installed.
+    let signedBy: string | undefined;
+    if (verify) {
+      const outcome = await this.signatures.verify({ url, access, commit: picked.commit, ...(picked.tag ? { tag: picked.tag } : {}), ...(refName ? { refName } : {}), ...verify });
+      if (!outcome.ok) throw new GitVerificationError(`commit ${shown}@${picked.commit.slice(0, 12)} (${picked.ref})`, outcome);
+      signedBy = outcome.signedBy;
+    }
+    const checkout = await this.checkouts.checkout(url, access, picked.commit, refName, {
+      ...(git.sparseCheckout?.length ? { sparse: git.sparseCheckout } : {}),
+      ...(git.recurseSubmodules ? { submodules: true } : {}),
+    });
     const where = `Git repository ${shown} at ${picked.ref} (commit ${picked.commit.slice(0, 7)})`;
     const folder = await readChartFolder({ checkout, path: git.path ?? '.', expectedName: chartName, where });
     // Chart.yaml's dependencies, built once per commit into a copy (the checkout stays as fetched).
@@ -85,11 +123,17 @@ export class GitChartSources {
           checkHost: (repository) => this.checkHost(repository),
         })
       : folder.dir;
-    return { commit: picked.commit, ref: picked.ref, chartDir, version: folder.version };
+    return { commit: picked.commit, ref: picked.ref, chartDir, version: folder.version, ...(signedBy ? { signedBy } : {}) };
   }
 
   private async checkHost(repository: string): Promise<void> {
-    await checkRepositoryHost(this.policy, repository, urlHost(new URL(repository.replace(/^oci:/, 'http:'))));
+    let url: URL;
+    try {
+      url = new URL(repository.replace(/^oci:/, 'http:'));
+    } catch {
+      throw new RepositoryNotAllowedError(repository, 'it is not a URL');
+    }
+    await checkRepositoryHost(this.policy, repository, urlHost(url));
   }
 
   private async lsRemote(url: string, access: GitAccess): Promise<RemoteRefs> {

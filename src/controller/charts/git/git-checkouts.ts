@@ -4,6 +4,13 @@ import { mkdir, mkdtemp, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GitAccess } from './git-access.js';
 import type { GitRunner } from './git-runner.js';
+import { submoduleUrls } from './submodules.js';
+
+/** spec.chart.git.sparseCheckout and recurseSubmodules: a checkout made with them is kept apart from a whole one. */
+export interface CheckoutShape {
+  sparse?: readonly string[];
+  submodules?: boolean;
+}
 
 /** A checkout unused this long is removed when another is made for the same repository. */
 const UNUSED_MS = 60 * 60_000;
@@ -23,26 +30,30 @@ export class GitCheckouts {
     private readonly runner: GitRunner,
     private readonly root: string,
     private readonly now: () => number = Date.now,
+    /** The operator's host policy, for the submodules' URLs (git resolves them itself). */
+    private readonly checkHost: (repository: string) => Promise<void> = async () => undefined,
   ) {}
 
-  async checkout(url: string, access: GitAccess, commit: string, refName?: string): Promise<string> {
+  async checkout(url: string, access: GitAccess, commit: string, refName?: string, shape: CheckoutShape = {}): Promise<string> {
     const repoDir = join(this.root, createHash('sha256').update(url).digest('hex').slice(0, 16));
-    const dir = join(repoDir, commit);
+    const dir = join(repoDir, commit + shapeSuffix(shape));
     this.used.set(dir, this.now());
     if (existsSync(dir)) return dir;
     let running = this.making.get(dir);
     if (!running) {
-      running = this.make(repoDir, dir, url, access, commit, refName).finally(() => this.making.delete(dir));
+      running = this.make(repoDir, dir, url, access, commit, refName, shape).finally(() => this.making.delete(dir));
       this.making.set(dir, running);
     }
     return running;
   }
 
-  private async make(repoDir: string, dir: string, url: string, access: GitAccess, commit: string, refName?: string): Promise<string> {
+  private async make(repoDir: string, dir: string, url: string, access: GitAccess, commit: string, refName: string | undefined, shape: CheckoutShape): Promise<string> {
     await mkdir(repoDir, { recursive: true, mode: 0o700 });
     const staging = await mkdtemp(join(repoDir, '.fetch-'));
     try {
       await this.runner.local(['init', '-q'], staging);
+      // Cone mode: these folders (and the files at the top) only; set before the checkout writes anything.
+      if (shape.sparse?.length) await this.runner.local(['sparse-checkout', 'set', '--cone', '--', ...shape.sparse], staging);
       const fetch = (what: string) =>
         this.runner.remote('fetch', ['fetch', '-q', '--depth', '1', '--no-tags', '--', url, what], { url, access, cwd: staging, timeoutMs: FETCH_TIMEOUT_MS });
       // Protocol v2 servers hand out a commit by its id; older ones only by a ref's name.
@@ -51,6 +62,11 @@ export class GitCheckouts {
         await fetch(refName);
       });
       await this.runner.local(['checkout', '-q', '--detach', commit], staging);
+      if (shape.submodules) {
+        // Relative submodule URLs are resolved against origin's (no credentials in it: those are files).
+        await this.runner.local(['remote', 'add', 'origin', url], staging);
+        await this.submodules(staging, url, access);
+      }
       await rm(join(staging, '.git'), { recursive: true, force: true });
       await rename(staging, dir);
       await this.prune(repoDir, dir);
@@ -58,6 +74,16 @@ export class GitCheckouts {
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
+  }
+
+  /**
+   * The submodules at the commits the parent records, recursively: every URL .gitmodules names
+   * passes the host policy first (git allows only http(s) and ssh); the same credentials are offered.
+   */
+  private async submodules(staging: string, url: string, access: GitAccess): Promise<void> {
+    const listed = await this.runner.local(['config', '-f', '.gitmodules', '--get-regexp', '^submodule\\..*\\.url$'], staging).catch(() => '');
+    for (const repository of submoduleUrls(listed, url)) await this.checkHost(repository);
+    await this.runner.remote('fetch', ['submodule', 'update', '--init', '--recursive', '--depth', '1'], { url, access, cwd: staging, timeoutMs: FETCH_TIMEOUT_MS });
   }
 
   /** Removes this repository's other checkouts no release asked for within the hour. */
@@ -74,4 +100,10 @@ export class GitCheckouts {
       }
     }
   }
+}
+
+/** A whole checkout is `<commit>`; one with a shape gets a suffix of its own. */
+function shapeSuffix(shape: CheckoutShape): string {
+  if (!shape.sparse?.length && !shape.submodules) return '';
+  return `-${createHash('sha256').update(JSON.stringify([shape.sparse ?? [], !!shape.submodules])).digest('hex').slice(0, 12)}`;
 }

@@ -22,18 +22,20 @@ export function parseLsRemote(output: string): Map<string, string> {
   return refs;
 }
 
-export type PickedCommit = { ok: true; commit: string; ref: string } | { ok: false; problem: string };
+/** `tag`: the tag's name when the ref is a tag (ref.tag, ref.semver, ref.name refs/tags/…): what git.verify mode Tag checks. */
+export type PickedCommit = { ok: true; commit: string; ref: string; tag?: string } | { ok: false; problem: string };
 
 export function pickCommit(refs: RemoteRefs, ref: GitRef | undefined): PickedCommit {
   if (ref?.commit) return { ok: true, commit: ref.commit, ref: `commit ${ref.commit.slice(0, 7)}` };
   if (ref?.branch) return found(refs.get(`refs/heads/${ref.branch}`), `branch ${ref.branch}`);
-  if (ref?.tag) return found(refs.get(`refs/tags/${ref.tag}`), `tag ${ref.tag}`);
+  if (ref?.tag) return found(refs.get(`refs/tags/${ref.tag}`), `tag ${ref.tag}`, ref.tag);
   if (ref?.semver) return newestTag(refs, ref.semver);
+  if (ref?.name) return found(refs.get(ref.name), ref.name, ref.name.startsWith('refs/tags/') ? ref.name.slice('refs/tags/'.length) : undefined);
   return found(refs.get('HEAD'), 'HEAD (the default branch)');
 }
 
-function found(commit: string | undefined, what: string): PickedCommit {
-  return commit ? { ok: true, commit, ref: what } : { ok: false, problem: `has no ${what}` };
+function found(commit: string | undefined, what: string, tag?: string): PickedCommit {
+  return commit ? { ok: true, commit, ref: what, ...(tag ? { tag } : {}) } : { ok: false, problem: `has no ${what}` };
 }
 
 function newestTag(refs: RemoteRefs, range: string): PickedCommit {
@@ -49,5 +51,5 @@ function newestTag(refs: RemoteRefs, range: string): PickedCommit {
   const newest = maxSatisfying([...byVersion.keys()], range);
   if (!newest) return { ok: false, problem: `has no tag matching ${range}` };
   const tag = byVersion.get(newest)!;
-  return { ok: true, commit: refs.get(`refs/tags/${tag}`)!, ref: `tag ${tag}` };
+  return { ok: true, commit: refs.get(`refs/tags/${tag}`)!, ref: `tag ${tag}`, tag };
 }

@@ -51,6 +51,29 @@ export class GitRunner {
     }
   }
 
+  /**
+   * A signature check on a local folder (verify-commit, verify-tag): its exit status and stderr are
+   * the answer, not a failure. `env` adds GNUPGHOME; `config` points git at gpg and the allowed signers.
+   */
+  async check(args: string[], cwd: string, opts: { config: string[]; env: Record<string, string> }): Promise<{ exitCode: number; stderr: string }> {
+    const dir = await mkdtemp(join(this.workDir, PRIVATE_PREFIX));
+    try {
+      this.started.local++;
+      const result = await execa(this.gitBin, [...BASE_CONFIG, ...opts.config, ...args], {
+        cwd,
+        env: { ...baseEnv(dir), ...opts.env },
+        extendEnv: false,
+        reject: false,
+        timeout: 60_000,
+        stdin: 'ignore',
+      });
+      if (result.timedOut) throw new Error(`git ${args[0] ?? ''} timed out`);
+      return { exitCode: result.exitCode ?? 1, stderr: result.stderr };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
   /** A git command on a local folder only (init, checkout, rev-parse). */
   async local(args: string[], cwd: string): Promise<string> {
     const dir = await mkdtemp(join(this.workDir, PRIVATE_PREFIX));

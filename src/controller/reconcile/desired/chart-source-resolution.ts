@@ -4,11 +4,13 @@ import { GIT_DIGEST_PREFIX } from '../../../core/release/chart-revision.js';
 import { releaseTarget } from '../../../core/release/release-target.js';
 import { accessSecrets, ANONYMOUS } from '../../charts/chart-access.js';
 import { displayUrl, gitAccessSecrets } from '../../charts/git/git-access.js';
-import type { GitChartSources } from '../../charts/git/git-chart-sources.js';
 import { ChartNotFoundError, RepositoryNotAllowedError } from '../../charts/repository-errors.js';
 import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import { readChartAccess, readGitAccess, readGitDependencyAccess } from './chart-access-reader.js';
 import type { ResolvedChartSource } from './compose-desired.js';
+import type { ProvenanceChecks } from '../../charts/verification/provenance-checks.js';
+import { failVerification, readKeySecret, VerificationFailedError, verifyRepositoryChart } from './chart-verification.js';
+import { GitVerificationError, type GitChartSources, type GitVerifyRequest } from '../../charts/git/git-chart-sources.js';
 
 /** What resolving a chart source reads through. */
 export interface ChartSourcePorts {
@@ -17,10 +19,13 @@ export interface ChartSourcePorts {
   charts: Pick<RepositoryIndexCache, 'resolveChart'>;
   /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */
   gitCharts?: Pick<GitChartSources, 'resolve'>;
+  /** spec.chart.verify provider pgp (helm provenance); none: such a HelmRelease fails its check, never installs unverified. */
+  provenance?: Pick<ProvenanceChecks, 'verify'>;
 }
 
 /** `newest`: with a pinned version and a range, what the range picks now (issue 35: proposed, not installed). */
-export type ChartSourceOutcome = { ok: true; resolved: ResolvedChartSource; newest?: string } | { ok: false; problem: 'chart' | 'repository'; message: string };
+export type ChartSourceOutcome =
+  { ok: true; resolved: ResolvedChartSource; newest?: string } | { ok: false; problem: 'chart' | 'repository' | 'verification'; message: string };
 
 /**
  * I/O: where the HelmRelease's chart comes from, its exact version and digest, and the credentials
@@ -34,6 +39,7 @@ export async function resolveChartSource(ports: ChartSourcePorts, release: HelmR
   } catch (error) {
     if (error instanceof RepositoryNotAllowedError) return { ok: false, problem: 'repository', message: error.message };
     if (error instanceof ChartNotFoundError) return { ok: false, problem: 'chart', message: error.message };
+    if (error instanceof VerificationFailedError) return { ok: false, problem: 'verification', message: error.message };
     throw error;
   }
 }
@@ -67,7 +73,9 @@ async function resolveRepositoryChart(
     },
     secrets: accessSecrets(access),
   };
-  return { resolved: source, ...(resolved.newest ? { newest: resolved.newest } : {}) };
+  // A chart that fails its signature check throws here: nothing of it is rendered or installed.
+  const verified = await verifyRepositoryChart(ports, release, source);
+  return { resolved: verified, ...(resolved.newest ? { newest: resolved.newest } : {}) };
 }
 
 /**
@@ -82,12 +90,36 @@ async function resolveGitChart(ports: ChartSourcePorts, release: HelmRelease): P
   const access = await readGitAccess(ports.kube, release);
   const entries = await readGitDependencyAccess(ports.kube, release);
   const key = `${release.metadata.namespace}/${release.metadata.name}`;
-  const resolved = await ports.gitCharts.resolve(git, chart.name, access, releaseTarget(release).intervalMs, { key, entries });
+  const verify = await gitVerifyRequest(ports, release);
+  let resolved;
+  try {
+    resolved = await ports.gitCharts.resolve(git, chart.name, access, releaseTarget(release).intervalMs, { key, entries }, verify);
+  } catch (error) {
+    if (error instanceof GitVerificationError) failVerification(release, error.artifact, gitKeysName(release), error.failure);
+    throw error;
+  }
   return {
     chartName: chart.name,
     chartVersion: resolved.version,
     chartDigest: `${GIT_DIGEST_PREFIX}${resolved.commit}`,
     chartSource: { repository: displayUrl(git.url), access: ANONYMOUS, localChart: resolved.chartDir },
     secrets: [...gitAccessSecrets(access), ...entries.flatMap((e) => accessSecrets(e.access))],
+    ...(resolved.signedBy
+      ? { verification: { artifact: `${displayUrl(git.url)}@${resolved.commit}`, verifiedBy: resolved.signedBy, provider: 'git' as const } }
+      : {}),
   };
+}
+
+function gitKeysName(release: HelmRelease): string {
+  return `Secret ${release.metadata.namespace}/${release.spec.chart.git?.verify?.secretRef.name ?? ''} (spec.chart.git.verify.secretRef)`;
+}
+
+/** spec.chart.git.verify with its key Secret read as the HelmRelease's identity; a missing Secret fails the check. */
+async function gitVerifyRequest(ports: ChartSourcePorts, release: HelmRelease): Promise<GitVerifyRequest | undefined> {
+  const git = release.spec.chart.git!;
+  if (!git.verify) return undefined;
+  const secret = await readKeySecret(ports.kube, release, git.verify.secretRef.name, 'spec.chart.git.verify.secretRef');
+  if ('problem' in secret)
+    failVerification(release, `Git repository ${displayUrl(git.url)}`, gitKeysName(release), { check: 'key-secret', detail: secret.problem });
+  return { mode: git.verify.mode ?? 'HEAD', keySecret: secret };
 }

@@ -1,5 +1,5 @@
 import type { HelmReleaseSpec } from '../../../api/helmrelease.js';
-import type { ChartSource, DesiredRelease } from '../../../core/release/desired-release.js';
+import type { ChartSource, DesiredRelease, VerifiedArtifact } from '../../../core/release/desired-release.js';
 import { postRenderDigest, postRenderOf } from '../../../core/release/post-render.js';
 import { SecretValues } from '../../../core/release/secret-values.js';
 import { mergeValues } from '../../../core/release/values.js';
@@ -18,6 +18,8 @@ export interface ResolvedChartSource {
   chartSource: ChartSource;
   /** Credentials read to reach the source (passwords, keys): redacted like Secret values. */
   secrets: string[];
+  /** The signature check it passed (spec.chart.verify, git.verify); absent when none was asked for. */
+  verification?: VerifiedArtifact;
 }
 
 /** Everything the desired release is made of, read beforehand (resolve-desired.ts does the reading). */
@@ -62,6 +64,7 @@ export function composeDesiredRelease(parts: DesiredParts, digest: (values: Reco
     ...(postRender ? { postRender, postRenderDigest: postRenderDigest(postRender) } : {}),
     ...(parts.spec.upgrade?.preserveValues === true ? { preserveValues: true } : {}),
     ...(givenWay.length ? { overridesGivenWay: givenWay } : {}),
+    ...(source.verification ? { verification: source.verification } : {}),
     secrets,
   };
 }

@@ -65,6 +65,7 @@ function readPorts(ctx: ControllerContext, helm: ReconcileContext['helm']): Reco
     log: ctx.log,
     now: ctx.now,
     ...(ctx.gitCharts ? { gitCharts: ctx.gitCharts } : {}),
+    ...(ctx.provenance ? { provenance: ctx.provenance } : {}),
     ...(ctx.sops ? { sops: ctx.sops } : {}),
     ...(ctx.drift ? { drift: ctx.drift } : {}),
     ...(ctx.freezes ? { freezes: ctx.freezes } : {}),

@@ -7,6 +7,7 @@ import type { HoldingFreeze } from '../../../core/release/freeze-match.js';
 import type { ReleaseFacts } from '../../../core/release/team-releases.js';
 import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import type { GitChartSources } from '../../charts/git/git-chart-sources.js';
+import type { ProvenanceChecks } from '../../charts/verification/provenance-checks.js';
 import type { SopsDecrypt } from '../../sops/sops-decrypter.js';
 import type { HelmClient } from '../../helm/helm-client.js';
 import type { HelmSlotGate } from '../../helm/helm-slot-gate.js';
@@ -78,6 +79,8 @@ export interface ReconcileContext {
   charts: Pick<RepositoryIndexCache, 'resolveChart' | 'downloadArchive'>;
   /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */
   gitCharts?: Pick<GitChartSources, 'resolve'>;
+  /** spec.chart.verify provider pgp: helm's provenance check, once per chart version and key Secret version. */
+  provenance?: Pick<ProvenanceChecks, 'verify'>;
   /** Decrypts SOPS-encrypted valuesFrom documents (spec.decryption); none: such a document is reported, not used. */
   sops?: SopsDecrypt;
   /** Keyed values digest shared by all replicas. */

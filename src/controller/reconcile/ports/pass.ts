@@ -14,6 +14,7 @@ export interface ReconcileResult {
     | ReleaseActionName
     | 'gone'
     | 'values-invalid'
+    | 'verification-failed'
     | 'chart-unavailable'
     | 'refused'
     /** spec.kubeConfig: the target cluster did not answer; tried again after the operator's interval. */

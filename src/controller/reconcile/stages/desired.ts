@@ -14,7 +14,10 @@ import { done, type Pass, type PassEnd, type ReconcileResult } from '../ports/pa
 export async function desiredStage(pass: Pass): Promise<DesiredRelease | PassEnd> {
   // The deployed revision's version: with approvals asked, a range holds to it (issue 35).
   const resolved = await resolveDesiredRelease(pass.ctx, pass.release, pass.history.deployed?.chartVersion);
-  if (resolved.ok) return resolved.desired;
+  if (resolved.ok) {
+    await recordVerification(pass, resolved.desired);
+    return resolved.desired;
+  }
   switch (resolved.problem) {
     case 'values':
       // Wrong values do not fix themselves by retrying fast; the periodic check looks again.
@@ -22,6 +25,10 @@ export async function desiredStage(pass: Pass): Promise<DesiredRelease | PassEnd
     case 'repository':
       // An operator policy: retrying cannot help until the spec or the policy changes.
       return reportSpecProblem(pass, ReleaseEvent.RepositoryNotAllowed, resolved.message, 'repository-refused');
+    case 'verification':
+      // Not retried fast: the same artifact fails the same way. Told once per artifact and check; the
+      // release stays on what it runs, and the next artifact that passes proceeds.
+      return reportSpecProblem(pass, ReleaseEvent.VerificationFailed, resolved.message, 'verification-failed');
     case 'chart':
       await reportRetrying(pass.ctx, pass.release, ReleaseEvent.ChartPullFailed, resolved.message);
       throw new RetryLaterError(resolved.message);
@@ -35,4 +42,14 @@ async function reportSpecProblem(pass: Pass, event: ReleaseEvent, message: strin
   await ctx.status.write(release, failedStatus(release, event, message, history, ctx.now()));
   await ctx.effects().events.record(release, event, message);
   return done(pass.key, action);
+}
+
+/** status.verification: what passed its signature check and who signed it; written when it changes, not at every check. */
+async function recordVerification(pass: Pass, desired: DesiredRelease): Promise<void> {
+  const passed = desired.verification;
+  const known = pass.release.status?.verification;
+  if (!passed || (known?.artifact === passed.artifact && known.verifiedBy === passed.verifiedBy)) return;
+  const verification = { ...passed, at: pass.ctx.now().toISOString() };
+  // A merge patch: only this field changes.
+  await pass.ctx.status.write(pass.release, { verification });
 }
