@@ -27,7 +27,7 @@ import { namespaceWithController, testEnv, uniqueName } from '../support/fixture
 describe('actions from the web', () => {
   const { env, kubeConfig } = testEnv();
   const kube = makeKubeClients(kubeConfig);
-  const { namespace, ctl } = namespaceWithController('webact');
+  const { namespace } = namespaceWithController('webact');
   const team = uniqueName('webteam');
   const approvals = uniqueName('webtwo');
   const people: Record<string, WebPrincipal> = {
