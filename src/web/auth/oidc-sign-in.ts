@@ -56,17 +56,25 @@ export class OidcSignIn {
   }
 
   /** The ID token's claims, merged under userinfo's when the provider has the endpoint (groups often live there). */
-  async finish(login: PendingLogin, callbackUrl: URL): Promise<Claims> {
+  async finish(login: PendingLogin, query: string): Promise<Claims> {
+    // The callback as the provider sent it, on the registered redirect URI (the token request repeats it).
+    const callbackUrl = new URL(this.redirectUri);
+    callbackUrl.search = query;
     const provider = this.provider(login.provider);
     if (!provider) throw new SignInRefused(`sign-in with ${login.provider} is not configured`);
     const config = this.configs.get(provider.id) ?? (await this.discover(provider));
     try {
-      const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
-        pkceCodeVerifier: login.codeVerifier,
-        expectedState: login.state,
-        expectedNonce: login.nonce,
-        idTokenExpected: true,
-      });
+      const tokens = await client.authorizationCodeGrant(
+        config,
+        callbackUrl,
+        {
+          pkceCodeVerifier: login.codeVerifier,
+          expectedState: login.state,
+          expectedNonce: login.nonce,
+          idTokenExpected: true,
+        },
+        { redirect_uri: this.redirectUri },
+      );
       const idClaims = tokens.claims() as Claims;
       if (!config.serverMetadata().userinfo_endpoint) return idClaims;
       const info = (await client.fetchUserInfo(config, tokens.access_token, String(idClaims.sub))) as Claims;
