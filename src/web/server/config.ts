@@ -85,7 +85,11 @@ export function readWebConfig(env: Env = process.env, defaultListen = '0.0.0.0:8
       label: web.text('HELMCREW_OIDC_NAME'),
       issuer: parseUrl('HELMCREW_OIDC_ISSUER_URL', issuer),
       clientId,
-      clientSecret: secret(env, 'HELMCREW_OIDC_CLIENT_SECRET', readFile),
+      clientSecret: secret(
+        ['HELMCREW_OIDC_CLIENT_SECRET', web.raw('HELMCREW_OIDC_CLIENT_SECRET')],
+        ['HELMCREW_OIDC_CLIENT_SECRET_FILE', web.raw('HELMCREW_OIDC_CLIENT_SECRET_FILE')],
+        readFile,
+      ),
       scopes: checkedScopes(web.text('HELMCREW_OIDC_SCOPES')),
     });
   }
@@ -96,7 +100,11 @@ export function readWebConfig(env: Env = process.env, defaultListen = '0.0.0.0:8
       label: 'Sign in with Slack',
       issuer: parseUrl('HELMCREW_SLACK_OIDC_ISSUER_URL', web.text('HELMCREW_SLACK_OIDC_ISSUER_URL')),
       clientId: slackClientId,
-      clientSecret: secret(env, 'HELMCREW_SLACK_OIDC_CLIENT_SECRET', readFile),
+      clientSecret: secret(
+        ['HELMCREW_SLACK_OIDC_CLIENT_SECRET', web.raw('HELMCREW_SLACK_OIDC_CLIENT_SECRET')],
+        ['HELMCREW_SLACK_OIDC_CLIENT_SECRET_FILE', web.raw('HELMCREW_SLACK_OIDC_CLIENT_SECRET_FILE')],
+        readFile,
+      ),
       scopes: 'openid email profile',
     });
   }
@@ -153,18 +161,16 @@ function checkedScopes(scopes: string): string {
   return scopes.trim();
 }
 
-function secret(env: Env, name: 'HELMCREW_OIDC_CLIENT_SECRET' | 'HELMCREW_SLACK_OIDC_CLIENT_SECRET', readFile: (path: string) => string): string {
-  const web = WEB_ENV.in(env);
-  const value = web.raw(name);
+/** The secret as set, else read from the file the `_FILE` variable names; never echoed. */
+function secret([name, value]: [string, string | undefined], [fileName, file]: [string, string | undefined], readFile: (path: string) => string): string {
   if (value) return value;
-  const file = web.raw(`${name}_FILE`);
-  if (!file) throw new ConfigError(`${name} is not set (or ${name}_FILE, a file holding it)`);
+  if (!file) throw new ConfigError(`${name} is not set (or ${fileName}, a file holding it)`);
   let text: string;
   try {
     text = readFile(file).trim();
   } catch (error) {
-    throw new ConfigError(`${name}_FILE: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ConfigError(`${fileName}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  if (!text) throw new ConfigError(`${name}_FILE: ${file} is empty`);
+  if (!text) throw new ConfigError(`${fileName}: ${file} is empty`);
   return text;
 }
