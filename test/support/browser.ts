@@ -19,6 +19,8 @@ export interface TestBrowser {
   open(url: string): Promise<void>;
   /** The page's visible text. */
   text(): Promise<string>;
+  /** A cookie's value on the current site, or undefined. */
+  cookie(name: string): Promise<string | undefined>;
   /** The current URL. */
   url(): Promise<string>;
   /** Waits for an element (CSS selector) and returns it. */
@@ -33,7 +35,18 @@ export interface TestBrowser {
 
 export async function startBrowser(width: BrowserWidth = 1280): Promise<TestBrowser> {
   const options = new chrome.Options().setChromeBinaryPath(CHROMIUM);
-  options.addArguments('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run', `--window-size=${width},900`);
+  options.addArguments(
+    '--headless=new',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-dev-shm-usage',
+    '--no-first-run',
+    `--window-size=${Math.max(width, 800)},900`,
+  );
+  // A window cannot be narrower than ~500 px: a phone's width is emulated, as DevTools does.
+  // chromedriver's own shape (`deviceMetrics`); the typings know an older one.
+  if (width < 800)
+    options.setMobileEmulation({ deviceMetrics: { width, height: 812, pixelRatio: 2 } } as unknown as Parameters<typeof options.setMobileEmulation>[0]);
   const service = new chrome.ServiceBuilder(CHROMEDRIVER);
   const driver = await new Builder().forBrowser(Browser.CHROME).setChromeOptions(options).setChromeService(service).build();
   const find = async (css: string, timeoutMs = 10_000) =>
@@ -44,6 +57,13 @@ export async function startBrowser(width: BrowserWidth = 1280): Promise<TestBrow
     open: (url) => driver.get(url),
     text,
     url: () => driver.getCurrentUrl(),
+    cookie: async (name) =>
+      (
+        await driver
+          .manage()
+          .getCookie(name)
+          .catch(() => undefined)
+      )?.value,
     find,
     click: async (css) => (await find(css)).click(),
     type: async (css, value) => (await find(css)).sendKeys(value),
