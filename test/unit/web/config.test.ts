@@ -9,7 +9,7 @@ const base = {
   HELMCREW_OIDC_CLIENT_SECRET: 's3cret',
 };
 const files: Record<string, string> = { '/run/secret': 'from-file\n', '/run/empty': '  ' };
-const read = (env: Record<string, string>) =>
+const read = (env: Record<string, string | undefined>) =>
   readWebConfig(env, '0.0.0.0:8080', (path) => {
     if (path in files) return files[path]!;
     throw Object.assign(new Error('no'), { code: 'ENOENT' });
