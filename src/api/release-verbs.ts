@@ -5,6 +5,17 @@
  * importable without the bot.
  */
 
+import {
+  BREAK_GLASS_ANNOTATION,
+  DRIFT_CORRECTION_REQUEST_ANNOTATION,
+  FORCE_AT_ANNOTATION,
+  ROLLBACK_REQUEST_ANNOTATION,
+  REQUESTED_AT_ANNOTATION,
+  ROLLBACK_TO_ANNOTATION,
+  SUSPENSION_ANNOTATION,
+  TEST_REQUEST_ANNOTATION,
+} from './annotations.js';
+
 /** What a verb's words are; the bot's grammar parses each kind (session/grammar/arguments.ts). */
 export type ArgumentKind = 'release' | 'namespace' | 'version' | 'revision' | 'scope' | 'freeze-name' | 'verb' | 'switch';
 
@@ -36,9 +47,16 @@ export interface VerbRow {
   readonly teamVerb: boolean;
   /** A request the controller handles once, by id (an annotation's value): the id's prefix. */
   readonly requestIdPrefix?: string;
+  /**
+   * The annotations this verb's intent writes or removes (a verb on one release): the only ones a
+   * fleet agent accepts in a signed command for it (core/fleet/signed-command.ts).
+   */
+  readonly intentAnnotations?: readonly string[];
 }
 
 const release = { field: 'release', kind: 'release' } as const;
+const SUSPEND_ANNOTATIONS = [SUSPENSION_ANNOTATION] as const;
+const ROLLBACK_ANNOTATIONS = [SUSPENSION_ANNOTATION, ROLLBACK_REQUEST_ANNOTATION, ROLLBACK_TO_ANNOTATION] as const;
 
 export const RELEASE_VERBS = {
   help: { args: [{ field: 'topic', kind: 'verb', optional: true }], reason: 'none', flags: [], usage: 'help [verb]', mutating: false, teamVerb: false },
@@ -61,8 +79,24 @@ export const RELEASE_VERBS = {
     mutating: false,
     teamVerb: true,
   },
-  suspend: { args: [release], reason: 'optional', flags: ['--cluster'], usage: 'suspend <release> [--reason …]', mutating: true, teamVerb: true },
-  resume: { args: [release], reason: 'optional', flags: ['--cluster'], usage: 'resume <release> [--reason …]', mutating: true, teamVerb: true },
+  suspend: {
+    args: [release],
+    reason: 'optional',
+    flags: ['--cluster'],
+    usage: 'suspend <release> [--reason …]',
+    mutating: true,
+    teamVerb: true,
+    intentAnnotations: SUSPEND_ANNOTATIONS,
+  },
+  resume: {
+    args: [release],
+    reason: 'optional',
+    flags: ['--cluster'],
+    usage: 'resume <release> [--reason …]',
+    mutating: true,
+    teamVerb: true,
+    intentAnnotations: ROLLBACK_ANNOTATIONS,
+  },
   upgrade: {
     args: [release, { field: 'version', kind: 'version' }],
     reason: 'optional',
@@ -70,6 +104,7 @@ export const RELEASE_VERBS = {
     usage: 'upgrade <release> <version> [--reason …] [--break-glass]',
     mutating: true,
     teamVerb: true,
+    intentAnnotations: [BREAK_GLASS_ANNOTATION],
   },
   rollback: {
     args: [release, { field: 'revision', kind: 'revision', optional: true, after: 'to' }],
@@ -79,6 +114,7 @@ export const RELEASE_VERBS = {
     mutating: true,
     teamVerb: true,
     requestIdPrefix: 'rb',
+    intentAnnotations: [...ROLLBACK_ANNOTATIONS, BREAK_GLASS_ANNOTATION],
   },
   correct: {
     args: [release],
@@ -88,6 +124,7 @@ export const RELEASE_VERBS = {
     mutating: true,
     teamVerb: true,
     requestIdPrefix: 'dc',
+    intentAnnotations: [DRIFT_CORRECTION_REQUEST_ANNOTATION],
   },
   retry: {
     args: [release],
@@ -97,6 +134,7 @@ export const RELEASE_VERBS = {
     mutating: true,
     teamVerb: true,
     requestIdPrefix: 'rt',
+    intentAnnotations: [FORCE_AT_ANNOTATION],
   },
   test: {
     args: [release],
@@ -106,6 +144,17 @@ export const RELEASE_VERBS = {
     mutating: true,
     teamVerb: true,
     requestIdPrefix: 'ts',
+    intentAnnotations: [TEST_REQUEST_ANNOTATION],
+  },
+  refresh: {
+    args: [release],
+    reason: 'optional',
+    flags: ['--cluster'],
+    usage: 'refresh <release> [--reason …]   (the controller looks at it now: sources, drift, dependencies; helm runs only if something changed)',
+    mutating: true,
+    teamVerb: true,
+    requestIdPrefix: 'rf',
+    intentAnnotations: [REQUESTED_AT_ANNOTATION],
   },
   freeze: {
     args: [{ field: 'scope', kind: 'scope' }],
@@ -171,3 +220,17 @@ export const MUTATING_VERBS = mutatingVerbsOf<ReleaseVerb>(RELEASE_VERBS) as Mut
 export type TeamVerb = { [V in ReleaseVerb]: Rows[V]['teamVerb'] extends true ? V : never }[ReleaseVerb];
 /** The verbs a Team permission grants, in the table's order. */
 export const TEAM_VERBS = teamVerbsOf<ReleaseVerb>(RELEASE_VERBS) as TeamVerb[];
+
+/** A verb that changes one release (its first word names it): the verbs every surface offers on a release, and a fleet sends to a cluster's agent. */
+export type ReleaseActionVerb = {
+  [V in ReleaseVerb]: Rows[V]['mutating'] extends true ? (Rows[V]['args'][0] extends { kind: 'release' } ? V : never) : never;
+}[ReleaseVerb];
+export const releaseActionVerbsOf = <V extends string>(table: Readonly<Record<V, VerbRow>>): V[] =>
+  mutatingVerbsOf(table).filter((verb) => table[verb].args[0]?.kind === 'release');
+export const RELEASE_ACTION_VERBS = releaseActionVerbsOf<ReleaseVerb>(RELEASE_VERBS) as ReleaseActionVerb[];
+
+/** The annotations an intent of `verb` may carry; without a verb, those of any verb. */
+export function intentAnnotationsOf(verb?: ReleaseVerb): ReadonlySet<string> {
+  const rows: VerbRow[] = verb ? [RELEASE_VERBS[verb]] : Object.values(RELEASE_VERBS);
+  return new Set(rows.flatMap((row) => row.intentAnnotations ?? []));
+}

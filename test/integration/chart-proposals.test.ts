@@ -90,7 +90,12 @@ describe('chart versions: proposed with spec.approval, in effect once approved',
     const told = (await store.get(first.id))!;
     expect(told.unannounced).toBeUndefined();
     expect(told.diff).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^objects: .*changed/), expect.stringMatching(/^~ Deployment held: .*helm.sh~1chart/)]),
+      expect.arrayContaining([
+        expect.stringMatching(/^objects: .*changed/),
+        expect.stringMatching(/^~ Deployment (\S+\/)?held$/),
+        // The label's change, at a readable path, with its values.
+        expect.stringMatching(/^ {2}(spec\.template\.)?metadata\.labels\["helm\.sh\/chart"\]: \S*1\.0\.0 → \S*2\.0\.0$/),
+      ]),
     );
     expect(JSON.stringify(renderProposalMessage(told, { state: told.state, now: Date.now() }).blocks)).toContain('What it would change');
     // The pass that proposed it stayed: nothing attempted, the Deployment as it was.

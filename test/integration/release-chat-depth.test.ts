@@ -115,7 +115,8 @@ describe('/release list, history, diff and upgrade in Slack, with the objects a 
     expect(text).toContain('revision 1 (planner 1.0.0) → planner 2.0.0:');
     expect(text).toContain('objects: 1 added, 2 changed');
     expect(text).toContain('+ Service planner');
-    expect(text).toContain('~ Deployment planner: /spec/template/spec/containers/0/image: nginx:1.26 → nginx:1.27');
+    expect(text).toContain('~ Deployment planner\n');
+    expect(text).toContain('  spec.template.spec.containers[name=web].image: nginx:1.26 → nginx:1.27');
     expect(text).toContain('~ Secret planner-credentials: contents changed (not shown)');
     noSecretIn(text);
   });

@@ -129,6 +129,8 @@ describe('/release: rollback holds until resume; freeze and unfreeze', () => {
     const rollback = await cli('rollback', unicorn, '--reason', 'from the terminal');
     expect(rollback.exitCode, rollback.stderr).toBe(0);
     expect(rollback.stdout).toMatch(/roll back .*: revision 5 → 4/);
+    // The plan says what changes back, not only where: the page, green → blue.
+    expect(rollback.stdout).toMatch(/~ ConfigMap \S*unicorn-page\n\s+data\["index\.html"\] \(\d+ lines → \d+ lines\):\n\s+line \d+: .*green.* → .*blue/);
     expect(rollback.stdout).toMatch(/Rolled back revision 5 \(unicorn@3\.0\.0\) → revision 4 \(unicorn@2\.0\.0\), now revision 6/);
     expect(await servedColor(kubeConfig, namespace, 'unicorn')).toBe('blue');
     const release = await get();

@@ -4,6 +4,8 @@ import { createLogger } from '../../src/core/log.js';
 import type { Proposal } from '../../src/core/proposals/proposal.js';
 import type { DesiredRelease } from '../../src/core/release/desired-release.js';
 import { SecretValues } from '../../src/core/release/secret-values.js';
+import { readableDiff } from '../../src/core/release/readable-diff.js';
+import { summarizeReadableDiff } from '../../src/core/release/readable-diff-text.js';
 import { diffLines, DIFF_LIMITS, proposalDiff, withProposedValues, type Previewer } from '../../src/controller/proposals/proposal-diff.js';
 
 const desired = (values: Record<string, unknown>): DesiredRelease => ({
@@ -52,6 +54,22 @@ describe('a proposal’s plan diff', () => {
     expect(diffLines({ ok: true, from: 'revision 3', to: 'web 1.0.0', lines, rest: ['~ Service shop/web: /spec/ports'] })).toEqual([
       ...lines,
       '~ Service shop/web: /spec/ports',
+    ]);
+  });
+
+  it('shows every object with its values from the preview’s readable diff, once, when the controller sends one', () => {
+    const cm = (color: string) =>
+      `---\n${JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'page', namespace: 'shop' }, data: { a: color, b: color, c: color, d: color } })}\n`;
+    const diff = readableDiff(cm('pink'), cm('blue'));
+    const summary = summarizeReadableDiff(diff);
+    const lines = diffLines({ ok: true, from: 'r', to: 't', ...summary, diff });
+    expect(lines).toEqual([
+      'objects: 1 changed',
+      '~ ConfigMap shop/page',
+      '  data.a: pink → blue',
+      '  data.b: pink → blue',
+      '  data.c: pink → blue',
+      '  data.d: pink → blue',
     ]);
   });
 

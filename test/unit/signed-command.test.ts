@@ -144,6 +144,23 @@ describe('only intents cross the fleet', () => {
   });
 });
 
+describe("a verb's own intents only (its row in the verb table)", () => {
+  it.each([
+    { verb: 'test' as const, patch: { metadata: { annotations: { 'helmcrew.dev/test-request': 'ts-1' } } }, want: undefined },
+    { verb: 'test' as const, patch: { metadata: { annotations: { 'helmcrew.dev/rollback-request': 'rb-1' } } }, want: /not an intent of test/ },
+    { verb: 'suspend' as const, patch: { metadata: { annotations: { 'helmcrew.dev/forceAt': 'rt-1' } } }, want: /not an intent of suspend/ },
+    {
+      verb: 'rollback' as const,
+      patch: { metadata: { annotations: { 'helmcrew.dev/rollback-request': 'rb-1', 'helmcrew.dev/break-glass': '{}' } } },
+      want: undefined,
+    },
+  ])('$verb: $patch', ({ verb, patch, want }) => {
+    const problem = intentPatchProblem(patch, verb);
+    if (want) expect(problem).toMatch(want);
+    else expect(problem).toBeUndefined();
+  });
+});
+
 it('a short key is refused without being echoed', () => {
   expect(commandKeyProblem('short-secret')).toMatch(/at least 32 characters \(it is 12\)/);
   expect(commandKeyProblem('short-secret')).not.toContain('short-secret');

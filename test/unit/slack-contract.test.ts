@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeMessage, planMessage } from '../../src/bot/slack/blocks.js';
+import { codeMessage, planLine, planMessage } from '../../src/bot/slack/blocks.js';
 import { actionLabel, isOurActionId, PlanAction, RELEASE_ACTION_IDS, ReleaseAction, releaseActionVerb } from '../../src/core/slack/action-ids.js';
 import { unknownActionMessage, unknownCommandMessage } from '../../src/bot/slack/unknown-requests.js';
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../src/core/slack/mrkdwn.js';
@@ -45,6 +45,15 @@ describe('button ids', () => {
     };
     expect(actions.elements.map((e) => e.action_id)).toEqual([PlanAction.Confirm, PlanAction.Cancel]);
   });
+});
+
+describe('plan lines', () => {
+  it.each([
+    { line: 'objects: 1 changed', want: '• objects: 1 changed' },
+    { line: '~ ConfigMap web/page', want: '• ~ ConfigMap web/page' },
+    { line: '  data["index.html"]: <b>pink</b> → <b>blue</b>', want: '\u2003data["index.html"]: &lt;b&gt;pink&lt;/b&gt; → &lt;b&gt;blue&lt;/b&gt;' },
+    { line: '    line 6: a → b', want: '\u2003\u2003line 6: a → b' },
+  ])('$line', ({ line, want }) => expect(planLine(line)).toBe(want));
 });
 
 describe('mrkdwn edge cases', () => {

@@ -22,7 +22,7 @@ import type { BotConfig } from './config.js';
 import { Directory } from './directory.js';
 import { FreezeReports } from './freeze-reports.js';
 import { registerListeners, socketOpen } from './listeners.js';
-import { PlanStore } from './plan-store.js';
+import { PlanStore } from '../../session/execute/plan-store.js';
 import { ReleaseBot } from './release-bot.js';
 import { DmPreferences } from './requester-dm.js';
 import { checkBotToken } from './token-check.js';

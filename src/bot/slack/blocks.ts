@@ -29,16 +29,25 @@ function clip(escaped: string, max: number): string {
   return escaped.length <= max ? escaped : `${truncateEscaped(escaped, max - 40)}\n… (\`/release diff\` shows all)`;
 }
 
+/**
+ * A plan line in mrkdwn: a bullet, or for a line indented under another (an object diff's changed
+ * fields and lines) its indent as em spaces, which Slack keeps, and no bullet.
+ */
+export function planLine(line: string): string {
+  const indent = line.length - line.trimStart().length;
+  return indent === 0 ? `• ${escapeMrkdwn(line)}` : `${'\u2003'.repeat(Math.ceil(indent / 2))}${escapeMrkdwn(line.trimStart())}`;
+}
+
 export function planMessage(plan: Plan, planId: string | undefined, needsApproval: boolean): SlackMessage {
   const body = [
     `*Plan: ${escapeMrkdwn(plan.title)}*`,
-    ...plan.lines.map((l) => `• ${escapeMrkdwn(l)}`),
+    ...plan.lines.map(planLine),
     ...plan.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`),
     ...(needsApproval ? ['_Two-person rule: after you confirm, a second authorized person must approve._'] : []),
   ].join('\n');
   const blocks: unknown[] = [section(body)];
   // The rest of a long object diff, under the plan (a section holds at most 3000 characters).
-  if (plan.more?.length) blocks.push(section(clip(['_More changes:_', ...plan.more.map((l) => `• ${escapeMrkdwn(l)}`)].join('\n'), 2900)));
+  if (plan.more?.length) blocks.push(section(clip(['_More changes:_', ...plan.more.map(planLine)].join('\n'), 2900)));
   if (planId && plan.doable) {
     blocks.push({
       type: 'actions',

@@ -2,7 +2,6 @@ import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { Logger } from '../../core/log.js';
-import { authorizeAction, authorizeActionApproval, isRequester } from '../../session/authz/authorize-action.js';
 import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
 import type { ReleaseOperations } from '../../session/execute/operations.js';
 import type { ChangePreviews } from '../../session/execute/preview-client.js';
@@ -10,13 +9,15 @@ import type { Actor } from '../../session/plan/actor.js';
 import type { PreparedAction } from '../../session/plan/prepared.js';
 import type { ClusterDeps, FleetRouting } from '../../session/flow/fleet-routing.js';
 import { ReleaseSession } from '../../session/flow/release-session.js';
+import { approvePlan, cancelPlan, confirmPlan, type Clicker, type ConfirmationDeps } from '../../session/flow/plan-confirmations.js';
 import type { SessionPorts } from '../../session/flow/ports.js';
 import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
 import { channelProgress, type ChannelPoster } from './channel-progress.js';
-import type { PlanStore, StoredPlan } from './plan-store.js';
+import type { PlanStore, StoredPlan } from '../../session/execute/plan-store.js';
 import type { ProposalVotes } from './proposal-votes.js';
 import type { DmPreferences, RequesterDmDeps } from './requester-dm.js';
-import { slackReply, slackWhoami, teamGate, type RequestContext } from './slack-ports.js';
+import { teamGate } from '../../session/flow/team-gate.js';
+import { slackReply, slackWhoami, type RequestContext } from './slack-ports.js';
 
 const clusterOfAction = (action: PreparedAction) => ('cluster' in action.command ? action.command.cluster : undefined);
 
@@ -66,57 +67,62 @@ export class ReleaseBot {
     await this.session.run(text, this.ports(ctx));
   }
 
-  /** Confirm: only the requester, only once, only before the plan expires, and authorized again now. */
+  /** Confirm: only the requester, only once, only before the plan expires, and authorized again now (session/flow/plan-confirmations.ts). */
   async confirm(planId: string, ctx: RequestContext): Promise<void> {
-    const peeked = await this.deps.plans.peek(planId);
-    if (!peeked || peeked.awaitingApproval) return this.expired(ctx, 'confirm');
-    if (!isRequester(peeked.requester, ctx.user)) return ctx.reply(textMessage('only the person who asked can confirm this plan'));
-    const plan = await this.deps.plans.take(planId);
-    if (!plan) return this.expired(ctx, 'confirm');
-    const decision = authorizeAction(await this.subject(ctx.user), plan.action, await this.deps.teams());
-    if (!decision.allowed)
-      return void (await this.session.refuse(this.ports(ctx), plan.action.targets[0], plan.action.plan.title, decision.reason, clusterOfAction(plan.action)));
-    if (decision.requireApproval) {
-      const approvalId = await this.deps.plans.put({ ...plan, awaitingApproval: true });
-      const posted = await this.deps.poster.post(
-        plan.requester.channel,
-        approvalRequestMessage(ctx.user, plan.action.plan, approvalId, plan.action.command.reason),
-      );
-      this.deps.log.info(
-        { actor: `slack:${ctx.user}`, action: plan.action.command.verb, plan: plan.action.plan.title, channel: plan.requester.channel, ts: posted.ts },
-        'approval requested',
-      );
-      return ctx.reply(textMessage('Waiting for a second authorized person to approve in the channel.'));
+    const result = await confirmPlan(planId, await this.clicker(ctx.user), this.confirmations());
+    switch (result.kind) {
+      case 'expired':
+        return this.expired(ctx, 'confirm');
+      case 'not-requester':
+        return ctx.reply(textMessage('only the person who asked can confirm this plan'));
+      case 'refused':
+        return void (await this.session.refuse(
+          this.ports(ctx),
+          result.plan.action.targets[0],
+          result.plan.action.plan.title,
+          result.reason,
+          clusterOfAction(result.plan.action),
+        ));
+      case 'awaiting-approval': {
+        const { plan, approvalId } = result;
+        const posted = await this.deps.poster.post(
+          plan.requester.channel,
+          approvalRequestMessage(ctx.user, plan.action.plan, approvalId, plan.action.command.reason),
+        );
+        this.deps.log.info(
+          { actor: `slack:${ctx.user}`, action: plan.action.command.verb, plan: plan.action.plan.title, channel: plan.requester.channel, ts: posted.ts },
+          'approval requested',
+        );
+        return ctx.reply(textMessage('Waiting for a second authorized person to approve in the channel.'));
+      }
+      case 'confirmed':
+        await ctx.reply(textMessage(`Confirmed: ${result.plan.action.plan.title}`));
+        return this.execute(result.plan, ctx, undefined);
     }
-    await ctx.reply(textMessage(`Confirmed: ${plan.action.plan.title}`));
-    return this.execute(plan, ctx, undefined);
   }
 
   async cancel(planId: string, ctx: RequestContext): Promise<void> {
-    const plan = await this.deps.plans.peek(planId);
-    if (plan && isRequester(plan.requester, ctx.user) && !plan.awaitingApproval) await this.deps.plans.take(planId);
+    await cancelPlan(planId, { id: `slack:${ctx.user}` }, this.deps);
     return ctx.reply(textMessage('Cancelled; nothing changed.'));
   }
 
   /** Approve: a second, different person authorized for the same action in their own right. */
   async approve(planId: string, ctx: RequestContext): Promise<void> {
-    const peeked = await this.deps.plans.peek(planId);
-    if (!peeked || !peeked.awaitingApproval) return this.expired(ctx, 'approve');
-    const requester = await this.subject(peeked.requester.slackUser);
-    const approver = await this.subject(ctx.user);
-    const decision = authorizeActionApproval(requester, approver, peeked.action, await this.deps.teams());
-    if (!decision.allowed)
-      return void (await this.session.refuse(
-        this.ports(ctx),
-        peeked.action.targets[0],
-        `approve ${peeked.action.plan.title}`,
-        decision.reason,
-        clusterOfAction(peeked.action),
-      ));
-    const plan = await this.deps.plans.take(planId);
-    if (!plan) return this.expired(ctx, 'approve');
-    await ctx.reply(textMessage(`Approved: ${plan.action.plan.title}`));
-    return this.execute(plan, ctx, ctx.user);
+    const result = await approvePlan(planId, await this.clicker(ctx.user), this.confirmations());
+    if (result.kind === 'expired') return this.expired(ctx, 'approve');
+    const { action } = result.plan;
+    if (result.kind === 'refused')
+      return void (await this.session.refuse(this.ports(ctx), action.targets[0], `approve ${action.plan.title}`, result.reason, clusterOfAction(action)));
+    await ctx.reply(textMessage(`Approved: ${action.plan.title}`));
+    return this.execute(result.plan, ctx, ctx.user);
+  }
+
+  private confirmations(): ConfirmationDeps {
+    return { plans: this.deps.plans, teams: () => this.deps.teams(), subjectOf: (requester) => this.subject(requester.slackUser) };
+  }
+
+  private async clicker(user: string): Promise<Clicker> {
+    return { id: `slack:${user}`, subject: await this.subject(user) };
   }
 
   /** A proposal's Approve or Reject button (proposal-votes.ts). */

@@ -1,6 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { diffManifests } from '../../core/release/manifest-diff.js';
-import { summarizeManifestDiff } from '../../core/release/manifest-diff-summary.js';
+import { readableDiff } from '../../core/release/readable-diff.js';
+import { summarizeReadableDiff } from '../../core/release/readable-diff-text.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import type { PreviewRequest, PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
@@ -9,6 +9,7 @@ import { HelmError } from '../helm/helm-error.js';
 import type { ControllerContext } from '../reconcile/ports/context.js';
 import { resolveDesiredRelease } from '../reconcile/desired/resolve-desired.js';
 import { redactSecrets } from '../reconcile/decide/redact.js';
+import { priorSecrets } from './prior-secrets.js';
 import { chartPullRequest, releaseRequest } from '../reconcile/desired/helm-requests.js';
 import { actingAs } from '../reconcile/stages/gate.js';
 import { chooseCluster } from '../reconcile/stages/target-cluster.js';
@@ -51,17 +52,23 @@ export async function previewRelease(
   if (!resolved.ok) return { ok: false, message: resolved.message };
   const desired = adjust(resolved.desired);
   const redact = (text: string) => redactSecrets(text, desired.secrets);
+  // The diff shows values: the deployed revision's earlier Secret values are hidden too.
+  const secrets = [...desired.secrets.list(), ...priorSecrets(deployed?.config, desired.values, (text) => redact(text) !== text)];
+  const redactBoth = (text: string) => redactSecrets(text, secrets);
   try {
     const chartPath = await ctx.helm.pullChart(chartPullRequest(ctx, release, target, desired));
     const request = releaseRequest(release, target, desired, chartPath, deployed ? 'upgrade' : 'install');
     const manifest = await ctx.helm.renderDryRun(request, deployed ? 'upgrade' : 'install');
-    const summary = summarizeManifestDiff(diffManifests(deployed?.manifest ?? '', manifest));
+    // Values from Secrets are hidden wherever the chart put them, on both sides of a change.
+    const diff = readableDiff(deployed?.manifest ?? '', manifest, { redact: redactBoth });
+    const summary = summarizeReadableDiff(diff);
     return {
       ok: true,
       from: deployed ? `revision ${deployed.revision} (${deployed.chartName} ${deployed.chartVersion})` : 'nothing deployed',
       to: `${desired.chartName} ${desired.chartVersion}`,
-      lines: summary.lines.map(redact),
-      rest: summary.rest.map(redact),
+      lines: summary.lines.map(redactBoth),
+      rest: summary.rest.map(redactBoth),
+      diff,
     };
   } catch (error) {
     if (error instanceof ChartNotFoundError) return { ok: false, message: error.message };

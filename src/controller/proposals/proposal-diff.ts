@@ -12,6 +12,7 @@ import type { Logger } from '../../core/log.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import type { Proposal } from '../../core/proposals/proposal.js';
 import type { DesiredRelease } from '../../core/release/desired-release.js';
+import { readableDiffText } from '../../core/release/readable-diff-text.js';
 import { parseTargetPath, setAtPath } from '../reconcile/desired/target-path.js';
 
 /** previewRelease (compute-preview.ts) as the diff needs it: a release, and a change to its desired release before rendering. */
@@ -40,10 +41,15 @@ export function noDiffLine(why: string, limits: DiffLimits = DIFF_LIMITS): strin
   return cut(`no diff could be made: ${why}`, limits.lineChars);
 }
 
-/** Pure: the lines the record keeps — the preview's summary and the rest, cut to the limits with a note; or why there are none. */
+/**
+ * Pure: the lines the record keeps — every object with its changed values (the preview's readable
+ * diff; from a controller of an earlier version, its summary and the rest), cut to the limits with
+ * a note; or why there are none.
+ */
 export function diffLines(result: PreviewResult, limits: DiffLimits = DIFF_LIMITS): string[] {
   if (!result.ok) return [noDiffLine(result.message, limits)];
-  const all = [...result.lines, ...result.rest].map((line) => cut(line, limits.lineChars));
+  const text = result.diff ? readableDiffText(result.diff) : [...result.lines, ...result.rest];
+  const all = text.map((line) => cut(line, limits.lineChars));
   const shown: string[] = [];
   let used = 0;
   for (const [i, line] of all.entries()) {

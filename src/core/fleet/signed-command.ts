@@ -1,13 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import {
-  BREAK_GLASS_ANNOTATION,
-  DRIFT_CORRECTION_REQUEST_ANNOTATION,
-  FORCE_AT_ANNOTATION,
-  ROLLBACK_REQUEST_ANNOTATION,
-  ROLLBACK_TO_ANNOTATION,
-  SUSPENSION_ANNOTATION,
-  TEST_REQUEST_ANNOTATION,
-} from '../../api/annotations.js';
+import { intentAnnotationsOf, RELEASE_ACTION_VERBS, type ReleaseActionVerb } from '../../api/release-verbs.js';
 import type { IntentPatch } from '../kube/helmrelease-api.js';
 
 /**
@@ -20,8 +12,9 @@ import type { IntentPatch } from '../kube/helmrelease-api.js';
  * command kept for later by the expiry.
  */
 
-export const COMMAND_VERBS = ['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'test'] as const;
-export type CommandVerb = (typeof COMMAND_VERBS)[number];
+/** Every verb on one release crosses to a cluster's agent: read off the verb table, not a list of its own. */
+export const COMMAND_VERBS: readonly ReleaseActionVerb[] = RELEASE_ACTION_VERBS;
+export type CommandVerb = ReleaseActionVerb;
 
 /** Longest a command may live: how long its nonce must be remembered. */
 export const MAX_COMMAND_LIFETIME_MS = 10 * 60_000;
@@ -74,18 +67,13 @@ export function signCommand(command: FleetCommand, key: string): SignedCommand {
   return { command, signature: createHmac('sha256', key).update(canonicalCommand(command)).digest('hex') };
 }
 
-const INTENT_ANNOTATIONS = new Set([
-  SUSPENSION_ANNOTATION,
-  ROLLBACK_REQUEST_ANNOTATION,
-  ROLLBACK_TO_ANNOTATION,
-  DRIFT_CORRECTION_REQUEST_ANNOTATION,
-  FORCE_AT_ANNOTATION,
-  BREAK_GLASS_ANNOTATION,
-  TEST_REQUEST_ANNOTATION,
-]);
-
-/** Why a patch is more than an intent (the only things chat may change), or undefined: a signed command still cannot rewrite a release's spec. */
-export function intentPatchProblem(patch: unknown): string | undefined {
+/**
+ * Why a patch is more than an intent (the only things chat may change), or undefined: a signed
+ * command still cannot rewrite a release's spec. With its verb, only that verb's annotations (its
+ * row in the verb table) are an intent: a signed `test` cannot ask for a rollback.
+ */
+export function intentPatchProblem(patch: unknown, verb?: CommandVerb): string | undefined {
+  const intentAnnotations = intentAnnotationsOf(verb);
   if (typeof patch !== 'object' || patch === null) return 'the patch is not an object';
   const { metadata, spec, ...rest } = patch as Record<string, unknown>;
   if (Object.keys(rest).length > 0) return `the patch touches ${Object.keys(rest).join(', ')}`;
@@ -97,7 +85,7 @@ export function intentPatchProblem(patch: unknown): string | undefined {
     if (annotations !== undefined) {
       if (typeof annotations !== 'object' || annotations === null) return 'annotations is not an object';
       for (const [name, value] of Object.entries(annotations)) {
-        if (!INTENT_ANNOTATIONS.has(name)) return `the annotation ${name} is not an intent`;
+        if (!intentAnnotations.has(name)) return `the annotation ${name} is not an intent${verb ? ` of ${verb}` : ''}`;
         if (value !== null && typeof value !== 'string') return `the annotation ${name} is not a string`;
       }
     }
@@ -152,7 +140,7 @@ export function verifyCommand(signed: unknown, ownCluster: string, key: string, 
   if (expires - now > MAX_COMMAND_LIFETIME_MS) {
     return { ok: false, reason: 'lifetime-too-long', message: `expires more than ${MAX_COMMAND_LIFETIME_MS / 60_000} minutes ahead` };
   }
-  const problem = intentPatchProblem(command.patch);
+  const problem = intentPatchProblem(command.patch, command.verb);
   if (problem) return { ok: false, reason: 'patch-not-intent', message: problem };
   return { ok: true, command };
 }

@@ -1,4 +1,5 @@
 import { QUEUE_NAMES } from '../fleet/cluster-keys.js';
+import type { ReadableDiff } from '../release/readable-diff.js';
 
 /**
  * What the bot asks the controller when a plan should show what would change, and what it gets
@@ -23,8 +24,14 @@ export type PreviewResult =
       from: string;
       /** What would be deployed: chart and version. */
       to: string;
-      /** The summary for chat (manifest-diff-summary.ts) and what it left out. */
+      /** The summary for chat (readable-diff-text.ts) and what it left out. */
       lines: string[];
       rest: string[];
+      /**
+       * The same diff per object, bounded (DIFF_BOUNDS), for a surface that renders more than chat
+       * (the web page). Absent in an answer from a controller of an earlier version: `lines` and
+       * `rest` are what every version carries.
+       */
+      diff?: ReadableDiff;
     }
   | { ok: false; message: string };

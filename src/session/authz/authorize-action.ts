@@ -22,11 +22,6 @@ export function authorizeActionApproval(
   return combine(authzTargets(action, cluster).map((target) => authorizeApproval(requester, approver, authzVerb(action), target, teams)));
 }
 
-/** Confirm and Cancel of a plan belong to the person who asked for it (Approve to someone else: authorizeActionApproval). */
-export function isRequester(requester: { slackUser: string }, user: string): boolean {
-  return requester.slackUser === user;
-}
-
 function combine(decisions: AuthzDecision[]): AuthzDecision {
   const refused = decisions.find((d) => !d.allowed);
   if (refused) return refused;

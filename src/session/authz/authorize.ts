@@ -53,6 +53,8 @@ export function authorizeApproval(
   target: AuthzTarget,
   teams: readonly TeamPolicy[],
 ): AuthzDecision {
+  // The same Slack user or the same verified email; an empty Slack id (a web sign-in without Slack) is nobody's:
+  // the surfaces also compare people by their actor id (flow/plan-confirmations.ts).
   if (sameSubject(approver, requester)) return { allowed: false, reason: `you asked for this ${verb}; a second, different person must approve it` };
   const decision = authorize(approver, verb, target, teams);
   if (!decision.allowed) return { allowed: false, reason: decision.reason.replace(/^you may not/, 'you may not approve') };

@@ -34,8 +34,8 @@ export interface Subject {
 
 /** Whether two subjects are the same person (the two-person rule): the same Slack user, or the same verified email. */
 export function sameSubject(a: Subject, b: Subject): boolean {
-  if (a.slackUser !== undefined && a.slackUser === b.slackUser) return true;
-  return a.email !== undefined && b.email !== undefined && a.email.toLowerCase() === b.email.toLowerCase();
+  if (a.slackUser && a.slackUser === b.slackUser) return true;
+  return !!a.email && !!b.email && a.email.toLowerCase() === b.email.toLowerCase();
 }
 
 /** How a refusal names the subject. */

@@ -19,7 +19,7 @@ import type { ChangePreviews } from './preview-client.js';
 import type { Actor } from '../plan/actor.js';
 import { freezeName } from '../plan/freeze.js';
 import { NEEDS_A_FLEET } from '../fleet/fleet-freeze-plan.js';
-import { intentPatch } from '../plan/intents.js';
+import { intentPatch } from '../verbs/intent-of.js';
 import {
   draftOf,
   draftReleaseCommand,

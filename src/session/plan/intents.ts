@@ -11,7 +11,6 @@ import {
 } from '../../api/annotations.js';
 import type { IntentPatch } from '../../core/kube/helmrelease-api.js';
 import type { Actor } from './actor.js';
-import type { PreparedAction } from './prepared.js';
 
 /**
  * The intent the bot and the terminal write to the API server, as JSON merge patches on the
@@ -88,28 +87,4 @@ export function withBreakGlass(patch: IntentPatch, record: BreakGlassRecord, res
     ...patch,
     metadata: { ...patch.metadata, resourceVersion, annotations: { ...patch.metadata?.annotations, [BREAK_GLASS_ANNOTATION]: JSON.stringify(record) } },
   };
-}
-
-/** The patch that carries out a confirmed release action; `requestId` is set for a rollback and a correction. Freezes are objects of their own, not patches. */
-export function intentPatch(action: PreparedAction, actor: Actor, now: Date, requestId: string | undefined): IntentPatch {
-  const command = action.command;
-  switch (command.verb) {
-    case 'suspend':
-      return suspendPatch(actor, command.reason, now);
-    case 'resume':
-      return resumePatch();
-    case 'upgrade':
-      return upgradePatch(command.version);
-    case 'rollback':
-      return rollbackPatch(actor, command.reason, command.revision, requestId!, now);
-    case 'correct':
-      return correctDriftPatch(requestId!);
-    case 'retry':
-      return retryPatch(requestId!);
-    case 'test':
-      return testPatch(requestId!);
-    case 'freeze':
-    case 'unfreeze':
-      throw new Error(`${command.verb} writes a Freeze, not a HelmRelease patch`);
-  }
 }

@@ -1,4 +1,7 @@
-import type { MutatingCommand } from '../grammar/command.js';
+import type { CommandOf, MutatingCommand } from '../grammar/command.js';
+import type { SingleReleaseVerb } from '../plan/verb-kinds.js';
+import { handlerOf } from '../verbs/handlers.js';
+import type { ReleaseVerbHandler } from '../verbs/verb-handler.js';
 import type { Actor } from '../plan/actor.js';
 
 /** Pure: the audit lines (Events on the release, log, chat summary) for what someone asked and was refused. */
@@ -6,16 +9,8 @@ import type { Actor } from '../plan/actor.js';
 const who = (actor: Actor) => `${actor.id}${actor.channel ? ` in ${actor.channel}` : ''}`;
 
 export function auditMessage(command: MutatingCommand, actor: Actor, key: string, breakGlass?: { freezes: string[]; approvedBy: string }): string {
-  const what =
-    command.verb === 'rollback'
-      ? `rollback of ${key} to ${command.revision ?? 'the previous revision'}`
-      : command.verb === 'upgrade'
-        ? `upgrade of ${key} to ${command.version}`
-        : command.verb === 'correct'
-          ? `drift correction of ${key}`
-          : command.verb === 'retry'
-            ? `forced retry of ${key}`
-            : `${command.verb} of ${key}`;
+  const handler = command.verb === 'freeze' || command.verb === 'unfreeze' ? undefined : (handlerOf(command.verb) as ReleaseVerbHandler<SingleReleaseVerb>);
+  const what = handler?.audit?.(command as CommandOf<SingleReleaseVerb>, key) ?? `${command.verb} of ${key}`;
   const glass = breakGlass ? ` (BREAK-GLASS through freeze ${breakGlass.freezes.join(', ')}, approved by ${breakGlass.approvedBy})` : '';
   return `${who(actor)} asked for the ${what}${glass}${command.reason ? `: ${command.reason}` : ''}`;
 }

@@ -4,6 +4,7 @@ import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js'
 import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { diffValues, summarizeValuesDifference } from '../plan/values-diff.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
+import { readableDiffText } from '../../core/release/readable-diff-text.js';
 import type { Plan } from '../plan/plan.js';
 
 /** Pure plain-text renderings shared by the terminal and Slack (which wraps them in mrkdwn). */
@@ -64,7 +65,8 @@ export function renderDiff(release: HelmRelease, history: ReleaseHistory, versio
 /** The controller's object diff in full (a `diff` was asked for), or why there is none. */
 export function renderObjectDiff(preview: PreviewResult, maxLines = 60): string {
   if (!preview.ok) return `objects: unknown (${preview.message})`;
-  const all = [...preview.lines, ...preview.rest];
+  // Every object once, in full; an answer from a controller of an earlier version has only its lines.
+  const all = preview.diff ? readableDiffText(preview.diff) : [...preview.lines, ...preview.rest];
   const shown = all.slice(0, maxLines);
   return [
     `${preview.from} → ${preview.to}:`,
@@ -76,7 +78,8 @@ export function renderObjectDiff(preview: PreviewResult, maxLines = 60): string 
 export function renderPlan(plan: Plan): string {
   return [
     plan.title,
-    ...plan.lines.map((l) => `  • ${l}`),
+    // An object diff's fields and lines stand indented under their object, without a bullet.
+    ...plan.lines.map((l) => (l.startsWith(' ') ? `    ${l}` : `  • ${l}`)),
     ...plan.warnings.map((w) => `  ⚠ ${w}`),
     ...(plan.more?.length ? ['  more:', ...plan.more.map((l) => `    ${l}`)] : []),
   ].join('\n');

@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The bot's layers: grammar/ parses, authz/ decides who may, plan/ decides what happens; all
- * three are pure. They may import code (not only types) from the pure places listed here and
+ * The session's layers: grammar/ parses, authz/ decides who may, plan/ and verbs/ (each verb's plan,
+ * intent and outcome) decide what happens; all are pure. They may import code (not only types) from the pure places listed here and
  * nothing else: no Kubernetes client, Bolt, Redis or node built-in. I/O lives in execute/ and slack/;
  * session/ runs the one /release flow that slack/ and the terminal drive through ports.
  */
@@ -20,7 +20,9 @@ const PURE: Record<string, string[]> = {
   grammar: ['src/session/grammar/', 'semver', 'src/api/duration.ts', 'src/api/release-verbs.ts'],
   // cluster-match.ts: which clusters a Team's `clusters` names (pure string matching); cluster-keys.ts: what a cluster's name is.
   authz: ['src/session/authz/', 'src/session/plan/', 'src/session/grammar/', 'src/api/', 'src/core/fleet/cluster-match.ts', 'src/core/fleet/cluster-keys.ts'],
-  plan: ['src/session/plan/', 'src/session/grammar/', 'src/api/', 'src/core/release/'],
+  // verbs/: each verb's own plan, intent and outcome (pure), which plan/ dispatches to.
+  plan: ['src/session/plan/', 'src/session/verbs/', 'src/session/grammar/', 'src/api/', 'src/core/release/'],
+  verbs: ['src/session/verbs/', 'src/session/plan/', 'src/session/grammar/', 'src/api/', 'src/core/release/'],
 };
 
 const files = (dir: string): string[] =>

@@ -43,6 +43,37 @@ const driftedRelease = (): HelmRelease => ({
   },
 });
 
+describe('the rollback plan’s object diff', () => {
+  const page = (color: string, replicas: number) =>
+    `---\n${JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'unicorn-page', namespace: 'web', labels: { 'app.kubernetes.io/version': color === 'green' ? '3.0.0' : '2.0.0' } }, data: { 'index.html': `<h1 style="color:${color}">unicorn</h1>`, replicas: String(replicas) } })}\n`;
+  const withManifests = summarizeHistory([
+    { ...stored(3, 'deployed', '3.0.0', { color: 'green' }), manifest: page('green', 1) },
+    { ...stored(2, 'superseded', '2.0.0', { color: 'blue' }), manifest: page('blue', 2) },
+  ]);
+
+  it('says what changes back, value by value, at readable paths', () => {
+    const plan = planReleaseCommand({ verb: 'rollback', release: { name: 'unicorn' } }, release(), withManifests);
+    expect(plan.lines).toEqual(
+      containing([
+        'objects: 1 changed',
+        '~ ConfigMap web/unicorn-page',
+        '  data["index.html"]: <h1 style="color:green">unicorn</h1> → <h1 style="color:blue">unicorn</h1>',
+        '  data.replicas: 1 → 2',
+        '  metadata.labels["app.kubernetes.io/version"]: 3.0.0 → 2.0.0',
+      ]),
+    );
+  });
+
+  it('shows paths only when the release takes values from Secrets, which the bot cannot read to hide', () => {
+    const fromSecret = release({ valuesFrom: [{ kind: 'Secret', name: 'unicorn-secrets' }] });
+    const plan = planReleaseCommand({ verb: 'rollback', release: { name: 'unicorn' } }, fromSecret, withManifests);
+    expect(plan.lines).toEqual(
+      containing(['  data["index.html"]: changed (value not shown)', 'values not shown: this release takes values from Secrets (or SOPS)']),
+    );
+    expect(plan.lines.join('\n')).not.toMatch(/green|blue/);
+  });
+});
+
 describe('planReleaseCommand', () => {
   it.each([
     {

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { ROLLBACK_REQUEST_ANNOTATION, SUSPENSION_ANNOTATION } from '../../../src/api/annotations.js';
 import type { Freeze } from '../../../src/api/freeze.js';
 import type { HelmRelease } from '../../../src/api/helmrelease.js';
-import { authorizeAction, isRequester } from '../../../src/session/authz/authorize-action.js';
+import { authorizeAction } from '../../../src/session/authz/authorize-action.js';
 import type { TeamPolicy } from '../../../src/session/authz/policy-types.js';
 import { authzTargets, authzVerb, namespaceAuthzTarget, releaseAuthzTarget } from '../../../src/session/authz/targets.js';
-import { intentPatch } from '../../../src/session/plan/intents.js';
+import { intentPatch } from '../../../src/session/verbs/intent-of.js';
 import { prepareFreeze, prepareReleaseCommand, prepareUnfreeze, stillAsPlanned, type PreparedAction } from '../../../src/session/plan/prepared.js';
 import { summarizeHistory } from '../../../src/core/helm-storage/release-storage.js';
 
@@ -172,9 +172,5 @@ describe('authorization targets and the requester', () => {
     const alicia = { slackUser: 'UALICE', slackUserGroups: [] };
     expect(authorizeAction(alicia, rollback, teams, 'staging-1')).toMatchObject({ allowed: true });
     expect(authorizeAction(alicia, rollback, teams, 'prod-eu')).toMatchObject({ allowed: false, reason: expect.stringContaining('in cluster prod-eu') });
-  });
-  it('only the requester may confirm or cancel', () => {
-    expect(isRequester({ slackUser: 'UALICE' }, 'UALICE')).toBe(true);
-    expect(isRequester({ slackUser: 'UALICE' }, 'UBOB')).toBe(false);
   });
 });

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { MUTATING_VERBS, RELEASE_VERBS, TEAM_VERBS, mutatingVerbsOf, teamVerbsOf, type VerbRow } from '../../../src/api/release-verbs.js';
+import {
+  MUTATING_VERBS,
+  RELEASE_ACTION_VERBS,
+  RELEASE_VERBS,
+  TEAM_VERBS,
+  mutatingVerbsOf,
+  releaseActionVerbsOf,
+  teamVerbsOf,
+  type VerbRow,
+} from '../../../src/api/release-verbs.js';
+import { COMMAND_VERBS, intentPatchProblem } from '../../../src/core/fleet/signed-command.js';
+import { RELEASE_VERB_HANDLERS } from '../../../src/session/verbs/handlers.js';
+import { intentPatch } from '../../../src/session/verbs/intent-of.js';
 import { Verb as TeamVerbSchema } from '../../../src/api/team.js';
 import { verbParser } from '../../../src/session/grammar/parse.js';
 import { renderHelp } from '../../../src/session/render/text.js';
@@ -63,7 +75,7 @@ describe('the test verb, a row of the real table', () => {
 
 describe('the real table gives the lists that were kept by hand', () => {
   it('mutating verbs', () => {
-    expect(MUTATING_VERBS).toEqual(['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'test', 'freeze', 'unfreeze']);
+    expect(MUTATING_VERBS).toEqual(['suspend', 'resume', 'upgrade', 'rollback', 'correct', 'retry', 'test', 'refresh', 'freeze', 'unfreeze']);
   });
 
   it("the Team API's verb enum (the CRD's schema)", () => {
@@ -79,6 +91,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'correct',
       'retry',
       'test',
+      'refresh',
       'freeze',
       'unfreeze',
       'freeze-all',
@@ -90,7 +103,7 @@ describe('the real table gives the lists that were kept by hand', () => {
     const prefixes = Object.fromEntries(
       Object.entries(RELEASE_VERBS as Readonly<Record<string, VerbRow>>).flatMap(([verb, row]) => (row.requestIdPrefix ? [[verb, row.requestIdPrefix]] : [])),
     );
-    expect(prefixes).toEqual({ rollback: 'rb', correct: 'dc', retry: 'rt', test: 'ts' });
+    expect(prefixes).toEqual({ rollback: 'rb', correct: 'dc', retry: 'rt', test: 'ts', refresh: 'rf' });
   });
 
   it('the help lists every verb in the order it did', () => {
@@ -113,6 +126,7 @@ describe('the real table gives the lists that were kept by hand', () => {
       'correct',
       'retry',
       'test',
+      'refresh',
       'freeze',
       'freezes',
       'unfreeze',
@@ -120,5 +134,23 @@ describe('the real table gives the lists that were kept by hand', () => {
       'promote',
       'notify',
     ]);
+  });
+});
+
+describe('one table for every surface: the verbs on one release', () => {
+  const rowOf = (verb: string) => RELEASE_VERBS[verb as keyof typeof RELEASE_VERBS] as VerbRow;
+
+  it('each has its handler, and a fleet sends exactly these to a cluster (no list of its own)', () => {
+    expect(Object.keys(RELEASE_VERB_HANDLERS).sort()).toEqual([...RELEASE_ACTION_VERBS].sort());
+    expect([...COMMAND_VERBS]).toEqual(RELEASE_ACTION_VERBS);
+    expect(releaseActionVerbsOf(withProbe)).toEqual([...RELEASE_ACTION_VERBS, 'probe']);
+  });
+
+  it.each(RELEASE_ACTION_VERBS.map((verb) => ({ verb })))('$verb: its intent writes only the annotations its row names', ({ verb }) => {
+    const command = { verb, release: { name: 'unicorn' }, version: '2.0.0', reason: 'why' } as never;
+    const patch = intentPatch({ command, targets: [], plan: { title: '', lines: [], warnings: [], doable: true } }, { id: 'slack:U1' }, new Date(0), 'req-1');
+    const written = Object.keys(patch.metadata?.annotations ?? {});
+    expect(written.filter((name) => !(rowOf(verb).intentAnnotations ?? []).includes(name))).toEqual([]);
+    expect(intentPatchProblem(patch, verb)).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from '../../core/redis.js';
-import type { PreparedAction } from '../../session/plan/prepared.js';
+import type { PreparedAction } from '../plan/prepared.js';
 
 /**
  * Plans waiting for a Confirm (or an Approve) click, in Redis with a TTL. A button carries only
@@ -11,7 +11,12 @@ import type { PreparedAction } from '../../session/plan/prepared.js';
 
 export interface StoredPlan {
   action: PreparedAction;
-  requester: { slackUser: string; channel: string };
+  /**
+   * Who asked: a Slack user in a channel, or (from the web) a signed-in person — then `id` is their
+   * actor id (`oidc:…`, or `slack:U…` after Sign in with Slack), `slackUser` their Slack id when they
+   * have one (else empty) and `channel` empty.
+   */
+  requester: { slackUser: string; channel: string; id?: string; via?: 'web' };
   /** Set once the requester confirmed and the two-person rule asks for a second person. */
   awaitingApproval?: boolean;
   /** The in-channel message that asks for approval, to update with the outcome. */
