@@ -145,7 +145,7 @@ describe('unreachableReason', () => {
 });
 
 describe('helmcrew web: a bad setting stops start-up with one line naming the variable', () => {
-  it.each([
+  it.each<{ name: string; env: Record<string, string>; want: RegExp }>([
     { name: 'no public address', env: {}, want: /^helmcrew: HELMCREW_WEB_URL is not set/ },
     { name: 'plain http off loopback', env: { HELMCREW_WEB_URL: 'http://helmcrew.example.org' }, want: /^helmcrew: HELMCREW_WEB_URL must be an https URL/ },
     { name: 'no provider', env: { HELMCREW_WEB_URL: 'https://helmcrew.example.org' }, want: /^helmcrew: no sign-in provider: set HELMCREW_OIDC_ISSUER_URL/ },

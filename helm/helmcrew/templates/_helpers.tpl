@@ -70,6 +70,7 @@ redis.external.existingSecret is all that moving to production takes.
 - { name: HELMCREW_WEB_URL, value: {{ $w.url | quote }} }
 - { name: HELMCREW_WEB_SESSION_SECONDS, value: {{ $w.sessionSeconds | quote }} }
 - { name: HELMCREW_WEB_LOGIN_RATE_LIMIT, value: {{ $w.loginRateLimit | quote }} }
+- { name: HELMCREW_WEB_TRUST_PROXY, value: {{ $w.trustProxy | quote }} }
 {{- if $w.oidc.issuerUrl }}
 - { name: HELMCREW_OIDC_ISSUER_URL, value: {{ $w.oidc.issuerUrl | quote }} }
 - { name: HELMCREW_OIDC_CLIENT_ID, value: {{ $w.oidc.clientId | quote }} }

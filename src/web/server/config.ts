@@ -38,6 +38,11 @@ export const WEB_ENV = declareEnv(['web'], {
   HELMCREW_SLACK_OIDC_ISSUER_URL: { default: SLACK_ISSUER, meaning: 'Slack’s OIDC issuer; the local fake Slack’s origin in tests and `helmcrew dev`' },
   HELMCREW_SLACK_TEAM_ID: { defaultText: 'none (any workspace)', meaning: 'Sign in with Slack accepts only users of this workspace (T…)' },
   HELMCREW_WEB_SESSION_SECONDS: { default: MAX_SESSION_SECONDS, meaning: 'how long a web session lasts at most (Redis TTL); 60–43200 (12 h)' },
+  HELMCREW_WEB_TRUST_PROXY: {
+    default: false,
+    meaning:
+      'true behind a reverse proxy or Ingress: the client’s address (for the sign-in rate limit and logs) comes from `X-Forwarded-For`; false: anyone could set that header',
+  },
   HELMCREW_WEB_LOGIN_RATE_LIMIT: { default: 20, meaning: 'sign-in requests (`/auth/*`) one address may make a minute; more get a 429 page' },
 });
 
@@ -61,6 +66,8 @@ export interface WebConfig {
   slackTeamId?: string;
   sessionSeconds: number;
   loginRateLimitPerMinute: number;
+  /** Take the client's address from X-Forwarded-For (behind an Ingress). */
+  trustProxy: boolean;
   redisUrl: string;
   /** Redis keys of the web sessions live under `<prefix>:web:`. */
   keyPrefix: string;
@@ -125,6 +132,7 @@ export function readWebConfig(env: Env = process.env, defaultListen = '0.0.0.0:8
     slackTeamId,
     sessionSeconds,
     loginRateLimitPerMinute: web.positiveInt('HELMCREW_WEB_LOGIN_RATE_LIMIT'),
+    trustProxy: web.boolean('HELMCREW_WEB_TRUST_PROXY'),
     redisUrl: shared.redisUrl,
     keyPrefix: shared.queuePrefix,
     kubeconfig: shared.kubeconfig,

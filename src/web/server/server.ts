@@ -39,7 +39,7 @@ export interface RunningWebServer {
 }
 
 export async function buildWebServer(config: WebConfig, deps: WebServerDeps): Promise<FastifyInstance> {
-  const app = Fastify({ logger: false, trustProxy: true, bodyLimit: 256 * 1024 });
+  const app = Fastify({ logger: false, trustProxy: config.trustProxy, bodyLimit: 256 * 1024 });
   // The `__Host-` prefix makes the browser refuse the cookie unless Secure, host-only and on path /.
   const cookies = {
     session: config.secureCookies ? '__Host-helmcrew-session' : 'helmcrew-session',
