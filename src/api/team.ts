@@ -12,6 +12,10 @@ import { API_GROUP, API_VERSION, ReleaseEvent, TEAM_KIND } from './vocabulary.js
 
 const SLACK_USER_PATTERN = '^[UW][A-Z0-9]+$';
 const SLACK_USER_GROUP_PATTERN = '^S[A-Z0-9]+$';
+/** One `@`, something on each side, no spaces: what a provider's `email` claim holds, not RFC 5322. */
+const EMAIL_PATTERN = '^[^@\\s]+@[^@\\s]+$';
+/** An OIDC provider's group name, as its `groups` claim spells it (Keycloak paths, Okta names, Dex `org:team`). */
+const GROUP_PATTERN = '^\\S(.*\\S)?$';
 /** A Slack channel id (C…, G…) or a #name. */
 const SLACK_CHANNEL_PATTERN = '^([CG][A-Z0-9]+|#[a-z0-9][-_a-z0-9]{0,79})$';
 /** A release as `name` (any namespace) or `namespace/name`. */
@@ -35,8 +39,16 @@ export const TeamMembers = Type.Object(
   {
     slackUsers: Type.Optional(Names(SLACK_USER_PATTERN, 'Slack user ids (U…, W…).', 32)),
     slackUserGroups: Type.Optional(Names(SLACK_USER_GROUP_PATTERN, 'Slack user group ids (S…).', 32)),
+    emails: Type.Optional(
+      Names(
+        EMAIL_PATTERN,
+        'Email addresses of people who sign in to the web pages through the OIDC provider: matched on the ID token’s `email` claim, only when `email_verified` is true (case-insensitive).',
+        254,
+      ),
+    ),
+    groups: Type.Optional(Names(GROUP_PATTERN, 'Groups of the OIDC provider: matched on the ID token’s (or userinfo’s) `groups` claim, exactly.', 256)),
   },
-  { description: 'Who belongs to the team: the people the bot grants its permissions to.' },
+  { description: 'Who belongs to the team: the people the bot and the web pages grant its permissions to.' },
 );
 
 /** A key in a Secret: a webhook's HMAC-SHA256 signing key, a PagerDuty routing key. */

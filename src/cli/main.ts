@@ -6,10 +6,12 @@ const USAGE = `helmcrew — keeps Helm releases as declared
 usage:
   helmcrew controller          run the reconcile loop (replicas share the Redis queue)
   helmcrew notify              route and deliver notifications to Teams (replicas share the queue)
-  helmcrew run                 everything in one process: controller + notify, and the bot when SLACK_BOT_TOKEN is set
+  helmcrew run                 everything in one process: controller + notify, the bot when SLACK_BOT_TOKEN is set,
+                               the web pages when HELMCREW_WEB_LISTEN is set
   helmcrew dev up|down|env     the local environment: Kubernetes, Redis, helm, chart repository;
                                dev up --clusters N: N control planes on one Redis (a local fleet)
   helmcrew bot                 the /release Slack bot (Socket Mode with SLACK_APP_TOKEN, else HTTP on PORT)
+  helmcrew web                 the release pages on the web, with sign-in (HELMCREW_WEB_URL, an OIDC provider or Sign in with Slack)
   helmcrew release <verb> …    the /release grammar as the kubeconfig user (try: helmcrew release help);
                                --yes skips the confirmation, --no-wait does not wait for the controller
   helmcrew demo                the unicorn story on the local environment
@@ -39,6 +41,7 @@ const commands: Record<string, () => Promise<Command>> = {
   config: async () => (await import('./commands/config.js')).configCommand,
   release: async () => (await import('./commands/release.js')).releaseCommand,
   bot: async () => (await import('./commands/bot.js')).botCommand,
+  web: async () => (await import('./commands/web.js')).webCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
   fleet: async () => (await import('./commands/fleet.js')).fleetCommand,
 };

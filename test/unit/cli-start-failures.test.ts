@@ -143,3 +143,21 @@ describe('unreachableReason', () => {
     expect(unreachableReason(given)).toBe(want);
   });
 });
+
+describe('helmcrew web: a bad setting stops start-up with one line naming the variable', () => {
+  it.each<{ name: string; env: Record<string, string>; want: RegExp }>([
+    { name: 'no public address', env: {}, want: /^helmcrew: HELMCREW_WEB_URL is not set/ },
+    { name: 'plain http off loopback', env: { HELMCREW_WEB_URL: 'http://helmcrew.example.org' }, want: /^helmcrew: HELMCREW_WEB_URL must be an https URL/ },
+    { name: 'no provider', env: { HELMCREW_WEB_URL: 'https://helmcrew.example.org' }, want: /^helmcrew: no sign-in provider: set HELMCREW_OIDC_ISSUER_URL/ },
+  ])(
+    '$name',
+    async ({ env, want }) => {
+      const { code, stderr } = await helmcrew(['web'], { HOME: tmpdir(), REDIS_URL: 'redis://127.0.0.1:1', ...env });
+      const lines = stderr.split('\n').filter((line) => line && !line.startsWith('npm warn'));
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(want);
+      expect(code).toBe(2);
+    },
+    30_000,
+  );
+});

@@ -62,3 +62,31 @@ redis.external.existingSecret is all that moving to production takes.
 {{- define "helmcrew.containerSecurityContext" -}}
 { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false, capabilities: { drop: [ALL] } }
 {{- end -}}
+
+{{/* The web pages' settings (docs/web.md); the client secrets only from Secrets. */}}
+{{- define "helmcrew.webEnv" -}}
+{{- $w := .Values.web -}}
+- { name: HELMCREW_WEB_LISTEN, value: {{ printf "0.0.0.0:%v" $w.port | quote }} }
+- { name: HELMCREW_WEB_URL, value: {{ $w.url | quote }} }
+- { name: HELMCREW_WEB_SESSION_SECONDS, value: {{ $w.sessionSeconds | quote }} }
+- { name: HELMCREW_WEB_LOGIN_RATE_LIMIT, value: {{ $w.loginRateLimit | quote }} }
+- { name: HELMCREW_WEB_TRUST_PROXY, value: {{ $w.trustProxy | quote }} }
+{{- if $w.oidc.issuerUrl }}
+- { name: HELMCREW_OIDC_ISSUER_URL, value: {{ $w.oidc.issuerUrl | quote }} }
+- { name: HELMCREW_OIDC_CLIENT_ID, value: {{ $w.oidc.clientId | quote }} }
+- { name: HELMCREW_OIDC_SCOPES, value: {{ $w.oidc.scopes | quote }} }
+{{- with $w.oidc.name }}
+- { name: HELMCREW_OIDC_NAME, value: {{ . | quote }} }
+{{- end }}
+- name: HELMCREW_OIDC_CLIENT_SECRET
+  valueFrom: { secretKeyRef: { name: {{ required "web.oidc.existingSecret: a Secret holding the OIDC client secret" $w.oidc.existingSecret }}, key: {{ $w.oidc.clientSecretKey }} } }
+{{- end }}
+{{- if $w.slack.clientId }}
+- { name: HELMCREW_SLACK_OIDC_CLIENT_ID, value: {{ $w.slack.clientId | quote }} }
+- name: HELMCREW_SLACK_OIDC_CLIENT_SECRET
+  valueFrom: { secretKeyRef: { name: {{ required "web.slack.existingSecret: a Secret holding the Slack app's client secret" $w.slack.existingSecret }}, key: {{ $w.slack.clientSecretKey }} } }
+{{- with $w.slack.teamId }}
+- { name: HELMCREW_SLACK_TEAM_ID, value: {{ . | quote }} }
+{{- end }}
+{{- end }}
+{{- end -}}

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { TeamApi } from '../../core/kube/team-api.js';
+import { SlackUserGroups } from '../../core/slack/user-groups.js';
 import { teamPolicy, type TeamPolicy } from '../../session/authz/policy-types.js';
 
 /**
@@ -7,14 +8,16 @@ import { teamPolicy, type TeamPolicy } from '../../session/authz/policy-types.js
  * Team applies at once) and a user's Slack user groups (usergroups.list, cached briefly).
  */
 export class Directory {
-  private groups?: { at: number; byUser: Map<string, string[]> };
+  private readonly groups: SlackUserGroups;
 
   constructor(
     private readonly teamsApi: TeamApi,
     private readonly slack: WebClient,
-    private readonly cacheMs = 60_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    cacheMs = 60_000,
+    now: () => number = Date.now,
+  ) {
+    this.groups = new SlackUserGroups(slack, cacheMs, now);
+  }
 
   async teams(): Promise<TeamPolicy[]> {
     return (await this.teamsApi.list()).items.map(teamPolicy);
@@ -27,14 +30,6 @@ export class Directory {
   }
 
   async userGroups(user: string): Promise<string[]> {
-    if (!this.groups || this.now() - this.groups.at > this.cacheMs) {
-      const response = await this.slack.usergroups.list({ include_users: true });
-      const byUser = new Map<string, string[]>();
-      for (const group of response.usergroups ?? []) {
-        for (const member of group.users ?? []) byUser.set(member, [...(byUser.get(member) ?? []), group.id!]);
-      }
-      this.groups = { at: this.now(), byUser };
-    }
-    return this.groups.byUser.get(user) ?? [];
+    return this.groups.of(user);
   }
 }

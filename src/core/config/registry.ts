@@ -8,7 +8,7 @@ import { boolean, positiveInt, positiveNumber, type Env } from './parsers.js';
  */
 
 /** Who reads a variable: the table's "read by" column. */
-export type EnvPart = 'controller' | 'notify' | 'bot' | 'cli' | 'dev';
+export type EnvPart = 'controller' | 'notify' | 'bot' | 'web' | 'cli' | 'dev';
 
 export interface EnvVarSpec {
   /** The value used when the variable is unset or empty, in the variable's own unit. */

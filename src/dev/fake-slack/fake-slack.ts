@@ -14,6 +14,7 @@ import { fail, METHODS, ok, rateLimited, type ApiAnswer } from './methods.js';
 import { DEFAULT_RATE_LIMITS, RateLimiter, type BucketLimit, type RateLimitConfig } from './rate-limits.js';
 import { firstAcceptedPost, ResponseUrls, type ResponseUrlRecord } from './response-urls.js';
 import { SocketMode, type EnvelopeAck, type EnvelopeType } from './socket-mode.js';
+import { fakeSlackOidc, type FakeOidcClient } from './oidc.js';
 import { FakeWorkspace, type EphemeralMessage, type FakeChannel, type FakeMessage, type FakeUser, type RecordedCall, type TokenState } from './workspace.js';
 
 export type {
@@ -57,6 +58,8 @@ export interface FakeSlackOptions {
   rateLimits?: Partial<RateLimitConfig>;
   /** Milliseconds clock, injectable for rate-limit and response_url expiry tests. */
   now?: () => number;
+  /** Sign in with Slack: the apps (client id and secret) that may sign users in through the fake's OIDC endpoints. */
+  oidcClients?: FakeOidcClient[];
 }
 
 /** What the next matching calls answer instead of the real thing. */
@@ -72,7 +75,10 @@ interface PendingFault {
 export interface FakeSlack {
   /** Base URL for WebClient's `slackApiUrl` (ends in /api/). */
   readonly apiUrl: string;
+  /** Also Sign in with Slack's issuer (HELMCREW_SLACK_OIDC_ISSUER_URL): discovery at `<origin>/.well-known/openid-configuration`. */
   readonly origin: string;
+  /** openid.connect.token calls and whether Slack accepted them. */
+  readonly oidcTokenCalls: Array<{ ok: boolean; error?: string }>;
   /** The first valid bot token. */
   readonly token: string;
   /** The first valid app-level token. */
@@ -187,8 +193,18 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
     return fail('invalid_auth');
   };
 
+  const oidc = await fakeSlackOidc({
+    origin: () => origin,
+    teamId: FAKE_APP.teamId,
+    teamName: FAKE_APP.team,
+    clients: options.oidcClients ?? [],
+    users: () => ws.users,
+    now,
+  });
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://fake-slack.invalid');
+    if (await oidc.handle(req, res, url, () => readBody(req))) return;
     const apiMatch = /^\/api\/([A-Za-z0-9_.]+)$/.exec(url.pathname);
     const responseMatch = /^\/response\/([0-9a-f]+)$/.exec(url.pathname);
     if (!apiMatch && !responseMatch) return send(res, { status: 404, body: { ok: false, error: 'not_found' } });
@@ -235,6 +251,7 @@ export async function startFakeSlack(options: FakeSlackOptions = {}): Promise<Fa
   return {
     apiUrl: `${origin}/api/`,
     origin,
+    oidcTokenCalls: oidc.tokenCalls,
     token: tokens[0] ?? DEFAULT_FAKE_TOKEN,
     appToken: [...appTokens][0] ?? DEFAULT_FAKE_APP_TOKEN,
     workspace: ws,

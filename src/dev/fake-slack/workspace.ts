@@ -21,6 +21,8 @@ export interface FakeUser {
   id: string;
   name: string;
   realName?: string;
+  /** Sign in with Slack's `email` claim; default `<name>@example.org`. */
+  email?: string;
 }
 
 export interface FakeMessage {

@@ -1,5 +1,5 @@
 import { clustersMatch, describeClusters } from '../../core/fleet/cluster-match.js';
-import type { AuthzTarget, PermissionRule, PermissionVerb, Subject, TeamPolicy } from './policy-types.js';
+import { describeSubject, sameSubject, type AuthzTarget, type PermissionRule, type PermissionVerb, type Subject, type TeamPolicy } from './policy-types.js';
 
 /**
  * Default deny: a subject may use a verb on a target only if a Team it belongs to has a rule
@@ -9,10 +9,13 @@ import type { AuthzTarget, PermissionRule, PermissionVerb, Subject, TeamPolicy }
 export type AuthzDecision = { allowed: true; teams: string[]; requireApproval: boolean } | { allowed: false; reason: string };
 
 export function teamsOf(subject: Subject, teams: readonly TeamPolicy[]): TeamPolicy[] {
+  const email = subject.email?.toLowerCase();
   return teams.filter(
     (team) =>
-      (team.members.slackUsers ?? []).includes(subject.slackUser) ||
-      (team.members.slackUserGroups ?? []).some((group) => subject.slackUserGroups.includes(group)),
+      (subject.slackUser !== undefined && (team.members.slackUsers ?? []).includes(subject.slackUser)) ||
+      (team.members.slackUserGroups ?? []).some((group) => subject.slackUserGroups.includes(group)) ||
+      (email !== undefined && (team.members.emails ?? []).some((member) => member.toLowerCase() === email)) ||
+      (team.members.groups ?? []).some((group) => (subject.groups ?? []).includes(group)),
   );
 }
 
@@ -22,7 +25,7 @@ export function authorize(subject: Subject, verb: PermissionVerb, target: AuthzT
   if (mine.length === 0)
     return {
       allowed: false,
-      reason: `you may not ${what}: you are in no Team (neither your Slack user ${subject.slackUser} nor your user groups are members of one)`,
+      reason: `you may not ${what}: you are in no Team (neither ${describeSubject(subject)} nor your ${subject.slackUser ? 'user groups' : 'groups'} are members of one)`,
     };
   const withVerb = mine.flatMap((team) => team.permissions.filter((rule) => rule.verbs.includes(verb)).map((rule) => ({ team: team.name, rule })));
   if (withVerb.length === 0) return { allowed: false, reason: `you may not ${what}: none of your Teams (${names(mine)}) grants "${verb}"` };
@@ -50,9 +53,9 @@ export function authorizeApproval(
   target: AuthzTarget,
   teams: readonly TeamPolicy[],
 ): AuthzDecision {
-  // An empty Slack id (a web sign-in without Slack) is nobody's: the surfaces compare such people by their actor id (flow/plan-confirmations.ts).
-  if (approver.slackUser && approver.slackUser === requester.slackUser)
-    return { allowed: false, reason: `you asked for this ${verb}; a second, different person must approve it` };
+  // The same Slack user or the same verified email; an empty Slack id (a web sign-in without Slack) is nobody's:
+  // the surfaces also compare people by their actor id (flow/plan-confirmations.ts).
+  if (sameSubject(approver, requester)) return { allowed: false, reason: `you asked for this ${verb}; a second, different person must approve it` };
   const decision = authorize(approver, verb, target, teams);
   if (!decision.allowed) return { allowed: false, reason: decision.reason.replace(/^you may not/, 'you may not approve') };
   return { allowed: true, teams: decision.teams, requireApproval: false };

@@ -11,7 +11,7 @@ export type PermissionRule = Permission;
 
 export interface TeamPolicy {
   name: string;
-  members: { slackUsers?: string[]; slackUserGroups?: string[] };
+  members: { slackUsers?: string[]; slackUserGroups?: string[]; emails?: string[]; groups?: string[] };
   permissions: PermissionRule[];
 }
 
@@ -19,10 +19,30 @@ export function teamPolicy(team: Team): TeamPolicy {
   return { name: team.metadata.name, members: team.spec.members ?? {}, permissions: team.spec.permissions ?? [] };
 }
 
-/** Who asks: a Slack user and the user groups Slack says they are in. */
+/**
+ * Who asks: a Slack user and the user groups Slack says they are in (chat, Sign in with Slack), or a
+ * person of the web's OIDC provider: a verified email and the provider's groups.
+ */
 export interface Subject {
-  slackUser: string;
+  slackUser?: string;
   slackUserGroups: string[];
+  /** Only a verified one (the web's sign-in drops an unverified email). */
+  email?: string;
+  /** The OIDC provider's `groups` claim. */
+  groups?: string[];
+}
+
+/** Whether two subjects are the same person (the two-person rule): the same Slack user, or the same verified email. */
+export function sameSubject(a: Subject, b: Subject): boolean {
+  if (a.slackUser && a.slackUser === b.slackUser) return true;
+  return !!a.email && !!b.email && a.email.toLowerCase() === b.email.toLowerCase();
+}
+
+/** How a refusal names the subject. */
+export function describeSubject(subject: Subject): string {
+  if (subject.slackUser) return `your Slack user ${subject.slackUser}`;
+  if (subject.email) return `your email ${subject.email}`;
+  return 'your sign-in';
 }
 
 /**

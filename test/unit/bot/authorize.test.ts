@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { authorize, authorizeApproval } from '../../../src/session/authz/authorize.js';
+import { authorize, authorizeApproval, teamsOf } from '../../../src/session/authz/authorize.js';
 import type { AuthzTarget, PermissionVerb, Subject, TeamPolicy } from '../../../src/session/authz/policy-types.js';
 import { matching } from './matchers.js';
 
@@ -242,5 +242,43 @@ describe('authorize per cluster (a fleet)', () => {
     expect(authorize(user('UOPS'), 'freeze-all', all('prod-eu'), fleetTeams).allowed).toBe(true);
     expect(authorize(user('UOPS'), 'freeze-all', all('*'), fleetTeams).allowed).toBe(false);
     expect(authorize(user('UOPS'), 'freeze-all', all('staging-*'), fleetTeams).allowed).toBe(false);
+  });
+});
+
+describe('teamsOf: web members by verified email and by the provider’s groups', () => {
+  const web: TeamPolicy[] = [
+    { name: 'by-email', members: { emails: ['Ana@Example.org'] }, permissions: [] },
+    { name: 'by-group', members: { groups: ['platform-oncall'] }, permissions: [] },
+    { name: 'by-slack', members: { slackUsers: ['UALICE'], slackUserGroups: ['SONCALL'] }, permissions: [] },
+  ];
+  it.each<{ name: string; who: Subject; want: string[] }>([
+    { name: 'a verified email, matched case-insensitively', who: { slackUserGroups: [], email: 'ana@example.org' }, want: ['by-email'] },
+    { name: 'another email', who: { slackUserGroups: [], email: 'eve@example.org' }, want: [] },
+    { name: 'a group of the provider', who: { slackUserGroups: [], groups: ['platform-oncall'] }, want: ['by-group'] },
+    { name: 'a group matched exactly (case counts)', who: { slackUserGroups: [], groups: ['Platform-Oncall'] }, want: [] },
+    { name: 'email and group together', who: { slackUserGroups: [], email: 'ana@example.org', groups: ['platform-oncall'] }, want: ['by-email', 'by-group'] },
+    { name: 'no Slack user: not a member by slackUsers', who: { slackUserGroups: [] }, want: [] },
+    { name: 'a Slack user signed in on the web', who: { slackUser: 'UALICE', slackUserGroups: [] }, want: ['by-slack'] },
+  ])('$name', ({ who, want }) => {
+    expect(teamsOf(who, web).map((team) => team.name)).toEqual(want);
+  });
+
+  it('an OIDC person in no Team is refused naming their email', () => {
+    expect(authorize({ slackUserGroups: [], email: 'eve@example.org' }, 'status', release('prod', 'unicorn'), teams)).toEqual({
+      allowed: false,
+      reason: 'you may not status prod/unicorn (chart unicorn): you are in no Team (neither your email eve@example.org nor your groups are members of one)',
+    });
+  });
+
+  it('two web people without a Slack user are not the same person (two-person rule)', () => {
+    const a: Subject = { slackUserGroups: [], email: 'a@example.org' };
+    const b: Subject = { slackUserGroups: [], email: 'A@example.org' };
+    expect(authorizeApproval(a, b, 'status', release('prod', 'unicorn'), [])).toMatchObject({
+      allowed: false,
+      reason: expect.stringContaining('a second, different person'),
+    });
+    expect(authorizeApproval(a, { slackUserGroups: [], email: 'c@example.org' }, 'status', release('prod', 'unicorn'), [])).toMatchObject({
+      reason: expect.stringContaining('you may not approve'),
+    });
   });
 });

@@ -1,0 +1,56 @@
+import { WebClient } from '@slack/web-api';
+import { SHARED_ENV } from '../../core/config/env.js';
+import { TeamApi } from '../../core/kube/team-api.js';
+import { connectKube, slimKubeClients } from '../../core/kube/slim-clients.js';
+import { createLogger, type Logger } from '../../core/log.js';
+import { connectRedis } from '../../core/redis.js';
+import { SlackUserGroups } from '../../core/slack/user-groups.js';
+import { teamPolicy } from '../../session/authz/policy-types.js';
+import type { PageRoutes } from '../../web/contract.js';
+import { readWebConfig, type WebConfig } from '../../web/server/config.js';
+import { startWebServer } from '../../web/server/server.js';
+import { untilSignal } from './until-signal.js';
+
+/**
+ * The web surface wired to its parts: Redis for sessions, the API server for Teams (listed on every
+ * signed-in request, as the bot does for every command: a person removed from a Team loses access at
+ * once; Teams are few, one LIST is cheap), Slack for a Slack principal's user groups when a bot token is set.
+ */
+export async function startWeb(config: WebConfig, log: Logger, pages: PageRoutes[] = [], env: Record<string, string | undefined> = process.env) {
+  const redis = connectRedis(config.redisUrl, { maxRetriesPerRequest: 2 });
+  const teamApi = new TeamApi(slimKubeClients(connectKube(config.kubeconfig)));
+  const shared = SHARED_ENV.in(env);
+  const botToken = shared.raw('SLACK_BOT_TOKEN');
+  const apiUrl = shared.raw('SLACK_API_URL');
+  const groups = botToken
+    ? new SlackUserGroups(new WebClient(botToken, apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}))
+    : undefined;
+  try {
+    const server = await startWebServer(config, {
+      redis,
+      teams: async () => (await teamApi.list()).items.map(teamPolicy),
+      slackUserGroups: groups ? (user) => groups.of(user) : undefined,
+      log,
+      pages,
+    });
+    return {
+      address: server.address,
+      stop: async () => {
+        await server.close();
+        redis.disconnect();
+      },
+    };
+  } catch (error) {
+    redis.disconnect();
+    throw error;
+  }
+}
+
+/** `helmcrew web`: the release pages alone (replicas share sessions through Redis). */
+export async function webCommand(): Promise<number> {
+  const config = readWebConfig();
+  const log = createLogger('web');
+  const web = await startWeb(config, log);
+  await untilSignal(log, () => web.stop());
+  return 0;
+}
