@@ -42,6 +42,9 @@ export function originOf(actor: string, channel?: string): Origin {
 // session/render/audit.ts: "<actor>[ in <channel>] asked for the <what>[ (BREAK-GLASS … approved by <who>)][: <reason>]"
 const ASKED = /^(\S+)(?: in (\S+))? (asked for the .*?|was refused .*?)(?: \(BREAK-GLASS through freeze [^,]*, approved by ([^)]+)\))?(?:: (.*))?$/s;
 
+// session/render/proposal-votes.ts: "<actor>[ (<name>)] approved|rejected|voted on proposal <id> for <key> (<summary>)…"
+const VOTED = /^(\S+)(?: \([^)]*\))? ((?:approved|rejected|voted on) proposal .*)$/s;
+
 /** Pure: a person's action from its audit Event; undefined for an Event that is not one (helm's outcomes are the revisions). */
 export function actionOfEvent(event: ReleaseEventRecord): TimelineEntry | undefined {
   const refused = event.reason === ReleaseEvent.ActionRefused;
@@ -49,6 +52,8 @@ export function actionOfEvent(event: ReleaseEventRecord): TimelineEntry | undefi
     if (!event.reason.startsWith('Proposal')) return undefined;
     return { at: event.at, kind: 'proposal', who: 'helmcrew', via: 'helmcrew', what: event.message, approvers: approversIn(event.message) };
   }
+  const vote = refused ? null : VOTED.exec(event.message);
+  if (vote) return { at: event.at, kind: 'proposal', who: vote[1]!, via: originOf(vote[1]!), what: vote[2]!, approvers: approversIn(vote[2]!) };
   const match = ASKED.exec(event.message);
   if (!match) return { at: event.at, kind: refused ? 'refusal' : 'action', who: 'unknown', via: 'helmcrew', what: event.message, approvers: [] };
   const [, who, channel, what, breakGlassApprover, why] = match;
@@ -64,14 +69,20 @@ export function actionOfEvent(event: ReleaseEventRecord): TimelineEntry | undefi
   };
 }
 
+/** "approved by slack:U1 (ana), slack:U2 (bob)[; …]" or inside "(approved before by …)": each approver with the name shown for them. */
 function approversIn(message: string): string[] {
-  const match = /approved by ([^;)]+)/.exec(message);
-  return match
-    ? match[1]!
-        .split(/, | and /)
-        .map((s) => s.trim())
-        .filter(Boolean)
-    : [];
+  const found = /approved (?:before )?by /.exec(message);
+  if (!found) return [];
+  let list = message
+    .slice(found.index + found[0].length)
+    .split(';')[0]!
+    .trim();
+  // A list that closes an outer bracket: the bracket is not part of the last name.
+  if (list.endsWith(')') && (list.match(/\(/g) ?? []).length < (list.match(/\)/g) ?? []).length) list = list.slice(0, -1);
+  return list
+    .split(/(?:, | and )(?=[a-z]+:)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Pure: a helm revision as the timeline shows it; who is helmcrew (the controller runs helm), why is helm's description. */

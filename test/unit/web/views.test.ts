@@ -141,6 +141,16 @@ describe('the timeline', () => {
       message: 'kube:alice asked for the upgrade of shop/web (BREAK-GLASS through freeze f1, approved by slack:U9): hotfix',
       want: { who: 'kube:alice', via: 'terminal', approvers: ['slack:U9'], why: 'hotfix' },
     },
+    {
+      name: 'a vote on a proposal, with every approver so far',
+      message: 'slack:U2 (bob) approved proposal p-1 for shop/web (image web 1.0 → 1.1): 2 of 2, approved by slack:U1 (ana), slack:U2 (bob)',
+      want: { kind: 'proposal', who: 'slack:U2', via: 'slack', approvers: ['slack:U1 (ana)', 'slack:U2 (bob)'] },
+    },
+    {
+      name: 'a rejection names who approved before',
+      message: 'slack:U3 rejected proposal p-1 for shop/web (image web 1.0 → 1.1) (approved before by slack:U1 (ana)); nothing changes',
+      want: { kind: 'proposal', who: 'slack:U3', approvers: ['slack:U1 (ana)'] },
+    },
     { name: 'hostile reason stays text data', message: `slack:U1 in C1 asked for the suspend of shop/web: ${HOSTILE}`, want: { why: HOSTILE } },
   ])('actionOfEvent: $name', ({ message, want }) => {
     expect(actionOfEvent({ reason: 'ActionRequested', message, at: '2026-11-28T10:00:00Z' })).toMatchObject(want);
