@@ -26,6 +26,7 @@ import { connectKube } from '../../src/core/kube/slim-clients.js';
 
 const SCRIPT = '<script>alert(1)</script>';
 const BREAKOUT = '"><img src=x onerror=alert(2)>';
+const SHOTS = '.helmcrew/screenshots';
 
 /**
  * The release pages' read side on the real API server: HelmReleases with a hostile value and
@@ -274,12 +275,13 @@ describe('the release pages in a browser (headless Chromium, 375 px wide)', () =
     const [inner, scroll] = await driver.executeScript<[number, number]>('return [window.innerWidth, document.documentElement.scrollWidth]');
     expect(inner).toBe(375);
     expect(scroll).toBeLessThanOrEqual(375);
-    await mkdir('docs/images', { recursive: true });
-    await writeFile('docs/images/web-fleet.png', await driver.takeScreenshot(), 'base64');
+    // Written where a run leaves its output (.helmcrew/, ignored); docs/images/ holds a copy chosen by hand.
+    await mkdir(SHOTS, { recursive: true });
+    await writeFile(`${SHOTS}/web-fleet.png`, await driver.takeScreenshot(), 'base64');
 
     await driver.get(`${base}${releaseUrl('', undefined, namespace, 'checkout')}`);
     expect(await driver.findElement(By.css('.error')).getText()).toContain('context deadline exceeded <script>');
-    await writeFile('docs/images/web-release.png', await driver.takeScreenshot(), 'base64');
+    await writeFile(`${SHOTS}/web-release.png`, await driver.takeScreenshot(), 'base64');
 
     // The release is fixed: live.js replaces the summary without a reload.
     await api.patchStatus((await api.get(namespace, 'checkout'))!, {
