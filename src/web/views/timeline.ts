@@ -27,11 +27,12 @@ export interface TimelineEntry {
 }
 
 /**
- * Pure: where an actor's action came from, by its id and the channel it was asked in: `kube:` is
- * the terminal, `oidc:` and a `web` channel the web pages, `mcp:`/`assistant:` an assistant, `slack:`
- * Slack (a Slack user signed in on the web says so with the `web` channel).
+ * Pure: where an actor's action came from. The audit's `via web|assistant` (Actor.via: a Slack user
+ * signed in on the web) says it outright; else by the id: `kube:` is the terminal, `oidc:` (or a
+ * `web` channel) the web pages, `mcp:`/`assistant:` an assistant, `slack:` Slack.
  */
-export function originOf(actor: string, channel?: string): Origin {
+export function originOf(actor: string, channel?: string, via?: string): Origin {
+  if (via === 'web' || via === 'assistant') return via;
   if (channel === 'web' || actor.startsWith('oidc:') || actor.startsWith('web:')) return 'web';
   if (actor.startsWith('mcp:') || actor.startsWith('assistant:')) return 'assistant';
   if (actor.startsWith('kube:')) return 'terminal';
@@ -39,8 +40,9 @@ export function originOf(actor: string, channel?: string): Origin {
   return 'helmcrew';
 }
 
-// session/render/audit.ts: "<actor>[ in <channel>] asked for the <what>[ (BREAK-GLASS … approved by <who>)][: <reason>]"
-const ASKED = /^(\S+)(?: in (\S+))? (asked for the .*?|was refused .*?)(?: \(BREAK-GLASS through freeze [^,]*, approved by ([^)]+)\))?(?:: (.*))?$/s;
+// session/render/audit.ts: "<actor>[ in <channel>][ via web|assistant] asked for the <what>[ (BREAK-GLASS … approved by <who>)][: <reason>]"
+const ASKED =
+  /^(\S+)(?: in (\S+))?(?: via (web|assistant))? (asked for the .*?|was refused .*?)(?: \(BREAK-GLASS through freeze [^,]*, approved by ([^)]+)\))?(?:: (.*))?$/s;
 
 // session/render/proposal-votes.ts: "<actor>[ (<name>)] approved|rejected|voted on proposal <id> for <key> (<summary>)…"
 const VOTED = /^(\S+)(?: \([^)]*\))? ((?:approved|rejected|voted on) proposal .*)$/s;
@@ -56,12 +58,12 @@ export function actionOfEvent(event: ReleaseEventRecord): TimelineEntry | undefi
   if (vote) return { at: event.at, kind: 'proposal', who: vote[1]!, via: originOf(vote[1]!), what: vote[2]!, approvers: approversIn(vote[2]!) };
   const match = ASKED.exec(event.message);
   if (!match) return { at: event.at, kind: refused ? 'refusal' : 'action', who: 'unknown', via: 'helmcrew', what: event.message, approvers: [] };
-  const [, who, channel, what, breakGlassApprover, why] = match;
+  const [, who, channel, via, what, breakGlassApprover, why] = match;
   return {
     at: event.at,
     kind: refused ? 'refusal' : 'action',
     who: who!,
-    via: originOf(who!, channel),
+    via: originOf(who!, channel, via),
     what: what!,
     ...(why && !refused ? { why } : {}),
     ...(why && refused ? { what: `${what!}: ${why}` } : {}),

@@ -151,6 +151,11 @@ describe('the timeline', () => {
       message: 'slack:U3 rejected proposal p-1 for shop/web (image web 1.0 → 1.1) (approved before by slack:U1 (ana)); nothing changes',
       want: { kind: 'proposal', who: 'slack:U3', approvers: ['slack:U1 (ana)'] },
     },
+    {
+      name: 'a Slack user signed in on the web (Actor.via)',
+      message: 'slack:U1 via web asked for the rollback of shop/web to revision 2: from my phone',
+      want: { who: 'slack:U1', via: 'web', what: 'asked for the rollback of shop/web to revision 2', why: 'from my phone' },
+    },
     { name: 'hostile reason stays text data', message: `slack:U1 in C1 asked for the suspend of shop/web: ${HOSTILE}`, want: { why: HOSTILE } },
   ])('actionOfEvent: $name', ({ message, want }) => {
     expect(actionOfEvent({ reason: 'ActionRequested', message, at: '2026-11-28T10:00:00Z' })).toMatchObject(want);
