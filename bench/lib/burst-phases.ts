@@ -9,7 +9,7 @@ import type { HelmRelease, HelmReleaseSpec } from '../../src/api/helmrelease.js'
 import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../../src/api/vocabulary.js';
 import { connectKube } from '../../src/core/kube/slim-clients.js';
 import { outcomeAtGeneration } from '../../src/core/release/reconciled.js';
-import { ListWatch, restWatch, type Listed } from '../../src/controller/watch/list-watch.js';
+import { ListWatch, restWatch, type Listed } from '../../src/core/kube/watch/list-watch.js';
 import { applyHelmRelease, helmReleaseObject, mapLimit } from '../../src/dev/harness/index.js';
 import { diffCounts, readApiRequests, summarizeRequests, type RequestSummary } from './api-metrics.js';
 import { summarizeLog, type LogSummary } from './controller-log.js';

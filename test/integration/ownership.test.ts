@@ -7,7 +7,7 @@ import { apiErrorMessage, apiStatusCode } from '../../src/core/kube/errors.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { connectKube } from '../../src/core/kube/slim-clients.js';
-import { ListWatch, restWatch } from '../../src/controller/watch/list-watch.js';
+import { ListWatch, restWatch } from '../../src/core/kube/watch/list-watch.js';
 import { applyHelmRelease, deploymentAvailable, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';

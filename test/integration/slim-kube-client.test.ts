@@ -12,7 +12,7 @@ import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { mergePatch } from '../../src/core/kube/kube-clients.js';
 import { KubeConnection, KubeRest } from '../../src/core/kube/rest-client.js';
 import { connectKube, slimKubeClients } from '../../src/core/kube/slim-clients.js';
-import { ListWatch, restWatch, type Listed } from '../../src/controller/watch/list-watch.js';
+import { ListWatch, restWatch, type Listed } from '../../src/core/kube/watch/list-watch.js';
 import { makeMetadataInformer } from '../../src/controller/watch/metadata-informer.js';
 import { NOT_HELM_RECORDS } from '../../src/controller/watch/values-source-watch.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';

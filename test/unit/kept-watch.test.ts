@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { KeptWatch } from '../../src/controller/watch/kept-watch.js';
-import { ListWatch, type Listed, type WatchFn } from '../../src/controller/watch/list-watch.js';
+import { KeptWatch } from '../../src/core/kube/watch/kept-watch.js';
+import { ListWatch, type Listed, type WatchFn } from '../../src/core/kube/watch/list-watch.js';
 
 const object = (name: string, resourceVersion: string): KubernetesObject => ({ metadata: { name, namespace: 'ns', resourceVersion } });
 

@@ -1,7 +1,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '../../src/core/kube/api-error.js';
-import { ListWatch, type Listed, type WatchEvent, type WatchFn } from '../../src/controller/watch/list-watch.js';
+import { ListWatch, type Listed, type WatchEvent, type WatchFn } from '../../src/core/kube/watch/list-watch.js';
 import { withoutManagedFields } from '../../src/controller/watch/informer-supervisor.js';
 
 // The state machine alone, driven by scripted watch streams (the real API server's 410 is in

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { sharedString, shareStrings } from '../../src/controller/watch/shared-strings.js';
+import { sharedString, shareStrings } from '../../src/core/kube/watch/shared-strings.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

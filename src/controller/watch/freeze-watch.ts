@@ -10,8 +10,8 @@ import { freezesHolding, nextFreezeChange, type HoldingFreeze } from '../../core
 import { heldPeriodStart, withHeldRelease } from '../status/freeze-held.js';
 import type { ReleaseFacts } from '../../core/release/team-releases.js';
 import type { FreezeView } from '../reconcile/ports/context.js';
-import { KeptWatch } from './kept-watch.js';
-import { ListWatch, restWatch, type Listed } from './list-watch.js';
+import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
+import { ListWatch, restWatch, type Listed } from '../../core/kube/watch/list-watch.js';
 
 type Kind = 'freezes' | 'teams';
 

@@ -10,9 +10,9 @@ import { retryDelayMs } from '../queue/retry-policy.js';
 import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-policy.js';
 import { isReadyAtGeneration } from '../../core/release/reconciled.js';
 import { chainDependantsOf, dependantsOf, dependantsToWake } from '../reconcile/decide/dependency-decision.js';
-import { ListWatch, restWatch } from './list-watch.js';
+import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
 import { RestartTimers } from './restart-timers.js';
-import { sharedString, shareStrings } from './shared-strings.js';
+import { sharedString, shareStrings } from '../../core/kube/watch/shared-strings.js';
 
 type HelmReleaseInformer = ListWatch<KubernetesObject>;
 const asRelease = (obj: KubernetesObject) => obj as unknown as HelmRelease;

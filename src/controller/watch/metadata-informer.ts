@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KubeRest } from '../../core/kube/rest-client.js';
-import { ListWatch, restWatch, type Listed } from './list-watch.js';
+import { ListWatch, restWatch, type Listed } from '../../core/kube/watch/list-watch.js';
 
 /**
  * Informers that see only object metadata (PartialObjectMetadata): the API server sends names,

@@ -3,9 +3,9 @@ import type { Logger } from '../../core/log.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { recordFingerprint, watchCovers, type RecordRef, type Watched } from '../reconcile/decide/settled-records.js';
-import { KeptWatch } from './kept-watch.js';
+import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
 import { makeMetadataInformer } from './metadata-informer.js';
-import { sharedString } from './shared-strings.js';
+import { sharedString } from '../../core/kube/watch/shared-strings.js';
 
 /** Helm's release records and nothing else (the values-source watch leaves exactly these out). */
 export const HELM_RECORDS = 'owner=helm';

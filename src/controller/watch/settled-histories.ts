@@ -1,7 +1,7 @@
 import { summarizeHistory, type ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { decideRecall, recordFingerprint, type RecallDecision, type RecordRef, type Remembered, type Watched } from '../reconcile/decide/settled-records.js';
 import type { SettledHistoryPort, SettledKey } from '../reconcile/ports/context.js';
-import { sharedString, shareStrings } from './shared-strings.js';
+import { sharedString, shareStrings } from '../../core/kube/watch/shared-strings.js';
 
 /** A full read at least this often per release, even at rest: lost read rights are still noticed. */
 export const DEFAULT_MAX_RECALL_AGE_MS = 60 * 60_000;

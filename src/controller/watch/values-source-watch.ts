@@ -3,7 +3,7 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Logger } from '../../core/log.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
-import { KeptWatch } from './kept-watch.js';
+import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
 import { makeMetadataInformer } from './metadata-informer.js';
 import { releasesUsingValuesSource, valuesSourceChanged } from './values-source-map.js';
 

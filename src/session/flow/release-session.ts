@@ -6,6 +6,7 @@ import { isMutating, type MutatingCommand, type ReleaseCommand, type ReleaseRef 
 import { parseReleaseCommand } from '../grammar/parse.js';
 import { releaseInputError } from './input-error.js';
 import { inCluster, whichCluster, type Search } from '../fleet/which-cluster.js';
+import { eachCluster } from '../fleet/each-cluster.js';
 import { applyFleetFreeze, applyFleetUnfreeze } from '../execute/fleet-freeze-writes.js';
 import { NEEDS_A_FLEET, newFleetFreezeName, prepareFleetFreeze, prepareFleetUnfreeze } from '../fleet/fleet-freeze-plan.js';
 import type { Plan } from '../plan/plan.js';
@@ -146,21 +147,11 @@ export class ReleaseSession {
   private async listAll(command: Extract<QueryCommand, { verb: 'list' }>, ports: SessionPorts): Promise<SessionEnd> {
     const fleet = this.deps.fleet;
     if (!fleet) return this.stop(ports, '--cluster needs a fleet: this bot drives only its own cluster (HELMCREW_FLEET_KEYS_DIR is not set)', 'input');
-    const sections = await Promise.all(
-      (await fleet.members()).map(async (member) => {
-        const head = `== cluster ${member.name}${member.own ? ' (this bot’s own)' : ''} ==`;
-        if (member.unavailable) return `${head}\n${member.unavailable}`;
-        const route = await fleet.route(member.name);
-        if (!route.ok) return `${head}\n${route.message}`;
-        const one = { ...command, cluster: member.name };
-        try {
-          const result = await gatedQuery(one, ports.gate, route.deps, this.now());
-          return `${head}\n${'refused' in result ? result.refused : result.answer}`;
-        } catch (error) {
-          return `${head}\ncould not be read: ${(error as Error).message}`;
-        }
-      }),
-    );
+    const answers = await eachCluster(fleet, async (deps, member) => {
+      const result = await gatedQuery({ ...command, cluster: member.name }, ports.gate, deps, this.now());
+      return 'refused' in result ? result.refused : result.answer;
+    });
+    const sections = answers.map((a) => `== cluster ${a.member.name}${a.member.own ? ' (this bot’s own)' : ''} ==\n${a.ok ? a.value : a.why}`);
     await ports.reply.answer('list', sections.join('\n'));
     return 'done';
   }

@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { retryDelayMs } from '../queue/retry-policy.js';
+import { retryDelayMs } from '../../retry-delay.js';
 import type { ListWatch } from './list-watch.js';
 
 export interface KeptWatchOptions<T extends KubernetesObject> {

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { KubeApiError, type KubeStatus } from '../../core/kube/api-error.js';
-import type { KubeRest } from '../../core/kube/rest-client.js';
+import { KubeApiError, type KubeStatus } from '../api-error.js';
+import type { KubeRest } from '../rest-client.js';
 import { sharedString } from './shared-strings.js';
 
 export interface Listed<T> {

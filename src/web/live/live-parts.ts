@@ -1,0 +1,90 @@
+import type { Freeze } from '../../api/freeze.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { Proposal } from '../../core/proposals/proposal.js';
+import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
+import { fleetSectionId, renderBanner, renderFleetCluster, renderFleetCounts, renderReleaseSummary } from '../render/templates.js';
+import { fleetView, parseFleetFilters, type FleetFilters } from '../views/fleet-view.js';
+import { bannerFreezes } from '../views/freezes-view.js';
+import { releaseView } from '../views/release-view.js';
+import { maySee } from '../views/visibility.js';
+import type { WatchChange } from './release-watch.js';
+
+/** What one open page follows: the fleet (with its filters) or one release of the own cluster. */
+export type LivePage = { kind: 'fleet'; filters: FleetFilters } | { kind: 'release'; namespace: string; name: string } | { kind: 'banner' };
+
+/** Pure: the page a `/events` request follows, from its query; an unusable one is a message. */
+export function parseLivePage(query: Record<string, unknown>): { ok: true; page: LivePage } | { ok: false; message: string } {
+  const page = query.page;
+  if (page === 'fleet' || page === undefined) return { ok: true, page: { kind: 'fleet', filters: parseFleetFilters(query) } };
+  if (page === 'banner') return { ok: true, page: { kind: 'banner' } };
+  if (page === 'release') {
+    const release = typeof query.release === 'string' ? query.release : '';
+    const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(release);
+    if (!match || release.length > 317) return { ok: false, message: 'release must be <namespace>/<name>' };
+    return { ok: true, page: { kind: 'release', namespace: match[1]!, name: match[3]! } };
+  }
+  return { ok: false, message: 'page must be fleet, release or banner' };
+}
+
+/** Pure: does a change concern the page? Freezes move every page's banner and marks; a release only its own page and the fleet. */
+export function concerns(page: LivePage, change: WatchChange): boolean {
+  if (change.kind === 'freezes') return true;
+  if (page.kind === 'release') return change.namespace === page.namespace && change.name === page.name;
+  return page.kind === 'fleet';
+}
+
+export interface LiveSnapshot {
+  releases: readonly HelmRelease[];
+  freezes: readonly Freeze[];
+  proposals: readonly Proposal[];
+  /** The own cluster's name in a fleet (undefined: no fleet). */
+  cluster?: string;
+}
+
+/**
+ * Pure: the parts of a page (by element id) as they read now, from the shared watch's memory and
+ * for this viewer: the banner always; the fleet page its own cluster's section (and, without a
+ * fleet, the counts); a release page its summary (marks, conditions, last failure).
+ */
+export function liveParts(
+  page: LivePage,
+  snapshot: LiveSnapshot,
+  viewer: { subject: Subject; teams: readonly TeamPolicy[] },
+  now: Date,
+): Record<string, string> {
+  const parts: Record<string, string> = { 'live-banner': renderBanner(bannerFreezes(snapshot.freezes, now)) };
+  const reading = {
+    ...(snapshot.cluster ? { name: snapshot.cluster } : {}),
+    releases: [...snapshot.releases],
+    freezes: [...snapshot.freezes],
+    proposals: [...snapshot.proposals],
+  };
+  if (page.kind === 'fleet') {
+    if (page.filters.cluster && page.filters.cluster !== snapshot.cluster) return parts;
+    const view = fleetView([reading], viewer, page.filters, now);
+    parts[fleetSectionId(snapshot.cluster)] = renderFleetCluster(view.clusters[0]!);
+    // With a fleet the counts take in clusters this watch does not see: they stay as the page was read.
+    if (!snapshot.cluster) parts['live-counts'] = renderFleetCounts(view);
+  }
+  if (page.kind === 'release') {
+    const release = snapshot.releases.find((r) => r.metadata.namespace === page.namespace && r.metadata.name === page.name);
+    parts['live-summary'] =
+      release && maySee(viewer.subject, viewer.teams, release, snapshot.cluster)
+        ? renderReleaseSummary(
+            releaseView(
+              {
+                release,
+                ...(snapshot.cluster ? { cluster: snapshot.cluster } : {}),
+                revisions: [],
+                events: [],
+                proposals: [...snapshot.proposals],
+                freezes: [...snapshot.freezes],
+                objects: [],
+              },
+              now,
+            ),
+          )
+        : '<div id="live-summary"><p class="error">This release is gone, or no longer yours to see.</p></div>';
+  }
+  return parts;
+}

@@ -1,0 +1,101 @@
+import type { Freeze } from '../../api/freeze.js';
+import type { HelmRelease } from '../../api/helmrelease.js';
+import type { Proposal } from '../../core/proposals/proposal.js';
+import { releaseTarget } from '../../core/release/release-target.js';
+import { eachCluster } from '../../session/fleet/each-cluster.js';
+import type { ClusterDeps } from '../../session/flow/fleet-routing.js';
+import type { ClusterReading } from '../views/fleet-view.js';
+import { inventoryRefs, objectRow, type ObjectRow } from '../views/objects-view.js';
+import type { ReleaseReading } from '../views/release-view.js';
+import type { PagesDeps } from './deps.js';
+
+/**
+ * The pages' reads: the own cluster from the shared watch's cache (no API request while it has
+ * listed), another cluster of a fleet through its parts, as `/release` reads it (session/fleet).
+ */
+
+type Reads = Pick<ClusterDeps, 'api' | 'freezes' | 'proposals'>;
+
+async function liveProposals(reads: Reads, now: Date): Promise<Proposal[]> {
+  if (!reads.proposals) return [];
+  try {
+    return await reads.proposals.listLive(now.getTime());
+  } catch {
+    // Proposals live in Redis: a page still shows the releases when they cannot be read.
+    return [];
+  }
+}
+
+export async function ownReleases(deps: PagesDeps): Promise<HelmRelease[]> {
+  return deps.watch.releases() ?? (await deps.own.api.list()).items;
+}
+
+export async function ownFreezes(deps: PagesDeps): Promise<Freeze[]> {
+  return deps.watch.freezes() ?? (await deps.own.freezes.list()).items;
+}
+
+async function readOwn(deps: PagesDeps, name: string | undefined, now: Date): Promise<ClusterReading> {
+  const [releases, freezes, proposals] = await Promise.all([ownReleases(deps), ownFreezes(deps), liveProposals(deps.own, now)]);
+  return { ...(name ? { name } : {}), releases, freezes, proposals };
+}
+
+async function readThrough(reads: Reads, name: string, now: Date): Promise<ClusterReading> {
+  const [releases, freezes, proposals] = await Promise.all([reads.api.list(), reads.freezes.list(), liveProposals(reads, now)]);
+  return { name, releases: releases.items, freezes: freezes.items, proposals };
+}
+
+/** Every cluster the page shows: the own alone without a fleet; with one, each member the way `list --cluster all` gathers them. */
+export async function readClusters(deps: PagesDeps, now: Date): Promise<ClusterReading[]> {
+  const fleet = deps.fleet;
+  if (!fleet) return [await readOwn(deps, undefined, now)];
+  const answers = await eachCluster(fleet, (cluster, member) => (member.own ? readOwn(deps, member.name, now) : readThrough(cluster, member.name, now)));
+  return answers.map((a) => (a.ok ? a.value : { name: a.member.name, releases: [], freezes: [], proposals: [], unavailable: a.why }));
+}
+
+export type Located =
+  { ok: true; own: boolean; reads: Pick<ClusterDeps, 'api' | 'freezes' | 'storage' | 'proposals'>; cluster?: string } | { ok: false; message: string };
+
+/** The cluster a page names: `undefined` (no fleet, or the own cluster's name) → the own; another → routed through the fleet. */
+export async function locateCluster(deps: PagesDeps, cluster: string | undefined): Promise<Located> {
+  const fleet = deps.fleet;
+  if (!fleet) return cluster === undefined ? { ok: true, own: true, reads: deps.own } : { ok: false, message: 'this server drives one cluster only' };
+  if (cluster === undefined || cluster === fleet.own) return { ok: true, own: true, reads: deps.own, cluster: fleet.own };
+  const route = await fleet.route(cluster);
+  return route.ok ? { ok: true, own: false, reads: route.deps, cluster } : { ok: false, message: route.message };
+}
+
+/** Everything the release page shows of one release, `release` already found and allowed. */
+export async function readRelease(deps: PagesDeps, where: Extract<Located, { ok: true }>, release: HelmRelease, now: Date): Promise<ReleaseReading> {
+  const target = releaseTarget(release);
+  const { namespace, name } = release.metadata;
+  const [history, events, proposals, freezes, objects] = await Promise.all([
+    where.reads.storage.history(target.namespace, target.releaseName).catch(() => ({ releases: [] })),
+    where.own && deps.events ? deps.events(namespace, name).catch(() => []) : Promise.resolve([]),
+    liveProposals(where.reads, now),
+    where.own ? ownFreezes(deps) : where.reads.freezes.list().then((l) => l.items),
+    where.own ? readObjects(deps, release) : Promise.resolve<ObjectRow[]>([]),
+  ]);
+  return { release, ...(where.cluster ? { cluster: where.cluster } : {}), revisions: history.releases, events, proposals, freezes, objects };
+}
+
+/** The release's own cluster object: from the watch's cache when it has listed, else one GET. */
+export async function findRelease(deps: PagesDeps, where: Extract<Located, { ok: true }>, namespace: string, name: string): Promise<HelmRelease | undefined> {
+  if (where.own && deps.watch.releases()) return deps.watch.release(namespace, name);
+  return where.reads.api.get(namespace, name);
+}
+
+async function readObjects(deps: PagesDeps, release: HelmRelease): Promise<ObjectRow[]> {
+  const refs = inventoryRefs(release.status?.inventory);
+  const reader = deps.objects;
+  const limit = deps.objectReadLimit ?? 40;
+  return Promise.all(
+    refs.map(async (ref, i) => {
+      if (!reader || i >= limit) return objectRow(ref, undefined);
+      try {
+        return objectRow(ref, await reader.read(ref));
+      } catch (error) {
+        return objectRow(ref, { kind: 'unreadable', message: `could not be read: ${(error as Error).message}` });
+      }
+    }),
+  );
+}

@@ -1,0 +1,169 @@
+import Mustache from 'mustache';
+import type { FleetView } from '../views/fleet-view.js';
+import type { FreezeRow } from '../views/freezes-view.js';
+import type { ProposalView } from '../views/proposals-view.js';
+import type { ReleaseView } from '../views/release-view.js';
+import { releaseUrl } from '../urls.js';
+
+/**
+ * The pages' templates. Mustache escapes every `{{value}}`; no template here uses `{{{…}}}`, so a
+ * release name, a value, a status or commit message cannot become markup (STYLE.md 18). Sections
+ * that change live carry an id (`live-…`) on their outer element: /assets/live.js replaces that element
+ * with what the server sends for it.
+ */
+
+/** The partial the Approve/Reject forms of a proposal go in (the release session's actions, mounted by the server); empty until then. */
+export const PROPOSAL_ACTIONS_SLOT = 'proposalActions';
+
+const MARKS = `{{#marks}}<span class="mark {{mark}}">{{label}}</span>{{/marks}}`;
+
+const FLEET_CLUSTER = `<section class="cluster" id="{{liveId}}">
+{{#name}}<h2>cluster {{name}} <small>({{count}})</small></h2>{{/name}}
+{{#unavailable}}<p class="error">{{unavailable}}</p>{{/unavailable}}
+{{#namespaces}}<details open><summary><strong>{{name}}</strong> <small>{{releases.length}}</small></summary>
+<div class="scroll"><table><thead><tr><th>release</th><th>chart</th><th>state</th></tr></thead><tbody>
+{{#releases}}<tr><td><a href="{{url}}">{{name}}</a></td><td>{{chart}} {{version}}</td><td>${MARKS}<div class="msg">{{message}}</div></td></tr>
+{{/releases}}</tbody></table></div></details>
+{{/namespaces}}{{^namespaces}}{{^unavailable}}<p>No release here that your Teams let you see.</p>{{/unavailable}}{{/namespaces}}
+</section>`;
+
+const FLEET = `<h1>Fleet</h1>
+<form class="filters" method="get" action="/">
+{{#hasClusters}}<label>cluster <select name="cluster"><option value="">all</option>{{#clusterOptions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/clusterOptions}}</select></label>{{/hasClusters}}
+<label>namespace <select name="namespace"><option value="">all</option>{{#namespaceOptions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/namespaceOptions}}</select></label>
+<label>Team <select name="team"><option value="">all</option>{{#teamOptions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/teamOptions}}</select></label>
+<label>state <select name="state"><option value="">any</option>{{#stateOptions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/stateOptions}}</select></label>
+<button type="submit">Filter</button>
+</form>
+{{> counts}}
+{{#clusters}}{{> cluster}}{{/clusters}}`;
+
+const COUNTS = `<p class="counts" id="live-counts">{{total}} releases · {{#countList}}<span class="mark {{mark}}">{{label}} {{n}}</span>{{/countList}}</p>`;
+
+const BANNER = `{{#freezes.length}}<div class="banner frozen" id="live-banner" role="status">{{#freezes}}<div><strong>Frozen</strong> {{scope}} — by {{by}}: {{why}} ({{until}}){{#problem}} · {{problem}}{{/problem}}</div>{{/freezes}}</div>{{/freezes.length}}{{^freezes.length}}<div id="live-banner"></div>{{/freezes.length}}`;
+
+const SUMMARY = `<div id="live-summary">
+<p>{{#row}}${MARKS}{{/row}}</p>
+<p>chart {{declared.chart}} {{declared.version}} declared{{#declared.suspended}} · <strong>suspended</strong>{{/declared.suspended}}</p>
+{{#holding.length}}<p class="banner frozen">{{#holding}}<strong>Held by freeze {{name}}</strong> {{reason}}{{#until}} (until {{until}}){{/until}} {{/holding}}</p>{{/holding.length}}
+{{#lastFailure}}<div class="error"><strong>Last failure</strong> ({{action}}, {{at}}): <pre>{{message}}</pre></div>{{/lastFailure}}
+<h2>Conditions</h2>
+<div class="scroll"><table><thead><tr><th>type</th><th>status</th><th>reason</th><th>message</th></tr></thead><tbody>
+{{#conditions}}<tr{{#abnormal}} class="abnormal"{{/abnormal}}><td>{{type}}</td><td>{{status}}</td><td>{{reason}}</td><td>{{message}} <small>{{at}}</small></td></tr>
+{{/conditions}}{{^conditions}}<tr><td colspan="4">no conditions yet</td></tr>{{/conditions}}</tbody></table></div>
+</div>`;
+
+const PROPOSAL = `<article class="proposal" id="proposal-{{id}}">
+<h3><a href="{{url}}">{{namespace}}/{{name}}</a>{{#cluster}} <small>cluster {{cluster}}</small>{{/cluster}}</h3>
+<p>{{summary}} — proposed by {{proposedBy}}{{#ownedBy}} · spec owned by {{ownedBy}}{{/ownedBy}}</p>
+<p>approvals {{approvers.length}} of {{required}}{{#approvers.length}}: {{#approvers}}{{.}} {{/approvers}}{{/approvers.length}} · expires {{expiresAt}}</p>
+{{#diff.length}}<details><summary>diff</summary><pre class="diff">{{#diff}}{{.}}
+{{/diff}}{{#diffMore}}… and {{diffMore}} more lines{{/diffMore}}</pre></details>{{/diff.length}}
+<div class="proposal-actions">{{> ${PROPOSAL_ACTIONS_SLOT}}}</div>
+</article>`;
+
+const RELEASE = `<h1>{{row.namespace}}/{{row.name}}{{#row.cluster}} <small>cluster {{row.cluster}}</small>{{/row.cluster}}</h1>
+{{> summary}}
+{{#proposals.length}}<h2>Open proposals</h2>{{#proposals}}{{> proposal}}{{/proposals}}{{/proposals.length}}
+<h2>Timeline</h2>
+<div class="scroll"><table><thead><tr><th>when</th><th>who</th><th>what</th></tr></thead><tbody>
+{{#timeline}}<tr class="{{kind}}"><td><small>{{at}}</small></td><td>{{who}} <span class="mark">{{via}}</span>{{#approvers.length}}<div>approved by {{#approvers}}{{.}} {{/approvers}}</div>{{/approvers.length}}</td><td>{{what}}{{#why}}<div class="why">{{why}}</div>{{/why}}</td></tr>
+{{/timeline}}{{^timeline}}<tr><td colspan="3">nothing recorded yet</td></tr>{{/timeline}}</tbody></table></div>
+<h2>Values</h2>
+<p><small>What helm was given; a value not declared on the HelmRelease itself (valuesFrom) or named like a secret is masked.</small></p>
+<div class="scroll"><table><tbody>{{#values}}<tr><td><code>{{path}}</code></td><td><code>{{value}}</code></td></tr>{{/values}}{{^values}}<tr><td>no values</td></tr>{{/values}}</tbody></table></div>
+<h2>Objects</h2>
+<div class="scroll"><table><thead><tr><th>kind</th><th>name</th><th>health</th></tr></thead><tbody>
+{{#objects}}<tr><td>{{kind}}</td><td>{{namespace}}{{#namespace}}/{{/namespace}}{{name}}</td><td><span class="mark {{health}}">{{health}}</span> {{message}}</td></tr>
+{{/objects}}{{^objects}}<tr><td colspan="3">no objects recorded (status.inventory)</td></tr>{{/objects}}</tbody></table></div>`;
+
+const FREEZES = `<h1>Freezes and windows</h1>
+<div class="scroll"><table><thead><tr><th>freeze</th><th>scope</th><th>state</th><th>who, why</th><th>until</th><th>windows</th></tr></thead><tbody>
+{{#freezes}}<tr><td>{{name}}</td><td>{{scope}}</td><td>{{state}}{{#problem}} <small>{{problem}}</small>{{/problem}}</td><td>{{by}}: {{why}}</td><td>{{until}}</td><td>{{#windows}}<div>{{.}}</div>{{/windows}}{{^windows}}always{{/windows}}</td></tr>
+{{/freezes}}{{^freezes}}<tr><td colspan="6">no freezes</td></tr>{{/freezes}}</tbody></table></div>`;
+
+const PROPOSALS = `<h1>Open proposals</h1>
+{{#proposals}}{{> proposal}}{{/proposals}}{{^proposals}}<p>No open proposal on a release your Teams let you see.</p>{{/proposals}}
+{{#unreadable.length}}<p class="error">{{#unreadable}}{{.}} {{/unreadable}}</p>{{/unreadable.length}}`;
+
+const selected = (values: readonly string[], current: string | undefined) => values.map((value) => ({ value, selected: value === current }));
+
+/** The id of a cluster's section on the fleet page (its live part). */
+export const fleetSectionId = (cluster: string | undefined) => `live-cluster-${cluster ?? 'own'}`;
+
+function clusterContext(cluster: FleetView['clusters'][number]) {
+  return {
+    ...cluster,
+    liveId: fleetSectionId(cluster.name),
+    namespaces: cluster.namespaces.map((ns) => ({ ...ns, releases: ns.releases.map((r) => ({ ...r, url: releaseUrl('', r.cluster, r.namespace, r.name) })) })),
+  };
+}
+
+function withUrl(p: ProposalView, fleet: boolean) {
+  return { ...p, cluster: fleet ? p.cluster : '', url: releaseUrl('', fleet ? p.cluster : undefined, p.namespace, p.name) };
+}
+
+export interface TemplateOptions {
+  /** The Approve/Reject forms (a mustache template rendered with the proposal and `csrfToken`); none: the slot stays empty. */
+  proposalActions?: string;
+  csrfToken?: string;
+}
+
+export function renderFleet(view: FleetView): string {
+  return Mustache.render(
+    FLEET,
+    {
+      ...view,
+      clusters: view.clusters.map(clusterContext),
+      hasClusters: view.options.clusters.length > 0,
+      clusterOptions: selected(view.options.clusters, view.filters.cluster),
+      namespaceOptions: selected(view.options.namespaces, view.filters.namespace),
+      teamOptions: selected(view.options.teams, view.filters.team),
+      stateOptions: view.options.states.map((s) => ({ ...s, selected: s.value === view.filters.state })),
+      total: view.counts.total,
+      countList: view.options.states.map((s) => ({ mark: s.value, label: s.label, n: view.counts[s.value] })),
+    },
+    { cluster: FLEET_CLUSTER, counts: COUNTS },
+  );
+}
+
+/** One cluster's section of the fleet page alone: what a live update replaces. */
+export function renderFleetCluster(cluster: FleetView['clusters'][number]): string {
+  return Mustache.render(FLEET_CLUSTER, clusterContext(cluster));
+}
+
+export function renderFleetCounts(view: FleetView): string {
+  return Mustache.render(COUNTS, {
+    total: view.counts.total,
+    countList: view.options.states.map((s) => ({ mark: s.value, label: s.label, n: view.counts[s.value] })),
+  });
+}
+
+export function renderBanner(freezes: readonly FreezeRow[]): string {
+  return Mustache.render(BANNER, { freezes });
+}
+
+export function renderReleaseSummary(view: ReleaseView): string {
+  return Mustache.render(SUMMARY, view);
+}
+
+export function renderRelease(view: ReleaseView, options: TemplateOptions = {}): string {
+  const fleet = view.row.cluster !== undefined;
+  return Mustache.render(
+    RELEASE,
+    { ...view, proposals: view.proposals.map((p) => ({ ...withUrl(p, fleet), csrfToken: options.csrfToken ?? '' })) },
+    { summary: SUMMARY, proposal: PROPOSAL, [PROPOSAL_ACTIONS_SLOT]: options.proposalActions ?? '' },
+  );
+}
+
+export function renderFreezesPage(freezes: readonly FreezeRow[]): string {
+  return Mustache.render(FREEZES, { freezes });
+}
+
+export function renderProposalsPage(proposals: readonly ProposalView[], fleet: boolean, unreadable: readonly string[], options: TemplateOptions = {}): string {
+  return Mustache.render(
+    PROPOSALS,
+    { proposals: proposals.map((p) => ({ ...withUrl(p, fleet), csrfToken: options.csrfToken ?? '' })), unreadable },
+    { proposal: PROPOSAL, [PROPOSAL_ACTIONS_SLOT]: options.proposalActions ?? '' },
+  );
+}
