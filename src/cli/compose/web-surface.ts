@@ -59,7 +59,7 @@ export async function webSurface(rest: KubeRest, redis: RedisConnection, redisUr
   return {
     pages,
     stop: async () => {
-      watch.stop();
+      await watch.stop();
       previewConnection.disconnect();
       await previews.close?.();
     },
