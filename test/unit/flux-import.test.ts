@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ADOPT_FROM_FLUX_ANNOTATION, ADOPT_RELEASE_ANNOTATION } from '../../src/api/annotations.js';
-import { parseImportArgs } from '../../src/cli/commands/import.js';
+import { parseImportArgs, releasesInNamespace } from '../../src/cli/commands/import.js';
 import { FLUX_FIELDS, renderFieldTable } from '../../src/cli/import/flux/field-table.js';
 import { indexSources, type FluxObject } from '../../src/cli/import/flux/flux-objects.js';
 import { fluxReleaseTarget, mapFluxRelease, shortenName } from '../../src/cli/import/flux/map-release.js';
@@ -400,6 +400,28 @@ describe('the command line', () => {
     expect(parseImportArgs(['argo'])).toMatch(/only "flux" can be imported from/);
     expect(parseImportArgs(['flux', '-f'])).toMatch(/-f needs a value/);
     expect(parseImportArgs(['flux', '--bogus'])).toMatch(/unknown argument "--bogus"/);
+  });
+
+  it.each([['flux', '--help'], ['flux', '-h'], ['flux', '-f', 'a.yaml', '--help'], ['--help'], ['help'], []])('%j is the usage, not an error', (...args) => {
+    const parsed = parseImportArgs(args);
+    expect(parsed).toEqual({ help: expect.stringMatching(/^usage: helmcrew import flux /) });
+  });
+
+  it('-n whose files hold releases only elsewhere names what it skipped', () => {
+    const flux = (namespace: string | undefined, name: string) => ({
+      apiVersion: 'helm.toolkit.fluxcd.io/v2',
+      kind: 'HelmRelease',
+      metadata: { name, ...(namespace ? { namespace } : {}) },
+      spec: {},
+    });
+    const picked = releasesInNamespace([flux('apps', 'podinfo'), flux(undefined, 'web'), flux('shop', 'cart')], 'shop', 'default');
+    expect(picked).toEqual({ selected: [flux('shop', 'cart')], skipped: ['apps/podinfo', 'default/web'] });
+    const none = releasesInNamespace([flux('apps', 'podinfo')], 'prod', 'default');
+    expect(renderReport([], { namespace: 'prod', skipped: none.skipped })).toBe(
+      'no Flux HelmRelease in namespace prod (-n); skipped 1 in other namespaces: HelmRelease apps/podinfo\n',
+    );
+    expect(renderReport([], { namespace: 'prod', skipped: [] })).toBe('no Flux HelmRelease found in namespace prod\n');
+    expect(renderReport([])).toBe('no Flux HelmRelease found\n');
   });
 
   it('refuses a document that is not a Kubernetes object', () => {
