@@ -1,3 +1,4 @@
+import { HELM_CHART_LAYER } from '../../../api/chart-fetch.js';
 import { record, sourceKey, text, type FluxObject, type FluxSources } from './flux-objects.js';
 
 /**
@@ -110,7 +111,7 @@ function helmRepositoryChart(source: FluxObject, origin: string, chartName: stri
     return undefined;
   }
   const oci = spec.type === 'oci' || url.startsWith('oci://');
-  notUsed(spec, origin, notes, ['url', 'type', 'secretRef', 'certSecretRef', 'insecure']);
+  notUsed(spec, origin, notes, ['url', 'type', 'secretRef', 'certSecretRef', 'insecure', 'proxySecretRef']);
   return {
     repository: url.replace(/\/+$/, ''),
     name: chartName,
@@ -131,14 +132,15 @@ function ociRepositoryChart(source: FluxObject, origin: string, notes: Note[], n
   const version = text(ref.semver) ?? text(ref.tag);
   if (text(ref.digest))
     notes.push({ path: `${origin} spec.ref.digest`, reason: "handled differently: helmcrew pins the digest a version's tag points at, not a digest given" });
-  if (text(ref.semverFilter)) notes.push({ path: `${origin} spec.ref.semverFilter`, reason: 'helmcrew has no equivalent' });
   if (!version)
     notes.push({ path: `${origin} spec.ref`, reason: 'handled differently: no tag or semver, so helmcrew takes the newest version (Flux: the tag latest)' });
-  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'certSecretRef', 'insecure']);
+  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'certSecretRef', 'insecure', 'proxySecretRef', 'layerSelector']);
   return {
     repository: url.slice(0, cut),
     name: url.slice(cut + 1),
     ...(version ? { version } : {}),
+    ...(text(ref.semverFilter) ? { semverFilter: ref.semverFilter } : {}),
+    ...chartLayer(spec.layerSelector, origin, notes),
     ...credentials(spec, origin, notes, namespace, source),
     ...(spec.insecure === true ? { insecure: true } : {}),
   };
@@ -150,19 +152,32 @@ function gitChart(source: FluxObject, origin: string, path: string | undefined, 
   const carriedRef: Record<string, unknown> = {};
   for (const key of ['branch', 'tag', 'semver', 'commit'] as const) if (text(ref[key])) carriedRef[key] = ref[key];
   if (text(ref.name)) notes.push({ path: `${origin} spec.ref.name`, reason: 'helmcrew has no equivalent' });
-  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'interval']);
+  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'interval', 'proxySecretRef']);
   return {
     url: spec.url,
     ...(Object.keys(carriedRef).length > 0 ? { ref: carriedRef } : {}),
     ...(path ? { path: path.replace(/^\.\//, '') } : {}),
     ...(text(record(spec.secretRef).name) ? { secretRef: secretIn(spec.secretRef, origin, 'secretRef', notes, namespace, source) } : {}),
     ...(text(spec.interval) ? { interval: spec.interval } : {}),
+    ...(text(record(spec.proxySecretRef).name) ? { proxySecretRef: secretIn(spec.proxySecretRef, origin, 'proxySecretRef', notes, namespace, source) } : {}),
   };
+}
+
+/** OCIRepository layerSelector: carried when it selects helm's chart layer, the only one helm installs. */
+function chartLayer(selector: unknown, origin: string, notes: Note[]): { layerSelector?: Record<string, unknown> } {
+  const { mediaType, operation } = record(selector);
+  if (mediaType === undefined) return {};
+  if (mediaType === HELM_CHART_LAYER) return { layerSelector: { mediaType, ...(operation === 'extract' || operation === 'copy' ? { operation } : {}) } };
+  notes.push({
+    path: `${origin} spec.layerSelector`,
+    reason: `cannot be carried: it selects ${JSON.stringify(mediaType)}, and the helm CLI installs only the chart layer (${HELM_CHART_LAYER})`,
+  });
+  return {};
 }
 
 function credentials(spec: Record<string, unknown>, origin: string, notes: Note[], namespace: string, source: FluxObject) {
   const out: Record<string, unknown> = {};
-  for (const key of ['secretRef', 'certSecretRef'] as const) {
+  for (const key of ['secretRef', 'certSecretRef', 'proxySecretRef'] as const) {
     if (text(record(spec[key]).name)) out[key] = secretIn(spec[key], origin, key, notes, namespace, source);
   }
   return out;
