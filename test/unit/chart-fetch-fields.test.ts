@@ -9,8 +9,11 @@ import { proxySetup } from '../../src/controller/charts/git/git-runner.js';
 import { chartLayerOf } from '../../src/controller/charts/oci-registry.js';
 import { filterVersions, pickChartVersion } from '../../src/controller/charts/pick-version.js';
 import { proxyAccessFrom } from '../../src/controller/charts/proxy-access.js';
+import { proxyRoute } from '../../src/controller/charts/proxy-route.js';
+import { parseHostPolicy } from '../../src/controller/charts/host-policy.js';
 
-const b64 = (data: Record<string, string | undefined>) => Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v ?? '').toString('base64')]));
+const b64 = (data: Record<string, string | undefined>) =>
+  Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v ?? '').toString('base64')]));
 
 describe('proxySecretRef: the Secret as Flux writes it', () => {
   it('address, username and password; never shown by JSON or inspect', () => {
@@ -98,6 +101,31 @@ describe('layerSelector: only helm chart layer can be installed', () => {
     expect(chartLayerOf(manifest(HELM_CHART_LAYER), 'oci://r/c')).toBe(`sha256:${'b'.repeat(64)}`);
     expect(() => chartLayerOf(manifest('application/vnd.oci.image.layer.v1.tar+gzip'), 'oci://r/c')).toThrow(
       'the artifact in oci://r/c has no helm chart layer',
+    );
+  });
+});
+
+describe('a proxy is no way around the host policy', () => {
+  const proxyAt = (address: string) => proxyAccessFrom(b64({ address }), 'shop/proxy', 'spec.chart');
+  const route = (target: string, proxy: string, allowed: string) =>
+    proxyRoute({
+      url: new URL(`https://${target}/index.yaml`),
+      host: target,
+      policy: parseHostPolicy(allowed),
+      repository: `https://${target}`,
+      proxy: proxyAt(proxy),
+      resolve: () => Promise.reject(new Error('no DNS in this test')),
+      tls: {},
+      timeoutMs: 1000,
+    });
+
+  it('a target the policy refuses is refused before the proxy is asked', async () => {
+    await expect(route('10.0.0.5', 'http://93.184.216.35:3128', '*')).rejects.toThrow(/^repository https:\/\/10\.0\.0\.5 is not allowed: /);
+  });
+
+  it("the proxy's own address passes the policy too", async () => {
+    await expect(route('93.184.216.34', 'http://169.254.169.254:3128', '*')).rejects.toThrow(
+      /is not allowed: its proxy 169\.254\.169\.254:3128 \(Secret shop\/proxy\): /,
     );
   });
 });

@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { decideRepositoryHost, type HostPolicy } from './host-policy.js';
 import type { ProxyAccess } from '../../core/release/desired-release.js';
 import { proxyRoute } from './proxy-route.js';
+import { proxyRefused } from './proxy-access.js';
 import { IndexTooLargeError, RepositoryNotAllowedError, RepositoryUnreachableError } from './repository-errors.js';
 
 /** TLS material for a repository: a private CA to trust, a client certificate. PEM. */
@@ -123,6 +124,8 @@ async function requestOnce(url: URL, opts: GuardedGetOptions, sameOrigin: boolea
     const options = { method: opts.method ?? 'GET', agent: false as const, lookup: lookup as never, headers: hopHeaders(opts, sameOrigin), ...tls };
     const onResponse = (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
+      // The proxy's own answer about its credentials (plain http targets; CONNECT's is in proxy-route.ts).
+      if (opts.proxy && status === 407) return finish(proxyRefused(opts.proxy));
       if (status >= 300 && status < 400 && status !== 304 && res.headers.location) {
         res.resume();
         return finish(undefined, { kind: 'redirect', location: res.headers.location });

@@ -38,6 +38,11 @@ export function proxyAccessFrom(data: Record<string, string>, secret: string, fi
   return proxy;
 }
 
+/** The proxy answered 407 (or 401 to CONNECT): its credentials (or their absence) are wrong. */
+export function proxyRefused(proxy: ProxyAccess, status = 407): ProxySecretError {
+  return new ProxySecretError(`the proxy ${proxy.url.host} refused ${proxy.basic ? 'the credentials in' : 'to serve without credentials: add username and password to'} Secret ${proxy.secret} (${status})`);
+}
+
 /** The Proxy-Authorization header value, when the proxy has a user. */
 export function proxyAuthorization(proxy: ProxyAccess): string | undefined {
   return proxy.basic ? `Basic ${Buffer.from(`${proxy.basic.username}:${proxy.basic.password}`).toString('base64')}` : undefined;

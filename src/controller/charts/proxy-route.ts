@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { ProxyAccess } from '../../core/release/desired-release.js';
 import { decideRepositoryHost, type HostPolicy } from './host-policy.js';
-import { proxyAuthorization, ProxySecretError } from './proxy-access.js';
+import { proxyAuthorization, proxyRefused } from './proxy-access.js';
 import { RepositoryNotAllowedError, RepositoryUnreachableError } from './repository-errors.js';
 /** TLS material for the tunnelled connection (guarded-get's RepositoryTls, as sent on this hop). */
 type RepositoryTls = { ca?: Buffer; cert?: Buffer; key?: Buffer };
@@ -45,8 +45,9 @@ export async function proxyRoute(input: ProxyRouteInput): Promise<RequestOptions
       clearTimeout(timer);
       if (res.statusCode === 200) return resolve(connected);
       connected.destroy();
-      // 407 is the proxy's own answer about its own credentials: worth saying; anything else is the one generic failure.
-      if (res.statusCode === 407) return reject(new ProxySecretError(`the proxy ${proxy.url.host} refused the credentials in Secret ${proxy.secret} (407)`));
+      // Before the tunnel only the proxy speaks: 407 (or 401, which tinyproxy 1.11 sends) is about its
+      // own credentials, worth saying; anything else is the one generic failure.
+      if (res.statusCode === 407 || res.statusCode === 401) return reject(proxyRefused(proxy, res.statusCode));
       reject(new RepositoryUnreachableError(repository));
     });
     req.on('error', () => {
