@@ -1,10 +1,13 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChartRef } from '../../src/api/helmrelease.js';
 import { ConditionType } from '../../src/api/vocabulary.js';
 import { certPaths } from '../../src/dev/certs.js';
+import { startGitHttpServer, type GitHttpServer } from '../../src/dev/git-server.js';
+import { createChartGitRepo } from '../../src/dev/git-repos.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { pollUntil } from '../../src/dev/harness/poll.js';
@@ -27,6 +30,7 @@ describe('chart sources through a proxy (proxySecretRef)', () => {
   let proxy: TestProxy;
   let charts: TestChartServer;
   let tls: TestChartServer;
+  let git: GitHttpServer;
 
   beforeAll(async () => {
     proxy = await startTinyproxy();
@@ -38,6 +42,9 @@ describe('chart sources through a proxy (proxySecretRef)', () => {
       [certs.caCert, certs.serverCert, certs.serverKey, certs.adminCert, certs.adminKey].map((f) => readFile(f)),
     );
     tls = await startTestChartServer(dir, { tls: { cert: cert!, key: key!, clientCa: ca! } });
+    const gitRoot = await mkdtemp(join(tmpdir(), 'helmcrew-git-proxy-'));
+    await createChartGitRepo(gitRoot, 'charts', '1.0.0', 'pink');
+    git = await startGitHttpServer(gitRoot);
     const secret = (name: string, stringData: Record<string, string>) => core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData } });
     await secret('proxy', { address: proxy.address, username: proxy.username, password: proxy.password });
     await secret('proxy-wrong', { address: proxy.address, username: proxy.username, password: 'not-the-password' });
@@ -46,6 +53,7 @@ describe('chart sources through a proxy (proxySecretRef)', () => {
   afterAll(async () => {
     await charts?.stop();
     await tls?.stop();
+    await git?.stop();
     await proxy?.stop();
   });
 
@@ -84,6 +92,15 @@ describe('chart sources through a proxy (proxySecretRef)', () => {
     const log = await proxy.log();
     expect(log).toContain(`GET http://${path.host}/v2${path.pathname}/unicorn/tags/list`);
     expect(log).toMatch(new RegExp(`GET http://${path.host}/v2${path.pathname}/unicorn/blobs/sha256:[0-9a-f]{64}`));
+  });
+
+  it("a Git repository: git's ls-remote and fetch go through the proxy (http.proxy)", async () => {
+    const url = `${git.url}/charts.git`;
+    const done = await install('git', { name: 'unicorn', git: { url, ref: { branch: 'main' }, path: 'charts/unicorn', proxySecretRef: { name: 'proxy' } } });
+    expect(done.status?.conditions?.find((c) => c.type === ConditionType.Ready)?.status).toBe('True');
+    const log = await proxy.log();
+    expect(log).toContain(`GET ${url}/info/refs?service=git-upload-pack`);
+    expect(log).toContain(`POST ${url}/git-upload-pack`);
   });
 
   it('a wrong proxy password: Ready=False naming the proxy and the Secret, the password nowhere', async () => {
