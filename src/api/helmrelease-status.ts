@@ -156,6 +156,16 @@ export const HelmReleaseStatus = Type.Object({
   lastAttemptedChartDigest: Type.Optional(
     Type.String({ description: 'oci:// charts: the manifest digest last attempted (a tag pushed again is a new attempt); git charts: git:<commit>.' }),
   ),
+  lastAttemptedChartVerification: Type.Optional(
+    Type.Object(
+      {
+        provider: Type.String({ maxLength: 20 }),
+        digest: Type.String({ maxLength: 200 }),
+        signedBy: Type.String({ maxLength: 1024, description: 'The key (its name in the Secret) or keyless identity whose signature verified.' }),
+      },
+      { description: 'spec.chart.verify: the signature that verified the chart last attempted.' },
+    ),
+  ),
   lastAttemptedRevision: Type.Optional(Type.String({ description: "git charts: Chart.yaml's version plus the short commit last attempted (1.2.0+abc1234)." })),
   lastAttemptedValuesDigest: Type.Optional(Type.String()),
   lastAttemptedAction: Type.Optional(Type.String()),

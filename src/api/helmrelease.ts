@@ -10,6 +10,7 @@ import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 import { DependencyReference } from './dependency.js';
 import { HealthCheckExprs } from './health-checks.js';
 import { ApprovalSpec, ImageUpdate } from './image-updates.js';
+import { ArtifactVerification } from './verification.js';
 
 /**
  * The HelmRelease API: one TypeBox source gives the TypeScript types (Static<>) and the CRD's
@@ -75,6 +76,7 @@ export const ChartRef = Type.Object(
     ignoreMissingValuesFiles: Type.Optional(
       Type.Boolean({ description: 'A valuesFiles entry the chart does not have is skipped instead of an error. Default: false.' }),
     ),
+    verify: Type.Optional(ArtifactVerification),
   },
   {
     description: 'Where the chart comes from.',
@@ -85,6 +87,11 @@ export const ChartRef = Type.Object(
         fieldPath: '.insecure',
       },
       { rule: 'has(self.repository) != has(self.git)', message: 'give exactly one of repository (with name) or git' },
+      {
+        rule: "!has(self.verify) || (self.verify.provider == 'pgp' ? has(self.repository) && self.repository.matches('^https?://') : has(self.repository) && self.repository.startsWith('oci://'))",
+        message: 'verify: cosign and notation verify oci:// charts, pgp http(s) repository charts (a git chart: git.verify)',
+        fieldPath: '.verify',
+      },
       {
         rule: '!has(self.git) || (!has(self.version) && !has(self.secretRef) && !has(self.certSecretRef))',
         message:

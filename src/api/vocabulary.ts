@@ -89,6 +89,8 @@ export const ReleaseEvent = {
   ReleaseRecordInvalid: 'ReleaseRecordInvalid',
   /** The chart repository's host is not allowed (operator allow-list, link-local addresses). */
   RepositoryNotAllowed: 'RepositoryNotAllowed',
+  /** spec.chart.verify: the chart's signature did not verify (unsigned, another key, a bad key Secret); nothing was rendered or installed. */
+  VerificationFailed: 'VerificationFailed',
   /** A CEL expression of the spec (healthCheckExprs, dependsOn[].readyExpr) does not compile: the message names the field (Flux's reason). */
   InvalidCELExpression: 'InvalidCELExpression',
   /** A change waits for approvals in chat (a new image tag, a newer chart version, a promotion): details.proposalId names it (core/proposals). */
@@ -158,6 +160,7 @@ const ERROR_EVENTS: ReadonlySet<ReleaseEvent> = new Set([
   ReleaseEvent.ReconcileError,
   ReleaseEvent.ReleaseRecordInvalid,
   ReleaseEvent.RepositoryNotAllowed,
+  ReleaseEvent.VerificationFailed,
   ReleaseEvent.InvalidCELExpression,
 ]);
 

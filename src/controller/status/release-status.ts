@@ -59,6 +59,11 @@ export function attemptStartedStatus(
     lastAttemptedChartVersion: desired.chartVersion,
     ...(desired.chartDigest ? { lastAttemptedChartDigest: desired.chartDigest } : {}),
     ...(revision ? { lastAttemptedRevision: revision } : {}),
+    // `null` clears an earlier attempt's signer in the merge patch: an unverified chart says nothing.
+    lastAttemptedChartVerification:
+      desired.signedBy && desired.chartDigest
+        ? { provider: 'cosign', digest: desired.chartDigest, signedBy: desired.signedBy }
+        : (null as unknown as undefined),
     lastAttemptedValuesDigest: desired.valuesDigest,
     lastAttemptedAction: action,
     lastAttemptedAt: now.toISOString(),

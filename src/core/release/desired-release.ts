@@ -10,6 +10,8 @@ export interface DesiredRelease {
    * moved tag, a new commit) is an upgrade.
    */
   chartDigest?: string;
+  /** spec.chart.verify passed for chartDigest: who signed it (a key's name in the Secret, or a keyless identity). */
+  signedBy?: string;
   /** Where and how the chart archive is fetched (the controller's business; absent in tests that need none). */
   chartSource?: ChartSource;
   values: Record<string, unknown>;

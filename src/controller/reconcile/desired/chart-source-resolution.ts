@@ -9,6 +9,8 @@ import { ChartNotFoundError, RepositoryNotAllowedError } from '../../charts/repo
 import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import { readChartAccess, readGitAccess, readGitDependencyAccess } from './chart-access-reader.js';
 import type { ResolvedChartSource } from './compose-desired.js';
+import type { ArtifactVerify } from '../../charts/verify/cosign-verifier.js';
+import { verifyChart } from './chart-verification.js';
 
 /** What resolving a chart source reads through. */
 export interface ChartSourcePorts {
@@ -17,10 +19,13 @@ export interface ChartSourcePorts {
   charts: Pick<RepositoryIndexCache, 'resolveChart'>;
   /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */
   gitCharts?: Pick<GitChartSources, 'resolve'>;
+  /** cosign (spec.chart.verify); none: a chart that asks to be verified is refused. */
+  verifier?: ArtifactVerify;
 }
 
 /** `newest`: with a pinned version and a range, what the range picks now (issue 35: proposed, not installed). */
-export type ChartSourceOutcome = { ok: true; resolved: ResolvedChartSource; newest?: string } | { ok: false; problem: 'chart' | 'repository'; message: string };
+export type ChartSourceOutcome =
+  { ok: true; resolved: ResolvedChartSource; newest?: string } | { ok: false; problem: 'chart' | 'repository' | 'verification'; message: string };
 
 /**
  * I/O: where the HelmRelease's chart comes from, its exact version and digest, and the credentials
@@ -28,7 +33,13 @@ export type ChartSourceOutcome = { ok: true; resolved: ResolvedChartSource; newe
  */
 export async function resolveChartSource(ports: ChartSourcePorts, release: HelmRelease, pinned?: string): Promise<ChartSourceOutcome> {
   try {
-    if (!release.spec.chart.git) return { ok: true, ...(await resolveRepositoryChart(ports, release, pinned)) };
+    if (!release.spec.chart.git) {
+      const found = await resolveRepositoryChart(ports, release, pinned);
+      // Verified before anything renders or installs it: a chart that fails is never pulled by helm.
+      const verified = await verifyChart(ports, release, found.resolved);
+      if (!verified.ok) return verified;
+      return { ok: true, ...found, ...(verified.signedBy ? { resolved: { ...found.resolved, signedBy: verified.signedBy } } : {}) };
+    }
     const resolved = await resolveGitChart(ports, release);
     return typeof resolved === 'string' ? { ok: false, problem: 'chart', message: resolved } : { ok: true, resolved };
   } catch (error) {

@@ -18,6 +18,8 @@ export interface ResolvedChartSource {
   chartSource: ChartSource;
   /** Credentials read to reach the source (passwords, keys): redacted like Secret values. */
   secrets: string[];
+  /** spec.chart.verify passed: who signed this digest (a key's name in the Secret, or a keyless identity). */
+  signedBy?: string;
 }
 
 /** Everything the desired release is made of, read beforehand (resolve-desired.ts does the reading). */
@@ -56,6 +58,7 @@ export function composeDesiredRelease(parts: DesiredParts, digest: (values: Reco
     chartName: source.chartName,
     chartVersion: source.chartVersion,
     ...(source.chartDigest ? { chartDigest: source.chartDigest } : {}),
+    ...(source.signedBy ? { signedBy: source.signedBy } : {}),
     chartSource: source.chartSource,
     values,
     valuesDigest: digest(values),

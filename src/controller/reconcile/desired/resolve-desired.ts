@@ -10,7 +10,8 @@ import { chartVersionToPropose, chooseChartVersion } from '../decide/chart-choic
 import { readValuesFiles, type ValuesFilesPorts } from './values-files.js';
 import { composeValues, ValuesError, type ComposedValues, type ValuesPorts } from './values-from.js';
 
-export type DesiredOutcome = { ok: true; desired: DesiredRelease } | { ok: false; problem: 'values' | 'chart' | 'repository'; message: string };
+export type DesiredOutcome =
+  { ok: true; desired: DesiredRelease } | { ok: false; problem: 'values' | 'chart' | 'repository' | 'verification'; message: string };
 
 /** What resolving a desired release reads through (a pass gives its context, acting as the release's identity). */
 export type DesiredReleasePorts = ChartSourcePorts &

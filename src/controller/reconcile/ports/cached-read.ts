@@ -66,6 +66,7 @@ function readPorts(ctx: ControllerContext, helm: ReconcileContext['helm']): Reco
     now: ctx.now,
     ...(ctx.gitCharts ? { gitCharts: ctx.gitCharts } : {}),
     ...(ctx.sops ? { sops: ctx.sops } : {}),
+    ...(ctx.verifier ? { verifier: ctx.verifier } : {}),
     ...(ctx.drift ? { drift: ctx.drift } : {}),
     ...(ctx.freezes ? { freezes: ctx.freezes } : {}),
     ...(ctx.objects ? { objects: ctx.objects } : {}),

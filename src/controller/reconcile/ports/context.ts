@@ -8,6 +8,7 @@ import type { ReleaseFacts } from '../../../core/release/team-releases.js';
 import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import type { GitChartSources } from '../../charts/git/git-chart-sources.js';
 import type { SopsDecrypt } from '../../sops/sops-decrypter.js';
+import type { ArtifactVerify } from '../../charts/verify/cosign-verifier.js';
 import type { HelmClient } from '../../helm/helm-client.js';
 import type { HelmSlotGate } from '../../helm/helm-slot-gate.js';
 import type { ReleaseHistory, ReleaseStorage } from '../../../core/helm-storage/release-storage.js';
@@ -80,6 +81,8 @@ export interface ReconcileContext {
   gitCharts?: Pick<GitChartSources, 'resolve'>;
   /** Decrypts SOPS-encrypted valuesFrom documents (spec.decryption); none: such a document is reported, not used. */
   sops?: SopsDecrypt;
+  /** cosign: verifies spec.chart.verify's signatures (its verdicts cached per digest); none: such a chart is refused. */
+  verifier?: ArtifactVerify;
   /** Keyed values digest shared by all replicas. */
   digester: ValuesDigester;
   log: Logger;

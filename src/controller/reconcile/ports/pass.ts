@@ -19,6 +19,7 @@ export interface ReconcileResult {
     /** spec.kubeConfig: the target cluster did not answer; tried again after the operator's interval. */
     | 'target-unreachable'
     | 'repository-refused'
+    | 'verification-failed'
     | 'wait-for-dependencies'
     /** An active Freeze holds the helm action (stages/freeze-gate.ts). */
     | 'frozen'

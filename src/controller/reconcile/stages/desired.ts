@@ -22,6 +22,9 @@ export async function desiredStage(pass: Pass): Promise<DesiredRelease | PassEnd
     case 'repository':
       // An operator policy: retrying cannot help until the spec or the policy changes.
       return reportSpecProblem(pass, ReleaseEvent.RepositoryNotAllowed, resolved.message, 'repository-refused');
+    case 'verification':
+      // The artifact (digest) is the problem: a new one, a key or the settings changing are a new check.
+      return reportSpecProblem(pass, ReleaseEvent.VerificationFailed, resolved.message, 'verification-failed');
     case 'chart':
       await reportRetrying(pass.ctx, pass.release, ReleaseEvent.ChartPullFailed, resolved.message);
       throw new RetryLaterError(resolved.message);

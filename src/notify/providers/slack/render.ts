@@ -66,6 +66,7 @@ export const EVENT_TITLE: Readonly<Record<string, string>> = {
   ReconcileError: 'Reconcile error',
   ReleaseRecordInvalid: 'Release record unreadable',
   RepositoryNotAllowed: 'Repository not allowed',
+  VerificationFailed: 'Signature not verified',
   InvalidCELExpression: 'CEL expression invalid',
   ProposalOpened: 'change proposed',
   ProposalSuperseded: 'proposal superseded',
