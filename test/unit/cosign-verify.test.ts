@@ -17,7 +17,7 @@ describe('cosignKeysFrom: which keys of a Secret are trusted', () => {
       want: ['a.pub', 'z.pub'],
     },
     { name: 'a key without a trailing newline', data: { 'k.pub': b64(PEM.trim()) }, want: ['k.pub'] },
-  ])('$name', ({ data, want }) => {
+  ] as Array<{ name: string; data: Record<string, string>; want: string[] }>)('$name', ({ data, want }) => {
     expect(cosignKeysFrom(data, WHERE).map((k) => k.name)).toEqual(want);
   });
 
@@ -34,7 +34,7 @@ describe('cosignKeysFrom: which keys of a Secret are trusted', () => {
       data: { 'cosign.pub': b64('-----BEGIN ENCRYPTED SIGSTORE PRIVATE KEY-----\nc2VjcmV0\n-----END ENCRYPTED SIGSTORE PRIVATE KEY-----\n') },
       want: `${WHERE}: cosign.pub is not a PEM public key (cosign generate-key-pair writes cosign.pub)`,
     },
-  ])('refuses $name', ({ data, want }) => {
+  ] as Array<{ name: string; data: Record<string, string>; want: string }>)('refuses $name', ({ data, want }) => {
     expect(() => cosignKeysFrom(data, WHERE)).toThrow(new VerificationKeyError(want));
   });
 });
