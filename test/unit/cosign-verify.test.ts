@@ -49,6 +49,11 @@ describe("cosignOutcome: cosign's exit status decides, not its wording", () => {
       got: run(12, 'x\nError: no matching signatures: invalid signature\nmain.go:74: error'),
       want: { kind: 'untrusted', detail: 'no matching signatures: invalid signature' },
     },
+    {
+      name: 'exit 1, no matching attestations: another key (cosign v3 bundles)',
+      got: run(1, 'WARNING: x\nError: no matching attestations: failed to verify signature\nerror during command execution: no matching attestations: failed'),
+      want: { kind: 'untrusted', detail: 'no matching attestations: failed to verify signature' },
+    },
     { name: 'exit 13: no certificate (keyless)', got: run(13, ''), want: { kind: 'untrusted', detail: 'no matching signature' } },
     { name: 'exit 11: tag or digest gone', got: run(11, 'Error: image tag not found'), want: { kind: 'unreachable', detail: 'image tag not found' } },
     {

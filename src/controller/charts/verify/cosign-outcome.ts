@@ -4,7 +4,9 @@
  *
  * - `verified`: a signature by the key (or identity) checked.
  * - `unsigned`: the artifact has no signature at all (exit 10).
- * - `untrusted`: it has signatures, none by this key or identity (exit 12, 13).
+ * - `untrusted`: it has signatures, none by this key or identity (exit 12, 13). cosign v3's own
+ *   bundle format (its default since v3) ends that check with exit 1 and `no matching attestations`
+ *   (ErrNoMatchingAttestations has no exit code of its own): the one place the wording is read.
  * - `unreachable`: cosign could not read the artifact or its signatures (exit 11, other failures,
  *   a time-out): not a verdict, tried again later and never cached.
  */
@@ -16,6 +18,7 @@ export type CosignOutcome =
 export const COSIGN_EXIT = { ImageWithoutSignature: 10, NonExistentTag: 11, NoMatchingSignature: 12, NoCertificateFoundOnSignature: 13 } as const;
 
 const DETAIL_CHARS = 300;
+const NO_MATCHING_ATTESTATIONS = 'no matching attestations';
 
 export function cosignOutcome(run: { exitCode: number | undefined; timedOut: boolean; stderr: string; timeoutMs: number }): CosignOutcome {
   if (run.timedOut) return { kind: 'unreachable', detail: `cosign did not finish within ${Math.round(run.timeoutMs / 1000)}s` };
@@ -28,6 +31,9 @@ export function cosignOutcome(run: { exitCode: number | undefined; timedOut: boo
     case COSIGN_EXIT.NoMatchingSignature:
     case COSIGN_EXIT.NoCertificateFoundOnSignature:
       return { kind: 'untrusted', detail: detail || 'no matching signature' };
+    case 1:
+      if (detail.startsWith(NO_MATCHING_ATTESTATIONS)) return { kind: 'untrusted', detail };
+      return { kind: 'unreachable', detail };
     default:
       return { kind: 'unreachable', detail: detail || `cosign exited with ${run.exitCode}` };
   }
