@@ -33,17 +33,20 @@ const TIMEOUT_MS = 60_000;
 const MAX_OUTPUT = 1024 * 1024;
 /** Verdicts kept: one per artifact digest, settings and key Secret version. */
 const MAX_VERDICTS = 2048;
+/** A refusal is looked at again after this: a signature pushed later for the same digest is then found. */
+const REFUSAL_TTL_MS = 10 * 60_000;
 
 /**
  * Runs the real cosign (v3) with argument arrays, one `cosign verify` per key (or accepted
  * identity) until one passes. Keys, the registry's CA and client certificate and its credentials
  * (a docker config.json) are 0600 files in a private folder removed afterwards; the child's
  * environment is its own (HOME and DOCKER_CONFIG point there), so cosign finds nothing of the
- * controller's. A verdict (signed, unsigned, untrusted) is kept by verdictCacheKey: a release at
- * rest runs no cosign; an unreachable registry is not a verdict and is tried again.
+ * controller's. A verdict is kept by verdictCacheKey: a verified release at rest runs no cosign; a
+ * refusal is asked again after REFUSAL_TTL_MS (a signature pushed later); an unreachable registry
+ * is not a verdict and is tried again at the next pass.
  */
 export class CosignVerifier implements ArtifactVerify {
-  private readonly verdicts = new Map<string, Verdict>();
+  private readonly verdicts = new Map<string, { verdict: Verdict; until: number }>();
 
   constructor(
     private readonly opts: {
@@ -53,19 +56,21 @@ export class CosignVerifier implements ArtifactVerify {
       /** A Sigstore trusted_root.json for keyless verification on the user's own Fulcio/Rekor (COSIGN_TRUSTED_ROOT). */
       trustedRoot?: string;
       timeoutMs?: number;
-      /** Counts cosign runs (tests, metrics). */
-      onRun?: () => void;
+      now?: () => number;
     },
   ) {}
 
   async verify(request: VerifyRequest): Promise<Verdict> {
     const key = verdictCacheKey(request);
+    const now = (this.opts.now ?? Date.now)();
     const cached = this.verdicts.get(key);
-    if (cached) return cached;
+    if (cached && cached.until > now) return cached.verdict;
+    this.verdicts.delete(key);
     const verdict = await this.run(request);
     if (verdict.ok || verdict.kind !== 'unreachable') {
       if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value!);
-      this.verdicts.set(key, verdict);
+      // A signature that verified stays verified for this digest and key Secret version.
+      this.verdicts.set(key, { verdict, until: verdict.ok ? Number.POSITIVE_INFINITY : now + REFUSAL_TTL_MS });
     }
     return verdict;
   }
@@ -120,7 +125,6 @@ export class CosignVerifier implements ArtifactVerify {
 
   private async cosign(dir: string, args: string[]): Promise<{ outcome: CosignOutcome; identity?: string }> {
     const timeoutMs = this.opts.timeoutMs ?? TIMEOUT_MS;
-    this.opts.onRun?.();
     const started = Date.now();
     const result = await execa(this.opts.cosignBin, args, {
       env: { HOME: dir, DOCKER_CONFIG: dir, PATH: '/usr/bin:/bin', TUF_ROOT: join(dir, 'tuf') },
