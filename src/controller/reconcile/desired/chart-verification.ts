@@ -1,4 +1,5 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
+import type { ArtifactVerification } from '../../../api/verification.js';
 import { apiErrorMessage, isForbidden, isNotFound } from '../../../core/kube/errors.js';
 import type { KubeReads } from '../ports/context.js';
 import { cosignKeysFrom, VerificationKeyError, type CosignKey } from '../../charts/verify/cosign-keys.js';
@@ -33,27 +34,13 @@ export async function verifyChart(
   if (!ociRef || !source.chartDigest) return failed(`${verify.provider} verifies oci:// charts only`);
   if (verify.provider === 'notation') return failed('notation is not supported by this controller; use cosign');
   if (!ports.verifier) return failed('cosign is not available in this controller (COSIGN_BIN)');
-  let keys: CosignKey[] = [];
-  let keySecret: { namespace: string; name: string; resourceVersion: string } | undefined;
-  if (verify.secretRef) {
-    const read = await readKeySecret(ports.kube, namespace, verify.secretRef.name);
-    if (typeof read === 'string') return failed(read);
-    try {
-      keys = cosignKeysFrom(read.data, `Secret ${namespace}/${verify.secretRef.name} (spec.chart.verify.secretRef)`);
-    } catch (error) {
-      if (error instanceof VerificationKeyError) return failed(error.message);
-      throw error;
-    }
-    keySecret = { namespace, name: verify.secretRef.name, resourceVersion: read.resourceVersion };
-  } else if (!verify.matchOIDCIdentity?.length) {
-    return failed('cosign needs secretRef (public keys) or matchOIDCIdentity (keyless)');
-  }
+  const keys = await readVerificationKeys(ports.kube, namespace, verify, 'spec.chart.verify');
+  if (typeof keys === 'string') return failed(keys);
   const verdict = await ports.verifier.verify({
     repository: ociRef.replace(/^oci:\/\//, ''),
     digest: source.chartDigest,
     verify,
-    keys,
-    ...(keySecret ? { keySecret } : {}),
+    ...keys,
     access: source.chartSource.access,
   });
   if (verdict.ok) return { ok: true, signedBy: verdict.signedBy };
@@ -61,13 +48,27 @@ export async function verifyChart(
   return failed(verdict.message);
 }
 
-async function readKeySecret(kube: KubeReads, namespace: string, name: string): Promise<{ data: Record<string, string>; resourceVersion: string } | string> {
+/**
+ * The keys of a cosign verify's Secret, read with the clients given (the release's identity), and
+ * the Secret's resourceVersion the verdict is kept under; keyless (no secretRef): none. A string:
+ * why they cannot be used, naming the Secret and `field`, never a key.
+ */
+export async function readVerificationKeys(
+  kube: KubeReads,
+  namespace: string,
+  verify: ArtifactVerification,
+  field: string,
+): Promise<{ keys: CosignKey[]; keySecret?: { namespace: string; name: string; resourceVersion: string } } | string> {
+  if (!verify.secretRef) return verify.matchOIDCIdentity?.length ? { keys: [] } : 'cosign needs secretRef (public keys) or matchOIDCIdentity (keyless)';
+  const name = verify.secretRef.name;
+  const where = `Secret ${namespace}/${name} (${field}.secretRef)`;
   try {
     const secret = await kube.core.readNamespacedSecret({ namespace, name });
-    return { data: secret.data ?? {}, resourceVersion: secret.metadata?.resourceVersion ?? '' };
+    return { keys: cosignKeysFrom(secret.data ?? {}, where), keySecret: { namespace, name, resourceVersion: secret.metadata?.resourceVersion ?? '' } };
   } catch (error) {
-    if (isNotFound(error)) return `Secret ${namespace}/${name} (spec.chart.verify.secretRef) not found`;
-    if (isForbidden(error)) return `Secret ${namespace}/${name} (spec.chart.verify.secretRef) may not be read: ${apiErrorMessage(error)}`;
+    if (isNotFound(error)) return `${where} not found`;
+    if (isForbidden(error)) return `${where} may not be read: ${apiErrorMessage(error)}`;
+    if (error instanceof VerificationKeyError) return error.message;
     throw error;
   }
 }
