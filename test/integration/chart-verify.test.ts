@@ -44,7 +44,7 @@ describe('signed OCI charts (cosign)', () => {
   const pushed = async (label: string) => {
     const url = registryPath(env.ociRegistry.url, uniqueName(label));
     await pushUnicorn(env, url, '1.0.0');
-    return { url, ref: await ociReference(url, '1.0.0') };
+    return { url, ref: await ociReference(`${url}/unicorn`, '1.0.0') };
   };
   const eventsOf = async (name: string, reason: string) =>
     (await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items.filter((e) => e.reason === reason);
@@ -72,7 +72,7 @@ describe('signed OCI charts (cosign)', () => {
     await cosignSign(team, ref);
     await waitForReconciled(kubeConfig, namespace, 'tampered', await declare('tampered', chart(url), '1s'));
     await pushRepackaged(env, url, '3.0.0', '1.0.0');
-    const tampered = await ociReference(url, '1.0.0');
+    const tampered = await ociReference(`${url}/unicorn`, '1.0.0');
     expect(tampered).not.toBe(ref);
     const ready = await waitForReadyCondition(kubeConfig, namespace, 'tampered', 'VerificationFailed', 30_000);
     expect(ready.message).toBe(`${namespace}/tampered: chart ${tampered} failed verification (cosign: no signature)`);
@@ -83,7 +83,7 @@ describe('signed OCI charts (cosign)', () => {
     expect(await eventsOf('tampered', 'VerificationFailed')).toHaveLength(1);
     // The next good artifact proceeds: the fix, signed, pushed over the same tag.
     await pushRepackaged(env, url, '2.0.0', '1.0.0');
-    await cosignSign(team, await ociReference(url, '1.0.0'));
+    await cosignSign(team, await ociReference(`${url}/unicorn`, '1.0.0'));
     await waitForReadyCondition(kubeConfig, namespace, 'tampered', 'UpgradeSucceeded', 30_000);
     expect((await storage.history(namespace, 'tampered')).deployed).toMatchObject({ revision: 2, appVersion: '2.0.0-as-1.0.0' });
   });
