@@ -1,4 +1,6 @@
 import type { HelmRelease, ImageUpdate } from '../../api/helmrelease.js';
+import { parseDuration } from '../../api/duration.js';
+import { IMAGE_UPDATE_DEFAULTS } from '../../api/image-updates.js';
 import type { ChartAccess } from '../charts/chart-access.js';
 import type { ArtifactVerify } from '../charts/verify/cosign-verifier.js';
 import { readVerificationKeys } from '../reconcile/desired/chart-verification.js';
@@ -29,7 +31,9 @@ export function imageSignatureChecker(deps: ReleaseReadsDeps & { verifier?: Arti
       `spec.imageUpdates (${update.repository}).verify`,
     );
     if (typeof keys === 'string') return { kind: 'refused', why: keys };
-    const verdict = await deps.verifier.verify({ repository: update.repository, digest, verify, ...keys, access });
+    // A refusal is asked again at the update's next listing: a signature pushed after its image is found then.
+    const refusalTtlMs = parseDuration(update.interval ?? IMAGE_UPDATE_DEFAULTS.interval);
+    const verdict = await deps.verifier.verify({ repository: update.repository, digest, verify, ...keys, access, refusalTtlMs });
     if (verdict.ok) return { kind: 'signed', signedBy: verdict.signedBy };
     return verdict.kind === 'unreachable' ? { kind: 'unknown', why: verdict.message } : { kind: 'refused', why: verdict.message };
   };

@@ -19,6 +19,8 @@ export interface VerifyRequest {
   keySecret?: { namespace: string; name: string; resourceVersion: string };
   /** The registry credentials and TLS material the artifact is pulled with: cosign uses the same. */
   access: ChartAccess;
+  /** How long a refusal holds before cosign is asked again (the release's interval): a signature pushed just after its artifact is then found. */
+  refusalTtlMs?: number;
 }
 
 /** `signedBy`: the key's name in the Secret, or the certificate's identity (keyless). */
@@ -33,7 +35,7 @@ const TIMEOUT_MS = 60_000;
 const MAX_OUTPUT = 1024 * 1024;
 /** Verdicts kept: one per artifact digest, settings and key Secret version. */
 const MAX_VERDICTS = 2048;
-/** A refusal is looked at again after this: a signature pushed later for the same digest is then found. */
+/** A refusal is looked at again after this unless the request says (its interval): a signature pushed later is then found. */
 const REFUSAL_TTL_MS = 10 * 60_000;
 
 /**
@@ -42,7 +44,8 @@ const REFUSAL_TTL_MS = 10 * 60_000;
  * (a docker config.json) are 0600 files in a private folder removed afterwards; the child's
  * environment is its own (HOME and DOCKER_CONFIG point there), so cosign finds nothing of the
  * controller's. A verdict is kept by verdictCacheKey: a verified release at rest runs no cosign; a
- * refusal is asked again after REFUSAL_TTL_MS (a signature pushed later); an unreachable registry
+ * refusal is asked again after the release's interval (a signature pushed after its artifact, as
+ * `helm push` then `cosign sign` do); an unreachable registry
  * is not a verdict and is tried again at the next pass.
  */
 export class CosignVerifier implements ArtifactVerify {
@@ -70,7 +73,7 @@ export class CosignVerifier implements ArtifactVerify {
     if (verdict.ok || verdict.kind !== 'unreachable') {
       if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value!);
       // A signature that verified stays verified for this digest and key Secret version.
-      this.verdicts.set(key, { verdict, until: verdict.ok ? Number.POSITIVE_INFINITY : now + REFUSAL_TTL_MS });
+      this.verdicts.set(key, { verdict, until: verdict.ok ? Number.POSITIVE_INFINITY : now + (request.refusalTtlMs ?? REFUSAL_TTL_MS) });
     }
     return verdict;
   }

@@ -1,5 +1,6 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import type { ArtifactVerification } from '../../../api/verification.js';
+import { releaseTarget } from '../../../core/release/release-target.js';
 import { apiErrorMessage, isForbidden, isNotFound } from '../../../core/kube/errors.js';
 import type { KubeReads } from '../ports/context.js';
 import { cosignKeysFrom, VerificationKeyError, type CosignKey } from '../../charts/verify/cosign-keys.js';
@@ -42,6 +43,7 @@ export async function verifyChart(
     verify,
     ...keys,
     access: source.chartSource.access,
+    refusalTtlMs: releaseTarget(release).intervalMs,
   });
   if (verdict.ok) return { ok: true, signedBy: verdict.signedBy };
   if (verdict.kind === 'unreachable') return { ok: false, problem: 'chart', message: `${namespace}/${name}: chart ${artifact}: ${verdict.message}` };
