@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { BoundedDuration, celRules, LocalObjectName } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
 import { GitVerification } from './verification.js';
+import { ProxySecretRef } from './chart-fetch.js';
 
 /** spec.chart.git of the HelmRelease API: a chart from a Git repository (docs/git-charts.md). */
 
@@ -103,6 +104,7 @@ export const GitChartSource = Type.Object(
           "A Secret in this namespace, read as the HelmRelease's identity: `username` + `password` (https://; a token goes in password), or `identity` (an SSH private key) + `known_hosts` (ssh://, required: host keys are always checked).",
       }),
     ),
+    proxySecretRef: Type.Optional(ProxySecretRef),
     dependencies: Type.Optional(
       Type.Array(GitChartDependencyRepository, {
         maxItems: 20,

@@ -11,6 +11,7 @@ import { DependencyReference } from './dependency.js';
 import { HealthCheckExprs } from './health-checks.js';
 import { ApprovalSpec, ImageUpdate } from './image-updates.js';
 import { ArtifactVerification } from './verification.js';
+import { LayerSelector, ProxySecretRef, SemverFilter } from './chart-fetch.js';
 
 /**
  * The HelmRelease API: one TypeBox source gives the TypeScript types (Static<>) and the CRD's
@@ -77,6 +78,9 @@ export const ChartRef = Type.Object(
       Type.Boolean({ description: 'A valuesFiles entry the chart does not have is skipped instead of an error. Default: false.' }),
     ),
     verify: Type.Optional(ArtifactVerification),
+    proxySecretRef: Type.Optional(ProxySecretRef),
+    layerSelector: Type.Optional(LayerSelector),
+    semverFilter: Type.Optional(SemverFilter),
   },
   {
     description: 'Where the chart comes from.',
@@ -93,9 +97,14 @@ export const ChartRef = Type.Object(
         fieldPath: '.verify',
       },
       {
-        rule: '!has(self.git) || (!has(self.version) && !has(self.secretRef) && !has(self.certSecretRef))',
+        rule: "!has(self.layerSelector) || (has(self.repository) && self.repository.startsWith('oci://'))",
+        message: 'layerSelector is for oci:// repositories',
+        fieldPath: '.layerSelector',
+      },
+      {
+        rule: '!has(self.git) || (!has(self.version) && !has(self.secretRef) && !has(self.certSecretRef) && !has(self.proxySecretRef) && !has(self.semverFilter))',
         message:
-          "a git chart's version is its Chart.yaml's, and its credentials are in git.secretRef: version, secretRef and certSecretRef are for repositories",
+          "a git chart's version is its Chart.yaml's, and its credentials and proxy are in git: version, semverFilter, secretRef, certSecretRef and proxySecretRef are for repositories",
       },
       {
         rule: "!has(self.verify) || self.verify.provider != 'pgp' || (has(self.repository) && self.repository.matches('^https?://'))",

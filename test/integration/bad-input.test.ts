@@ -40,6 +40,16 @@ describe('bad input', () => {
       want: /give exactly one of repository \(with name\) or git/,
     },
     {
+      name: 'other-layer',
+      spec: { chart: { repository: 'oci://registry.example.test/charts', name: 'unicorn', layerSelector: { mediaType: 'application/vnd.example.manifests' } } },
+      want: /spec.chart.layerSelector.mediaType: Invalid value.*helm installs only the chart layer/,
+    },
+    {
+      name: 'layer-of-http',
+      spec: { chart: { ...chart(), layerSelector: { mediaType: 'application/vnd.cncf.helm.chart.content.v1.tar+gzip' } } },
+      want: /layerSelector is for oci:\/\/ repositories/,
+    },
+    {
       name: 'git-two-refs',
       spec: { chart: { name: 'unicorn', git: { url: 'https://git.example.test/c.git', ref: { branch: 'main', tag: 'v1' } } } },
       want: /spec.chart.git.ref: Invalid value.*give at most one of branch, tag, semver, commit/,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ADOPT_FROM_FLUX_ANNOTATION, ADOPT_RELEASE_ANNOTATION } from '../../src/api/annotations.js';
-import { parseImportArgs } from '../../src/cli/commands/import.js';
+import { parseImportArgs, releasesInNamespace } from '../../src/cli/commands/import.js';
 import { FLUX_FIELDS, renderFieldTable } from '../../src/cli/import/flux/field-table.js';
 import { indexSources, type FluxObject } from '../../src/cli/import/flux/flux-objects.js';
 import { fluxReleaseTarget, mapFluxRelease, shortenName } from '../../src/cli/import/flux/map-release.js';
@@ -249,16 +249,73 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
       name: 'redis',
       version: '18.1.0',
       secretRef: { name: 'ghcr' },
+      // helm's chart layer: carried as it is.
+      layerSelector: { mediaType: 'application/vnd.cncf.helm.chart.content.v1.tar+gzip', operation: 'copy' },
       verify: { provider: 'cosign', secretRef: { name: 'redis-keys' } },
     });
+    expect(notes.map((n) => n.path)).toEqual(expect.arrayContaining(['OCIRepository apps/redis spec.ref.digest', 'OCIRepository apps/redis spec.interval']));
+    expect(notes.map((n) => n.path)).not.toContain('OCIRepository apps/redis spec.layerSelector');
     expect(notes.map((n) => n.path)).not.toContain('OCIRepository apps/redis spec.verify');
-    expect(notes.map((n) => n.path)).toEqual(
-      expect.arrayContaining([
-        'OCIRepository apps/redis spec.ref.digest',
-        'OCIRepository apps/redis spec.layerSelector',
-        'OCIRepository apps/redis spec.interval',
-      ]),
+  });
+
+  it('proxySecretRef (every source kind), semverFilter; a layerSelector of another layer is reported, not carried', () => {
+    const yaml = `
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: OCIRepository
+metadata: { name: web, namespace: apps }
+spec:
+  url: oci://ghcr.io/charts/web
+  ref: { semver: ">=1.0.0-0", semverFilter: ".*-rc.*" }
+  proxySecretRef: { name: corp-proxy }
+  layerSelector: { mediaType: application/vnd.example.manifests.v1.tar+gzip, operation: extract }
+---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata: { name: podinfo, namespace: apps }
+spec: { url: https://charts.example.org, proxySecretRef: { name: corp-proxy } }
+---
+apiVersion: source.toolkit.fluxcd.io/v1
+kind: GitRepository
+metadata: { name: platform, namespace: flux-system }
+spec: { url: https://git.example.org/platform.git, proxySecretRef: { name: corp-proxy } }
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: { name: web, namespace: apps }
+spec: { chartRef: { kind: OCIRepository, name: web } }
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: { name: podinfo, namespace: apps }
+spec: { chart: { spec: { chart: podinfo, sourceRef: { kind: HelmRepository, name: podinfo } } } }
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: { name: platform, namespace: apps }
+spec: { chart: { spec: { chart: ./charts/platform, sourceRef: { kind: GitRepository, name: platform, namespace: flux-system } } } }
+`;
+    const objs = parseFluxYaml(yaml, 'proxy.yaml');
+    const index = indexSources(objs, 'default');
+    const map = (name: string) =>
+      mapFluxRelease(
+        objs.find((o) => o.kind === 'HelmRelease' && o.metadata.name === name)!,
+        index,
+      );
+    const web = map('web');
+    expect(web.release?.spec.chart).toEqual({
+      repository: 'oci://ghcr.io/charts',
+      name: 'web',
+      version: '>=1.0.0-0',
+      semverFilter: '.*-rc.*',
+      proxySecretRef: { name: 'corp-proxy' },
+    });
+    expect(web.notes.find((n) => n.path === 'OCIRepository apps/web spec.layerSelector')?.reason).toMatch(
+      /cannot be carried: it selects "application\/vnd.example.manifests.v1.tar\+gzip", and the helm CLI installs only the chart layer/,
     );
+    expect(map('podinfo').release?.spec.chart).toMatchObject({ repository: 'https://charts.example.org', proxySecretRef: { name: 'corp-proxy' } });
+    const platform = map('platform');
+    expect(platform.release?.spec.chart.git).toMatchObject({ url: 'https://git.example.org/platform.git', proxySecretRef: { name: 'corp-proxy' } });
+    expect(platform.notes.find((n) => n.path === 'GitRepository flux-system/platform spec.proxySecretRef')).toMatchObject({ attention: true });
   });
 
   it('records kept in the HelmRelease namespace while the release is elsewhere: no handover, and the report says why', () => {
@@ -410,6 +467,28 @@ describe('the command line', () => {
     expect(parseImportArgs(['argo'])).toMatch(/only "flux" can be imported from/);
     expect(parseImportArgs(['flux', '-f'])).toMatch(/-f needs a value/);
     expect(parseImportArgs(['flux', '--bogus'])).toMatch(/unknown argument "--bogus"/);
+  });
+
+  it.each([['flux', '--help'], ['flux', '-h'], ['flux', '-f', 'a.yaml', '--help'], ['--help'], ['help'], []])('%j is the usage, not an error', (...args) => {
+    const parsed = parseImportArgs(args);
+    expect(parsed).toEqual({ help: expect.stringMatching(/^usage: helmcrew import flux /) });
+  });
+
+  it('-n whose files hold releases only elsewhere names what it skipped', () => {
+    const flux = (namespace: string | undefined, name: string) => ({
+      apiVersion: 'helm.toolkit.fluxcd.io/v2',
+      kind: 'HelmRelease',
+      metadata: { name, ...(namespace ? { namespace } : {}) },
+      spec: {},
+    });
+    const picked = releasesInNamespace([flux('apps', 'podinfo'), flux(undefined, 'web'), flux('shop', 'cart')], 'shop', 'default');
+    expect(picked).toEqual({ selected: [flux('shop', 'cart')], skipped: ['apps/podinfo', 'default/web'] });
+    const none = releasesInNamespace([flux('apps', 'podinfo')], 'prod', 'default');
+    expect(renderReport([], { namespace: 'prod', skipped: none.skipped })).toBe(
+      'no Flux HelmRelease in namespace prod (-n); skipped 1 in other namespaces: HelmRelease apps/podinfo\n',
+    );
+    expect(renderReport([], { namespace: 'prod', skipped: [] })).toBe('no Flux HelmRelease found in namespace prod\n');
+    expect(renderReport([])).toBe('no Flux HelmRelease found\n');
   });
 
   it('refuses a document that is not a Kubernetes object', () => {

@@ -35,6 +35,26 @@ describe('castVote', () => {
     expect(verdict.kind === 'refused' && verdict.reply).toMatch(want);
   });
 
+  it.each([
+    { name: 'a member of a listed Team', listed: ['web'], theirs: ['web'], want: 'counted' },
+    { name: 'a member of a listed Team and another', listed: ['web', 'sre'], theirs: ['ops', 'sre'], want: 'counted' },
+    { name: 'no Teams listed: any Team granting approve', listed: undefined, theirs: ['ops'], want: 'counted' },
+    { name: 'an empty list: any Team granting approve', listed: [], theirs: ['ops'], want: 'counted' },
+    { name: 'a member of another Team only', listed: ['web'], theirs: ['ops'], want: 'refused' },
+    { name: 'no Team named with the vote', listed: ['web'], theirs: [], want: 'refused' },
+  ])('spec.approval.teams: $name → $want', ({ listed, theirs, want }) => {
+    expect(castVote(open(), facts({ teams: listed }), vote('ana', { teams: theirs })).kind).toBe(want);
+  });
+
+  it('a member of another Team is told they cannot approve this one, and nothing changes', () => {
+    expect(castVote(open(['ben']), facts({ teams: ['web'] }), vote('ops-olga', { teams: ['ops'] }))).toEqual({
+      kind: 'refused',
+      reply: 'you cannot approve this one: it counts approvals only from members of the Team web (you approve through ops)',
+    });
+    const rejecting = castVote(open(), facts({ teams: ['web', 'sre'] }), vote('olga', { teams: ['ops'], choice: 'reject' }));
+    expect(rejecting.kind === 'refused' && rejecting.reply).toMatch(/only from members of the Teams web, sre/);
+  });
+
   it('a person may not approve their own promotion when two are needed', () => {
     expect(castVote(open(), facts({ proposedBy: 'ana' }), vote('ana'))).toEqual({
       kind: 'refused',

@@ -6,6 +6,7 @@ import type { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { proposalMessages, type Proposal } from '../../core/proposals/proposal.js';
 import { parseProposalActionValue } from '../../core/slack/action-ids.js';
 import { renderProposalMessage, shownState } from '../../core/slack/proposal-message.js';
+import { outsideApprovingTeams } from '../../core/proposals/approval.js';
 import { authorizeProposalVote } from '../../session/authz/authorize-proposal.js';
 import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
 import { releaseAuthzTarget } from '../../session/authz/targets.js';
@@ -61,15 +62,17 @@ export class ProposalVotes {
       subject,
       releaseAuthzTarget(located.release, this.deps.showCluster ? ref.cluster : undefined),
       await this.deps.teams(),
-      proposal.facts.teams,
     );
-    const result = await store.vote(ref.id, { person: actorId, choice, allowed: decision.allowed, at: now });
+    const granting = decision.allowed ? decision.teams : [];
+    const result = await store.vote(ref.id, { person: actorId, choice, allowed: decision.allowed, teams: granting, at: now });
     if (!result) return ctx.reply(textMessage(`There is no proposal ${ref.id} any more; nothing changed.`));
     const { verdict, proposal: after } = result;
     const key = `${namespace}/${name}`;
     if (verdict.kind === 'refused') {
       const why = decision.allowed ? verdict.reply : `${verdict.reply} (${decision.reason})`;
-      if (!decision.allowed) await this.auditRefusal(located, actorId, ctx.channel, choice, proposal, why);
+      // An outsider (no Team, or not one of spec.approval.teams) is audited; a vote not counted otherwise is only logged.
+      if (!decision.allowed || outsideApprovingTeams(after.facts.teams, granting))
+        await this.auditRefusal(located, actorId, ctx.channel, choice, proposal, why);
       else this.deps.log.info({ release: key, proposal: ref.id, actor: actorId, choice }, `vote not counted: ${verdict.reply}`);
       return ctx.reply(textMessage(`Not counted: ${why}.`));
     }

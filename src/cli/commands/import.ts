@@ -27,8 +27,13 @@ interface ImportArgs {
   moveRecords: boolean;
 }
 
-/** Pure: the command line, or a message saying what is wrong with it. */
-export function parseImportArgs(args: readonly string[]): ImportArgs | string {
+/** Asked for the usage (`--help`, `-h`, `help` anywhere): printed on standard output, exit 0. */
+export const IMPORT_HELP = { help: USAGE } as const;
+
+/** Pure: the command line, the usage when asked for, or a message saying what is wrong with it. */
+export function parseImportArgs(args: readonly string[]): ImportArgs | typeof IMPORT_HELP | string {
+  // Before anything else: `import flux --help` (or `import --help`) is a question, not a mistake.
+  if (args.some((arg) => arg === '--help' || arg === '-h') || args[0] === 'help' || args.length === 0) return IMPORT_HELP;
   if (args[0] !== 'flux') return `helmcrew import: only "flux" can be imported from\n${USAGE}`;
   const parsed: ImportArgs = { files: [], apply: false, handover: true, moveRecords: false };
   for (let i = 1; i < args.length; i++) {
@@ -52,13 +57,15 @@ export async function importCommand(args: string[]): Promise<number> {
     console.error(parsed);
     return 2;
   }
+  if ('help' in parsed) {
+    console.log(parsed.help);
+    return 0;
+  }
   const kubeConfig = parsed.apply || parsed.moveRecords || parsed.files.length === 0 ? loadKubeConfig() : undefined;
   const defaultNamespace = parsed.namespace ?? kubeConfig?.getContextObject(kubeConfig.getCurrentContext())?.namespace ?? 'default';
   const objects = parsed.files.length > 0 ? await readFluxFiles(parsed.files) : await readFluxCluster(kubeConfig!, parsed.namespace);
   const sources = indexSources(objects, defaultNamespace);
-  const fluxReleases = objects
-    .filter(isFluxHelmRelease)
-    .filter((flux) => !parsed.namespace || (flux.metadata.namespace ?? defaultNamespace) === parsed.namespace);
+  const { selected: fluxReleases, skipped } = releasesInNamespace(objects.filter(isFluxHelmRelease), parsed.namespace, defaultNamespace);
   const moves = parsed.moveRecords
     ? await moveRecords(kubeConfig!, fluxReleases, defaultNamespace)
     : { moved: new Map<string, number[]>(), refused: new Map<string, string>() };
@@ -68,7 +75,7 @@ export async function importCommand(args: string[]): Promise<number> {
     // Asked to move and could not: not imported, or applying it would install revision 1 beside Flux's history.
     return refused ? { source: result.source, notes: [...result.notes, { path: 'spec.storageNamespace', reason: `records not moved: ${refused}` }] } : result;
   });
-  process.stderr.write(renderReport(results));
+  process.stderr.write(renderReport(results, { namespace: parsed.namespace, skipped }));
   const releases = results.flatMap((r) => (r.release ? [r.release] : []));
   if (parsed.apply) {
     for (const release of releases) {
@@ -80,6 +87,20 @@ export async function importCommand(args: string[]): Promise<number> {
     process.stdout.write(releases.map((release) => stringify(release, { lineWidth: 0 })).join('---\n'));
   }
   return results.length === releases.length ? 0 : 1;
+}
+
+/** Pure: the Flux HelmReleases of `-n` (all without it), and the ones left out, named `namespace/name`. */
+export function releasesInNamespace(
+  fluxReleases: FluxObject[],
+  namespace: string | undefined,
+  defaultNamespace: string,
+): { selected: FluxObject[]; skipped: string[] } {
+  const where = (flux: FluxObject) => flux.metadata.namespace ?? defaultNamespace;
+  if (!namespace) return { selected: fluxReleases, skipped: [] };
+  return {
+    selected: fluxReleases.filter((flux) => where(flux) === namespace),
+    skipped: fluxReleases.filter((flux) => where(flux) !== namespace).map((flux) => `${where(flux)}/${flux.metadata.name}`),
+  };
 }
 
 /** --move-records: each release Flux keeps elsewhere, moved if its Flux HelmRelease is suspended (else Flux would install it again). */

@@ -9,6 +9,8 @@ import { teamPolicy } from '../../session/authz/policy-types.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { readWebConfig, type WebConfig } from '../../web/server/config.js';
 import { startWebServer } from '../../web/server/server.js';
+import { readSessionConfig } from '../../session/flow/config.js';
+import { webSurface } from '../compose/web-surface.js';
 import { untilSignal } from './until-signal.js';
 
 /**
@@ -16,9 +18,12 @@ import { untilSignal } from './until-signal.js';
  * signed-in request, as the bot does for every command: a person removed from a Team loses access at
  * once; Teams are few, one LIST is cheap), Slack for a Slack principal's user groups when a bot token is set.
  */
-export async function startWeb(config: WebConfig, log: Logger, pages: PageRoutes[] = [], env: Record<string, string | undefined> = process.env) {
+export async function startWeb(config: WebConfig, log: Logger, pages?: PageRoutes[], env: Record<string, string | undefined> = process.env) {
   const redis = connectRedis(config.redisUrl, { maxRetriesPerRequest: 2 });
-  const teamApi = new TeamApi(slimKubeClients(connectKube(config.kubeconfig)));
+  const rest = connectKube(config.kubeconfig);
+  const teamApi = new TeamApi(slimKubeClients(rest));
+  // The release pages and the verbs of chat, unless a caller (a test) mounts its own.
+  const surface = pages ? undefined : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log);
   const shared = SHARED_ENV.in(env);
   const botToken = shared.raw('SLACK_BOT_TOKEN');
   const apiUrl = shared.raw('SLACK_API_URL');
@@ -31,16 +36,18 @@ export async function startWeb(config: WebConfig, log: Logger, pages: PageRoutes
       teams: async () => (await teamApi.list()).items.map(teamPolicy),
       slackUserGroups: groups ? (user) => groups.of(user) : undefined,
       log,
-      pages,
+      pages: pages ?? surface!.pages,
     });
     return {
       address: server.address,
       stop: async () => {
         await server.close();
+        await surface?.stop();
         redis.disconnect();
       },
     };
   } catch (error) {
+    await surface?.stop();
     redis.disconnect();
     throw error;
   }

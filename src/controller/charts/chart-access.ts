@@ -3,6 +3,7 @@ import type { ChartRef } from '../../api/helmrelease.js';
 import { inspect } from 'node:util';
 import type { ChartAccess } from '../../core/release/desired-release.js';
 import type { RepositoryTls } from './guarded-get.js';
+import { proxyAccessFrom, proxySecrets } from './proxy-access.js';
 import { ChartNotFoundError, RepositoryUnreachableError } from './repository-errors.js';
 
 /**
@@ -19,7 +20,7 @@ export class ChartAccessError extends ChartNotFoundError {
 export const ANONYMOUS: ChartAccess = { insecure: false, cacheKey: 'anonymous' };
 
 export function needsSecrets(chart: ChartRef): boolean {
-  return !!chart.secretRef || !!chart.certSecretRef;
+  return !!chart.secretRef || !!chart.certSecretRef || !!chart.proxySecretRef;
 }
 
 /** Pure: the data of the two Secrets (base64 as the API gives it) as a ChartAccess. */
@@ -28,6 +29,7 @@ export function chartAccessFrom(opts: {
   namespace: string;
   secretData?: Record<string, string>;
   certData?: Record<string, string>;
+  proxyData?: Record<string, string>;
   /** Where the Secrets are named, for messages: `spec.chart` (default) or `spec.chart.git.dependencies[0]`. */
   field?: string;
 }): ChartAccess {
@@ -61,7 +63,13 @@ export function chartAccessFrom(opts: {
     access.tls = tls;
     hash.update(access.certSecret).update('\0').update(JSON.stringify(raw));
   }
-  access.cacheKey = chart.secretRef || chart.certSecretRef ? hash.digest('hex').slice(0, 32) : `anonymous${chart.insecure ? '-plain' : ''}`;
+  const proxyRef = chart.proxySecretRef;
+  if (proxyRef) {
+    access.proxy = proxyAccessFrom(opts.proxyData ?? {}, `${namespace}/${proxyRef.name}`, field);
+    // Another proxy is another answer's path, not another answer: still its own cache entry, as credentials are.
+    hash.update('proxy\0').update(JSON.stringify(opts.proxyData ?? {}));
+  }
+  access.cacheKey = chart.secretRef || chart.certSecretRef || proxyRef ? hash.digest('hex').slice(0, 32) : `anonymous${chart.insecure ? '-plain' : ''}`;
   return opaque(access);
 }
 
@@ -118,6 +126,7 @@ export function accessSecrets(access: ChartAccess): string[] {
   if (access.basic) out.push(access.basic.password, Buffer.from(`${access.basic.username}:${access.basic.password}`).toString('base64'));
   for (const login of access.registryLogins?.values() ?? []) out.push(login.password, Buffer.from(`${login.username}:${login.password}`).toString('base64'));
   if (access.tls?.key) out.push(access.tls.key.toString('utf8'));
+  out.push(...proxySecrets(access.proxy));
   return out;
 }
 

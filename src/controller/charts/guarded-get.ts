@@ -3,6 +3,9 @@ import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage 
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { decideRepositoryHost, type HostPolicy } from './host-policy.js';
+import type { ProxyAccess } from '../../core/release/desired-release.js';
+import { proxyRoute } from './proxy-route.js';
+import { proxyRefused } from './proxy-access.js';
 import { IndexTooLargeError, RepositoryNotAllowedError, RepositoryUnreachableError } from './repository-errors.js';
 
 /** TLS material for a repository: a private CA to trust, a client certificate. PEM. */
@@ -23,6 +26,8 @@ export interface GuardedGetOptions {
   headers?: Record<string, string>;
   tls?: RepositoryTls;
   method?: 'GET' | 'HEAD';
+  /** proxySecretRef: every hop goes through it, the host policy still applied to the target (proxy-route.ts). */
+  proxy?: ProxyAccess;
 }
 
 /** What came back: the caller decides what a status means (and never puts it in a message). */
@@ -47,6 +52,11 @@ export async function checkRepositoryHost(policy: HostPolicy, repository: string
   const decision = decideRepositoryHost(policy, host, addresses.map((a) => a.address));
   if (!decision.allowed) throw new RepositoryNotAllowedError(repository, decision.why);
   return addresses;
+}
+
+/** Every address of `host`, unchecked (proxy-route.ts checks them). */
+function lookupAll(host: string): Promise<LookupAddress[]> {
+  return new Promise((resolve, reject) => dnsLookup(host, { all: true }, (error, found) => (error ? reject(error) : resolve(found))));
 }
 
 /** GET that wants a 200 and its body; anything else is the one generic failure. */
@@ -85,7 +95,12 @@ async function requestOnce(url: URL, opts: GuardedGetOptions, sameOrigin: boolea
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new RepositoryNotAllowedError(opts.repository, `${url.protocol} is not http or https`);
   const host = urlHost(url);
   // Node connects to an address literal without calling `lookup`: check it here.
-  if (isIP(host)) await checkRepositoryHost(opts.policy, opts.repository, host);
+  if (isIP(host) && !opts.proxy) await checkRepositoryHost(opts.policy, opts.repository, host);
+  const tls = url.protocol === 'https:' && opts.tls ? { ca: opts.tls.ca, ...(sameOrigin ? { cert: opts.tls.cert, key: opts.tls.key } : {}) } : {};
+  const checked = (name: string) => checkRepositoryHost(opts.policy, opts.repository, name);
+  const viaProxy = opts.proxy
+    ? await proxyRoute({ url, host, policy: opts.policy, repository: opts.repository, proxy: opts.proxy, resolve: lookupAll, tls, timeoutMs: opts.timeoutMs })
+    : undefined;
   return new Promise<Hop>((resolve, reject) => {
     let settled = false;
     const finish = (error: Error | undefined, hop?: Hop) => {
@@ -98,18 +113,19 @@ async function requestOnce(url: URL, opts: GuardedGetOptions, sameOrigin: boolea
       } else resolve(hop!);
     };
     const lookup = (_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-      checkRepositoryHost(opts.policy, opts.repository, host).then(
+      checked(host).then(
         (addresses) => (options.all ? callback(null, addresses) : callback(null, addresses[0]!.address, addresses[0]!.family)),
         (error: Error) => callback(error),
       );
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     // The client certificate, like the password, only for the origin it was given for; the CA for every hop.
-    const tls = url.protocol === 'https:' && opts.tls ? { ca: opts.tls.ca, ...(sameOrigin ? { cert: opts.tls.cert, key: opts.tls.key } : {}) } : {};
     // agent: false: a fresh connection, so every request passes the lookup (and its policy) again.
     const options = { method: opts.method ?? 'GET', agent: false as const, lookup: lookup as never, headers: hopHeaders(opts, sameOrigin), ...tls };
-    const req = send(url, options, (res: IncomingMessage) => {
+    const onResponse = (res: IncomingMessage) => {
       const status = res.statusCode ?? 0;
+      // The proxy's own answer about its credentials (plain http targets; CONNECT's is in proxy-route.ts).
+      if (opts.proxy && status === 407) return finish(proxyRefused(opts.proxy));
       if (status >= 300 && status < 400 && status !== 304 && res.headers.location) {
         res.resume();
         return finish(undefined, { kind: 'redirect', location: res.headers.location });
@@ -124,7 +140,13 @@ async function requestOnce(url: URL, opts: GuardedGetOptions, sameOrigin: boolea
       });
       res.on('end', () => finish(undefined, { kind: 'response', response: { status, headers: res.headers, body: Buffer.concat(chunks) } }));
       res.on('error', () => finish(new RepositoryUnreachableError(opts.repository)));
-    });
+    };
+    const req = viaProxy
+      ? url.protocol === 'https:'
+        ? // A tunnelled socket of its own: no agent, so Node takes createConnection.
+          httpsRequest(url, { method: options.method, headers: options.headers, ...viaProxy }, onResponse)
+        : httpRequest({ ...viaProxy, method: options.method, agent: false, headers: { ...options.headers, ...viaProxy.headers } }, onResponse)
+      : send(url, options, onResponse);
     // Every socket-level failure (TLS ones included) becomes the one generic message; the policy refusal stays itself.
     req.on('error', (error) => finish(error instanceof RepositoryNotAllowedError ? error : new RepositoryUnreachableError(opts.repository)));
     const deadline = setTimeout(() => finish(new RepositoryUnreachableError(opts.repository)), opts.timeoutMs);

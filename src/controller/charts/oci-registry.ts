@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { HELM_CHART_LAYER } from '../../api/chart-fetch.js';
 import { accessRefused, credentialsFor, type ChartAccess } from './chart-access.js';
 import { guardedRequest, type GuardedGetOptions, type GuardedResponse } from './guarded-get.js';
 import type { HostPolicy } from './host-policy.js';
@@ -99,9 +100,24 @@ export class OciRegistryClient {
     return digest;
   }
 
+  /**
+   * The chart archive of the manifest `digest`: its helm chart layer's blob, checked against the
+   * layer's digest. For a source with a proxy, so the pull passes the proxy and the host policy as
+   * the tag list did (helm would ask the proxy by name, and never for a loopback registry).
+   */
+  async chartArchive(repository: string, chart: OciChartRef, access: ChartAccess, digest: string): Promise<Buffer> {
+    const manifest = await this.get(repository, chart, access, `${chart.base}/v2/${chart.name}/manifests/${digest}`, { accept: MANIFEST_TYPES });
+    if (manifest.status !== 200) throw new ChartNotFoundError(`the registry ${repository} has no manifest ${digest} of chart "${chart.name}"`);
+    const layer = chartLayerOf(parseJson(manifest.body), repository);
+    const blob = await this.get(repository, chart, access, `${chart.base}/v2/${chart.name}/blobs/${layer}`, { accept: '*/*' });
+    if (blob.status !== 200) throw new RepositoryUnreachableError(repository);
+    if (`sha256:${createHash('sha256').update(blob.body).digest('hex')}` !== layer) throw new ChartNotFoundError(`the chart layer ${layer} from ${repository} does not match its digest`);
+    return blob.body;
+  }
+
   /** One call, answering the registry's challenge when it sends one. */
   private async get(repository: string, chart: OciChartRef, access: ChartAccess, url: string, headers: Record<string, string>, method: 'GET' | 'HEAD' = 'GET'): Promise<GuardedResponse> {
-    const opts: GuardedGetOptions = { ...this.options, repository, headers, tls: access.tls, method };
+    const opts: GuardedGetOptions = { ...this.options, repository, headers, tls: access.tls, method, ...(access.proxy ? { proxy: access.proxy } : {}) };
     const memo = `${chart.base}/${chart.name}|${access.cacheKey}`;
     const known = this.remembered.get(memo);
     let first: GuardedResponse;
@@ -140,7 +156,7 @@ export class OciRegistryClient {
     if (params.service) url.searchParams.set('service', params.service);
     url.searchParams.set('scope', params.scope ?? `repository:${chart.name}:pull`);
     const headers: Record<string, string> = { accept: 'application/json', ...(login ? { authorization: basicAuth(login) } : {}) };
-    const res = await guardedRequest(url.href, { ...this.options, repository, headers, tls: access.tls });
+    const res = await guardedRequest(url.href, { ...this.options, repository, headers, tls: access.tls, ...(access.proxy ? { proxy: access.proxy } : {}) });
     if (res.status === 401 || res.status === 403) throw accessRefused(repository, access);
     const body = parseJson(res.body) as { token?: unknown; access_token?: unknown; expires_in?: unknown } | undefined;
     const token = body?.token ?? body?.access_token;
@@ -161,6 +177,14 @@ const basicAuth = (login: { username: string; password: string }) => `Basic ${Bu
 function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
+}
+
+/** Pure: the digest of a manifest's helm chart layer (the only layer helm installs). */
+export function chartLayerOf(manifest: unknown, repository: string): string {
+  const layers = (manifest as { layers?: Array<{ mediaType?: unknown; digest?: unknown }> } | undefined)?.layers ?? [];
+  const chart = layers.find((l) => l.mediaType === HELM_CHART_LAYER && typeof l.digest === 'string' && /^sha256:[0-9a-f]{64}$/.test(l.digest));
+  if (!chart) throw new ChartNotFoundError(`the artifact in ${repository} has no helm chart layer (${HELM_CHART_LAYER})`);
+  return chart.digest as string;
 }
 
 /** Pure: `Bearer realm="…",service="…",scope="…"` → scheme and parameters. */

@@ -22,9 +22,9 @@ export interface ResolvedOciChart {
  */
 export async function resolveOciChart(
   deps: { client: OciRegistryClient; tags: FreshCache<string[]>; digests: FreshCache<string> },
-  query: { repository: string; chart: string; constraint: string | undefined; access: ChartAccess; maxAgeMs: number; pinned?: string },
+  query: { repository: string; chart: string; constraint: string | undefined; access: ChartAccess; maxAgeMs: number; pinned?: string; semverFilter?: string },
 ): Promise<ResolvedOciChart> {
-  const { repository, chart, constraint, access, maxAgeMs, pinned } = query;
+  const { repository, chart, constraint, access, maxAgeMs, pinned, semverFilter } = query;
   const where = ociChartRef(repository, chart, access.insecure);
   const scope = `${where.base}/${where.name}|${access.cacheKey}`;
   const listVersions = async () => (await deps.tags.get(scope, maxAgeMs, () => deps.client.tags(repository, where, access), weighStrings)).map(tagToVersion);
@@ -33,11 +33,11 @@ export async function resolveOciChart(
   if (pinned) {
     // An approved or held version (issue 35): its own digest; the range's pick from the same tag list.
     version = pinned.trim();
-    newest = constraint && valid(constraint) ? undefined : newestOrNone(await listVersions(), chart, constraint);
+    newest = constraint && valid(constraint) ? undefined : newestOrNone(await listVersions(), chart, constraint, semverFilter);
   } else if (constraint && valid(constraint)) {
     version = constraint.trim();
   } else {
-    version = pickChartVersion(await listVersions(), chart, constraint);
+    version = pickChartVersion(await listVersions(), chart, constraint, semverFilter);
   }
   const tag = versionToTag(version);
   const digest = await deps.digests.get(`${scope}:${tag}`, maxAgeMs, () => deps.client.digest(repository, where, access, tag), () => 256);

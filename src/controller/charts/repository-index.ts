@@ -5,7 +5,7 @@ import { FreshCache } from './fresh-cache.js';
 import { checkRepositoryHost, guardedRequest, urlHost } from './guarded-get.js';
 import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, parseHostPolicy, type HostPolicy } from './host-policy.js';
 import { DEFAULT_PARSE_LIMITS, parseIndex, type ChartVersions } from './index-parser.js';
-import { OciRegistryClient } from './oci-registry.js';
+import { ociChartRef, OciRegistryClient } from './oci-registry.js';
 import { resolveOciChart } from './oci-versions.js';
 import { newestOrNone, pickChartVersion } from './pick-version.js';
 import { ChartNotFoundError, RepositoryNotAllowedError, RepositoryUnreachableError } from './repository-errors.js';
@@ -128,11 +128,15 @@ export class RepositoryIndexCache {
     if (repository.startsWith('oci://')) {
       await this.checkHost(repository);
       const deps = { client: this.registry, tags: this.tags, digests: this.digests };
-      const oci = await resolveOciChart(deps, { repository, chart: chart.name, constraint: chart.version, access, maxAgeMs, ...(pinned ? { pinned } : {}) });
+      const query = { repository, chart: chart.name, constraint: chart.version, access, maxAgeMs, semverFilter: chart.semverFilter };
+      const oci = await resolveOciChart(deps, { ...query, ...(pinned ? { pinned } : {}) });
       return { version: oci.version, digest: oci.digest, ociRef: oci.ref, ...(oci.newest ? { newest: oci.newest } : {}) };
     }
     // spec.chart.verify pgp downloads the archive and its .prov itself: it needs the archive's URL.
-    return this.resolveHttp(repository, chart.name, chart.version, access, maxAgeMs, pinned, chart.verify?.provider === 'pgp');
+    return this.resolveHttp(repository, chart.name, chart.version, access, maxAgeMs, pinned, {
+      wantUrls: chart.verify?.provider === 'pgp',
+      ...(chart.semverFilter ? { semverFilter: chart.semverFilter } : {}),
+    });
   }
 
   /**
@@ -141,6 +145,9 @@ export class RepositoryIndexCache {
    * password and client certificate go only to the repository's own origin, as helm's default.
    */
   async downloadArchive(url: string, repository: string, access: ChartAccess): Promise<Buffer> {
+    // An oci:// reference by digest (a source with a proxy): its chart layer, through the same client as its tags.
+    const byDigest = /^(oci:\/\/.+)\/([^/@]+)@(sha256:[0-9a-f]{64})$/.exec(url);
+    if (byDigest) return this.registry.chartArchive(repository, ociChartRef(repository, byDigest[2]!, access.insecure), access, byDigest[3]!);
     const sameOrigin = new URL(url).origin === new URL(repository).origin;
     const tls = sameOrigin ? access.tls : access.tls?.ca ? { ca: access.tls.ca } : undefined;
     const res = await guardedRequest(url, {
@@ -150,6 +157,7 @@ export class RepositoryIndexCache {
       repository,
       headers: { accept: 'application/gzip, */*;q=0.1', ...(sameOrigin && access.basic ? { authorization: basicAuthorization(access.basic) } : {}) },
       ...(tls ? { tls } : {}),
+      ...(access.proxy ? { proxy: access.proxy } : {}),
     });
     if (res.status === 401 || res.status === 403) throw accessRefused(repository, access);
     if (res.status !== 200) throw new ChartNotFoundError(`could not download the chart archive from ${repository}`);
@@ -179,10 +187,10 @@ export class RepositoryIndexCache {
     access: ChartAccess,
     maxAgeMs: number,
     pinned?: string,
-    wantUrls = false,
+    options: { wantUrls?: boolean; semverFilter?: string } = {},
   ): Promise<ResolvedChart> {
     const base = repository.replace(/\/+$/, '');
-    const keepUrls = wantUrls || !!access.secret || !!access.certSecret;
+    const keepUrls = (options.wantUrls ?? false) || ownsDownload(access);
     const { versions } = await this.indexes.get(
       `${base}|${access.cacheKey}${keepUrls ? '|urls' : ''}`,
       maxAgeMs,
@@ -192,11 +200,11 @@ export class RepositoryIndexCache {
     const listed = versions.get(chart);
     if (pinned) {
       // The pinned version from the same index; what the range picks, for the proposal.
-      const held = await this.resolveHttp(repository, chart, pinned, access, maxAgeMs, undefined, wantUrls);
-      const newest = newestOrNone(listed?.versions, chart, constraint);
+      const held = await this.resolveHttp(repository, chart, pinned, access, maxAgeMs, undefined, { wantUrls: options.wantUrls ?? false });
+      const newest = newestOrNone(listed?.versions, chart, constraint, options.semverFilter);
       return { ...held, ...(newest ? { newest } : {}) };
     }
-    const picked = pickChartVersion(listed?.versions, chart, constraint);
+    const picked = pickChartVersion(listed?.versions, chart, constraint, options.semverFilter);
     // helm downloads the archive from the entry's URL, which may name any host: check those too.
     for (const host of listed?.hosts ?? []) await checkRepositoryHost(this.options.policy, repository, host);
     const written = listed!.urls?.[listed!.versions.indexOf(picked)];
@@ -217,13 +225,23 @@ export class RepositoryIndexCache {
       repository,
       headers,
       tls: access.tls,
+      ...(access.proxy ? { proxy: access.proxy } : {}),
     });
     if (res.status === 304 && previous) return previous;
     if (res.status === 401 || res.status === 403) throw accessRefused(repository, access);
     if (res.status !== 200) throw new RepositoryUnreachableError(repository);
-    // Archive URLs only where the controller downloads archives itself (credentials, a private CA, provenance checks).
+    // Archive URLs only where the controller downloads archives itself (credentials, a private CA, a proxy, provenance checks).
     const versions = await parseIndex(res.body, repository, { ...DEFAULT_PARSE_LIMITS, keepUrls });
     const one = (name: string) => [res.headers[name]].flat()[0];
     return { versions, etag: one('etag'), lastModified: one('last-modified') };
   }
+}
+
+/**
+ * Whether the controller downloads this source's http(s) archives itself instead of helm: with
+ * credentials or a private CA (helm takes them only beside a cached index), and with a proxy, so
+ * the download passes the proxy and the host policy as the index did.
+ */
+export function ownsDownload(access: ChartAccess): boolean {
+  return !!access.secret || !!access.certSecret || !!access.proxy;
 }

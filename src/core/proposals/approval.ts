@@ -1,5 +1,5 @@
-// How votes on a proposal add up (issue 35): distinct people allowed by the Team approve, one
-// Reject ends it, a proposal past its expiry or replaced by a newer one takes no votes, and a
+// How votes on a proposal add up (issue 35): distinct people allowed by the Team approve — only
+// members of spec.approval.teams when it lists Teams — one Reject ends it, a proposal past its expiry or replaced by a newer one takes no votes, and a
 // person who proposed a change (a promotion) may not approve their own when two or more are needed.
 // Pure: the proposal's state and one vote in, the verdict and the next state out.
 
@@ -26,6 +26,8 @@ export interface Vote {
   choice: 'approve' | 'reject';
   /** Whether the Team rules let this person approve here (the `approve` verb, the Team's clusters and namespaces). */
   allowed: boolean;
+  /** The Teams through which the person holds `approve` here; judged against facts.teams. */
+  teams?: readonly string[];
   at: number;
 }
 
@@ -44,6 +46,8 @@ export function castVote(state: ProposalState, facts: ProposalFacts, vote: Vote)
     return { kind: 'expired', state: expired, reply: `this proposal expired at ${new Date(facts.expiresAt).toISOString()}; nothing was changed` };
   }
   if (!vote.allowed) return { kind: 'refused', reply: `you may not ${vote.choice} this change: no Team grants you \`approve\` for this release` };
+  const outsider = outsideApprovingTeams(facts.teams, vote.teams ?? []);
+  if (outsider) return { kind: 'refused', reply: outsider };
   if (vote.choice === 'reject') return { kind: 'rejected', state: { phase: 'rejected', by: vote.person, approvers: state.approvers } };
   if (state.approvers.includes(vote.person))
     return { kind: 'refused', reply: `you approved this already; it needs ${facts.required - state.approvers.length} more, from other people` };
@@ -53,6 +57,17 @@ export function castVote(state: ProposalState, facts: ProposalFacts, vote: Vote)
   const approvers = [...state.approvers, vote.person];
   if (approvers.length >= facts.required) return { kind: 'approved', state: { phase: 'approved', approvers } };
   return { kind: 'counted', state: { phase: 'open', approvers }, still: facts.required - approvers.length };
+}
+
+/**
+ * spec.approval.teams: when the release lists Teams, only their members' votes count — a person
+ * granted `approve` by another Team only is told they cannot approve this one. Undefined: they may.
+ * The one rule every surface's Approve button answers with (Slack now, the web page later).
+ */
+export function outsideApprovingTeams(listed: readonly string[] | undefined, personTeams: readonly string[]): string | undefined {
+  if (!listed?.length || personTeams.some((team) => listed.includes(team))) return undefined;
+  const theirs = personTeams.length ? ` (you approve through ${personTeams.join(', ')})` : '';
+  return `you cannot approve this one: it counts approvals only from members of the Team${listed.length > 1 ? 's' : ''} ${listed.join(', ')}${theirs}`;
 }
 
 /** Why a closed proposal takes no more votes, in the words a person pressing its button reads. */

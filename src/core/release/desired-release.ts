@@ -72,6 +72,14 @@ export interface ChartSource {
  * `spec.chart.certSecretRef`, read as the HelmRelease's identity. Never logged: JSON and inspect
  * show no content (controller/charts/chart-access.ts makes them so).
  */
+/** A proxy for a source's fetches: plain HTTP to it, CONNECT through it to https targets. */
+export interface ProxyAccess {
+  /** "namespace/name" of the Secret, for messages. */
+  secret: string;
+  url: URL;
+  basic?: { username: string; password: string };
+}
+
 export interface ChartAccess {
   /** "namespace/name" of the credentials Secret, for messages. */
   secret?: string;
@@ -84,6 +92,8 @@ export interface ChartAccess {
   tls?: { ca?: Buffer; cert?: Buffer; key?: Buffer };
   /** oci:// only: plain HTTP. */
   insecure: boolean;
+  /** spec.chart.proxySecretRef: every fetch of this source goes through it (controller/charts/proxy-access.ts). */
+  proxy?: ProxyAccess;
   /** Tells one set of credentials from another in cache keys; a hash, never the credentials. */
   cacheKey: string;
 }

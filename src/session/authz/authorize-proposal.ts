@@ -3,12 +3,10 @@ import type { AuthzTarget, Subject, TeamPolicy } from './policy-types.js';
 
 /**
  * Pure: may this person vote on a proposal for `target` (issue 35)? A Team must grant `approve`
- * there (default deny, as every verb); when the release names the Teams that approve
- * (spec.approval.teams), only those Teams count.
+ * there (default deny, as every verb). The decision names every Team that grants it: whether one
+ * of them is among spec.approval.teams is the proposal's own rule (core/proposals/approval.ts,
+ * `outsideApprovingTeams`), judged with the vote, so every surface answers the same.
  */
-export function authorizeProposalVote(subject: Subject, target: AuthzTarget, teams: readonly TeamPolicy[], onlyTeams?: readonly string[]): AuthzDecision {
-  const eligible = onlyTeams?.length ? teams.filter((team) => onlyTeams.includes(team.name)) : teams;
-  const decision = authorize(subject, 'approve', target, eligible);
-  if (decision.allowed || !onlyTeams?.length) return decision;
-  return { allowed: false, reason: `${decision.reason} (this release takes approvals only from the Teams ${onlyTeams.join(', ')})` };
+export function authorizeProposalVote(subject: Subject, target: AuthzTarget, teams: readonly TeamPolicy[]): AuthzDecision {
+  return authorize(subject, 'approve', target, teams);
 }

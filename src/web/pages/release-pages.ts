@@ -3,6 +3,7 @@ import type { Logger } from '../../core/log.js';
 import type { PageRoutes, WebRequestContext } from '../contract.js';
 import { registerEventsRoute } from '../live/events-route.js';
 import { LIVE_SCRIPT } from '../live/live-script.js';
+import { actionVerbsFor, renderActionForms } from '../actions/action-forms.js';
 import { renderLayout } from '../render/layout.js';
 import { renderBanner, renderFleet, renderFreezesPage, renderProposalsPage, renderRelease } from '../render/templates.js';
 import { clusterOfSegment } from '../urls.js';
@@ -78,7 +79,9 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
         if (!release || !maySee(web.principal.subject, web.teams, release, where.cluster))
           return problem(reply, web, 404, 'Release', `no release ${params.namespace}/${params.name} that your Teams let you see`);
         const view = releaseView(await readRelease(deps, where, release, now()), now());
-        const body = renderRelease(view, { ...(deps.proposalActions ? { proposalActions: deps.proposalActions } : {}), csrfToken: web.csrfToken });
+        const forms = actionVerbsFor(web.principal.subject, web.teams, release, where.cluster);
+        const act = renderActionForms(`${request.url.split('?')[0]!.replace(/\/+$/, '')}/plan`, forms);
+        const body = renderRelease(view, { ...(deps.proposalActions ? { proposalActions: deps.proposalActions } : {}), csrfToken: web.csrfToken }) + act;
         const live = where.own
           ? liveAnchor(`/events?${new URLSearchParams({ page: 'release', release: `${params.namespace}/${params.name}` }).toString()}`)
           : '';

@@ -1,3 +1,4 @@
+import { HELM_CHART_LAYER } from '../../../api/chart-fetch.js';
 import { record, sourceKey, text, type FluxObject, type FluxSources } from './flux-objects.js';
 
 /**
@@ -110,7 +111,7 @@ function helmRepositoryChart(source: FluxObject, origin: string, chartName: stri
     return undefined;
   }
   const oci = spec.type === 'oci' || url.startsWith('oci://');
-  notUsed(spec, origin, notes, ['url', 'type', 'secretRef', 'certSecretRef', 'insecure']);
+  notUsed(spec, origin, notes, ['url', 'type', 'secretRef', 'certSecretRef', 'insecure', 'proxySecretRef']);
   return {
     repository: url.replace(/\/+$/, ''),
     name: chartName,
@@ -131,10 +132,9 @@ function ociRepositoryChart(source: FluxObject, origin: string, notes: Note[], n
   const version = text(ref.semver) ?? text(ref.tag);
   if (text(ref.digest))
     notes.push({ path: `${origin} spec.ref.digest`, reason: "handled differently: helmcrew pins the digest a version's tag points at, not a digest given" });
-  if (text(ref.semverFilter)) notes.push({ path: `${origin} spec.ref.semverFilter`, reason: 'helmcrew has no equivalent' });
   if (!version)
     notes.push({ path: `${origin} spec.ref`, reason: 'handled differently: no tag or semver, so helmcrew takes the newest version (Flux: the tag latest)' });
-  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'certSecretRef', 'insecure', 'verify']);
+  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'certSecretRef', 'insecure', 'proxySecretRef', 'layerSelector', 'verify']);
   const verify =
     spec.verify !== undefined ? carriedVerify(spec.verify, `${origin} spec.verify`, notes, namespace, source.metadata.namespace ?? namespace) : undefined;
   return {
@@ -142,6 +142,8 @@ function ociRepositoryChart(source: FluxObject, origin: string, notes: Note[], n
     repository: url.slice(0, cut),
     name: url.slice(cut + 1),
     ...(version ? { version } : {}),
+    ...(text(ref.semverFilter) ? { semverFilter: ref.semverFilter } : {}),
+    ...chartLayer(spec.layerSelector, origin, notes),
     ...credentials(spec, origin, notes, namespace, source),
     ...(spec.insecure === true ? { insecure: true } : {}),
   };
@@ -151,7 +153,7 @@ function gitChart(source: FluxObject, origin: string, path: string | undefined, 
   const spec = record(source.spec);
   const ref = record(spec.ref);
   const carriedRef = gitRef(ref, origin, notes);
-  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'interval', 'verify', 'sparseCheckout', 'recurseSubmodules']);
+  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'interval', 'verify', 'sparseCheckout', 'recurseSubmodules', 'proxySecretRef']);
   const sparse = Array.isArray(spec.sparseCheckout)
     ? spec.sparseCheckout.filter((d): d is string => typeof d === 'string').map((d) => d.replace(/^\.?\/+/, ''))
     : [];
@@ -164,6 +166,7 @@ function gitChart(source: FluxObject, origin: string, path: string | undefined, 
     ...(gitVerify(spec.verify, origin, notes, namespace, source) ?? {}),
     ...(sparse.length ? { sparseCheckout: sparse } : {}),
     ...(spec.recurseSubmodules === true ? { recurseSubmodules: true } : {}),
+    ...(text(record(spec.proxySecretRef).name) ? { proxySecretRef: secretIn(spec.proxySecretRef, origin, 'proxySecretRef', notes, namespace, source) } : {}),
   };
 }
 
@@ -185,7 +188,7 @@ function gitVerify(verify: unknown, origin: string, notes: Note[], namespace: st
 
 function credentials(spec: Record<string, unknown>, origin: string, notes: Note[], namespace: string, source: FluxObject) {
   const out: Record<string, unknown> = {};
-  for (const key of ['secretRef', 'certSecretRef'] as const) {
+  for (const key of ['secretRef', 'certSecretRef', 'proxySecretRef'] as const) {
     if (text(record(spec[key]).name)) out[key] = secretIn(spec[key], origin, key, notes, namespace, source);
   }
   return out;
@@ -264,4 +267,16 @@ function notUsed(spec: Record<string, unknown>, origin: string, notes: Note[], u
         : 'helmcrew has no equivalent';
     notes.push({ path: `${origin} spec.${key}`, reason });
   }
+}
+
+/** OCIRepository layerSelector: carried when it selects helm's chart layer, the only one helm installs. */
+function chartLayer(selector: unknown, origin: string, notes: Note[]): { layerSelector?: Record<string, unknown> } {
+  const { mediaType, operation } = record(selector);
+  if (mediaType === undefined) return {};
+  if (mediaType === HELM_CHART_LAYER) return { layerSelector: { mediaType, ...(operation === 'extract' || operation === 'copy' ? { operation } : {}) } };
+  notes.push({
+    path: `${origin} spec.layerSelector`,
+    reason: `cannot be carried: it selects ${JSON.stringify(mediaType)}, and the helm CLI installs only the chart layer (${HELM_CHART_LAYER})`,
+  });
+  return {};
 }

@@ -1,3 +1,4 @@
+import { HELM_CHART_LAYER } from '../../../api/chart-fetch.js';
 import { toOpenApi } from '../../../api/schema-helpers.js';
 import { HelmReleaseSpec } from '../../../api/helmrelease.js';
 import { schemaKnows, type JsonSchema } from '../schema-fit.js';
@@ -112,9 +113,17 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   { flux: 'HelmRepository spec.secretRef', helmcrew: 'spec.chart.secretRef', note: "The Secret must be in the HelmRelease's namespace." },
   { flux: 'HelmRepository spec.certSecretRef', helmcrew: 'spec.chart.certSecretRef', note: "The Secret must be in the HelmRelease's namespace." },
   { flux: 'HelmRepository spec.insecure', helmcrew: 'spec.chart.insecure', note: 'oci:// only, as in Flux.' },
-  { flux: 'HelmRepository spec.passCredentials', helmcrew: null, note: NO_EQUIVALENT },
+  {
+    flux: 'HelmRepository spec.passCredentials',
+    helmcrew: null,
+    note: "not carried by choice: credentials go only to the repository's own origin (helm's default); an index naming archives elsewhere gets them fetched without.",
+  },
   { flux: 'HelmRepository spec.provider', helmcrew: null, note: `${NO_EQUIVALENT}: no cloud workload identity; use secretRef.` },
-  { flux: 'HelmRepository spec.proxySecretRef', helmcrew: null, note: NO_EQUIVALENT },
+  {
+    flux: 'HelmRepository spec.proxySecretRef',
+    helmcrew: 'spec.chart.proxySecretRef',
+    note: "address, username, password as Flux; the index and archives go through it, the host policy still applied. The Secret must be in the HelmRelease's namespace.",
+  },
   { flux: 'HelmRepository spec.interval, timeout, suspend, accessFrom', helmcrew: null, note: NO_SOURCE_OBJECTS },
   { flux: 'OCIRepository spec.url', helmcrew: 'spec.chart.repository', note: 'The last path segment is spec.chart.name.' },
   { flux: 'OCIRepository spec.ref.tag, spec.ref.semver', helmcrew: 'spec.chart.version', note: 'No ref: the newest version (Flux: the tag latest).' },
@@ -123,14 +132,28 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
     helmcrew: null,
     note: "handled differently: helmcrew pins the digest a version's tag points at, not a digest given.",
   },
-  { flux: 'OCIRepository spec.ref.semverFilter', helmcrew: null, note: NO_EQUIVALENT },
+  {
+    flux: 'OCIRepository spec.ref.semverFilter',
+    helmcrew: 'spec.chart.semverFilter',
+    note: 'A regular expression over the tags before the range (JavaScript syntax; the usual RE2 filters read the same).',
+  },
   { flux: 'OCIRepository spec.secretRef, certSecretRef, insecure', helmcrew: 'spec.chart.secretRef, certSecretRef, insecure', note: '' },
   {
     flux: 'OCIRepository spec.verify',
     helmcrew: 'spec.chart.verify',
     note: 'cosign verified (keys, or keyless matchOIDCIdentity); notation carried but refused.',
   },
-  { flux: 'OCIRepository spec.layerSelector, provider, serviceAccountName', helmcrew: null, note: NO_EQUIVALENT },
+  {
+    flux: 'OCIRepository spec.proxySecretRef',
+    helmcrew: 'spec.chart.proxySecretRef',
+    note: 'Tags, digests and the chart layer go through it (the controller pulls the layer itself).',
+  },
+  {
+    flux: 'OCIRepository spec.layerSelector',
+    helmcrew: 'spec.chart.layerSelector',
+    note: `Only the chart layer (${HELM_CHART_LAYER}), extract or copy: the helm CLI installs nothing else; another media type is reported, not carried.`,
+  },
+  { flux: 'OCIRepository spec.provider, serviceAccountName', helmcrew: null, note: `${NO_EQUIVALENT}: no cloud workload identity; use secretRef.` },
   { flux: 'GitRepository spec.url', helmcrew: 'spec.chart.git.url', note: '' },
   {
     flux: 'GitRepository spec.ref.branch, tag, semver, commit, name',
@@ -139,6 +162,11 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   },
   { flux: 'GitRepository spec.secretRef', helmcrew: 'spec.chart.git.secretRef', note: "The Secret must be in the HelmRelease's namespace." },
   { flux: 'GitRepository spec.interval', helmcrew: 'spec.chart.git.interval', note: '' },
+  {
+    flux: 'GitRepository spec.proxySecretRef',
+    helmcrew: 'spec.chart.git.proxySecretRef',
+    note: "https:// only (git's http.proxy). The Secret must be in the HelmRelease's namespace.",
+  },
   { flux: 'GitRepository spec.verify', helmcrew: 'spec.chart.git.verify', note: "mode and secretRef; the Secret must be in the HelmRelease's namespace." },
   { flux: 'GitRepository spec.sparseCheckout', helmcrew: 'spec.chart.git.sparseCheckout', note: '' },
   { flux: 'GitRepository spec.recurseSubmodules', helmcrew: 'spec.chart.git.recurseSubmodules', note: '' },
@@ -147,8 +175,12 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
     helmcrew: null,
     note: `${NO_EQUIVALENT}: it names other GitRepository objects, and helmcrew has no source objects; an inline second repository would need its own credentials, ref and verification (not built).`,
   },
-  { flux: 'GitRepository spec.ignore, provider, proxySecretRef', helmcrew: null, note: NO_EQUIVALENT },
-  { flux: 'Bucket, ExternalArtifact sources', helmcrew: null, note: NO_EQUIVALENT },
+  { flux: 'GitRepository spec.ignore, provider', helmcrew: null, note: NO_EQUIVALENT },
+  {
+    flux: 'Bucket, ExternalArtifact sources',
+    helmcrew: null,
+    note: `${NO_EQUIVALENT}: helm installs from a repository, a registry or a folder, and helmcrew has no bucket or artifact client; publish the chart to one.`,
+  },
   {
     flux: 'spec.releaseName',
     helmcrew: 'same',

@@ -1,7 +1,7 @@
 import type { ImportResult } from './map-release.js';
 
 /** Pure: the report on standard error, one block per Flux HelmRelease. */
-export function renderReport(results: readonly ImportResult[]): string {
+export function renderReport(results: readonly ImportResult[], filter: { namespace?: string | undefined; skipped?: readonly string[] } = {}): string {
   const lines: string[] = [];
   for (const result of results) {
     const release = result.release;
@@ -13,5 +13,10 @@ export function renderReport(results: readonly ImportResult[]): string {
     if (!result.notes.some((note) => !note.attention)) lines.push('  every field carried');
     for (const note of result.notes) lines.push(`  ${note.attention ? 'check' : 'not carried'}: ${note.path}: ${note.reason}`);
   }
-  return lines.length > 0 ? `${lines.join('\n')}\n` : 'no Flux HelmRelease found\n';
+  if (lines.length > 0) return `${lines.join('\n')}\n`;
+  const skipped = filter.skipped ?? [];
+  // Releases that are there, only elsewhere: say which, so -n is seen as the reason.
+  if (filter.namespace && skipped.length > 0)
+    return `no Flux HelmRelease in namespace ${filter.namespace} (-n); skipped ${skipped.length} in other namespaces: ${skipped.map((s) => `HelmRelease ${s}`).join(', ')}\n`;
+  return `no Flux HelmRelease found${filter.namespace ? ` in namespace ${filter.namespace}` : ''}\n`;
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { inspect } from 'node:util';
 import { ChartAccessError } from '../chart-access.js';
+import { proxyAccessFrom, proxySecrets, type ProxyAccess } from '../proxy-access.js';
 
 /**
  * How to get into a Git repository: from the Secret `spec.chart.git.secretRef` names (read as the
@@ -13,6 +14,8 @@ export interface GitAccess {
   basic?: { username: string; password: string };
   /** ssh://: a private key and the host keys to trust. */
   ssh?: { identity: string; knownHosts: string };
+  /** spec.chart.git.proxySecretRef: https:// fetches go through it (git's http.proxy, in a config file of the run's own). */
+  proxy?: ProxyAccess;
   /** Tells one set of credentials from another in cache keys; a hash, never the credentials. */
   cacheKey: string;
 }
@@ -20,7 +23,23 @@ export interface GitAccess {
 export const GIT_ANONYMOUS: GitAccess = { cacheKey: 'anonymous' };
 
 /** Pure: the Secret's data (base64 as the API gives it) as a GitAccess for `url`. */
-export function gitAccessFrom(opts: { url: string; namespace: string; secretName?: string; secretData?: Record<string, string> }): GitAccess {
+export function gitAccessFrom(opts: {
+  url: string;
+  namespace: string;
+  secretName?: string;
+  secretData?: Record<string, string>;
+  proxySecretName?: string;
+  proxyData?: Record<string, string>;
+}): GitAccess {
+  const access = credentialsFrom(opts);
+  if (!opts.proxySecretName) return access;
+  if (opts.url.startsWith('ssh://')) throw new ChartAccessError(`${opts.url} is an ssh:// repository: spec.chart.git.proxySecretRef is for https:// (an HTTP proxy)`);
+  const proxy = proxyAccessFrom(opts.proxyData ?? {}, `${opts.namespace}/${opts.proxySecretName}`, 'spec.chart.git');
+  const cacheKey = createHash('sha256').update(access.cacheKey).update('\0proxy\0').update(JSON.stringify(opts.proxyData ?? {})).digest('hex').slice(0, 32);
+  return opaque({ ...access, proxy, cacheKey });
+}
+
+function credentialsFrom(opts: { url: string; namespace: string; secretName?: string; secretData?: Record<string, string> }): GitAccess {
   const ssh = opts.url.startsWith('ssh://');
   if (!opts.secretName) {
     // Host keys are always checked: without known_hosts there is nothing to check them against.
@@ -45,7 +64,7 @@ export function gitAccessFrom(opts: { url: string; namespace: string; secretName
 }
 
 function opaque(access: GitAccess): GitAccess {
-  const shown = () => `[git access via Secret ${access.secret}]`;
+  const shown = () => `[git access${access.secret ? ` via Secret ${access.secret}` : ''}${access.proxy ? ` through proxy ${access.proxy.url.host}` : ''}]`;
   Object.defineProperty(access, 'toJSON', { value: shown, enumerable: false });
   Object.defineProperty(access, inspect.custom, { value: shown, enumerable: false });
   return access;
@@ -56,6 +75,7 @@ export function gitAccessSecrets(access: GitAccess): string[] {
   const out: string[] = [];
   if (access.basic) out.push(access.basic.password, Buffer.from(`${access.basic.username}:${access.basic.password}`).toString('base64'));
   if (access.ssh) out.push(access.ssh.identity.trim());
+  out.push(...proxySecrets(access.proxy));
   return out;
 }
 

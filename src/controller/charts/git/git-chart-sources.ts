@@ -145,6 +145,8 @@ export class GitChartSources {
     }
     // git resolves the name again itself; this refuses hosts the operator's policy does not allow.
     await checkRepositoryHost(this.policy, displayUrl(url), urlHost(parsed));
+    // A proxy is a connection of ours too: its address passes the same policy.
+    if (access.proxy) await checkRepositoryHost(this.policy, `${displayUrl(url)} (its proxy ${access.proxy.url.host})`, urlHost(access.proxy.url));
     const out = await this.runner.remote('ls-remote', ['ls-remote', '--', url], { url, access, timeoutMs: LS_REMOTE_TIMEOUT_MS });
     return parseLsRemote(out);
   }

@@ -32,6 +32,7 @@ export class GitRunner {
     const dir = await mkdtemp(join(this.workDir, PRIVATE_PREFIX));
     try {
       const { config, env } = await credentialSetup(dir, opts.url, opts.access);
+      Object.assign(env, await proxySetup(dir, opts.access));
       this.started[verb]++;
       const result = await execa(this.gitBin, [...BASE_CONFIG, ...config, ...args], {
         cwd: opts.cwd,
@@ -147,6 +148,21 @@ async function credentialSetup(dir: string, url: string, access: GitAccess): Pro
     return { config: ['-c', 'credential.helper='], env: { GIT_SSH_COMMAND: command, GIT_SSH_VARIANT: 'ssh' } };
   }
   return { config: ['-c', 'credential.helper='], env: {} };
+}
+
+/**
+ * The proxy as git's http.proxy, in a 0600 config file of this run (GIT_CONFIG_GLOBAL, which is
+ * /dev/null otherwise): its password never in argv or the environment. curl asks the proxy to
+ * CONNECT by name; the controller has checked that name and the proxy's address against the host policy.
+ */
+export async function proxySetup(dir: string, access: GitAccess): Promise<Record<string, string>> {
+  if (!access.proxy) return {};
+  const url = new URL(access.proxy.url.href);
+  if (access.proxy.basic) [url.username, url.password] = [encodeURIComponent(access.proxy.basic.username), encodeURIComponent(access.proxy.basic.password)];
+  const file = join(dir, 'proxy.gitconfig');
+  // A quoted value: git config escapes only backslash and double quote.
+  await writeFile(file, `[http]\n\tproxy = "${url.href.replace(/\/$/, '').replace(/[\\"]/g, (c) => `\\${c}`)}"\n\tproxyAuthMethod = basic\n`, { mode: 0o600, flag: 'wx' });
+  return { GIT_CONFIG_GLOBAL: file };
 }
 
 function redact(text: string, access: GitAccess): string {

@@ -14,11 +14,12 @@ export async function readChartAccess(kube: KubeReads, release: HelmRelease): Pr
   const { chart } = release.spec;
   if (!needsSecrets(chart)) return chart.insecure ? { ...ANONYMOUS, insecure: true, cacheKey: 'anonymous-plain' } : ANONYMOUS;
   const namespace = release.metadata.namespace;
-  const [secretData, certData] = await Promise.all([
+  const [secretData, certData, proxyData] = await Promise.all([
     chart.secretRef ? readSecretData(kube, namespace, chart.secretRef.name, 'spec.chart.secretRef') : undefined,
     chart.certSecretRef ? readSecretData(kube, namespace, chart.certSecretRef.name, 'spec.chart.certSecretRef') : undefined,
+    chart.proxySecretRef ? readSecretData(kube, namespace, chart.proxySecretRef.name, 'spec.chart.proxySecretRef') : undefined,
   ]);
-  return chartAccessFrom({ chart, namespace, secretData, certData });
+  return chartAccessFrom({ chart, namespace, secretData, certData, proxyData });
 }
 
 /** Reads `spec.chart.git.secretRef` the same way: as the HelmRelease's identity. */
@@ -26,8 +27,12 @@ export async function readGitAccess(kube: KubeReads, release: HelmRelease): Prom
   const git = release.spec.chart.git!;
   const namespace = release.metadata.namespace;
   const secretName = git.secretRef?.name;
-  const secretData = secretName ? await readSecretData(kube, namespace, secretName, 'spec.chart.git.secretRef') : undefined;
-  return gitAccessFrom({ url: git.url, namespace, secretName, secretData });
+  const proxySecretName = git.proxySecretRef?.name;
+  const [secretData, proxyData] = await Promise.all([
+    secretName ? readSecretData(kube, namespace, secretName, 'spec.chart.git.secretRef') : undefined,
+    proxySecretName ? readSecretData(kube, namespace, proxySecretName, 'spec.chart.git.proxySecretRef') : undefined,
+  ]);
+  return gitAccessFrom({ url: git.url, namespace, secretName, secretData, proxySecretName, proxyData });
 }
 
 /** Reads the Secrets of `spec.chart.git.dependencies` the same way: as the HelmRelease's identity. */

@@ -129,6 +129,9 @@ async function verifyCosign(
   if (verify.provider === 'notation')
     failVerification(release, artifact, keys, { check: 'unsupported', detail: 'notation is not built into this controller; use cosign' });
   if (!ports.cosign) failVerification(release, artifact, keys, { check: 'unsupported', detail: 'cosign is not available in this controller (COSIGN_BIN)' });
+  // cosign would ask a proxy by name, outside the host policy the other fetches keep (proxy-route.ts): refused, never bypassed.
+  if (source.chartSource.access.proxy)
+    failVerification(release, artifact, keys, { check: 'unsupported', detail: 'cosign does not go through spec.chart.proxySecretRef' });
   const keySet = await readVerificationKeys(ports.kube, namespace, verify, 'spec.chart.verify');
   if (typeof keySet === 'string') failVerification(release, artifact, keys, { check: 'key-secret', detail: keySet });
   const verdict = await ports.cosign.verify({

@@ -6,6 +6,7 @@ import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import { releaseLabels } from '../decide/ownership.js';
 import { crdsPolicy, crdStep } from '../../crds/crd-policy.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
+import { ownsDownload } from '../../charts/repository-index.js';
 import { installFlags, uninstallFlags, upgradeFlags } from '../../helm/helm-flags.js';
 
 /** Pure: what helm is asked to do for a desired release (pull, install or upgrade, uninstall); the preview builds the same requests. */
@@ -20,8 +21,11 @@ export function chartPullRequest(
   const source = desired.chartSource;
   const repository = source?.repository ?? release.spec.chart.repository ?? '';
   const access = source?.access;
-  // helm takes credentials for an http(s) chart only beside a cached index: the controller fetches those archives itself.
-  const ownDownload = !!source?.archiveUrl && !!access && (!!access.secret || !!access.certSecret);
+  // helm takes credentials for an http(s) chart only beside a cached index, and would ask a proxy by
+  // name: the controller fetches those archives itself (ownsDownload).
+  const ownDownload = !!source?.archiveUrl && !!access && ownsDownload(access);
+  // oci:// through a proxy: the controller pulls the chart layer by digest itself (OciRegistryClient.chartArchive).
+  const ociViaProxy = !!access?.proxy && !!source?.ociRef && !!desired.chartDigest;
   return {
     key: target.key,
     repository,
@@ -31,6 +35,7 @@ export function chartPullRequest(
     ...(desired.chartDigest ? { digest: desired.chartDigest } : {}),
     ...(source ? { source } : {}),
     ...(ownDownload ? { download: () => ctx.charts.downloadArchive(source.archiveUrl!, repository, access) } : {}),
+    ...(ociViaProxy ? { download: () => ctx.charts.downloadArchive(`${source.ociRef!}@${desired.chartDigest!}`, repository, access) } : {}),
     redact: (text) => redactSecrets(text, desired.secrets),
   };
 }

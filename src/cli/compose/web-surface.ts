@@ -1,0 +1,67 @@
+import { ClusterObjects } from '../../core/kube/cluster-objects.js';
+import { ObjectReader } from '../../core/kube/object-reader.js';
+import type { KubeRest } from '../../core/kube/rest-client.js';
+import { slimKubeClients } from '../../core/kube/slim-clients.js';
+import { clusterKey } from '../../core/fleet/cluster-keys.js';
+import type { Logger } from '../../core/log.js';
+import { ProposalStore } from '../../core/proposals/proposal-store.js';
+import { connectRedis, type RedisConnection } from '../../core/redis.js';
+import { RequesterLedger } from '../../core/requests/requester-ledger.js';
+import { PlanStore } from '../../session/execute/plan-store.js';
+import { QueuedPreviews } from '../../session/execute/preview-client.js';
+import { releaseOperations } from '../../session/execute/wiring.js';
+import type { SessionConfig } from '../../session/flow/config.js';
+import { ReleaseSession } from '../../session/flow/release-session.js';
+import { actionRoutes } from '../../web/actions/action-routes.js';
+import type { PageRoutes } from '../../web/contract.js';
+import { SharedReleaseWatch } from '../../web/live/release-watch.js';
+import { releaseEventReader } from '../../web/pages/kube-reads.js';
+import { releasePages } from '../../web/pages/release-pages.js';
+import { OWN_CLUSTER_SEGMENT } from '../../web/urls.js';
+
+/** How long a web plan waits for its Confirm (as the bot's, HELMCREW_PLAN_TTL_SECONDS' default). */
+const WEB_PLAN_TTL_SECONDS = 600;
+
+/**
+ * The web surface's pages and actions over the server's own cluster: the same release session,
+ * plan store (Redis, the cluster's keyspace: a plan made in Slack may be approved on the web and back),
+ * previews and requester ledger as the bot; one shared watch feeds every page.
+ */
+export async function webSurface(rest: KubeRest, redis: RedisConnection, redisUrl: string, session: SessionConfig, log: Logger) {
+  const previewConnection = connectRedis(redisUrl);
+  const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);
+  const parts = releaseOperations(slimKubeClients(rest), log, 'helmcrew-web', {
+    previews,
+    timeZone: session.timeZone,
+    requesters: new RequesterLedger(redis, session.keyPrefix),
+  });
+  const proposals = new ProposalStore(redis, clusterKey(session.keyPrefix, 'proposals'));
+  const watch = new SharedReleaseWatch({ rest, list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list() }, log });
+  await watch.start();
+  const pages: PageRoutes[] = [
+    releasePages(
+      {
+        own: { api: parts.api, freezes: parts.freezes, storage: parts.storage, proposals },
+        watch,
+        events: releaseEventReader(rest),
+        objects: new ObjectReader(new ClusterObjects(rest)),
+      },
+      log,
+    ),
+    actionRoutes({
+      session: new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs }),
+      plans: new PlanStore(redis, session.keyPrefix, WEB_PLAN_TTL_SECONDS),
+      ownCluster: OWN_CLUSTER_SEGMENT,
+      // A requester's Slack user groups are not known here: their own Slack id (and the Teams) decide.
+      subjectOf: async (requester) => ({ slackUser: requester.slackUser, slackUserGroups: [] }),
+    }),
+  ];
+  return {
+    pages,
+    stop: async () => {
+      await watch.stop();
+      previewConnection.disconnect();
+      await previews.close?.();
+    },
+  };
+}
