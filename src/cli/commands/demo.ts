@@ -114,7 +114,7 @@ async function showReleasePages(opts: {
     say(
       `  checked: ${shows ? `signed in as alice, the fleet page lists ${DEMO_NAMESPACE}/unicorn` : `the sign-in did not work: ${signedIn.ok ? 'the fleet page lacks the release' : signedIn.why}`}`,
     );
-    if (process.stdout.isTTY && !process.env.CI) {
+    if (process.stdout.isTTY && process.stdin.isTTY) {
       say('  the pages stay up until Ctrl-C');
       await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
     }
