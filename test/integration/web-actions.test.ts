@@ -42,7 +42,10 @@ describe('actions from the web', () => {
   beforeAll(async () => {
     // Ana and Ben are web people whose Teams name them by Slack id here (emails come with the sign-in branch); the
     // rollback Team asks for a second person.
-    await createTeam(kube, team, { members: { slackUsers: ['UALICE'] }, permissions: [{ namespaces: [namespace], verbs: ['suspend', 'resume', 'status'] }] });
+    await createTeam(kube, team, {
+      members: { slackUsers: ['UALICE'] },
+      permissions: [{ namespaces: [namespace], verbs: ['suspend', 'resume', 'status', 'freeze', 'unfreeze'] }],
+    });
     await createTeam(kube, approvals, {
       members: { slackUsers: ['UALICE', 'UBOB'] },
       permissions: [{ namespaces: [namespace], verbs: ['rollback'], requireApproval: true }],
@@ -161,5 +164,25 @@ describe('actions from the web', () => {
     await expect.poll(async () => (await release()).status?.rollback, { timeout: 90_000, interval: 500 }).toMatchObject({ requestId, succeeded: true });
     const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
     expect(events.items.map((e) => e.message)).toContainEqual(expect.stringMatching(/^slack:UALICE via web asked for the rollback of .*: web$/));
+  });
+
+  it('freeze and unfreeze from the web: plan, Confirm, the Freeze written and lifted; a scope that is not one refused', async () => {
+    const freezes = () => parts().freezes.list();
+    const planned = await get('alice', `/freezes/plan?scope=${namespace}&reason=${encodeURIComponent('release day')}&for=2h`);
+    expect(planned.statusCode).toBe(200);
+    expect(textOf(planned.body)).toContain(`Plan: freeze`);
+    const done = await post('alice', `/plans/${planIdIn(planned.body, 'confirm')}/confirm`);
+    expect(done.statusCode).toBe(200);
+    const written = (await freezes()).items.find((f) => f.spec.reason === 'release day');
+    expect(written).toBeDefined();
+    // Mallory's Teams grant no unfreeze.
+    expect((await get('mallory', `/freezes/plan?unfreeze=${written!.metadata.name}`)).statusCode).toBe(403);
+    const lift = await get('alice', `/freezes/plan?unfreeze=${written!.metadata.name}&reason=done`);
+    expect(lift.statusCode).toBe(200);
+    expect((await post('alice', `/plans/${planIdIn(lift.body, 'confirm')}/confirm`)).statusCode).toBe(200);
+    expect((await freezes()).items.find((f) => f.metadata.name === written!.metadata.name)).toBeUndefined();
+    const bad = await get('alice', `/freezes/plan?scope=${encodeURIComponent('web --for 1h')}&reason=x`);
+    expect(bad.statusCode).toBe(400);
+    expect(textOf(bad.body)).toContain('is not a scope');
   });
 });

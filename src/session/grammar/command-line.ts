@@ -59,3 +59,26 @@ export function commandLine(verb: ReleaseActionVerb, fields: ActionFields): Comm
   }
   return { ok: true, line: parts.join(' ') };
 }
+
+/** A freeze's scope as /release writes it: a namespace, team:<name>, chart:<name>, cluster:<glob> or all. */
+const SCOPE = /^(all|[a-z0-9]([-a-z0-9]*[a-z0-9])?|(team|chart):[a-z0-9]([-a-z0-9._]*[a-z0-9])?|cluster:[a-z0-9*?]([-a-z0-9*?]*[a-z0-9*?])?)$/;
+
+/** Pure: the `freeze` line from a form (scope, reason, and --for or --until), for the one parser to read back. */
+export function freezeLine(fields: { scope: string; reason: string; for?: string; until?: string }): CommandLine {
+  if (!SCOPE.test(fields.scope))
+    return { ok: false, message: `"${fields.scope.slice(0, 80)}" is not a scope (a namespace, team:<name>, chart:<name>, cluster:<glob> or all)` };
+  const reason = word(fields.reason.trim());
+  if (!fields.reason.trim()) return { ok: false, message: 'a freeze says why: give a reason' };
+  if (reason === undefined) return { ok: false, message: 'a reason may not hold both kinds of quote (" and \')' };
+  const end = fields.for?.trim() ? ['--for', word(fields.for.trim())] : fields.until?.trim() ? ['--until', word(fields.until.trim())] : [];
+  if (end.includes(undefined)) return { ok: false, message: 'an end may not hold both kinds of quote' };
+  return { ok: true, line: ['freeze', fields.scope, '--reason', reason, ...end].join(' ') };
+}
+
+/** Pure: the `unfreeze` line for a Freeze by name. */
+export function unfreezeLine(name: string, reason?: string): CommandLine {
+  if (!OBJECT_NAME.test(name)) return { ok: false, message: `"${name.slice(0, 80)}" is not a freeze name` };
+  const why = reason?.trim() ? word(reason.trim()) : undefined;
+  if (reason?.trim() && why === undefined) return { ok: false, message: 'a reason may not hold both kinds of quote (" and \')' };
+  return { ok: true, line: ['unfreeze', name, ...(why ? ['--reason', why] : [])].join(' ') };
+}

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RELEASE_ACTION_VERBS, type ReleaseActionVerb } from '../../api/release-verbs.js';
 import type { Subject } from '../../session/authz/policy-types.js';
 import type { PlanStore, StoredPlan } from '../../session/execute/plan-store.js';
-import { commandLine } from '../../session/grammar/command-line.js';
+import { commandLine, freezeLine, unfreezeLine } from '../../session/grammar/command-line.js';
 import { approvePlan, cancelPlan, confirmPlan, requesterId, type ConfirmationDeps } from '../../session/flow/plan-confirmations.js';
 import type { ReleaseSession } from '../../session/flow/release-session.js';
 import type { PageRoutes, WebRequestContext } from '../contract.js';
@@ -57,7 +57,7 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
   };
   const backOf = (plan: StoredPlan) => {
     const target = plan.action.targets[0];
-    if (!target) return undefined;
+    if (!target || plan.action.freeze || plan.action.unfreeze) return '/freezes';
     const cluster = 'cluster' in plan.action.command && plan.action.command.cluster ? plan.action.command.cluster : deps.ownCluster;
     return releasePath({ cluster, namespace: target.namespace, name: target.name });
   };
@@ -123,6 +123,20 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
         `${verb} ${request.params.namespace}/${request.params.name}`,
         renderPlanBody({ answer, csrfToken: web.csrfToken, back, fallbackTitle: `${verb} ${request.params.namespace}/${request.params.name}` }),
       );
+    });
+
+    app.get<{ Querystring: { scope?: string; reason?: string; for?: string; until?: string; unfreeze?: string } }>('/freezes/plan', async (request, reply) => {
+      const web = signedIn(request, reply);
+      if (!web) return reply;
+      const q = request.query;
+      const title = q.unfreeze ? `unfreeze ${q.unfreeze}` : `freeze ${q.scope ?? ''}`;
+      const line = q.unfreeze
+        ? unfreezeLine(q.unfreeze, q.reason)
+        : freezeLine({ scope: q.scope ?? '', reason: q.reason ?? '', ...(q.for ? { for: q.for } : {}), ...(q.until ? { until: q.until } : {}) });
+      const answer: WebAnswer = { messages: [] };
+      if (!line.ok) answer.messages.push({ kind: 'input', text: line.message });
+      else await deps.session.run(line.line, webPorts(web.principal, web.teams, deps.plans, answer));
+      return page(reply, web, statusOf(answer), title, renderPlanBody({ answer, csrfToken: web.csrfToken, back: '/freezes', fallbackTitle: title }));
     });
 
     app.post<{ Params: { id: string } }>('/plans/:id/confirm', async (request, reply) => {

@@ -79,8 +79,13 @@ const RELEASE = `<h1>{{row.namespace}}/{{row.name}}{{#row.cluster}} <small>clust
 
 const FREEZES = `<h1>Freezes and windows</h1>
 <div class="scroll"><table><thead><tr><th>freeze</th><th>scope</th><th>state</th><th>who, why</th><th>until</th><th>windows</th></tr></thead><tbody>
-{{#freezes}}<tr><td>{{name}}</td><td>{{scope}}</td><td>{{state}}{{#problem}} <small>{{problem}}</small>{{/problem}}</td><td>{{by}}: {{why}}</td><td>{{until}}</td><td>{{#windows}}<div>{{.}}</div>{{/windows}}{{^windows}}always{{/windows}}</td></tr>
-{{/freezes}}{{^freezes}}<tr><td colspan="6">no freezes</td></tr>{{/freezes}}</tbody></table></div>`;
+{{#freezes}}<tr><td>{{name}}</td><td>{{scope}}</td><td>{{state}}{{#problem}} <small>{{problem}}</small>{{/problem}}</td><td>{{by}}: {{why}}</td><td>{{until}}</td><td>{{#windows}}<div>{{.}}</div>{{/windows}}{{^windows}}always{{/windows}}</td><td><form method="get" action="/freezes/plan"><input type="hidden" name="unfreeze" value="{{name}}"><button type="submit">unfreeze</button></form></td></tr>
+{{/freezes}}{{^freezes}}<tr><td colspan="7">no freezes</td></tr>{{/freezes}}</tbody></table></div>
+<h2>Freeze</h2>
+<form class="act" method="get" action="/freezes/plan"><input name="scope" placeholder="namespace, team:…, chart:…, all" required size="18">
+<input name="reason" placeholder="reason" required size="16"> <input name="for" placeholder="for (2h)" size="6"> <input name="until" placeholder="or until (18:00)" size="10">
+<button type="submit">freeze</button></form>
+<p><small>Each shows its plan first; your Teams' <code>freeze</code> and <code>unfreeze</code> grants decide, as in chat.</small></p>`;
 
 const PROPOSALS = `<h1>Open proposals</h1>
 {{#proposals}}{{> proposal}}{{/proposals}}{{^proposals}}<p>No open proposal on a release your Teams let you see.</p>{{/proposals}}
