@@ -115,7 +115,7 @@ export const benchmark: Benchmark = {
               lastTransitionTime: new Date().toISOString(),
             },
           ],
-          history: [{ revision: 3, chartName: 'app', chartVersion: '1.2.3', status: ok ? 'deployed' : 'failed' }],
+          history: [{ revision: 3, chartName: 'app', chartVersion: '1.2.3', valuesDigest: 'sha256:0', status: ok ? 'deployed' : 'failed' }],
         };
         await kube.custom.patchNamespacedCustomObjectStatus({ ...coordinates(namespace), name, body: { status } }, mergePatch);
       },
