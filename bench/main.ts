@@ -83,6 +83,11 @@ export const BENCHMARKS: Record<string, Entry> = {
       "the CPU of reading a release's manifest after helm: two parses (inventory, images) against one, on the unicorn and podinfo manifests (no cluster)",
     load: () => import('./manifest-read.js'),
   },
+  web: {
+    summary:
+      'the web pages at N releases (seeded, no helm): the fleet page per request and its size, the web process RSS, S live pages on one release: API requests per change',
+    load: () => import('./web.js'),
+  },
   'slack-latency': { summary: "event → Slack API call latency against the local fake Slack and Slack's rate limits", load: () => import('./slack-latency.js') },
 };
 

@@ -10,6 +10,7 @@ import { TRACING_ENV } from '../core/tracing/tracing-env.js';
 import { DEV_ENV } from '../dev/paths.js';
 import { NOTIFY_ENV } from '../notify/config.js';
 import { WEB_ENV } from '../web/server/config.js';
+import { WEB_URL_ENV } from '../core/links/web-url.js';
 import { SLACK_NOTIFY_ENV } from '../notify/providers/slack/config.js';
 
 /**
@@ -23,6 +24,7 @@ export const ENV_DECLARATIONS = [
   NOTIFY_ENV,
   SLACK_NOTIFY_ENV,
   BOT_ENV,
+  WEB_URL_ENV,
   WEB_ENV,
   SESSION_ENV,
   KUBE_ENV,

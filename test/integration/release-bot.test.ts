@@ -60,6 +60,8 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
       // The controller's prefix: plans ask it what a change would do (core/preview).
       HELMCREW_QUEUE_PREFIX: ctl.prefix,
       HELMCREW_PLAN_TTL_SECONDS: '3',
+      // Answers and plans about a release link to its web page.
+      HELMCREW_WEB_URL: 'https://helmcrew.example.org/',
     });
     bot = await startBot(config, createLogger('bot', process.env.LOG_LEVEL ?? 'warn'));
     events = `http://127.0.0.1:${bot.port}/slack/events`;
@@ -136,6 +138,7 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
     expect(ack.status).toBe(200);
     expect(ack.ms).toBeLessThan(3000);
     expect(reply.text).toMatch(/chart unicorn 2\.0\.0 declared/);
+    expect(reply.text).toContain(`/release status · <https://helmcrew.example.org/releases/-/${namespace}/unicorn|page>`);
   });
 
   it('a query names its release with its namespace: the bot GETs that one HelmRelease, once, and lists none', async () => {
@@ -170,6 +173,7 @@ describe('/release in Slack (HTTP mode, signed requests)', () => {
   it('/release rollback: plan with a danger Confirm, then blue → pink deployed and suspended, recorded in the channel', async () => {
     const { reply } = await slash(`rollback ${namespace}/unicorn --reason "blue is broken"`);
     expect(reply.text).toBe(`Plan: roll back ${namespace}/unicorn: revision 2 → 1`);
+    expect(JSON.stringify(reply.blocks)).toContain(`<https://helmcrew.example.org/releases/-/${namespace}/unicorn|page>`);
     const confirm = confirmButton(reply)!;
     expect(confirm.style).toBe('danger');
     expect(confirm.value).toMatch(/^[A-Za-z0-9_-]{24}$/); // an opaque id, not a command

@@ -7,6 +7,8 @@ import { PermanentDeliveryError, RetryableDeliveryError, type ReleaseNotificatio
 import { ConfigMapMessageStore, SLACK_MESSAGES_CONFIGMAP } from '../../src/notify/providers/slack/message-store.js';
 import { PHASE_COLOR } from '../../src/notify/providers/slack/render.js';
 import { SlackProvider } from '../../src/notify/providers/slack/slack-provider.js';
+import { slackThreadReader } from '../../src/core/links/slack-thread.js';
+import { WebClient } from '@slack/web-api';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 
 const TOKEN = 'xoxb-secret-provider-token-123';
@@ -31,8 +33,12 @@ describe('Slack provider against the fake Slack and the real API server', () => 
   const logs = capturingLogger();
   const errors: Error[] = [];
 
-  const provider = () =>
-    new SlackProvider({ config: { botToken: TOKEN, apiUrl: slack.apiUrl, timeoutMs: 5000 }, store: new ConfigMapMessageStore(kube), log: logs.log });
+  const provider = (webUrl?: string) =>
+    new SlackProvider({
+      config: { botToken: TOKEN, apiUrl: slack.apiUrl, timeoutMs: 5000, ...(webUrl ? { webUrl } : {}) },
+      store: new ConfigMapMessageStore(kube),
+      log: logs.log,
+    });
 
   function notification(operationId: string, id: string, overrides: Partial<ReleaseNotification> = {}): ReleaseNotification {
     return {
@@ -80,7 +86,7 @@ describe('Slack provider against the fake Slack and the real API server', () => 
     namespace = await freshNamespace(kubeConfig, 'slack');
     slack = await startFakeSlack({
       tokens: [TOKEN],
-      channels: [{ name: 'frontend-releases' }, { name: 'burst' }, { name: 'limits' }, { name: 'outside', isMember: false }],
+      channels: [{ name: 'frontend-releases' }, { name: 'burst' }, { name: 'limits' }, { name: 'pages' }, { name: 'outside', isMember: false }],
     });
   });
   afterAll(async () => {
@@ -112,6 +118,29 @@ describe('Slack provider against the fake Slack and the real API server', () => 
       'Chart pull failed: chart pull failed: 503 from the repository',
       'Upgraded: upgraded to 3.0.0',
     ]);
+    // Without HELMCREW_WEB_URL nothing links to a web page.
+    expect(JSON.stringify([messages[0], ...slack.replies('frontend-releases', message!.ts)])).not.toContain('/releases/');
+  });
+
+  it('with HELMCREW_WEB_URL the message and its replies link the release page; the page finds the thread from the API server', async () => {
+    const op = uniqueName('op');
+    const p = provider('https://helmcrew.example.org');
+    await deliverLikeTheQueue(p, notification(op, 'w1', { event: 'UpgradeFailed', message: 'upgrade failed' }), 'pages');
+    await deliverLikeTheQueue(p, notification(op, 'w2', { event: 'RollbackSucceeded', severity: 'info', message: 'rolled back' }), 'pages');
+    const top = slack.messages('pages').at(-1)!;
+    const link = `<https://helmcrew.example.org/releases/-/${namespace}/unicorn|page>`;
+    expect(JSON.stringify(top.attachments)).toContain(link);
+    expect(top.edits.length).toBeGreaterThan(0);
+    const replies = slack.replies('pages', top.ts);
+    expect(replies).toHaveLength(2);
+    for (const reply of replies) expect(JSON.stringify(reply.blocks)).toContain(link);
+
+    // The web's side: notify's message map (the ConfigMap), then Slack's permalink of that message.
+    const web = new WebClient(TOKEN, { slackApiUrl: slack.apiUrl });
+    const thread = slackThreadReader(kube, async (ref) => (await web.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink);
+    expect(await thread(namespace, 'unicorn')).toMatch(new RegExp(`^https://[a-z]+\\.slack\\.invalid/archives/${top.channel}/p${top.ts.replace('.', '')}$`));
+    expect(await thread(namespace, 'no-such-release')).toBeUndefined();
+    expect(await thread('no-such-namespace', 'unicorn')).toBeUndefined();
   });
 
   it('a redelivered notification changes nothing', async () => {

@@ -187,6 +187,7 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
     freezeReports,
     proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')),
     ownCluster: config.cluster,
+    ...(config.webUrl ? { webUrl: config.webUrl } : {}),
     proposalVotes,
     requesterDm: {
       direct: {

@@ -19,8 +19,9 @@ export function textMessage(text: string): SlackMessage {
   return { text: escapeMrkdwn(text), blocks: [section(escapeMrkdwn(text))] };
 }
 
-export function codeMessage(title: string, body: string): SlackMessage {
-  const text = `${escapeMrkdwn(title)}\n${codeBlock(body, CODE_MAX)}`;
+/** `link`: a `<url|page>` of the release the answer is about (core/links), put after the title. */
+export function codeMessage(title: string, body: string, link?: string): SlackMessage {
+  const text = `${escapeMrkdwn(title)}${link ? ` · ${link}` : ''}\n${codeBlock(body, CODE_MAX)}`;
   return { text, blocks: [section(text)] };
 }
 
@@ -38,9 +39,9 @@ export function planLine(line: string): string {
   return indent === 0 ? `• ${escapeMrkdwn(line)}` : `${'\u2003'.repeat(Math.ceil(indent / 2))}${escapeMrkdwn(line.trimStart())}`;
 }
 
-export function planMessage(plan: Plan, planId: string | undefined, needsApproval: boolean): SlackMessage {
+export function planMessage(plan: Plan, planId: string | undefined, needsApproval: boolean, link?: string): SlackMessage {
   const body = [
-    `*Plan: ${escapeMrkdwn(plan.title)}*`,
+    `*Plan: ${escapeMrkdwn(plan.title)}*${link ? ` · ${link}` : ''}`,
     ...plan.lines.map(planLine),
     ...plan.warnings.map((w) => `:warning: ${escapeMrkdwn(w)}`),
     ...(needsApproval ? ['_Two-person rule: after you confirm, a second authorized person must approve._'] : []),

@@ -1,4 +1,5 @@
 import { checkedClusterName, checkedRedisUrl, ConfigError, SHARED_ENV } from '../../core/config/env.js';
+import { readWebUrl } from '../../core/links/web-url.js';
 import { declareEnv } from '../../core/config/registry.js';
 import { intIn, readSessionConfig } from '../../session/flow/config.js';
 
@@ -54,6 +55,8 @@ export interface BotConfig {
   fleet?: { own: string; fleetPrefix: string; keysDir: string; timeoutMs: number };
   /** /healthz, /readyz and /metrics when set (`helmcrew bot`; in `run` the controller's server serves them). */
   healthPort?: number;
+  /** HELMCREW_WEB_URL: answers about a release link to its page there; unset, nothing is linked. */
+  webUrl?: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -87,8 +90,10 @@ export function readBotConfig(env: Env = process.env): BotConfig {
         timeoutMs: own.parse('HELMCREW_FLEET_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 300)) * 1000,
       }
     : undefined;
+  const webUrl = readWebUrl(env);
   return {
     ...(fleet ? { fleet } : {}),
+    ...(webUrl ? { webUrl } : {}),
     botToken,
     appToken,
     signingSecret,

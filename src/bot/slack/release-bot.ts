@@ -2,11 +2,12 @@ import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { Logger } from '../../core/log.js';
+import { pageLink } from '../../core/links/release-url.js';
 import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
 import type { ReleaseOperations } from '../../session/execute/operations.js';
 import type { ChangePreviews } from '../../session/execute/preview-client.js';
 import type { Actor } from '../../session/plan/actor.js';
-import type { PreparedAction } from '../../session/plan/prepared.js';
+import { releaseOfAction, type PreparedAction } from '../../session/plan/prepared.js';
 import type { ClusterDeps, FleetRouting } from '../../session/flow/fleet-routing.js';
 import { ReleaseSession } from '../../session/flow/release-session.js';
 import { approvePlan, cancelPlan, confirmPlan, type Clicker, type ConfirmationDeps } from '../../session/flow/plan-confirmations.js';
@@ -48,6 +49,8 @@ export interface ReleaseBotDeps {
   proposals?: ClusterDeps['proposals'];
   /** Approve / Reject on proposals (issue 35). */
   proposalVotes?: Pick<ProposalVotes, 'vote'>;
+  /** HELMCREW_WEB_URL: answers and plans about one release link to its page. */
+  webUrl?: string;
 }
 
 /**
@@ -144,12 +147,13 @@ export class ReleaseBot {
     let actor: Promise<Actor> | undefined;
     return {
       actor: () => (actor ??= this.actorOf(requester)),
-      reply: slackReply(ctx),
+      reply: slackReply(ctx, this.deps.webUrl),
       gate: teamGate(asker, () => this.deps.teams()),
       confirm: {
         ask: async (action, requireApproval) => {
           const planId = await this.deps.plans.put({ action, requester });
-          await ctx.reply(planMessage(action.plan, planId, requireApproval));
+          const about = releaseOfAction(action);
+          await ctx.reply(planMessage(action.plan, planId, requireApproval, about && pageLink(this.deps.webUrl, about)));
           return 'later';
         },
       },

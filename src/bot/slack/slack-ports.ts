@@ -1,3 +1,4 @@
+import { pageLink, type ReleaseRef } from '../../core/links/release-url.js';
 import { teamsOf } from '../../session/authz/authorize.js';
 import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
 import type { Reply } from '../../session/flow/ports.js';
@@ -10,12 +11,13 @@ export interface RequestContext {
   reply(message: SlackMessage): Promise<void>;
 }
 
-/** The person's answers, privately, as Slack messages. */
-export function slackReply(ctx: RequestContext): Reply {
+/** The person's answers, privately, as Slack messages; with `webUrl` (HELMCREW_WEB_URL), one about a release links to its page. */
+export function slackReply(ctx: RequestContext, webUrl?: string): Reply {
+  const link = (about: ReleaseRef | undefined) => (about ? pageLink(webUrl, about) : undefined);
   return {
     say: (text) => ctx.reply(textMessage(text)),
-    answer: (verb, output) => ctx.reply(codeMessage(`/release ${verb}`, output)),
-    plan: (plan) => ctx.reply(planMessage(plan, undefined, false)),
+    answer: (verb, output, about) => ctx.reply(codeMessage(`/release ${verb}`, output, link(about))),
+    plan: (plan, about) => ctx.reply(planMessage(plan, undefined, false, link(about))),
     chooseCluster: (question, text, clusters) => ctx.reply(whichClusterMessage(question, text, clusters)),
   };
 }

@@ -5,6 +5,7 @@ import { connectKube, slimKubeClients } from '../../core/kube/slim-clients.js';
 import { createLogger, type Logger } from '../../core/log.js';
 import { connectRedis } from '../../core/redis.js';
 import { SlackUserGroups } from '../../core/slack/user-groups.js';
+import type { SlackMessageRef } from '../../core/links/slack-thread.js';
 import { teamPolicy } from '../../session/authz/policy-types.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { readWebConfig, type WebConfig } from '../../web/server/config.js';
@@ -22,14 +23,17 @@ export async function startWeb(config: WebConfig, log: Logger, pages?: PageRoute
   const redis = connectRedis(config.redisUrl, { maxRetriesPerRequest: 2 });
   const rest = connectKube(config.kubeconfig);
   const teamApi = new TeamApi(slimKubeClients(rest));
-  // The release pages and the verbs of chat, unless a caller (a test) mounts its own.
-  const surface = pages ? undefined : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log);
   const shared = SHARED_ENV.in(env);
   const botToken = shared.raw('SLACK_BOT_TOKEN');
   const apiUrl = shared.raw('SLACK_API_URL');
-  const groups = botToken
-    ? new SlackUserGroups(new WebClient(botToken, apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}))
+  const slack = botToken ? new WebClient(botToken, apiUrl ? { slackApiUrl: apiUrl.endsWith('/') ? apiUrl : `${apiUrl}/` } : {}) : undefined;
+  const groups = slack ? new SlackUserGroups(slack) : undefined;
+  // A release page links its Slack thread through chat.getPermalink, as the bot links a message.
+  const permalink = slack
+    ? { permalink: async (ref: SlackMessageRef) => (await slack.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink }
     : undefined;
+  // The release pages and the verbs of chat, unless a caller (a test) mounts its own.
+  const surface = pages ? undefined : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink);
   try {
     const server = await startWebServer(config, {
       redis,

@@ -2,6 +2,7 @@ import { ClusterObjects } from '../../core/kube/cluster-objects.js';
 import { ObjectReader } from '../../core/kube/object-reader.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { slimKubeClients } from '../../core/kube/slim-clients.js';
+import { slackThreadReader, type SlackMessageRef } from '../../core/links/slack-thread.js';
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Logger } from '../../core/log.js';
 import { ProposalStore } from '../../core/proposals/proposal-store.js';
@@ -27,7 +28,14 @@ const WEB_PLAN_TTL_SECONDS = 600;
  * plan store (Redis, the cluster's keyspace: a plan made in Slack may be approved on the web and back),
  * previews and requester ledger as the bot; one shared watch feeds every page.
  */
-export async function webSurface(rest: KubeRest, redis: RedisConnection, redisUrl: string, session: SessionConfig, log: Logger) {
+export async function webSurface(
+  rest: KubeRest,
+  redis: RedisConnection,
+  redisUrl: string,
+  session: SessionConfig,
+  log: Logger,
+  slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
+) {
   const previewConnection = connectRedis(redisUrl);
   const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);
   const parts = releaseOperations(slimKubeClients(rest), log, 'helmcrew-web', {
@@ -45,6 +53,16 @@ export async function webSurface(rest: KubeRest, redis: RedisConnection, redisUr
         watch,
         events: releaseEventReader(rest),
         objects: new ObjectReader(new ClusterObjects(rest)),
+        // The release's Slack thread, where notify keeps its messages, when Slack can be asked for the link.
+        ...(slack
+          ? {
+              slackThread: slackThreadReader(
+                slimKubeClients(rest),
+                (ref) => slack.permalink(ref),
+                (err) => log.warn({ err }, 'the Slack thread could not be read'),
+              ),
+            }
+          : {}),
       },
       log,
     ),

@@ -1,4 +1,5 @@
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { ReleaseRef } from '../../core/links/release-url.js';
 import type { ReleaseLookup } from '../execute/find-release.js';
 import type { AuthzDecision } from '../authz/authorize.js';
 import type { AuthzTarget } from '../authz/policy-types.js';
@@ -20,10 +21,10 @@ import type { ActionScope, PreparedAction } from '../plan/prepared.js';
 export interface Reply {
   /** A line: what they typed is wrong ('input'), why nothing happened ('stopped'), or news ('info'). */
   say(text: string, kind: 'input' | 'stopped' | 'info'): Promise<void>;
-  /** A query's answer. */
-  answer(verb: Verb, output: string): Promise<void>;
-  /** A plan that cannot be carried out, shown with no way to confirm it. */
-  plan(plan: Plan): Promise<void>;
+  /** A query's answer; `about`: the one release it is about (a surface may link to its page). */
+  answer(verb: Verb, output: string, about?: ReleaseRef): Promise<void>;
+  /** A plan that cannot be carried out, shown with no way to confirm it; `about` as for answers. */
+  plan(plan: Plan, about?: ReleaseRef): Promise<void>;
   /** A fleet's "which cluster?": one button per cluster, each carrying on `text` there (Slack); without it the question is said. */
   chooseCluster?(question: string, text: string, clusters: string[]): Promise<void>;
 }

@@ -10,7 +10,7 @@ import { eachCluster } from '../fleet/each-cluster.js';
 import { applyFleetFreeze, applyFleetUnfreeze } from '../execute/fleet-freeze-writes.js';
 import { NEEDS_A_FLEET, newFleetFreezeName, prepareFleetFreeze, prepareFleetUnfreeze } from '../fleet/fleet-freeze-plan.js';
 import type { Plan } from '../plan/plan.js';
-import type { PreparedAction } from '../plan/prepared.js';
+import { releaseOfAction, type PreparedAction } from '../plan/prepared.js';
 import type { ClusterDeps, FleetRouting } from './fleet-routing.js';
 import type { SessionEnd, SessionPorts } from './ports.js';
 import { runPromotion, type OwnClusterName } from './promotion.js';
@@ -69,7 +69,8 @@ export class ReleaseSession {
       const fleetFreezes = this.deps.fleet?.freezes;
       const result = await gatedQuery(located, ports.gate, { ...deps, ...(fleetFreezes ? { fleetFreezes } : {}) }, this.now());
       if ('refused' in result) return this.stop(ports, result.refused, 'stopped');
-      await ports.reply.answer(located.verb, cluster ? `cluster ${cluster}\n${result.answer}` : result.answer);
+      const about = result.about && { ...result.about, ...(cluster ? { cluster } : {}) };
+      await ports.reply.answer(located.verb, cluster ? `cluster ${cluster}\n${result.answer}` : result.answer, about);
       return 'done';
     }
     if (!isMutating(located)) return 'bad-input';
@@ -202,7 +203,7 @@ export class ReleaseSession {
   /** An allowed action: a plan that cannot be done is shown and ends here; else confirmed (or approved), then carried out. */
   private async confirmAndExecute(action: PreparedAction, requireApproval: boolean, ports: SessionPorts): Promise<SessionEnd> {
     if (!action.plan.doable) {
-      await ports.reply.plan(action.plan);
+      await ports.reply.plan(action.plan, releaseOfAction(action));
       return 'not-done';
     }
     const answer = await ports.confirm.ask(action, requireApproval);

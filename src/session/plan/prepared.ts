@@ -1,3 +1,4 @@
+import type { ReleaseRef } from '../../core/links/release-url.js';
 import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Team } from '../../api/team.js';
@@ -142,4 +143,12 @@ export function stillAsPlanned(target: ActionTarget, current: HelmRelease | unde
   if (current.metadata.generation !== target.generation)
     return { ok: false, line: `${key}: changed since the plan (generation ${target.generation} → ${current.metadata.generation}); nothing done, ask again` };
   return { ok: true, release: current };
+}
+
+/** The one release an action changes, as a link names it (its fleet cluster when the command named one); undefined for several or none. */
+export function releaseOfAction(action: Pick<PreparedAction, 'command' | 'targets'>): ReleaseRef | undefined {
+  if (action.targets.length !== 1) return undefined;
+  const { namespace, name } = action.targets[0]!;
+  const cluster = 'cluster' in action.command && typeof action.command.cluster === 'string' ? action.command.cluster : undefined;
+  return { namespace, name, ...(cluster ? { cluster } : {}) };
 }

@@ -1,3 +1,4 @@
+import type { SlackThreadOf } from '../../core/links/slack-thread.js';
 import type { ObjectReads } from '../../core/kube/object-reader.js';
 import type { ClusterDeps, FleetRouting } from '../../session/flow/fleet-routing.js';
 import type { SharedReleaseWatch } from '../live/release-watch.js';
@@ -18,6 +19,8 @@ export interface PagesDeps {
   now?: () => Date;
   /** The Approve/Reject forms of a proposal (a mustache template; the release session's actions). */
   proposalActions?: string;
+  /** The own cluster's release's latest Slack thread, from notify's message references (core/links/slack-thread.ts); absent: no link. */
+  slackThread?: SlackThreadOf;
   /** At most this many objects are read for one release page (default 40): the rest are listed unread. */
   objectReadLimit?: number;
 }

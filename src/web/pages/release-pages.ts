@@ -78,10 +78,15 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
         // Not there, or not theirs to see: the same answer, so a page does not tell which releases exist.
         if (!release || !maySee(web.principal.subject, web.teams, release, where.cluster))
           return problem(reply, web, 404, 'Release', `no release ${params.namespace}/${params.name} that your Teams let you see`);
-        const view = releaseView(await readRelease(deps, where, release, now()), now());
+        const [reading, slackThread] = await Promise.all([
+          readRelease(deps, where, release, now()),
+          where.own && deps.slackThread ? deps.slackThread(params.namespace, params.name) : Promise.resolve(undefined),
+        ]);
+        const view = releaseView(reading, now());
         const forms = actionVerbsFor(web.principal.subject, web.teams, release, where.cluster);
         const act = renderActionForms(`${request.url.split('?')[0]!.replace(/\/+$/, '')}/plan`, forms);
-        const body = renderRelease(view, { ...(deps.proposalActions ? { proposalActions: deps.proposalActions } : {}), csrfToken: web.csrfToken }) + act;
+        const options = { ...(deps.proposalActions ? { proposalActions: deps.proposalActions } : {}), ...(slackThread ? { slackThread } : {}) };
+        const body = renderRelease(view, { ...options, csrfToken: web.csrfToken }) + act;
         const live = where.own
           ? liveAnchor(`/events?${new URLSearchParams({ page: 'release', release: `${params.namespace}/${params.name}` }).toString()}`)
           : '';

@@ -63,6 +63,7 @@ const PROPOSAL = `<article class="proposal" id="proposal-{{id}}">
 </article>`;
 
 const RELEASE = `<h1>{{row.namespace}}/{{row.name}}{{#row.cluster}} <small>cluster {{row.cluster}}</small>{{/row.cluster}}</h1>
+{{#slackThread}}<p class="thread"><a href="{{slackThread}}" rel="noopener noreferrer">Slack thread</a></p>{{/slackThread}}
 {{> summary}}
 {{#proposals.length}}<h2>Open proposals</h2>{{#proposals}}{{> proposal}}{{/proposals}}{{/proposals.length}}
 <h2>Timeline</h2>
@@ -112,6 +113,8 @@ export interface TemplateOptions {
   /** The Approve/Reject forms (a mustache template rendered with the proposal and `csrfToken`); none: the slot stays empty. */
   proposalActions?: string;
   csrfToken?: string;
+  /** The release's latest Slack thread (its permalink, http(s) only); none: no link. */
+  slackThread?: string;
 }
 
 export function renderFleet(view: FleetView): string {
@@ -156,7 +159,11 @@ export function renderRelease(view: ReleaseView, options: TemplateOptions = {}):
   const fleet = view.row.cluster !== undefined;
   return Mustache.render(
     RELEASE,
-    { ...view, proposals: view.proposals.map((p) => ({ ...withUrl(p, fleet), csrfToken: options.csrfToken ?? '' })) },
+    {
+      ...view,
+      slackThread: options.slackThread && /^https?:\/\//.test(options.slackThread) ? options.slackThread : undefined,
+      proposals: view.proposals.map((p) => ({ ...withUrl(p, fleet), csrfToken: options.csrfToken ?? '' })),
+    },
     { summary: SUMMARY, proposal: PROPOSAL, [PROPOSAL_ACTIONS_SLOT]: options.proposalActions ?? '' },
   );
 }

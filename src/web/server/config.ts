@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { checkedRedisUrl, ConfigError, readSharedConfig, type Env } from '../../core/config/env.js';
 import { declareEnv } from '../../core/config/registry.js';
+import { WEB_URL_ENV } from '../../core/links/web-url.js';
 
 /**
  * The web surface's settings. A bad value stops start-up with one line naming the variable; the
@@ -15,10 +16,6 @@ export const WEB_ENV = declareEnv(['web'], {
   HELMCREW_WEB_LISTEN: {
     defaultText: '`helmcrew web`: `0.0.0.0:8080`; `helmcrew run`: none (no web pages)',
     meaning: 'host:port the release pages listen on; `helmcrew run` serves them only when it is set ([web](web.md))',
-  },
-  HELMCREW_WEB_URL: {
-    meaning:
-      'the pages’ public address (`https://helmcrew.example.org`): the sign-in redirect URI is `<url>/auth/callback`; plain http only on a loopback address (the session cookie is `Secure` otherwise). Required for the web pages',
   },
   HELMCREW_OIDC_ISSUER_URL: {
     defaultText: 'none',
@@ -79,7 +76,7 @@ export function readWebConfig(env: Env = process.env, defaultListen = '0.0.0.0:8
   checkedRedisUrl(env);
   const shared = readSharedConfig(env);
   const listen = parseListen(web.raw('HELMCREW_WEB_LISTEN') || defaultListen);
-  const rawUrl = web.raw('HELMCREW_WEB_URL');
+  const rawUrl = WEB_URL_ENV.in(env).raw('HELMCREW_WEB_URL');
   if (!rawUrl) throw new ConfigError('HELMCREW_WEB_URL is not set (the web pages’ public address, e.g. https://helmcrew.example.org)');
   const publicUrl = parseUrl('HELMCREW_WEB_URL', rawUrl);
   const providers: OidcProviderConfig[] = [];

@@ -1,5 +1,6 @@
 import { ConfigError, SHARED_ENV } from '../../../core/config/env.js';
 import { declareEnv } from '../../../core/config/registry.js';
+import { readWebUrl } from '../../../core/links/web-url.js';
 
 /** Slack settings from the environment. The token is never echoed, not even in errors. */
 export interface SlackConfig {
@@ -19,6 +20,8 @@ export interface SlackConfig {
    * channel at once, as a thread reply also sent to the channel; the edit follows in its turn.
    */
   outcomeWaitMs?: number;
+  /** HELMCREW_WEB_URL: each message links to its release's page there; unset, nothing is linked. */
+  webUrl?: string;
 }
 
 /** The Slack provider's own variables (SLACK_BOT_TOKEN and SLACK_API_URL are shared with the bot). */
@@ -83,5 +86,6 @@ export function readSlackConfig(env: Env = process.env): SlackConfig | undefined
   const updatePerMinute = own.parse('HELMCREW_SLACK_UPDATE_PER_MINUTE', positive);
   const updateBurst = Math.max(1, Math.floor(own.parse('HELMCREW_SLACK_UPDATE_BURST', positive)));
   const outcomeWaitMs = own.parse('HELMCREW_SLACK_OUTCOME_WAIT_SECONDS', nonNegative) * 1000;
-  return { botToken, apiUrl, timeoutMs, updatePerMinute, updateBurst, outcomeWaitMs };
+  const webUrl = readWebUrl(env);
+  return { botToken, apiUrl, timeoutMs, updatePerMinute, updateBurst, outcomeWaitMs, ...(webUrl ? { webUrl } : {}) };
 }

@@ -14,7 +14,8 @@ import { mergePatch, type KubeClients } from '../../../core/kube/kube-clients.js
 import { isConflict, isNotFound } from '../../../core/kube/errors.js';
 import type { OperationState } from './operation-state.js';
 
-export const SLACK_MESSAGES_CONFIGMAP = 'helmcrew-slack-messages';
+import { SLACK_MESSAGES_CONFIGMAP } from '../../../core/links/slack-thread.js';
+export { SLACK_MESSAGES_CONFIGMAP };
 export const DEFAULT_MAX_ENTRIES = 100;
 
 /** The provider's memory of its messages; the ConfigMap store is the real one. */

@@ -9,6 +9,7 @@ import { ReleaseAction, releaseActionValue } from '../../../core/slack/action-id
 import { codeBlock, inlineCode, plainText, safeText, truncateEscaped } from '../../../core/slack/mrkdwn.js';
 import type { TimelineEntry } from './operation-state.js';
 import { approvalLine, attributionLine, imagesText } from '../attribution.js';
+import { pageLink } from '../../../core/links/release-url.js';
 
 export type Phase = 'in-progress' | 'succeeded' | 'failed' | 'info';
 
@@ -183,17 +184,23 @@ function correctBlock(n: ReleaseNotification): Block {
   };
 }
 
+/** ` · <url|page>`: the release's web page, when HELMCREW_WEB_URL is set; '' otherwise. */
+function pageSuffix(n: ReleaseNotification, webUrl: string | undefined): string {
+  const link = pageLink(webUrl, { ...(n.cluster ? { cluster: n.cluster } : {}), namespace: n.release.namespace, name: n.release.name });
+  return link ? ` · ${link}` : '';
+}
+
 /**
  * The operation's message after `n`, given the timeline so far (including `n`). Failures carry
- * the Roll back / Suspend / History buttons.
+ * the Roll back / Suspend / History buttons; with `webUrl`, the heading links to the release's page.
  */
-export function renderOperationMessage(n: ReleaseNotification, timeline: readonly TimelineEntry[]): RenderedMessage {
+export function renderOperationMessage(n: ReleaseNotification, timeline: readonly TimelineEntry[], webUrl?: string): RenderedMessage {
   const phase = phaseOf(n);
   const v = versions(n);
   // A Resumed message continued by the upgrade back to the spec says both: "Resumed · Upgraded".
   const resumed = timeline[0]?.event === ReleaseEvent.Resumed && n.event !== ReleaseEvent.Resumed;
   const title = `${resumed ? 'Resumed · ' : ''}${titleOf(n.event)}`;
-  const heading = `${PHASE_EMOJI[phase]} *${safeText(title, 80)}* · *${safeText(n.release.name, 253)}* in ${inlineCode(n.release.namespace, 70)}`;
+  const heading = `${PHASE_EMOJI[phase]} *${safeText(title, 80)}* · *${safeText(n.release.name, 253)}* in ${inlineCode(n.release.namespace, 70)}${pageSuffix(n, webUrl)}`;
   const by = attributionLine(n, 'slack', (text) => safeText(text, 120));
   const images = imagesText(n);
   // The changes an upgrade brings from approved proposals (issue 35), and who approved them.
@@ -226,12 +233,14 @@ export function renderOperationMessage(n: ReleaseNotification, timeline: readonl
  * The thread reply for one notification: its full message and helm's error excerpt. One also sent
  * to the channel (`alsoInChannel`) is read there without its parent, so it names the release.
  */
-export function renderThreadReply(n: ReleaseNotification, alsoInChannel = false): { text: string; blocks: Block[] } {
+export function renderThreadReply(n: ReleaseNotification, alsoInChannel = false, webUrl?: string): { text: string; blocks: Block[] } {
   const when = n.at.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
   const title = `*${safeText(titleOf(n.event), 80)}*`;
   const where = `*${safeText(n.release.name, 253)}* in ${inlineCode(n.release.namespace, 70)}${n.cluster ? ` on ${inlineCode(n.cluster, 100)}` : ''}`;
   const heading = alsoInChannel ? `${PHASE_EMOJI[phaseOf(n)]} ${title} · ${where}` : title;
-  const blocks: Block[] = [{ type: 'context', elements: [mrkdwn(`${heading} · ${safeText(when, 40)} · ${safeText(n.cause || 'unknown cause', 300)}`)] }];
+  const blocks: Block[] = [
+    { type: 'context', elements: [mrkdwn(`${heading} · ${safeText(when, 40)} · ${safeText(n.cause || 'unknown cause', 300)}${pageSuffix(n, webUrl)}`)] },
+  ];
   if (n.message.trim()) blocks.push({ type: 'section', text: mrkdwn(safeText(n.message, LIMIT.threadText)) });
   if (n.errorExcerpt?.trim()) blocks.push({ type: 'section', text: mrkdwn(codeBlock(n.errorExcerpt, LIMIT.threadText)) });
   return { text: safeText(`${alsoInChannel ? summaryLine(n) : titleOf(n.event)}: ${n.message}`, 500), blocks };

@@ -59,9 +59,12 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
   private readonly updateLimit: { perSecond: number; burst: number };
   private readonly outcomeWaitMs: number;
   private readonly proposals: ProposalRecordsFor | undefined;
+  /** HELMCREW_WEB_URL: every message links to its release's page; unset, none does. */
+  private readonly webUrl: string | undefined;
 
   constructor(options: SlackProviderOptions) {
     this.proposals = options.proposals;
+    this.webUrl = options.config.webUrl;
     this.token = options.config.botToken;
     this.states = new MessageStates(options.store, options.log);
     this.log = options.log;
@@ -113,7 +116,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
     // A retry after a failed thread reply must not count the event twice or edit again.
     const applied = state?.applied === n.id;
     const timeline = applied && state ? state.timeline : extendTimeline(state?.timeline ?? [], n);
-    const rendered = renderOperationMessage(n, timeline);
+    const rendered = renderOperationMessage(n, timeline, this.webUrl);
     if (!state) {
       await pace({ bucket: 'channel' });
       state = await this.postMessage(n, channelRef, messageBody(rendered), timeline);
@@ -148,7 +151,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
   private async replyInThread(n: ReleaseNotification, state: OperationState, key: string, pace: Pace, alsoInChannel: boolean): Promise<OperationState> {
     // Stepping aside for the reply's slot: whichever replica comes back sends the reply, what came before done.
     await this.paceKeeping(pace, { bucket: 'channel' }, n.release.namespace, key, state);
-    const reply = renderThreadReply(n, alsoInChannel);
+    const reply = renderThreadReply(n, alsoInChannel, this.webUrl);
     await this.call('chat.postMessage (thread reply)', () =>
       this.web.chat.postMessage({
         channel: state.channelId,
