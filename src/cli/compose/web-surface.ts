@@ -13,6 +13,7 @@ import { releaseOperations } from '../../session/execute/wiring.js';
 import type { SessionConfig } from '../../session/flow/config.js';
 import { ReleaseSession } from '../../session/flow/release-session.js';
 import { actionRoutes } from '../../web/actions/action-routes.js';
+import { PROPOSAL_VOTE_FORMS, proposalVoteRoutes } from '../../web/actions/proposal-vote-routes.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { SharedReleaseWatch } from '../../web/live/release-watch.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
@@ -45,9 +46,23 @@ export async function webSurface(rest: KubeRest, redis: RedisConnection, redisUr
         watch,
         events: releaseEventReader(rest),
         objects: new ObjectReader(new ClusterObjects(rest)),
+        proposalActions: PROPOSAL_VOTE_FORMS,
       },
       log,
     ),
+    proposalVoteRoutes({
+      // This server drives its own cluster: its keyspace holds that cluster's proposals only.
+      store: (cluster) =>
+        cluster === session.cluster ? proposals : `the proposal is from cluster ${cluster}; this server drives only its own (${session.cluster})`,
+      locate: async (_cluster, namespace, name) => {
+        const release = await parts.api.get(namespace, name);
+        return release ? { ok: true, release, local: true } : { ok: false, message: `${namespace}/${name} no longer exists` };
+      },
+      events: parts.events,
+      log,
+      showCluster: false,
+      clusterSegment: () => OWN_CLUSTER_SEGMENT,
+    }),
     actionRoutes({
       session: new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs }),
       plans: new PlanStore(redis, session.keyPrefix, WEB_PLAN_TTL_SECONDS),
