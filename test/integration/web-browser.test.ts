@@ -123,7 +123,6 @@ describe('the web in a browser', () => {
     await browser.click(`a[href="/releases/-/${namespace}/shop"]`);
     await browser.waitForText('Conditions');
     await browser.waitForText('Timeline');
-    await browser.screenshot('.helmcrew/screenshots/web-release-1280.png');
 
     // The Act form's upgrade to 2.0.0: a GET to the plan page, which changes nothing.
     const upgrade = 'form.act:has(input[name=verb][value=upgrade])';
@@ -147,6 +146,8 @@ describe('the web in a browser', () => {
     await browser.waitForText('unicorn 2.0.0 declared');
     // The timeline names who asked, and that it came from the web.
     expect(await browser.text()).toMatch(new RegExp(`oidc:${email(ana).replace(/\./g, '\\.')} web`));
+    // Written where a run leaves its output (.helmcrew/, ignored); docs/images/ holds a copy chosen by hand.
+    await browser.screenshot('.helmcrew/screenshots/web-release-1280.png');
   }, 240_000);
 
   it('two people approve a chart-version proposal in the browser and it applies; one taken off the Team is refused', async () => {
@@ -170,6 +171,19 @@ describe('the web in a browser', () => {
     await browser.click(approve);
     await browser.waitForText('Not counted');
     expect((await store.get(proposal.id))?.state.approvers).toHaveLength(1);
+    // What the browser saw, by status: the refusal is a 403; a vote that is neither approve nor reject a 400.
+    const csrf = await (await browser.find('input[name=_csrf]')).getAttribute('value');
+    const vote = (choice: string) =>
+      fetch(`${url}/proposals/${proposal.release.cluster}/${proposal.id}/vote`, {
+        method: 'POST',
+        headers: { cookie: `helmcrew-session=${anaCookie}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf ?? '', choice }).toString(),
+        redirect: 'manual',
+      });
+    const anaCookie = await browser.cookie('helmcrew-session');
+    expect((await vote('approve')).status).toBe(403);
+    const bad = await vote('<b>maybe</b>');
+    expect([bad.status, await bad.text()]).toEqual([400, expect.stringContaining('not "&lt;b&gt;maybe&lt;')]);
 
     // Ben, a second person, approves from the release page: approved, and the controller applies it.
     await signIn(ben);
