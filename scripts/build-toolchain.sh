@@ -2,7 +2,8 @@
 # Builds the real parts of the local environment from Go modules into a cache outside the
 # repository, keyed by version: kube-apiserver, kube-controller-manager, kube-scheduler, kubectl,
 # etcd, kwok, helm, kustomize (helm's post-renderer), sops (SOPS-encrypted values) and age +
-# age-keygen (the tests encrypt with them). A second run finds them and returns at once.
+# age-keygen (the tests encrypt with them) and cosign (verifies signed OCI charts and images; the
+# tests sign with it). A second run finds them and returns at once.
 # Why Go modules: this machine has no container engine and cannot download release binaries.
 set -euo pipefail
 
@@ -13,6 +14,7 @@ HELM_VERSION="${HELM_VERSION:-v4.2.4}"
 KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.8.2}"
 SOPS_VERSION="${SOPS_VERSION:-v3.13.3}"
 AGE_VERSION="${AGE_VERSION:-v1.3.2}"
+COSIGN_VERSION="${COSIGN_VERSION:-v3.1.3}"
 CACHE="${HELMCREW_CACHE:-$HOME/.cache/helmcrew}"
 BIN="$CACHE/bin"
 JOBS="${GO_BUILD_JOBS:-2}"
@@ -155,6 +157,13 @@ build_age() {
   say "age $AGE_VERSION built"
 }
 
+# cosign verifies signatures on OCI charts and images (spec.chart.verify, imageUpdates[].verify);
+# the tests make keys and sign with it. Its version is stamped as its release build does.
+build_cosign() {
+  build_go_install cosign "$COSIGN_VERSION" github.com/sigstore/cosign/v3/cmd/cosign \
+    "-X sigs.k8s.io/release-utils/version.gitVersion=$COSIGN_VERSION"
+}
+
 what="${1:-all}"
 case "$what" in
   kubernetes) build_kubernetes ;;
@@ -164,15 +173,17 @@ case "$what" in
   kustomize) build_go_install kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5 ;;
   sops) build_sops ;;
   age) build_age ;;
+  cosign) build_cosign ;;
   all)
     build_go_install helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION"
     build_go_install kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5
     build_sops
     build_age
+    build_cosign
     build_go_install kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok
     install_kwok_stages
     build_etcd
     build_kubernetes
     ;;
-  *) echo "usage: $0 [all|kubernetes|etcd|kwok|helm|kustomize|sops|age]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|kubernetes|etcd|kwok|helm|kustomize|sops|age|cosign]" >&2; exit 2 ;;
 esac

@@ -50,5 +50,5 @@ if [[ ! -d node_modules ]] || [[ package-lock.json -nt node_modules/.package-loc
 fi
 
 command -v go >/dev/null || { say "Go is needed to build the local Kubernetes control plane and helm"; exit 1; }
-say "building (or finding cached) kube-apiserver, controller-manager, scheduler, kubectl, etcd, kwok, helm, kustomize"
+say "building (or finding cached) kube-apiserver, controller-manager, scheduler, kubectl, etcd, kwok, helm, kustomize, sops, age, cosign"
 bash scripts/build-toolchain.sh all

@@ -1,6 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GitChartSource } from './git-source.js';
-import { ArtifactVerification } from './verification.js';
 import { Decryption } from './decryption.js';
 import { BoundedDuration, celRules, type CelRule, DNS_LABEL_PATTERN, FreeFormObject, LocalObjectName, StringEnum } from './schema-helpers.js';
 import { DURATION_BOUNDS } from './duration.js';
@@ -11,6 +10,7 @@ import { API_GROUP, API_VERSION, HELMRELEASE_KIND } from './vocabulary.js';
 import { DependencyReference } from './dependency.js';
 import { HealthCheckExprs } from './health-checks.js';
 import { ApprovalSpec, ImageUpdate } from './image-updates.js';
+import { ArtifactVerification } from './verification.js';
 import { LayerSelector, ProxySecretRef, SemverFilter } from './chart-fetch.js';
 
 /**
@@ -91,6 +91,11 @@ export const ChartRef = Type.Object(
         fieldPath: '.insecure',
       },
       { rule: 'has(self.repository) != has(self.git)', message: 'give exactly one of repository (with name) or git' },
+      {
+        rule: "!has(self.verify) || self.verify.provider == 'pgp' || (has(self.repository) && self.repository.startsWith('oci://'))",
+        message: 'verify: cosign and notation verify oci:// charts, pgp http(s) repository charts (a git chart: git.verify)',
+        fieldPath: '.verify',
+      },
       {
         rule: "!has(self.layerSelector) || (has(self.repository) && self.repository.startsWith('oci://'))",
         message: 'layerSelector is for oci:// repositories',

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { BoundedDuration, celRules, LocalObjectName, StringEnum } from './schema-helpers.js';
+import { ArtifactVerification } from './verification.js';
 
 /**
  * spec.imageUpdates and spec.approval (issue 35): the images a HelmRelease keeps current, and how
@@ -63,8 +64,24 @@ export const ImageUpdate = Type.Object(
     ),
     certSecretRef: Type.Optional(LocalObjectName({ description: 'A Secret in this namespace with `ca.crt`, as spec.chart.certSecretRef.' })),
     insecure: Type.Optional(Type.Boolean({ description: 'Plain HTTP to the registry (one on loopback), as spec.chart.insecure. Default: TLS.' })),
+    verify: Type.Optional(ArtifactVerification),
+    allowUnsigned: Type.Optional(
+      Type.Boolean({
+        description: 'With verify: a tag that does not verify is still proposed, marked unsigned, instead of skipped. Default: false.',
+      }),
+    ),
   },
-  { description: 'An image whose newest wanted tag is kept in the values.' },
+  {
+    description: 'An image whose newest wanted tag is kept in the values.',
+    ...celRules(
+      {
+        rule: "!has(self.verify) || self.verify.provider != 'pgp'",
+        message: 'verify: images are verified with cosign (or notation), not pgp',
+        fieldPath: '.verify',
+      },
+      { rule: '!has(self.allowUnsigned) || has(self.verify)', message: 'allowUnsigned goes with verify' },
+    ),
+  },
 );
 
 export const ApprovalSpec = Type.Object(

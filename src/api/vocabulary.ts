@@ -99,7 +99,7 @@ export const ReleaseEvent = {
   ProposalExpired: 'ProposalExpired',
   /** An approved (or, without spec.approval, automatic) change was written to status.approvedOverrides; the upgrade follows. */
   ProposalApplied: 'ProposalApplied',
-  /** The chart (spec.chart.verify) or the commit (spec.chart.git.verify) failed its signature check: nothing of it is rendered or installed. */
+  /** The chart (spec.chart.verify: pgp, cosign) or the commit (spec.chart.git.verify) failed its signature check (unsigned, another key, a bad key Secret): nothing of it is rendered or installed. */
   VerificationFailed: 'VerificationFailed',
 } as const;
 export type ReleaseEvent = (typeof ReleaseEvent)[keyof typeof ReleaseEvent];

@@ -12,6 +12,15 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
   KUSTOMIZE_BIN: { default: 'kustomize', meaning: 'kustomize, run by helm’s post-renderer plugin for `spec.postRenderers` and `spec.commonMetadata`' },
   HELMCREW_GIT_BIN: { default: 'git', meaning: 'the git client for `spec.chart.git`' },
   SOPS_BIN: { default: 'sops', meaning: 'sops (getsops/sops v3), run to decrypt SOPS-encrypted `valuesFrom` documents (`spec.decryption`)' },
+  COSIGN_BIN: {
+    default: 'cosign',
+    meaning: 'cosign (sigstore/cosign v3), run to verify signed OCI charts and images (`spec.chart.verify`, `spec.imageUpdates[].verify`)',
+  },
+  COSIGN_TRUSTED_ROOT: {
+    defaultText: 'none',
+    meaning:
+      'a Sigstore `trusted_root.json` (your Fulcio, Rekor and timestamp authorities) for keyless cosign verification (`matchOIDCIdentity`); without it cosign uses the public-good instance',
+  },
   HELMCREW_HELM_FIELD_MANAGER: {
     defaultText: 'the base name of `HELM_BIN`',
     meaning: 'the field manager helm applies as (helm 4 names it after its binary): drift is compared and corrected as it',
@@ -133,6 +142,9 @@ export interface ControllerConfig extends SharedConfig {
   gitBin?: string;
   /** sops, for SOPS-encrypted valuesFrom documents (SOPS_BIN, default sops from PATH). */
   sopsBin: string;
+  /** cosign, for signed OCI charts and images (COSIGN_BIN); and the trust root for keyless verification (COSIGN_TRUSTED_ROOT). */
+  cosignBin: string;
+  cosignTrustedRoot?: string;
   /** The field manager helm's server-side applies are made as: drift is compared and corrected as it (HELMCREW_HELM_FIELD_MANAGER). */
   helmFieldManager: string;
   /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default, a memory-for-CPU trade left to the operator. */
@@ -190,6 +202,8 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     kustomizeBin: own.text('KUSTOMIZE_BIN'),
     gitBin: own.text('HELMCREW_GIT_BIN'),
     sopsBin: own.text('SOPS_BIN'),
+    cosignBin: own.text('COSIGN_BIN'),
+    ...(own.raw('COSIGN_TRUSTED_ROOT') ? { cosignTrustedRoot: own.raw('COSIGN_TRUSTED_ROOT')! } : {}),
     // helm 4 names its field manager after its own binary (filepath.Base(os.Args[0])).
     helmFieldManager: own.raw('HELMCREW_HELM_FIELD_MANAGER') || basename(shared.text('HELM_BIN')),
     helmGoGC: helmGoGC('HELMCREW_HELM_GOGC', own.raw('HELMCREW_HELM_GOGC')),

@@ -1,4 +1,5 @@
 import { SopsDecrypter } from './sops/sops-decrypter.js';
+import { CosignVerifier } from './charts/verification/cosign-verifier.js';
 import type { ControllerConfig } from './config.js';
 import type { Logger } from '../core/log.js';
 import type { KubeRest } from '../core/kube/rest-client.js';
@@ -119,6 +120,12 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
       dependencies: new DependencyBuilds(helmRunner, config.workDir),
     }),
     sops: new SopsDecrypter(config.sopsBin, log),
+    cosign: new CosignVerifier({
+      cosignBin: config.cosignBin,
+      workDir: config.workDir,
+      log,
+      ...(config.cosignTrustedRoot ? { trustedRoot: config.cosignTrustedRoot } : {}),
+    }),
     digester,
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
     log,

@@ -31,6 +31,8 @@ export interface DevEnvironment {
   kustomizeBin: string;
   /** sops, from the toolchain cache like kustomize (SOPS-encrypted valuesFrom documents). */
   sopsBin: string;
+  /** cosign, from the toolchain cache (signed OCI charts and images). */
+  cosignBin: string;
   processes: ProcessRecord[];
 }
 
@@ -69,6 +71,7 @@ export function toEnvironment(file: EnvFile): DevEnvironment {
     kubectlBin: kubectlBin!,
     kustomizeBin: toolchainPaths().kustomize,
     sopsBin: toolchainPaths().sops,
+    cosignBin: toolchainPaths().cosign,
     processes,
   };
 }

@@ -20,6 +20,7 @@ export const HELM_VERSION = 'v4.2.4';
 export const KUSTOMIZE_VERSION = 'v5.8.2';
 export const SOPS_VERSION = 'v3.13.3';
 export const AGE_VERSION = 'v1.3.2';
+export const COSIGN_VERSION = 'v3.1.3';
 
 /** The checkout this file lives in: src/dev/ and dist/dev/ are both two levels below it. */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -43,6 +44,8 @@ export interface ToolchainPaths {
   /** age and age-keygen: the tests make keys and encrypt with them. */
   age: string;
   ageKeygen: string;
+  /** Verifies signed OCI charts and images (spec.chart.verify, imageUpdates[].verify); the tests sign with it. */
+  cosign: string;
 }
 
 export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
@@ -60,6 +63,7 @@ export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
     sops: join(bin, `sops-${SOPS_VERSION}`, 'sops'),
     age: join(bin, `age-${AGE_VERSION}`, 'age'),
     ageKeygen: join(bin, `age-${AGE_VERSION}`, 'age-keygen'),
+    cosign: join(bin, `cosign-${COSIGN_VERSION}`, 'cosign'),
   };
 }
 

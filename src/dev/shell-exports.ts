@@ -20,6 +20,7 @@ export function formatShellExports(env: DevEnvironment): string {
     ['KUBECTL_BIN', env.kubectlBin],
     ['KUSTOMIZE_BIN', env.kustomizeBin],
     ['SOPS_BIN', env.sopsBin],
+    ['COSIGN_BIN', env.cosignBin],
     // A local fleet: every cluster's name, and each one's kubeconfig in a variable of its own.
     ...(env.clusters
       ? [

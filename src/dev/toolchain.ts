@@ -9,6 +9,7 @@ import { UPSTREAM_STAGE_FILES } from './kwok-stages.js';
 import {
   AGE_VERSION,
   cacheDir,
+  COSIGN_VERSION,
   ETCD_VERSION,
   HELM_VERSION,
   K8S_VERSION,
@@ -67,6 +68,7 @@ export async function ensureToolchain(log: Logger): Promise<ToolchainPaths> {
         KUSTOMIZE_VERSION,
         SOPS_VERSION,
         AGE_VERSION,
+        COSIGN_VERSION,
       },
     });
   } catch (err) {

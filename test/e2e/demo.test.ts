@@ -116,5 +116,8 @@ describe('helmcrew demo', () => {
     // The story stays clean: no JSON log line anywhere in what a person sees.
     expect(result.all.split('\n').filter((line) => line.trimStart().startsWith('{'))).toEqual([]);
     expect(result.stdout).toMatch(/controller started \(its log: .*demo-controller\.log\)/);
+    // It ends with the release pages: their address, and a Sign in with Slack the demo made work itself.
+    expect(result.stdout).toMatch(/The release pages: http:\/\/127\.0\.0\.1:\d+\n {2}sign in: http:\/\/127\.0\.0\.1:\d+\/auth\/login\/slack/);
+    expect(result.stdout).toContain('checked: signed in as alice, the fleet page lists unicorn-demo/unicorn');
   });
 });

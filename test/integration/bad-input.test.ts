@@ -79,6 +79,26 @@ describe('bad input', () => {
       spec: { chart: { name: 'unicorn', git: { url: 'https://git.example.test/c.git', path: 'charts/../../etc' } } },
       want: /spec.chart.git.path: Invalid value.*must stay inside the repository/,
     },
+    {
+      name: 'verify-cosign-on-https',
+      spec: { chart: { ...chart(), verify: { provider: 'cosign', secretRef: { name: 'keys' } } } },
+      want: /spec.chart.verify: Invalid value.*cosign and notation verify oci:\/\/ charts, pgp http\(s\) repository charts/,
+    },
+    {
+      name: 'verify-notation-on-git',
+      spec: {
+        chart: { name: 'unicorn', git: { url: 'https://git.example.test/c.git' }, verify: { provider: 'notation', secretRef: { name: 'keys' } } },
+      },
+      want: /spec.chart.verify: Invalid value.*cosign and notation verify oci:\/\/ charts/,
+    },
+    {
+      name: 'allow-unsigned-without-verify',
+      spec: {
+        chart: chart(),
+        imageUpdates: [{ repository: 'registry.example.test/web', policy: { semver: '1.x' }, valuesPath: 'image.tag', allowUnsigned: true }],
+      },
+      want: /allowUnsigned goes with verify/,
+    },
     { name: 'bad-interval', spec: { chart: chart(), interval: 'ten minutes' }, want: /spec.interval: Invalid value: "ten minutes"/ },
     { name: 'bad-timeout', spec: { chart: chart(), timeout: '5 min' }, want: /spec.timeout: Invalid value/ },
     { name: 'upper-release', spec: { chart: chart(), releaseName: 'Unicorn' }, want: /spec.releaseName: Invalid value: "Unicorn"/ },

@@ -76,6 +76,14 @@ describe('the image root built by scripts/build-image-root.sh', () => {
     expect(version.stdout).toContain(`sops ${pinned!.slice(1)}`);
   });
 
+  it('holds cosign (signed charts and images) at the version the Dockerfile pins, where COSIGN_BIN points', async () => {
+    const pinned = /^ARG COSIGN_VERSION=(\S+)$/m.exec(dockerfile)?.[1];
+    expect(pinned).toMatch(/^v3\.\d+\.\d+$/);
+    expect(finalStageEnv(dockerfile).COSIGN_BIN).toBe('/usr/local/bin/cosign');
+    const version = await execa(join(root, 'usr/local/bin/cosign'), ['version'], { env: { HOME: home } });
+    expect(version.stdout).toMatch(new RegExp(`GitVersion:\\s+${pinned!.replace(/\./g, '\\.')}`));
+  });
+
   it('holds the compiled CLI and production dependencies only: no sources, no dev tools', () => {
     expect(existsSync(join(app(), 'dist/cli/main.js'))).toBe(true);
     expect(existsSync(join(app(), 'src'))).toBe(false);

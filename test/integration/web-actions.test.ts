@@ -136,14 +136,19 @@ describe('actions from the web', () => {
   it('two-person rule on the web: the requester cannot approve; a second authorized person can, and the rollback happens', async () => {
     const planned = await get('alice', `/releases/default/${namespace}/unicorn/plan?verb=rollback&reason=web`);
     expect(planned.statusCode).toBe(200);
+    // The whole diff, object by object, at readable paths: the page goes from blue back to pink.
+    const page = textOf(planned.body);
+    expect(page).toContain('What changes, object by object');
+    expect(page).toMatch(/<code>~ ConfigMap unicorn-page<\/code>/);
+    expect(page).toMatch(/<code>data\["index\.html"\]<\/code>:[\s\S]*blue[\s\S]*pink/);
     const planId = planIdIn(planned.body, 'confirm')!;
     const waiting = await post('alice', `/plans/${planId}/confirm`);
     expect(waiting.statusCode).toBe(202);
     const approvalId = /href="\/plans\/([A-Za-z0-9_-]+)"/.exec(textOf(waiting.body))?.[1];
     expect(approvalId).toBeDefined();
     expect(textOf((await post('alice', `/plans/${approvalId}/approve`)).body)).toMatch(/second, different person/);
-    const page = await get('mallory', `/plans/${approvalId}`);
-    expect(planIdIn(page.body, 'approve')).toBe(approvalId);
+    const waitingPage = await get('mallory', `/plans/${approvalId}`);
+    expect(planIdIn(waitingPage.body, 'approve')).toBe(approvalId);
     expect((await post('mallory', `/plans/${approvalId}/approve`)).statusCode).toBe(403);
     // Bob signed in on the web (with Slack) approves.
     people.bob = { id: 'slack:UBOB', name: '@bob', via: 'slack', subject: { slackUser: 'UBOB', slackUserGroups: [] } };

@@ -75,6 +75,7 @@ export async function startTestController(
     HELM_BIN: helm.bin,
     KUSTOMIZE_BIN: env.kustomizeBin,
     SOPS_BIN: env.sopsBin,
+    COSIGN_BIN: env.cosignBin,
     WATCH_NAMESPACES: namespaces.join(','),
     HELMCREW_QUEUE_PREFIX: prefix,
     HELMCREW_WORK_DIR: join(dir, 'work'),

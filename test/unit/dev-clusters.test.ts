@@ -43,6 +43,7 @@ describe('dev up --clusters', () => {
       kubectlBin: '/k',
       kustomizeBin: '/z',
       sopsBin: '/bin/sops',
+      cosignBin: '/bin/cosign',
       processes: [],
     };
     expect(formatShellExports(one)).not.toMatch(/HELMCREW_DEV_CLUSTERS|KUBECONFIG_/);

@@ -24,6 +24,14 @@ describe('Dockerfile', () => {
     expect(new Set(bases.filter((b) => b.startsWith('node:')))).toEqual(new Set([`node:${process.versions.node}-bookworm-slim`]));
   });
 
+  it('builds cosign at the version the local toolchain pins, and points the controller at it', () => {
+    const cosignVersion = defaultOf(read('scripts/build-toolchain.sh'), 'COSIGN_VERSION');
+    expect(cosignVersion).toMatch(/^v3\.\d+\.\d+$/);
+    expect(instructions('ARG')).toContain(`COSIGN_VERSION=${cosignVersion}`);
+    expect(defaultOf(read('scripts/build-image-root.sh'), 'COSIGN_VERSION')).toBe(cosignVersion);
+    expect(instructions('ENV').at(-1)).toContain('COSIGN_BIN=/usr/local/bin/cosign');
+  });
+
   it('builds sops at the version the local toolchain pins, and points the controller at it', () => {
     const sopsVersion = defaultOf(read('scripts/build-toolchain.sh'), 'SOPS_VERSION');
     expect(sopsVersion).toMatch(/^v3\.\d+\.\d+$/);

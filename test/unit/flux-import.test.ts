@@ -40,6 +40,7 @@ spec:
   url: oci://ghcr.io/charts/redis
   ref: { tag: 18.1.0, digest: "sha256:0123456789abcdef" }
   secretRef: { name: ghcr }
+  verify: { provider: cosign, secretRef: { name: redis-keys } }
   layerSelector: { mediaType: application/vnd.cncf.helm.chart.content.v1.tar+gzip, operation: copy }
 ---
 apiVersion: source.toolkit.fluxcd.io/v1
@@ -193,7 +194,8 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
     expect(reasons['spec.waitStrategy']).toMatch(/^handled differently: helmcrew always waits with kstatus/);
     expect(reasons['spec.healthCheckExprs']).toBeUndefined();
     expect(reasons['spec.install.disableOpenAPIValidation']).toMatch(/^handled differently: helmcrew always skips helm's client-side OpenAPI check/);
-    expect(reasons['spec.chart.spec.verify']).toMatch(/not signature-verified/);
+    // podinfo's chart comes from an https repository: Flux verifies only OCI charts, and so does this.
+    expect(reasons['spec.chart.spec.verify']).toBe('cannot be carried: verify is for oci:// charts (Flux verifies only those too)');
     expect(reasons['spec.chart.spec.interval']).toMatch(/^handled differently/);
     expect(reasons['HelmRepository flux-system/podinfo spec.passCredentials']).toBe('helmcrew has no equivalent');
     expect(reasons['spec.driftDetection.ignore[0].target.labelSelector']).toMatch(/now ignores more objects/);
@@ -240,7 +242,7 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
     expect(noteFor('postgres', 'HelmRepository apps/bitnami spec.provider')).toMatch(/no cloud workload identity/);
   });
 
-  it('chartRef to an OCIRepository: repository, name and version from its url and ref; the digest is reported', () => {
+  it('chartRef to an OCIRepository: repository, name and version from its url and ref, verify carried; the digest is reported', () => {
     const { release, notes } = imported('redis');
     expect(release?.spec.chart).toEqual({
       repository: 'oci://ghcr.io/charts',
@@ -249,9 +251,11 @@ describe('Flux HelmRelease → helmcrew HelmRelease (pure)', () => {
       secretRef: { name: 'ghcr' },
       // helm's chart layer: carried as it is.
       layerSelector: { mediaType: 'application/vnd.cncf.helm.chart.content.v1.tar+gzip', operation: 'copy' },
+      verify: { provider: 'cosign', secretRef: { name: 'redis-keys' } },
     });
     expect(notes.map((n) => n.path)).toEqual(expect.arrayContaining(['OCIRepository apps/redis spec.ref.digest', 'OCIRepository apps/redis spec.interval']));
     expect(notes.map((n) => n.path)).not.toContain('OCIRepository apps/redis spec.layerSelector');
+    expect(notes.map((n) => n.path)).not.toContain('OCIRepository apps/redis spec.verify');
   });
 
   it('proxySecretRef (every source kind), semverFilter; a layerSelector of another layer is reported, not carried', () => {

@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { startDemoSlack } from '../demo/demo-slack.js';
+import { signInOnce, startDemoWeb } from '../demo/demo-web.js';
+import type { FakeSlack } from '../../dev/fake-slack/index.js';
 import { tellChatStory } from '../demo/chat-story.js';
 import { tellUnicornStory } from '../demo/unicorn-story.js';
 import { devUp } from '../../dev/environment.js';
@@ -30,6 +32,7 @@ export async function demoCommand(): Promise<number> {
       HELM_BIN: env.helmBin,
       KUSTOMIZE_BIN: env.kustomizeBin,
       SOPS_BIN: env.sopsBin,
+      COSIGN_BIN: env.cosignBin,
       WATCH_NAMESPACES: DEMO_NAMESPACE,
       // Given explicitly, as an operator would: the environment's loopback chart server, and the
       // controller's own rights for the demo's namespace (the safe default would act as its
@@ -79,10 +82,43 @@ export async function demoCommand(): Promise<number> {
     say(`\n$ kubectl get hcr -n ${DEMO_NAMESPACE}\n${table.stdout}${table.stderr}`);
     say('\nWhat Slack shows (notify: one message per release operation, edited in place, details in threads; the bot: #incident):');
     slack.sayTranscript(say);
+    await showReleasePages({ kubeconfig: env.kubeconfig, redisUrl: env.redisUrl, queuePrefix, slack: slack.slack, say, stateDir: env.stateDir });
     say(`\nThe environment stays up: eval "$(npx helmcrew dev env)" and look around; npx helmcrew dev down stops it.`);
   } finally {
     await slack.stop();
     await controller.stop();
   }
   return 0;
+}
+
+/**
+ * The release pages, signed in once to show the sign-in works; on a terminal they stay up until
+ * Ctrl-C (the fake Slack with them), elsewhere (CI, a pipe) the demo ends after the check.
+ */
+async function showReleasePages(opts: {
+  kubeconfig: string;
+  redisUrl: string;
+  queuePrefix: string;
+  slack: FakeSlack;
+  say: (line: string) => void;
+  stateDir: string;
+}) {
+  const { say } = opts;
+  const web = await startDemoWeb({ ...opts, log: createLogger('web', logLevel(), join(opts.stateDir, 'logs', 'demo-web.log')) });
+  try {
+    const signedIn = await signInOnce(web.url, web.user);
+    // The fleet page links the release: /releases/-/unicorn-demo/unicorn (mustache writes / as &#x2F;).
+    const shows = signedIn.ok && signedIn.fleet.replace(/&#x2F;/g, '/').includes(`/releases/-/${DEMO_NAMESPACE}/unicorn`);
+    say(`\nThe release pages: ${web.url}`);
+    say(`  sign in: ${web.signInUrl} — Sign in with Slack (the local fake Slack: pick alice, ${web.user}, a member of unicorn-oncall)`);
+    say(
+      `  checked: ${shows ? `signed in as alice, the fleet page lists ${DEMO_NAMESPACE}/unicorn` : `the sign-in did not work: ${signedIn.ok ? 'the fleet page lacks the release' : signedIn.why}`}`,
+    );
+    if (process.stdout.isTTY && process.stdin.isTTY) {
+      say('  the pages stay up until Ctrl-C');
+      await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+    }
+  } finally {
+    await web.stop();
+  }
 }

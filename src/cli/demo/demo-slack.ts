@@ -32,6 +32,9 @@ export interface DemoSlack {
   stop(): Promise<void>;
 }
 
+/** The release pages' Slack app in the demo: the fake Slack signs Alice in with it. */
+export const DEMO_OIDC_CLIENT = { clientId: 'helmcrew-demo-web', clientSecret: 'demo-only-not-a-secret' };
+
 export async function startDemoSlack(opts: {
   kubeConfig: KubeConfig;
   kubeconfigPath: string;
@@ -40,7 +43,12 @@ export async function startDemoSlack(opts: {
   namespace: string;
   log: Logger;
 }): Promise<DemoSlack> {
-  const slack = await startFakeSlack({ users: [{ id: ALICE, name: 'alice' }], channels: [...DEMO_CHANNELS.map((name) => ({ name })), INCIDENT_CHANNEL] });
+  const slack = await startFakeSlack({
+    users: [{ id: ALICE, name: 'alice' }],
+    channels: [...DEMO_CHANNELS.map((name) => ({ name })), INCIDENT_CHANNEL],
+    // Sign in with Slack on the release pages the demo ends with (demo-web.ts).
+    oidcClients: [DEMO_OIDC_CLIENT],
+  });
   const teams = [
     { name: 'unicorn-team', spec: { subscriptions: [{ namespaces: [opts.namespace] }], channels: [{ slack: '#unicorn-releases' }] } },
     // On call hears the failures and may act from chat: Alice is its member (chat-story.ts).

@@ -7,6 +7,7 @@ import type { RedisConnection } from '../../core/redis.js';
 import { OciRegistryClient } from '../charts/oci-registry.js';
 import type { ControllerConfig } from '../config.js';
 import { imageAccessReader } from './image-access.js';
+import { imageSignatureChecker } from './image-verify.js';
 import { ImageWatcher } from './image-watcher.js';
 import { proposalDiff } from './proposal-diff.js';
 import { previewRelease } from '../preview/compute-preview.js';
@@ -30,6 +31,12 @@ export function controllerProposals(connection: RedisConnection, config: Control
         cluster: config.cluster,
         registry: new OciRegistryClient({ policy: config.allowedRepositoryHosts, timeoutMs: 15_000, maxBytes: config.maxIndexBytes }),
         accessFor: imageAccessReader({ kube, identities: new IdentityClients(kube), tenancy: config.tenancy }),
+        signatureOf: imageSignatureChecker({
+          kube,
+          identities: new IdentityClients(kube),
+          tenancy: config.tenancy,
+          ...(ctx.cosign ? { verifier: ctx.cosign } : {}),
+        }),
         store,
         tickMs: config.proposalsTickMs,
         retentionMs: config.proposalsRetentionMs,

@@ -12,6 +12,7 @@ import { proposalId, type Proposal, type ProposedValue } from '../../core/propos
 import { tagPolicyOf } from '../reconcile/desired/image-updates.js';
 import { valueAt } from '../reconcile/desired/approved-overrides.js';
 import { parseTargetPath } from '../reconcile/desired/target-path.js';
+import type { ImageSignature } from './image-verify.js';
 
 export type ImageChange = { kind: 'none'; why: string } | { kind: 'propose'; proposal: Proposal };
 
@@ -19,6 +20,8 @@ export type ImageChange = { kind: 'none'; why: string } | { kind: 'propose'; pro
 export interface RegistryAnswer {
   tags: readonly string[];
   digestOf?: (tag: string) => string | undefined;
+  /** imageUpdates[].verify: who signed the tag's image (image-verify.ts); undefined: not asked yet. */
+  signatureOf?: (tag: string) => ImageSignature | undefined;
 }
 
 /** The subject a newer proposal supersedes an older one on: the release and the image repository. */
@@ -45,6 +48,8 @@ export function approvalFacts(release: HelmRelease, now: number): Proposal['fact
 export function decideImageChange(cluster: string, release: HelmRelease, update: ImageUpdate, answer: RegistryAnswer, now: number): ImageChange {
   const choice = chooseTag(tagPolicyOf(update.policy), answer.tags);
   if (choice.kind !== 'chosen') return { kind: 'none', why: choice.why };
+  const signature = signatureNote(update, choice.tag, answer);
+  if (signature.kind === 'none') return signature;
   const values: ProposedValue[] = [];
   const currentTag = inEffect(release, update.valuesPath);
   if (currentTag !== choice.tag) values.push({ valuesPath: update.valuesPath, ...(currentTag !== undefined ? { from: currentTag } : {}), to: choice.tag });
@@ -63,6 +68,7 @@ export function decideImageChange(cluster: string, release: HelmRelease, update:
   const summary = tagChange
     ? `image ${update.repository} ${tagChange.from ?? '(chart default)'} → ${tagChange.to}`
     : `image ${update.repository}:${choice.tag} moved to ${values[0]!.to.slice(0, 19)}`;
+  const signed = signature.note ? `${summary} (${signature.note})` : summary;
   return {
     kind: 'propose',
     proposal: {
@@ -70,7 +76,7 @@ export function decideImageChange(cluster: string, release: HelmRelease, update:
       kind: 'image',
       release: target,
       values,
-      summary,
+      summary: signed,
       subject,
       facts: approvalFacts(release, now),
       // Nobody is asked: the change is approved as it is opened, and applied by the next pass.
@@ -78,6 +84,26 @@ export function decideImageChange(cluster: string, release: HelmRelease, update:
       createdAt: now,
     },
   };
+}
+
+/**
+ * imageUpdates[].verify: a tag whose image is not signed by an accepted key is not proposed, unless
+ * allowUnsigned, which proposes it marked unsigned; a signed one names its signer. Without verify
+ * nothing is said (and nothing was asked).
+ */
+export function signatureNote(update: ImageUpdate, tag: string, answer: RegistryAnswer): { kind: 'none'; why: string } | { kind: 'go'; note?: string } {
+  if (!update.verify) return { kind: 'go' };
+  const signature = answer.signatureOf?.(tag);
+  if (!signature) return { kind: 'none', why: `the signature of ${update.repository}:${tag} is not verified yet` };
+  switch (signature.kind) {
+    case 'signed':
+      return { kind: 'go', note: `signed by ${signature.signedBy}` };
+    case 'unknown':
+      return { kind: 'none', why: `the signature of ${update.repository}:${tag} could not be checked: ${signature.why}` };
+    case 'refused':
+      if (update.allowUnsigned) return { kind: 'go', note: `UNSIGNED: ${signature.why}` };
+      return { kind: 'none', why: `${update.repository}:${tag} is not proposed: ${signature.why}` };
+  }
 }
 
 /**

@@ -21,6 +21,7 @@ import { tagPolicyOf } from '../reconcile/desired/image-updates.js';
 import { decideImageChange } from './image-change.js';
 import { announceOpened } from './announce-opened.js';
 import { gitOpsOwner } from '../../core/release/gitops-owner.js';
+import type { ImageSignature, ImageSignatureCheck } from './image-verify.js';
 
 /** What the watcher needs of the proposal store (core/proposals/proposal-store.ts). */
 export interface ProposalBook {
@@ -41,6 +42,8 @@ export interface ImageWatcherOptions {
   registry: TagLister;
   /** The credentials of an image update, read as the release's identity (throws with a message naming the Secret). */
   accessFor: (release: HelmRelease, update: ImageUpdate) => Promise<ChartAccess>;
+  /** imageUpdates[].verify: who signed a tag's image (image-verify.ts); none: such an update proposes nothing. */
+  signatureOf?: ImageSignatureCheck;
   store: ProposalBook;
   events: ReleaseEventSink;
   enqueue: (key: string, reason: string) => void;
@@ -181,7 +184,8 @@ export class ImageWatcher {
     for (const member of members) {
       const choice = chooseTag(tagPolicyOf(member.update.policy), tags);
       const tag = choice.kind === 'chosen' ? choice.tag : undefined;
-      if (member.update.digestPath && tag && !digests.has(tag)) {
+      // A verified image is checked by its digest: asked for it too.
+      if ((member.update.digestPath || member.update.verify) && tag && !digests.has(tag)) {
         try {
           this.requests++;
           digests.set(tag, await this.opts.registry.digest(update.repository, ref, access, tag));
@@ -190,8 +194,23 @@ export class ImageWatcher {
           this.warn(member.release, member.update, `the digest of ${update.repository}:${tag} could not be read: ${(error as Error).message}`);
         }
       }
-      const change = decideImageChange(this.opts.cluster, member.release, member.update, { tags, digestOf }, now);
+      const signature = tag && member.update.verify ? await this.signature(member, tag, digests.get(tag)) : undefined;
+      const signatureOf = (t: string) => (t === tag ? signature : undefined);
+      const change = decideImageChange(this.opts.cluster, member.release, member.update, { tags, digestOf, signatureOf }, now);
+      if (change.kind === 'none' && signature && signature.kind !== 'signed' && !member.update.allowUnsigned)
+        this.warn(member.release, member.update, change.why);
       if (change.kind === 'propose') await this.open(member.release, change.proposal);
+    }
+  }
+
+  /** The verifier keeps its verdict per digest: a tag at rest runs no cosign. */
+  private async signature(member: Watching, tag: string, digest: string | undefined): Promise<ImageSignature> {
+    if (!digest) return { kind: 'unknown', why: `the digest of ${member.update.repository}:${tag} could not be read` };
+    if (!this.opts.signatureOf) return { kind: 'refused', why: 'signatures are not checked by this controller' };
+    try {
+      return await this.opts.signatureOf(member.release, member.update, member.access, digest);
+    } catch (error) {
+      return { kind: 'unknown', why: (error as Error).message };
     }
   }
 

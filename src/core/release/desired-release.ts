@@ -44,10 +44,13 @@ export interface DesiredRelease {
 
 /** What passed a signature check, and who signed it. */
 export interface VerifiedArtifact {
-  /** chart@version (pgp) or repository@commit (git). */
+  /** chart@version (pgp, cosign) or repository@commit (git). */
   artifact: string;
+  /** The PGP key's user id and key id, the SSH key's comment and fingerprint, or the cosign key's name in the Secret (a keyless identity). */
   verifiedBy: string;
-  provider: 'pgp' | 'git';
+  provider: 'pgp' | 'cosign' | 'git';
+  /** cosign: the OCI manifest digest verified (a tag pushed again is a new artifact). */
+  digest?: string;
 }
 
 /** The resolved source of a chart: the repository, the archive's address in it, and how to get in. */

@@ -8,7 +8,8 @@ export function previewLines(preview: PreviewResult | undefined): string[] {
   return preview.lines;
 }
 
-/** What a long object diff left out of the plan's lines: posted in a thread under the plan. */
-export function previewMore(preview: PreviewResult | undefined): Pick<Plan, 'more'> {
-  return preview?.ok && preview.rest.length > 0 ? { more: preview.rest } : {};
+/** What a long object diff left out of the plan's lines (posted in a thread under the plan), and the whole diff per object. */
+export function previewMore(preview: PreviewResult | undefined): Pick<Plan, 'more' | 'diff'> {
+  if (!preview?.ok) return {};
+  return { ...(preview.rest.length > 0 ? { more: preview.rest } : {}), ...(preview.diff ? { diff: preview.diff } : {}) };
 }

@@ -1,5 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { ConditionType } from '../../api/vocabulary.js';
+import { chartSignatureNote } from '../../core/release/chart-signature.js';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { RELEASE_VERBS, type VerbRow } from '../../api/release-verbs.js';
 import { diffValues, summarizeValuesDifference } from '../plan/values-diff.js';
@@ -38,6 +39,8 @@ export function renderStatus(release: HelmRelease): string {
   ];
   const latest = release.status?.history?.[0];
   if (latest) lines.push(`revision ${latest.revision}: ${latest.chartName} ${latest.chartVersion} ${latest.status}`);
+  const signature = chartSignatureNote(release);
+  if (signature) lines.push(signature);
   for (const c of release.status?.conditions ?? []) lines.push(`${c.type}=${c.status} ${c.reason}: ${c.message}`);
   return lines.join('\n');
 }

@@ -17,13 +17,12 @@ export const rollback: ReleaseVerbHandler<'rollback'> = {
     const { from, to } = choice;
     // The bot cannot read the release's Secrets to hide their values: with any, only paths (and images) are shown.
     const withholdValues = takesSecretValues(release);
-    const objects =
-      from.manifest !== undefined && to.manifest !== undefined
-        ? summarizeReadableDiff(readableDiff(from.manifest, to.manifest, { withholdValues }))
-        : undefined;
+    const diff = from.manifest !== undefined && to.manifest !== undefined ? readableDiff(from.manifest, to.manifest, { withholdValues }) : undefined;
+    const objects = diff ? summarizeReadableDiff(diff) : undefined;
     return {
       title: `roll back ${key}: revision ${from.revision} → ${to.revision}`,
       ...(objects?.rest.length ? { more: objects.rest } : {}),
+      ...(diff ? { diff } : {}),
       lines: [
         `${describe(from)} → ${describe(to)}`,
         summarizeValuesDifference(diffValues(from.config, to.config)),

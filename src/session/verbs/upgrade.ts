@@ -1,3 +1,4 @@
+import { chartSignatureNote, requiredSignature } from '../../core/release/chart-signature.js';
 import { gitOpsWarning } from '../../core/release/gitops-owner.js';
 import { upgradePatch } from '../plan/intents.js';
 import { previewLines, previewMore } from '../plan/preview-lines.js';
@@ -14,6 +15,9 @@ export const upgrade: ReleaseVerbHandler<'upgrade'> = {
         `spec.chart.version: ${release.spec.chart.version ?? '(newest)'} → ${command.version}`,
         deployedNow,
         ...(release.spec.suspend ? ['the release is suspended: the controller upgrades on resume'] : []),
+        ...(requiredSignature(release)
+          ? [`${command.version} is installed only if its signature verifies (${requiredSignature(release)}); now: ${chartSignatureNote(release)}`]
+          : []),
         ...previewLines(preview),
         ...why,
       ],

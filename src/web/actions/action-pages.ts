@@ -1,4 +1,5 @@
 import Mustache from 'mustache';
+import type { ReadableDiff } from '../../core/release/readable-diff.js';
 import type { Plan } from '../../session/plan/plan.js';
 import type { WebAnswer } from './web-ports.js';
 
@@ -15,6 +16,20 @@ const PLAN = `<h1>{{title}}</h1>
 {{#more.length}}<details><summary>{{more.length}} more lines</summary><ul>{{#more}}<li><code>{{.}}</code></li>{{/more}}</ul></details>{{/more.length}}
 {{#warnings.length}}<ul class="warnings">{{#warnings}}<li><strong>warning:</strong> {{.}}</li>{{/warnings}}</ul>{{/warnings.length}}
 </section>{{/hasPlan}}
+{{#diff}}<section class="diff"><h2>What changes, object by object</h2>
+<p>{{counts.changed}} changed, {{counts.added}} added, {{counts.removed}} removed</p>
+{{#objects}}<details{{#open}} open{{/open}}><summary><code>{{sign}} {{kind}} {{name}}</code>{{#namespace}} ({{namespace}}){{/namespace}}</summary>
+{{#hidden}}<p>contents changed (a Secret: not shown)</p>{{/hidden}}
+<ul>{{#changes}}<li><code>{{path}}</code>: {{#hidden}}changed (value not shown){{/hidden}}{{^hidden}}<span class="before">{{before}}{{^before}}(none){{/before}}</span> → <span class="after">{{after}}{{^after}}(none){{/after}}</span>
+{{#lines}}<pre>{{#hunks}}line {{line}}:
+{{#removed}}- {{.}}
+{{/removed}}{{#added}}+ {{.}}
+{{/added}}{{/hunks}}{{#omittedLines}}… {{omittedLines}} more changed lines
+{{/omittedLines}}</pre>{{/lines}}{{/hidden}}</li>{{/changes}}</ul>
+{{#omittedChanges}}<p>{{omittedChanges}} more changed fields not shown</p>{{/omittedChanges}}
+</details>{{/objects}}
+{{#omittedObjects}}<p>{{omittedObjects}} more objects differ; not shown here (the plan's bounds keep a page readable)</p>{{/omittedObjects}}
+</section>{{/diff}}
 {{#planId}}{{#requireApproval}}<p>Confirming asks a second authorized person to approve (the two-person rule).</p>{{/requireApproval}}
 <form class="inline" method="post" action="/plans/{{planId}}/confirm"><input type="hidden" name="_csrf" value="{{csrfToken}}"><button class="primary" type="submit">Confirm</button></form>
 <form class="inline" method="post" action="/plans/{{planId}}/cancel"><input type="hidden" name="_csrf" value="{{csrfToken}}"><button type="submit">Cancel</button></form>{{/planId}}
@@ -30,6 +45,25 @@ export interface PlanPageInput {
   fallbackTitle: string;
 }
 
+const SIGN = { added: '+', removed: '-', changed: '~' } as const;
+
+/** The diff as the template reads it: a sign per object, the first objects open (a long diff starts folded). */
+function diffView(diff: ReadableDiff) {
+  // Every field a section reads is set on its own object: mustache would otherwise find a missing one
+  // further up (the plan's own `lines`) and render that instead.
+  return {
+    ...diff,
+    objects: diff.objects.map((o, i) => ({
+      ...o,
+      namespace: o.namespace ?? false,
+      hidden: o.hidden ?? false,
+      sign: SIGN[o.change],
+      open: diff.objects.length <= 8 || i < 3,
+      changes: o.changes.map((c) => ({ path: c.path, before: c.before ?? false, after: c.after ?? false, lines: c.lines ?? false, hidden: c.hidden ?? false })),
+    })),
+  };
+}
+
 export function renderPlanBody({ answer, csrfToken, back, fallbackTitle }: PlanPageInput): string {
   const plan: Plan | undefined = answer.plan?.plan;
   return Mustache.render(PLAN, {
@@ -42,6 +76,7 @@ export function renderPlanBody({ answer, csrfToken, back, fallbackTitle }: PlanP
     planId: answer.plan?.planId,
     requireApproval: answer.plan?.requireApproval ?? false,
     notDoable: plan ? !answer.plan?.planId : false,
+    diff: plan?.diff ? diffView(plan.diff) : undefined,
     csrfToken,
     back,
   });

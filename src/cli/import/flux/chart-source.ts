@@ -29,17 +29,17 @@ export function resolveChart(spec: Record<string, unknown>, namespace: string, s
   if (text(chartRef.kind)) return fromChartRef(chartRef, namespace, sources);
   const template = record(record(spec.chart).spec);
   const notes: Note[] = [];
-  for (const key of ['verify', 'reconcileStrategy'] as const) {
-    if (template[key] !== undefined) notes.push({ path: `spec.chart.spec.${key}`, reason: REASONS[key] });
-  }
+  if (template.reconcileStrategy !== undefined) notes.push({ path: 'spec.chart.spec.reconcileStrategy', reason: REASONS.reconcileStrategy });
   if (record(spec.chart).metadata !== undefined)
     notes.push({ path: 'spec.chart.metadata', reason: 'handled differently: helmcrew creates no HelmChart object' });
   const resolved = fromTemplate(template, 'spec.chart.spec', namespace, sources);
-  return { ...resolved, notes: [...notes, ...resolved.notes] };
+  // Flux makes the HelmChart in its source's namespace: the verify Secret is looked for there.
+  const chartNamespace = text(record(template.sourceRef).namespace) ?? namespace;
+  const chart = withVerify(resolved.chart, template.verify, 'spec.chart.spec.verify', notes, namespace, chartNamespace);
+  return { ...resolved, ...(chart ? { chart } : {}), notes: [...notes, ...resolved.notes] };
 }
 
 const REASONS = {
-  verify: 'helmcrew has no equivalent: charts are not signature-verified',
   reconcileStrategy: 'handled differently: a Git chart follows its commit, other charts their version',
   interval: 'handled differently: versions are resolved at spec.interval',
 };
@@ -94,10 +94,10 @@ function fromChartRef(chartRef: Record<string, unknown>, namespace: string, sour
   if (kind === 'HelmChart') {
     const spec = record(source.spec);
     const notes: Note[] = [];
-    for (const key of ['verify', 'reconcileStrategy'] as const)
-      if (spec[key] !== undefined) notes.push({ path: `${origin} spec.${key}`, reason: REASONS[key] });
+    if (spec.reconcileStrategy !== undefined) notes.push({ path: `${origin} spec.reconcileStrategy`, reason: REASONS.reconcileStrategy });
     const resolved = fromTemplate(spec, `${origin} spec`, sourceNamespace, sources);
-    return { ...resolved, origin: `${origin} → ${resolved.origin}`, notes: [...notes, ...resolved.notes] };
+    const chart = withVerify(resolved.chart, spec.verify, `${origin} spec.verify`, notes, namespace, sourceNamespace);
+    return { ...resolved, ...(chart ? { chart } : {}), origin: `${origin} → ${resolved.origin}`, notes: [...notes, ...resolved.notes] };
   }
   const notes: Note[] = [];
   return { origin, notes, chart: ociRepositoryChart(source, origin, notes, namespace) };
@@ -134,8 +134,11 @@ function ociRepositoryChart(source: FluxObject, origin: string, notes: Note[], n
     notes.push({ path: `${origin} spec.ref.digest`, reason: "handled differently: helmcrew pins the digest a version's tag points at, not a digest given" });
   if (!version)
     notes.push({ path: `${origin} spec.ref`, reason: 'handled differently: no tag or semver, so helmcrew takes the newest version (Flux: the tag latest)' });
-  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'certSecretRef', 'insecure', 'proxySecretRef', 'layerSelector']);
+  notUsed(spec, origin, notes, ['url', 'ref', 'secretRef', 'certSecretRef', 'insecure', 'proxySecretRef', 'layerSelector', 'verify']);
+  const verify =
+    spec.verify !== undefined ? carriedVerify(spec.verify, `${origin} spec.verify`, notes, namespace, source.metadata.namespace ?? namespace) : undefined;
   return {
+    ...(verify ? { verify } : {}),
     repository: url.slice(0, cut),
     name: url.slice(cut + 1),
     ...(version ? { version } : {}),
@@ -189,6 +192,54 @@ function credentials(spec: Record<string, unknown>, origin: string, notes: Note[
     if (text(record(spec[key]).name)) out[key] = secretIn(spec[key], origin, key, notes, namespace, source);
   }
   return out;
+}
+
+/** A chart template's (HelmChart's) verify: carried for an oci:// chart, as Flux verifies only those. */
+function withVerify(
+  chart: Record<string, unknown> | undefined,
+  raw: unknown,
+  path: string,
+  notes: Note[],
+  namespace: string,
+  secretNamespace: string,
+): Record<string, unknown> | undefined {
+  if (!chart || raw === undefined) return chart;
+  if (!text(chart.repository)?.startsWith('oci://')) {
+    notes.push({ path, reason: 'cannot be carried: verify is for oci:// charts (Flux verifies only those too)' });
+    return chart;
+  }
+  const verify = carriedVerify(raw, path, notes, namespace, secretNamespace);
+  return verify ? { ...chart, verify } : chart;
+}
+
+/** Flux's verify has helmcrew's shape (src/api/verification.ts): provider, secretRef, matchOIDCIdentity. */
+function carriedVerify(raw: unknown, path: string, notes: Note[], namespace: string, secretNamespace: string): Record<string, unknown> | undefined {
+  const verify = record(raw);
+  const provider = text(verify.provider) ?? 'cosign';
+  if (provider !== 'cosign' && provider !== 'notation') {
+    notes.push({ path, reason: `cannot be carried: provider ${provider}` });
+    return undefined;
+  }
+  if (provider === 'notation')
+    notes.push({
+      path,
+      reason: 'carried, but this controller verifies cosign signatures only: the release is refused (VerificationFailed) until it is cosign',
+      attention: true,
+    });
+  const name = text(record(verify.secretRef).name);
+  if (name && secretNamespace !== namespace)
+    notes.push({
+      path: `${path}.secretRef`,
+      reason: `helmcrew reads the Secret from the HelmRelease's namespace: copy Secret ${secretNamespace}/${name} to ${namespace}`,
+      attention: true,
+    });
+  const identities = Array.isArray(verify.matchOIDCIdentity)
+    ? verify.matchOIDCIdentity
+        .map(record)
+        .filter((m) => text(m.issuer) && text(m.subject))
+        .map((m) => ({ issuer: m.issuer, subject: m.subject }))
+    : [];
+  return { provider, ...(name ? { secretRef: { name } } : {}), ...(identities.length ? { matchOIDCIdentity: identities } : {}) };
 }
 
 /** helmcrew reads Secrets from the HelmRelease's own namespace; a source elsewhere needs its Secret copied. */

@@ -102,7 +102,11 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   },
   { flux: 'spec.chart.spec.ignoreMissingValuesFiles', helmcrew: 'spec.chart.ignoreMissingValuesFiles', note: '' },
   { flux: 'spec.chart.spec.reconcileStrategy', helmcrew: null, note: 'handled differently: a Git chart follows its commit, other charts their version.' },
-  { flux: 'spec.chart.spec.verify', helmcrew: null, note: `${NO_EQUIVALENT}: charts are not signature-verified.` },
+  {
+    flux: 'spec.chart.spec.verify',
+    helmcrew: 'spec.chart.verify',
+    note: 'OCI charts: cosign verified; notation carried but refused (cosign only); the Secret must be in the HelmRelease’s namespace.',
+  },
   { flux: 'spec.chart.metadata', helmcrew: null, note: 'handled differently: helmcrew creates no HelmChart object.' },
   { flux: 'spec.chartRef', helmcrew: 'spec.chart', note: 'OCIRepository: oci:// repository, name and version; HelmChart: its chart and source.' },
   { flux: 'HelmRepository spec.url', helmcrew: 'spec.chart.repository', note: 'type: oci gives an oci:// repository.' },
@@ -135,6 +139,11 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   },
   { flux: 'OCIRepository spec.secretRef, certSecretRef, insecure', helmcrew: 'spec.chart.secretRef, certSecretRef, insecure', note: '' },
   {
+    flux: 'OCIRepository spec.verify',
+    helmcrew: 'spec.chart.verify',
+    note: 'cosign verified (keys, or keyless matchOIDCIdentity); notation carried but refused.',
+  },
+  {
     flux: 'OCIRepository spec.proxySecretRef',
     helmcrew: 'spec.chart.proxySecretRef',
     note: 'Tags, digests and the chart layer go through it (the controller pulls the layer itself).',
@@ -144,7 +153,7 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
     helmcrew: 'spec.chart.layerSelector',
     note: `Only the chart layer (${HELM_CHART_LAYER}), extract or copy: the helm CLI installs nothing else; another media type is reported, not carried.`,
   },
-  { flux: 'OCIRepository spec.verify, provider, serviceAccountName', helmcrew: null, note: `${NO_EQUIVALENT}: no cloud workload identity; use secretRef.` },
+  { flux: 'OCIRepository spec.provider, serviceAccountName', helmcrew: null, note: `${NO_EQUIVALENT}: no cloud workload identity; use secretRef.` },
   { flux: 'GitRepository spec.url', helmcrew: 'spec.chart.git.url', note: '' },
   {
     flux: 'GitRepository spec.ref.branch, tag, semver, commit, name',

@@ -1,6 +1,6 @@
 /**
  * Pure: what a signature check's exit status and output mean (helm verify, git verify-commit and
- * verify-tag), the message a failure is reported with, and what a result is cached by.
+ * verify-tag; cosign's: cosign-outcome.ts), the message a failure is reported with, and what a result is cached by.
  */
 import { createHash } from 'node:crypto';
 
@@ -15,6 +15,7 @@ export type VerificationCheck =
   | 'unsigned-tag'
   | 'no-tag'
   | 'bad-signature'
+  | 'unsigned-artifact'
   | 'unsupported';
 
 export type VerificationOutcome = { ok: true; signedBy: string } | { ok: false; check: VerificationCheck; detail?: string };
@@ -68,6 +69,7 @@ const CHECK_TEXT: Record<VerificationCheck, (keys: string) => string> = {
   'unsigned-tag': () => 'the tag is not signed (or is a lightweight tag, which cannot be)',
   'no-tag': () => 'mode Tag needs a tag: ref.tag, ref.semver or ref.name refs/tags/…',
   'bad-signature': () => 'its signature does not verify',
+  'unsigned-artifact': () => 'it is not signed',
   unsupported: () => 'it cannot be checked this way',
 };
 

@@ -9,7 +9,8 @@ import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import { readChartAccess, readGitAccess, readGitDependencyAccess } from './chart-access-reader.js';
 import type { ResolvedChartSource } from './compose-desired.js';
 import type { ProvenanceChecks } from '../../charts/verification/provenance-checks.js';
-import { failVerification, readKeySecret, VerificationFailedError, verifyRepositoryChart } from './chart-verification.js';
+import type { ArtifactVerify } from '../../charts/verification/cosign-verifier.js';
+import { failVerification, readKeySecret, VerificationFailedError, VerificationUnreachableError, verifyChart } from './chart-verification.js';
 import { GitVerificationError, type GitChartSources, type GitVerifyRequest } from '../../charts/git/git-chart-sources.js';
 
 /** What resolving a chart source reads through. */
@@ -21,6 +22,8 @@ export interface ChartSourcePorts {
   gitCharts?: Pick<GitChartSources, 'resolve'>;
   /** spec.chart.verify provider pgp (helm provenance); none: such a HelmRelease fails its check, never installs unverified. */
   provenance?: Pick<ProvenanceChecks, 'verify'>;
+  /** spec.chart.verify provider cosign (oci:// charts); none: such a HelmRelease fails its check, never installs unverified. */
+  cosign?: ArtifactVerify;
 }
 
 /** `newest`: with a pinned version and a range, what the range picks now (issue 35: proposed, not installed). */
@@ -40,6 +43,8 @@ export async function resolveChartSource(ports: ChartSourcePorts, release: HelmR
     if (error instanceof RepositoryNotAllowedError) return { ok: false, problem: 'repository', message: error.message };
     if (error instanceof ChartNotFoundError) return { ok: false, problem: 'chart', message: error.message };
     if (error instanceof VerificationFailedError) return { ok: false, problem: 'verification', message: error.message };
+    // cosign could not reach the registry: not a verdict, retried like a failed pull.
+    if (error instanceof VerificationUnreachableError) return { ok: false, problem: 'chart', message: error.message };
     throw error;
   }
 }
@@ -73,8 +78,9 @@ async function resolveRepositoryChart(
     },
     secrets: accessSecrets(access),
   };
-  // A chart that fails its signature check throws here: nothing of it is rendered or installed.
-  const verified = await verifyRepositoryChart(ports, release, source);
+  // Verified before anything renders or installs it (pgp: the archive helm installs; cosign: the digest
+  // helm pulls): a chart that fails its check throws here.
+  const verified = await verifyChart(ports, release, source);
   return { resolved: verified, ...(resolved.newest ? { newest: resolved.newest } : {}) };
 }
 

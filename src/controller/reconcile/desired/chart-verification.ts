@@ -1,9 +1,13 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
-import type { KubeReads } from '../ports/context.js';
+import type { ArtifactVerification } from '../../../api/verification.js';
+import { releaseTarget } from '../../../core/release/release-target.js';
 import { apiErrorMessage, isForbidden, isNotFound } from '../../../core/kube/errors.js';
+import type { KubeReads } from '../ports/context.js';
 import type { ResolvedChartSource } from './compose-desired.js';
 import type { ProvenanceChecks } from '../../charts/verification/provenance-checks.js';
 import { verificationFailedMessage, type VerificationCheck } from '../../charts/verification/verification-outcome.js';
+import { cosignKeysFrom, VerificationKeyError, type CosignKey } from '../../charts/verification/cosign-keys.js';
+import type { ArtifactVerify } from '../../charts/verification/cosign-verifier.js';
 
 /** A key Secret as a check needs it: its data, and the uid and resourceVersion a result is kept by. */
 export interface KeySecret {
@@ -16,6 +20,18 @@ export interface KeySecret {
 /** A signature check failed: the message names the release, the artifact and the check. */
 export class VerificationFailedError extends Error {
   override name = 'VerificationFailedError';
+}
+
+/** The check could not be made (cosign could not reach the registry): not a verdict, retried like a failed pull. */
+export class VerificationUnreachableError extends Error {
+  override name = 'VerificationUnreachableError';
+}
+
+/** What spec.chart.verify is checked through: helm provenance (pgp) and cosign, each absent when not enabled. */
+export interface ChartVerifyPorts {
+  kube: KubeReads;
+  provenance?: Pick<ProvenanceChecks, 'verify'>;
+  cosign?: ArtifactVerify;
 }
 
 /** Reads a verify.secretRef as the HelmRelease's identity; a missing or unreadable Secret fails the check, saying which. */
@@ -36,17 +52,34 @@ export function failVerification(release: HelmRelease, artifact: string, keys: s
 }
 
 /**
- * spec.chart.verify with provider pgp on an http(s) repository chart: helm's provenance check of
- * the archive (provenance-checks.ts); the source then names the verified file, which helm installs.
- * Other providers are checked where their artifacts are fetched (OCI).
+ * spec.chart.verify of a repository chart, by provider — the one entry point, called before anything
+ * renders or installs the chart. The source comes back with what passed (`verification`, written to
+ * status.verification); a failed check throws VerificationFailedError (reported once,
+ * VerificationFailed), cosign not reaching the registry VerificationUnreachableError. A Git chart is
+ * verified by git.verify where it is fetched (chart-source-resolution.ts).
  */
-export async function verifyRepositoryChart(
-  ports: { kube: KubeReads; provenance?: Pick<ProvenanceChecks, 'verify'> },
+export async function verifyChart(ports: ChartVerifyPorts, release: HelmRelease, source: ResolvedChartSource): Promise<ResolvedChartSource> {
+  const verify = release.spec.chart.verify;
+  if (!verify) return source;
+  switch (verify.provider) {
+    case 'pgp':
+      return verifyProvenance(ports, release, source, verify);
+    case 'cosign':
+    case 'notation':
+      return verifyCosign(ports, release, source, verify);
+  }
+}
+
+/**
+ * pgp on an http(s) repository chart: helm's provenance check of the archive (provenance-checks.ts);
+ * the source then names the verified file, which helm installs.
+ */
+async function verifyProvenance(
+  ports: ChartVerifyPorts,
   release: HelmRelease,
   source: ResolvedChartSource,
+  verify: ArtifactVerification,
 ): Promise<ResolvedChartSource> {
-  const verify = release.spec.chart.verify;
-  if (!verify || verify.provider !== 'pgp') return source;
   const artifact = `chart ${source.chartName}@${source.chartVersion}`;
   const secretName = verify.secretRef?.name ?? '';
   const keys = `Secret ${release.metadata.namespace}/${secretName} (spec.chart.verify.secretRef)`;
@@ -71,4 +104,79 @@ export async function verifyRepositoryChart(
     chartSource: { ...source.chartSource, verifiedArchive: result.archive },
     verification: { artifact: `${source.chartName}@${source.chartVersion}`, verifiedBy: result.signedBy, provider: 'pgp' },
   };
+}
+
+/**
+ * cosign on an oci:// chart: the digest helm will pull is verified with the real cosign. The
+ * verifier keeps its verdict per digest, settings and key Secret version, so a release at rest runs
+ * no cosign. Notation is accepted by the API (Flux's shape) but not built into this controller.
+ */
+async function verifyCosign(
+  ports: ChartVerifyPorts,
+  release: HelmRelease,
+  source: ResolvedChartSource,
+  verify: ArtifactVerification,
+): Promise<ResolvedChartSource> {
+  const { namespace } = release.metadata;
+  const ociRef = source.chartSource.ociRef;
+  const repository = ociRef?.replace(/^oci:\/\//, '');
+  const artifact = repository && source.chartDigest ? `chart ${repository}@${source.chartDigest}` : `chart ${source.chartName}@${source.chartVersion}`;
+  const keys = verify.secretRef
+    ? `Secret ${namespace}/${verify.secretRef.name} (spec.chart.verify.secretRef)`
+    : 'the identities of spec.chart.verify.matchOIDCIdentity';
+  if (!repository || !source.chartDigest)
+    failVerification(release, artifact, keys, { check: 'unsupported', detail: `${verify.provider} verifies oci:// charts only` });
+  if (verify.provider === 'notation')
+    failVerification(release, artifact, keys, { check: 'unsupported', detail: 'notation is not built into this controller; use cosign' });
+  if (!ports.cosign) failVerification(release, artifact, keys, { check: 'unsupported', detail: 'cosign is not available in this controller (COSIGN_BIN)' });
+  // cosign would ask a proxy by name, outside the host policy the other fetches keep (proxy-route.ts): refused, never bypassed.
+  if (source.chartSource.access.proxy)
+    failVerification(release, artifact, keys, { check: 'unsupported', detail: 'cosign does not go through spec.chart.proxySecretRef' });
+  const keySet = await readVerificationKeys(ports.kube, namespace, verify, 'spec.chart.verify');
+  if (typeof keySet === 'string') failVerification(release, artifact, keys, { check: 'key-secret', detail: keySet });
+  const verdict = await ports.cosign.verify({
+    repository,
+    digest: source.chartDigest,
+    verify,
+    ...keySet,
+    access: source.chartSource.access,
+    refusalTtlMs: releaseTarget(release).intervalMs,
+  });
+  if (verdict.ok) {
+    const verification = {
+      artifact: `${source.chartName}@${source.chartVersion}`,
+      verifiedBy: verdict.signedBy,
+      provider: 'cosign' as const,
+      digest: source.chartDigest,
+    };
+    return { ...source, verification };
+  }
+  if (verdict.kind === 'unreachable')
+    throw new VerificationUnreachableError(`HelmRelease ${namespace}/${release.metadata.name}: ${artifact}: ${verdict.message}`);
+  failVerification(release, artifact, keys, { check: verdict.kind === 'unsigned' ? 'unsigned-artifact' : 'unknown-key', detail: verdict.message });
+}
+
+/**
+ * The keys of a cosign verify's Secret (spec.chart.verify, imageUpdates[].verify), read with the
+ * clients given (the release's identity), and the Secret's resourceVersion the verdict is kept under;
+ * keyless (no secretRef): none. A string: why they cannot be used, naming the Secret and `field`, never a key.
+ */
+export async function readVerificationKeys(
+  kube: KubeReads,
+  namespace: string,
+  verify: ArtifactVerification,
+  field: string,
+): Promise<{ keys: CosignKey[]; keySecret?: { namespace: string; name: string; resourceVersion: string } } | string> {
+  if (!verify.secretRef) return verify.matchOIDCIdentity?.length ? { keys: [] } : 'cosign needs secretRef (public keys) or matchOIDCIdentity (keyless)';
+  const name = verify.secretRef.name;
+  const where = `Secret ${namespace}/${name} (${field}.secretRef)`;
+  try {
+    const secret = await kube.core.readNamespacedSecret({ namespace, name });
+    return { keys: cosignKeysFrom(secret.data ?? {}, where), keySecret: { namespace, name, resourceVersion: secret.metadata?.resourceVersion ?? '' } };
+  } catch (error) {
+    if (isNotFound(error)) return `${where} not found`;
+    if (isForbidden(error)) return `${where} may not be read: ${apiErrorMessage(error)}`;
+    if (error instanceof VerificationKeyError) return error.message;
+    throw error;
+  }
 }

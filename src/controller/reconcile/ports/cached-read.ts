@@ -67,6 +67,7 @@ function readPorts(ctx: ControllerContext, helm: ReconcileContext['helm']): Reco
     ...(ctx.gitCharts ? { gitCharts: ctx.gitCharts } : {}),
     ...(ctx.provenance ? { provenance: ctx.provenance } : {}),
     ...(ctx.sops ? { sops: ctx.sops } : {}),
+    ...(ctx.cosign ? { cosign: ctx.cosign } : {}),
     ...(ctx.drift ? { drift: ctx.drift } : {}),
     ...(ctx.freezes ? { freezes: ctx.freezes } : {}),
     ...(ctx.objects ? { objects: ctx.objects } : {}),

@@ -9,6 +9,7 @@ import type { RepositoryIndexCache } from '../../charts/repository-index.js';
 import type { GitChartSources } from '../../charts/git/git-chart-sources.js';
 import type { ProvenanceChecks } from '../../charts/verification/provenance-checks.js';
 import type { SopsDecrypt } from '../../sops/sops-decrypter.js';
+import type { ArtifactVerify } from '../../charts/verification/cosign-verifier.js';
 import type { HelmClient } from '../../helm/helm-client.js';
 import type { HelmSlotGate } from '../../helm/helm-slot-gate.js';
 import type { ReleaseHistory, ReleaseStorage } from '../../../core/helm-storage/release-storage.js';
@@ -83,6 +84,8 @@ export interface ReconcileContext {
   provenance?: Pick<ProvenanceChecks, 'verify'>;
   /** Decrypts SOPS-encrypted valuesFrom documents (spec.decryption); none: such a document is reported, not used. */
   sops?: SopsDecrypt;
+  /** cosign: verifies spec.chart.verify (provider cosign) and imageUpdates[].verify (its verdicts cached per digest); none: such a chart is refused. */
+  cosign?: ArtifactVerify;
   /** Keyed values digest shared by all replicas. */
   digester: ValuesDigester;
   log: Logger;

@@ -48,8 +48,8 @@ async function reportSpecProblem(pass: Pass, event: ReleaseEvent, message: strin
 async function recordVerification(pass: Pass, desired: DesiredRelease): Promise<void> {
   const passed = desired.verification;
   const known = pass.release.status?.verification;
-  if (!passed || (known?.artifact === passed.artifact && known.verifiedBy === passed.verifiedBy)) return;
-  const verification = { ...passed, at: pass.ctx.now().toISOString() };
-  // A merge patch: only this field changes.
+  if (!passed || (known?.artifact === passed.artifact && known.verifiedBy === passed.verifiedBy && known.digest === passed.digest)) return;
+  // A merge patch: only this field changes; `null` drops a digest an earlier (cosign) record had.
+  const verification = { ...passed, ...(passed.digest ? {} : { digest: null as unknown as undefined }), at: pass.ctx.now().toISOString() };
   await pass.ctx.status.write(pass.release, { verification });
 }
