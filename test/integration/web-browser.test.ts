@@ -133,6 +133,8 @@ describe('the web in a browser', () => {
     const plan = await browser.text();
     expect(plan).toMatch(/pink.*→.*blue/);
     expect((await api.get(namespace, 'shop'))?.spec.chart.version).toBe('1.0.0');
+    // The object-by-object diff in view: the ConfigMap's page, pink → blue.
+    await browser.driver.executeScript('document.querySelector("section.diff").scrollIntoView()');
     await browser.screenshot('.helmcrew/screenshots/web-diff-1280.png');
 
     await browser.click('form[action$="/confirm"] button');
