@@ -280,7 +280,18 @@ describe('the release pages in a browser (headless Chromium, 375 px wide)', () =
     await writeFile(`${SHOTS}/web-fleet.png`, await driver.takeScreenshot(), 'base64');
 
     await driver.get(`${base}${releaseUrl('', undefined, namespace, 'checkout')}`);
-    expect(await driver.findElement(By.css('.error')).getText()).toContain('context deadline exceeded <script>');
+    // live.js may replace the summary (and its .error) as the stream connects: read it again until it reads.
+    await driver.wait(
+      async () =>
+        (
+          await driver
+            .findElement(By.css('.error'))
+            .getText()
+            .catch(() => '')
+        ).includes('context deadline exceeded <script>'),
+      10_000,
+      'the last failure is not on the page',
+    );
     await writeFile(`${SHOTS}/web-release.png`, await driver.takeScreenshot(), 'base64');
 
     // The release is fixed: live.js replaces the summary without a reload.

@@ -14,6 +14,7 @@ import { releaseOperations } from '../../session/execute/wiring.js';
 import type { SessionConfig } from '../../session/flow/config.js';
 import { ReleaseSession } from '../../session/flow/release-session.js';
 import { actionRoutes } from '../../web/actions/action-routes.js';
+import { PROPOSAL_VOTE_FORMS, proposalVoteRoutes } from '../../web/actions/proposal-vote-routes.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { SharedReleaseWatch } from '../../web/live/release-watch.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
@@ -63,9 +64,23 @@ export async function webSurface(
               ),
             }
           : {}),
+        proposalActions: PROPOSAL_VOTE_FORMS,
       },
       log,
     ),
+    proposalVoteRoutes({
+      // This server drives its own cluster: its keyspace holds that cluster's proposals only.
+      store: (cluster) =>
+        cluster === session.cluster ? proposals : `the proposal is from cluster ${cluster}; this server drives only its own (${session.cluster})`,
+      locate: async (_cluster, namespace, name) => {
+        const release = await parts.api.get(namespace, name);
+        return release ? { ok: true, release, local: true } : { ok: false, message: `${namespace}/${name} no longer exists` };
+      },
+      events: parts.events,
+      log,
+      showCluster: false,
+      clusterSegment: () => OWN_CLUSTER_SEGMENT,
+    }),
     actionRoutes({
       session: new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs }),
       plans: new PlanStore(redis, session.keyPrefix, WEB_PLAN_TTL_SECONDS),

@@ -21,20 +21,22 @@ export function voteAnswer(verdict: Counted, proposal: Proposal): string {
 
 /**
  * The audit line (Event on the HelmRelease, log line, the reply under the proposal's message),
- * naming the voter and every approver so far, as `slack:U0123 (ana)`.
+ * naming the voter and every approver so far, as `slack:U0123 (ana)`, and the surface when the id
+ * does not say it (`slack:U0123 via web`: a Slack user signed in on the web).
  */
-export function voteAuditLine(verdict: Counted, proposal: Proposal, voter: string, names: (person: string) => string): string {
+export function voteAuditLine(verdict: Counted, proposal: Proposal, voter: string, names: (person: string) => string, via?: 'web' | 'assistant'): string {
   const key = `${proposal.release.namespace}/${proposal.release.name}`;
+  const who = `${names(voter)}${via ? ` via ${via}` : ''}`;
   const what = `proposal ${proposal.id} for ${key} (${proposal.summary})`;
   const approvers = verdict.state.approvers.map(names).join(', ');
   switch (verdict.kind) {
     case 'counted':
-      return `${names(voter)} approved ${what}: ${verdict.state.approvers.length} of ${proposal.facts.required}, approved by ${approvers}`;
+      return `${who} approved ${what}: ${verdict.state.approvers.length} of ${proposal.facts.required}, approved by ${approvers}`;
     case 'approved':
-      return `${names(voter)} approved ${what}: approved by ${approvers}; the controller applies it`;
+      return `${who} approved ${what}: approved by ${approvers}; the controller applies it`;
     case 'rejected':
-      return `${names(voter)} rejected ${what}${approvers ? ` (approved before by ${approvers})` : ''}; nothing changes`;
+      return `${who} rejected ${what}${approvers ? ` (approved before by ${approvers})` : ''}; nothing changes`;
     case 'expired':
-      return `${names(voter)} voted on ${what} after it expired; nothing changes`;
+      return `${who} voted on ${what} after it expired; nothing changes`;
   }
 }

@@ -106,7 +106,13 @@ function clusterContext(cluster: FleetView['clusters'][number]) {
 }
 
 function withUrl(p: ProposalView, fleet: boolean) {
-  return { ...p, cluster: fleet ? p.cluster : '', url: releaseUrl('', fleet ? p.cluster : undefined, p.namespace, p.name) };
+  return {
+    ...p,
+    cluster: fleet ? p.cluster : '',
+    url: releaseUrl('', fleet ? p.cluster : undefined, p.namespace, p.name),
+    // Where its Approve/Reject forms post (web/actions/proposal-vote-routes.ts): the proposal's own cluster, as the store keys it.
+    voteUrl: `/proposals/${encodeURIComponent(p.cluster)}/${encodeURIComponent(p.id)}/vote`,
+  };
 }
 
 export interface TemplateOptions {

@@ -44,8 +44,8 @@ export function originOf(actor: string, channel?: string, via?: string): Origin 
 const ASKED =
   /^(\S+)(?: in (\S+))?(?: via (web|assistant))? (asked for the .*?|was refused .*?)(?: \(BREAK-GLASS through freeze [^,]*, approved by ([^)]+)\))?(?:: (.*))?$/s;
 
-// session/render/proposal-votes.ts: "<actor>[ (<name>)] approved|rejected|voted on proposal <id> for <key> (<summary>)…"
-const VOTED = /^(\S+)(?: \([^)]*\))? ((?:approved|rejected|voted on) proposal .*)$/s;
+// session/render/proposal-votes.ts: "<actor>[ (<name>)][ via web|assistant] approved|rejected|voted on proposal <id> for <key> (<summary>)…"
+const VOTED = /^(\S+)(?: \([^)]*\))?(?: via (web|assistant))? ((?:approved|rejected|voted on) proposal .*)$/s;
 
 /** Pure: a person's action from its audit Event; undefined for an Event that is not one (helm's outcomes are the revisions). */
 export function actionOfEvent(event: ReleaseEventRecord): TimelineEntry | undefined {
@@ -55,7 +55,8 @@ export function actionOfEvent(event: ReleaseEventRecord): TimelineEntry | undefi
     return { at: event.at, kind: 'proposal', who: 'helmcrew', via: 'helmcrew', what: event.message, approvers: approversIn(event.message) };
   }
   const vote = refused ? null : VOTED.exec(event.message);
-  if (vote) return { at: event.at, kind: 'proposal', who: vote[1]!, via: originOf(vote[1]!), what: vote[2]!, approvers: approversIn(vote[2]!) };
+  if (vote)
+    return { at: event.at, kind: 'proposal', who: vote[1]!, via: originOf(vote[1]!, undefined, vote[2]), what: vote[3]!, approvers: approversIn(vote[3]!) };
   const match = ASKED.exec(event.message);
   if (!match) return { at: event.at, kind: refused ? 'refusal' : 'action', who: 'unknown', via: 'helmcrew', what: event.message, approvers: [] };
   const [, who, channel, via, what, breakGlassApprover, why] = match;

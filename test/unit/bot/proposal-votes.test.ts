@@ -60,6 +60,13 @@ describe('what a vote answers and audits', () => {
     );
   });
 
+  it('a vote from the web says so when the id does not (a Slack user signed in there)', () => {
+    const verdict = { kind: 'counted' as const, state: { phase: 'open' as const, approvers: ['slack:UANA'] }, still: 1 };
+    expect(voteAuditLine(verdict, proposal, 'slack:UANA', names, 'web')).toBe(
+      'slack:UANA (ana) via web approved proposal p-1 for shop/web (image web 1.4.2 → 1.5.0): 1 of 2, approved by slack:UANA (ana)',
+    );
+  });
+
   it('a reject names who had approved before', () => {
     const verdict = { kind: 'rejected' as const, state: { phase: 'rejected' as const, by: 'slack:UCY', approvers: ['slack:UANA'] } };
     expect(voteAnswer(verdict, proposal)).toMatch(/^Rejected: .* Nothing will change\.$/);

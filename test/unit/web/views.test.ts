@@ -152,6 +152,17 @@ describe('the timeline', () => {
       want: { kind: 'proposal', who: 'slack:U3', approvers: ['slack:U1 (ana)'] },
     },
     {
+      name: 'a vote on the web by a Slack user signed in there (via web)',
+      message:
+        'slack:U2 (bob) via web approved proposal p-1 for shop/web (image web 1.0 → 1.1): approved by slack:U1 (ana), slack:U2 (bob); the controller applies it',
+      want: {
+        kind: 'proposal',
+        who: 'slack:U2',
+        via: 'web',
+        what: 'approved proposal p-1 for shop/web (image web 1.0 → 1.1): approved by slack:U1 (ana), slack:U2 (bob); the controller applies it',
+      },
+    },
+    {
       name: 'a Slack user signed in on the web (Actor.via)',
       message: 'slack:U1 via web asked for the rollback of shop/web to revision 2: from my phone',
       want: { who: 'slack:U1', via: 'web', what: 'asked for the rollback of shop/web to revision 2', why: 'from my phone' },
