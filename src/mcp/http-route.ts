@@ -28,6 +28,19 @@ export function mcpRoute(deps: McpDeps) {
     app.route({
       method: ['GET', 'POST', 'DELETE'],
       url: '/mcp',
+      // A body that is not JSON (or too big) is a JSON-RPC parse error, not the web's HTML error page.
+      errorHandler: (error: Error & { statusCode?: number }, _request, reply) => {
+        const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+        if (status === 500) deps.log.error({ error: error.message.slice(0, 300) }, 'assistant request failed');
+        void reply
+          .code(status)
+          .type('application/json')
+          .send({
+            jsonrpc: '2.0',
+            error: { code: status === 500 ? -32603 : -32700, message: status === 500 ? 'internal error' : 'the body is not valid JSON-RPC' },
+            id: null,
+          });
+      },
       handler: async (request, reply) => {
         const token = bearerOf(request.headers.authorization);
         const verdict = token ? await deps.tokens.verdict(token) : { kind: 'unknown' as const };
@@ -45,8 +58,14 @@ export function mcpRoute(deps: McpDeps) {
           void transport.close();
           void server.close();
         });
-        await server.connect(transport);
-        await transport.handleRequest(request.raw, reply.raw, request.body);
+        try {
+          await server.connect(transport);
+          await transport.handleRequest(request.raw, reply.raw, request.body);
+        } catch (error) {
+          deps.log.error({ token: verdict.record.id, error: error instanceof Error ? error.message.slice(0, 300) : String(error) }, 'assistant request failed');
+          if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
+        }
         return reply;
       },
     });

@@ -183,6 +183,20 @@ describe('assistants (MCP)', () => {
     expect((await release()).metadata.annotations?.['helmcrew.dev/rollback-request']).toBeUndefined();
   });
 
+  it('a body that is not JSON gets a JSON-RPC error, not a page or a crash', async () => {
+    const token = await tokenFor('UALICE', 'read');
+    const answer = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc": "2.0", "method": ',
+    });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32700 } });
+    const noToken = await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(noToken.status).toBe(401);
+    expect(noToken.headers.get('www-authenticate')).toContain('Bearer');
+  });
+
   it('revoked and expired tokens are refused at the door', async () => {
     const revoked = await tokenFor('UALICE', 'propose');
     await connect(revoked);
