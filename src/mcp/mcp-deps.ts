@@ -18,6 +18,8 @@ export interface McpDeps {
   webUrl?: string;
   /** A release's recent Events and last failures, newest first (explain_failure; read only after the person may see the release). */
   failureDetails?(namespace: string, name: string): Promise<string[]>;
+  /** Who asked for what on a release and why (the audit Events people's actions leave), newest first; read only after the person may see it. */
+  actions?(namespace: string, name: string): Promise<string[]>;
   /** stdio: the token is checked again on every call (over HTTP every request carries it); why it no longer holds, or undefined. */
   recheck?(): Promise<string | undefined>;
   /** Calls a token may make a minute. */

@@ -38,7 +38,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, caller: Toke
     );
     return answer;
   };
-  const simple = (name: string, description: string, verb: 'status' | 'history') =>
+  const simple = (name: string, description: string, verb: 'status') =>
     server.registerTool(
       name,
       { description: `${description} ${UNTRUSTED_NOTE}`, inputSchema: releaseFields, annotations: READ },
@@ -64,7 +64,26 @@ export function registerReadTools(server: McpServer, deps: McpDeps, caller: Toke
     }),
   );
   simple('release_status', "A release's declared chart, latest revision and conditions.", 'status');
-  simple('release_history', "A release's Helm revisions, newest first: status, chart and app version, when.", 'history');
+  server.registerTool(
+    'release_history',
+    {
+      description: `A release's Helm revisions, newest first (status, chart and app version, when), and who asked for what and why. ${UNTRUSTED_NOTE}`,
+      inputSchema: releaseFields,
+      annotations: READ,
+    },
+    guarded(deps, caller, 'release_history', 'read', async (args: { namespace: string; name: string }) => {
+      const base = toolAnswerOf(await query(`history ${args.namespace}/${args.name}`));
+      // Only once the person may see the release (the history query was allowed): the people's actions on it.
+      if (base.outcome !== 'ok' || !deps.actions) return base;
+      const actions = (await deps.actions(args.namespace, args.name)).slice(0, 20);
+      return {
+        ...base,
+        text: `${base.text}
+who asked for what, newest first:
+${untrusted(actions.join('\n') || 'none')}`,
+      };
+    }),
+  );
   server.registerTool(
     'list_freezes',
     { description: `Active and coming Freezes: scope, who set them, why, until when. ${UNTRUSTED_NOTE}`, annotations: READ },

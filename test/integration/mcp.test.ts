@@ -230,6 +230,9 @@ describe('assistants (MCP)', () => {
     await expect.poll(async () => (await release()).status?.rollback, { timeout: 90_000, interval: 500 }).toMatchObject({ requestId, succeeded: true });
     const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
     expect(events.items.map((e) => e.message)).toContainEqual(expect.stringMatching(/^slack:UALICE via assistant asked for the rollback of .*: pink was fine/));
+    // The history tells who asked for what and why, from those audit Events.
+    const history = textOf(await client.callTool({ name: 'release_history', arguments: { namespace, name: 'unicorn' } }));
+    expect(history).toMatch(/who asked for what, newest first:\n<untrusted-data>\n[^]*slack:UALICE via assistant asked for the rollback of .*: pink was fine/);
   });
 
   it('a hostile status message comes back inside the untrusted marker, which it cannot close', async () => {

@@ -1,3 +1,4 @@
+import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { Registry } from 'prom-client';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
@@ -52,6 +53,11 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
       const recent = (await events(namespace, name)).sort((a, b) => b.at.localeCompare(a.at)).slice(0, 10);
       return [...helm, ...recent.map((e) => `${e.at} ${e.type ?? 'Normal'} ${e.reason}: ${e.message.slice(0, 500)}`)];
     },
+    actions: async (namespace, name) =>
+      (await events(namespace, name))
+        .filter((e) => e.reason === ReleaseEvent.ActionRequested || e.reason === ReleaseEvent.ActionRefused)
+        .sort((a, b) => b.at.localeCompare(a.at))
+        .map((e) => `${e.at} ${e.message.slice(0, 500)}`),
     ratePerMinute: MCP_CALLS_PER_MINUTE,
     audit: mcpAudit(parts.log, parts.registry),
     log: parts.log,
