@@ -197,6 +197,18 @@ describe('assistants (MCP)', () => {
     expect(noToken.headers.get('www-authenticate')).toContain('Bearer');
   });
 
+  it('a token may make 60 calls a minute; then a clear error (a fixed window: refused by the 121st at the latest)', async () => {
+    const client = await connect(await tokenFor('UBOB', 'read'));
+    const call = () => client.callTool({ name: 'list_freezes', arguments: {} });
+    for (let i = 0; i < 60; i++) expect((await call()).isError).toBeFalsy();
+    let refused: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 60; i < 121 && !refused; i++) {
+      const result = await call();
+      if (result.isError) refused = result;
+    }
+    expect(refused && textOf(refused)).toContain('a token may make 60 calls a minute');
+  });
+
   it('revoked and expired tokens are refused at the door', async () => {
     const revoked = await tokenFor('UALICE', 'propose');
     await connect(revoked);
