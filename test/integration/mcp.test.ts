@@ -231,6 +231,10 @@ describe('assistants (MCP)', () => {
     const stored = await new PlanStore(redis, keyspace, 600).peek(planId);
     expect(stored).toMatchObject({ awaitingApproval: true, requester: { id: 'slack:UALICE', via: 'assistant' } });
     expect(await redis.ttl(`${keyspace}:bot:plan:${planId}`)).toBeGreaterThan(23 * 3600);
+    const shown = await approvals.inject({ method: 'GET', url: `/plans/${planId}`, headers: { 'x-test-person': 'bob' } });
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).toContain('slack:UALICE, proposed through an assistant');
+    expect(shown.body).toContain(`action="/plans/${planId}/approve"`);
     // Alice (whose token it is) may not approve her assistant's proposal.
     const own = await approve('alice', planId);
     expect(own.statusCode).toBe(403);
