@@ -1,8 +1,8 @@
 // The import rule of docs/architecture.md, checked by `make test` (npm run lint:imports).
-// controller, notify and the surfaces (bot: Slack; web) are siblings on a shared core; the surfaces act
+// controller, notify and the surfaces (bot: Slack; web; mcp: assistants) are siblings on a shared core; the surfaces act
 // through src/session (the one release session and verb table); the CLI is the only composition root.
-const PARTS = 'controller|notify|bot|web';
-const SURFACES = 'bot|web';
+const PARTS = 'controller|notify|bot|web|mcp';
+const SURFACES = 'bot|web|mcp';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -23,7 +23,8 @@ module.exports = {
     },
     {
       name: 'surface-acts-through-the-session',
-      comment: 'A surface (Slack, web) imports its own folder, src/session, src/core and src/api only: who may do what is decided in src/session.',
+      comment:
+        'A surface (Slack, web, assistants: mcp) imports its own folder, src/session, src/core and src/api only: who may do what is decided in src/session.',
       severity: 'error',
       from: { path: `^src/(${SURFACES})/` },
       to: { path: '^src/', pathNot: ['^src/$1/', '^src/session/', '^src/core/', '^src/api/', `^src/(${PARTS})/`] },

@@ -12,6 +12,10 @@ usage:
                                dev up --clusters N: N control planes on one Redis (a local fleet)
   helmcrew bot                 the /release Slack bot (Socket Mode with SLACK_APP_TOKEN, else HTTP on PORT)
   helmcrew web                 the release pages on the web, with sign-in (HELMCREW_WEB_URL, an OIDC provider or Sign in with Slack)
+  helmcrew token create --user <slack user id> --scope read|propose --expires <duration>
+  helmcrew token revoke <id or token>
+                               assistants' tokens: act as that person, read or propose (docs/mcp.md)
+  helmcrew mcp --token-file F  the assistants' tools (MCP) over stdio, for a desktop client; over HTTP: <web url>/mcp
   helmcrew release <verb> …    the /release grammar as the kubeconfig user (try: helmcrew release help);
                                --yes skips the confirmation, --no-wait does not wait for the controller
   helmcrew demo                the unicorn story on the local environment
@@ -42,6 +46,8 @@ const commands: Record<string, () => Promise<Command>> = {
   release: async () => (await import('./commands/release.js')).releaseCommand,
   bot: async () => (await import('./commands/bot.js')).botCommand,
   web: async () => (await import('./commands/web.js')).webCommand,
+  token: async () => (await import('./commands/token.js')).tokenCommand,
+  mcp: async () => (await import('./commands/mcp.js')).mcpCommand,
   import: async () => (await import('./commands/import.js')).importCommand,
   fleet: async () => (await import('./commands/fleet.js')).fleetCommand,
 };

@@ -44,7 +44,7 @@ export async function runCommand(): Promise<number> {
     // Loaded only when wanted: the bot brings Bolt and @kubernetes/client-node (~85 MiB of RSS).
     if (botConfig) bot = await (await import('../../bot/slack/app.js')).startBot(botConfig, createLogger('bot'), { registry });
     for (const check of bot?.readiness ?? []) controller.health?.addCheck(check);
-    if (webConfig) web = await (await import('./web.js')).startWeb(webConfig, createLogger('web'));
+    if (webConfig) web = await (await import('./web.js')).startWeb(webConfig, createLogger('web'), undefined, process.env, registry);
   } catch (error) {
     await Promise.all([controller.stop(), notify.stop(), bot?.stop()]);
     await tracing.stop();

@@ -1,4 +1,5 @@
 import { WebClient } from '@slack/web-api';
+import type { Registry } from 'prom-client';
 import { SHARED_ENV } from '../../core/config/env.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import { connectKube, slimKubeClients } from '../../core/kube/slim-clients.js';
@@ -19,7 +20,13 @@ import { untilSignal } from './until-signal.js';
  * signed-in request, as the bot does for every command: a person removed from a Team loses access at
  * once; Teams are few, one LIST is cheap), Slack for a Slack principal's user groups when a bot token is set.
  */
-export async function startWeb(config: WebConfig, log: Logger, pages?: PageRoutes[], env: Record<string, string | undefined> = process.env) {
+export async function startWeb(
+  config: WebConfig,
+  log: Logger,
+  pages?: PageRoutes[],
+  env: Record<string, string | undefined> = process.env,
+  registry?: Registry,
+) {
   const redis = connectRedis(config.redisUrl, { maxRetriesPerRequest: 2 });
   const rest = connectKube(config.kubeconfig);
   const teamApi = new TeamApi(slimKubeClients(rest));
@@ -33,7 +40,9 @@ export async function startWeb(config: WebConfig, log: Logger, pages?: PageRoute
     ? { permalink: async (ref: SlackMessageRef) => (await slack.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink }
     : undefined;
   // The release pages and the verbs of chat, unless a caller (a test) mounts its own.
-  const surface = pages ? undefined : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink);
+  const surface = pages
+    ? undefined
+    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink, { webUrl: config.publicUrl, registry });
   try {
     const server = await startWebServer(config, {
       redis,

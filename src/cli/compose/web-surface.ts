@@ -5,6 +5,9 @@ import { slimKubeClients } from '../../core/kube/slim-clients.js';
 import { slackThreadReader, type SlackMessageRef } from '../../core/links/slack-thread.js';
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Logger } from '../../core/log.js';
+import type { Registry } from 'prom-client';
+import { mcpRoute } from '../../mcp/http-route.js';
+import { mcpDeps } from './mcp-surface.js';
 import { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { connectRedis, type RedisConnection } from '../../core/redis.js';
 import { RequesterLedger } from '../../core/requests/requester-ledger.js';
@@ -27,7 +30,8 @@ const WEB_PLAN_TTL_SECONDS = 600;
 /**
  * The web surface's pages and actions over the server's own cluster: the same release session,
  * plan store (Redis, the cluster's keyspace: a plan made in Slack may be approved on the web and back),
- * previews and requester ledger as the bot; one shared watch feeds every page.
+ * previews and requester ledger as the bot; one shared watch feeds every page. `/mcp` (assistants,
+ * docs/mcp.md) is served beside them through the same session.
  */
 export async function webSurface(
   rest: KubeRest,
@@ -36,6 +40,7 @@ export async function webSurface(
   session: SessionConfig,
   log: Logger,
   slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
+  assistants: { webUrl?: string; registry?: Registry } = {},
 ) {
   const previewConnection = connectRedis(redisUrl);
   const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);
@@ -47,6 +52,7 @@ export async function webSurface(
   const proposals = new ProposalStore(redis, clusterKey(session.keyPrefix, 'proposals'));
   const watch = new SharedReleaseWatch({ rest, list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list() }, log });
   await watch.start();
+  const releaseSession = new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs });
   const pages: PageRoutes[] = [
     releasePages(
       {
@@ -82,12 +88,13 @@ export async function webSurface(
       clusterSegment: () => OWN_CLUSTER_SEGMENT,
     }),
     actionRoutes({
-      session: new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs }),
+      session: releaseSession,
       plans: new PlanStore(redis, session.keyPrefix, WEB_PLAN_TTL_SECONDS),
       ownCluster: OWN_CLUSTER_SEGMENT,
       // A requester's Slack user groups are not known here: their own Slack id (and the Teams) decide.
       subjectOf: async (requester) => ({ slackUser: requester.slackUser, slackUserGroups: [] }),
     }),
+    mcpRoute(mcpDeps({ rest, redis, keyspace: session.keyPrefix, session: releaseSession, api: parts.api, log: log.child({ part: 'mcp' }), ...assistants })),
   ];
   return {
     pages,

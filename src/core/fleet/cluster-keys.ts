@@ -39,6 +39,10 @@ const KEY_SUFFIXES = {
   botFreeze: 'bot:freeze',
   /** controller and bot: hash, proposal id → record (core/proposals/proposal-store.ts). */
   proposals: 'proposals',
+  /** assistants (MCP): a token's record by the SHA-256 of the token, its id → that hash, a token's per-minute call count. */
+  mcpToken: 'mcp:token',
+  mcpTokenId: 'mcp:token-id',
+  mcpRate: 'mcp:rate',
 } as const;
 
 export type KeyKind = keyof typeof KEY_SUFFIXES;

@@ -14,9 +14,10 @@ export interface StoredPlan {
   /**
    * Who asked: a Slack user in a channel, or (from the web) a signed-in person — then `id` is their
    * actor id (`oidc:…`, or `slack:U…` after Sign in with Slack), `slackUser` their Slack id when they
-   * have one (else empty) and `channel` empty.
+   * have one (else empty) and `channel` empty. An assistant's proposal (`via: 'assistant'`) names the
+   * token's person, `slack:U…`, and is stored awaiting approval from its start.
    */
-  requester: { slackUser: string; channel: string; id?: string; via?: 'web' };
+  requester: { slackUser: string; channel: string; id?: string; via?: 'web' | 'assistant' };
   /** Set once the requester confirmed and the two-person rule asks for a second person. */
   awaitingApproval?: boolean;
   /** The in-channel message that asks for approval, to update with the outcome. */

@@ -175,6 +175,8 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
       const plan = await deps.plans.peek(request.params.id);
       if (!plan?.awaitingApproval) return gone(reply, web);
       const requester = requesterId(plan.requester);
+      // An assistant's proposal says so: the person named only holds the token.
+      const asker = plan.requester.via === 'assistant' ? `${requester}, proposed through an assistant` : requester;
       return page(
         reply,
         web,
@@ -183,7 +185,7 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
         renderWaitingBody({
           plan: plan.action.plan,
           planId: request.params.id,
-          requester,
+          requester: asker,
           canApprove: requester !== web.principal.id,
           csrfToken: web.csrfToken,
         }),

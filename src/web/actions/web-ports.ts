@@ -38,7 +38,7 @@ export function webPorts(
     // The action is the requester's (the approver is named apart): their id, and their name when it is them.
     actor: async () => {
       const id = requesterId(requester);
-      return { id, name: id === principal.id ? principal.name : id, via: 'web' };
+      return { id, name: id === principal.id ? principal.name : id, via: requester.via ?? 'web' };
     },
     reply: {
       say: async (text, kind) => void answer.messages.push({ kind, text }),

@@ -5,9 +5,12 @@ import { timingSafeEqual } from 'node:crypto';
  * POST carries this session's CSRF token, and where a sign-in may return to.
  */
 
-/** /healthz, the sign-in routes and the stylesheet are served to anyone; everything else needs a session. */
+/**
+ * /healthz, the sign-in routes and the stylesheet are served to anyone; `/mcp` (assistants) is
+ * authenticated by its own bearer token, not a browser session; everything else needs a session.
+ */
 export function needsSession(path: string): boolean {
-  return !(path === '/healthz' || path === '/auth' || path.startsWith('/auth/') || path.startsWith('/assets/'));
+  return !(path === '/healthz' || path === '/auth' || path.startsWith('/auth/') || path.startsWith('/assets/') || path === '/mcp');
 }
 
 /** A method that may change something: it must carry the CSRF token. */

@@ -11,6 +11,9 @@ describe('web request rules', () => {
     { path: '/auth/callback', want: false },
     { path: '/authority', want: true },
     { path: '/assets/web.css', want: false },
+    { path: '/mcp', want: false },
+    { path: '/mcpx', want: true },
+    { path: '/mcp/other', want: true },
   ])('needsSession($path) = $want', ({ path, want }) => expect(needsSession(path)).toBe(want));
 
   it.each([

@@ -1,0 +1,65 @@
+import { ReleaseEvent } from '../../api/vocabulary.js';
+import type { Registry } from 'prom-client';
+import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
+import type { KubeRest } from '../../core/kube/rest-client.js';
+import { slimKubeClients } from '../../core/kube/slim-clients.js';
+import { TeamApi } from '../../core/kube/team-api.js';
+import type { Logger } from '../../core/log.js';
+import type { RedisConnection } from '../../core/redis.js';
+import { mcpAudit } from '../../mcp/audit.js';
+import type { McpDeps } from '../../mcp/mcp-deps.js';
+import { teamPolicy } from '../../session/authz/policy-types.js';
+import { PlanStore } from '../../session/execute/plan-store.js';
+import type { ReleaseSession } from '../../session/flow/release-session.js';
+import { TokenStore } from '../../session/tokens/token-store.js';
+import { releaseEventReader } from '../../web/pages/kube-reads.js';
+
+/** An assistant's proposal waits a day for its approval (a person's plan waits minutes). */
+export const ASSISTANT_PLAN_TTL_SECONDS = 24 * 3600;
+/** Calls one token may make a minute. */
+export const MCP_CALLS_PER_MINUTE = 60;
+
+export interface McpSurfaceParts {
+  rest: KubeRest;
+  redis: RedisConnection;
+  /** The session's keyspace (SessionConfig.keyPrefix): tokens and plans live beside the bot's. */
+  keyspace: string;
+  session: Pick<ReleaseSession, 'run'>;
+  api: Pick<HelmReleaseApi, 'get'>;
+  webUrl?: string;
+  registry?: Registry;
+  log: Logger;
+}
+
+/** The assistants' surface's parts: the one session, the Teams read on every call, tokens and plans in Redis. */
+export function mcpDeps(parts: McpSurfaceParts): McpDeps {
+  const teamApi = new TeamApi(slimKubeClients(parts.rest));
+  const events = releaseEventReader(parts.rest);
+  return {
+    session: parts.session,
+    teams: async () => (await teamApi.list()).items.map(teamPolicy),
+    proposals: new PlanStore(parts.redis, parts.keyspace, ASSISTANT_PLAN_TTL_SECONDS),
+    tokens: new TokenStore(parts.redis, parts.keyspace),
+    ...(parts.webUrl ? { webUrl: parts.webUrl } : {}),
+    failureDetails: async (namespace, name) => {
+      const release = await parts.api.get(namespace, name);
+      const status = release?.status;
+      const helm = [
+        ...(status?.lastAttemptFailed
+          ? [`last attempt (${status.lastAttemptedAction ?? 'helm'}) failed; failures since the last success: ${status.failures ?? 0}`]
+          : []),
+        ...(status?.lastRemediation ? [`remediation ${status.lastRemediation.action} at ${status.lastRemediation.at}: ${status.lastRemediation.message}`] : []),
+      ];
+      const recent = (await events(namespace, name)).sort((a, b) => b.at.localeCompare(a.at)).slice(0, 10);
+      return [...helm, ...recent.map((e) => `${e.at} ${e.type ?? 'Normal'} ${e.reason}: ${e.message.slice(0, 500)}`)];
+    },
+    actions: async (namespace, name) =>
+      (await events(namespace, name))
+        .filter((e) => e.reason === ReleaseEvent.ActionRequested || e.reason === ReleaseEvent.ActionRefused)
+        .sort((a, b) => b.at.localeCompare(a.at))
+        .map((e) => `${e.at} ${e.message.slice(0, 500)}`),
+    ratePerMinute: MCP_CALLS_PER_MINUTE,
+    audit: mcpAudit(parts.log, parts.registry),
+    log: parts.log,
+  };
+}

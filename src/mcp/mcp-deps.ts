@@ -1,0 +1,29 @@
+import type { Logger } from '../core/log.js';
+import type { TeamPolicy } from '../session/authz/policy-types.js';
+import type { PlanStore } from '../session/execute/plan-store.js';
+import type { ReleaseSession } from '../session/flow/release-session.js';
+import type { TokenStore } from '../session/tokens/token-store.js';
+import type { McpAudit } from './audit.js';
+
+/** What the assistants' surface is handed by the CLI (src/cli/compose/mcp-surface.ts). */
+export interface McpDeps {
+  /** The one release session: every tool goes through it. */
+  session: Pick<ReleaseSession, 'run'>;
+  /** The Teams, read on every call (a person removed from a Team loses access on the next call). */
+  teams(): Promise<TeamPolicy[]>;
+  /** The plan store with the assistants' longer TTL (the keyspace Slack and the web approve from). */
+  proposals: Pick<PlanStore, 'put'>;
+  tokens: Pick<TokenStore, 'verdict' | 'withinRate'>;
+  /** HELMCREW_WEB_URL, for the `/plans/<id>` link; without it the id alone. */
+  webUrl?: string;
+  /** A release's recent Events and last failures, newest first (explain_failure; read only after the person may see the release). */
+  failureDetails?(namespace: string, name: string): Promise<string[]>;
+  /** Who asked for what on a release and why (the audit Events people's actions leave), newest first; read only after the person may see it. */
+  actions?(namespace: string, name: string): Promise<string[]>;
+  /** stdio: the token is checked again on every call (over HTTP every request carries it); why it no longer holds, or undefined. */
+  recheck?(): Promise<string | undefined>;
+  /** Calls a token may make a minute. */
+  ratePerMinute: number;
+  audit: McpAudit;
+  log: Logger;
+}

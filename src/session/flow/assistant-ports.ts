@@ -1,0 +1,69 @@
+import type { Subject, TeamPolicy } from '../authz/policy-types.js';
+import type { PlanStore, StoredPlan } from '../execute/plan-store.js';
+import type { Plan } from '../plan/plan.js';
+import type { SessionPorts } from './ports.js';
+import { teamGate } from './team-gate.js';
+
+/**
+ * The ports an assistant's call runs the one release session through, as the person its token
+ * belongs to (a Slack user: their Teams decide). An assistant never applies: a doable plan is
+ * either only shown (`mode: 'plan'`, nothing stored) or kept in the plan store as awaiting the
+ * approval of another person (`mode: 'propose'`), with the token's person as its requester.
+ */
+
+export interface AssistantPerson {
+  /** The Slack user id the token belongs to. */
+  slackUser: string;
+}
+
+export interface AssistantAnswer {
+  messages: { kind: 'input' | 'stopped' | 'info' | 'answer'; text: string }[];
+  plan?: Plan;
+  /** The stored proposal's plan id (mode 'propose', a doable plan). */
+  planId?: string;
+}
+
+export const assistantSubject = (person: AssistantPerson): Subject => ({ slackUser: person.slackUser, slackUserGroups: [] });
+export const assistantRequester = (person: AssistantPerson): StoredPlan['requester'] => ({
+  slackUser: person.slackUser,
+  channel: '',
+  id: `slack:${person.slackUser}`,
+  via: 'assistant',
+});
+
+export function assistantPorts(
+  person: AssistantPerson,
+  teams: () => Promise<TeamPolicy[]>,
+  answer: AssistantAnswer,
+  mode: { kind: 'read' } | { kind: 'plan' } | { kind: 'propose'; plans: Pick<PlanStore, 'put'> },
+): SessionPorts {
+  const id = `slack:${person.slackUser}`;
+  return {
+    actor: async () => ({ id, via: 'assistant' }),
+    reply: {
+      say: async (text, kind) => void answer.messages.push({ kind, text }),
+      answer: async (_verb, output) => void answer.messages.push({ kind: 'answer', text: output }),
+      plan: async (plan) => void (answer.plan = plan),
+    },
+    gate: teamGate(async () => assistantSubject(person), teams),
+    confirm: {
+      ask: async (action) => {
+        answer.plan = action.plan;
+        if (mode.kind !== 'propose') return 'no';
+        // Always awaiting another person's approval, whatever the Team's requireApproval says.
+        answer.planId = await mode.plans.put({ action, requester: assistantRequester(person), awaitingApproval: true });
+        return 'later';
+      },
+    },
+    // Never reached: confirm never answers 'yes'.
+    progress: () => ({
+      started: async (action) => action,
+      failed: async () => undefined,
+      applied: async () => undefined,
+      finished: async () => undefined,
+    }),
+    whoami: async () => void answer.messages.push({ kind: 'answer', text: `you act as ${id} through an assistant` }),
+    secondPerson: true,
+    awaitOutcome: false,
+  };
+}
