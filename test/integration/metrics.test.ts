@@ -90,9 +90,11 @@ describe('controller metrics and health endpoints', () => {
     let generation = await declare('1.0.0');
     await waitForReconciled(kubeConfig, namespace, 'gauged', generation);
     // The status write that made it Ready reaches the informer a moment later.
-    let families: Scrape = await until('a Ready release in the gauge', async () => {
+    // So does the pass's own duration, observed as the pass ends (after that write): a busy machine can scrape between them.
+    let families: Scrape = await until('a Ready release in the gauge and its pass observed', async () => {
       const scraped = await scrape(port);
-      return sample(scraped, 'helmcrew_releases', { ready: 'true' }) === 1 ? scraped : undefined;
+      const observed = sample(scraped, 'helmcrew_reconcile_duration_seconds_count', { action: 'install', result: 'success' }) >= 1;
+      return sample(scraped, 'helmcrew_releases', { ready: 'true' }) === 1 && observed ? scraped : undefined;
     });
     expect(sample(families, 'helmcrew_releases', { ready: 'false' })).toBe(0);
     expect(sample(families, 'helmcrew_helm_processes_total', { verb: 'install', result: 'success' })).toBe(1);
@@ -106,7 +108,8 @@ describe('controller metrics and health endpoints', () => {
     await waitForReconciled(kubeConfig, namespace, 'gauged', generation);
     families = await until('the upgrade counted', async () => {
       const scraped = await scrape(port);
-      return sample(scraped, 'helmcrew_helm_processes_total', { verb: 'upgrade', result: 'success' }) === 1 ? scraped : undefined;
+      const observed = sample(scraped, 'helmcrew_reconcile_duration_seconds_count', { action: 'upgrade', result: 'success' }) >= 1;
+      return sample(scraped, 'helmcrew_helm_processes_total', { verb: 'upgrade', result: 'success' }) === 1 && observed ? scraped : undefined;
     });
     expect(sample(families, 'helmcrew_reconcile_duration_seconds_count', { action: 'upgrade', result: 'success' })).toBe(1);
     expect(sample(families, 'helmcrew_helm_processes_total', { verb: 'install' })).toBe(1);
