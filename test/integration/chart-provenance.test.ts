@@ -12,6 +12,7 @@ import { eventReasons } from '../../src/dev/harness/events.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { startTestChartServer, type TestChartServer } from '../support/chart-servers.js';
 import { waitForReadyCondition } from '../support/eventually.js';
+import { waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
 import { makePgpKey, type TestPgpKey } from '../support/signing-keys.js';
 
@@ -21,7 +22,7 @@ describe('helm provenance of http(s) repository charts', () => {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
   const api = new HelmReleaseApi(makeKubeClients(kubeConfig));
-  const { namespace } = namespaceWithController('prov');
+  const { namespace, ctl } = namespaceWithController('prov');
   let server: TestChartServer;
   let signer: TestPgpKey;
   let other: TestPgpKey;
@@ -139,8 +140,9 @@ describe('helm provenance of http(s) repository charts', () => {
     await waitForReconciled(kubeConfig, namespace, 'moving', await declare('moving', chart('1.0.0'), '1s'));
     await declare('moving', chart('1.0.1'), '1s');
     await waitForReadyCondition(kubeConfig, namespace, 'moving', 'VerificationFailed');
-    // Several 1 s checks later: still one Event (one notification), still revision 1.
-    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    // Several 1 s checks later (counted in the controller's check ledger): still one Event (one notification), still revision 1.
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [`${namespace}/moving`], 4, 30_000);
+    expect(checks.get(`${namespace}/moving`)!.size).toBeGreaterThanOrEqual(4);
     expect((await eventReasons(kubeConfig, namespace, 'moving')).filter((r) => r === 'Warning VerificationFailed')).toHaveLength(1);
     expect(await revisions('moving')).toBe(1);
     expect((await storage.history(namespace, 'moving')).deployed).toMatchObject({ chartVersion: '1.0.0' });
