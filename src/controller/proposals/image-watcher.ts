@@ -12,29 +12,18 @@ import { parseDuration } from '../../api/duration.js';
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import type { Logger } from '../../core/log.js';
-import type { OpenOutcome } from '../../core/proposals/proposal-store.js';
 import type { Proposal } from '../../core/proposals/proposal.js';
 import type { ChartAccess } from '../charts/chart-access.js';
-import type { OciChartRef } from '../charts/oci-registry.js';
 import { chooseTag } from '../../core/proposals/tag-policy.js';
 import { tagPolicyOf } from '../reconcile/desired/image-updates.js';
 import { decideImageChange } from './image-change.js';
 import { announceOpened } from './announce-opened.js';
 import { gitOpsOwner } from '../../core/release/gitops-owner.js';
 import type { ImageSignature, ImageSignatureCheck } from './image-verify.js';
+import { imageRef, type ProposalBook, type TagLister } from './image-watcher-ports.js';
 
-/** What the watcher needs of the proposal store (core/proposals/proposal-store.ts). */
-export interface ProposalBook {
-  open(proposal: Proposal): Promise<OpenOutcome>;
-  list(): Promise<Proposal[]>;
-  update(id: string, change: (current: Proposal) => Proposal | undefined): Promise<Proposal | undefined>;
-  prune(before: number, known?: readonly Proposal[]): Promise<number>;
-}
-
-export interface TagLister {
-  tags(repository: string, ref: OciChartRef, access: ChartAccess): Promise<string[]>;
-  digest(repository: string, ref: OciChartRef, access: ChartAccess, tag: string): Promise<string>;
-}
+export type { ProposalBook, TagLister } from './image-watcher-ports.js';
+export { imageRef } from './image-watcher-ports.js';
 
 export interface ImageWatcherOptions {
   cluster: string;
@@ -70,14 +59,6 @@ interface AccessRead {
 }
 
 const accessKey = (release: HelmRelease, index: number) => `${release.metadata.namespace}/${release.metadata.name}#${index}`;
-
-/** Pure: where an image repository (host[:port]/path) lives, in the OCI client's terms. */
-export function imageRef(repository: string, insecure: boolean): OciChartRef {
-  const slash = repository.indexOf('/');
-  const host = repository.slice(0, slash);
-  const name = repository.slice(slash + 1);
-  return { host, base: `${insecure ? 'http' : 'https'}://${host}`, name, ref: `oci://${repository}` };
-}
 
 export class ImageWatcher {
   /** When each repository + credentials was last listed. */
