@@ -97,7 +97,8 @@ export class SharedReleaseWatch {
         informer.on('update', changed);
         informer.on('delete', changed);
       },
-      onFailure: (error, delayMs) => this.opts.log.warn({ kind, delayMs, error: apiErrorMessage(error) }, `web pages: the ${kind} watch failed; restarting`),
+      onFailure: (error, delayMs, repeated) =>
+        this.opts.log[repeated ? 'debug' : 'warn']({ kind, delayMs, error: apiErrorMessage(error) }, `web pages: the ${kind} watch failed; restarting`),
     });
   }
 }
