@@ -24,6 +24,7 @@ import { prepareWorkload, releaseSpec } from './lib/workloads.js';
 interface Round {
   stoppedInMs: number;
   actedAfterMs: number;
+  appliedAfterMs: number;
   warnings: number;
 }
 
@@ -121,7 +122,17 @@ export const benchmark: Benchmark = {
       ) {
         await sleep(100);
       }
-      const result = { stoppedInMs: restarted.stoppedInMs, actedAfterMs: Date.now() - acceptedAt, warnings: await warningsSince(ctl.logFile, logFrom) };
+      const actedAfterMs = Date.now() - acceptedAt;
+      // The next round starts once this change is applied, so each round begins idle.
+      const applied = `${next}/True`;
+      const readyPath = 'jsonpath={.status.lastAttemptedChartVersion}/{.status.conditions[?(@.type=="Ready")].status}';
+      while ((await kubectl(be, ['-n', namespace, 'get', 'helmrelease', name, '-o', readyPath]).catch(() => '')) !== applied) await sleep(200);
+      const result = {
+        stoppedInMs: restarted.stoppedInMs,
+        actedAfterMs,
+        appliedAfterMs: Date.now() - acceptedAt,
+        warnings: await warningsSince(ctl.logFile, logFrom),
+      };
       say(
         `  round ${round + 1}: stopped in ${result.stoppedInMs} ms; spec change acted on ${result.actedAfterMs} ms after the API server took it; ${result.warnings} warnings`,
       );

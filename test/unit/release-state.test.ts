@@ -333,3 +333,17 @@ describe('a pending record left by this release’s own failed attempt is unlock
     expect(determineReleaseState(release({ status }), desired, history, clock).kind).toBe(want);
   });
 });
+
+describe("a pending record made while this process's helm ran, that helm now exited, is unlocked at once (its failure may never have reached status)", () => {
+  const at = (iso: string) => Date.parse(iso);
+  const run = { startedAt: at('2026-11-22T11:59:00Z'), exitedAt: at('2026-11-22T11:59:02Z') };
+  it.each([
+    { name: 'made while it ran', pending: pendingSince('2026-11-22T11:59:01Z'), ownHelmRun: run, want: 'stale-lock' },
+    { name: 'made before it started (another holder: helm refused ours)', pending: pendingSince('2026-11-22T11:58:30Z'), ownHelmRun: run, want: 'locked' },
+    { name: 'made after it exited (a person’s helm)', pending: pendingSince('2026-11-22T11:59:05Z'), ownHelmRun: run, want: 'locked' },
+    { name: 'no helm of ours known (a restart, another replica)', pending: pendingSince('2026-11-22T11:59:01Z'), ownHelmRun: undefined, want: 'locked' },
+  ])('$name → $want', ({ pending, ownHelmRun, want }) => {
+    const history = summarizeHistory([pending, stored(1, 'deployed')]);
+    expect(determineReleaseState(release(), desired, history, { ...clock, ownHelmRun }).kind).toBe(want);
+  });
+});

@@ -184,8 +184,11 @@ export class InformerSupervisor {
    * The API server answers again: informers waiting out a restart backoff start now, not at a
    * backoff step grown during the outage (a change made meanwhile is seen at their first list).
    */
-  retryNow(): Promise<void> {
-    return this.restarts.now();
+  async retryNow(): Promise<void> {
+    // Restarts waiting out a backoff run now; informers that reconnected while the server was still
+    // starting list again too (a watch opened then was seen to miss an update for good: bench api-restart).
+    const waiting = new Set([...this.informers.keys()].filter((scope) => this.restarts.has(scope)));
+    await Promise.all([this.restarts.now(), ...[...this.informers.keys()].filter((scope) => !waiting.has(scope)).map((scope) => this.startFresh(scope))]);
   }
 
   private restartLater(scope: string, error: unknown): void {

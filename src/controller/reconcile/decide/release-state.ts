@@ -54,6 +54,8 @@ export interface Clock {
   timeoutSeconds: number;
   /** Its rollback's timeout: a pending rollback ran with it (its record carries another's labels). */
   rollbackTimeoutSeconds?: number;
+  /** This process's last lock-taking helm for the release, once exited (helm/exited-helm-runs.ts). */
+  ownHelmRun?: { startedAt: number; exitedAt: number };
 }
 
 export function determineReleaseState(
@@ -66,7 +68,7 @@ export function determineReleaseState(
 ): ReleaseState {
   const { latest, deployed } = history;
   if (latest?.status.startsWith('pending-')) {
-    const abandoned = isStaleLock(latest, clock) || leftByOwnFailedAttempt(release, latest);
+    const abandoned = isStaleLock(latest, clock) || leftByOwnFailedAttempt(release, latest) || madeByExitedHelm(latest, clock.ownHelmRun);
     return abandoned ? { kind: 'stale-lock', release: latest } : { kind: 'locked', release: latest };
   }
   // A handed-over release is upgraded once even when nothing differs: that upgrade writes
@@ -178,6 +180,13 @@ export function leftByOwnFailedAttempt(release: HelmRelease, pending: StoredRele
   if (status?.lastAttemptFailed !== true || !status.lastAttemptedAt || !status.lastReconciledAt || !pending.lastDeployed) return false;
   const made = Date.parse(pending.lastDeployed);
   return made >= Date.parse(status.lastAttemptedAt) && made <= Date.parse(status.lastReconciledAt);
+}
+
+/** A pending record made while this process's helm ran, that helm now exited: nobody holds it (helm/exited-helm-runs.ts). */
+export function madeByExitedHelm(pending: StoredRelease, run: { startedAt: number; exitedAt: number } | undefined): boolean {
+  if (!run || !pending.lastDeployed) return false;
+  const made = Date.parse(pending.lastDeployed);
+  return made >= run.startedAt && made <= run.exitedAt;
 }
 
 export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): boolean {

@@ -70,9 +70,13 @@ export class KeptWatch<T extends KubernetesObject = KubernetesObject> {
     }
   }
 
-  /** A restart waiting out its backoff runs now (the API server answers again); resolves once it listed or failed. */
+  /**
+   * The API server answers again after an outage: a fresh informer lists now, whether a restart was
+   * waiting out its backoff or a watch had reconnected while the server was still starting (a watch
+   * opened then was seen to miss an update for good: bench api-restart). Resolves once it listed or failed.
+   */
   async retryNow(): Promise<void> {
-    if (this.pending) await this.start();
+    if (!this.stopped) await this.start();
   }
 
   async stop(): Promise<void> {
