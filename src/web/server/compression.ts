@@ -1,26 +1,23 @@
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip } from 'node:zlib';
+import { gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * Pages, the stylesheet and the script go out compressed when the browser accepts it (node's zlib:
- * no plugin to load). The fleet page at 1,000 releases is ~135 KB of HTML and ~3 KB in brotli
- * (docs/performance.md). The live stream (/events) hijacks its reply and never comes here.
+ * Pages, the stylesheet and the script go out gzipped when the browser accepts it (node's zlib:
+ * no plugin to load). The fleet page at 1,000 releases is ~135 KB of HTML and ~6.5 KB gzipped
+ * (docs/performance.md). Only gzip: brotli's quality 4 made it 3 KB but its buffers cost the
+ * process ~6 MiB more RSS over 50 pages, and RSS is the web part's tighter target. The live stream
+ * (/events) hijacks its reply and never comes here.
  */
 
-export type Encoding = 'br' | 'gzip';
+export type Encoding = 'gzip';
 
 /** Below this a compressed answer saves less than its headers cost. */
 const MIN_BYTES = 1024;
-/** Brotli's quality 4: ~1 ms for the fleet page; 11, its default, takes ~300 ms for a few hundred bytes less. */
-const BROTLI = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 
-const compressors: Record<Encoding, (data: Buffer | string) => Promise<Buffer>> = {
-  br: (data) => promisify(brotliCompress)(data, BROTLI),
-  gzip: (data) => promisify(gzip)(data),
-};
+const compress = promisify(gzip);
 
-/** Pure: the encoding to answer with, from `Accept-Encoding` (brotli first; `q=0` refuses; `*` stands for any). */
+/** Pure: the encoding to answer with, from `Accept-Encoding` (`q=0` refuses; `*` stands for any). */
 export function chooseEncoding(acceptEncoding: string | undefined): Encoding | undefined {
   if (!acceptEncoding) return undefined;
   const q = new Map<string, number>();
@@ -29,8 +26,7 @@ export function chooseEncoding(acceptEncoding: string | undefined): Encoding | u
     const weight = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
     if (name) q.set(name, weight === undefined ? 1 : Number(weight));
   }
-  const accepts = (encoding: Encoding) => (q.get(encoding) ?? q.get('*') ?? 0) > 0;
-  return accepts('br') ? 'br' : accepts('gzip') ? 'gzip' : undefined;
+  return (q.get('gzip') ?? q.get('*') ?? 0) > 0 ? 'gzip' : undefined;
 }
 
 /** Pure: whether an answer of this type and size is worth compressing (text that is not already encoded). */
@@ -50,5 +46,5 @@ export async function compressReply(request: FastifyRequest, reply: FastifyReply
   if (!encoding) return payload;
   reply.header('content-encoding', encoding);
   reply.removeHeader('content-length');
-  return compressors[encoding](payload);
+  return compress(payload);
 }

@@ -5,13 +5,14 @@ describe('chooseEncoding', () => {
   it.each([
     [undefined, undefined],
     ['', undefined],
-    ['gzip, deflate, br, zstd', 'br'],
+    ['gzip, deflate, br, zstd', 'gzip'],
     ['gzip, deflate', 'gzip'],
-    ['br;q=0, gzip', 'gzip'],
-    ['br;q=0, gzip;q=0', undefined],
+    ['br', undefined],
+    ['br, gzip;q=0', undefined],
     ['identity', undefined],
-    ['*', 'br'],
+    ['*', 'gzip'],
     ['*;q=0.5, br;q=0', 'gzip'],
+    ['*;q=0, br', undefined],
     ['GZIP;Q=0.8', 'gzip'],
   ] as const)('%s → %s', (header, want) => expect(chooseEncoding(header)).toBe(want));
 });
