@@ -140,4 +140,15 @@ describe('VerdictCache: one check per digest, settings and key Secret version (c
     await cache.verdictOf(request({ digest: `sha256:${'c'.repeat(64)}` }), down.run);
     expect(down.runs).toBe(2);
   });
+
+  it('releases asking for one artifact at once share one run (N releases of a chart at start-up)', async () => {
+    const cache = new VerdictCache(() => 0);
+    let runs = 0;
+    let finish: (v: Verdict) => void = () => undefined;
+    const run = () => (runs++, new Promise<Verdict>((resolve) => (finish = resolve)));
+    const asked = Array.from({ length: 10 }, () => cache.verdictOf(request(), run));
+    finish({ ok: true, signedBy: 'CN=signer' });
+    expect(await Promise.all(asked)).toEqual(Array.from({ length: 10 }, () => ({ ok: true, signedBy: 'CN=signer' })));
+    expect(runs).toBe(1);
+  });
 });

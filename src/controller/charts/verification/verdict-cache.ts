@@ -10,10 +10,12 @@ const REFUSAL_TTL_MS = 10 * 60_000;
  * The verdicts of one OCI signature tool (cosign, notation), kept by verdictCacheKey: a verified
  * digest at rest runs nothing and asks the registry nothing; a refusal is asked again after the
  * release's interval (a signature pushed after its artifact, as `helm push` then sign do); an
- * unreachable registry is not a verdict and is tried again at the next pass.
+ * unreachable registry is not a verdict and is tried again at the next pass. Releases asking for
+ * the same artifact at once (N releases of one chart, at start-up) share one run.
  */
 export class VerdictCache {
   private readonly verdicts = new Map<string, { verdict: Verdict; until: number }>();
+  private readonly running = new Map<string, Promise<Verdict>>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -23,7 +25,16 @@ export class VerdictCache {
     const cached = this.verdicts.get(key);
     if (cached && cached.until > now) return cached.verdict;
     this.verdicts.delete(key);
-    const verdict = await run();
+    const already = this.running.get(key);
+    if (already) return already;
+    const pending = run();
+    this.running.set(key, pending);
+    let verdict: Verdict;
+    try {
+      verdict = await pending;
+    } finally {
+      this.running.delete(key);
+    }
     if (verdict.ok || verdict.kind !== 'unreachable') {
       if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value!);
       // A signature that verified stays verified for this digest and key Secret version.
