@@ -1,4 +1,4 @@
-# helmcrew: the controller, notify and the /release bot in one image, with helm (and kustomize, sops, cosign) built in.
+# helmcrew: the controller, notify and the /release bot in one image, with helm (and kustomize, sops, cosign, notation-verify) built in.
 # Build: docker build -t helmcrew:0.1.0 .
 # Every step is scripts/build-image-root.sh, which the tests also run outside a container
 # (test/integration/image-build.test.ts); bases are pinned by exact version (docs/chart.md).
@@ -9,6 +9,7 @@ ARG KUSTOMIZE_VERSION=v5.8.2
 ARG SOPS_VERSION=v3.13.3
 ARG COSIGN_VERSION=v3.1.3
 COPY scripts/build-image-root.sh /src/scripts/
+COPY tools/notation-verify /src/tools/notation-verify
 RUN HELM_VERSION=${HELM_VERSION} KUSTOMIZE_VERSION=${KUSTOMIZE_VERSION} SOPS_VERSION=${SOPS_VERSION} COSIGN_VERSION=${COSIGN_VERSION} /src/scripts/build-image-root.sh --helm /out
 
 FROM node:20.20.2-bookworm-slim AS app
@@ -24,7 +25,7 @@ FROM node:20.20.2-bookworm-slim
 # the live heap; at most two glibc malloc arenas, where V8's worker threads would otherwise each
 # keep one: less RSS for the controller (bench/RESULTS.md and docs/field-notes.md, issue 9).
 # The benchmarks read these values from here (bench/lib/image-env.ts).
-ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm KUSTOMIZE_BIN=/usr/local/bin/kustomize SOPS_BIN=/usr/local/bin/sops COSIGN_BIN=/usr/local/bin/cosign NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=512" MALLOC_ARENA_MAX=2
+ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm KUSTOMIZE_BIN=/usr/local/bin/kustomize SOPS_BIN=/usr/local/bin/sops COSIGN_BIN=/usr/local/bin/cosign NOTATION_VERIFY_BIN=/usr/local/bin/notation-verify NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=512" MALLOC_ARENA_MAX=2
 # git, ssh and gpg for charts from Git (spec.chart.git) and signature checks (verification.md), from the base's own Debian release.
 COPY scripts/build-image-root.sh /tmp/
 RUN /tmp/build-image-root.sh --os / && rm /tmp/build-image-root.sh

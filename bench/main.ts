@@ -68,6 +68,11 @@ export const BENCHMARKS: Record<string, Entry> = {
       'N releases watching R image repositories at rest (spec.imageUpdates behind spec.approval): tag lists, digests and tokens per repository per interval, 0 helm and 0 writes; one new tag → proposals',
     load: () => import('./image-rest.js'),
   },
+  'verify-rest': {
+    summary:
+      'N releases of one signed OCI chart with spec.chart.verify (cosign or notation) at rest: signature fetches and cosign/notation processes (expected 0), registry requests by kind, controller CPU',
+    load: () => import('./verify-rest.js'),
+  },
   fleet: {
     summary:
       'a fleet at rest: C clusters (control planes on loopback) × M releases, one agent each on one Redis: Redis ops/s and memory, agent memory, 0 helm and 0 writes; signed commands at R/s, p50/p99',

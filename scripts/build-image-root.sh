@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Everything that goes into the helmcrew image, built into a directory laid out as the image's
-# root: <out>/usr/local/bin/{helm,kustomize,sops,cosign} and <out>/app (bin/, dist/, production node_modules). The
+# root: <out>/usr/local/bin/{helm,kustomize,sops,cosign,notation-verify} and <out>/app (bin/, dist/, production node_modules). The
 # Dockerfile RUNs this (one stage per part), and test/integration/image-build.test.ts runs it
 # outside a container, then runs what it built, so the image's steps are exercised here too.
 #
 #   scripts/build-image-root.sh [--helm | --app | --os] <out>     (default: helm and app)
 #
 # helm: `go install` of helm at HELM_VERSION, of kustomize (helm's post-renderer) at KUSTOMIZE_VERSION and of sops
-# (SOPS-encrypted valuesFrom documents) at SOPS_VERSION and of cosign (signed OCI charts and images) at COSIGN_VERSION (needs Go; nothing is downloaded at run time, the binary is
-# static). os (the runtime stage only): git, ssh and gpg for spec.chart.git and signature checks, from Debian, when missing. app: TypeScript compiled with the tree's own compiler (npm install first when the tree
+# (SOPS-encrypted valuesFrom documents) at SOPS_VERSION and of cosign (signed OCI charts and images) at COSIGN_VERSION, and `go build` of tools/notation-verify (notation-go, pinned by its go.mod)
+# (needs Go; nothing is downloaded at run time, the binaries are static). os (the runtime stage only): git, ssh and gpg for spec.chart.git and signature checks, from Debian, when missing. app: TypeScript compiled with the tree's own compiler (npm install first when the tree
 # has none), then the production dependencies installed from package-lock.json into <out>/app.
 set -euo pipefail
 
@@ -38,6 +38,8 @@ build_helm() {
     -ldflags "-s -w -X github.com/getsops/sops/v3/version.Version=${SOPS_VERSION#v}" "github.com/getsops/sops/v3/cmd/sops@$SOPS_VERSION"
   CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false GOBIN="$out/usr/local/bin" go install -trimpath \
     -ldflags "-s -w -X sigs.k8s.io/release-utils/version.gitVersion=$COSIGN_VERSION" "github.com/sigstore/cosign/v3/cmd/cosign@$COSIGN_VERSION"
+  (cd "$src/tools/notation-verify" && CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS=-buildvcs=false go build -mod=readonly -trimpath \
+    -ldflags "-s -w" -o "$out/usr/local/bin/notation-verify" .)
 }
 
 build_os() {

@@ -2,8 +2,9 @@
 # Builds the real parts of the local environment from Go modules into a cache outside the
 # repository, keyed by version: kube-apiserver, kube-controller-manager, kube-scheduler, kubectl,
 # etcd, kwok, helm, kustomize (helm's post-renderer), sops (SOPS-encrypted values) and age +
-# age-keygen (the tests encrypt with them) and cosign (verifies signed OCI charts and images; the
-# tests sign with it). A second run finds them and returns at once.
+# age-keygen (the tests encrypt with them), cosign (verifies signed OCI charts and images; the
+# tests sign with it) and notation-verify (tools/notation-verify: notation-go's check of Notary
+# Project signatures; the tests sign with it). A second run finds them and returns at once.
 # Why Go modules: this machine has no container engine and cannot download release binaries.
 set -euo pipefail
 
@@ -15,6 +16,9 @@ KUSTOMIZE_VERSION="${KUSTOMIZE_VERSION:-v5.8.2}"
 SOPS_VERSION="${SOPS_VERSION:-v3.13.3}"
 AGE_VERSION="${AGE_VERSION:-v1.3.2}"
 COSIGN_VERSION="${COSIGN_VERSION:-v3.1.3}"
+# notation-go, the library tools/notation-verify is built on (pinned in its go.mod; this names the folder).
+NOTATION_GO_VERSION="${NOTATION_GO_VERSION:-v1.3.2}"
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 CACHE="${HELMCREW_CACHE:-$HOME/.cache/helmcrew}"
 BIN="$CACHE/bin"
 JOBS="${GO_BUILD_JOBS:-2}"
@@ -164,6 +168,27 @@ build_cosign() {
     "-X sigs.k8s.io/release-utils/version.gitVersion=$COSIGN_VERSION"
 }
 
+# notation-verify: the notation CLI's Go module is not served by the module proxy, its library
+# notation-go is; tools/notation-verify is a small program on it (verify; sign and certs for the
+# tests). Built from this checkout's source, so a stamp of that source decides whether to rebuild.
+build_notation_verify() {
+  local src="$REPO_ROOT/tools/notation-verify"
+  local out="$BIN/notation-verify-$NOTATION_GO_VERSION"
+  local stamp
+  stamp=$(cd "$src" && cat go.mod go.sum ./*.go | sha256sum | cut -d' ' -f1)
+  if [[ -x "$out/notation-verify" && "$(cat "$out/.source-sha256" 2>/dev/null)" == "$stamp" ]]; then
+    say "notation-verify (notation-go $NOTATION_GO_VERSION) cached"; return
+  fi
+  grep -q "github.com/notaryproject/notation-go $NOTATION_GO_VERSION\$" "$src/go.mod" || {
+    echo "tools/notation-verify/go.mod does not pin notation-go $NOTATION_GO_VERSION" >&2; exit 1; }
+  mkdir -p "$out"
+  say "building notation-verify (notation-go $NOTATION_GO_VERSION)"
+  (cd "$src" && with_heartbeat "notation-verify" go build -mod=readonly -p "$JOBS" -trimpath -ldflags "-s -w" \
+    -o "$out/notation-verify" .)
+  echo "$stamp" >"$out/.source-sha256"
+  say "notation-verify (notation-go $NOTATION_GO_VERSION) built"
+}
+
 what="${1:-all}"
 case "$what" in
   kubernetes) build_kubernetes ;;
@@ -174,16 +199,18 @@ case "$what" in
   sops) build_sops ;;
   age) build_age ;;
   cosign) build_cosign ;;
+  notation) build_notation_verify ;;
   all)
     build_go_install helm "$HELM_VERSION" helm.sh/helm/v4/cmd/helm "-X helm.sh/helm/v4/internal/version.version=$HELM_VERSION"
     build_go_install kustomize "$KUSTOMIZE_VERSION" sigs.k8s.io/kustomize/kustomize/v5
     build_sops
     build_age
     build_cosign
+    build_notation_verify
     build_go_install kwok "$KWOK_VERSION" sigs.k8s.io/kwok/cmd/kwok
     install_kwok_stages
     build_etcd
     build_kubernetes
     ;;
-  *) echo "usage: $0 [all|kubernetes|etcd|kwok|helm|kustomize|sops|age|cosign]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|kubernetes|etcd|kwok|helm|kustomize|sops|age|cosign|notation]" >&2; exit 2 ;;
 esac

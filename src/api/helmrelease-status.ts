@@ -149,14 +149,16 @@ export const ApprovedChartStatus = Type.Object(
 
 export const VerificationRecord = Type.Object(
   {
-    artifact: Type.String({ maxLength: 2300, description: 'What was verified: chart@version (pgp, cosign) or repository@commit (git.verify).' }),
+    artifact: Type.String({ maxLength: 2300, description: 'What was verified: chart@version (pgp, cosign, notation) or repository@commit (git.verify).' }),
     verifiedBy: Type.String({
       maxLength: 1024,
       description:
-        'Who signed it: the PGP key’s user id and key id, the SSH key’s comment and fingerprint, or the cosign key’s name in the Secret (or the keyless identity).',
+        'Who signed it: the PGP key’s user id and key id, the SSH key’s comment and fingerprint, the cosign key’s name in the Secret (or the keyless identity), or the notation signing certificate’s subject.',
     }),
-    provider: Type.String({ maxLength: 20, description: 'pgp (helm provenance), cosign (an OCI chart) or git (a signed commit or tag).' }),
-    digest: Type.Optional(Type.String({ maxLength: 200, description: 'cosign: the OCI manifest digest that verified (a tag pushed again is a new check).' })),
+    provider: Type.String({ maxLength: 20, description: 'pgp (helm provenance), cosign or notation (an OCI chart) or git (a signed commit or tag).' }),
+    digest: Type.Optional(
+      Type.String({ maxLength: 200, description: 'cosign, notation: the OCI manifest digest that verified (a tag pushed again is a new check).' }),
+    ),
     at: Type.String({ maxLength: 40, description: 'When the check passed (ISO time).' }),
   },
   { description: 'The last artifact whose signature was checked and passed (spec.chart.verify, spec.chart.git.verify).' },

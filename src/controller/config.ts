@@ -16,6 +16,11 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     default: 'cosign',
     meaning: 'cosign (sigstore/cosign v3), run to verify signed OCI charts and images (`spec.chart.verify`, `spec.imageUpdates[].verify`)',
   },
+  NOTATION_VERIFY_BIN: {
+    default: 'notation-verify',
+    meaning:
+      'notation-verify (tools/notation-verify, on notation-go), run to verify Notary Project signatures on OCI charts and images (`verify.provider: notation`)',
+  },
   COSIGN_TRUSTED_ROOT: {
     defaultText: 'none',
     meaning:
@@ -145,6 +150,8 @@ export interface ControllerConfig extends SharedConfig {
   /** cosign, for signed OCI charts and images (COSIGN_BIN); and the trust root for keyless verification (COSIGN_TRUSTED_ROOT). */
   cosignBin: string;
   cosignTrustedRoot?: string;
+  /** tools/notation-verify, for notation-signed OCI charts and images (NOTATION_VERIFY_BIN). */
+  notationVerifyBin: string;
   /** The field manager helm's server-side applies are made as: drift is compared and corrected as it (HELMCREW_HELM_FIELD_MANAGER). */
   helmFieldManager: string;
   /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default, a memory-for-CPU trade left to the operator. */
@@ -204,6 +211,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     sopsBin: own.text('SOPS_BIN'),
     cosignBin: own.text('COSIGN_BIN'),
     ...(own.raw('COSIGN_TRUSTED_ROOT') ? { cosignTrustedRoot: own.raw('COSIGN_TRUSTED_ROOT')! } : {}),
+    notationVerifyBin: own.text('NOTATION_VERIFY_BIN'),
     // helm 4 names its field manager after its own binary (filepath.Base(os.Args[0])).
     helmFieldManager: own.raw('HELMCREW_HELM_FIELD_MANAGER') || basename(shared.text('HELM_BIN')),
     helmGoGC: helmGoGC('HELMCREW_HELM_GOGC', own.raw('HELMCREW_HELM_GOGC')),

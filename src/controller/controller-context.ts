@@ -1,5 +1,6 @@
 import { SopsDecrypter } from './sops/sops-decrypter.js';
 import { CosignVerifier } from './charts/verification/cosign-verifier.js';
+import { NotationVerifier } from './charts/verification/notation-verifier.js';
 import type { ControllerConfig } from './config.js';
 import type { Logger } from '../core/log.js';
 import type { KubeRest } from '../core/kube/rest-client.js';
@@ -129,6 +130,7 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
       log,
       ...(config.cosignTrustedRoot ? { trustedRoot: config.cosignTrustedRoot } : {}),
     }),
+    notation: new NotationVerifier({ bin: config.notationVerifyBin, workDir: config.workDir, log }),
     digester,
     events: new CompositeEventSink(publisher ? [new KubeEventRecorder(kube, log), publisher] : [new KubeEventRecorder(kube, log)]),
     log,

@@ -33,6 +33,8 @@ export interface DevEnvironment {
   sopsBin: string;
   /** cosign, from the toolchain cache (signed OCI charts and images). */
   cosignBin: string;
+  /** tools/notation-verify, from the toolchain cache (notation-signed OCI charts and images). */
+  notationVerifyBin: string;
   processes: ProcessRecord[];
 }
 
@@ -72,6 +74,7 @@ export function toEnvironment(file: EnvFile): DevEnvironment {
     kustomizeBin: toolchainPaths().kustomize,
     sopsBin: toolchainPaths().sops,
     cosignBin: toolchainPaths().cosign,
+    notationVerifyBin: toolchainPaths().notationVerify,
     processes,
   };
 }

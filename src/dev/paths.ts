@@ -21,6 +21,8 @@ export const KUSTOMIZE_VERSION = 'v5.8.2';
 export const SOPS_VERSION = 'v3.13.3';
 export const AGE_VERSION = 'v1.3.2';
 export const COSIGN_VERSION = 'v3.1.3';
+/** notation-go, the library tools/notation-verify is built on (its go.mod pins it; the folder is named by it). */
+export const NOTATION_GO_VERSION = 'v1.3.2';
 
 /** The checkout this file lives in: src/dev/ and dist/dev/ are both two levels below it. */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -46,6 +48,8 @@ export interface ToolchainPaths {
   ageKeygen: string;
   /** Verifies signed OCI charts and images (spec.chart.verify, imageUpdates[].verify); the tests sign with it. */
   cosign: string;
+  /** tools/notation-verify (notation-go): verifies Notary Project signatures; the tests sign and make certificates with it. */
+  notationVerify: string;
 }
 
 export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
@@ -64,6 +68,7 @@ export function toolchainPaths(cache: string = cacheDir()): ToolchainPaths {
     age: join(bin, `age-${AGE_VERSION}`, 'age'),
     ageKeygen: join(bin, `age-${AGE_VERSION}`, 'age-keygen'),
     cosign: join(bin, `cosign-${COSIGN_VERSION}`, 'cosign'),
+    notationVerify: join(bin, `notation-verify-${NOTATION_GO_VERSION}`, 'notation-verify'),
   };
 }
 

@@ -21,6 +21,7 @@ export function formatShellExports(env: DevEnvironment): string {
     ['KUSTOMIZE_BIN', env.kustomizeBin],
     ['SOPS_BIN', env.sopsBin],
     ['COSIGN_BIN', env.cosignBin],
+    ['NOTATION_VERIFY_BIN', env.notationVerifyBin],
     // A local fleet: every cluster's name, and each one's kubeconfig in a variable of its own.
     ...(env.clusters
       ? [

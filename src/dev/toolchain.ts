@@ -15,6 +15,7 @@ import {
   K8S_VERSION,
   KUSTOMIZE_VERSION,
   KWOK_VERSION,
+  NOTATION_GO_VERSION,
   REPO_ROOT,
   SOPS_VERSION,
   toolchainPaths,
@@ -69,6 +70,7 @@ export async function ensureToolchain(log: Logger): Promise<ToolchainPaths> {
         SOPS_VERSION,
         AGE_VERSION,
         COSIGN_VERSION,
+        NOTATION_GO_VERSION,
       },
     });
   } catch (err) {

@@ -12,9 +12,10 @@ import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { cosignKeyPair, cosignSign, ociReference, type CosignKeyPair } from '../support/cosign.js';
 import { eventually } from '../support/eventually.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { notationSign, notationSigner, trustPolicy, type NotationSigner } from '../support/notation.js';
 import { imageRegistryHost, pushImageTag } from '../support/oci.js';
 
-/** imageUpdates[].verify: a tag is proposed only when its image is signed by an accepted key (the real cosign). */
+/** imageUpdates[].verify: a tag is proposed only when its image is signed by an accepted key (the real cosign, notation-go). */
 describe('signed images in proposals', () => {
   const { env, kubeConfig } = testEnv();
   const logFile = join(tmpdir(), `${uniqueName('helmcrew-imgsig-log')}.jsonl`);
@@ -25,12 +26,18 @@ describe('signed images in proposals', () => {
   let redis: RedisConnection;
   let store: ProposalStore;
   let team: CosignKeyPair;
+  let signer: NotationSigner;
 
   beforeAll(async () => {
     redis = connectRedis(env.redisUrl);
     store = new ProposalStore(redis, clusterKey(ctl.prefix, 'proposals'));
     team = await cosignKeyPair();
     await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'image-keys' }, stringData: { 'cosign.pub': team.publicKey } } });
+    signer = await notationSigner('Example', 'image-signer');
+    await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: 'image-trust' }, stringData: { 'trustpolicy.json': trustPolicy(), 'ca.crt': signer.caPem } },
+    });
   });
   afterAll(() => redis.disconnect());
 
@@ -92,5 +99,22 @@ describe('signed images in proposals', () => {
     await eventually(async () => expect(await summaries('loose')).toContain(`image ${host}/${repo} (chart default) → 1.0.0 (UNSIGNED: cosign: no signature)`), {
       timeoutMs: 60_000,
     });
+  });
+
+  it('notation: proposes a tag signed by a trusted certificate, naming its subject; an unsigned newer tag is not proposed', async () => {
+    const repo = `${uniqueName('notation')}/web`;
+    await pushImageTag(host, repo, '1.0.0');
+    await notationSign(signer, await ociReference(`oci://${host}/${repo}`, '1.0.0'));
+    const verify = { provider: 'notation' as const, secretRef: { name: 'image-trust' } };
+    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'notary', spec(repo, { verify })));
+    await eventually(async () => expect(await summaries('notary')).toContain(`image ${host}/${repo} (chart default) → 1.0.0 (signed by ${signer.subject})`), {
+      timeoutMs: 60_000,
+    });
+    await pushImageTag(host, repo, '1.1.0');
+    await eventually(
+      async () => expect(await readFile(logFile, 'utf8')).toContain(`image update: ${host}/${repo}:1.1.0 is not proposed: notation: no signature`),
+      { timeoutMs: 30_000 },
+    );
+    expect((await summaries('notary')).filter((s) => s.includes('1.1.0'))).toEqual([]);
   });
 });

@@ -76,6 +76,7 @@ export async function startTestController(
     KUSTOMIZE_BIN: env.kustomizeBin,
     SOPS_BIN: env.sopsBin,
     COSIGN_BIN: env.cosignBin,
+    NOTATION_VERIFY_BIN: env.notationVerifyBin,
     WATCH_NAMESPACES: namespaces.join(','),
     HELMCREW_QUEUE_PREFIX: prefix,
     HELMCREW_WORK_DIR: join(dir, 'work'),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ArtifactVerification } from '../../src/api/verification.js';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { ANONYMOUS } from '../../src/controller/charts/chart-access.js';
-import type { ArtifactVerify, Verdict } from '../../src/controller/charts/verification/cosign-verifier.js';
+import type { ArtifactVerify, Verdict, VerifyRequest } from '../../src/controller/charts/verification/cosign-verifier.js';
 import type { ProvenanceChecks } from '../../src/controller/charts/verification/provenance-checks.js';
 import type { ResolvedChartSource } from '../../src/controller/reconcile/desired/compose-desired.js';
 import {
@@ -39,6 +39,14 @@ const httpSource: ResolvedChartSource = {
 const kube = {
   core: { readNamespacedSecret: async () => ({ metadata: { uid: 'u1', resourceVersion: '7' }, data: { 'cosign.pub': b64(PEM) } }) },
 } as unknown as KubeReads;
+const trustKube = {
+  core: {
+    readNamespacedSecret: async () => ({
+      metadata: { uid: 'u1', resourceVersion: '9' },
+      data: { 'trustpolicy.json': b64('{"version":"1.0"}'), 'ca.crt': b64('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n') },
+    }),
+  },
+} as unknown as KubeReads;
 const cosign = (verdict: Verdict): ArtifactVerify & { asked: number } => {
   const port = { asked: 0, verify: async () => (port.asked++, verdict) };
   return port;
@@ -46,6 +54,7 @@ const cosign = (verdict: Verdict): ArtifactVerify & { asked: number } => {
 const provenance = (result: Awaited<ReturnType<ProvenanceChecks['verify']>>): Pick<ProvenanceChecks, 'verify'> => ({ verify: async () => result });
 const COSIGN: ArtifactVerification = { provider: 'cosign', secretRef: { name: 'keys' } };
 const PGP: ArtifactVerification = { provider: 'pgp', secretRef: { name: 'keys' } };
+const NOTATION: ArtifactVerification = { provider: 'notation', secretRef: { name: 'keys' } };
 
 describe('verifyChart: one entry point for spec.chart.verify, by provider', () => {
   it('no verify: the source as it is, nothing asked', async () => {
@@ -59,6 +68,15 @@ describe('verifyChart: one entry point for spec.chart.verify, by provider', () =
     expect(verified.verification).toEqual({ artifact: 'unicorn@1.0.0', verifiedBy: 'cosign.pub', provider: 'cosign', digest: DIGEST });
   });
 
+  it('notation passes: the record names the signing certificate and the digest, and the trust material went to the verifier', async () => {
+    const asked: VerifyRequest[] = [];
+    const notation: ArtifactVerify = { verify: async (r) => (asked.push(r), { ok: true, signedBy: 'CN=signer,O=Example' }) };
+    const verified = await verifyChart({ kube: trustKube, notation }, release('oci://r.example/charts', NOTATION), ociSource());
+    expect(verified.verification).toEqual({ artifact: 'unicorn@1.0.0', verifiedBy: 'CN=signer,O=Example', provider: 'notation', digest: DIGEST });
+    expect(asked[0]).toMatchObject({ repository: 'r.example/charts/unicorn', digest: DIGEST, keySecret: { resourceVersion: '9' } });
+    expect(asked[0]!.trust).toMatchObject({ trustPolicy: '{"version":"1.0"}', certificates: [{ name: 'ca.crt' }] });
+  });
+
   it('pgp passes: the verified archive is what helm installs, and the record has no digest', async () => {
     const ports = { kube, provenance: provenance({ ok: true, archive: '/work/v/unicorn-1.0.0.tgz', signedBy: 'Signer (key 8C0B)' }) };
     const verified = await verifyChart(ports, release('https://charts.example', PGP), httpSource);
@@ -68,7 +86,7 @@ describe('verifyChart: one entry point for spec.chart.verify, by provider', () =
 
   const ref = `chart r.example/charts/unicorn@${DIGEST}`;
   const keys = 'Secret web/keys (spec.chart.verify.secretRef)';
-  it.each<{ name: string; ports: Omit<ChartVerifyPorts, 'kube'>; r: HelmRelease; source: ResolvedChartSource; why: string }>([
+  it.each<{ name: string; ports: Omit<ChartVerifyPorts, 'kube'> & { kube?: KubeReads }; r: HelmRelease; source: ResolvedChartSource; why: string }>([
     {
       name: 'cosign: unsigned',
       ports: { cosign: cosign({ ok: false, kind: 'unsigned', message: 'cosign: no signature' }) },
@@ -91,11 +109,32 @@ describe('verifyChart: one entry point for spec.chart.verify, by provider', () =
       why: `${ref} failed verification: it cannot be checked this way (cosign is not available in this controller (COSIGN_BIN))`,
     },
     {
-      name: 'notation: not built',
+      name: 'notation not available (a cosign verifier does not stand in for it)',
       ports: { cosign: cosign({ ok: true, signedBy: 'x' }) },
-      r: release('oci://r.example/charts', { provider: 'notation', secretRef: { name: 'keys' } }),
+      r: release('oci://r.example/charts', NOTATION),
       source: ociSource(),
-      why: `${ref} failed verification: it cannot be checked this way (notation is not built into this controller; use cosign)`,
+      why: `${ref} failed verification: it cannot be checked this way (notation is not available in this controller (NOTATION_VERIFY_BIN))`,
+    },
+    {
+      name: 'notation: unsigned',
+      ports: { kube: trustKube, notation: cosign({ ok: false, kind: 'unsigned', message: 'notation: no signature' }) },
+      r: release('oci://r.example/charts', NOTATION),
+      source: ociSource(),
+      why: `${ref} failed verification: it is not signed (notation: no signature)`,
+    },
+    {
+      name: 'notation: a trust policy it refuses',
+      ports: { kube: trustKube, notation: cosign({ ok: false, kind: 'key-secret', message: 'notation: trust policy: bad version' }) },
+      r: release('oci://r.example/charts', NOTATION),
+      source: ociSource(),
+      why: `${ref} failed verification: the keys in ${keys} cannot be used (notation: trust policy: bad version)`,
+    },
+    {
+      name: 'notation: a Secret of cosign keys, no trust policy',
+      ports: { notation: cosign({ ok: true, signedBy: 'x' }) },
+      r: release('oci://r.example/charts', NOTATION),
+      source: ociSource(),
+      why: `${ref} failed verification: the keys in ${keys} cannot be used (${keys} has no trustpolicy.json (the notation trust policy))`,
     },
     {
       name: 'cosign through a proxySecretRef: refused, never bypassed',

@@ -44,6 +44,7 @@ describe('dev up --clusters', () => {
       kustomizeBin: '/z',
       sopsBin: '/bin/sops',
       cosignBin: '/bin/cosign',
+      notationVerifyBin: '/bin/notation-verify',
       processes: [],
     };
     expect(formatShellExports(one)).not.toMatch(/HELMCREW_DEV_CLUSTERS|KUBECONFIG_/);

@@ -32,6 +32,14 @@ describe('Dockerfile', () => {
     expect(instructions('ENV').at(-1)).toContain('COSIGN_BIN=/usr/local/bin/cosign');
   });
 
+  it('builds notation-verify from the tool in this tree (notation-go pinned by its go.mod), and points the controller at it', () => {
+    const notationGo = defaultOf(read('scripts/build-toolchain.sh'), 'NOTATION_GO_VERSION');
+    expect(read('tools/notation-verify/go.mod')).toContain(`github.com/notaryproject/notation-go ${notationGo}\n`);
+    expect(instructions('COPY')).toContain('tools/notation-verify /src/tools/notation-verify');
+    expect(read('scripts/build-image-root.sh')).toMatch(/cd "\$src\/tools\/notation-verify" && .*go build/);
+    expect(instructions('ENV').at(-1)).toContain('NOTATION_VERIFY_BIN=/usr/local/bin/notation-verify');
+  });
+
   it('builds sops at the version the local toolchain pins, and points the controller at it', () => {
     const sopsVersion = defaultOf(read('scripts/build-toolchain.sh'), 'SOPS_VERSION');
     expect(sopsVersion).toMatch(/^v3\.\d+\.\d+$/);

@@ -33,6 +33,7 @@ export async function demoCommand(): Promise<number> {
       KUSTOMIZE_BIN: env.kustomizeBin,
       SOPS_BIN: env.sopsBin,
       COSIGN_BIN: env.cosignBin,
+      NOTATION_VERIFY_BIN: env.notationVerifyBin,
       WATCH_NAMESPACES: DEMO_NAMESPACE,
       // Given explicitly, as an operator would: the environment's loopback chart server, and the
       // controller's own rights for the demo's namespace (the safe default would act as its

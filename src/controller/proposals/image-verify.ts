@@ -19,11 +19,17 @@ export type ImageSignatureCheck = (release: HelmRelease, update: ImageUpdate, ac
  * The key Secret read as the release's identity (like its credentials, image-access.ts); the
  * verifier keeps its verdict per digest, settings and Secret version, so a tag is verified once.
  */
-export function imageSignatureChecker(deps: ReleaseReadsDeps & { verifier?: ArtifactVerify }): ImageSignatureCheck {
+export function imageSignatureChecker(deps: ReleaseReadsDeps & { cosign?: ArtifactVerify; notation?: ArtifactVerify }): ImageSignatureCheck {
   return async (release, update, access, digest) => {
     const verify = update.verify!;
-    if (verify.provider !== 'cosign') return { kind: 'refused', why: `${verify.provider} is not supported for images by this controller; use cosign` };
-    if (!deps.verifier) return { kind: 'refused', why: 'cosign is not available in this controller (COSIGN_BIN)' };
+    if (verify.provider !== 'cosign' && verify.provider !== 'notation')
+      return { kind: 'refused', why: `${verify.provider} does not verify images; use cosign or notation` };
+    const verifier = deps[verify.provider];
+    if (!verifier)
+      return {
+        kind: 'refused',
+        why: `${verify.provider} is not available in this controller (${verify.provider === 'cosign' ? 'COSIGN_BIN' : 'NOTATION_VERIFY_BIN'})`,
+      };
     const keys = await readVerificationKeys(
       readsAsRelease(deps, release),
       release.metadata.namespace,
@@ -33,7 +39,7 @@ export function imageSignatureChecker(deps: ReleaseReadsDeps & { verifier?: Arti
     if (typeof keys === 'string') return { kind: 'refused', why: keys };
     // A refusal is asked again at the update's next listing: a signature pushed after its image is found then.
     const refusalTtlMs = parseDuration(update.interval ?? IMAGE_UPDATE_DEFAULTS.interval);
-    const verdict = await deps.verifier.verify({ repository: update.repository, digest, verify, ...keys, access, refusalTtlMs });
+    const verdict = await verifier.verify({ repository: update.repository, digest, verify, ...keys, access, refusalTtlMs });
     if (verdict.ok) return { kind: 'signed', signedBy: verdict.signedBy };
     return verdict.kind === 'unreachable' ? { kind: 'unknown', why: verdict.message } : { kind: 'refused', why: verdict.message };
   };

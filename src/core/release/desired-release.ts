@@ -44,12 +44,12 @@ export interface DesiredRelease {
 
 /** What passed a signature check, and who signed it. */
 export interface VerifiedArtifact {
-  /** chart@version (pgp, cosign) or repository@commit (git). */
+  /** chart@version (pgp, cosign, notation) or repository@commit (git). */
   artifact: string;
-  /** The PGP key's user id and key id, the SSH key's comment and fingerprint, or the cosign key's name in the Secret (a keyless identity). */
+  /** The PGP key's user id and key id, the SSH key's comment and fingerprint, or the cosign key's name in the Secret (a keyless identity), or the notation signing certificate's subject. */
   verifiedBy: string;
-  provider: 'pgp' | 'cosign' | 'git';
-  /** cosign: the OCI manifest digest verified (a tag pushed again is a new artifact). */
+  provider: 'pgp' | 'cosign' | 'notation' | 'git';
+  /** cosign, notation: the OCI manifest digest verified (a tag pushed again is a new artifact). */
   digest?: string;
 }
 

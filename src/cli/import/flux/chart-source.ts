@@ -220,12 +220,6 @@ function carriedVerify(raw: unknown, path: string, notes: Note[], namespace: str
     notes.push({ path, reason: `cannot be carried: provider ${provider}` });
     return undefined;
   }
-  if (provider === 'notation')
-    notes.push({
-      path,
-      reason: 'carried, but this controller verifies cosign signatures only: the release is refused (VerificationFailed) until it is cosign',
-      attention: true,
-    });
   const name = text(record(verify.secretRef).name);
   if (name && secretNamespace !== namespace)
     notes.push({

@@ -105,7 +105,7 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   {
     flux: 'spec.chart.spec.verify',
     helmcrew: 'spec.chart.verify',
-    note: 'OCI charts: cosign verified; notation carried but refused (cosign only); the Secret must be in the HelmRelease’s namespace.',
+    note: 'OCI charts: cosign and notation verified; the Secret must be in the HelmRelease’s namespace.',
   },
   { flux: 'spec.chart.metadata', helmcrew: null, note: 'handled differently: helmcrew creates no HelmChart object.' },
   { flux: 'spec.chartRef', helmcrew: 'spec.chart', note: 'OCIRepository: oci:// repository, name and version; HelmChart: its chart and source.' },
@@ -141,7 +141,7 @@ export const FLUX_FIELDS: readonly FieldRow[] = [
   {
     flux: 'OCIRepository spec.verify',
     helmcrew: 'spec.chart.verify',
-    note: 'cosign verified (keys, or keyless matchOIDCIdentity); notation carried but refused.',
+    note: 'cosign (keys, or keyless matchOIDCIdentity) and notation (trust policy and certificates) verified.',
   },
   {
     flux: 'OCIRepository spec.proxySecretRef',

@@ -1,55 +1,26 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import type { ArtifactVerification } from '../../../api/verification.js';
 import type { Logger } from '../../../core/log.js';
-import type { ChartAccess } from '../../../core/release/desired-release.js';
 import { credentialsFor } from '../chart-access.js';
-import type { CosignKey } from './cosign-keys.js';
+import type { ArtifactVerify, Verdict, VerifyRequest } from './artifact-verify.js';
 import { cosignOutcome, type CosignOutcome } from './cosign-outcome.js';
-import { verdictCacheKey } from './cosign-keys.js';
+import { VerdictCache } from './verdict-cache.js';
 
-/** One artifact to verify: `host[:port]/path` and the digest cosign checks (never a tag: a tag may move). */
-export interface VerifyRequest {
-  repository: string;
-  digest: string;
-  verify: ArtifactVerification;
-  /** The key Secret's keys (cosign-keys.ts); empty: keyless, by verify.matchOIDCIdentity. */
-  keys: CosignKey[];
-  keySecret?: { namespace: string; name: string; resourceVersion: string };
-  /** The registry credentials and TLS material the artifact is pulled with: cosign uses the same. */
-  access: ChartAccess;
-  /** How long a refusal holds before cosign is asked again (the release's interval): a signature pushed just after its artifact is then found. */
-  refusalTtlMs?: number;
-}
-
-/** `signedBy`: the key's name in the Secret, or the certificate's identity (keyless). */
-export type Verdict = { ok: true; signedBy: string } | { ok: false; kind: 'unsigned' | 'untrusted' | 'unreachable'; message: string };
-
-/** The port a pass verifies through. */
-export interface ArtifactVerify {
-  verify(request: VerifyRequest): Promise<Verdict>;
-}
+export type { ArtifactVerify, Verdict, VerifyRequest } from './artifact-verify.js';
 
 const TIMEOUT_MS = 60_000;
 const MAX_OUTPUT = 1024 * 1024;
-/** Verdicts kept: one per artifact digest, settings and key Secret version. */
-const MAX_VERDICTS = 2048;
-/** A refusal is looked at again after this unless the request says (its interval): a signature pushed later is then found. */
-const REFUSAL_TTL_MS = 10 * 60_000;
 
 /**
  * Runs the real cosign (v3) with argument arrays, one `cosign verify` per key (or accepted
  * identity) until one passes. Keys, the registry's CA and client certificate and its credentials
  * (a docker config.json) are 0600 files in a private folder removed afterwards; the child's
  * environment is its own (HOME and DOCKER_CONFIG point there), so cosign finds nothing of the
- * controller's. A verdict is kept by verdictCacheKey: a verified release at rest runs no cosign; a
- * refusal is asked again after the release's interval (a signature pushed after its artifact, as
- * `helm push` then `cosign sign` do); an unreachable registry
- * is not a verdict and is tried again at the next pass.
+ * controller's. Verdicts are kept (verdict-cache.ts): a verified release at rest runs no cosign.
  */
 export class CosignVerifier implements ArtifactVerify {
-  private readonly verdicts = new Map<string, { verdict: Verdict; until: number }>();
+  private readonly verdicts: VerdictCache;
 
   constructor(
     private readonly opts: {
@@ -61,21 +32,12 @@ export class CosignVerifier implements ArtifactVerify {
       timeoutMs?: number;
       now?: () => number;
     },
-  ) {}
+  ) {
+    this.verdicts = new VerdictCache(opts.now);
+  }
 
-  async verify(request: VerifyRequest): Promise<Verdict> {
-    const key = verdictCacheKey(request);
-    const now = (this.opts.now ?? Date.now)();
-    const cached = this.verdicts.get(key);
-    if (cached && cached.until > now) return cached.verdict;
-    this.verdicts.delete(key);
-    const verdict = await this.run(request);
-    if (verdict.ok || verdict.kind !== 'unreachable') {
-      if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value!);
-      // A signature that verified stays verified for this digest and key Secret version.
-      this.verdicts.set(key, { verdict, until: verdict.ok ? Number.POSITIVE_INFINITY : now + (request.refusalTtlMs ?? REFUSAL_TTL_MS) });
-    }
-    return verdict;
+  verify(request: VerifyRequest): Promise<Verdict> {
+    return this.verdicts.verdictOf(request, () => this.run(request));
   }
 
   private async run(request: VerifyRequest): Promise<Verdict> {
@@ -143,7 +105,7 @@ export class CosignVerifier implements ArtifactVerify {
   }
 }
 
-async function privateFile(dir: string, name: string, content: string | Buffer): Promise<string> {
+export async function privateFile(dir: string, name: string, content: string | Buffer): Promise<string> {
   const file = join(dir, name);
   await writeFile(file, content, { mode: 0o600, flag: 'wx' });
   return file;

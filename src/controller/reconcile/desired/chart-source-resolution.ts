@@ -24,6 +24,8 @@ export interface ChartSourcePorts {
   provenance?: Pick<ProvenanceChecks, 'verify'>;
   /** spec.chart.verify provider cosign (oci:// charts); none: such a HelmRelease fails its check, never installs unverified. */
   cosign?: ArtifactVerify;
+  /** spec.chart.verify provider notation (oci:// charts); none: such a HelmRelease fails its check, never installs unverified. */
+  notation?: ArtifactVerify;
 }
 
 /** `newest`: with a pinned version and a range, what the range picks now (issue 35: proposed, not installed). */
@@ -43,7 +45,7 @@ export async function resolveChartSource(ports: ChartSourcePorts, release: HelmR
     if (error instanceof RepositoryNotAllowedError) return { ok: false, problem: 'repository', message: error.message };
     if (error instanceof ChartNotFoundError) return { ok: false, problem: 'chart', message: error.message };
     if (error instanceof VerificationFailedError) return { ok: false, problem: 'verification', message: error.message };
-    // cosign could not reach the registry: not a verdict, retried like a failed pull.
+    // cosign or notation could not reach the registry: not a verdict, retried like a failed pull.
     if (error instanceof VerificationUnreachableError) return { ok: false, problem: 'chart', message: error.message };
     throw error;
   }
@@ -78,7 +80,7 @@ async function resolveRepositoryChart(
     },
     secrets: accessSecrets(access),
   };
-  // Verified before anything renders or installs it (pgp: the archive helm installs; cosign: the digest
+  // Verified before anything renders or installs it (pgp: the archive helm installs; cosign, notation: the digest
   // helm pulls): a chart that fails its check throws here.
   const verified = await verifyChart(ports, release, source);
   return { resolved: verified, ...(resolved.newest ? { newest: resolved.newest } : {}) };

@@ -8,6 +8,7 @@ import type { ProvenanceChecks } from '../../charts/verification/provenance-chec
 import { verificationFailedMessage, type VerificationCheck } from '../../charts/verification/verification-outcome.js';
 import { cosignKeysFrom, VerificationKeyError, type CosignKey } from '../../charts/verification/cosign-keys.js';
 import type { ArtifactVerify } from '../../charts/verification/cosign-verifier.js';
+import { notationTrustFrom, type NotationTrust } from '../../charts/verification/notation-trust.js';
 
 /** A key Secret as a check needs it: its data, and the uid and resourceVersion a result is kept by. */
 export interface KeySecret {
@@ -22,17 +23,21 @@ export class VerificationFailedError extends Error {
   override name = 'VerificationFailedError';
 }
 
-/** The check could not be made (cosign could not reach the registry): not a verdict, retried like a failed pull. */
+/** The check could not be made (cosign or notation could not reach the registry): not a verdict, retried like a failed pull. */
 export class VerificationUnreachableError extends Error {
   override name = 'VerificationUnreachableError';
 }
 
-/** What spec.chart.verify is checked through: helm provenance (pgp) and cosign, each absent when not enabled. */
+/** What spec.chart.verify is checked through: helm provenance (pgp), cosign and notation, each absent when not enabled. */
 export interface ChartVerifyPorts {
   kube: KubeReads;
   provenance?: Pick<ProvenanceChecks, 'verify'>;
   cosign?: ArtifactVerify;
+  notation?: ArtifactVerify;
 }
+
+/** The tool each OCI provider runs, and the setting that names it (for "not available"). */
+const OCI_TOOL = { cosign: 'COSIGN_BIN', notation: 'NOTATION_VERIFY_BIN' } as const;
 
 /** Reads a verify.secretRef as the HelmRelease's identity; a missing or unreadable Secret fails the check, saying which. */
 export async function readKeySecret(kube: KubeReads, release: HelmRelease, name: string, field: string): Promise<KeySecret | { problem: string }> {
@@ -55,7 +60,7 @@ export function failVerification(release: HelmRelease, artifact: string, keys: s
  * spec.chart.verify of a repository chart, by provider — the one entry point, called before anything
  * renders or installs the chart. The source comes back with what passed (`verification`, written to
  * status.verification); a failed check throws VerificationFailedError (reported once,
- * VerificationFailed), cosign not reaching the registry VerificationUnreachableError. A Git chart is
+ * VerificationFailed), cosign or notation not reaching the registry VerificationUnreachableError. A Git chart is
  * verified by git.verify where it is fetched (chart-source-resolution.ts).
  */
 export async function verifyChart(ports: ChartVerifyPorts, release: HelmRelease, source: ResolvedChartSource): Promise<ResolvedChartSource> {
@@ -66,7 +71,7 @@ export async function verifyChart(ports: ChartVerifyPorts, release: HelmRelease,
       return verifyProvenance(ports, release, source, verify);
     case 'cosign':
     case 'notation':
-      return verifyCosign(ports, release, source, verify);
+      return verifyOciSignature(ports, release, source, verify, verify.provider);
   }
 }
 
@@ -107,15 +112,16 @@ async function verifyProvenance(
 }
 
 /**
- * cosign on an oci:// chart: the digest helm will pull is verified with the real cosign. The
- * verifier keeps its verdict per digest, settings and key Secret version, so a release at rest runs
- * no cosign. Notation is accepted by the API (Flux's shape) but not built into this controller.
+ * cosign or notation on an oci:// chart: the digest helm will pull is verified with the real tool.
+ * The verifier keeps its verdict per digest, settings and key Secret version, so a release at rest
+ * runs neither.
  */
-async function verifyCosign(
+async function verifyOciSignature(
   ports: ChartVerifyPorts,
   release: HelmRelease,
   source: ResolvedChartSource,
   verify: ArtifactVerification,
+  provider: 'cosign' | 'notation',
 ): Promise<ResolvedChartSource> {
   const { namespace } = release.metadata;
   const ociRef = source.chartSource.ociRef;
@@ -126,15 +132,15 @@ async function verifyCosign(
     : 'the identities of spec.chart.verify.matchOIDCIdentity';
   if (!repository || !source.chartDigest)
     failVerification(release, artifact, keys, { check: 'unsupported', detail: `${verify.provider} verifies oci:// charts only` });
-  if (verify.provider === 'notation')
-    failVerification(release, artifact, keys, { check: 'unsupported', detail: 'notation is not built into this controller; use cosign' });
-  if (!ports.cosign) failVerification(release, artifact, keys, { check: 'unsupported', detail: 'cosign is not available in this controller (COSIGN_BIN)' });
-  // cosign would ask a proxy by name, outside the host policy the other fetches keep (proxy-route.ts): refused, never bypassed.
+  const verifier = ports[provider];
+  if (!verifier)
+    failVerification(release, artifact, keys, { check: 'unsupported', detail: `${provider} is not available in this controller (${OCI_TOOL[provider]})` });
+  // The tool would ask a proxy by name, outside the host policy the other fetches keep (proxy-route.ts): refused, never bypassed.
   if (source.chartSource.access.proxy)
-    failVerification(release, artifact, keys, { check: 'unsupported', detail: 'cosign does not go through spec.chart.proxySecretRef' });
+    failVerification(release, artifact, keys, { check: 'unsupported', detail: `${provider} does not go through spec.chart.proxySecretRef` });
   const keySet = await readVerificationKeys(ports.kube, namespace, verify, 'spec.chart.verify');
   if (typeof keySet === 'string') failVerification(release, artifact, keys, { check: 'key-secret', detail: keySet });
-  const verdict = await ports.cosign.verify({
+  const verdict = await verifier.verify({
     repository,
     digest: source.chartDigest,
     verify,
@@ -146,33 +152,38 @@ async function verifyCosign(
     const verification = {
       artifact: `${source.chartName}@${source.chartVersion}`,
       verifiedBy: verdict.signedBy,
-      provider: 'cosign' as const,
+      provider,
       digest: source.chartDigest,
     };
     return { ...source, verification };
   }
   if (verdict.kind === 'unreachable')
     throw new VerificationUnreachableError(`HelmRelease ${namespace}/${release.metadata.name}: ${artifact}: ${verdict.message}`);
-  failVerification(release, artifact, keys, { check: verdict.kind === 'unsigned' ? 'unsigned-artifact' : 'unknown-key', detail: verdict.message });
+  const check = verdict.kind === 'unsigned' ? 'unsigned-artifact' : verdict.kind === 'key-secret' ? 'key-secret' : 'unknown-key';
+  failVerification(release, artifact, keys, { check, detail: verdict.message });
 }
 
 /**
- * The keys of a cosign verify's Secret (spec.chart.verify, imageUpdates[].verify), read with the
- * clients given (the release's identity), and the Secret's resourceVersion the verdict is kept under;
- * keyless (no secretRef): none. A string: why they cannot be used, naming the Secret and `field`, never a key.
+ * The keys of a cosign or notation verify's Secret (spec.chart.verify, imageUpdates[].verify), read
+ * with the clients given (the release's identity), and the Secret's resourceVersion the verdict is
+ * kept under; cosign keyless (no secretRef): none. A string: why they cannot be used, naming the
+ * Secret and `field`, never a key.
  */
 export async function readVerificationKeys(
   kube: KubeReads,
   namespace: string,
   verify: ArtifactVerification,
   field: string,
-): Promise<{ keys: CosignKey[]; keySecret?: { namespace: string; name: string; resourceVersion: string } } | string> {
+): Promise<{ keys: CosignKey[]; trust?: NotationTrust; keySecret?: { namespace: string; name: string; resourceVersion: string } } | string> {
+  if (!verify.secretRef && verify.provider === 'notation') return 'notation needs secretRef (a trust policy and certificates)';
   if (!verify.secretRef) return verify.matchOIDCIdentity?.length ? { keys: [] } : 'cosign needs secretRef (public keys) or matchOIDCIdentity (keyless)';
   const name = verify.secretRef.name;
   const where = `Secret ${namespace}/${name} (${field}.secretRef)`;
   try {
     const secret = await kube.core.readNamespacedSecret({ namespace, name });
-    return { keys: cosignKeysFrom(secret.data ?? {}, where), keySecret: { namespace, name, resourceVersion: secret.metadata?.resourceVersion ?? '' } };
+    const keySecret = { namespace, name, resourceVersion: secret.metadata?.resourceVersion ?? '' };
+    if (verify.provider === 'notation') return { keys: [], trust: notationTrustFrom(secret.data ?? {}, where), keySecret };
+    return { keys: cosignKeysFrom(secret.data ?? {}, where), keySecret };
   } catch (error) {
     if (isNotFound(error)) return `${where} not found`;
     if (isForbidden(error)) return `${where} may not be read: ${apiErrorMessage(error)}`;

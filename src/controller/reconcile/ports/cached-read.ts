@@ -68,6 +68,7 @@ function readPorts(ctx: ControllerContext, helm: ReconcileContext['helm']): Reco
     ...(ctx.provenance ? { provenance: ctx.provenance } : {}),
     ...(ctx.sops ? { sops: ctx.sops } : {}),
     ...(ctx.cosign ? { cosign: ctx.cosign } : {}),
+    ...(ctx.notation ? { notation: ctx.notation } : {}),
     ...(ctx.drift ? { drift: ctx.drift } : {}),
     ...(ctx.freezes ? { freezes: ctx.freezes } : {}),
     ...(ctx.objects ? { objects: ctx.objects } : {}),

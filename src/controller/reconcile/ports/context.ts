@@ -89,6 +89,8 @@ export interface ReconcileContext {
   sops?: SopsDecrypt;
   /** cosign: verifies spec.chart.verify (provider cosign) and imageUpdates[].verify (its verdicts cached per digest); none: such a chart is refused. */
   cosign?: ArtifactVerify;
+  /** notation (tools/notation-verify): verifies spec.chart.verify and imageUpdates[].verify with provider notation, verdicts kept as cosign's; none: such a chart is refused. */
+  notation?: ArtifactVerify;
   /** Keyed values digest shared by all replicas. */
   digester: ValuesDigester;
   log: Logger;
