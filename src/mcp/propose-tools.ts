@@ -5,7 +5,7 @@ import type { PlanStore } from '../session/execute/plan-store.js';
 import { assistantPorts, type AssistantAnswer } from '../session/flow/assistant-ports.js';
 import { commandLine } from '../session/grammar/command-line.js';
 import { renderPlan } from '../session/render/text.js';
-import type { TokenRecord } from '../session/tokens/token-verdict.js';
+import { tokenPerson, type TokenRecord } from '../session/tokens/token-verdict.js';
 import { guarded, type ToolAnswer } from './call-guard.js';
 import type { McpDeps } from './mcp-deps.js';
 import { releaseFields } from './read-tools.js';
@@ -27,7 +27,7 @@ const actionFields = {
 type ActionArgs = { verb: ReleaseActionVerb; namespace: string; name: string; version?: string; revision?: number; breakGlass?: boolean; reason?: string };
 
 export function registerProposeTools(server: McpServer, deps: McpDeps, caller: TokenRecord): void {
-  const person = { slackUser: caller.user };
+  const person = tokenPerson(caller);
   const runPlan = async (args: ActionArgs, mode: { kind: 'plan' } | { kind: 'propose'; plans: Pick<PlanStore, 'put'> }) => {
     const answer: AssistantAnswer = { messages: [] };
     const line = commandLine(args.verb, {

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { assistantPorts, type AssistantAnswer } from '../session/flow/assistant-ports.js';
-import type { TokenRecord } from '../session/tokens/token-verdict.js';
+import { tokenPerson, type TokenRecord } from '../session/tokens/token-verdict.js';
 import { guarded } from './call-guard.js';
 import type { McpDeps } from './mcp-deps.js';
 import { toolAnswerOf } from './session-answer.js';
@@ -34,7 +34,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, caller: Toke
     const answer: AssistantAnswer = { messages: [] };
     await deps.session.run(
       line,
-      assistantPorts({ slackUser: caller.user }, () => deps.teams(), answer, { kind: 'read' }),
+      assistantPorts(tokenPerson(caller), () => deps.teams(), answer, { kind: 'read' }),
     );
     return answer;
   };

@@ -29,11 +29,17 @@ export class TokenStore {
     return clusterKey(this.keyspace, 'mcpTokenId', id);
   }
 
-  /** A new token for `user`: the token (to print once) and its record. */
-  async create(user: string, scope: TokenScope, ttlMs: number, now = Date.now()): Promise<{ token: string; record: TokenRecord }> {
+  /** A new token for `user` (a Slack user id; `owner` names another person or the OAuth client): the token (to print once) and its record. */
+  async create(
+    user: string,
+    scope: TokenScope,
+    ttlMs: number,
+    now = Date.now(),
+    owner: Pick<TokenRecord, 'person' | 'client'> = {},
+  ): Promise<{ token: string; record: TokenRecord }> {
     const token = PREFIX + randomBytes(32).toString('base64url');
     const hash = hashToken(token);
-    const record: TokenRecord = { id: randomBytes(6).toString('hex'), user, scope, createdAt: now, expiresAt: now + ttlMs };
+    const record: TokenRecord = { id: randomBytes(6).toString('hex'), user, ...owner, scope, createdAt: now, expiresAt: now + ttlMs };
     const keepMs = ttlMs + KEEP_AFTER_MS;
     await this.redis.set(this.recordKey(hash), JSON.stringify(record), 'PX', keepMs);
     await this.redis.set(this.idKey(record.id), hash, 'PX', keepMs);
