@@ -7,11 +7,14 @@ import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import type { RedisConnection } from '../../core/redis.js';
 import { mcpAudit } from '../../mcp/audit.js';
+import { mcpRoute } from '../../mcp/http-route.js';
 import type { McpDeps } from '../../mcp/mcp-deps.js';
 import { teamPolicy } from '../../session/authz/policy-types.js';
 import { PlanStore } from '../../session/execute/plan-store.js';
 import type { ReleaseSession } from '../../session/flow/release-session.js';
 import { TokenStore } from '../../session/tokens/token-store.js';
+import type { PageRoutes } from '../../web/contract.js';
+import { oauthServerRoutes } from '../../web/oauth/oauth-routes.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
 
 /** An assistant's proposal waits a day for its approval (a person's plan waits minutes). */
@@ -62,4 +65,26 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
     audit: mcpAudit(parts.log, parts.registry),
     log: parts.log,
   };
+}
+
+/**
+ * `/mcp` on the web server and, with the web's public address, the OAuth 2.1 server that lets a
+ * person signed in on the web give an MCP client a short-lived token (docs/mcp.md).
+ */
+export function assistantRoutes(parts: McpSurfaceParts, oauth: { accessTokenSeconds?: number } = {}): PageRoutes[] {
+  const deps = mcpDeps(parts);
+  const publicUrl = parts.webUrl;
+  return [
+    mcpRoute(deps, { publicUrl }),
+    ...(publicUrl
+      ? oauthServerRoutes({
+          publicUrl,
+          redis: parts.redis,
+          keyspace: parts.keyspace,
+          tokens: new TokenStore(parts.redis, parts.keyspace),
+          log: parts.log,
+          ...oauth,
+        })
+      : []),
+  ];
 }

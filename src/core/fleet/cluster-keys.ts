@@ -43,6 +43,11 @@ const KEY_SUFFIXES = {
   mcpToken: 'mcp:token',
   mcpTokenId: 'mcp:token-id',
   mcpRate: 'mcp:rate',
+  /** assistants' OAuth (web/oauth): a registered client, an authorization waiting for consent, a one-time code by its SHA-256, a used code → the token it issued. */
+  mcpOauthClient: 'mcp:oauth:client',
+  mcpOauthRequest: 'mcp:oauth:request',
+  mcpOauthCode: 'mcp:oauth:code',
+  mcpOauthCodeUsed: 'mcp:oauth:code-used',
 } as const;
 
 export type KeyKind = keyof typeof KEY_SUFFIXES;
