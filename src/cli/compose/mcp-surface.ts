@@ -30,6 +30,8 @@ export interface McpSurfaceParts {
   session: Pick<ReleaseSession, 'run'>;
   api: Pick<HelmReleaseApi, 'get'>;
   webUrl?: string;
+  /** A Slack user's user groups (the bot's reading, SLACK_BOT_TOKEN set), so a Team's slackUserGroups count for tokens too. */
+  slackUserGroups?: (user: string) => Promise<string[]>;
   registry?: Registry;
   log: Logger;
 }
@@ -44,6 +46,7 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
     proposals: new PlanStore(parts.redis, parts.keyspace, ASSISTANT_PLAN_TTL_SECONDS),
     tokens: new TokenStore(parts.redis, parts.keyspace),
     ...(parts.webUrl ? { webUrl: parts.webUrl } : {}),
+    ...(parts.slackUserGroups ? { slackUserGroups: parts.slackUserGroups } : {}),
     failureDetails: async (namespace, name) => {
       const release = await parts.api.get(namespace, name);
       const status = release?.status;

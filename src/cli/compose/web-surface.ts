@@ -39,7 +39,7 @@ export async function webSurface(
   session: SessionConfig,
   log: Logger,
   slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
-  assistants: { webUrl?: string; registry?: Registry } = {},
+  assistants: { webUrl?: string; registry?: Registry; slackUserGroups?: (user: string) => Promise<string[]> } = {},
 ) {
   const previewConnection = connectRedis(redisUrl);
   const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);

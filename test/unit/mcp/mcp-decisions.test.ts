@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseTokenArgs } from '../../../src/cli/commands/token-args.js';
+import { callerPerson } from '../../../src/mcp/caller.js';
 import { bearerOf } from '../../../src/mcp/http-route.js';
 import { filterByState } from '../../../src/mcp/read-tools.js';
 import { toolAnswerOf } from '../../../src/mcp/session-answer.js';
@@ -34,6 +35,14 @@ describe('assistant tokens', () => {
       want: { id: 'oidc:sub-1', subject: { slackUserGroups: [], groups: ['sre'] } },
     },
   ])('tokenPerson: $name', ({ rec, want }) => expect(tokenPerson(rec)).toEqual(want));
+
+  it('a Slack user’s user groups are read for each call, as the web reads them; an OIDC person’s groups are the sign-in’s', async () => {
+    const groups = async (user: string) => (user === 'UALICE' ? ['S0ONCALL'] : []);
+    expect((await callerPerson({ slackUserGroups: groups }, record)).subject).toEqual({ slackUser: 'UALICE', slackUserGroups: ['S0ONCALL'] });
+    expect((await callerPerson({}, record)).subject.slackUserGroups).toEqual([]);
+    const oidc = { ...record, user: '', person: { id: 'oidc:ana@example.org', groups: ['sre'] } };
+    expect((await callerPerson({ slackUserGroups: groups }, oidc)).subject).toEqual({ slackUserGroups: [], groups: ['sre'] });
+  });
 
   it('tokenOrigin names the OAuth client, its name quoted', () => {
     expect(tokenOrigin(record)).toBe('token create');
