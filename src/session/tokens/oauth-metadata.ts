@@ -38,7 +38,7 @@ export function authorizationServerMetadata(publicUrl: string) {
     registration_endpoint: `${publicUrl}${OAUTH_PATHS.register}`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code'],
+    grant_types_supported: ['authorization_code', 'refresh_token'],
     code_challenge_methods_supported: ['S256'],
     // Public clients only: the client proves itself with PKCE, not a secret.
     token_endpoint_auth_methods_supported: ['none'],

@@ -52,6 +52,14 @@ export class TokenStore {
     return tokenVerdict(raw ? (JSON.parse(raw) as TokenRecord) : undefined, now);
   }
 
+  /** A token's record by its short id (a refresh checks that the access token it replaces was not revoked). */
+  async byId(id: string): Promise<TokenRecord | undefined> {
+    if (!/^[0-9a-f]{12}$/.test(id)) return undefined;
+    const hash = await this.redis.get(this.idKey(id));
+    const raw = hash ? await this.redis.get(this.recordKey(hash)) : null;
+    return raw ? (JSON.parse(raw) as TokenRecord) : undefined;
+  }
+
   /** Revokes by id or by the token itself; the record stays (marked) so its calls are told it was revoked. */
   async revoke(idOrToken: string, now = Date.now()): Promise<TokenRecord | undefined> {
     const hash = looksLikeToken(idOrToken) ? hashToken(idOrToken) : /^[0-9a-f]{12}$/.test(idOrToken) ? await this.redis.get(this.idKey(idOrToken)) : null;

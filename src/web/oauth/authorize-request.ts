@@ -1,9 +1,9 @@
 import type { TokenScope } from '../../session/tokens/token-verdict.js';
-import { checkRedirectUri, isCodeVerifier, isS256Challenge, parseScope, pkceMatches, type OAuthClient } from './oauth-rules.js';
+import { checkRedirectUri, isS256Challenge, parseScope, type OAuthClient } from './oauth-rules.js';
 
 /**
- * Pure: an authorization request (OAuth 2.1 §4.1.1 with PKCE, RFC 8707's resource) and a code's
- * exchange at the token endpoint, each decided before anything is written. A request whose client
+ * Pure: an authorization request (OAuth 2.1 §4.1.1 with PKCE, RFC 8707's resource), decided before
+ * anything is written. A request whose client
  * or redirect URI cannot be trusted is refused on a page (never redirected: RFC 6749 §4.1.2.1); any
  * other fault goes back to the client's redirect URI as an error.
  */
@@ -80,60 +80,4 @@ export function decideAuthorize(
       ...(state.value !== undefined ? { state: state.value } : {}),
     },
   };
-}
-
-/** An error of the token endpoint (RFC 6749 §5.2), with the HTTP status it is sent with. */
-export interface TokenError {
-  status: 400 | 401;
-  error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_target';
-  error_description: string;
-}
-
-export interface TokenRequest {
-  code: string;
-  codeVerifier: string;
-  clientId: string;
-  redirectUri: string;
-  resource?: string;
-}
-
-/** The token request's form read, before the code is looked up (and used up). */
-export function readTokenRequest(body: unknown): { ok: true; value: TokenRequest } | { ok: false; error: TokenError } {
-  const form = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const bad = (error_description: string, error: TokenError['error'] = 'invalid_request') => ({
-    ok: false as const,
-    error: { status: 400 as const, error, error_description },
-  });
-  const text = (name: string) => (typeof form[name] === 'string' ? form[name] : undefined);
-  const grantType = text('grant_type');
-  if (!grantType) return bad('grant_type is missing (send the form as application/x-www-form-urlencoded)');
-  if (grantType !== 'authorization_code')
-    return bad(`grant_type ${JSON.stringify(grantType.slice(0, 50))} is not supported: only authorization_code`, 'unsupported_grant_type');
-  const [code, codeVerifier, clientId, redirectUri] = ['code', 'code_verifier', 'client_id', 'redirect_uri'].map(text);
-  if (!code || code.length > 200) return bad('code is missing');
-  if (!clientId || clientId.length > 100) return bad('client_id is missing (a public client names itself in the form)');
-  if (!redirectUri) return bad('redirect_uri is missing');
-  if (!isCodeVerifier(codeVerifier)) return bad('code_verifier is missing or not 43–128 unreserved characters (PKCE)');
-  const resource = text('resource');
-  return { ok: true, value: { code, codeVerifier, clientId, redirectUri, ...(resource !== undefined ? { resource } : {}) } };
-}
-
-/** What a one-time code was bound to at Allow. */
-export interface CodeGrant {
-  clientId: string;
-  redirectUri: string;
-  codeChallenge: string;
-  scope: TokenScope;
-  resource: string;
-}
-
-/** Does this request redeem that code? Each fault says which, without telling a guesser more than RFC 6749 does. */
-export function checkCodeExchange(request: TokenRequest, grant: CodeGrant): TokenError | undefined {
-  const invalid = (error_description: string): TokenError => ({ status: 400, error: 'invalid_grant', error_description });
-  if (request.clientId !== grant.clientId) return invalid('this code was issued to another client');
-  if (request.redirectUri !== grant.redirectUri) return invalid('redirect_uri differs from the authorization request');
-  if (!pkceMatches(request.codeVerifier, grant.codeChallenge)) return invalid('code_verifier does not match the code_challenge (PKCE)');
-  if (request.resource !== undefined && request.resource !== grant.resource)
-    return { status: 400, error: 'invalid_target', error_description: `resource must be ${grant.resource}` };
-  return undefined;
 }

@@ -4,6 +4,7 @@ import type { TokenStore } from '../../session/tokens/token-store.js';
 import type { PageRoutes } from '../contract.js';
 import { authorizeRoutes } from './authorize-routes.js';
 import { OAuthStore } from './oauth-store.js';
+import { TokenGrants } from './token-grants.js';
 import { tokenRoutes } from './token-routes.js';
 
 /**
@@ -17,7 +18,7 @@ export interface OAuthServerOptions {
   redis: RedisConnection;
   /** The cluster's keyspace: clients and codes live beside the tokens. */
   keyspace: string;
-  tokens: Pick<TokenStore, 'create' | 'revoke'>;
+  tokens: Pick<TokenStore, 'create' | 'revoke' | 'byId'>;
   log: Logger;
   /** An access token's life; default an hour. */
   accessTokenSeconds?: number;
@@ -35,9 +36,8 @@ export function oauthServerRoutes(options: OAuthServerOptions): PageRoutes[] {
     tokenRoutes({
       publicUrl: options.publicUrl,
       store,
-      tokens: options.tokens,
+      grants: new TokenGrants({ store, tokens: options.tokens, log: options.log, accessTokenSeconds: options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS }),
       log: options.log,
-      accessTokenSeconds: options.accessTokenSeconds ?? ACCESS_TOKEN_SECONDS,
       ratePerMinute,
     }),
   ];

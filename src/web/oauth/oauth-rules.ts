@@ -84,7 +84,7 @@ export function checkRegistration(body: unknown): { ok: true; value: Omit<OAuthC
     grants !== undefined &&
     (!Array.isArray(grants) || !grants.includes('authorization_code') || grants.some((g) => g !== 'authorization_code' && g !== 'refresh_token'))
   )
-    return invalid('grant_types must be ["authorization_code"] (refresh tokens are not issued)');
+    return invalid('grant_types may name only authorization_code and refresh_token, and must name authorization_code');
   const responses = meta.response_types;
   if (responses !== undefined && (!Array.isArray(responses) || responses.some((r) => r !== 'code'))) return invalid('response_types must be ["code"]');
   const name = meta.client_name;
@@ -100,7 +100,7 @@ export function registrationResponse(client: OAuthClient) {
     client_id_issued_at: Math.floor(client.createdAt / 1000),
     client_name: client.name,
     redirect_uris: client.redirectUris,
-    grant_types: ['authorization_code'],
+    grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'none',
   };

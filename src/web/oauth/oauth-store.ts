@@ -1,24 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { RedisConnection } from '../../core/redis.js';
-import type { WebPrincipal } from '../contract.js';
-import type { AuthorizationAsk, CodeGrant } from './authorize-request.js';
+import type { AuthorizationAsk } from './authorize-request.js';
 import type { OAuthClient } from './oauth-rules.js';
+import type { CodeGrant, RefreshGrant } from './token-request.js';
 
 /**
  * The assistants' OAuth state in Redis, in the cluster's keyspace beside the tokens it mints:
  * registered clients (a TTL, renewed when one gets a token), authorization requests waiting for a
- * person's consent (bound to that person), and one-time codes — stored by their SHA-256 and taken
- * once (GETDEL), so a code works at most once and never after its minute.
+ * person's consent (bound to that person), one-time codes and refresh tokens — stored by their
+ * SHA-256 and taken once (GETDEL), so each works at most once — and each consent's family of
+ * tokens, so a replayed code or refresh token revokes what it stood for.
  */
 
 export const OAUTH_TTLS = { clientSeconds: 30 * 24 * 3600, requestSeconds: 600, codeSeconds: 60, usedCodeSeconds: 600 } as const;
-
-/** What Allow writes: the code's bindings and who consented. */
-export interface IssuedCode extends CodeGrant {
-  clientName: string;
-  principal: Pick<WebPrincipal, 'id' | 'via' | 'subject'>;
-}
 
 const CLIENT_ID = /^hcc_[A-Za-z0-9_-]{22}$/;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -60,24 +55,60 @@ export class OAuthStore {
     return raw ? (JSON.parse(raw) as { ask: AuthorizationAsk; principalId: string }) : undefined;
   }
 
-  async putCode(issued: IssuedCode): Promise<string> {
+  async putCode(issued: CodeGrant): Promise<string> {
     const code = randomBytes(32).toString('base64url');
     await this.redis.set(clusterKey(this.keyspace, 'mcpOauthCode', sha256(code)), JSON.stringify(issued), 'EX', OAUTH_TTLS.codeSeconds);
     return code;
   }
 
   /** The code's record, removed as it is read: whatever the exchange's outcome, a code is tried once. */
-  async takeCode(code: string): Promise<IssuedCode | undefined> {
+  async takeCode(code: string): Promise<CodeGrant | undefined> {
     const raw = await this.redis.getdel(clusterKey(this.keyspace, 'mcpOauthCode', sha256(code)));
-    return raw ? (JSON.parse(raw) as IssuedCode) : undefined;
+    return raw ? (JSON.parse(raw) as CodeGrant) : undefined;
   }
 
-  /** Remembers which token a code issued, so a replay of the code revokes it (OAuth 2.1 §4.1.3). */
-  async markUsed(code: string, tokenId: string): Promise<void> {
-    await this.redis.set(clusterKey(this.keyspace, 'mcpOauthCodeUsed', sha256(code)), tokenId, 'EX', OAUTH_TTLS.usedCodeSeconds);
+  /** Remembers the family a code began, so a replay of the code revokes what it issued (OAuth 2.1 §4.1.3). */
+  async markCodeUsed(code: string, family: string): Promise<void> {
+    await this.redis.set(clusterKey(this.keyspace, 'mcpOauthCodeUsed', sha256(code)), family, 'EX', OAUTH_TTLS.usedCodeSeconds);
   }
 
-  async issuedBy(code: string): Promise<string | undefined> {
+  async codeUsedBy(code: string): Promise<string | undefined> {
     return (await this.redis.get(clusterKey(this.keyspace, 'mcpOauthCodeUsed', sha256(code)))) ?? undefined;
+  }
+
+  /** A refresh token for `grant`, kept until the grant's end; recorded as its family's current one. */
+  async putRefresh(grant: RefreshGrant, now = Date.now()): Promise<string> {
+    const token = `hcrt_${randomBytes(32).toString('base64url')}`;
+    const ms = Math.max(1000, grant.expiresAt - now);
+    const family = clusterKey(this.keyspace, 'mcpOauthFamily', grant.family);
+    await this.redis.set(clusterKey(this.keyspace, 'mcpOauthRefresh', sha256(token)), JSON.stringify(grant), 'PX', ms);
+    await this.redis.hset(family, 'current', sha256(token), `token:${grant.accessTokenId}`, '1');
+    await this.redis.pexpire(family, ms);
+    return token;
+  }
+
+  /** The refresh token's grant, removed as it is read; a used one is remembered (by family) until the family ends. */
+  async takeRefresh(token: string, now = Date.now()): Promise<RefreshGrant | undefined> {
+    const raw = await this.redis.getdel(clusterKey(this.keyspace, 'mcpOauthRefresh', sha256(token)));
+    if (!raw) return undefined;
+    const grant = JSON.parse(raw) as RefreshGrant;
+    await this.redis.set(clusterKey(this.keyspace, 'mcpOauthRefreshUsed', sha256(token)), grant.family, 'PX', Math.max(1000, grant.expiresAt - now));
+    return grant;
+  }
+
+  /** The family of a refresh token already used, if it was one. */
+  async refreshUsedBy(token: string): Promise<string | undefined> {
+    return (await this.redis.get(clusterKey(this.keyspace, 'mcpOauthRefreshUsed', sha256(token)))) ?? undefined;
+  }
+
+  /** Ends a family: its live refresh token is deleted; the ids of its access tokens are returned, for revoking. */
+  async endFamily(family: string): Promise<string[]> {
+    const key = clusterKey(this.keyspace, 'mcpOauthFamily', family);
+    const fields = await this.redis.hgetall(key);
+    if (fields.current) await this.redis.del(clusterKey(this.keyspace, 'mcpOauthRefresh', fields.current));
+    await this.redis.del(key);
+    return Object.keys(fields)
+      .filter((f) => f.startsWith('token:'))
+      .map((f) => f.slice('token:'.length));
   }
 }

@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { bearerChallenge } from '../../../src/mcp/http-route.js';
 import { authorizationServerMetadata, protectedResourceMetadata, resourceMetadataUrl } from '../../../src/session/tokens/oauth-metadata.js';
 import type { TokenRecord } from '../../../src/session/tokens/token-verdict.js';
-import { checkCodeExchange, decideAuthorize, readTokenRequest, type CodeGrant } from '../../../src/web/oauth/authorize-request.js';
+import { decideAuthorize } from '../../../src/web/oauth/authorize-request.js';
 import { checkRedirectUri, checkRegistration, parseScope, pkceMatches } from '../../../src/web/oauth/oauth-rules.js';
-import { tokenOwner } from '../../../src/web/oauth/token-routes.js';
+import { tokenOwner } from '../../../src/web/oauth/token-grants.js';
+import { checkCodeExchange, checkRefresh, readTokenRequest, type CodeGrant, type RefreshGrant } from '../../../src/web/oauth/token-request.js';
 
 const WEB = 'https://helmcrew.example.org';
 const verifier = oidc.randomPKCECodeVerifier();
@@ -133,12 +134,22 @@ describe('assistant OAuth: the authorization request', () => {
   });
 });
 
-describe('assistant OAuth: the code exchange', () => {
-  const grant: CodeGrant = { clientId: client.clientId, redirectUri: client.redirectUris[0]!, codeChallenge: challenge, scope: 'read', resource: `${WEB}/mcp` };
+describe('assistant OAuth: the token endpoint', () => {
+  const ana = { id: 'oidc:ana@example.org', via: 'oidc' as const, subject: { slackUserGroups: [], email: 'ana@example.org', groups: ['sre'] } };
+  const grant: CodeGrant = {
+    clientId: client.clientId,
+    clientName: 'Desk',
+    redirectUri: client.redirectUris[0]!,
+    codeChallenge: challenge,
+    scope: 'read',
+    resource: `${WEB}/mcp`,
+    principal: ana,
+  };
   const form = { grant_type: 'authorization_code', code: 'c0de', code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUris[0] };
   const exchange = (change: Record<string, unknown>) => {
     const read = readTokenRequest({ ...form, ...change });
-    return read.ok ? checkCodeExchange(read.value, grant)?.error : read.error.error;
+    if (!read.ok) return read.error.error;
+    return read.value.grant === 'authorization_code' ? checkCodeExchange(read.value, grant)?.error : 'not a code';
   };
 
   it.each([
@@ -149,23 +160,49 @@ describe('assistant OAuth: the code exchange', () => {
     { name: 'another redirect URI', change: { redirect_uri: 'http://127.0.0.1:33418/other' }, want: 'invalid_grant' },
     { name: 'another resource', change: { resource: 'https://x.example/mcp' }, want: 'invalid_target' },
     { name: 'no verifier', change: { code_verifier: undefined }, want: 'invalid_request' },
-    { name: 'a refresh grant', change: { grant_type: 'refresh_token' }, want: 'unsupported_grant_type' },
+    { name: 'no client_id', change: { client_id: undefined }, want: 'invalid_request' },
     { name: 'client credentials', change: { grant_type: 'client_credentials' }, want: 'unsupported_grant_type' },
-  ])('$name → $want', ({ change, want }) => expect(exchange(change)).toBe(want));
+    { name: 'no grant type', change: { grant_type: undefined }, want: 'invalid_request' },
+  ])('a code: $name → $want', ({ change, want }) => expect(exchange(change)).toBe(want));
+
+  const family: RefreshGrant = {
+    clientId: client.clientId,
+    clientName: 'Desk',
+    scope: 'propose',
+    resource: `${WEB}/mcp`,
+    principal: ana,
+    family: 'f1',
+    expiresAt: 10_000,
+    accessTokenId: 'abcdef012345',
+  };
+  const refresh = (change: Record<string, unknown>, of: RefreshGrant = family, now = 5_000) => {
+    const read = readTokenRequest({ grant_type: 'refresh_token', refresh_token: 'hcrt_x', client_id: client.clientId, ...change });
+    if (!read.ok) return read.error.error;
+    if (read.value.grant !== 'refresh_token') return 'not a refresh';
+    const checked = checkRefresh(read.value, of, now);
+    return 'error' in checked ? checked.error : checked.scope;
+  };
+
+  it.each([
+    { name: 'the same scope', change: {}, of: family, now: 5_000, want: 'propose' },
+    { name: 'narrowed to read', change: { scope: 'read' }, of: family, now: 5_000, want: 'read' },
+    { name: 'widened past what was allowed', change: { scope: 'read propose' }, of: { ...family, scope: 'read' as const }, now: 5_000, want: 'invalid_scope' },
+    { name: 'an unknown scope', change: { scope: 'admin' }, of: family, now: 5_000, want: 'invalid_scope' },
+    { name: 'another client', change: { client_id: 'hcc_zzzzzzzzzzzzzzzzzzzzzz' }, of: family, now: 5_000, want: 'invalid_grant' },
+    { name: 'after the consent’s end', change: {}, of: family, now: 10_000, want: 'invalid_grant' },
+    { name: 'another resource', change: { resource: 'https://x.example/mcp' }, of: family, now: 5_000, want: 'invalid_target' },
+    { name: 'no refresh token', change: { refresh_token: undefined }, of: family, now: 5_000, want: 'invalid_request' },
+  ])('a refresh: $name → $want', ({ change, of, now, want }) => expect(refresh(change, of, now)).toBe(want));
 
   it('a token acts as the person who allowed it: a Slack user as token create makes them, an OIDC person by email and groups', () => {
-    const issued = { ...grant, clientName: 'Desk' };
-    expect(tokenOwner({ ...issued, principal: { id: 'slack:UANA', via: 'slack', subject: { slackUser: 'UANA', slackUserGroups: [] } } })).toEqual({
+    const desk = { id: client.clientId, name: 'Desk' };
+    expect(tokenOwner({ id: 'slack:UANA', via: 'slack', subject: { slackUser: 'UANA', slackUserGroups: [] } }, desk)).toEqual({
       user: 'UANA',
-      owner: { client: { id: client.clientId, name: 'Desk' } },
+      owner: { client: desk },
     });
-    const owner = tokenOwner({
-      ...issued,
-      principal: { id: 'oidc:ana@example.org', via: 'oidc', subject: { slackUserGroups: [], email: 'ana@example.org', groups: ['sre'] } },
-    });
-    expect(owner).toEqual({
+    expect(tokenOwner(ana, desk)).toEqual({
       user: '',
-      owner: { client: { id: client.clientId, name: 'Desk' }, person: { id: 'oidc:ana@example.org', email: 'ana@example.org', groups: ['sre'] } },
+      owner: { client: desk, person: { id: 'oidc:ana@example.org', email: 'ana@example.org', groups: ['sre'] } },
     });
   });
 });
