@@ -34,7 +34,9 @@ export function guarded<A>(
     }
     if (!scopeAllows(caller.scope, needs)) {
       audit('refused', `scope ${caller.scope}`);
-      return toolError(`Refused: this token's scope is "${caller.scope}"; ${tool} needs a "${needs}" token. Nothing changed.`);
+      // A client that got its token through OAuth can fix this itself: the person allows more.
+      const how = caller.client ? ' Authorize again and ask the person to allow proposing.' : '';
+      return toolError(`Refused: this token's scope is "${caller.scope}"; ${tool} needs a "${needs}" token. Nothing changed.${how}`);
     }
     if (!(await deps.tokens.withinRate(caller.id, deps.ratePerMinute))) {
       audit('rate-limited');

@@ -101,7 +101,7 @@ describe('assistants through OAuth (MCP)', () => {
     const client = await web.connect(auth);
     const refused = await client.callTool({ name: 'propose_change', arguments: { verb: 'suspend', namespace, name: 'unicorn', reason: 'quiet night' } });
     expect(refused.isError).toBe(true);
-    expect(textOf(refused)).toContain('needs a "propose" token');
+    expect(textOf(refused)).toContain('needs a "propose" token. Nothing changed. Authorize again and ask the person to allow proposing.');
   });
 
   it('a code used twice is refused, and the token it issued is revoked; helmcrew token revoke works on OAuth tokens too', async () => {
