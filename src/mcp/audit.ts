@@ -3,13 +3,13 @@ import type { Logger } from '../core/log.js';
 
 /**
  * Every assistant's call, audited: one log line with the token's id (never the token), the person,
- * the tool and the outcome, and a counter by tool and outcome on the registry the CLI hands in.
+ * where the token came from (`token create`, or the OAuth client it was issued to), the tool and the outcome, and a counter by tool and outcome on the registry the CLI hands in.
  */
 
 export type CallOutcome = 'ok' | 'refused' | 'bad-input' | 'rate-limited' | 'unauthenticated' | 'error';
 
 export interface McpAudit {
-  record(call: { tokenId?: string; user?: string; tool: string; outcome: CallOutcome; detail?: string }): void;
+  record(call: { tokenId?: string; person?: string; origin?: string; tool: string; outcome: CallOutcome; detail?: string }): void;
 }
 
 export function mcpAudit(log: Logger, registry?: Registry): McpAudit {
@@ -31,9 +31,9 @@ export function mcpAudit(log: Logger, registry?: Registry): McpAudit {
     });
   }
   return {
-    record({ tokenId, user, tool, outcome, detail }) {
+    record({ tokenId, person, origin, tool, outcome, detail }) {
       count(tool, outcome);
-      const line = { token: tokenId, person: user ? `slack:${user}` : undefined, tool, outcome, ...(detail ? { detail: detail.slice(0, 300) } : {}) };
+      const line = { token: tokenId, person, origin, tool, outcome, ...(detail ? { detail: detail.slice(0, 300) } : {}) };
       if (outcome === 'ok') log.info(line, 'assistant call');
       else log.warn(line, 'assistant call');
     },

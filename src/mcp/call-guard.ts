@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { TokenRecord, TokenScope } from '../session/tokens/token-verdict.js';
-import { scopeAllows } from '../session/tokens/token-verdict.js';
+import { scopeAllows, tokenOrigin, tokenPerson } from '../session/tokens/token-verdict.js';
 import type { CallOutcome } from './audit.js';
 import type { McpDeps } from './mcp-deps.js';
 
@@ -24,7 +24,8 @@ export function guarded<A>(
   needs: TokenScope,
   run: (args: A) => Promise<ToolAnswer>,
 ): (args: A) => Promise<CallToolResult> {
-  const audit = (outcome: CallOutcome, detail?: string) => deps.audit.record({ tokenId: caller.id, user: caller.user, tool, outcome, detail });
+  const audit = (outcome: CallOutcome, detail?: string) =>
+    deps.audit.record({ tokenId: caller.id, person: tokenPerson(caller).id, origin: tokenOrigin(caller), tool, outcome, detail });
   return async (args) => {
     const gone = await deps.recheck?.();
     if (gone) {
@@ -33,7 +34,9 @@ export function guarded<A>(
     }
     if (!scopeAllows(caller.scope, needs)) {
       audit('refused', `scope ${caller.scope}`);
-      return toolError(`Refused: this token's scope is "${caller.scope}"; ${tool} needs a "${needs}" token. Nothing changed.`);
+      // A client that got its token through OAuth can fix this itself: the person allows more.
+      const how = caller.client ? ' Authorize again and ask the person to allow proposing.' : '';
+      return toolError(`Refused: this token's scope is "${caller.scope}"; ${tool} needs a "${needs}" token. Nothing changed.${how}`);
     }
     if (!(await deps.tokens.withinRate(caller.id, deps.ratePerMinute))) {
       audit('rate-limited');

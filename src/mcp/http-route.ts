@@ -1,11 +1,19 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { verdictMessage } from '../session/tokens/token-verdict.js';
+import { protectedResourceMetadata, OAUTH_PATHS, resourceMetadataUrl } from '../session/tokens/oauth-metadata.js';
+import { verdictMessage, type TokenVerdict } from '../session/tokens/token-verdict.js';
 import type { McpDeps } from './mcp-deps.js';
 
 /**
  * `/mcp` on the web server: Streamable HTTP, stateless (a server and transport per request), the
  * caller named by `Authorization: Bearer <token>` — no browser session, no cookie, so no CSRF.
+ * With OAuth on (the web's authorization server mounted, `publicUrl` given), `/mcp` also serves its
+ * protected-resource metadata (RFC 9728) and every 401 points a client at it.
  */
+
+export interface McpRouteOptions {
+  /** HELMCREW_WEB_URL when the web issues tokens through OAuth (docs/mcp.md); absent: tokens from `helmcrew token create` only. */
+  publicUrl?: string;
+}
 
 /** Pure: the token in an Authorization header, or undefined. */
 export function bearerOf(header: string | string[] | undefined): string | undefined {
@@ -14,15 +22,32 @@ export function bearerOf(header: string | string[] | undefined): string | undefi
   return match?.[1];
 }
 
-const jsonRpcError = (reply: FastifyReply, status: number, message: string) =>
+/**
+ * Pure: a 401's challenge (RFC 6750 §3, RFC 9728 §5.1). A request without a token gets no error
+ * code; a token that is unknown, revoked or expired gets `invalid_token` and why (its id, never the token).
+ */
+export function bearerChallenge(publicUrl: string | undefined, verdict: TokenVerdict, presented: boolean): string {
+  const params = [publicUrl ? `resource_metadata="${resourceMetadataUrl(publicUrl)}"` : 'realm="helmcrew"'];
+  if (presented) params.push('error="invalid_token"', `error_description="${verdictMessage(verdict).replace(/["\\]/g, "'")}"`);
+  return `Bearer ${params.join(', ')}`;
+}
+
+const jsonRpcError = (reply: FastifyReply, status: number, message: string, challenge?: string) =>
   reply
     .code(status)
-    .header('www-authenticate', status === 401 ? 'Bearer realm="helmcrew"' : undefined)
+    .header('www-authenticate', challenge)
     .type('application/json')
     .send({ jsonrpc: '2.0', error: { code: -32001, message }, id: null });
 
-export function mcpRoute(deps: McpDeps) {
+export function mcpRoute(deps: McpDeps, options: McpRouteOptions = {}) {
   return (app: FastifyInstance) => {
+    const { publicUrl } = options;
+    if (publicUrl) {
+      // RFC 9728: at the resource's own well-known path, and at the root for clients that look there first.
+      const metadata = protectedResourceMetadata(publicUrl);
+      for (const url of [OAUTH_PATHS.protectedResourceMetadata, `${OAUTH_PATHS.protectedResourceMetadata}/mcp`])
+        app.get(url, async (_request, reply) => reply.header('access-control-allow-origin', '*').send(metadata));
+    }
     app.route({
       method: ['GET', 'POST', 'DELETE'],
       url: '/mcp',
@@ -45,7 +70,7 @@ export function mcpRoute(deps: McpDeps) {
         if (verdict.kind !== 'ok') {
           const tokenId = 'record' in verdict ? verdict.record.id : undefined;
           deps.audit.record({ tokenId, tool: '-', outcome: 'unauthenticated', detail: verdict.kind });
-          return jsonRpcError(reply, 401, verdictMessage(verdict));
+          return jsonRpcError(reply, 401, verdictMessage(verdict), bearerChallenge(publicUrl, verdict, token !== undefined));
         }
         // Stateless: no session to resume, so only POST carries calls.
         if (request.method !== 'POST') return jsonRpcError(reply, 405, 'this server is stateless: POST JSON-RPC requests to /mcp');

@@ -11,6 +11,8 @@ export interface McpDeps {
   session: Pick<ReleaseSession, 'run'>;
   /** The Teams, read on every call (a person removed from a Team loses access on the next call). */
   teams(): Promise<TeamPolicy[]>;
+  /** A Slack user's user groups, as the bot and the web read them (SLACK_BOT_TOKEN set); absent: none. */
+  slackUserGroups?(user: string): Promise<string[]>;
   /** The plan store with the assistants' longer TTL (the keyspace Slack and the web approve from). */
   proposals: Pick<PlanStore, 'put'>;
   tokens: Pick<TokenStore, 'verdict' | 'withinRate'>;

@@ -6,6 +6,7 @@ import { assistantPorts, type AssistantAnswer } from '../session/flow/assistant-
 import { commandLine } from '../session/grammar/command-line.js';
 import { renderPlan } from '../session/render/text.js';
 import type { TokenRecord } from '../session/tokens/token-verdict.js';
+import { callerPerson } from './caller.js';
 import { guarded, type ToolAnswer } from './call-guard.js';
 import type { McpDeps } from './mcp-deps.js';
 import { releaseFields } from './read-tools.js';
@@ -27,7 +28,6 @@ const actionFields = {
 type ActionArgs = { verb: ReleaseActionVerb; namespace: string; name: string; version?: string; revision?: number; breakGlass?: boolean; reason?: string };
 
 export function registerProposeTools(server: McpServer, deps: McpDeps, caller: TokenRecord): void {
-  const person = { slackUser: caller.user };
   const runPlan = async (args: ActionArgs, mode: { kind: 'plan' } | { kind: 'propose'; plans: Pick<PlanStore, 'put'> }) => {
     const answer: AssistantAnswer = { messages: [] };
     const line = commandLine(args.verb, {
@@ -42,7 +42,7 @@ export function registerProposeTools(server: McpServer, deps: McpDeps, caller: T
     else
       await deps.session.run(
         line.line,
-        assistantPorts(person, () => deps.teams(), answer, mode),
+        assistantPorts(await callerPerson(deps, caller), () => deps.teams(), answer, mode),
       );
     return answer;
   };

@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { assistantPorts, type AssistantAnswer } from '../session/flow/assistant-ports.js';
 import type { TokenRecord } from '../session/tokens/token-verdict.js';
+import { callerPerson } from './caller.js';
 import { guarded } from './call-guard.js';
 import type { McpDeps } from './mcp-deps.js';
 import { toolAnswerOf } from './session-answer.js';
@@ -34,7 +35,7 @@ export function registerReadTools(server: McpServer, deps: McpDeps, caller: Toke
     const answer: AssistantAnswer = { messages: [] };
     await deps.session.run(
       line,
-      assistantPorts({ slackUser: caller.user }, () => deps.teams(), answer, { kind: 'read' }),
+      assistantPorts(await callerPerson(deps, caller), () => deps.teams(), answer, { kind: 'read' }),
     );
     return answer;
   };

@@ -2,6 +2,7 @@ import { checkedRedisUrl, type Env } from '../../core/config/env.js';
 import { connectRedis } from '../../core/redis.js';
 import { readSessionConfig } from '../../session/flow/config.js';
 import { TokenStore } from '../../session/tokens/token-store.js';
+import { tokenOrigin, tokenPerson } from '../../session/tokens/token-verdict.js';
 import { parseTokenArgs } from './token-args.js';
 
 /**
@@ -23,7 +24,7 @@ export async function tokenCommand(args: string[], env: Env = process.env): Prom
         console.error('helmcrew token: no such token (or it expired more than a day ago)');
         return 1;
       }
-      console.error(`revoked token ${record.id} of slack:${record.user}`);
+      console.error(`revoked token ${record.id} of ${tokenPerson(record).id} (${tokenOrigin(record)})`);
       return 0;
     }
     const { token, record } = await store.create(parsed.user, parsed.scope, parsed.ttlMs);

@@ -42,14 +42,15 @@ export async function startWeb(
     ? { permalink: async (ref: SlackMessageRef) => (await slack.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink }
     : undefined;
   // The release pages and the verbs of chat, unless a caller (a test) mounts its own.
+  const slackUserGroups = groups ? (user: string) => groups.of(user) : undefined;
   const surface = pages
     ? undefined
-    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink, { webUrl: config.publicUrl, registry });
+    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink, { webUrl: config.publicUrl, registry, slackUserGroups });
   try {
     const server = await startWebServer(config, {
       redis,
       teams: async () => (await teamApi.list()).items.map(teamPolicy),
-      slackUserGroups: groups ? (user) => groups.of(user) : undefined,
+      slackUserGroups,
       log,
       pages: pages ?? surface!.pages,
     });

@@ -7,11 +7,14 @@ import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import type { RedisConnection } from '../../core/redis.js';
 import { mcpAudit } from '../../mcp/audit.js';
+import { mcpRoute } from '../../mcp/http-route.js';
 import type { McpDeps } from '../../mcp/mcp-deps.js';
 import { teamPolicy } from '../../session/authz/policy-types.js';
 import { PlanStore } from '../../session/execute/plan-store.js';
 import type { ReleaseSession } from '../../session/flow/release-session.js';
 import { TokenStore } from '../../session/tokens/token-store.js';
+import type { PageRoutes } from '../../web/contract.js';
+import { oauthServerRoutes } from '../../web/oauth/oauth-routes.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
 
 /** An assistant's proposal waits a day for its approval (a person's plan waits minutes). */
@@ -27,6 +30,8 @@ export interface McpSurfaceParts {
   session: Pick<ReleaseSession, 'run'>;
   api: Pick<HelmReleaseApi, 'get'>;
   webUrl?: string;
+  /** A Slack user's user groups (the bot's reading, SLACK_BOT_TOKEN set), so a Team's slackUserGroups count for tokens too. */
+  slackUserGroups?: (user: string) => Promise<string[]>;
   registry?: Registry;
   log: Logger;
 }
@@ -41,6 +46,7 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
     proposals: new PlanStore(parts.redis, parts.keyspace, ASSISTANT_PLAN_TTL_SECONDS),
     tokens: new TokenStore(parts.redis, parts.keyspace),
     ...(parts.webUrl ? { webUrl: parts.webUrl } : {}),
+    ...(parts.slackUserGroups ? { slackUserGroups: parts.slackUserGroups } : {}),
     failureDetails: async (namespace, name) => {
       const release = await parts.api.get(namespace, name);
       const status = release?.status;
@@ -62,4 +68,26 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
     audit: mcpAudit(parts.log, parts.registry),
     log: parts.log,
   };
+}
+
+/**
+ * `/mcp` on the web server and, with the web's public address, the OAuth 2.1 server that lets a
+ * person signed in on the web give an MCP client a short-lived token (docs/mcp.md).
+ */
+export function assistantRoutes(parts: McpSurfaceParts, oauth: { accessTokenSeconds?: number } = {}): PageRoutes[] {
+  const deps = mcpDeps(parts);
+  const publicUrl = parts.webUrl;
+  return [
+    mcpRoute(deps, { publicUrl }),
+    ...(publicUrl
+      ? oauthServerRoutes({
+          publicUrl,
+          redis: parts.redis,
+          keyspace: parts.keyspace,
+          tokens: new TokenStore(parts.redis, parts.keyspace),
+          log: parts.log,
+          ...oauth,
+        })
+      : []),
+  ];
 }

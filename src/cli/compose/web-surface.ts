@@ -6,8 +6,7 @@ import { slackThreadReader, type SlackMessageRef } from '../../core/links/slack-
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Logger } from '../../core/log.js';
 import type { Registry } from 'prom-client';
-import { mcpRoute } from '../../mcp/http-route.js';
-import { mcpDeps } from './mcp-surface.js';
+import { assistantRoutes } from './mcp-surface.js';
 import { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { connectRedis, type RedisConnection } from '../../core/redis.js';
 import { RequesterLedger } from '../../core/requests/requester-ledger.js';
@@ -31,7 +30,7 @@ const WEB_PLAN_TTL_SECONDS = 600;
  * The web surface's pages and actions over the server's own cluster: the same release session,
  * plan store (Redis, the cluster's keyspace: a plan made in Slack may be approved on the web and back),
  * previews and requester ledger as the bot; one shared watch feeds every page. `/mcp` (assistants,
- * docs/mcp.md) is served beside them through the same session.
+ * docs/mcp.md) is served beside them through the same session, with the OAuth server that issues its tokens.
  */
 export async function webSurface(
   rest: KubeRest,
@@ -40,7 +39,7 @@ export async function webSurface(
   session: SessionConfig,
   log: Logger,
   slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
-  assistants: { webUrl?: string; registry?: Registry } = {},
+  assistants: { webUrl?: string; registry?: Registry; slackUserGroups?: (user: string) => Promise<string[]> } = {},
 ) {
   const previewConnection = connectRedis(redisUrl);
   const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);
@@ -94,7 +93,7 @@ export async function webSurface(
       // A requester's Slack user groups are not known here: their own Slack id (and the Teams) decide.
       subjectOf: async (requester) => ({ slackUser: requester.slackUser, slackUserGroups: [] }),
     }),
-    mcpRoute(mcpDeps({ rest, redis, keyspace: session.keyPrefix, session: releaseSession, api: parts.api, log: log.child({ part: 'mcp' }), ...assistants })),
+    ...assistantRoutes({ rest, redis, keyspace: session.keyPrefix, session: releaseSession, api: parts.api, log: log.child({ part: 'mcp' }), ...assistants }),
   ];
   return {
     pages,

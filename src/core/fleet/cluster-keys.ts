@@ -43,6 +43,17 @@ const KEY_SUFFIXES = {
   mcpToken: 'mcp:token',
   mcpTokenId: 'mcp:token-id',
   mcpRate: 'mcp:rate',
+  /**
+   * assistants' OAuth (web/oauth): a registered client, an authorization waiting for consent, a one-time code by its SHA-256, a used
+   * code → the token it issued; a refresh token by its SHA-256, a used one → its family, a family (one consent's tokens, hash).
+   */
+  mcpOauthClient: 'mcp:oauth:client',
+  mcpOauthRequest: 'mcp:oauth:request',
+  mcpOauthCode: 'mcp:oauth:code',
+  mcpOauthCodeUsed: 'mcp:oauth:code-used',
+  mcpOauthRefresh: 'mcp:oauth:refresh',
+  mcpOauthRefreshUsed: 'mcp:oauth:refresh-used',
+  mcpOauthFamily: 'mcp:oauth:family',
 } as const;
 
 export type KeyKind = keyof typeof KEY_SUFFIXES;

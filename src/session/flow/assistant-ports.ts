@@ -6,14 +6,16 @@ import { teamGate } from './team-gate.js';
 
 /**
  * The ports an assistant's call runs the one release session through, as the person its token
- * belongs to (a Slack user: their Teams decide). An assistant never applies: a doable plan is
+ * belongs to (a Slack user, or a person of the web's OIDC provider: their Teams decide). An assistant never applies: a doable plan is
  * either only shown (`mode: 'plan'`, nothing stored) or kept in the plan store as awaiting the
  * approval of another person (`mode: 'propose'`), with the token's person as its requester.
  */
 
 export interface AssistantPerson {
-  /** The Slack user id the token belongs to. */
-  slackUser: string;
+  /** The actor id audit lines name: `slack:U…`, or `oidc:…` for a person of the web's OIDC provider. */
+  id: string;
+  /** What the Teams match: a Slack user, or a verified email and groups. */
+  subject: Subject;
 }
 
 export interface AssistantAnswer {
@@ -23,11 +25,10 @@ export interface AssistantAnswer {
   planId?: string;
 }
 
-export const assistantSubject = (person: AssistantPerson): Subject => ({ slackUser: person.slackUser, slackUserGroups: [] });
 export const assistantRequester = (person: AssistantPerson): StoredPlan['requester'] => ({
-  slackUser: person.slackUser,
+  slackUser: person.subject.slackUser ?? '',
   channel: '',
-  id: `slack:${person.slackUser}`,
+  id: person.id,
   via: 'assistant',
 });
 
@@ -37,7 +38,7 @@ export function assistantPorts(
   answer: AssistantAnswer,
   mode: { kind: 'read' } | { kind: 'plan' } | { kind: 'propose'; plans: Pick<PlanStore, 'put'> },
 ): SessionPorts {
-  const id = `slack:${person.slackUser}`;
+  const id = person.id;
   return {
     actor: async () => ({ id, via: 'assistant' }),
     reply: {
@@ -45,7 +46,7 @@ export function assistantPorts(
       answer: async (_verb, output) => void answer.messages.push({ kind: 'answer', text: output }),
       plan: async (plan) => void (answer.plan = plan),
     },
-    gate: teamGate(async () => assistantSubject(person), teams),
+    gate: teamGate(async () => person.subject, teams),
     confirm: {
       ask: async (action) => {
         answer.plan = action.plan;

@@ -29,11 +29,17 @@ export class TokenStore {
     return clusterKey(this.keyspace, 'mcpTokenId', id);
   }
 
-  /** A new token for `user`: the token (to print once) and its record. */
-  async create(user: string, scope: TokenScope, ttlMs: number, now = Date.now()): Promise<{ token: string; record: TokenRecord }> {
+  /** A new token for `user` (a Slack user id; `owner` names another person or the OAuth client): the token (to print once) and its record. */
+  async create(
+    user: string,
+    scope: TokenScope,
+    ttlMs: number,
+    now = Date.now(),
+    owner: Pick<TokenRecord, 'person' | 'client'> = {},
+  ): Promise<{ token: string; record: TokenRecord }> {
     const token = PREFIX + randomBytes(32).toString('base64url');
     const hash = hashToken(token);
-    const record: TokenRecord = { id: randomBytes(6).toString('hex'), user, scope, createdAt: now, expiresAt: now + ttlMs };
+    const record: TokenRecord = { id: randomBytes(6).toString('hex'), user, ...owner, scope, createdAt: now, expiresAt: now + ttlMs };
     const keepMs = ttlMs + KEEP_AFTER_MS;
     await this.redis.set(this.recordKey(hash), JSON.stringify(record), 'PX', keepMs);
     await this.redis.set(this.idKey(record.id), hash, 'PX', keepMs);
@@ -44,6 +50,14 @@ export class TokenStore {
     if (!looksLikeToken(token) || token.length > 200) return tokenVerdict(undefined, now);
     const raw = await this.redis.get(this.recordKey(hashToken(token)));
     return tokenVerdict(raw ? (JSON.parse(raw) as TokenRecord) : undefined, now);
+  }
+
+  /** A token's record by its short id (a refresh checks that the access token it replaces was not revoked). */
+  async byId(id: string): Promise<TokenRecord | undefined> {
+    if (!/^[0-9a-f]{12}$/.test(id)) return undefined;
+    const hash = await this.redis.get(this.idKey(id));
+    const raw = hash ? await this.redis.get(this.recordKey(hash)) : null;
+    return raw ? (JSON.parse(raw) as TokenRecord) : undefined;
   }
 
   /** Revokes by id or by the token itself; the record stays (marked) so its calls are told it was revoked. */

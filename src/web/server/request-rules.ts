@@ -5,12 +5,24 @@ import { timingSafeEqual } from 'node:crypto';
  * POST carries this session's CSRF token, and where a sign-in may return to.
  */
 
+/** Reached by an assistant's client, not a browser: no session, no cookie, so no CSRF (each checks its own credential). */
+const MACHINE_PATHS = new Set(['/mcp', '/oauth/token', '/oauth/register']);
+
 /**
- * /healthz, the sign-in routes and the stylesheet are served to anyone; `/mcp` (assistants) is
- * authenticated by its own bearer token, not a browser session; everything else needs a session.
+ * /healthz, the sign-in routes, the stylesheet and the OAuth metadata (`/.well-known/…`) are served
+ * to anyone; `/mcp` (assistants) is authenticated by its own bearer token and the OAuth token and
+ * registration endpoints by the client's code and PKCE; everything else — `/oauth/authorize`, where a
+ * person allows an assistant, too — needs a session.
  */
 export function needsSession(path: string): boolean {
-  return !(path === '/healthz' || path === '/auth' || path.startsWith('/auth/') || path.startsWith('/assets/') || path === '/mcp');
+  return !(
+    path === '/healthz' ||
+    path === '/auth' ||
+    path.startsWith('/auth/') ||
+    path.startsWith('/assets/') ||
+    path.startsWith('/.well-known/') ||
+    MACHINE_PATHS.has(path)
+  );
 }
 
 /** A method that may change something: it must carry the CSRF token. */

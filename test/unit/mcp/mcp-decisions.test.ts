@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseTokenArgs } from '../../../src/cli/commands/token-args.js';
+import { callerPerson } from '../../../src/mcp/caller.js';
 import { bearerOf } from '../../../src/mcp/http-route.js';
 import { filterByState } from '../../../src/mcp/read-tools.js';
 import { toolAnswerOf } from '../../../src/mcp/session-answer.js';
 import { maskSecrets, untrusted } from '../../../src/mcp/untrusted.js';
-import { scopeAllows, tokenVerdict, verdictMessage, type TokenRecord } from '../../../src/session/tokens/token-verdict.js';
+import { scopeAllows, tokenOrigin, tokenPerson, tokenVerdict, verdictMessage, type TokenRecord } from '../../../src/session/tokens/token-verdict.js';
 
 const record: TokenRecord = { id: 'abcdef012345', user: 'UALICE', scope: 'propose', createdAt: 0, expiresAt: 1000 };
 
@@ -19,6 +20,33 @@ describe('assistant tokens', () => {
   it('a refusal names the token id, never more', () => {
     expect(verdictMessage(tokenVerdict({ ...record, revokedAt: 1 }, 2))).toBe('token abcdef012345 was revoked');
     expect(verdictMessage(tokenVerdict(record, 5000))).toContain('expired at 1970-01-01T00:00:01.000Z');
+  });
+
+  it.each([
+    { name: 'token create: the Slack user', rec: record, want: { id: 'slack:UALICE', subject: { slackUser: 'UALICE', slackUserGroups: [] } } },
+    {
+      name: 'OAuth after an OIDC sign-in: the verified email and groups',
+      rec: { ...record, user: '', person: { id: 'oidc:ana@example.org', email: 'ana@example.org', groups: ['sre'] } },
+      want: { id: 'oidc:ana@example.org', subject: { slackUserGroups: [], email: 'ana@example.org', groups: ['sre'] } },
+    },
+    {
+      name: 'OAuth after an OIDC sign-in by groups alone',
+      rec: { ...record, user: '', person: { id: 'oidc:sub-1', groups: ['sre'] } },
+      want: { id: 'oidc:sub-1', subject: { slackUserGroups: [], groups: ['sre'] } },
+    },
+  ])('tokenPerson: $name', ({ rec, want }) => expect(tokenPerson(rec)).toEqual(want));
+
+  it('a Slack user’s user groups are read for each call, as the web reads them; an OIDC person’s groups are the sign-in’s', async () => {
+    const groups = async (user: string) => (user === 'UALICE' ? ['S0ONCALL'] : []);
+    expect((await callerPerson({ slackUserGroups: groups }, record)).subject).toEqual({ slackUser: 'UALICE', slackUserGroups: ['S0ONCALL'] });
+    expect((await callerPerson({}, record)).subject.slackUserGroups).toEqual([]);
+    const oidc = { ...record, user: '', person: { id: 'oidc:ana@example.org', groups: ['sre'] } };
+    expect((await callerPerson({ slackUserGroups: groups }, oidc)).subject).toEqual({ slackUserGroups: [], groups: ['sre'] });
+  });
+
+  it('tokenOrigin names the OAuth client, its name quoted', () => {
+    expect(tokenOrigin(record)).toBe('token create');
+    expect(tokenOrigin({ ...record, client: { id: 'hcc_1', name: 'Claude "x"' } })).toBe('oauth client "Claude \\"x\\"" (hcc_1)');
   });
 
   it.each([

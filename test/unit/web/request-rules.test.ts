@@ -14,6 +14,12 @@ describe('web request rules', () => {
     { path: '/mcp', want: false },
     { path: '/mcpx', want: true },
     { path: '/mcp/other', want: true },
+    { path: '/.well-known/oauth-authorization-server', want: false },
+    { path: '/.well-known/oauth-protected-resource/mcp', want: false },
+    { path: '/oauth/token', want: false },
+    { path: '/oauth/register', want: false },
+    { path: '/oauth/authorize', want: true },
+    { path: '/oauth/tokens', want: true },
   ])('needsSession($path) = $want', ({ path, want }) => expect(needsSession(path)).toBe(want));
 
   it.each([
