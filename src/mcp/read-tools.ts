@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { assistantPorts, type AssistantAnswer } from '../session/flow/assistant-ports.js';
+import { assistantPorts, assistantSubject, type AssistantAnswer } from '../session/flow/assistant-ports.js';
 import type { TokenRecord } from '../session/tokens/token-verdict.js';
 import { guarded } from './call-guard.js';
 import type { McpDeps } from './mcp-deps.js';
@@ -30,11 +30,18 @@ export function filterByState(listing: string, state: 'ready' | 'failed' | 'unkn
 }
 
 export function registerReadTools(server: McpServer, deps: McpDeps, caller: TokenRecord): void {
+  const person = { slackUser: caller.user };
   const query = async (line: string): Promise<AssistantAnswer> => {
     const answer: AssistantAnswer = { messages: [] };
     await deps.session.run(
       line,
-      assistantPorts({ slackUser: caller.user }, () => deps.teams(), answer, { kind: 'read' }),
+      assistantPorts(
+        person,
+        () => deps.teams(),
+        answer,
+        { kind: 'read' },
+        async () => (deps.subjectOf ? deps.subjectOf(caller.user) : assistantSubject(person)),
+      ),
     );
     return answer;
   };

@@ -7,7 +7,7 @@ import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Logger } from '../../core/log.js';
 import type { Registry } from 'prom-client';
 import { mcpRoute } from '../../mcp/http-route.js';
-import { mcpDeps } from './mcp-surface.js';
+import { mcpDeps, type AssistantSlack } from './mcp-surface.js';
 import { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { connectRedis, type RedisConnection } from '../../core/redis.js';
 import { RequesterLedger } from '../../core/requests/requester-ledger.js';
@@ -40,7 +40,7 @@ export async function webSurface(
   session: SessionConfig,
   log: Logger,
   slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
-  assistants: { webUrl?: string; registry?: Registry } = {},
+  assistants: { webUrl?: string; registry?: Registry; slack?: AssistantSlack } = {},
 ) {
   const previewConnection = connectRedis(redisUrl);
   const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);

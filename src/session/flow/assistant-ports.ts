@@ -1,6 +1,7 @@
 import type { Subject, TeamPolicy } from '../authz/policy-types.js';
 import type { PlanStore, StoredPlan } from '../execute/plan-store.js';
 import type { Plan } from '../plan/plan.js';
+import type { PreparedAction } from '../plan/prepared.js';
 import type { SessionPorts } from './ports.js';
 import { teamGate } from './team-gate.js';
 
@@ -19,11 +20,21 @@ export interface AssistantPerson {
 export interface AssistantAnswer {
   messages: { kind: 'input' | 'stopped' | 'info' | 'answer'; text: string }[];
   plan?: Plan;
-  /** The stored proposal's plan id (mode 'propose', a doable plan). */
+  /** The stored proposal's plan id (mode 'propose', a doable plan), what it does and the approvals it takes. */
   planId?: string;
+  action?: PreparedAction;
+  approvalsNeeded?: number;
 }
 
+/** Without a Slack directory: the person by their Slack id alone. */
 export const assistantSubject = (person: AssistantPerson): Subject => ({ slackUser: person.slackUser, slackUserGroups: [] });
+
+/**
+ * Approvals an assistant's proposal takes: the token's person never saw the plan as a person
+ * confirming it, so under the two-person rule (the verb's rule asks for approval, or break-glass)
+ * two other people approve; otherwise one.
+ */
+export const assistantApprovalsNeeded = (requireApproval: boolean): number => (requireApproval ? 2 : 1);
 export const assistantRequester = (person: AssistantPerson): StoredPlan['requester'] => ({
   slackUser: person.slackUser,
   channel: '',
@@ -36,8 +47,13 @@ export function assistantPorts(
   teams: () => Promise<TeamPolicy[]>,
   answer: AssistantAnswer,
   mode: { kind: 'read' } | { kind: 'plan' } | { kind: 'propose'; plans: Pick<PlanStore, 'put'> },
+  /** The person as the Teams match them: their Slack user groups and profile email when Slack can say (else their id alone). */
+  subject: () => Promise<Subject> = async () => assistantSubject(person),
 ): SessionPorts {
   const id = `slack:${person.slackUser}`;
+  // One look-up of the person per call.
+  let once: Promise<Subject> | undefined;
+  const who = () => (once ??= subject());
   return {
     actor: async () => ({ id, via: 'assistant' }),
     reply: {
@@ -45,13 +61,16 @@ export function assistantPorts(
       answer: async (_verb, output) => void answer.messages.push({ kind: 'answer', text: output }),
       plan: async (plan) => void (answer.plan = plan),
     },
-    gate: teamGate(async () => assistantSubject(person), teams),
+    gate: teamGate(who, teams),
     confirm: {
-      ask: async (action) => {
+      ask: async (action, requireApproval) => {
         answer.plan = action.plan;
         if (mode.kind !== 'propose') return 'no';
         // Always awaiting another person's approval, whatever the Team's requireApproval says.
-        answer.planId = await mode.plans.put({ action, requester: assistantRequester(person), awaitingApproval: true });
+        const needed = assistantApprovalsNeeded(requireApproval);
+        answer.planId = await mode.plans.put({ action, requester: assistantRequester(person), awaitingApproval: true, approvals: { needed, by: [] } });
+        answer.action = action;
+        answer.approvalsNeeded = needed;
         return 'later';
       },
     },
