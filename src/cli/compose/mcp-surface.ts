@@ -30,6 +30,8 @@ export interface McpSurfaceParts {
   keyspace: string;
   session: Pick<ReleaseSession, 'run'>;
   api: Pick<HelmReleaseApi, 'get'>;
+  /** Where the Teams are read on every call (the web: its shared watch); default the API server. */
+  teamApi?: Pick<TeamApi, 'list'>;
   webUrl?: string;
   registry?: Registry;
   log: Logger;
@@ -54,7 +56,7 @@ export function assistantSlack(slack: WebClient, groups: SlackUserGroups): Assis
 
 /** The assistants' surface's parts: the one session, the Teams read on every call, tokens and plans in Redis. */
 export function mcpDeps(parts: McpSurfaceParts): McpDeps {
-  const teamApi = new TeamApi(slimKubeClients(parts.rest));
+  const teamApi = parts.teamApi ?? new TeamApi(slimKubeClients(parts.rest));
   const events = releaseEventReader(parts.rest);
   const slack = parts.slack;
   return {

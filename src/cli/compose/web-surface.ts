@@ -20,6 +20,7 @@ import { actionRoutes } from '../../web/actions/action-routes.js';
 import { PROPOSAL_VOTE_FORMS, proposalVoteRoutes } from '../../web/actions/proposal-vote-routes.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { SharedReleaseWatch } from '../../web/live/release-watch.js';
+import { watchedReads } from '../../web/live/watched-reads.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
 import { releasePages } from '../../web/pages/release-pages.js';
 import { OWN_CLUSTER_SEGMENT } from '../../web/urls.js';
@@ -50,9 +51,20 @@ export async function webSurface(
     requesters: new RequesterLedger(redis, session.keyPrefix),
   });
   const proposals = new ProposalStore(redis, clusterKey(session.keyPrefix, 'proposals'));
-  const watch = new SharedReleaseWatch({ rest, list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list() }, log });
+  const watch = new SharedReleaseWatch({
+    rest,
+    list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list(), teams: () => parts.teams.list() },
+    log,
+  });
   await watch.start();
   const releaseSession = new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs });
+  // Assistants read releases, freezes and Teams from the shared watch (docs/performance.md): a call costs the API server no read of them.
+  const assistantParts = releaseOperations(slimKubeClients(rest), log, 'helmcrew-mcp', {
+    previews,
+    timeZone: session.timeZone,
+    reads: (direct) => watchedReads(watch, direct),
+  });
+  const assistantSession = new ReleaseSession({ ...assistantParts, outcomeTimeoutMs: session.outcomeTimeoutMs });
   const pages: PageRoutes[] = [
     releasePages(
       {
@@ -94,7 +106,18 @@ export async function webSurface(
       // A requester's Slack user groups are not known here: their own Slack id (and the Teams) decide.
       subjectOf: async (requester) => ({ slackUser: requester.slackUser, slackUserGroups: [] }),
     }),
-    mcpRoute(mcpDeps({ rest, redis, keyspace: session.keyPrefix, session: releaseSession, api: parts.api, log: log.child({ part: 'mcp' }), ...assistants })),
+    mcpRoute(
+      mcpDeps({
+        rest,
+        redis,
+        keyspace: session.keyPrefix,
+        session: assistantSession,
+        api: assistantParts.api,
+        teamApi: assistantParts.teams,
+        log: log.child({ part: 'mcp' }),
+        ...assistants,
+      }),
+    ),
   ];
   return {
     pages,

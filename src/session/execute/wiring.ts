@@ -19,12 +19,18 @@ export function releaseOperations(
   kube: ConstructorParameters<typeof HelmReleaseApi>[0],
   log: Logger,
   component: string,
-  options: { previews?: ChangePreviews; timeZone?: string; requesters?: RequesterLedger; fleetFreezes?: () => Promise<Freeze[]> } = {},
+  options: {
+    previews?: ChangePreviews;
+    timeZone?: string;
+    requesters?: RequesterLedger;
+    fleetFreezes?: () => Promise<Freeze[]>;
+    /** Reads served elsewhere (the web's shared watch, for assistants' calls): these objects stand for the direct ones. */
+    reads?: (direct: { api: HelmReleaseApi; freezes: FreezeApi; teams: TeamApi }) => { api: HelmReleaseApi; freezes: FreezeApi; teams: TeamApi };
+  } = {},
 ) {
   const { previews, requesters, fleetFreezes, timeZone = SHARED_ENV.in(process.env).text('HELMCREW_TIME_ZONE') } = options;
-  const api = new HelmReleaseApi(kube);
-  const freezes = new FreezeApi(kube);
-  const teams = new TeamApi(kube);
+  const direct = { api: new HelmReleaseApi(kube), freezes: new FreezeApi(kube), teams: new TeamApi(kube) };
+  const { api, freezes, teams } = options.reads ? options.reads(direct) : direct;
   const storage = new ReleaseStorage(kube);
   const events = new KubeEventRecorder(kube, log, component);
   const ops = new ReleaseOperations({ api, freezes, teams, storage, events, log, now: () => new Date(), timeZone, previews, requesters, fleetFreezes });
