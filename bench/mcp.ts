@@ -48,8 +48,8 @@ async function auditedReads(auditLog: string, from: number): Promise<string[]> {
 const tally = (lines: string[]) => [...lines.reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map<string, number>())].sort((a, b) => b[1] - a[1]);
 
 export const benchmark: Benchmark = {
-  usage: '[--releases 1000] [--rate 20] [--seconds 30]',
-  options: { releases: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' } },
+  usage: '[--releases 1000] [--rate 20] [--seconds 30] [--cpu-prof DIR]',
+  options: { releases: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' } },
   maxSeconds: 1200,
   async run(args, cleanup) {
     const n = args.int('releases', 1000);
@@ -87,7 +87,12 @@ export const benchmark: Benchmark = {
       HELMCREW_OIDC_CLIENT_SECRET: 'bench-not-a-secret',
       LOG_LEVEL: 'warn',
     };
-    const child = spawn(process.execPath, [entry!, 'web'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    // --cpu-prof DIR: the web process writes a V8 CPU profile there when it stops (where a call's time goes).
+    const profile = args.optional('cpu-prof');
+    const child = spawn(process.execPath, [...(profile ? ['--cpu-prof', '--cpu-prof-dir', profile] : []), entry!, 'web'], {
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     cleanup.add(`stop web ${child.pid}`, async () => void child.kill('SIGTERM'));
     const redis = new Redis(be.env.redisUrl);
     cleanup.add('close redis', async () => void redis.disconnect());
@@ -159,7 +164,9 @@ export const benchmark: Benchmark = {
     say(`  ${reads.length} reads in the API server's audit log during the calls`);
 
     for (const client of clients) await client.close().catch(() => undefined);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
+    await exited;
     await deleteTeam(kube, team);
     await Promise.all(namespaces.map((ns) => deleteNamespaceFully(be.kubeConfig, ns, 600_000)));
     forgetNs();

@@ -10,6 +10,9 @@ import { SHARED_ENV } from '../../core/config/env.js';
 import { ReleaseOperations } from './operations.js';
 import type { ChangePreviews } from './preview-client.js';
 
+/** The reads a surface may serve from elsewhere. */
+type Reads = { api: HelmReleaseApi; freezes: FreezeApi; teams: TeamApi; storage: ReleaseStorage };
+
 /**
  * The execution path's parts over one cluster's clients; the terminal (client-node's) and the bot
  * (the slim REST client the controller uses, so a bot process does not load client-node) share it.
@@ -25,13 +28,12 @@ export function releaseOperations(
     requesters?: RequesterLedger;
     fleetFreezes?: () => Promise<Freeze[]>;
     /** Reads served elsewhere (the web's shared watch, for assistants' calls): these objects stand for the direct ones. */
-    reads?: (direct: { api: HelmReleaseApi; freezes: FreezeApi; teams: TeamApi }) => { api: HelmReleaseApi; freezes: FreezeApi; teams: TeamApi };
+    reads?: (direct: Reads) => Reads;
   } = {},
 ) {
   const { previews, requesters, fleetFreezes, timeZone = SHARED_ENV.in(process.env).text('HELMCREW_TIME_ZONE') } = options;
-  const direct = { api: new HelmReleaseApi(kube), freezes: new FreezeApi(kube), teams: new TeamApi(kube) };
-  const { api, freezes, teams } = options.reads ? options.reads(direct) : direct;
-  const storage = new ReleaseStorage(kube);
+  const direct: Reads = { api: new HelmReleaseApi(kube), freezes: new FreezeApi(kube), teams: new TeamApi(kube), storage: new ReleaseStorage(kube) };
+  const { api, freezes, teams, storage } = options.reads ? options.reads(direct) : direct;
   const events = new KubeEventRecorder(kube, log, component);
   const ops = new ReleaseOperations({ api, freezes, teams, storage, events, log, now: () => new Date(), timeZone, previews, requesters, fleetFreezes });
   return { kube, api, freezes, teams, storage, events, ops, previews };

@@ -1,6 +1,7 @@
 import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Team } from '../../api/team.js';
+import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { TeamApi } from '../../core/kube/team-api.js';
@@ -11,11 +12,15 @@ import type { SharedReleaseWatch } from './release-watch.js';
  * for anything else — writes included — the API server itself): a call that reads a release, the
  * freezes or the Teams then costs the API server nothing, and a change is seen as soon as the watch
  * hears it. Each is the direct API object with its reads replaced, so it stands wherever that one does.
+ * Helm's records (Secrets) are not watched: history is read from the API server at each call (a
+ * cache keyed by the HelmRelease's version was tried: 1,000 releases read at random never hit it,
+ * and finding the owner of a record cost more CPU than the LIST — docs/performance.md).
  */
 export interface WatchedReads {
   api: HelmReleaseApi;
   freezes: FreezeApi;
   teams: TeamApi;
+  storage: ReleaseStorage;
 }
 
 const listed = <T>(items: T[]) => ({ items });
@@ -41,5 +46,5 @@ export function watchedReads(watch: Pick<SharedReleaseWatch, 'ready' | 'releases
     const all: Team[] | undefined = watch.ready && !labelSelector ? watch.teams() : undefined;
     return all ? listed(all) : direct.teams.list(labelSelector);
   };
-  return { api, freezes, teams };
+  return { ...direct, api, freezes, teams };
 }
