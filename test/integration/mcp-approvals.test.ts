@@ -179,8 +179,9 @@ describe('assistants (MCP): proposals approved in Slack', () => {
 
     // Cat, in the Team through a Slack user group, makes it two: the rollback is written as Ana's, via an assistant.
     expect(await click('release_approve', planId, users.cat)).toMatch(/^Approved: /);
+    // The bot answers the click first, then writes the intent.
+    await expect.poll(async () => (await release()).metadata.annotations?.['helmcrew.dev/rollback-request'], { timeout: 30_000 }).toMatch(/^rb-/);
     const requestId = (await release()).metadata.annotations?.['helmcrew.dev/rollback-request'];
-    expect(requestId).toMatch(/^rb-/);
     await expect.poll(async () => (await release()).status?.rollback, { timeout: 90_000, interval: 500 }).toMatchObject({ requestId, succeeded: true });
     const history = await helmHistory();
     expect(history.length).toBe(revisionsBefore + 1);
