@@ -18,6 +18,7 @@ import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { mcpRoute } from '../../src/mcp/http-route.js';
 import { teamPolicy } from '../../src/session/authz/policy-types.js';
+import { PlanStore, type StoredPlan } from '../../src/session/execute/plan-store.js';
 import { releaseOperations } from '../../src/session/execute/wiring.js';
 import { ReleaseSession } from '../../src/session/flow/release-session.js';
 import { TokenStore } from '../../src/session/tokens/token-store.js';
@@ -227,5 +228,21 @@ describe('assistants (MCP): proposals approved in Slack', () => {
     expect(await click('release_cancel', planId, users.cat)).toBe('Cancelled; nothing changed.');
     expect(requestMessage(planId)!.text).toContain(`Cancelled by <@${users.cat}>`);
     expect(await click('release_approve', planId, users.ben)).toMatch(/expired or was already used/);
+  });
+
+  it('the plan store counts approvals made at the same moment without losing one, and keeps the expiry', async () => {
+    const plans = new PlanStore(redis, ctl.prefix, 600);
+    const stored = {
+      action: {},
+      requester: { slackUser: users.ana, channel: '' },
+      awaitingApproval: true,
+      approvals: { needed: 9, by: [] },
+    } as unknown as StoredPlan;
+    const id = await plans.put(stored);
+    const people = ['slack:U1', 'slack:U2', 'slack:U3', 'slack:U4', 'slack:U5', 'slack:U6'];
+    await Promise.all(people.map((person) => plans.update(id, (plan) => ({ ...plan, approvals: { needed: 9, by: [...(plan.approvals?.by ?? []), person] } }))));
+    expect([...((await plans.peek(id))?.approvals?.by ?? [])].sort()).toEqual(people);
+    expect(await redis.ttl(`${ctl.prefix}:bot:plan:${id}`)).toBeGreaterThan(590);
+    expect(await plans.update('no-such-plan', (plan) => plan)).toBeUndefined();
   });
 });
