@@ -48,6 +48,10 @@ export const BENCHMARKS: Record<string, Entry> = {
     summary: "one helm process's CPU and memory under Go runtime settings and helm flags (GOGC, --disable-openapi-validation)",
     load: () => import('./helm-env.js'),
   },
+  'api-restart': {
+    summary: 'the kube-apiserver restarted (SIGTERM or KILL): how soon a spec change made as it comes back is acted on, and the warnings logged',
+    load: () => import('./api-restart.js'),
+  },
   'import-rss': { summary: 'RSS of node after importing one compiled module (the cost of a module graph)', load: () => import('./import-rss.js') },
   'ack-latency': { summary: 'how fast the /release bot acknowledges signed slash commands arriving at a steady rate', load: () => import('./ack-latency.js') },
   'notify-latency': { summary: 'event → webhook call latency of notify, with the per-channel limit on and lifted', load: () => import('./notify-latency.js') },

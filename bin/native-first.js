@@ -14,7 +14,7 @@ const CEL = '@marcbachmann/cel-js';
 export const NATIVE_FIRST = {
   controller: [TYPEBOX, EXECA, CEL],
   run: [TYPEBOX, EXECA, CEL],
-  bot: [TYPEBOX],
+  bot: [],
   release: [CLIENT_NODE, TYPEBOX],
   import: [CLIENT_NODE, TYPEBOX],
   crds: [TYPEBOX],

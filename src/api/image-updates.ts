@@ -104,5 +104,4 @@ export type ImagePolicy = Static<typeof ImagePolicy>;
 export type ImageUpdate = Static<typeof ImageUpdate>;
 export type ApprovalSpec = Static<typeof ApprovalSpec>;
 
-/** Defaults the controller applies. */
-export const IMAGE_UPDATE_DEFAULTS = { interval: '5m', expireAfter: '24h' } as const;
+export { IMAGE_UPDATE_DEFAULTS } from './image-update-defaults.js';

@@ -33,6 +33,7 @@ import type { RunningOperations } from './reconcile/ports/running-operations.js'
 import { RemoteClusters } from './targets/remote-clusters.js';
 import { KubeconfigHelmRunner } from './helm/kubeconfig-runner.js';
 import { buildReconcileContext } from './reconcile/ports/build-context.js';
+import { ExitedHelmRuns } from './helm/exited-helm-runs.js';
 import type {
   ControllerContext,
   FreezeHoldWriter,
@@ -74,7 +75,8 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
   const recordLimits = { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes };
   // HELMCREW_CONCURRENCY release-changing helm processes at once, whichever cluster they act on (helm-slots.ts).
   const slots = new HelmSlots(config.concurrency, () => readAhead?.resume());
-  const helmRunner = new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds), slots);
+  const helmRuns = new ExitedHelmRuns();
+  const helmRunner = new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds), slots, helmRuns);
   // spec.kubeConfig: the same parts, on the target cluster; helm gets its kubeconfig as a private file.
   const targets = new RemoteClusters({
     policy: { allowExec: config.remoteTargets.allowExec },
@@ -105,6 +107,7 @@ export function controllerContext(config: ControllerConfig, parts: ControllerPar
     tenancy: config.tenancy,
     managedIdentities: new ManagedIdentities(rest),
     helm: new HelmClient(helmRunner, config.workDir, config.kustomizeBin, config.helmKillMarginSeconds),
+    helmRuns,
     charts,
     // helm verify needs no cluster: the home runner serves releases on every cluster.
     provenance: new ProvenanceChecks({

@@ -45,6 +45,7 @@ import { hostname } from 'node:os';
 /** A cluster's heartbeat hash outlives its last beat by this much: a cluster taken away leaves the fleet listing by itself. */
 const HEARTBEAT_TTL_MS = 7 * 24 * 3600_000;
 import { ApiOutage } from './queue/api-outage.js';
+import { probeApiServer } from '../core/kube/readiness-probe.js';
 import { GenerationBroadcast } from './leader/generation-broadcast.js';
 import { controllerProposals } from './proposals/controller-proposals.js';
 
@@ -91,7 +92,7 @@ export async function startController(config: ControllerConfig, options: Control
   const generations = config.leaderElection ? new GenerationBroadcast(connection, config.queuePrefix, log) : undefined;
   await generations?.subscribe(({ key, generation }) => onGeneration(key, generation));
   // One probe per process while the API server is unreachable; its return releases what waits at once.
-  const outage = new ApiOutage({ probe: () => rest.request({ method: 'GET', path: '/version', timeoutMs: 2000 }), log });
+  const outage = new ApiOutage({ probe: () => probeApiServer(rest), log });
   // Watches and resync run once per cluster: on the leader when leader election is on.
   const watches = new ClusterWatches({
     informers: {

@@ -1,4 +1,4 @@
-import { Counter, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Logger } from '../core/log.js';
 
 /**
@@ -13,15 +13,26 @@ export interface McpAudit {
 }
 
 export function mcpAudit(log: Logger, registry?: Registry): McpAudit {
-  const calls = new Counter({
-    name: 'helmcrew_mcp_calls_total',
-    help: 'Assistant (MCP) tool calls, by tool and outcome',
-    labelNames: ['tool', 'outcome'] as const,
-    registers: registry ? [registry] : [],
-  });
+  // Counted only on a registry the CLI serves (`helmcrew run`, which has prom-client loaded already):
+  // `helmcrew web` alone has none and does not load prom-client for a counter nobody could read.
+  let count: (tool: string, outcome: CallOutcome) => void = () => undefined;
+  if (registry) {
+    const early: Array<[string, CallOutcome]> = [];
+    count = (tool, outcome) => void early.push([tool, outcome]);
+    void import('prom-client').then(({ Counter }) => {
+      const calls = new Counter({
+        name: 'helmcrew_mcp_calls_total',
+        help: 'Assistant (MCP) tool calls, by tool and outcome',
+        labelNames: ['tool', 'outcome'] as const,
+        registers: [registry],
+      });
+      count = (tool, outcome) => calls.inc({ tool, outcome });
+      for (const [tool, outcome] of early) count(tool, outcome);
+    });
+  }
   return {
     record({ tokenId, user, tool, outcome, detail }) {
-      calls.inc({ tool, outcome });
+      count(tool, outcome);
       const line = { token: tokenId, person: user ? `slack:${user}` : undefined, tool, outcome, ...(detail ? { detail: detail.slice(0, 300) } : {}) };
       if (outcome === 'ok') log.info(line, 'assistant call');
       else log.warn(line, 'assistant call');

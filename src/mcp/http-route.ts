@@ -1,8 +1,6 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { verdictMessage } from '../session/tokens/token-verdict.js';
 import type { McpDeps } from './mcp-deps.js';
-import { buildMcpServer } from './mcp-server.js';
 
 /**
  * `/mcp` on the web server: Streamable HTTP, stateless (a server and transport per request), the
@@ -51,21 +49,9 @@ export function mcpRoute(deps: McpDeps) {
         }
         // Stateless: no session to resume, so only POST carries calls.
         if (request.method !== 'POST') return jsonRpcError(reply, 405, 'this server is stateless: POST JSON-RPC requests to /mcp');
-        const server = buildMcpServer(deps, verdict.record);
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        reply.hijack();
-        reply.raw.on('close', () => {
-          void transport.close();
-          void server.close();
-        });
-        try {
-          await server.connect(transport);
-          await transport.handleRequest(request.raw, reply.raw, request.body);
-        } catch (error) {
-          deps.log.error({ token: verdict.record.id, error: error instanceof Error ? error.message.slice(0, 300) : String(error) }, 'assistant request failed');
-          if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
-          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
-        }
+        // The SDK (and zod, its tools' schemas: ~25 MiB of RSS, docs/performance.md) loads at the first call, not with the pages.
+        const { serveMcp } = await import('./http-serve.js');
+        await serveMcp(deps, verdict.record, request, reply);
         return reply;
       },
     });

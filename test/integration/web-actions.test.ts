@@ -16,6 +16,7 @@ import { ReleaseSession } from '../../src/session/flow/release-session.js';
 import { actionRoutes } from '../../src/web/actions/action-routes.js';
 import type { WebPrincipal } from '../../src/web/contract.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { startManyObjectsRepo } from '../support/many-objects-chart.js';
 
 /**
  * The verbs of chat on the web, through the one release session and the same plan store and
@@ -102,7 +103,7 @@ describe('actions from the web', () => {
     expect(planned.statusCode).toBe(200);
     expect(textOf(planned.body)).toContain(`Plan: suspend ${namespace}/unicorn`);
     expect(planned.body).not.toContain('<script>alert(1)</script>');
-    expect(planned.body).toContain('&lt;script&gt;alert(1)&lt;&#x2F;script&gt;');
+    expect(planned.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect((await release()).spec.suspend).toBeFalsy();
 
     const planId = planIdIn(planned.body, 'confirm');
@@ -164,6 +165,41 @@ describe('actions from the web', () => {
     await expect.poll(async () => (await release()).status?.rollback, { timeout: 90_000, interval: 500 }).toMatchObject({ requestId, succeeded: true });
     const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
     expect(events.items.map((e) => e.message)).toContainEqual(expect.stringMatching(/^slack:UALICE via web asked for the rollback of .*: web$/));
+  });
+
+  it('a diff past chat’s bounds (130 objects) is paged on the web: 50 objects a page, ?page=N, only for people who may see the release', async () => {
+    const repo = await startManyObjectsRepo(env.helmBin);
+    try {
+      // pink, then blue: rolling back changes all 130 ConfigMaps.
+      for (const color of ['pink', 'blue']) {
+        const generation = await applyHelmRelease(
+          kubeConfig,
+          helmReleaseObject(namespace, 'many', { chart: { repository: repo.url, name: 'many', version: '1.0.0' }, interval: '1h', values: { color } }),
+        );
+        await waitForReconciled(kubeConfig, namespace, 'many', generation);
+      }
+      const planned = await get('alice', `/releases/default/${namespace}/many/plan?verb=rollback&reason=paged`);
+      expect(planned.statusCode).toBe(200);
+      const objectsOn = (html: string) => [...html.matchAll(/<summary><code>~ ConfigMap (cm-\d+)<\/code>/g)].map((m) => m[1]);
+      expect(textOf(planned.body)).toContain('130 changed, 0 added, 0 removed');
+      expect(objectsOn(planned.body)).toHaveLength(50);
+      const planId = planIdIn(planned.body, 'confirm')!;
+      expect(planned.body).toContain(`page 1 of 3 (130 objects)`);
+      expect(planned.body).toContain(`href="/plans/${planId}/diff?page=3"`);
+
+      const third = await get('alice', `/plans/${planId}/diff?page=3`);
+      expect(third.statusCode).toBe(200);
+      expect(objectsOn(third.body)).toEqual(Array.from({ length: 30 }, (_, i) => `cm-${100 + i}`));
+      expect(textOf(third.body)).toMatch(/<code>data\.color<\/code>: <span class="before">blue<\/span> → <span class="after">pink<\/span>/);
+      // Its requester may still confirm from any page of it.
+      expect(planIdIn(third.body, 'confirm')).toBe(planId);
+      // Outside the Teams: the same 404 as no diff; an unknown plan: gone.
+      expect((await get('mallory', `/plans/${planId}/diff?page=2`)).statusCode).toBe(404);
+      expect((await get('alice', `/plans/no-such-plan/diff`)).statusCode).toBe(410);
+      expect((await post('alice', `/plans/${planId}/cancel`)).statusCode).toBe(200);
+    } finally {
+      await repo.close();
+    }
   });
 
   it('freeze and unfreeze from the web: plan, Confirm, the Freeze written and lifted; a scope that is not one refused', async () => {

@@ -119,6 +119,12 @@ describe('the web in a browser', () => {
     await browser.waitForText('shop');
     expect(await browser.text()).toContain('held');
     await browser.screenshot('.helmcrew/screenshots/web-fleet-1280.png');
+    // The page came compressed (Chromium accepts gzip): fewer bytes on the wire than it read.
+    const [encoded, decoded] = await browser.driver.executeScript<[number, number]>(
+      'const n = performance.getEntriesByType("navigation")[0]; return [n.encodedBodySize, n.decodedBodySize]',
+    );
+    expect(encoded).toBeGreaterThan(0);
+    expect(encoded).toBeLessThan(decoded / 2);
 
     await browser.click(`a[href="/releases/-/${namespace}/shop"]`);
     await browser.waitForText('Conditions');

@@ -129,7 +129,7 @@ describe('the release pages', () => {
     const page = await get(releaseUrl('', undefined, shop, 'web'));
     expect(page.status).toBe(200);
     expect(page.html).toContain('UpgradeFailed');
-    expect(page.html).toContain('<code>note</code></td><td><code>&lt;script&gt;alert(1)&lt;&#x2F;script&gt;</code>');
+    expect(page.html).toContain('<code>note</code></td><td><code>&lt;script&gt;alert(1)&lt;/script&gt;</code>');
     expect(page.html).toContain('<code>replicas</code></td><td><code>2</code>');
     expect(page.html).not.toContain(SCRIPT);
     expect(page.html).not.toContain('<img src=x');

@@ -50,9 +50,10 @@ describe('what the controller, notify and run processes load', () => {
   // modules, one after another they took most of the unit project's wall time); each test judges its own.
   const SLIM = ['src/cli/commands/controller.ts', 'src/cli/commands/notify.ts', 'src/cli/commands/run.ts', 'src/cli/commands/bot.ts'];
   const TERMINAL = 'src/cli/release/terminal-session.ts';
+  const WEB = 'src/cli/commands/web.ts';
   const loaded = new Map<string, Promise<string[]>>();
   beforeAll(() => {
-    for (const modulePath of [...SLIM, TERMINAL]) {
+    for (const modulePath of [...SLIM, TERMINAL, WEB]) {
       const modules = modulesLoadedBy(modulePath);
       modules.catch(() => undefined); // awaited (and reported) by its test
       loaded.set(modulePath, modules);
@@ -76,6 +77,24 @@ describe('what the controller, notify and run processes load', () => {
     },
     120_000,
   );
+
+  it('`helmcrew web` loads what a fleet page needs, the rest on first use (docs/performance.md: its RSS)', async () => {
+    const modules = await loaded.get(WEB)!;
+    expect(modules.some((m) => m.includes('/node_modules/fastify/'))).toBe(true);
+    // The MCP SDK at the first /mcp call, openid-client at a sign-in, bullmq at a preview, Slack's client with a bot token.
+    const lazy = [
+      '@kubernetes/client-node',
+      '@modelcontextprotocol/sdk',
+      'zod',
+      'openid-client',
+      'jose',
+      'bullmq',
+      '@slack/web-api',
+      '@sinclair/typebox',
+      'prom-client',
+    ];
+    expect(lazy.filter((l) => modules.some((m) => m.includes(`/node_modules/${l}/`)))).toEqual([]);
+  }, 120_000);
 
   it('the recorder does see client-node where a process loads it (the terminal’s /release)', async () => {
     const modules = await loaded.get(TERMINAL)!;

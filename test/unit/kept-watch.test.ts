@@ -87,14 +87,19 @@ describe('KeptWatch: one informer kept running', () => {
     await watch.stop();
   });
 
-  it('retryNow with nothing waiting does nothing, and a stopped watch never restarts', async () => {
-    const server = fakeServer([{ items: [], metadata: { resourceVersion: '1' } }]);
+  it('retryNow lists anew even with nothing waiting (a watch opened while the server was starting may have missed an update); a stopped watch never restarts', async () => {
+    const server = fakeServer([
+      { items: [], metadata: { resourceVersion: '1' } },
+      { items: [], metadata: { resourceVersion: '2' } },
+    ]);
     const watch = new KeptWatch({ make: server.make, wire: () => undefined, onFailure: () => undefined });
     await watch.start();
     await watch.retryNow();
-    expect(server.lists()).toBe(1);
+    expect(server.lists()).toBe(2);
+    expect(watch.synced).toBe(true);
     await watch.stop();
+    await watch.retryNow();
     await watch.start();
-    expect(server.lists()).toBe(1);
+    expect(server.lists()).toBe(2);
   });
 });

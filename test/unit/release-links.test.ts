@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { severityOf } from '../../src/api/vocabulary.js';
 import { codeMessage, planMessage } from '../../src/bot/slack/blocks.js';
 import { ConfigError } from '../../src/core/config/env.js';
-import { pageLink, releaseUrl } from '../../src/core/links/release-url.js';
+import { pageLink, planDiffLink, releaseUrl } from '../../src/core/links/release-url.js';
 import { latestMessageOf, slackPermalink } from '../../src/core/links/slack-thread.js';
 import { readWebUrl } from '../../src/core/links/web-url.js';
 import type { ReleaseNotification } from '../../src/notify/contract.js';
@@ -128,6 +128,15 @@ describe('/release answers and plans', () => {
   it('a plan about a release carries its link; without one, none', () => {
     expect(JSON.stringify(planMessage(plan, 'p1', false, link).blocks)).toContain(link);
     expect(JSON.stringify(planMessage(plan, 'p1', false).blocks)).not.toContain('|page>');
+  });
+  it('a plan whose diff chat cut links the whole diff on the web, above the rest', () => {
+    const long: Plan = { ...plan, more: ['ConfigMap shop/cm-0005', '… and 30 more objects, too many to show'] };
+    const diffLink = planDiffLink(BASE, 'p|1');
+    expect(diffLink).toBe(`<${BASE}/plans/p%7C1/diff|the whole diff>`);
+    expect(planDiffLink(undefined, 'p1')).toBeUndefined();
+    const more = JSON.stringify(planMessage(long, 'p1', false, link, diffLink).blocks![1]);
+    expect(more).toContain(`_More changes (${diffLink}, page by page):_`);
+    expect(JSON.stringify(planMessage(long, 'p1', false, link).blocks![1])).toContain('_More changes:_');
   });
   it.each([
     { name: 'one release', targets: [{ namespace: 'shop', name: 'web' }], command: {}, want: { namespace: 'shop', name: 'web' } },

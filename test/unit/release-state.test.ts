@@ -313,3 +313,37 @@ describe('pendingLeftByRollback: the revision a failed helm rollback of this pas
     expect(pendingLeftByRollback(before, after)?.revision).toBe(left);
   });
 });
+
+describe('a pending record left by this release’s own failed attempt is unlocked at once (helm failed as the API server went away)', () => {
+  // The attempt started at 11:59:00; its helm made revision 2 a second later and failed; the failure was recorded at 11:59:30.
+  const attempt = { ...failedAttempt, lastAttemptedAt: '2026-11-22T11:59:00.000Z', lastReconciledAt: '2026-11-22T11:59:30.000Z' };
+  it.each([
+    { name: 'made by the failed attempt', status: attempt, pending: pendingSince('2026-11-22T11:59:01Z'), want: 'stale-lock' },
+    { name: 'made after the failure was recorded (a person’s helm)', status: attempt, pending: pendingSince('2026-11-22T11:59:40Z'), want: 'locked' },
+    { name: 'older than the attempt', status: attempt, pending: pendingSince('2026-11-22T11:58:59Z'), want: 'locked' },
+    {
+      name: 'the attempt still runs (its started status)',
+      status: { ...attempt, lastAttemptFailed: false },
+      pending: pendingSince('2026-11-22T11:59:01Z'),
+      want: 'locked',
+    },
+    { name: 'no failure time recorded', status: { ...attempt, lastReconciledAt: undefined }, pending: pendingSince('2026-11-22T11:59:01Z'), want: 'locked' },
+  ])('$name → $want', ({ status, pending, want }) => {
+    const history = summarizeHistory([pending, stored(1, 'deployed')]);
+    expect(determineReleaseState(release({ status }), desired, history, clock).kind).toBe(want);
+  });
+});
+
+describe("a pending record made while this process's helm ran, that helm now exited, is unlocked at once (its failure may never have reached status)", () => {
+  const at = (iso: string) => Date.parse(iso);
+  const run = { startedAt: at('2026-11-22T11:59:00Z'), exitedAt: at('2026-11-22T11:59:02Z') };
+  it.each([
+    { name: 'made while it ran', pending: pendingSince('2026-11-22T11:59:01Z'), ownHelmRun: run, want: 'stale-lock' },
+    { name: 'made before it started (another holder: helm refused ours)', pending: pendingSince('2026-11-22T11:58:30Z'), ownHelmRun: run, want: 'locked' },
+    { name: 'made after it exited (a person’s helm)', pending: pendingSince('2026-11-22T11:59:05Z'), ownHelmRun: run, want: 'locked' },
+    { name: 'no helm of ours known (a restart, another replica)', pending: pendingSince('2026-11-22T11:59:01Z'), ownHelmRun: undefined, want: 'locked' },
+  ])('$name → $want', ({ pending, ownHelmRun, want }) => {
+    const history = summarizeHistory([pending, stored(1, 'deployed')]);
+    expect(determineReleaseState(release(), desired, history, { ...clock, ownHelmRun }).kind).toBe(want);
+  });
+});

@@ -40,7 +40,8 @@ export function planLine(line: string): string {
   return indent === 0 ? `• ${escapeMrkdwn(line)}` : `${'\u2003'.repeat(Math.ceil(indent / 2))}${escapeMrkdwn(line.trimStart())}`;
 }
 
-export function planMessage(plan: Plan, planId: string | undefined, needsApproval: boolean, link?: string): SlackMessage {
+/** `diffLink`: the whole diff on the web (when the chat form left some of it out), named above the rest. */
+export function planMessage(plan: Plan, planId: string | undefined, needsApproval: boolean, link?: string, diffLink?: string): SlackMessage {
   const body = [
     `*Plan: ${escapeMrkdwn(plan.title)}*${link ? ` · ${link}` : ''}`,
     ...plan.lines.map(planLine),
@@ -49,7 +50,8 @@ export function planMessage(plan: Plan, planId: string | undefined, needsApprova
   ].join('\n');
   const blocks: unknown[] = [section(body)];
   // The rest of a long object diff, under the plan (a section holds at most 3000 characters).
-  if (plan.more?.length) blocks.push(section(clip(['_More changes:_', ...plan.more.map(planLine)].join('\n'), 2900)));
+  if (plan.more?.length)
+    blocks.push(section(clip([`_More changes${diffLink ? ` (${diffLink}, page by page)` : ''}:_`, ...plan.more.map(planLine)].join('\n'), 2900)));
   if (planId && plan.doable) {
     blocks.push({
       type: 'actions',

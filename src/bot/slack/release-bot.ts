@@ -2,7 +2,7 @@ import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import type { Logger } from '../../core/log.js';
-import { pageLink } from '../../core/links/release-url.js';
+import { pageLink, planDiffLink } from '../../core/links/release-url.js';
 import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
 import type { ReleaseOperations } from '../../session/execute/operations.js';
 import type { ChangePreviews } from '../../session/execute/preview-client.js';
@@ -193,7 +193,9 @@ export class ReleaseBot {
         ask: async (action, requireApproval) => {
           const planId = await this.deps.plans.put({ action, requester });
           const about = releaseOfAction(action);
-          await ctx.reply(planMessage(action.plan, planId, requireApproval, about && pageLink(this.deps.webUrl, about)));
+          // A diff longer than chat shows is on the web, paged (the plan is kept in the store the web reads).
+          const diffLink = action.plan.more?.length && action.plan.diff ? planDiffLink(this.deps.webUrl, planId) : undefined;
+          await ctx.reply(planMessage(action.plan, planId, requireApproval, about && pageLink(this.deps.webUrl, about), diffLink));
           return 'later';
         },
       },

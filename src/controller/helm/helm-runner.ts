@@ -4,6 +4,7 @@ import type { Logger } from '../../core/log.js';
 import { inSpan } from '../../core/tracing/tracing.js';
 import { HelmCanceledError, HelmError, helmTimedOut, type HelmResult, type HelmStep } from './helm-error.js';
 import { takesSlot, type HelmSlots } from './helm-slots.js';
+import { takesReleaseLock, type ExitedHelmRuns } from './exited-helm-runs.js';
 
 export interface HelmRunOptions {
   step: HelmStep;
@@ -36,6 +37,8 @@ export class HelmRunner {
     private readonly observe: (verb: HelmStep, result: HelmResult, seconds: number) => void = () => undefined,
     /** At most this many release-changing helm processes at once (helm-slots.ts); none: no limit here. */
     private readonly slots?: HelmSlots,
+    /** Told when a lock-taking helm has exited, however it ended (exited-helm-runs.ts). */
+    private readonly exited?: ExitedHelmRuns,
   ) {}
 
   /** Each helm process is a span (`helm <subcommand>`, its verb and result) below the stage that ran it. */
@@ -77,6 +80,7 @@ export class HelmRunner {
       ...(opts.cancelSignal ? { cancelSignal: opts.cancelSignal } : {}),
     });
     const durationMs = Date.now() - started;
+    if (takesReleaseLock(opts.step)) this.exited?.record(opts.release, { startedAt: started, exitedAt: started + durationMs });
     // Only the subcommand is logged: arguments may name values files but never contain values.
     const logFields = { release: opts.release, action: opts.step, helm: args[0], durationMs };
     if (result.isCanceled) {

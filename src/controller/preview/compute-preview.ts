@@ -1,5 +1,6 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { readableDiff } from '../../core/release/readable-diff.js';
+import { DIFF_BOUNDS, readableDiff } from '../../core/release/readable-diff.js';
+import { PAGED_DIFF_BOUNDS, withinBounds } from '../../core/release/diff-bounds.js';
 import { summarizeReadableDiff } from '../../core/release/readable-diff-text.js';
 import { releaseTarget } from '../../core/release/release-target.js';
 import type { PreviewRequest, PreviewResult } from '../../core/preview/preview-protocol.js';
@@ -60,8 +61,9 @@ export async function previewRelease(
     const request = releaseRequest(release, target, desired, chartPath, deployed ? 'upgrade' : 'install');
     const manifest = await ctx.helm.renderDryRun(request, deployed ? 'upgrade' : 'install');
     // Values from Secrets are hidden wherever the chart put them, on both sides of a change.
-    const diff = readableDiff(deployed?.manifest ?? '', manifest, { redact: redactBoth });
-    const summary = summarizeReadableDiff(diff);
+    // Bounded loosely for the web's pages; chat's summary is the same diff within DIFF_BOUNDS (diff-bounds.ts).
+    const diff = readableDiff(deployed?.manifest ?? '', manifest, { redact: redactBoth, limits: PAGED_DIFF_BOUNDS });
+    const summary = summarizeReadableDiff(withinBounds(diff, DIFF_BOUNDS));
     return {
       ok: true,
       from: deployed ? `revision ${deployed.revision} (${deployed.chartName} ${deployed.chartVersion})` : 'nothing deployed',

@@ -107,13 +107,18 @@ async function recoveryStage(pass: Pass): Promise<{ pass: Pass; force: boolean }
 }
 
 /** Pure but for the clock. */
-function decideStage({ ctx, release, history, target }: Pass, desired: DesiredRelease, force: boolean): ReleaseAction {
+function decideStage({ ctx, release, history, target, key }: Pass, desired: DesiredRelease, force: boolean): ReleaseAction {
   return nextAction(
     determineReleaseState(
       release,
       desired,
       history,
-      { now: ctx.now(), timeoutSeconds: target.timeoutSeconds, rollbackTimeoutSeconds: target.actions.rollback.timeoutSeconds },
+      {
+        now: ctx.now(),
+        timeoutSeconds: target.timeoutSeconds,
+        rollbackTimeoutSeconds: target.actions.rollback.timeoutSeconds,
+        ownHelmRun: ctx.helmRuns?.last(key),
+      },
       force,
     ),
   );

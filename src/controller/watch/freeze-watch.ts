@@ -111,11 +111,11 @@ export class FreezeWatch implements FreezeView {
       },
       // A relist after an outage may have missed a deletion: let held releases look again.
       onListed: (first) => this.changed(first ? `${kind} listed` : `${kind} relisted`),
-      onFailure: (error, delayMs) => {
+      onFailure: (error, delayMs, repeated) => {
         const message = isNotFound(error)
           ? `the ${kind === 'freezes' ? 'Freeze' : 'Team'} CRD is not installed; install it with \`helmcrew crds apply\` (helm actions wait until freezes can be read)`
           : `${kind} watch failed; restarting (helm actions wait until freezes can be read)`;
-        this.opts.log.error({ kind, delayMs, error: apiErrorMessage(error) }, message);
+        this.opts.log[repeated ? 'debug' : 'error']({ kind, delayMs, error: apiErrorMessage(error) }, message);
         this.opts.onFailure?.(error);
       },
     });

@@ -6,7 +6,7 @@ import { apiErrorMessage, isNotFound } from '../../core/kube/errors.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { releaseKey } from '../../core/release/release-target.js';
-import { retryDelayMs } from '../queue/retry-policy.js';
+import { isRepeatedOutageFailure, watchRestartDelayMs } from '../../core/kube/watch/restart-delay.js';
 import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-policy.js';
 import { isReadyAtGeneration } from '../../core/release/reconciled.js';
 import { chainDependantsOf, dependantsOf, dependantsToWake } from '../reconcile/decide/dependency-decision.js';
@@ -184,8 +184,11 @@ export class InformerSupervisor {
    * The API server answers again: informers waiting out a restart backoff start now, not at a
    * backoff step grown during the outage (a change made meanwhile is seen at their first list).
    */
-  retryNow(): Promise<void> {
-    return this.restarts.now();
+  async retryNow(): Promise<void> {
+    // Restarts waiting out a backoff run now; informers that reconnected while the server was still
+    // starting list again too (a watch opened then was seen to miss an update for good: bench api-restart).
+    const waiting = new Set([...this.informers.keys()].filter((scope) => this.restarts.has(scope)));
+    await Promise.all([this.restarts.now(), ...[...this.informers.keys()].filter((scope) => !waiting.has(scope)).map((scope) => this.startFresh(scope))]);
   }
 
   private restartLater(scope: string, error: unknown): void {
@@ -193,11 +196,11 @@ export class InformerSupervisor {
     this.opts.onFailure?.(error);
     const attempt = (this.failures.get(scope) ?? 0) + 1;
     this.failures.set(scope, attempt);
-    const delay = retryDelayMs(attempt, 1000, 30_000);
+    const delay = watchRestartDelayMs(attempt, error);
     this.opts.onRestart?.('error');
     const fields = { scope: scope || 'all namespaces', attempt, delayMs: delay };
     if (isNotFound(error)) this.opts.log.error({ ...fields, crd: HELMRELEASE_CRD_NAME }, CRD_MISSING_MESSAGE);
-    else this.opts.log.warn({ ...fields, error: apiErrorMessage(error) }, 'informer failed; restarting');
+    else this.opts.log[isRepeatedOutageFailure(attempt, error) ? 'debug' : 'warn']({ ...fields, error: apiErrorMessage(error) }, 'informer failed; restarting');
     this.restarts.later(scope, delay, () => this.startFresh(scope));
   }
 

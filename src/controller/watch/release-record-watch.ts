@@ -106,8 +106,11 @@ export class ReleaseRecordWatch {
           informer.on('update', (obj) => current() && this.seen(slot, obj, false));
           informer.on('delete', (obj) => current() && this.seen(slot, obj, true));
         },
-        onFailure: (error, delayMs) =>
-          this.opts.log.warn({ scope: scope || 'all namespaces', delayMs, error: apiErrorMessage(error) }, 'release record watch failed; restarting'),
+        onFailure: (error, delayMs, repeated) =>
+          this.opts.log[repeated ? 'debug' : 'warn'](
+            { scope: scope || 'all namespaces', delayMs, error: apiErrorMessage(error) },
+            'release record watch failed; restarting',
+          ),
       }),
     };
     return slot;

@@ -64,8 +64,11 @@ export class ValuesSourceWatch {
         informer.on('update', handle('update'));
         informer.on('delete', handle('delete'));
       },
-      onFailure: (error, delayMs) =>
-        this.opts.log.warn({ kind, scope: scope || 'all namespaces', delayMs, error: apiErrorMessage(error) }, 'valuesFrom watch failed; restarting'),
+      onFailure: (error, delayMs, repeated) =>
+        this.opts.log[repeated ? 'debug' : 'warn'](
+          { kind, scope: scope || 'all namespaces', delayMs, error: apiErrorMessage(error) },
+          'valuesFrom watch failed; restarting',
+        ),
     });
     return watch;
   }

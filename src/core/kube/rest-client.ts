@@ -110,6 +110,11 @@ export class KubeRest {
     return (text ? JSON.parse(text) : undefined) as T;
   }
 
+  /** The body as sent, for the few paths that answer plain text (`/readyz`). */
+  async requestText(req: KubeRequest): Promise<string> {
+    return (await this.send(req, false)).text;
+  }
+
   /**
    * Opens a streaming GET (a watch) and hands each line to `onLine`. Resolves when the server
    * ends the stream or `signal` aborts it; rejects with KubeApiError for an error status and

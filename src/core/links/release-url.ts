@@ -35,3 +35,14 @@ export function pageLink(base: string | undefined, ref: ReleaseRef, label = 'pag
   const url = releaseUrl(base, ref.cluster, ref.namespace, ref.name).replace(/[|<>]/g, (c) => encodeURIComponent(c));
   return `<${url}|${label}>`;
 }
+
+/** Where a kept plan's whole diff is, page by page (the web's `/plans/<id>/diff`). */
+export function planDiffUrl(base: string, planId: string): string {
+  return `${base.replace(/\/+$/, '')}/plans/${encodeURIComponent(planId)}/diff`;
+}
+
+/** The plan's whole diff as a Slack mrkdwn link; undefined without a web address. */
+export function planDiffLink(base: string | undefined, planId: string): string | undefined {
+  if (!base) return undefined;
+  return `<${planDiffUrl(base, planId).replace(/[|<>]/g, (c) => encodeURIComponent(c))}|the whole diff>`;
+}

@@ -28,8 +28,8 @@ export type PreviewResult =
       lines: string[];
       rest: string[];
       /**
-       * The same diff per object, bounded (DIFF_BOUNDS), for a surface that renders more than chat
-       * (the web page). Absent in an answer from a controller of an earlier version: `lines` and
+       * The same diff per object, bounded more loosely (PAGED_DIFF_BOUNDS: `lines` and `rest` are it
+       * within DIFF_BOUNDS), for the web's plan page, which pages through it. Absent in an answer from a controller of an earlier version: `lines` and
        * `rest` are what every version carries.
        */
       diff?: ReadableDiff;

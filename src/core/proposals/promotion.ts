@@ -6,7 +6,7 @@
  */
 import type { HelmRelease } from '../../api/helmrelease.js';
 import { parseDuration } from '../../api/duration.js';
-import { IMAGE_UPDATE_DEFAULTS } from '../../api/image-updates.js';
+import { IMAGE_UPDATE_DEFAULTS } from '../../api/image-update-defaults.js';
 import { parseTargetPath, valueAt } from '../release/values-path.js';
 import { proposalId, type Proposal, type ProposedValue } from './proposal.js';
 

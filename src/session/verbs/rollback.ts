@@ -1,6 +1,7 @@
 import type { StoredRelease } from '../../core/helm-storage/release-storage.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { readableDiff } from '../../core/release/readable-diff.js';
+import { PAGED_DIFF_BOUNDS, withinBounds } from '../../core/release/diff-bounds.js';
+import { DIFF_BOUNDS, readableDiff } from '../../core/release/readable-diff.js';
 import { summarizeReadableDiff } from '../../core/release/readable-diff-text.js';
 import { chooseRollbackRevision } from '../../core/release/rollback-decision.js';
 import { rollbackPatch } from '../plan/intents.js';
@@ -17,8 +18,12 @@ export const rollback: ReleaseVerbHandler<'rollback'> = {
     const { from, to } = choice;
     // The bot cannot read the release's Secrets to hide their values: with any, only paths (and images) are shown.
     const withholdValues = takesSecretValues(release);
-    const diff = from.manifest !== undefined && to.manifest !== undefined ? readableDiff(from.manifest, to.manifest, { withholdValues }) : undefined;
-    const objects = diff ? summarizeReadableDiff(diff) : undefined;
+    // The web pages through the whole diff; chat shows it within DIFF_BOUNDS (diff-bounds.ts).
+    const diff =
+      from.manifest !== undefined && to.manifest !== undefined
+        ? readableDiff(from.manifest, to.manifest, { withholdValues, limits: PAGED_DIFF_BOUNDS })
+        : undefined;
+    const objects = diff ? summarizeReadableDiff(withinBounds(diff, DIFF_BOUNDS)) : undefined;
     return {
       title: `roll back ${key}: revision ${from.revision} → ${to.revision}`,
       ...(objects?.rest.length ? { more: objects.rest } : {}),

@@ -1,11 +1,11 @@
-import Mustache from 'mustache';
-import type { ReadableDiff } from '../../core/release/readable-diff.js';
+import { pageOf, type ReadableDiff } from '../../core/release/readable-diff.js';
 import type { Plan } from '../../session/plan/plan.js';
+import { renderHtml } from '../render/html.js';
 import type { WebAnswer } from './web-ports.js';
 
 /**
  * The pages of an action: its plan with Confirm and Cancel (or why it cannot be done), the plan
- * waiting for a second person with Approve, and what was written. Mustache escapes every value:
+ * waiting for a second person with Approve, and what was written. Every value is escaped (render/html.ts):
  * plan lines carry release names, values and reasons people typed.
  */
 
@@ -18,6 +18,7 @@ const PLAN = `<h1>{{title}}</h1>
 </section>{{/hasPlan}}
 {{#diff}}<section class="diff"><h2>What changes, object by object</h2>
 <p>{{counts.changed}} changed, {{counts.added}} added, {{counts.removed}} removed</p>
+{{> pager}}
 {{#objects}}<details{{#open}} open{{/open}}><summary><code>{{sign}} {{kind}} {{name}}</code>{{#namespace}} ({{namespace}}){{/namespace}}</summary>
 {{#hidden}}<p>contents changed (a Secret: not shown)</p>{{/hidden}}
 <ul>{{#changes}}<li><code>{{path}}</code>: {{#hidden}}changed (value not shown){{/hidden}}{{^hidden}}<span class="before">{{before}}{{^before}}(none){{/before}}</span> → <span class="after">{{after}}{{^after}}(none){{/after}}</span>
@@ -28,7 +29,9 @@ const PLAN = `<h1>{{title}}</h1>
 {{/omittedLines}}</pre>{{/lines}}{{/hidden}}</li>{{/changes}}</ul>
 {{#omittedChanges}}<p>{{omittedChanges}} more changed fields not shown</p>{{/omittedChanges}}
 </details>{{/objects}}
-{{#omittedObjects}}<p>{{omittedObjects}} more objects differ; not shown here (the plan's bounds keep a page readable)</p>{{/omittedObjects}}
+{{> pager}}
+{{#unpaged}}<p>{{unpaged}} more objects on further pages, once the plan can be confirmed.</p>{{/unpaged}}
+{{#omittedObjects}}<p>{{omittedObjects}} more objects differ; not shown here (the plan's bounds keep it within a few MB)</p>{{/omittedObjects}}
 </section>{{/diff}}
 {{#planId}}{{#requireApproval}}<p>Confirming asks a second authorized person to approve (the two-person rule).</p>{{/requireApproval}}
 <form class="inline" method="post" action="/plans/{{planId}}/confirm"><input type="hidden" name="_csrf" value="{{csrfToken}}"><button class="primary" type="submit">Confirm</button></form>
@@ -36,9 +39,20 @@ const PLAN = `<h1>{{title}}</h1>
 {{#notDoable}}<p>Nothing to confirm.</p>{{/notDoable}}
 {{#back}}<p><a href="{{back}}">Back to the release</a></p>{{/back}}`;
 
+/** Objects on one page of a plan's diff: a chart of 1,000 objects is 20 pages, not one of megabytes. */
+export const DIFF_PAGE_SIZE = 50;
+
+const PAGER = `{{#pager}}<nav class="pager">page {{page}} of {{pages}} ({{total}} objects):{{#links}} {{#current}}<strong>{{n}}</strong>{{/current}}{{^current}}<a href="{{href}}">{{n}}</a>{{/current}}{{/links}}</nav>{{/pager}}`;
+
 export interface PlanPageInput {
   answer: WebAnswer;
   csrfToken: string;
+  /** The page of the diff to show (1-based; clamped); its links go to `diffUrl?page=N`. */
+  page?: number;
+  /** Where the diff's pages are (`/plans/<id>/diff`): without it, only the first page, and how many objects follow. */
+  diffUrl?: string;
+  /** Someone else's plan, read: no forms, and no "Nothing to confirm". */
+  readOnly?: boolean;
   /** The release page to go back to. */
   back?: string;
   /** When nothing was planned (refused, bad input): the page's title. */
@@ -47,12 +61,23 @@ export interface PlanPageInput {
 
 const SIGN = { added: '+', removed: '-', changed: '~' } as const;
 
-/** The diff as the template reads it: a sign per object, the first objects open (a long diff starts folded). */
-function diffView(diff: ReadableDiff) {
+/** Pure: the pager's links, one per page, the current one not a link; none for a diff of one page. */
+export function pagerView(page: { page: number; pages: number; total: number }, diffUrl: string | undefined) {
+  if (page.pages <= 1 || !diffUrl) return false;
+  const links = Array.from({ length: page.pages }, (_, i) => ({ n: i + 1, current: i + 1 === page.page, href: `${diffUrl}?page=${i + 1}` }));
+  return { page: page.page, pages: page.pages, total: page.total, links };
+}
+
+/** The diff as the template reads it: one page of it, a sign per object, the first objects open (a long diff starts folded). */
+function diffView(whole: ReadableDiff, pageNumber: number, diffUrl: string | undefined) {
+  const page = pageOf(whole, pageNumber, DIFF_PAGE_SIZE);
+  const diff = { ...whole, objects: page.objects };
   // Every field a section reads is set on its own object: mustache would otherwise find a missing one
   // further up (the plan's own `lines`) and render that instead.
   return {
     ...diff,
+    pager: pagerView(page, diffUrl),
+    unpaged: !diffUrl && page.pages > 1 ? page.total - page.objects.length : false,
     objects: diff.objects.map((o, i) => ({
       ...o,
       namespace: o.namespace ?? false,
@@ -64,22 +89,26 @@ function diffView(diff: ReadableDiff) {
   };
 }
 
-export function renderPlanBody({ answer, csrfToken, back, fallbackTitle }: PlanPageInput): string {
+export function renderPlanBody({ answer, csrfToken, back, fallbackTitle, page = 1, diffUrl, readOnly = false }: PlanPageInput): string {
   const plan: Plan | undefined = answer.plan?.plan;
-  return Mustache.render(PLAN, {
-    title: plan ? `Plan: ${plan.title}` : fallbackTitle,
-    messages: answer.messages,
-    hasPlan: Boolean(plan),
-    lines: plan?.lines ?? [],
-    more: plan?.more ?? [],
-    warnings: plan?.warnings ?? [],
-    planId: answer.plan?.planId,
-    requireApproval: answer.plan?.requireApproval ?? false,
-    notDoable: plan ? !answer.plan?.planId : false,
-    diff: plan?.diff ? diffView(plan.diff) : undefined,
-    csrfToken,
-    back,
-  });
+  return renderHtml(
+    PLAN,
+    {
+      title: plan ? `Plan: ${plan.title}` : fallbackTitle,
+      messages: answer.messages,
+      hasPlan: Boolean(plan),
+      lines: plan?.lines ?? [],
+      more: plan?.more ?? [],
+      warnings: plan?.warnings ?? [],
+      planId: answer.plan?.planId,
+      requireApproval: answer.plan?.requireApproval ?? false,
+      notDoable: plan && !readOnly ? !answer.plan?.planId : false,
+      diff: plan?.diff ? diffView(plan.diff, page, diffUrl) : undefined,
+      csrfToken,
+      back,
+    },
+    { pager: PAGER },
+  );
 }
 
 const WAITING = `<h1>Waiting for approval: {{title}}</h1>
@@ -97,7 +126,7 @@ export function renderWaitingBody(input: {
   approvals?: { needed: number; by: string[] };
 }): string {
   const needed = input.approvals?.needed ?? 1;
-  return Mustache.render(WAITING, {
+  return renderHtml(WAITING, {
     ...input,
     title: input.plan.title,
     lines: input.plan.lines,
@@ -113,5 +142,5 @@ const DONE = `<h1>{{heading}}</h1>
 {{#back}}<p><a href="{{back}}">Back to the release</a></p>{{/back}}`;
 
 export function renderDoneBody(input: { heading: string; answer: WebAnswer; back?: string }): string {
-  return Mustache.render(DONE, { heading: input.heading, messages: input.answer.messages, applied: input.answer.applied, back: input.back });
+  return renderHtml(DONE, { heading: input.heading, messages: input.answer.messages, applied: input.answer.applied, back: input.back });
 }

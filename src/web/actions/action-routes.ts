@@ -6,7 +6,9 @@ import { commandLine, freezeLine, unfreezeLine } from '../../session/grammar/com
 import { approvePlan, cancelPlan, confirmPlan, requesterId, type ConfirmationDeps } from '../../session/flow/plan-confirmations.js';
 import type { ReleaseSession } from '../../session/flow/release-session.js';
 import type { PageRoutes, WebRequestContext } from '../contract.js';
+import { planDiffUrl } from '../../core/links/release-url.js';
 import { renderLayout } from '../render/layout.js';
+import { maySeeAll } from '../views/visibility.js';
 import { renderDoneBody, renderPlanBody, renderWaitingBody } from './action-pages.js';
 import { webPorts, type WebAnswer } from './web-ports.js';
 
@@ -29,6 +31,7 @@ export interface WebActionDeps {
 type PlanQuery = { verb?: string; version?: string; revision?: string; reason?: string; breakGlass?: string };
 type ReleaseParams = { cluster: string; namespace: string; name: string };
 
+const diffUrl = (planId: string) => planDiffUrl('', planId);
 const releasePath = (p: ReleaseParams) => `/releases/${encodeURIComponent(p.cluster)}/${encodeURIComponent(p.namespace)}/${encodeURIComponent(p.name)}`;
 const isActionVerb = (verb: string | undefined): verb is ReleaseActionVerb => (RELEASE_ACTION_VERBS as readonly string[]).includes(verb ?? '');
 
@@ -121,7 +124,13 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
         web,
         statusOf(answer),
         `${verb} ${request.params.namespace}/${request.params.name}`,
-        renderPlanBody({ answer, csrfToken: web.csrfToken, back, fallbackTitle: `${verb} ${request.params.namespace}/${request.params.name}` }),
+        renderPlanBody({
+          answer,
+          csrfToken: web.csrfToken,
+          back,
+          fallbackTitle: `${verb} ${request.params.namespace}/${request.params.name}`,
+          ...(answer.plan?.planId ? { diffUrl: diffUrl(answer.plan.planId) } : {}),
+        }),
       );
     });
 
@@ -189,6 +198,36 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
           canApprove: requester !== web.principal.id && !plan.approvals?.by.includes(web.principal.id),
           ...(plan.approvals ? { approvals: plan.approvals } : {}),
           csrfToken: web.csrfToken,
+        }),
+      );
+    });
+
+    // A page of a kept plan's diff: the plan page shows the first; Slack's plan links here for the rest.
+    app.get<{ Params: { id: string }; Querystring: { page?: string } }>('/plans/:id/diff', async (request, reply) => {
+      const web = signedIn(request, reply);
+      if (!web) return reply;
+      const plan = await deps.plans.peek(request.params.id);
+      if (!plan) return gone(reply, web);
+      const cluster = 'cluster' in plan.action.command ? plan.action.command.cluster : undefined;
+      // Outside the person's Teams: the same 404 as a plan with no diff, so the page tells nothing.
+      if (!plan.action.plan.diff || !maySeeAll(web.principal.subject, web.teams, plan.action.targets, cluster))
+        return page(reply, web, 404, 'No diff', '<h1>No diff here that your Teams let you see</h1>');
+      // Its requester may still confirm it from here; anyone else reads.
+      const mine = !plan.awaitingApproval && requesterId(plan.requester) === web.principal.id;
+      const answer: WebAnswer = { messages: [], plan: { plan: plan.action.plan, ...(mine ? { planId: request.params.id } : {}), requireApproval: false } };
+      const title = `Plan: ${plan.action.plan.title}`;
+      return page(
+        reply,
+        web,
+        200,
+        title,
+        renderPlanBody({
+          answer,
+          csrfToken: web.csrfToken,
+          back: backOf(plan),
+          fallbackTitle: title,
+          page: Number(request.query.page ?? 1),
+          diffUrl: diffUrl(request.params.id),
         }),
       );
     });

@@ -1,4 +1,4 @@
-import * as client from 'openid-client';
+import type * as OpenId from 'openid-client';
 import type { OidcProviderConfig } from '../server/config.js';
 import type { Claims } from './principal.js';
 import { newSecret, type PendingLogin } from './sessions.js';
@@ -25,8 +25,11 @@ export class SignInRefused extends Error {}
 /** How long a provider has to answer one request before its page says it does not answer. */
 const PROVIDER_TIMEOUT_SECONDS = 5;
 
+/** openid-client and jose load at the first sign-in, not with the pages: signed-in browsers never need them (docs/performance.md). */
+const openId = () => import('openid-client');
+
 export class OidcSignIn {
-  private readonly configs = new Map<string, client.Configuration>();
+  private readonly configs = new Map<string, OpenId.Configuration>();
 
   constructor(
     private readonly providers: readonly OidcProviderConfig[],
@@ -43,6 +46,7 @@ export class OidcSignIn {
    */
   async start(provider: OidcProviderConfig, returnTo: string): Promise<{ url: URL; login: PendingLogin }> {
     const config = await this.discover(provider);
+    const client = await openId();
     const login: PendingLogin = { provider: provider.id, state: newSecret(), nonce: newSecret(), codeVerifier: client.randomPKCECodeVerifier(), returnTo };
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
@@ -63,6 +67,7 @@ export class OidcSignIn {
     const provider = this.provider(login.provider);
     if (!provider) throw new SignInRefused(`sign-in with ${login.provider} is not configured`);
     const config = this.configs.get(provider.id) ?? (await this.discover(provider));
+    const client = await openId();
     try {
       const tokens = await client.authorizationCodeGrant(
         config,
@@ -81,11 +86,12 @@ export class OidcSignIn {
       // The ID token's verification claims stay authoritative; userinfo adds groups, email and names.
       return { ...info, ...withoutUndefined(idClaims), groups: idClaims.groups ?? info.groups };
     } catch (error) {
-      throw classify(provider, error);
+      throw classify(client, provider, error);
     }
   }
 
-  private async discover(provider: OidcProviderConfig): Promise<client.Configuration> {
+  private async discover(provider: OidcProviderConfig): Promise<OpenId.Configuration> {
+    const client = await openId();
     try {
       const config = await client.discovery(
         provider.issuer,
@@ -106,7 +112,7 @@ export class OidcSignIn {
   }
 }
 
-function classify(provider: OidcProviderConfig, error: unknown): Error {
+function classify(client: typeof OpenId, provider: OidcProviderConfig, error: unknown): Error {
   if (error instanceof ProviderUnavailable) return error;
   if (isNetwork(error)) return new ProviderUnavailable(provider.label, describe(error));
   if (error instanceof client.AuthorizationResponseError) return new SignInRefused(`the provider refused the sign-in (${error.error})`);

@@ -7,6 +7,7 @@ import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
 import { ListWatch, restWatch, type Listed } from '../../core/kube/watch/list-watch.js';
+import { shareStrings } from '../../core/kube/watch/shared-strings.js';
 import type { Logger } from '../../core/log.js';
 
 /** What changed: one release (by key), or the Freezes (any of them: the banner and every release's Frozen mark may move). */
@@ -15,6 +16,20 @@ export type WatchChange = { kind: 'release'; namespace: string; name: string } |
 export type ChangeListener = (change: WatchChange) => void;
 
 type Kind = 'releases' | 'freezes' | 'teams';
+
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Pure: what the pages' cache keeps of an object — all but metadata.managedFields and kubectl's
+ * last-applied copy (no page reads them; they are most of a small object's bytes, and the copy
+ * repeats the values), with its repeated strings shared: the web's RSS at 1,000 releases
+ * (docs/performance.md).
+ */
+export function keptForPages<T extends KubernetesObject>(obj: T): T {
+  const { managedFields: _managed, annotations, ...metadata } = obj.metadata ?? {};
+  const { [LAST_APPLIED]: _applied, ...kept } = annotations ?? {};
+  return shareStrings({ ...obj, metadata: { ...metadata, ...(annotations ? { annotations: kept } : {}) } });
+}
 
 /**
  * The web's ONE watch of the cluster's HelmReleases and Freezes (the controller's informer, kept
@@ -95,7 +110,7 @@ export class SharedReleaseWatch {
   private watchOf(kind: Kind, plural: string): KeptWatch {
     const list = this.opts.list[kind] as () => Promise<Listed<KubernetesObject>>;
     return new KeptWatch({
-      make: () => new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, `/apis/${API_GROUP}/${API_VERSION}/${plural}`)),
+      make: () => new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, `/apis/${API_GROUP}/${API_VERSION}/${plural}`), keptForPages),
       wire: (informer, current) => {
         const changed = (obj: KubernetesObject) => {
           // Nobody listens for Teams: who may is read at the next request.
@@ -107,7 +122,8 @@ export class SharedReleaseWatch {
         informer.on('update', changed);
         informer.on('delete', changed);
       },
-      onFailure: (error, delayMs) => this.opts.log.warn({ kind, delayMs, error: apiErrorMessage(error) }, `web pages: the ${kind} watch failed; restarting`),
+      onFailure: (error, delayMs, repeated) =>
+        this.opts.log[repeated ? 'debug' : 'warn']({ kind, delayMs, error: apiErrorMessage(error) }, `web pages: the ${kind} watch failed; restarting`),
     });
   }
 }

@@ -1,13 +1,15 @@
-import Mustache from 'mustache';
 import type { FleetView } from '../views/fleet-view.js';
 import type { FreezeRow } from '../views/freezes-view.js';
 import type { ProposalView } from '../views/proposals-view.js';
 import type { ReleaseView } from '../views/release-view.js';
 import { releaseUrl } from '../urls.js';
+import { renderHtml } from './html.js';
 
 /**
- * The pages' templates. Mustache escapes every `{{value}}`; no template here uses `{{{…}}}`, so a
- * release name, a value, a status or commit message cannot become markup (STYLE.md 18). Sections
+ * The pages' templates. Mustache escapes every `{{value}}` (render/html.ts: every attribute is quoted);
+ * no template here uses `{{{…}}}`, so a release name, a value, a status or commit message cannot
+ * become markup (STYLE.md 18). The fleet's rows leave out the optional `</td>` and `</tr>` (HTML's
+ * own rule; a browser closes them): a row is written 1,000 times on a big fleet. Sections
  * that change live carry an id (`live-…`) on their outer element: /assets/live.js replaces that element
  * with what the server sends for it.
  */
@@ -22,7 +24,7 @@ const FLEET_CLUSTER = `<section class="cluster" id="{{liveId}}">
 {{#unavailable}}<p class="error">{{unavailable}}</p>{{/unavailable}}
 {{#namespaces}}<details open><summary><strong>{{name}}</strong> <small>{{releases.length}}</small></summary>
 <div class="scroll"><table><thead><tr><th>release</th><th>chart</th><th>state</th></tr></thead><tbody>
-{{#releases}}<tr><td><a href="{{url}}">{{name}}</a></td><td>{{chart}} {{version}}</td><td>${MARKS}<div class="msg">{{message}}</div></td></tr>
+{{#releases}}<tr><td><a href="{{url}}">{{name}}</a><td>{{chart}} {{version}}<td>${MARKS}{{#message}}<div class="msg">{{message}}</div>{{/message}}
 {{/releases}}</tbody></table></div></details>
 {{/namespaces}}{{^namespaces}}{{^unavailable}}<p>No release here that your Teams let you see.</p>{{/unavailable}}{{/namespaces}}
 </section>`;
@@ -124,7 +126,7 @@ export interface TemplateOptions {
 }
 
 export function renderFleet(view: FleetView): string {
-  return Mustache.render(
+  return renderHtml(
     FLEET,
     {
       ...view,
@@ -143,27 +145,27 @@ export function renderFleet(view: FleetView): string {
 
 /** One cluster's section of the fleet page alone: what a live update replaces. */
 export function renderFleetCluster(cluster: FleetView['clusters'][number]): string {
-  return Mustache.render(FLEET_CLUSTER, clusterContext(cluster));
+  return renderHtml(FLEET_CLUSTER, clusterContext(cluster));
 }
 
 export function renderFleetCounts(view: FleetView): string {
-  return Mustache.render(COUNTS, {
+  return renderHtml(COUNTS, {
     total: view.counts.total,
     countList: view.options.states.map((s) => ({ mark: s.value, label: s.label, n: view.counts[s.value] })),
   });
 }
 
 export function renderBanner(freezes: readonly FreezeRow[]): string {
-  return Mustache.render(BANNER, { freezes });
+  return renderHtml(BANNER, { freezes });
 }
 
 export function renderReleaseSummary(view: ReleaseView): string {
-  return Mustache.render(SUMMARY, view);
+  return renderHtml(SUMMARY, view);
 }
 
 export function renderRelease(view: ReleaseView, options: TemplateOptions = {}): string {
   const fleet = view.row.cluster !== undefined;
-  return Mustache.render(
+  return renderHtml(
     RELEASE,
     {
       ...view,
@@ -175,11 +177,11 @@ export function renderRelease(view: ReleaseView, options: TemplateOptions = {}):
 }
 
 export function renderFreezesPage(freezes: readonly FreezeRow[]): string {
-  return Mustache.render(FREEZES, { freezes });
+  return renderHtml(FREEZES, { freezes });
 }
 
 export function renderProposalsPage(proposals: readonly ProposalView[], fleet: boolean, unreadable: readonly string[], options: TemplateOptions = {}): string {
-  return Mustache.render(
+  return renderHtml(
     PROPOSALS,
     { proposals: proposals.map((p) => ({ ...withUrl(p, fleet), csrfToken: options.csrfToken ?? '' })), unreadable },
     { proposal: PROPOSAL, [PROPOSAL_ACTIONS_SLOT]: options.proposalActions ?? '' },

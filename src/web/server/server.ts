@@ -12,6 +12,7 @@ import { WebSessionStore } from '../auth/sessions.js';
 import type { PageRoutes } from '../contract.js';
 import { WEB_CSS } from '../render/layout.js';
 import type { WebConfig } from './config.js';
+import { compressReply } from './compression.js';
 import { ERROR_PAGES } from './pages.js';
 import { securityHeaders } from './security-headers.js';
 import { signInHook } from './sign-in-hook.js';
@@ -61,6 +62,7 @@ export async function buildWebServer(config: WebConfig, deps: WebServerDeps): Pr
     errorResponseBuilder: (_request, context) => Object.assign(new Error('rate limited'), { statusCode: context.statusCode }),
   });
   app.addHook('onRequest', securityHeaders);
+  app.addHook('onSend', compressReply);
   app.addHook('preHandler', signInHook({ sessions, sessionCookie: cookies.session, teams: deps.teams, slackUserGroups: deps.slackUserGroups, log: deps.log }));
 
   app.get('/healthz', async (_request, reply) => reply.type('text/plain; charset=utf-8').send('ok\n'));

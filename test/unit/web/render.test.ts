@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderBanner, renderFleet, renderRelease, renderProposalsPage, PROPOSAL_ACTIONS_SLOT } from '../../../src/web/render/templates.js';
+import { escapeHtml } from '../../../src/web/render/html.js';
 import { fleetView } from '../../../src/web/views/fleet-view.js';
 import { releaseView } from '../../../src/web/views/release-view.js';
 import { bannerFreezes } from '../../../src/web/views/freezes-view.js';
@@ -52,8 +53,8 @@ describe('templates escape every value', () => {
     expect(view.values.map((v) => v.value)).toEqual([HOSTILE, HOSTILE_ATTR]);
     const html = renderRelease(view);
     expectInert(html);
-    expect(html).toContain('&lt;script&gt;alert(1)&lt;&#x2F;script&gt;');
-    expect(html).toContain('&quot;&gt;&lt;img src&#x3D;x onerror&#x3D;alert(2)&gt;');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('&quot;&gt;&lt;img src=x onerror=alert(2)&gt;');
     expect(html).toContain('Last failure');
   });
 
@@ -63,9 +64,10 @@ describe('templates escape every value', () => {
     const html = renderFleet(fleetView([{ releases: [r], freezes: [], proposals: [] }], { subject: ANA, teams: TEAMS }, { namespace: HOSTILE_ATTR }, NOW));
     expectInert(html);
     const unfiltered = renderFleet(fleetView([{ releases: [r], freezes: [], proposals: [] }], { subject: ANA, teams: TEAMS }, {}, NOW));
-    // Mustache escapes `/` too: a browser reads the entity back.
-    expect(unfiltered).toContain('href="&#x2F;releases&#x2F;-&#x2F;shop&#x2F;web"');
-    expect(html).not.toContain('shop&#x2F;web');
+    // `/` and `=` stay as they are (render/html.ts): every attribute is quoted.
+    expect(unfiltered).toContain('href="/releases/-/shop/web"');
+    expect(html).not.toContain('/shop/web');
+    expect(unfiltered).toContain('<div class="msg">&quot;&gt;&lt;img src=x onerror=alert(2)&gt;</div>');
     expect(unfiltered).toContain('&quot;&gt;&lt;img');
     const banner = renderBanner(bannerFreezes([freeze('f', { all: true }, { reason: HOSTILE, setBy: HOSTILE_ATTR })], NOW));
     expectInert(banner);
@@ -124,7 +126,26 @@ describe('live parts', () => {
       viewer,
       NOW,
     );
-    expect(parts['live-cluster-own']).toContain('&#x2F;releases&#x2F;-&#x2F;shop&#x2F;web');
+    expect(parts['live-cluster-own']).toContain('/releases/-/shop/web');
     expect(parts['live-counts']).toContain('1 releases');
   });
+});
+
+describe('the fleet row', () => {
+  it('a Ready release shows no message (its page does); one not Ready says why', () => {
+    const ok = release('api', 'shop', { ready: 'True' });
+    const bad = release('web', 'shop', { ready: 'False' });
+    const html = renderFleet(fleetView([{ releases: [ok, bad], freezes: [], proposals: [] }], { subject: ANA, teams: TEAMS }, {}, NOW));
+    expect(html).toContain('<tr><td><a href="/releases/-/shop/api">api</a><td>app 1.0.0<td><span class="mark ready">Ready</span>\n');
+    expect(html).toContain('<span class="mark failed">Failed</span><div class="msg">ready False</div>\n');
+  });
+});
+
+describe('escapeHtml', () => {
+  it.each([
+    ['<a href="x">', '&lt;a href=&quot;x&quot;&gt;'],
+    ["it's & more", 'it&#39;s &amp; more'],
+    ['/releases/-/a=b`c', '/releases/-/a=b`c'],
+    [42, '42'],
+  ])('%s', (value, want) => expect(escapeHtml(value)).toBe(want));
 });

@@ -54,6 +54,8 @@ export interface Clock {
   timeoutSeconds: number;
   /** Its rollback's timeout: a pending rollback ran with it (its record carries another's labels). */
   rollbackTimeoutSeconds?: number;
+  /** This process's last lock-taking helm for the release, once exited (helm/exited-helm-runs.ts). */
+  ownHelmRun?: { startedAt: number; exitedAt: number };
 }
 
 export function determineReleaseState(
@@ -66,7 +68,8 @@ export function determineReleaseState(
 ): ReleaseState {
   const { latest, deployed } = history;
   if (latest?.status.startsWith('pending-')) {
-    return isStaleLock(latest, clock) ? { kind: 'stale-lock', release: latest } : { kind: 'locked', release: latest };
+    const abandoned = isStaleLock(latest, clock) || leftByOwnFailedAttempt(release, latest) || madeByExitedHelm(latest, clock.ownHelmRun);
+    return abandoned ? { kind: 'stale-lock', release: latest } : { kind: 'locked', release: latest };
   }
   // A handed-over release is upgraded once even when nothing differs: that upgrade writes
   // helmcrew's owner labels (and drops Flux's labels from the objects), as the next revision.
@@ -161,6 +164,29 @@ export function isStaleLock(pending: StoredRelease, clock: Clock): boolean {
   const rollback = pending.status === 'pending-rollback' ? clock.rollbackTimeoutSeconds : undefined;
   const holderTimeoutSeconds = recorded === undefined ? Math.max(clock.timeoutSeconds, HELM_DEFAULT_TIMEOUT_SECONDS) : Math.max(recorded, rollback ?? 0);
   return clock.now.getTime() - started > holderTimeoutSeconds * 1000 + LOCK_GRACE_MS;
+}
+
+/**
+ * A pending record this HelmRelease's own last attempt wrote, and that attempt is over: status says
+ * it failed (written only after its helm exited), and the record was made between the attempt's
+ * start and that failure being recorded. helm that fails because the API server went away mid-way
+ * leaves its record pending; nothing holds it, so waiting out its timeout (minutes) would hold the
+ * release for nothing. A person's helm after the failure makes a later record and is not matched;
+ * while an attempt runs, its started status says lastAttemptFailed false, so it is never matched
+ * either; a controller killed mid-helm never wrote the failure, and its record waits the timeout.
+ */
+export function leftByOwnFailedAttempt(release: HelmRelease, pending: StoredRelease): boolean {
+  const status = release.status;
+  if (status?.lastAttemptFailed !== true || !status.lastAttemptedAt || !status.lastReconciledAt || !pending.lastDeployed) return false;
+  const made = Date.parse(pending.lastDeployed);
+  return made >= Date.parse(status.lastAttemptedAt) && made <= Date.parse(status.lastReconciledAt);
+}
+
+/** A pending record made while this process's helm ran, that helm now exited: nobody holds it (helm/exited-helm-runs.ts). */
+export function madeByExitedHelm(pending: StoredRelease, run: { startedAt: number; exitedAt: number } | undefined): boolean {
+  if (!run || !pending.lastDeployed) return false;
+  const made = Date.parse(pending.lastDeployed);
+  return made >= run.startedAt && made <= run.exitedAt;
 }
 
 export function isSameRelease(stored: StoredRelease, desired: DesiredRelease): boolean {

@@ -28,6 +28,7 @@ import type { TargetCluster, TargetPolicy } from '../../../core/release/target-c
 import type { ObjectReader, ObjectReads } from '../../../core/kube/object-reader.js';
 import type { Proposal } from '../../../core/proposals/proposal.js';
 import type { OpenOutcome } from '../../../core/proposals/proposal-store.js';
+import type { ExitedHelmRuns } from '../../helm/exited-helm-runs.js';
 
 /**
  * The ports of a reconcile, as types: what any pass may call (reads, `ReconcileContext`), what
@@ -76,6 +77,8 @@ export interface ReconcileContext {
   api: HelmReleaseReads;
   storage: ReleaseRecordReads;
   helm: ChartPull;
+  /** This process's last lock-taking helm per release, once exited: its pending record is unlocked at once. None: the timeout decides. */
+  helmRuns?: Pick<ExitedHelmRuns, 'last'>;
   tenancy: TenancyPolicy;
   charts: Pick<RepositoryIndexCache, 'resolveChart' | 'downloadArchive'>;
   /** Charts from Git (spec.chart.git); none: such a HelmRelease is reported, not installed. */

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { retryDelayMs } from '../../retry-delay.js';
 import type { ListWatch } from './list-watch.js';
+import { isRepeatedOutageFailure, watchRestartDelayMs } from './restart-delay.js';
 
 export interface KeptWatchOptions<T extends KubernetesObject> {
   /** A fresh informer for each start. */
@@ -11,14 +11,17 @@ export interface KeptWatchOptions<T extends KubernetesObject> {
   beforeStart?: () => void;
   /** After each list; `first`: the first since the start or since a failure. */
   onListed?: (first: boolean) => void;
-  /** A list or watch failed; a fresh informer starts after `delayMs` (the owner logs it). */
-  onFailure: (error: unknown, delayMs: number) => void;
+  /**
+   * A list or watch failed; a fresh informer starts after `delayMs` (the owner logs it). `repeated`:
+   * it only says again that the API server is down or starting (log it at debug level).
+   */
+  onFailure: (error: unknown, delayMs: number, repeated: boolean) => void;
 }
 
 /**
  * One informer kept running. A ListWatch reports a failed list or watch once and stops, so this
- * stops it and starts a fresh one after a backoff (1 s doubling to 30 s, back to 1 s after a good
- * list). Events of a replaced informer are dropped (`current()`), so a restart cannot cause another.
+ * stops it and starts a fresh one after a backoff (restart-delay.ts: every ≤ 2 s while the API server
+ * is down or starting, else 1 s doubling to 30 s; back to the start after a good list). Events of a replaced informer are dropped (`current()`), so a restart cannot cause another.
  * What it knows is withdrawn at a failure (`informer` undefined until a fresh one has listed), as
  * the record, values-source and freeze watches want; the HelmRelease informers keep serving their
  * last list through an outage instead (informer-supervisor.ts).
@@ -67,9 +70,13 @@ export class KeptWatch<T extends KubernetesObject = KubernetesObject> {
     }
   }
 
-  /** A restart waiting out its backoff runs now (the API server answers again); resolves once it listed or failed. */
+  /**
+   * The API server answers again after an outage: a fresh informer lists now, whether a restart was
+   * waiting out its backoff or a watch had reconnected while the server was still starting (a watch
+   * opened then was seen to miss an update for good: bench api-restart). Resolves once it listed or failed.
+   */
   async retryNow(): Promise<void> {
-    if (this.pending) await this.start();
+    if (!this.stopped) await this.start();
   }
 
   async stop(): Promise<void> {
@@ -84,8 +91,8 @@ export class KeptWatch<T extends KubernetesObject = KubernetesObject> {
     this.listed = false;
     void stale?.stop().catch(() => undefined);
     this.failures += 1;
-    const delay = retryDelayMs(this.failures, 1000, 30_000);
-    this.opts.onFailure(error, delay);
+    const delay = watchRestartDelayMs(this.failures, error);
+    this.opts.onFailure(error, delay, isRepeatedOutageFailure(this.failures, error));
     this.cancelPending();
     this.pending = setTimeout(() => void this.start(), delay);
     this.pending.unref();
