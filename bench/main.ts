@@ -97,6 +97,11 @@ export const BENCHMARKS: Record<string, Entry> = {
       'the web pages at N releases (seeded, no helm): the fleet page per request and its size, the web process RSS, S live pages on one release: API requests per change',
     load: () => import('./web.js'),
   },
+  mcp: {
+    summary:
+      "the assistants' read tools at N releases (seeded, no helm): R calls a second over /mcp with Bearer tokens, p50/p99 per tool and the API server reads they cost",
+    load: () => import('./mcp.js'),
+  },
   'slack-latency': { summary: "event → Slack API call latency against the local fake Slack and Slack's rate limits", load: () => import('./slack-latency.js') },
 };
 

@@ -12,10 +12,9 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { API_GROUP, API_VERSION, HELMRELEASE_PLURAL } from '../src/api/vocabulary.js';
 import { readSharedConfig } from '../src/core/config/env.js';
 import { makeKubeClients, mergePatch } from '../src/core/kube/client.js';
-import { createNamespace, createTeam, deleteNamespaceFully, deleteTeam, helmReleaseObject, mapLimit, randomSuffix } from '../src/dev/harness/index.js';
+import { createNamespace, createTeam, deleteNamespaceFully, deleteTeam, randomSuffix } from '../src/dev/harness/index.js';
 import { freePort } from '../src/dev/free-port.js';
 import { statePaths } from '../src/dev/paths.js';
 import { WebSessionStore } from '../src/web/auth/sessions.js';
@@ -26,6 +25,7 @@ import { formatEnv, imageControllerEnv } from './lib/image-env.js';
 import { startBenchEnv } from './lib/environment.js';
 import { currentCommit, formatFacts, loadavgString, machineFacts } from './lib/machine.js';
 import { say } from './lib/say.js';
+import { coordinates, seedReleases } from './lib/seed-releases.js';
 import { pct } from './lib/stats.js';
 
 const BENCH_USER = 'UBENCH';
@@ -106,32 +106,7 @@ export const benchmark: Benchmark = {
 
     // N HelmReleases over 4 namespaces, each with a status as a controller would leave it (a tenth failed).
     const seedStarted = Date.now();
-    const coordinates = (namespace: string) => ({ group: API_GROUP, version: API_VERSION, namespace, plural: HELMRELEASE_PLURAL });
-    await mapLimit(
-      Array.from({ length: n }, (_, i) => i),
-      16,
-      async (i) => {
-        const namespace = namespaces[i % namespaces.length]!;
-        const name = `app-${String(i).padStart(4, '0')}`;
-        const body = helmReleaseObject(namespace, name, { chart: { repository: 'https://charts.example.org', name: 'app', version: '1.2.3' }, interval: '5m' });
-        await kube.custom.createNamespacedCustomObject({ ...coordinates(namespace), body });
-        const ok = i % 10 !== 0;
-        const status = {
-          observedGeneration: 1,
-          conditions: [
-            {
-              type: 'Ready',
-              status: ok ? 'True' : 'False',
-              reason: ok ? 'UpgradeSucceeded' : 'UpgradeFailed',
-              message: ok ? 'Helm upgrade succeeded for release app-v1.2.3' : 'Helm upgrade failed: timed out waiting for the condition',
-              lastTransitionTime: new Date().toISOString(),
-            },
-          ],
-          history: [{ revision: 3, chartName: 'app', chartVersion: '1.2.3', valuesDigest: 'sha256:0', status: ok ? 'deployed' : 'failed' }],
-        };
-        await kube.custom.patchNamespacedCustomObjectStatus({ ...coordinates(namespace), name, body: { status } }, mergePatch);
-      },
-    );
+    await seedReleases(kube, namespaces, n);
     say(`  ${n} HelmReleases seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)}s`);
 
     // As the image runs it (Dockerfile ENV: NODE_OPTIONS, MALLOC_ARENA_MAX); --node-options "" for V8's defaults.

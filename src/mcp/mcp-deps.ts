@@ -1,5 +1,5 @@
 import type { Logger } from '../core/log.js';
-import type { TeamPolicy } from '../session/authz/policy-types.js';
+import type { Subject, TeamPolicy } from '../session/authz/policy-types.js';
 import type { PlanStore } from '../session/execute/plan-store.js';
 import type { ReleaseSession } from '../session/flow/release-session.js';
 import type { TokenStore } from '../session/tokens/token-store.js';
@@ -14,7 +14,11 @@ export interface McpDeps {
   /** A Slack user's user groups, as the bot and the web read them (SLACK_BOT_TOKEN set); absent: none. */
   slackUserGroups?(user: string): Promise<string[]>;
   /** The plan store with the assistants' longer TTL (the keyspace Slack and the web approve from). */
-  proposals: Pick<PlanStore, 'put'>;
+  proposals: Pick<PlanStore, 'put' | 'update'>;
+  /** The token's person as the Teams match them (Slack user groups, profile email); absent: their Slack id alone. */
+  subjectOf?(slackUser: string): Promise<Subject>;
+  /** Slack (the bot's token): a proposal's approval request is posted in the approving Teams' channels; absent: not posted. */
+  slack?: { post(channel: string, message: { text: string; blocks: unknown[] }): Promise<{ ts: string }> };
   tokens: Pick<TokenStore, 'verdict' | 'withinRate'>;
   /** HELMCREW_WEB_URL, for the `/plans/<id>` link; without it the id alone. */
   webUrl?: string;

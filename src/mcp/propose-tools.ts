@@ -2,11 +2,13 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { RELEASE_ACTION_VERBS, type ReleaseActionVerb } from '../api/release-verbs.js';
 import type { PlanStore } from '../session/execute/plan-store.js';
+import type { TeamPolicy } from '../session/authz/policy-types.js';
 import { assistantPorts, type AssistantAnswer } from '../session/flow/assistant-ports.js';
 import { commandLine } from '../session/grammar/command-line.js';
 import { renderPlan } from '../session/render/text.js';
 import type { TokenRecord } from '../session/tokens/token-verdict.js';
 import { callerPerson } from './caller.js';
+import { announceProposal } from './announce.js';
 import { guarded, type ToolAnswer } from './call-guard.js';
 import type { McpDeps } from './mcp-deps.js';
 import { releaseFields } from './read-tools.js';
@@ -28,7 +30,11 @@ const actionFields = {
 type ActionArgs = { verb: ReleaseActionVerb; namespace: string; name: string; version?: string; revision?: number; breakGlass?: boolean; reason?: string };
 
 export function registerProposeTools(server: McpServer, deps: McpDeps, caller: TokenRecord): void {
+  // The Teams once per call: the gate and the channels to tell read the same.
+  let listed: Promise<TeamPolicy[]> | undefined;
+  const teams = () => (listed ??= deps.teams());
   const runPlan = async (args: ActionArgs, mode: { kind: 'plan' } | { kind: 'propose'; plans: Pick<PlanStore, 'put'> }) => {
+    listed = undefined;
     const answer: AssistantAnswer = { messages: [] };
     const line = commandLine(args.verb, {
       namespace: args.namespace,
@@ -39,11 +45,7 @@ export function registerProposeTools(server: McpServer, deps: McpDeps, caller: T
       ...(args.breakGlass ? { breakGlass: true } : {}),
     });
     if (!line.ok) answer.messages.push({ kind: 'input', text: line.message });
-    else
-      await deps.session.run(
-        line.line,
-        assistantPorts(await callerPerson(deps, caller), () => deps.teams(), answer, mode),
-      );
+    else await deps.session.run(line.line, assistantPorts(await callerPerson(deps, caller), teams, answer, mode));
     return answer;
   };
 
@@ -75,14 +77,23 @@ export function registerProposeTools(server: McpServer, deps: McpDeps, caller: T
       if (!answer.planId || !answer.plan)
         return shown.outcome === 'ok' ? { ...shown, outcome: 'refused', text: `Not proposed: nothing to do.\n${shown.text}` } : shown;
       const link = deps.webUrl ? `${deps.webUrl.replace(/\/$/, '')}/plans/${answer.planId}` : undefined;
+      const needed = answer.approvalsNeeded ?? 1;
+      const told = answer.action
+        ? await announceProposal(
+            deps,
+            { planId: answer.planId, action: answer.action, requester: caller.user, needed, ...(link ? { link } : {}) },
+            await teams(),
+          )
+        : [];
       return {
         outcome: 'ok',
         text: [
-          `Proposed; waiting for another person's approval. Plan id: ${answer.planId}.`,
-          ...(link ? [`Approve or reject at ${link}`] : []),
+          `Proposed; waiting for ${needed === 1 ? "another person's approval" : `the approval of ${needed} other people`}. Plan id: ${answer.planId}.`,
+          ...(link ? [`Approve at ${link}`] : []),
+          told.length ? `Asked in Slack: ${told.join(', ')}.` : 'Not posted in Slack (no approving Team has a Slack channel here): share the link.',
           shown.text,
         ].join('\n'),
-        structured: { planId: answer.planId, ...(link ? { url: link } : {}), lines: answer.plan.lines },
+        structured: { planId: answer.planId, ...(link ? { url: link } : {}), approvalsNeeded: needed, slackChannels: told, lines: answer.plan.lines },
       };
     }),
   );

@@ -233,7 +233,7 @@ describe('assistants (MCP)', () => {
     expect(await redis.ttl(`${keyspace}:bot:plan:${planId}`)).toBeGreaterThan(23 * 3600);
     const shown = await approvals.inject({ method: 'GET', url: `/plans/${planId}`, headers: { 'x-test-person': 'bob' } });
     expect(shown.statusCode).toBe(200);
-    expect(shown.body).toContain('slack:UALICE, proposed through an assistant');
+    expect(shown.body).toContain('Asked by slack:UALICE via an assistant.');
     expect(shown.body).toContain(`action="/plans/${planId}/approve"`);
     // Alice (whose token it is) may not approve her assistant's proposal.
     const own = await approve('alice', planId);
@@ -245,10 +245,14 @@ describe('assistants (MCP)', () => {
     expect(requestId).toMatch(/^rb-/);
     await expect.poll(async () => (await release()).status?.rollback, { timeout: 90_000, interval: 500 }).toMatchObject({ requestId, succeeded: true });
     const events = await kubeConfig.makeApiClient(CoreV1Api).listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=unicorn' });
-    expect(events.items.map((e) => e.message)).toContainEqual(expect.stringMatching(/^slack:UALICE via assistant asked for the rollback of .*: pink was fine/));
+    expect(events.items.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/^slack:UALICE via an assistant asked for the rollback of .*: pink was fine/),
+    );
     // The history tells who asked for what and why, from those audit Events.
     const history = textOf(await client.callTool({ name: 'release_history', arguments: { namespace, name: 'unicorn' } }));
-    expect(history).toMatch(/who asked for what, newest first:\n<untrusted-data>\n[^]*slack:UALICE via assistant asked for the rollback of .*: pink was fine/);
+    expect(history).toMatch(
+      /who asked for what, newest first:\n<untrusted-data>\n[^]*slack:UALICE via an assistant asked for the rollback of .*: pink was fine/,
+    );
   });
 
   it('a hostile status message comes back inside the untrusted marker, which it cannot close', async () => {

@@ -1,4 +1,5 @@
 import { clusterChoiceActionId, PlanAction, ReleaseAction } from '../../core/slack/action-ids.js';
+import { personText } from '../../core/slack/proposal-message.js';
 import { commandForCluster } from '../../session/fleet/which-cluster.js';
 import { codeBlock, escapeMrkdwn, truncateEscaped } from '../../core/slack/mrkdwn.js';
 import type { Plan } from '../../session/plan/plan.js';
@@ -85,23 +86,10 @@ export function whichClusterMessage(question: string, text: string, clusters: re
   return { text: body, blocks };
 }
 
-export function approvalRequestMessage(requester: string, plan: Plan, planId: string, reason?: string): SlackMessage {
-  const text = `<@${requester}> asks to *${escapeMrkdwn(plan.title)}*${reason ? `: ${escapeMrkdwn(reason)}` : ''}. A second authorized person must approve.`;
-  return {
-    text,
-    blocks: [
-      section([text, ...plan.lines.map((l) => `• ${escapeMrkdwn(l)}`)].join('\n')),
-      {
-        type: 'actions',
-        elements: [{ type: 'button', action_id: PlanAction.Approve, style: 'danger', text: { type: 'plain_text', text: 'Approve' }, value: planId }],
-      },
-    ],
-  };
-}
-
 /**
  * The in-channel record of who did what and why, updated with the outcome. Once the outcome is
- * in, `next` offers what people do next: Status, and Resume for a release left suspended.
+ * in, `next` offers what people do next: Status, and Resume for a release left suspended. `approver`: a Slack id or an actor id, or
+ * several joined by ", " (an assistant's proposal may take two approvals).
  */
 export function auditMessage(
   actorUser: string,
@@ -111,7 +99,7 @@ export function auditMessage(
   approver?: string,
   next?: { release: string; suspended: boolean },
 ): SlackMessage {
-  const text = `<@${actorUser}> ${escapeMrkdwn(title)}${approver ? ` (approved by <@${approver}>)` : ''}${reason ? ` — _${escapeMrkdwn(reason)}_` : ''}\n${escapeMrkdwn(state)}`;
+  const text = `<@${actorUser}> ${escapeMrkdwn(title)}${approver ? ` (approved by ${approver.split(/,\s*/).map(personText).join(', ')})` : ''}${reason ? ` — _${escapeMrkdwn(reason)}_` : ''}\n${escapeMrkdwn(state)}`;
   const blocks: unknown[] = [section(text)];
   if (next) {
     const button = (action_id: string, label: string) => ({ type: 'button', action_id, text: { type: 'plain_text', text: label }, value: next.release });

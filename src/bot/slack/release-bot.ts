@@ -12,7 +12,8 @@ import type { ClusterDeps, FleetRouting } from '../../session/flow/fleet-routing
 import { ReleaseSession } from '../../session/flow/release-session.js';
 import { approvePlan, cancelPlan, confirmPlan, type Clicker, type ConfirmationDeps } from '../../session/flow/plan-confirmations.js';
 import type { SessionPorts } from '../../session/flow/ports.js';
-import { approvalRequestMessage, planMessage, textMessage } from './blocks.js';
+import { approvalRequestMessage, type ApprovalEnd } from '../../session/render/approval-request.js';
+import { planMessage, textMessage } from './blocks.js';
 import { channelProgress, type ChannelPoster } from './channel-progress.js';
 import type { PlanStore, StoredPlan } from '../../session/execute/plan-store.js';
 import type { ProposalVotes } from './proposal-votes.js';
@@ -90,7 +91,12 @@ export class ReleaseBot {
         const { plan, approvalId } = result;
         const posted = await this.deps.poster.post(
           plan.requester.channel,
-          approvalRequestMessage(ctx.user, plan.action.plan, approvalId, plan.action.command.reason),
+          approvalRequestMessage({
+            requester: ctx.user,
+            plan: plan.action.plan,
+            planId: approvalId,
+            ...(plan.action.command.reason ? { reason: plan.action.command.reason } : {}),
+          }),
         );
         this.deps.log.info(
           { actor: `slack:${ctx.user}`, action: plan.action.command.verb, plan: plan.action.plan.title, channel: plan.requester.channel, ts: posted.ts },
@@ -105,19 +111,53 @@ export class ReleaseBot {
   }
 
   async cancel(planId: string, ctx: RequestContext): Promise<void> {
-    await cancelPlan(planId, { id: `slack:${ctx.user}` }, this.deps);
+    const plan = await this.deps.plans.peek(planId);
+    if (!(await cancelPlan(planId, { id: `slack:${ctx.user}` }, this.deps)))
+      return ctx.reply(
+        textMessage(plan ? 'only the person who asked can cancel this; nothing changed' : 'Nothing to cancel: it has expired or was already used.'),
+      );
+    if (plan) await this.updateRequest(plan, planId, { kind: 'cancelled', by: `slack:${ctx.user}` });
     return ctx.reply(textMessage('Cancelled; nothing changed.'));
   }
 
-  /** Approve: a second, different person authorized for the same action in their own right. */
+  /** Approve: a second, different person authorized for the same action in their own right (an assistant's proposal may take two). */
   async approve(planId: string, ctx: RequestContext): Promise<void> {
     const result = await approvePlan(planId, await this.clicker(ctx.user), this.confirmations());
     if (result.kind === 'expired') return this.expired(ctx, 'approve');
     const { action } = result.plan;
     if (result.kind === 'refused')
       return void (await this.session.refuse(this.ports(ctx), action.targets[0], `approve ${action.plan.title}`, result.reason, clusterOfAction(action)));
+    if (result.kind === 'counted') {
+      await this.updateRequest(result.plan, planId);
+      return ctx.reply(textMessage(`Approval counted: ${action.plan.title}. It needs ${result.still} more, from other people.`));
+    }
+    await this.updateRequest(result.plan, planId, { kind: 'approved', by: result.approvers });
     await ctx.reply(textMessage(`Approved: ${action.plan.title}`));
-    return this.execute(result.plan, ctx, ctx.user);
+    // A plan made on the web or by an assistant has no channel: its record goes where it was approved.
+    const requester = result.plan.requester.channel ? result.plan.requester : { ...result.plan.requester, channel: ctx.channel };
+    return this.execute({ ...result.plan, requester }, ctx, result.approvers.length > 1 ? result.approvers.join(', ') : ctx.user);
+  }
+
+  /** An assistant's proposal's messages in the Teams' channels, told of an approval counted (buttons kept) or of its end (buttons gone). */
+  private async updateRequest(plan: StoredPlan, planId: string, end?: ApprovalEnd): Promise<void> {
+    const message = approvalRequestMessage(
+      {
+        requester: plan.requester.slackUser,
+        plan: plan.action.plan,
+        planId,
+        viaAssistant: plan.requester.via === 'assistant',
+        ...(plan.approvals ? { approvals: plan.approvals } : {}),
+        ...(plan.action.command.reason ? { reason: plan.action.command.reason } : {}),
+        ...(this.deps.webUrl ? { link: `${this.deps.webUrl.replace(/\/$/, '')}/plans/${planId}` } : {}),
+      },
+      end,
+    );
+    for (const where of plan.approvalMessages ?? [])
+      await this.deps.poster
+        .update(where.channel, where.ts, message)
+        .catch((error: Error) =>
+          this.deps.log.warn({ plan: planId, channel: where.channel, error: error.message }, 'an approval request could not be updated'),
+        );
   }
 
   private confirmations(): ConfirmationDeps {
@@ -140,7 +180,7 @@ export class ReleaseBot {
   }
 
   /** One request's ports; `requester` is whose action it is (the clicker, unless a stored plan says otherwise). */
-  private ports(ctx: RequestContext, requester = { slackUser: ctx.user, channel: ctx.channel }): SessionPorts {
+  private ports(ctx: RequestContext, requester: StoredPlan['requester'] = { slackUser: ctx.user, channel: ctx.channel }): SessionPorts {
     // One look-up of the person's user groups per request.
     let subject: Promise<Subject> | undefined;
     const asker = () => (subject ??= this.subject(ctx.user));
@@ -178,10 +218,11 @@ export class ReleaseBot {
     };
   }
 
-  /** The Slack user id is the signed request's; the name is Slack's answer about that id. */
-  private async actorOf(requester: { slackUser: string; channel: string }): Promise<Actor> {
+  /** The Slack user id is the signed request's; the name is Slack's answer about that id. A plan made on the web or by an assistant keeps saying so. */
+  private async actorOf(requester: StoredPlan['requester']): Promise<Actor> {
     const name = await this.deps.userName?.(requester.slackUser);
-    return { id: `slack:${requester.slackUser}`, channel: requester.channel, ...(name ? { name } : {}) };
+    const channel = requester.via ? undefined : requester.channel;
+    return { id: `slack:${requester.slackUser}`, ...(channel ? { channel } : {}), ...(name ? { name } : {}), ...(requester.via ? { via: requester.via } : {}) };
   }
 
   private async expired(ctx: RequestContext, what: string): Promise<void> {

@@ -11,13 +11,15 @@ import type { PageRoutes } from '../../web/contract.js';
 import { readWebConfig, type WebConfig } from '../../web/server/config.js';
 import { startWebServer } from '../../web/server/server.js';
 import { readSessionConfig } from '../../session/flow/config.js';
+import { assistantSlack } from '../compose/mcp-surface.js';
 import { webSurface } from '../compose/web-surface.js';
 import { untilSignal } from './until-signal.js';
 
 /**
  * The web surface wired to its parts: Redis for sessions, the API server for Teams (listed on every
  * signed-in request, as the bot does for every command: a person removed from a Team loses access at
- * once; Teams are few, one LIST is cheap), Slack for a Slack principal's user groups when a bot token is set.
+ * once; Teams are few, one LIST is cheap), Slack for a Slack principal's user groups when a bot token is set
+ * (and for assistants: their proposals posted in the Teams' channels, a token's person's groups and email).
  */
 export async function startWeb(
   config: WebConfig,
@@ -45,7 +47,12 @@ export async function startWeb(
   const slackUserGroups = groups ? (user: string) => groups.of(user) : undefined;
   const surface = pages
     ? undefined
-    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink, { webUrl: config.publicUrl, registry, slackUserGroups });
+    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink, {
+        webUrl: config.publicUrl,
+        registry,
+        slackUserGroups,
+        ...(slack && groups ? { slack: assistantSlack(slack, groups) } : {}),
+      });
   try {
     const server = await startWebServer(config, {
       redis,

@@ -1,4 +1,5 @@
 import { ReleaseEvent } from '../../api/vocabulary.js';
+import type { WebClient } from '@slack/web-api';
 import type { Registry } from 'prom-client';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
@@ -6,6 +7,9 @@ import { slimKubeClients } from '../../core/kube/slim-clients.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import type { RedisConnection } from '../../core/redis.js';
+import { SlackUserEmails } from '../../core/slack/user-emails.js';
+import type { SlackUserGroups } from '../../core/slack/user-groups.js';
+import { slackSubject, type SlackDirectory } from '../../session/authz/slack-subject.js';
 import { mcpAudit } from '../../mcp/audit.js';
 import { mcpRoute } from '../../mcp/http-route.js';
 import type { McpDeps } from '../../mcp/mcp-deps.js';
@@ -29,17 +33,37 @@ export interface McpSurfaceParts {
   keyspace: string;
   session: Pick<ReleaseSession, 'run'>;
   api: Pick<HelmReleaseApi, 'get'>;
+  /** Where the Teams are read on every call (the web: its shared watch); default the API server. */
+  teamApi?: Pick<TeamApi, 'list'>;
   webUrl?: string;
   /** A Slack user's user groups (the bot's reading, SLACK_BOT_TOKEN set), so a Team's slackUserGroups count for tokens too. */
   slackUserGroups?: (user: string) => Promise<string[]>;
   registry?: Registry;
   log: Logger;
+  /** Slack through the bot's token, when set: proposals are posted in the Teams' channels, a token's person is matched by user groups and email. */
+  slack?: AssistantSlack;
+}
+
+/** What the assistants' surface asks of Slack (cli/commands/web.ts builds it from the web's WebClient). */
+export interface AssistantSlack {
+  post(channel: string, message: { text: string; blocks: unknown[] }): Promise<{ ts: string }>;
+  directory: SlackDirectory;
+}
+
+/** Slack's Web API for assistants: chat.postMessage, and the cached user groups (the reader the bot and the web share) and profile emails. */
+export function assistantSlack(slack: WebClient, groups: SlackUserGroups): AssistantSlack {
+  const emails = new SlackUserEmails(slack);
+  return {
+    post: async (channel, message) => ({ ts: (await slack.chat.postMessage({ channel, ...message })).ts ?? '' }),
+    directory: { userGroups: (user) => groups.of(user), email: (user) => emails.of(user) },
+  };
 }
 
 /** The assistants' surface's parts: the one session, the Teams read on every call, tokens and plans in Redis. */
 export function mcpDeps(parts: McpSurfaceParts): McpDeps {
-  const teamApi = new TeamApi(slimKubeClients(parts.rest));
+  const teamApi = parts.teamApi ?? new TeamApi(slimKubeClients(parts.rest));
   const events = releaseEventReader(parts.rest);
+  const slack = parts.slack;
   return {
     session: parts.session,
     teams: async () => (await teamApi.list()).items.map(teamPolicy),
@@ -64,6 +88,15 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
         .filter((e) => e.reason === ReleaseEvent.ActionRequested || e.reason === ReleaseEvent.ActionRefused)
         .sort((a, b) => b.at.localeCompare(a.at))
         .map((e) => `${e.at} ${e.message.slice(0, 500)}`),
+    ...(slack
+      ? {
+          slack: { post: (channel, message) => slack.post(channel, message) },
+          subjectOf: (user: string) =>
+            slackSubject(user, slack.directory, (error) =>
+              parts.log.warn({ error: error.message.slice(0, 200) }, 'Slack could not say who a token’s person is'),
+            ),
+        }
+      : {}),
     ratePerMinute: MCP_CALLS_PER_MINUTE,
     audit: mcpAudit(parts.log, parts.registry),
     log: parts.log,

@@ -6,7 +6,7 @@ import { slackThreadReader, type SlackMessageRef } from '../../core/links/slack-
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { Logger } from '../../core/log.js';
 import type { Registry } from 'prom-client';
-import { assistantRoutes } from './mcp-surface.js';
+import { assistantRoutes, type AssistantSlack } from './mcp-surface.js';
 import { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { connectRedis, type RedisConnection } from '../../core/redis.js';
 import { RequesterLedger } from '../../core/requests/requester-ledger.js';
@@ -19,6 +19,7 @@ import { actionRoutes } from '../../web/actions/action-routes.js';
 import { PROPOSAL_VOTE_FORMS, proposalVoteRoutes } from '../../web/actions/proposal-vote-routes.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { SharedReleaseWatch } from '../../web/live/release-watch.js';
+import { watchedReads } from '../../web/live/watched-reads.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
 import { releasePages } from '../../web/pages/release-pages.js';
 import { OWN_CLUSTER_SEGMENT } from '../../web/urls.js';
@@ -39,7 +40,7 @@ export async function webSurface(
   session: SessionConfig,
   log: Logger,
   slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
-  assistants: { webUrl?: string; registry?: Registry; slackUserGroups?: (user: string) => Promise<string[]> } = {},
+  assistants: { webUrl?: string; registry?: Registry; slackUserGroups?: (user: string) => Promise<string[]>; slack?: AssistantSlack } = {},
 ) {
   const previewConnection = connectRedis(redisUrl);
   const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);
@@ -49,9 +50,20 @@ export async function webSurface(
     requesters: new RequesterLedger(redis, session.keyPrefix),
   });
   const proposals = new ProposalStore(redis, clusterKey(session.keyPrefix, 'proposals'));
-  const watch = new SharedReleaseWatch({ rest, list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list() }, log });
+  const watch = new SharedReleaseWatch({
+    rest,
+    list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list(), teams: () => parts.teams.list() },
+    log,
+  });
   await watch.start();
   const releaseSession = new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs });
+  // Assistants read releases, freezes and Teams from the shared watch (docs/performance.md): a call costs the API server no read of them.
+  const assistantParts = releaseOperations(slimKubeClients(rest), log, 'helmcrew-mcp', {
+    previews,
+    timeZone: session.timeZone,
+    reads: (direct) => watchedReads(watch, direct),
+  });
+  const assistantSession = new ReleaseSession({ ...assistantParts, outcomeTimeoutMs: session.outcomeTimeoutMs });
   const pages: PageRoutes[] = [
     releasePages(
       {
@@ -93,7 +105,16 @@ export async function webSurface(
       // A requester's Slack user groups are not known here: their own Slack id (and the Teams) decide.
       subjectOf: async (requester) => ({ slackUser: requester.slackUser, slackUserGroups: [] }),
     }),
-    ...assistantRoutes({ rest, redis, keyspace: session.keyPrefix, session: releaseSession, api: parts.api, log: log.child({ part: 'mcp' }), ...assistants }),
+    ...assistantRoutes({
+      rest,
+      redis,
+      keyspace: session.keyPrefix,
+      session: assistantSession,
+      api: assistantParts.api,
+      teamApi: assistantParts.teams,
+      log: log.child({ part: 'mcp' }),
+      ...assistants,
+    }),
   ];
   return {
     pages,

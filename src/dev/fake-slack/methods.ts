@@ -199,7 +199,8 @@ const usersInfo: Handler = (ctx, params) => {
       real_name: user.realName ?? user.name,
       is_bot: false,
       deleted: false,
-      profile: { display_name: user.name, real_name: user.realName ?? user.name },
+      // Real Slack gives the email with the users:read.email scope; the fake always does (as its Sign in with Slack does).
+      profile: { display_name: user.name, real_name: user.realName ?? user.name, email: user.email ?? `${user.name}@example.org` },
     },
   });
 };

@@ -13,10 +13,18 @@ export interface TeamPolicy {
   name: string;
   members: { slackUsers?: string[]; slackUserGroups?: string[]; emails?: string[]; groups?: string[] };
   permissions: PermissionRule[];
+  /** The Team's Slack channels (`spec.channels[].slack`): where an assistant's proposal asks it to approve. */
+  slackChannels?: string[];
 }
 
 export function teamPolicy(team: Team): TeamPolicy {
-  return { name: team.metadata.name, members: team.spec.members ?? {}, permissions: team.spec.permissions ?? [] };
+  const slackChannels = (team.spec.channels ?? []).flatMap((c) => (c.slack ? [c.slack] : []));
+  return {
+    name: team.metadata.name,
+    members: team.spec.members ?? {},
+    permissions: team.spec.permissions ?? [],
+    ...(slackChannels.length ? { slackChannels } : {}),
+  };
 }
 
 /**

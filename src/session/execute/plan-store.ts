@@ -22,7 +22,18 @@ export interface StoredPlan {
   awaitingApproval?: boolean;
   /** The in-channel message that asks for approval, to update with the outcome. */
   approvalMessage?: { channel: string; ts: string };
+  /** An assistant's proposal: the Slack messages that ask the Teams to approve it (one per channel). */
+  approvalMessages?: { channel: string; ts: string }[];
+  /** How many distinct approvals it takes (absent: one) and who gave them so far (actor ids). */
+  approvals?: { needed: number; by: string[] };
 }
+
+/** Sets the new value only if the key still holds the old one, keeping its expiry: one key, so a Redis Cluster takes it too. */
+const COMPARE_AND_SET = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl) else redis.call('SET', KEYS[1], ARGV[2]) end
+return 1`;
 
 export class PlanStore {
   constructor(
@@ -45,6 +56,21 @@ export class PlanStore {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
     const raw = await this.redis.get(this.key(id));
     return raw ? (JSON.parse(raw) as StoredPlan) : undefined;
+  }
+
+  /**
+   * Changes a waiting plan in place (an approval counted, its messages noted), its expiry kept; of
+   * two concurrent changes neither is lost (compare-and-set, retried). Undefined when it is gone.
+   */
+  async update(id: string, change: (plan: StoredPlan) => StoredPlan): Promise<StoredPlan | undefined> {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const raw = await this.redis.get(this.key(id));
+      if (!raw) return undefined;
+      const next = change(JSON.parse(raw) as StoredPlan);
+      if ((await this.redis.eval(COMPARE_AND_SET, 1, this.key(id), raw, JSON.stringify(next))) === 1) return next;
+    }
+    throw new Error(`plan ${id} kept changing under eight attempts to update it`);
   }
 
   /** Atomically takes the plan: of two concurrent clicks, only one gets it. */

@@ -10,6 +10,9 @@ import { SHARED_ENV } from '../../core/config/env.js';
 import { ReleaseOperations } from './operations.js';
 import type { ChangePreviews } from './preview-client.js';
 
+/** The reads a surface may serve from elsewhere. */
+type Reads = { api: HelmReleaseApi; freezes: FreezeApi; teams: TeamApi; storage: ReleaseStorage };
+
 /**
  * The execution path's parts over one cluster's clients; the terminal (client-node's) and the bot
  * (the slim REST client the controller uses, so a bot process does not load client-node) share it.
@@ -19,13 +22,18 @@ export function releaseOperations(
   kube: ConstructorParameters<typeof HelmReleaseApi>[0],
   log: Logger,
   component: string,
-  options: { previews?: ChangePreviews; timeZone?: string; requesters?: RequesterLedger; fleetFreezes?: () => Promise<Freeze[]> } = {},
+  options: {
+    previews?: ChangePreviews;
+    timeZone?: string;
+    requesters?: RequesterLedger;
+    fleetFreezes?: () => Promise<Freeze[]>;
+    /** Reads served elsewhere (the web's shared watch, for assistants' calls): these objects stand for the direct ones. */
+    reads?: (direct: Reads) => Reads;
+  } = {},
 ) {
   const { previews, requesters, fleetFreezes, timeZone = SHARED_ENV.in(process.env).text('HELMCREW_TIME_ZONE') } = options;
-  const api = new HelmReleaseApi(kube);
-  const freezes = new FreezeApi(kube);
-  const teams = new TeamApi(kube);
-  const storage = new ReleaseStorage(kube);
+  const direct: Reads = { api: new HelmReleaseApi(kube), freezes: new FreezeApi(kube), teams: new TeamApi(kube), storage: new ReleaseStorage(kube) };
+  const { api, freezes, teams, storage } = options.reads ? options.reads(direct) : direct;
   const events = new KubeEventRecorder(kube, log, component);
   const ops = new ReleaseOperations({ api, freezes, teams, storage, events, log, now: () => new Date(), timeZone, previews, requesters, fleetFreezes });
   return { kube, api, freezes, teams, storage, events, ops, previews };

@@ -1,6 +1,7 @@
 import type { Subject, TeamPolicy } from '../authz/policy-types.js';
 import type { PlanStore, StoredPlan } from '../execute/plan-store.js';
 import type { Plan } from '../plan/plan.js';
+import type { PreparedAction } from '../plan/prepared.js';
 import type { SessionPorts } from './ports.js';
 import { teamGate } from './team-gate.js';
 
@@ -21,10 +22,18 @@ export interface AssistantPerson {
 export interface AssistantAnswer {
   messages: { kind: 'input' | 'stopped' | 'info' | 'answer'; text: string }[];
   plan?: Plan;
-  /** The stored proposal's plan id (mode 'propose', a doable plan). */
+  /** The stored proposal's plan id (mode 'propose', a doable plan), what it does and the approvals it takes. */
   planId?: string;
+  action?: PreparedAction;
+  approvalsNeeded?: number;
 }
 
+/**
+ * Approvals an assistant's proposal takes: the token's person never saw the plan as a person
+ * confirming it, so under the two-person rule (the verb's rule asks for approval, or break-glass)
+ * two other people approve; otherwise one.
+ */
+export const assistantApprovalsNeeded = (requireApproval: boolean): number => (requireApproval ? 2 : 1);
 export const assistantRequester = (person: AssistantPerson): StoredPlan['requester'] => ({
   slackUser: person.subject.slackUser ?? '',
   channel: '',
@@ -48,11 +57,14 @@ export function assistantPorts(
     },
     gate: teamGate(async () => person.subject, teams),
     confirm: {
-      ask: async (action) => {
+      ask: async (action, requireApproval) => {
         answer.plan = action.plan;
         if (mode.kind !== 'propose') return 'no';
         // Always awaiting another person's approval, whatever the Team's requireApproval says.
-        answer.planId = await mode.plans.put({ action, requester: assistantRequester(person), awaitingApproval: true });
+        const needed = assistantApprovalsNeeded(requireApproval);
+        answer.planId = await mode.plans.put({ action, requester: assistantRequester(person), awaitingApproval: true, approvals: { needed, by: [] } });
+        answer.action = action;
+        answer.approvalsNeeded = needed;
         return 'later';
       },
     },

@@ -6,7 +6,9 @@ import type { Actor } from '../plan/actor.js';
 
 /** Pure: the audit lines (Events on the release, log, chat summary) for what someone asked and was refused. */
 
-const who = (actor: Actor) => `${actor.id}${actor.channel ? ` in ${actor.channel}` : ''}${actor.via ? ` via ${actor.via}` : ''}`;
+/** "via web", and "via an assistant" (web/views/timeline.ts reads both back, and the older "via assistant"). */
+const who = (actor: Actor) =>
+  `${actor.id}${actor.channel ? ` in ${actor.channel}` : ''}${actor.via ? ` via ${actor.via === 'assistant' ? 'an assistant' : actor.via}` : ''}`;
 
 export function auditMessage(command: MutatingCommand, actor: Actor, key: string, breakGlass?: { freezes: string[]; approvedBy: string }): string {
   const handler = command.verb === 'freeze' || command.verb === 'unfreeze' ? undefined : (handlerOf(command.verb) as ReleaseVerbHandler<SingleReleaseVerb>);

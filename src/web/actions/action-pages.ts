@@ -112,13 +112,28 @@ export function renderPlanBody({ answer, csrfToken, back, fallbackTitle, page = 
 }
 
 const WAITING = `<h1>Waiting for approval: {{title}}</h1>
-<p>Asked by {{requester}}. A second person, authorized for the same change in their own right, approves it here or in Slack.</p>
+<p>Asked by {{requester}}. {{#several}}It needs {{needed}} approvals from other people, each authorized for the same change in their own right{{#approvedBy}}; approved so far by {{approvedBy}}{{/approvedBy}}. They approve it here or in Slack.{{/several}}{{^several}}A second person, authorized for the same change in their own right, approves it here or in Slack.{{/several}}</p>
 <ul>{{#lines}}<li><code>{{.}}</code></li>{{/lines}}</ul>
 {{#canApprove}}<form method="post" action="/plans/{{planId}}/approve"><input type="hidden" name="_csrf" value="{{csrfToken}}"><button class="primary" type="submit">Approve</button></form>{{/canApprove}}
 {{^canApprove}}<p>Share this page with the person who approves it: <a href="/plans/{{planId}}">/plans/{{planId}}</a></p>{{/canApprove}}`;
 
-export function renderWaitingBody(input: { plan: Plan; planId: string; requester: string; canApprove: boolean; csrfToken: string }): string {
-  return renderHtml(WAITING, { ...input, title: input.plan.title, lines: input.plan.lines });
+export function renderWaitingBody(input: {
+  plan: Plan;
+  planId: string;
+  requester: string;
+  canApprove: boolean;
+  csrfToken: string;
+  approvals?: { needed: number; by: string[] };
+}): string {
+  const needed = input.approvals?.needed ?? 1;
+  return renderHtml(WAITING, {
+    ...input,
+    title: input.plan.title,
+    lines: input.plan.lines,
+    several: needed > 1,
+    needed,
+    approvedBy: input.approvals?.by.join(', ') ?? '',
+  });
 }
 
 const DONE = `<h1>{{heading}}</h1>

@@ -21,7 +21,7 @@ import { webPorts, type WebAnswer } from './web-ports.js';
 
 export interface WebActionDeps {
   session: Pick<ReleaseSession, 'run' | 'execute' | 'refuse'>;
-  plans: Pick<PlanStore, 'peek' | 'take' | 'put'>;
+  plans: Pick<PlanStore, 'peek' | 'take' | 'put' | 'update'>;
   /** The name pages give the session's own cluster (no --cluster is sent for it). */
   ownCluster: string;
   /** A requester's Subject now, for an approval (a Slack requester's user groups are Slack's to say). */
@@ -185,7 +185,7 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
       if (!plan?.awaitingApproval) return gone(reply, web);
       const requester = requesterId(plan.requester);
       // An assistant's proposal says so: the person named only holds the token.
-      const asker = plan.requester.via === 'assistant' ? `${requester}, proposed through an assistant` : requester;
+      const asker = plan.requester.via === 'assistant' ? `${requester} via an assistant` : requester;
       return page(
         reply,
         web,
@@ -195,7 +195,8 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
           plan: plan.action.plan,
           planId: request.params.id,
           requester: asker,
-          canApprove: requester !== web.principal.id,
+          canApprove: requester !== web.principal.id && !plan.approvals?.by.includes(web.principal.id),
+          ...(plan.approvals ? { approvals: plan.approvals } : {}),
           csrfToken: web.csrfToken,
         }),
       );
@@ -237,7 +238,19 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
       const result = await approvePlan(request.params.id, clickerOf(web), confirmations(web));
       if (result.kind === 'expired') return gone(reply, web);
       if (result.kind === 'refused') return refused(reply, web, result.plan, `approve ${result.plan.action.plan.title}`, result.reason);
-      return carryOut(reply, web, result.plan, web.principal.id, 'Approved');
+      if (result.kind === 'counted')
+        return page(
+          reply,
+          web,
+          202,
+          'Approval counted',
+          renderDoneBody({
+            heading: `Approval counted: ${result.plan.action.plan.title}`,
+            answer: { messages: [{ kind: 'info', text: `It needs ${result.still} more, from other people; nothing changed yet.` }] },
+            back: backOf(result.plan),
+          }),
+        );
+      return carryOut(reply, web, result.plan, result.approvers.join(', '), 'Approved');
     });
 
     app.post<{ Params: { id: string } }>('/plans/:id/cancel', async (request, reply) => {

@@ -1,7 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
-import { API_GROUP, API_VERSION, FREEZE_PLURAL, HELMRELEASE_PLURAL } from '../../api/vocabulary.js';
+import type { Team } from '../../api/team.js';
+import { API_GROUP, API_VERSION, FREEZE_PLURAL, HELMRELEASE_PLURAL, TEAM_PLURAL } from '../../api/vocabulary.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
@@ -14,7 +15,7 @@ export type WatchChange = { kind: 'release'; namespace: string; name: string } |
 
 export type ChangeListener = (change: WatchChange) => void;
 
-type Kind = 'releases' | 'freezes';
+type Kind = 'releases' | 'freezes' | 'teams';
 
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -43,12 +44,14 @@ export class SharedReleaseWatch {
   constructor(
     private readonly opts: {
       rest: KubeRest;
-      list: { releases: () => Promise<Listed<HelmRelease>>; freezes: () => Promise<Listed<Freeze>> };
+      /** `teams`, when given, is watched too (the assistants' calls read who may from it). */
+      list: { releases: () => Promise<Listed<HelmRelease>>; freezes: () => Promise<Listed<Freeze>>; teams?: () => Promise<Listed<Team>> };
       log: Logger;
     },
   ) {
     this.slots.set('releases', this.watchOf('releases', HELMRELEASE_PLURAL));
     this.slots.set('freezes', this.watchOf('freezes', FREEZE_PLURAL));
+    if (opts.list.teams) this.slots.set('teams', this.watchOf('teams', TEAM_PLURAL));
   }
 
   async start(): Promise<void> {
@@ -60,7 +63,7 @@ export class SharedReleaseWatch {
     await Promise.all([...this.slots.values()].map((w) => w.stop()));
   }
 
-  /** Both caches listed: pages may read from memory. */
+  /** Every cache listed: pages may read from memory. */
   get ready(): boolean {
     return [...this.slots.values()].every((w) => w.synced);
   }
@@ -72,6 +75,12 @@ export class SharedReleaseWatch {
 
   freezes(): Freeze[] | undefined {
     return this.slots.get('freezes')?.informer?.list() as unknown as Freeze[] | undefined;
+  }
+
+  /** The cached Teams (when watched), or undefined while the watch has not listed. */
+  teams(): Team[] | undefined {
+    const slot = this.slots.get('teams');
+    return slot?.synced ? (slot.informer?.list() as unknown as Team[] | undefined) : undefined;
   }
 
   release(namespace: string, name: string): HelmRelease | undefined {
@@ -104,7 +113,8 @@ export class SharedReleaseWatch {
       make: () => new ListWatch<KubernetesObject>(list, restWatch(this.opts.rest, `/apis/${API_GROUP}/${API_VERSION}/${plural}`), keptForPages),
       wire: (informer, current) => {
         const changed = (obj: KubernetesObject) => {
-          if (!current()) return;
+          // Nobody listens for Teams: who may is read at the next request.
+          if (!current() || kind === 'teams') return;
           if (kind === 'freezes') this.emit({ kind: 'freezes' });
           else this.emit({ kind: 'release', namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' });
         };

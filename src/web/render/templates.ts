@@ -70,7 +70,7 @@ const RELEASE = `<h1>{{row.namespace}}/{{row.name}}{{#row.cluster}} <small>clust
 {{#proposals.length}}<h2>Open proposals</h2>{{#proposals}}{{> proposal}}{{/proposals}}{{/proposals.length}}
 <h2>Timeline</h2>
 <div class="scroll"><table><thead><tr><th>when</th><th>who</th><th>what</th></tr></thead><tbody>
-{{#timeline}}<tr class="{{kind}}"><td><small>{{at}}</small></td><td>{{who}} <span class="mark">{{via}}</span>{{#approvers.length}}<div>approved by {{#approvers}}{{.}} {{/approvers}}</div>{{/approvers.length}}</td><td>{{what}}{{#why}}<div class="why">{{why}}</div>{{/why}}</td></tr>
+{{#timeline}}<tr class="{{kind}}"><td><small>{{at}}</small></td><td>{{who}} <span class="mark">{{viaText}}</span>{{#approvers.length}}<div>approved by {{#approvers}}{{.}} {{/approvers}}</div>{{/approvers.length}}</td><td>{{what}}{{#why}}<div class="why">{{why}}</div>{{/why}}</td></tr>
 {{/timeline}}{{^timeline}}<tr><td colspan="3">nothing recorded yet</td></tr>{{/timeline}}</tbody></table></div>
 <h2>Values</h2>
 <p><small>What helm was given; a value not declared on the HelmRelease itself (valuesFrom) or named like a secret is masked.</small></p>

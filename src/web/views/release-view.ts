@@ -7,7 +7,7 @@ import { releaseFacts } from '../../core/release/team-releases.js';
 import { releaseRow, type ReleaseRow } from './fleet-view.js';
 import type { ObjectRow } from './objects-view.js';
 import { proposalView, type ProposalView } from './proposals-view.js';
-import { timeline, type ReleaseEventRecord, type TimelineEntry } from './timeline.js';
+import { originText, timeline, type ReleaseEventRecord, type TimelineEntry } from './timeline.js';
 import { valuesView, type ValueRow } from './values-view.js';
 
 export interface ReleaseView {
@@ -17,7 +17,7 @@ export interface ReleaseView {
   /** The last failed helm operation, when the last attempt failed (or a remediation followed one). */
   lastFailure?: { action: string; at: string; message: string };
   holding: HoldingFreeze[];
-  timeline: TimelineEntry[];
+  timeline: Array<TimelineEntry & { viaText: string }>;
   values: ValueRow[];
   objects: ObjectRow[];
   proposals: ProposalView[];
@@ -66,7 +66,7 @@ export function releaseView(reading: ReleaseReading, now: Date): ReleaseView {
     })),
     ...(lastFailure ? { lastFailure } : {}),
     holding: freezesHolding(releaseFacts(release), reading.freezes, [], now),
-    timeline: timeline(release, reading.revisions, reading.events, mine),
+    timeline: timeline(release, reading.revisions, reading.events, mine).map((entry) => ({ ...entry, viaText: originText(entry.via) })),
     values: valuesView(release, given),
     objects: reading.objects,
     proposals: mine.filter((p) => p.state.phase === 'open').map((p) => proposalView(p)),

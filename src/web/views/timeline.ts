@@ -6,6 +6,9 @@ import type { Proposal } from '../../core/proposals/proposal.js';
 /** Where a person's action came from. */
 export type Origin = 'slack' | 'terminal' | 'web' | 'assistant' | 'helmcrew';
 
+/** Pure: how the timeline shows an origin (an assistant's proposal: "via an assistant", as Slack and the plan page say it). */
+export const originText = (origin: Origin): string => (origin === 'assistant' ? 'via an assistant' : origin);
+
 /** A Kubernetes Event recorded on the release (session/execute/operations.ts writes the people's, the controller the rest). */
 export interface ReleaseEventRecord {
   reason: string;
@@ -33,6 +36,7 @@ export interface TimelineEntry {
  */
 export function originOf(actor: string, channel?: string, via?: string): Origin {
   if (via === 'web' || via === 'assistant') return via;
+  if (via === 'an assistant') return 'assistant';
   if (channel === 'web' || actor.startsWith('oidc:') || actor.startsWith('web:')) return 'web';
   if (actor.startsWith('mcp:') || actor.startsWith('assistant:')) return 'assistant';
   if (actor.startsWith('kube:')) return 'terminal';
@@ -40,9 +44,9 @@ export function originOf(actor: string, channel?: string, via?: string): Origin 
   return 'helmcrew';
 }
 
-// session/render/audit.ts: "<actor>[ in <channel>][ via web|assistant] asked for the <what>[ (BREAK-GLASS … approved by <who>)][: <reason>]"
+// session/render/audit.ts: "<actor>[ in <channel>][ via web|an assistant] asked for the <what>[ (BREAK-GLASS … approved by <who>)][: <reason>]" ("via assistant" before)
 const ASKED =
-  /^(\S+)(?: in (\S+))?(?: via (web|assistant))? (asked for the .*?|was refused .*?)(?: \(BREAK-GLASS through freeze [^,]*, approved by ([^)]+)\))?(?:: (.*))?$/s;
+  /^(\S+)(?: in (\S+))?(?: via (web|assistant|an assistant))? (asked for the .*?|was refused .*?)(?: \(BREAK-GLASS through freeze [^,]*, approved by ([^)]+)\))?(?:: (.*))?$/s;
 
 // session/render/proposal-votes.ts: "<actor>[ (<name>)][ via web|assistant] approved|rejected|voted on proposal <id> for <key> (<summary>)…"
 const VOTED = /^(\S+)(?: \([^)]*\))?(?: via (web|assistant))? ((?:approved|rejected|voted on) proposal .*)$/s;

@@ -18,10 +18,11 @@ const action = prepareReleaseCommand({ verb: 'suspend', release: { name: 'unicor
 
 /** Teams by email (web sign-in) and by Slack user; `approval` makes suspend in web need a second person. */
 const teams = (approval: boolean): TeamPolicy[] => [
-  { name: 'web', members: { slackUsers: ['UALICE', 'UBOB'] }, permissions: [{ verbs: ['suspend'], namespaces: ['web'], requireApproval: approval }] },
+  { name: 'web', members: { slackUsers: ['UALICE', 'UBOB', 'UCAROL'] }, permissions: [{ verbs: ['suspend'], namespaces: ['web'], requireApproval: approval }] },
 ];
 const alice = { id: 'slack:UALICE', subject: { slackUser: 'UALICE', slackUserGroups: [] } };
 const bob = { id: 'slack:UBOB', subject: { slackUser: 'UBOB', slackUserGroups: [] } };
+const carol = { id: 'slack:UCAROL', subject: { slackUser: 'UCAROL', slackUserGroups: [] } };
 const mallory = { id: 'slack:UMALLORY', subject: { slackUser: 'UMALLORY', slackUserGroups: [] } };
 
 /** An in-memory store with the real one's take-once semantics (the Redis one: execute/plan-store.ts, used by the Slack integration tests). */
@@ -40,13 +41,20 @@ function memoryPlans(): ConfirmationDeps['plans'] & { size(): number } {
       plans.delete(id);
       return plan;
     },
+    update: async (id, change) => {
+      const plan = plans.get(id);
+      if (!plan) return undefined;
+      const next = change(structuredClone(plan));
+      plans.set(id, next);
+      return next;
+    },
     size: () => plans.size,
   };
 }
 
 function deps(approval: boolean) {
   const plans = memoryPlans();
-  const subjects: Record<string, Subject> = { UALICE: alice.subject, UBOB: bob.subject };
+  const subjects: Record<string, Subject> = { UALICE: alice.subject, UBOB: bob.subject, UCAROL: carol.subject };
   return { plans, teams: async () => teams(approval), subjectOf: async (r: StoredPlan['requester']) => subjects[r.slackUser]! };
 }
 
@@ -89,6 +97,42 @@ describe('confirm', () => {
     // Not "you asked for this": two web people without Slack ids are not the same person. Refused here only because the Team lists no member.
     expect(await approvePlan(approvalId, ben, dd)).toMatchObject({ kind: 'refused', reason: expect.stringContaining('no Team') });
     expect(await approvePlan(approvalId, ana, dd)).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/second, different person/) });
+  });
+});
+
+describe("an assistant's proposal", () => {
+  const proposal = (needed: number): StoredPlan => ({
+    action,
+    requester: { slackUser: 'UALICE', channel: '', id: 'slack:UALICE', via: 'assistant' },
+    awaitingApproval: true,
+    approvals: { needed, by: [] },
+  });
+
+  it('taking two approvals: the token’s person never, each other person once, and only the second carries it out', async () => {
+    const d = deps(true);
+    const id = await d.plans.put(proposal(2));
+    expect(await approvePlan(id, alice, d)).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/second, different person/) });
+    expect(await approvePlan(id, mallory, d)).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/^you may not approve/) });
+    expect(await approvePlan(id, bob, d)).toMatchObject({ kind: 'counted', still: 1, plan: { approvals: { needed: 2, by: ['slack:UBOB'] } } });
+    expect(await approvePlan(id, bob, d)).toMatchObject({ kind: 'refused', reason: expect.stringMatching(/approved this suspend already; it needs 1 more/) });
+    expect(d.plans.size()).toBe(1);
+    expect(await approvePlan(id, carol, d)).toMatchObject({ kind: 'approved', approvers: ['slack:UBOB', 'slack:UCAROL'] });
+    expect(d.plans.size()).toBe(0);
+    expect(await approvePlan(id, carol, d)).toEqual({ kind: 'expired' });
+  });
+
+  it('taking one: the first other person carries it out', async () => {
+    const d = deps(false);
+    const id = await d.plans.put(proposal(1));
+    expect(await approvePlan(id, bob, d)).toMatchObject({ kind: 'approved', approvers: ['slack:UBOB'] });
+  });
+
+  it('its requester may withdraw it while it waits; nobody else may cancel it', async () => {
+    const d = deps(true);
+    const id = await d.plans.put(proposal(2));
+    expect(await cancelPlan(id, bob, d)).toBe(false);
+    expect(await cancelPlan(id, alice, d)).toBe(true);
+    expect(d.plans.size()).toBe(0);
   });
 });
 

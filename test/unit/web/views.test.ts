@@ -167,6 +167,11 @@ describe('the timeline', () => {
       message: 'slack:U1 via web asked for the rollback of shop/web to revision 2: from my phone',
       want: { who: 'slack:U1', via: 'web', what: 'asked for the rollback of shop/web to revision 2', why: 'from my phone' },
     },
+    {
+      name: "an assistant's proposal, approved and carried out (Actor.via: an assistant)",
+      message: 'slack:U1 via an assistant asked for the rollback of shop/web to revision 2: pink was fine',
+      want: { who: 'slack:U1', via: 'assistant', what: 'asked for the rollback of shop/web to revision 2', why: 'pink was fine' },
+    },
     { name: 'hostile reason stays text data', message: `slack:U1 in C1 asked for the suspend of shop/web: ${HOSTILE}`, want: { why: HOSTILE } },
   ])('actionOfEvent: $name', ({ message, want }) => {
     expect(actionOfEvent({ reason: 'ActionRequested', message, at: '2026-11-28T10:00:00Z' })).toMatchObject(want);
