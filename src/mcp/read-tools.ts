@@ -31,7 +31,6 @@ export function filterByState(listing: string, state: 'ready' | 'failed' | 'unkn
 }
 
 export function registerReadTools(server: McpServer, deps: McpDeps, caller: TokenRecord): void {
-  const person = { slackUser: caller.user };
   const query = async (line: string): Promise<AssistantAnswer> => {
     const answer: AssistantAnswer = { messages: [] };
     await deps.session.run(
