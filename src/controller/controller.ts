@@ -44,8 +44,7 @@ import { hostname } from 'node:os';
 
 /** A cluster's heartbeat hash outlives its last beat by this much: a cluster taken away leaves the fleet listing by itself. */
 const HEARTBEAT_TTL_MS = 7 * 24 * 3600_000;
-import { ApiOutage } from './queue/api-outage.js';
-import { probeApiServer } from '../core/kube/readiness-probe.js';
+import { ApiOutage, probeApiServer } from './queue/api-outage.js';
 import { GenerationBroadcast } from './leader/generation-broadcast.js';
 import { controllerProposals } from './proposals/controller-proposals.js';
 

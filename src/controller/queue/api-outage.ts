@@ -1,6 +1,9 @@
 import type { Logger } from '../../core/log.js';
 import { apiOutageReason, failureDecision, probeDelayMs, type FailureDecision } from './retry-policy.js';
 
+/** The probe an outage asks: `/readyz` (core/kube/readiness-probe.ts). */
+export { probeApiServer } from '../../core/kube/readiness-probe.js';
+
 export interface ApiOutageOptions {
   /** One cheap request to the API server; resolves when it answers. */
   probe: () => Promise<unknown>;
