@@ -1,10 +1,9 @@
 import { basename } from 'node:path';
-import { ConfigError, MiB, positiveInt, readSharedConfig, SHARED_ENV, type Env, type SharedConfig } from '../core/config/env.js';
+import { MiB, positiveInt, readSharedConfig, SHARED_ENV, type Env, type SharedConfig } from '../core/config/env.js';
 import { declareEnv } from '../core/config/registry.js';
-import { commandKeyProblem } from '../core/fleet/signed-command.js';
 import type { TenancyPolicy } from '../core/release/tenancy-policy.js';
-import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, HostPolicyError, parseHostPolicy, type HostPolicy } from './charts/host-policy.js';
-import { validGoGC } from './helm/helm-process-env.js';
+import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, type HostPolicy } from './charts/host-policy.js';
+import { clusterScopeNamespaces, commandKey, helmGoGC, hostPolicy, serviceAccountName } from './config-values.js';
 
 /** The controller's configuration from the environment (docs/configuration.md is generated from CONTROLLER_ENV). */
 
@@ -252,52 +251,4 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     proposalsTickMs: own.positiveInt('HELMCREW_PROPOSALS_TICK_MS'),
     proposalsRetentionMs: own.positiveInt('HELMCREW_PROPOSALS_RETENTION_HOURS') * 3600_000,
   };
-}
-
-/** HELMCREW_COMMAND_KEY, checked for length; unset or empty: no commands through Redis. */
-function commandKey(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  const problem = commandKeyProblem(raw);
-  if (problem) throw new ConfigError(problem);
-  return raw;
-}
-
-/** Unset or "default": helm keeps Go's own setting (or the GOGC the controller's environment passes on). */
-function helmGoGC(name: string, raw: string | undefined): string | undefined {
-  if (raw === undefined || raw === '' || raw === 'default') return undefined;
-  const value = validGoGC(raw);
-  if (!value) throw new ConfigError(`${name} must be a whole number of percent (e.g. 200), "off" or "default", got "${raw}"`);
-  return value;
-}
-
-const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-function serviceAccountName(name: string, raw: string | undefined): string | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  if (raw.length > 253 || !DNS_SUBDOMAIN.test(raw)) {
-    throw new ConfigError(`${name} must be a ServiceAccount name (lower-case letters, digits, '-' and '.'), got "${raw}"`);
-  }
-  return raw;
-}
-
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-/** Namespace names, or `*` for every namespace. */
-function clusterScopeNamespaces(name: string, raw: string | undefined): string[] {
-  const entries = (raw ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = entries.find((entry) => entry !== '*' && (entry.length > 63 || !DNS_LABEL.test(entry)));
-  if (bad !== undefined) throw new ConfigError(`${name} must list namespace names (or *), comma-separated; "${bad}" is not one`);
-  return entries;
-}
-
-function hostPolicy(name: string, raw: string): HostPolicy {
-  try {
-    return parseHostPolicy(raw);
-  } catch (error) {
-    if (error instanceof HostPolicyError) throw new ConfigError(`${name}: ${error.message}`);
-    throw error;
-  }
 }

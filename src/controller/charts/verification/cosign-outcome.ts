@@ -1,3 +1,5 @@
+import { lastErrorLine } from './tool-error-line.js';
+
 /**
  * Pure: what a `cosign verify` run means, decided by its exit status (cosign's own codes,
  * cmd/cosign/errors/exit_codes.go), never by its wording. stderr is only quoted (bounded).
@@ -24,7 +26,7 @@ export function cosignOutcome(run: { exitCode: number | undefined; timedOut: boo
   if (run.timedOut) return { kind: 'unreachable', detail: `cosign did not finish within ${Math.round(run.timeoutMs / 1000)}s` };
   if (run.exitCode === 0) return { kind: 'verified' };
   if (run.exitCode === undefined) return { kind: 'unreachable', detail: 'cosign could not be started (COSIGN_BIN names it)' };
-  const detail = lastErrorLine(run.stderr);
+  const detail = lastErrorLine(run.stderr, DETAIL_CHARS);
   switch (run.exitCode) {
     case COSIGN_EXIT.ImageWithoutSignature:
       return { kind: 'unsigned', detail: 'no signature found' };
@@ -37,15 +39,4 @@ export function cosignOutcome(run: { exitCode: number | undefined; timedOut: boo
     default:
       return { kind: 'unreachable', detail: detail || `cosign exited with ${run.exitCode}` };
   }
-}
-
-/** cosign's last `Error:` line (its summary), bounded; credentials never reach cosign's stderr (a DOCKER_CONFIG file). */
-function lastErrorLine(stderr: string): string {
-  const lines = stderr
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const line = [...lines].reverse().find((l) => l.startsWith('Error:')) ?? lines.at(-1) ?? '';
-  const text = line.replace(/^Error:\s*/, '');
-  return text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS)}…` : text;
 }

@@ -1,4 +1,5 @@
 import type { Verdict } from './artifact-verify.js';
+import { lastErrorLine } from './tool-error-line.js';
 
 /**
  * Pure: what a `notation-verify verify` run (tools/notation-verify) means, by its exit status (the
@@ -17,7 +18,7 @@ const DETAIL_CHARS = 300;
 export function notationOutcome(run: { exitCode: number | undefined; timedOut: boolean; stdout: string; stderr: string; timeoutMs: number }): Verdict {
   if (run.timedOut) return { ok: false, kind: 'unreachable', message: `notation could not check it: it did not finish within ${Math.round(run.timeoutMs / 1000)}s` };
   if (run.exitCode === undefined) return { ok: false, kind: 'unreachable', message: 'notation could not check it: notation-verify could not be started (NOTATION_VERIFY_BIN names it)' };
-  const detail = lastErrorLine(run.stderr);
+  const detail = lastErrorLine(run.stderr, DETAIL_CHARS);
   switch (run.exitCode) {
     case 0: {
       const signedBy = signerOf(run.stdout);
@@ -41,15 +42,4 @@ function signerOf(stdout: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The tool's last `Error:` line, bounded (it never prints credentials: they are in a file). */
-function lastErrorLine(stderr: string): string {
-  const lines = stderr
-    .split('\n')
-    .map((l) => l.trim())
-    .filter(Boolean);
-  const line = [...lines].reverse().find((l) => l.startsWith('Error:')) ?? lines.at(-1) ?? '';
-  const text = line.replace(/^Error:\s*/, '');
-  return text.length > DETAIL_CHARS ? `${text.slice(0, DETAIL_CHARS)}…` : text;
 }
