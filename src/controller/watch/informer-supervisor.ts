@@ -9,7 +9,8 @@ import { releaseKey } from '../../core/release/release-target.js';
 import { isRepeatedOutageFailure, watchRestartDelayMs } from '../../core/kube/watch/restart-delay.js';
 import { seenState, shouldEnqueueOnUpdate, type SeenState } from './enqueue-policy.js';
 import { isReadyAtGeneration } from '../../core/release/reconciled.js';
-import { chainDependantsOf, dependantsOf, dependantsToWake } from '../reconcile/decide/dependency-decision.js';
+import { dependantsToWake } from '../reconcile/decide/dependency-decision.js';
+import { DependantsIndex } from './dependants-index.js';
 import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
 import { RestartTimers } from './restart-timers.js';
 import { sharedString, shareStrings } from '../../core/kube/watch/shared-strings.js';
@@ -53,6 +54,7 @@ export class InformerSupervisor {
   private readonly informers = new Map<string, HelmReleaseInformer>();
   private readonly seen = new Map<string, SeenState>();
   private readonly readyAtGeneration = new Map<string, boolean>();
+  private readonly dependsOn = new DependantsIndex();
   private readonly synced = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly restarts = new RestartTimers<string>();
@@ -117,6 +119,7 @@ export class InformerSupervisor {
       const key = releaseKey(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
       this.seen.delete(key);
       this.readyAtGeneration.delete(key);
+      this.dependsOn.delete(key);
     });
     const heard = () => {
       if (current()) this.lastHeard = this.now();
@@ -139,6 +142,7 @@ export class InformerSupervisor {
     if (previous && previous.generation !== next.generation) this.opts.onGeneration?.(key, next.generation);
     const enqueue = reason === 'add' || shouldEnqueueOnUpdate(previous, next);
     this.seen.set(key, next);
+    this.dependsOn.set(key, release);
     if (enqueue) this.opts.onKey(key, reason);
     this.wakeDependants(release, key, reason, previous !== undefined && previous.generation !== next.generation);
   }
@@ -150,7 +154,7 @@ export class InformerSupervisor {
     this.readyAtGeneration.set(key, ready);
     const wake = dependantsToWake(reason, specChanged, wasReady, ready);
     if (wake === 'none') return;
-    const dependants = wake === 'chain' ? chainDependantsOf(key, this.list()) : dependantsOf(key, this.list());
+    const dependants = wake === 'chain' ? this.dependsOn.chainDependantsOf(key) : this.dependsOn.dependantsOf(key);
     const why = `dependency ${key} ${ready ? 'ready' : reason === 'add' ? 'appeared' : 'changed'}`;
     for (const dependant of dependants) this.opts.onKey(dependant, why);
   }

@@ -94,16 +94,19 @@ export function dependantsOf(key: string, releases: HelmRelease[]): string[] {
   return releases.filter((r) => dependencyKeys(r).includes(key)).map((r) => releaseKey(r.metadata.namespace, r.metadata.name));
 }
 
+/** Who names a key in dependsOn, directly: a scan (dependantsOf) or an index kept by the watch. */
+export type DirectDependants = (key: string) => Iterable<string>;
+
 /**
  * Every release whose dependsOn reaches `key`, directly or through others. A release that appears
  * or changes its dependsOn can close a cycle anywhere above it (x → y → z: z appearing, naming x,
  * puts x on a cycle though x names only y).
  */
-export function chainDependantsOf(key: string, releases: HelmRelease[]): string[] {
+export function chainDependantsOf(key: string, direct: DirectDependants): string[] {
   const found = new Set<string>();
   const next = [key];
   for (let at = next.shift(); at !== undefined; at = next.shift()) {
-    for (const dependant of dependantsOf(at, releases)) {
+    for (const dependant of direct(at)) {
       if (dependant === key || found.has(dependant)) continue;
       found.add(dependant);
       next.push(dependant);
