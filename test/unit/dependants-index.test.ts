@@ -3,13 +3,12 @@ import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { dependantsOf } from '../../src/controller/reconcile/decide/dependency-decision.js';
 import { DependantsIndex } from '../../src/controller/watch/dependants-index.js';
 
-const hr = (name: string, deps: Array<string | { name: string; namespace: string }> = [], namespace = 'web'): HelmRelease =>
-  ({
-    apiVersion: 'helmcrew.dev/v1alpha1',
-    kind: 'HelmRelease',
-    metadata: { name, namespace },
-    spec: { chart: { repository: 'https://x.test', name: 'unicorn' }, dependsOn: deps.map((d) => (typeof d === 'string' ? { name: d } : d)) },
-  });
+const hr = (name: string, deps: Array<string | { name: string; namespace: string }> = [], namespace = 'web'): HelmRelease => ({
+  apiVersion: 'helmcrew.dev/v1alpha1',
+  kind: 'HelmRelease',
+  metadata: { name, namespace },
+  spec: { chart: { repository: 'https://x.test', name: 'unicorn' }, dependsOn: deps.map((d) => (typeof d === 'string' ? { name: d } : d)) },
+});
 
 const key = (r: HelmRelease) => `${r.metadata.namespace}/${r.metadata.name}`;
 
