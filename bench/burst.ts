@@ -167,10 +167,10 @@ async function runFloor(be: BenchEnv, s: Settings, w: Workload, n: number, clean
   const forgetNs = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 600_000)));
   const bursts: Burst[] = [];
   const opts = { namespace, helm, dir, concurrency: s.concurrency, env: s.floorEnv, flags: floorFlags(s.floorMode) };
-  bursts.push(await floorBurst(be, { ...opts, chartTgz: w.install.tgz, set: w.install.floorSet }, 'install', names(n)));
+  bursts.push(await floorBurst(be, { ...opts, chartArgs: w.install.floorChartArgs ?? [w.install.tgz], set: w.install.floorSet }, 'install', names(n)));
   say(`floor N=${n} install: ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; tree peak ${fmtMiB(bursts[0]!.sampled.peakTreeRssKb)}`);
   if (!s.skip.has('upgrade')) {
-    bursts.push(await floorBurst(be, { ...opts, chartTgz: w.upgrade.tgz, set: w.upgrade.floorSet }, 'upgrade', names(n)));
+    bursts.push(await floorBurst(be, { ...opts, chartArgs: w.upgrade.floorChartArgs ?? [w.upgrade.tgz], set: w.upgrade.floorSet }, 'upgrade', names(n)));
     say(`floor N=${n} upgrade: ${fmtS(bursts[1]!.wallMs)}; helm ${JSON.stringify(bursts[1]!.helm)}`);
   }
   await deleteNamespaceFully(be.kubeConfig, namespace, 600_000);
@@ -181,7 +181,7 @@ async function runFloor(be: BenchEnv, s: Settings, w: Workload, n: number, clean
 export const benchmark: Benchmark = {
   usage:
     '[--releases 100[,500,1000]] [--concurrency 4] [--interval 1m] [--rest-seconds 150] [--skip floor,upgrade,latency,rest] ' +
-    "[--ref <git ref> (compile that commit's src/ instead of the checkout)] [--chart unicorn|podinfo] [--seeded] " +
+    "[--ref <git ref> (compile that commit's src/ instead of the checkout)] [--chart unicorn|podinfo|podinfo-oci] [--seeded] " +
     '[--node-options "..." (instead of the Dockerfile\'s NODE_OPTIONS)] [--node-args=--trace-gc] [--phase-timeout 1200] ' +
     '[--helmcrew-first] [--floor-flags person|strict|defaults (strict: helm with --disable-openapi-validation as helmcrew runs it; defaults: helmcrew\'s default action flags too)] [--floor-env "GOGC=200"] [--controller-env "HELMCREW_HELM_GOGC=default"] ' +
     '[--ops (the steady state again with /metrics scraped every 15 s and the leader Lease held)]',

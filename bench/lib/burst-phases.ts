@@ -173,7 +173,7 @@ export async function helmcrewRest(be: BenchEnv, ctx: { pid: number; helm: Count
 }
 
 /**
- * The floor: `xargs -P<c> -n1 helm upgrade --install <name> <chart.tgz> … --wait=watcher`, the
+ * The floor: `xargs -P<c> -n1 helm upgrade --install <name> <chart> … --wait=watcher`, the
  * names on stdin, through the same counting wrapper. Sampled as the xargs process tree. `env`
  * adds variables for helm (`--floor-env`), e.g. the GOGC helmcrew gives its helm processes.
  */
@@ -183,7 +183,8 @@ export async function floorBurst(
     namespace: string;
     helm: CountingHelm;
     dir: string;
-    chartTgz: string;
+    /** The chart as helm is given it: an archive's path, or an OCI reference with its version and flags. */
+    chartArgs: string[];
     set: string[];
     concurrency: number;
     env: Record<string, string>;
@@ -212,7 +213,7 @@ export async function floorBurst(
       'upgrade',
       '--install',
       '{}',
-      opts.chartTgz,
+      ...opts.chartArgs,
       '--namespace',
       opts.namespace,
       ...opts.set,

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { HelmReleaseSpec } from '../../src/api/helmrelease.js';
+import { pushChart } from '../../src/dev/oci-registry.js';
 import { REPO_ROOT } from '../../src/dev/paths.js';
 import type { Cleanup } from './cleanup.js';
 import type { BenchEnv } from './environment.js';
@@ -18,17 +19,25 @@ export interface Step {
   floorSet: string[];
   /** The chart archive the floor installs. */
   tgz: string;
+  /** What the floor gives helm instead of `tgz` (an OCI reference, its version and flags), as a person would type it. */
+  floorChartArgs?: string[];
 }
 
 export interface Workload {
   chart: string;
   repoUrl: string;
+  /** spec.chart.insecure: the chart's OCI registry speaks plain HTTP (the dev registry on loopback). */
+  insecure?: boolean;
   install: Step;
   upgrade: Step;
 }
 
 export function releaseSpec(w: Workload, step: Step, interval: string, extra: Record<string, unknown> = {}): HelmReleaseSpec {
-  return { chart: { repository: w.repoUrl, name: w.chart, version: step.version }, interval, values: { ...step.values, ...extra } };
+  return {
+    chart: { repository: w.repoUrl, name: w.chart, version: step.version, ...(w.insecure ? { insecure: true } : {}) },
+    interval,
+    values: { ...step.values, ...extra },
+  };
 }
 
 export async function prepareWorkload(chart: string, be: BenchEnv, cleanup: Cleanup): Promise<Workload> {
@@ -50,23 +59,30 @@ export async function prepareWorkload(chart: string, be: BenchEnv, cleanup: Clea
       upgrade: { version: '2.0.0', tgz: tgz['2.0.0']!, ...zero },
     };
   }
-  if (chart === 'podinfo') {
+  if (chart === 'podinfo' || chart === 'podinfo-oci') {
     const tgz = join(dir, 'podinfo-6.9.2.tgz');
     await copyFile(join(REPO_ROOT, 'bench', 'charts', 'podinfo-6.9.2.tgz'), tgz);
-    const repoUrl = await serveRepository(dir, cleanup, be.env.helmBin);
+    const oci = chart === 'podinfo-oci';
+    // OCI: the shape of Flux's own benchmark (podinfo from an OCI registry), the dev environment's
+    // plain-HTTP registry on loopback; the floor pulls it as a person's helm does, each run.
+    if (oci) await pushChart({ archive: tgz, url: be.env.ociRegistry.url, helmBin: be.env.helmBin });
+    const repoUrl = oci ? be.env.ociRegistry.url : await serveRepository(dir, cleanup, be.env.helmBin);
+    const floorChartArgs = oci ? [`${repoUrl}/podinfo`, '--version', '6.9.2', '--plain-http'] : undefined;
     return {
-      chart,
+      chart: 'podinfo',
       repoUrl,
-      install: { version: '6.9.2', tgz, values: { replicaCount: 0 }, floorSet: ['--set', 'replicaCount=0'] },
+      ...(oci ? { insecure: true } : {}),
+      install: { version: '6.9.2', tgz, floorChartArgs, values: { replicaCount: 0 }, floorSet: ['--set', 'replicaCount=0'] },
       upgrade: {
         version: '6.9.2',
         tgz,
+        floorChartArgs,
         values: { replicaCount: 0, ui: { message: 'upgraded' } },
         floorSet: ['--set', 'replicaCount=0', '--set', 'ui.message=upgraded'],
       },
     };
   }
-  throw new Error(`--chart must be unicorn or podinfo, got "${chart}"`);
+  throw new Error(`--chart must be unicorn, podinfo or podinfo-oci, got "${chart}"`);
 }
 
 /** A static chart repository on 127.0.0.1 (index.yaml written by `helm repo index`), stopped at clean-up. */
