@@ -2,7 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { KubeApiError } from '../../src/core/kube/api-error.js';
 import { ListWatch, type Listed, type WatchEvent, type WatchFn } from '../../src/core/kube/watch/list-watch.js';
-import { withoutManagedFields } from '../../src/controller/watch/informer-supervisor.js';
+import { withoutBookkeeping } from '../../src/core/kube/watch/cache-trim.js';
 
 // The state machine alone, driven by scripted watch streams (the real API server's 410 is in
 // test/integration/slim-kube-client.test.ts).
@@ -113,13 +113,19 @@ describe('ListWatch', () => {
 describe('what the cache keeps', () => {
   it('the `keep` transform is applied to listed and watched objects alike; handlers and get() see the kept copy', async () => {
     const managed = (name: string, rv: string): KubernetesObject => ({
-      metadata: { name, namespace: 'ns', resourceVersion: rv, managedFields: [{ manager: 'kubectl' }] },
+      metadata: {
+        name,
+        namespace: 'ns',
+        resourceVersion: rv,
+        managedFields: [{ manager: 'kubectl' }],
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"spec":{}}', keep: 'me' },
+      },
     });
     const { watch } = scripted([{ events: [{ type: 'ADDED', object: managed('b', '11') }], end: 'hang' }]);
     const informer = new ListWatch<KubernetesObject>(
       async () => ({ items: [managed('a', '5')], metadata: { resourceVersion: '10' } }),
       watch,
-      withoutManagedFields,
+      withoutBookkeeping,
     );
     const handed: KubernetesObject[] = [];
     informer.on('add', (o) => handed.push(o));
@@ -127,8 +133,8 @@ describe('what the cache keeps', () => {
     await settle();
     await informer.stop();
     expect(handed.map((o) => o.metadata)).toEqual([
-      { name: 'a', namespace: 'ns', resourceVersion: '5' },
-      { name: 'b', namespace: 'ns', resourceVersion: '11' },
+      { name: 'a', namespace: 'ns', resourceVersion: '5', annotations: { keep: 'me' } },
+      { name: 'b', namespace: 'ns', resourceVersion: '11', annotations: { keep: 'me' } },
     ]);
     expect(informer.get('b', 'ns')?.metadata).not.toHaveProperty('managedFields');
   });

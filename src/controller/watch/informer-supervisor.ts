@@ -14,6 +14,7 @@ import { DependantsIndex } from './dependants-index.js';
 import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
 import { RestartTimers } from './restart-timers.js';
 import { sharedString, shareStrings } from '../../core/kube/watch/shared-strings.js';
+import { withoutBookkeeping } from '../../core/kube/watch/cache-trim.js';
 
 type HelmReleaseInformer = ListWatch<KubernetesObject>;
 const asRelease = (obj: KubernetesObject) => obj as unknown as HelmRelease;
@@ -218,17 +219,7 @@ export class InformerSupervisor {
   }
 }
 
-/**
- * The cache keeps HelmReleases without metadata.managedFields (as controller-runtime's default
- * transform does): the controller never reads them and they are a large part of each object.
- */
-/** What the informer keeps of a HelmRelease: all but managedFields, its repeated strings shared (shared-strings.ts). */
+/** What the informer keeps of a HelmRelease: no managedFields or last-applied copy (cache-trim.ts), its repeated strings shared (shared-strings.ts). */
 export function keptOfRelease(obj: KubernetesObject): KubernetesObject {
-  return shareStrings(withoutManagedFields(obj));
-}
-
-export function withoutManagedFields(obj: KubernetesObject): KubernetesObject {
-  if (!obj.metadata?.managedFields) return obj;
-  const { managedFields: _dropped, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
+  return shareStrings(withoutBookkeeping(obj));
 }

@@ -1,3 +1,4 @@
+import { withoutBookkeeping } from '../kube/watch/cache-trim.js';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
@@ -110,15 +111,10 @@ export function maskKeyOf(commandKey: string): string {
   return createHmac('sha256', commandKey).update('helmcrew-values-mask-v1').digest('hex');
 }
 
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
-
 /** A HelmRelease as it may leave the cluster: no managed fields, no last-applied copy (it holds the values), values masked. */
 export function releaseForFleet(release: HelmRelease, maskKey: string): HelmRelease {
-  const { managedFields: _managed, annotations, ...metadata } = release.metadata as HelmRelease['metadata'] & { managedFields?: unknown };
-  const kept = annotations ? Object.fromEntries(Object.entries(annotations).filter(([k]) => k !== LAST_APPLIED)) : undefined;
   return {
-    ...release,
-    metadata: { ...metadata, ...(kept ? { annotations: kept } : {}) },
+    ...withoutBookkeeping(release),
     spec: { ...release.spec, ...(release.spec.values ? { values: maskLeaves(release.spec.values, maskKey) as Record<string, unknown> } : {}) },
   };
 }
