@@ -1,55 +1,31 @@
-import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CoreV1Api } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { ChartRef } from '../../src/api/helmrelease.js';
-import { makeKubeClients } from '../../src/core/kube/client.js';
-import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
-import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { waitForReconciled } from '../../src/dev/releases.js';
 import { waitForChecks } from '../support/checks.js';
 import { ociReference } from '../support/cosign.js';
 import { waitForReadyCondition } from '../support/eventually.js';
-import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { uniqueName } from '../support/fixtures.js';
 import { notationSign, notationSigner, trustPolicy, type NotationSigner } from '../support/notation.js';
-import { pushRepackaged, pushUnicorn, registryPath } from '../support/oci.js';
+import { pushRepackaged } from '../support/oci.js';
+import { signedChartsFixture } from '../support/signed-charts.js';
 
 /** spec.chart.verify provider notation: OCI charts signed with notation-go (tools/notation-verify), verified before helm sees them. */
 describe('signed OCI charts (notation)', () => {
-  const { env, kubeConfig } = testEnv();
-  const kube = makeKubeClients(kubeConfig);
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const api = new HelmReleaseApi(kube);
-  const storage = new ReleaseStorage(kube);
-  const logFile = join(tmpdir(), `${uniqueName('helmcrew-notation-log')}.jsonl`);
-  const log = pino({ level: 'info', base: { component: 'controller' } }, pino.destination({ dest: logFile, sync: true }));
-  const { namespace, ctl } = namespaceWithController('notation', {}, log);
+  const {
+    env,
+    kubeConfig,
+    api,
+    storage,
+    namespace,
+    ctl,
+    toolRuns: notationRuns,
+    secret: trustSecret,
+    chart,
+    declare,
+    pushed,
+    eventsOf,
+  } = signedChartsFixture('notation', 'team-trust');
   let team: NotationSigner;
   let stranger: NotationSigner;
-
-  const notationRuns = async () => (await readFile(logFile, 'utf8')).split('\n').filter((l) => l.includes('"action":"notation verify"')).length;
-  const trustSecret = (name: string, data: Record<string, string>) =>
-    core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData: data } });
-  const chart = (repository: string, over: Partial<ChartRef> = {}): ChartRef => ({
-    repository,
-    name: 'unicorn',
-    version: '1.0.0',
-    insecure: true,
-    verify: { provider: 'notation', secretRef: { name: 'team-trust' } },
-    ...over,
-  });
-  const declare = (name: string, c: ChartRef, interval = '10m') =>
-    applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: c, interval, timeout: '30s' }));
-  /** A repository of the test's own with unicorn 1.0.0 pushed; its reference (host/path@digest). */
-  const pushed = async (label: string) => {
-    const url = registryPath(env.ociRegistry.url, uniqueName(label));
-    await pushUnicorn(env, url, '1.0.0');
-    return { url, ref: await ociReference(`${url}/unicorn`, '1.0.0') };
-  };
-  const eventsOf = async (name: string, reason: string) =>
-    (await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items.filter((e) => e.reason === reason);
 
   beforeAll(async () => {
     [team, stranger] = await Promise.all([notationSigner('Example', 'chart-signer'), notationSigner('Stranger', 'someone')]);
