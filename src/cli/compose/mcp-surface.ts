@@ -43,6 +43,8 @@ export interface McpSurfaceParts {
   /** Where the Teams are read on every call (the web: its shared watch); default the API server. */
   teamApi?: Pick<TeamApi, 'list'>;
   webUrl?: string;
+  /** Browser origins allowed to call `/mcp` (HELMCREW_MCP_CORS_ORIGINS). */
+  corsOrigins?: readonly string[];
   /** A Slack user's user groups (the bot's reading, SLACK_BOT_TOKEN set), so a Team's slackUserGroups count for tokens too. */
   slackUserGroups?: (user: string) => Promise<string[]>;
   registry?: Registry;
@@ -131,7 +133,7 @@ export function assistantRoutes(parts: McpSurfaceParts, oauth: { accessTokenSeco
   const deps = mcpDeps(parts);
   const publicUrl = parts.webUrl;
   return [
-    mcpRoute(deps, { publicUrl }),
+    mcpRoute(deps, { publicUrl, ...(parts.corsOrigins ? { corsOrigins: parts.corsOrigins } : {}) }),
     ...(publicUrl
       ? oauthServerRoutes({
           publicUrl,

@@ -42,7 +42,13 @@ export async function webSurface(
   session: SessionConfig,
   log: Logger,
   slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
-  assistants: { webUrl?: string; registry?: Registry; slackUserGroups?: (user: string) => Promise<string[]>; slack?: AssistantSlack } = {},
+  assistants: {
+    webUrl?: string;
+    corsOrigins?: readonly string[];
+    registry?: Registry;
+    slackUserGroups?: (user: string) => Promise<string[]>;
+    slack?: AssistantSlack;
+  } = {},
 ) {
   const previewConnection = connectRedis(redisUrl);
   const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);
