@@ -76,7 +76,7 @@ export class ReleaseEventWatch {
     this.watch = new KeptWatch<KeptEvent>({
       make: () =>
         new ListWatch<KeptEvent>(
-          pagedList(opts.rest, path, { fieldSelector: ABOUT_HELMRELEASES }, keptEvent, opts.pageSize ?? 500),
+          pagedList(opts.rest, path, { fieldSelector: ABOUT_HELMRELEASES }, keptEvent, opts.pageSize ?? 100),
           restWatch(opts.rest, path, undefined, undefined, ABOUT_HELMRELEASES),
           keptEvent,
         ),
