@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { encodeReleasePayload, type HelmReleasePayload } from '../../../src/core/helm-storage/release-record.js';
 import { MAX_NOTES_CHARS } from '../../../src/core/helm-storage/revision-summary.js';
 import { keptEvent, withEvent, MAX_EVENTS, type KeptRecordOfEvent } from '../../../src/web/live/event-watch.js';
-import { keptRecord } from '../../../src/web/live/record-watch.js';
+import { MAX_REVISIONS, RecordIndex } from '../../../src/web/live/record-index.js';
+import { keptRecord, type KeptRecord } from '../../../src/web/live/kept-record.js';
 
 /** What the web's record and Event watches keep of each object: summaries, bounded, never values or manifests. */
 
@@ -97,5 +98,65 @@ describe('the Events kept per release', () => {
     list = withEvent(list, event('e10', '2026-11-28T11:00:00Z'));
     expect(list.filter((e) => e.name === 'e10')).toHaveLength(1);
     expect(list[0]!.name).toBe('e10');
+  });
+});
+
+describe('RecordIndex', () => {
+  const kept = (revision: number, status: string, notes?: string, release = 'unicorn'): KeptRecord =>
+    keptRecord(
+      secret(revision, encodeReleasePayload({ ...payload(revision, notes), info: { status, ...(notes ? { notes } : {}) } }), {
+        owner: 'helm',
+        name: release,
+        status,
+        version: String(revision),
+      }),
+    );
+
+  it('a history of summaries, newest first, the deployed one named; the NOTES of the newest revision only, taken out of the cached record', () => {
+    const index = new RecordIndex();
+    const [one, two, three] = [kept(1, 'superseded', 'old notes'), kept(3, 'failed', 'newest notes'), kept(2, 'deployed', 'middle notes')];
+    for (const r of [one, two, three]) index.put(r);
+    const history = index.history('web', 'unicorn');
+    expect(history.releases.map((r) => r.revision)).toEqual([3, 2, 1]);
+    expect(history.deployed?.revision).toBe(2);
+    expect(history.latest?.revision).toBe(3);
+    expect(index.notes('web', 'unicorn')).toEqual({ revision: 3, notes: 'newest notes' });
+    expect([one, two, three].map((r) => r.notes)).toEqual([undefined, undefined, undefined]);
+    expect(index.names('web', 'unicorn').sort()).toEqual(['sh.helm.release.v1.unicorn.v1', 'sh.helm.release.v1.unicorn.v2', 'sh.helm.release.v1.unicorn.v3']);
+    expect(index.history('web', 'other').releases).toEqual([]);
+    expect(index.notes('web', 'other')).toEqual({});
+  });
+
+  it('a newer revision without NOTES replaces the older NOTES; deleting the newest drops them; deleting the last forgets the release', () => {
+    const index = new RecordIndex();
+    const first = kept(1, 'deployed', 'first notes');
+    index.put(first);
+    const second = kept(2, 'deployed');
+    index.put(second);
+    expect(index.notes('web', 'unicorn')).toEqual({ revision: 2 });
+    index.drop(second);
+    expect(index.notes('web', 'unicorn')).toEqual({});
+    expect(index.history('web', 'unicorn').releases.map((r) => r.revision)).toEqual([1]);
+    index.drop(first);
+    expect(index.names('web', 'unicorn')).toEqual([]);
+  });
+
+  it('rebuilt after a list (unchanged records come back without their NOTES): the newest NOTES are kept', () => {
+    const index = new RecordIndex();
+    const records = [kept(1, 'superseded', 'old'), kept(2, 'deployed', 'current')];
+    for (const r of records) index.put(r);
+    index.rebuild([...records, kept(1, 'deployed', 'x', 'another')]);
+    expect(index.notes('web', 'unicorn')).toEqual({ revision: 2, notes: 'current' });
+    expect(index.notes('web', 'another')).toEqual({ revision: 1, notes: 'x' });
+  });
+
+  it(`answers at most ${MAX_REVISIONS} revisions; a record of no release is not indexed`, () => {
+    const index = new RecordIndex();
+    for (let r = 1; r <= MAX_REVISIONS + 5; r++) index.put(kept(r, r === MAX_REVISIONS + 5 ? 'deployed' : 'superseded'));
+    const history = index.history('web', 'unicorn');
+    expect(history.releases).toHaveLength(MAX_REVISIONS);
+    expect(history.releases[0]!.revision).toBe(MAX_REVISIONS + 5);
+    index.put(keptRecord(secret(1, encodeReleasePayload(payload(1)), { owner: 'helm' })));
+    expect(index.names('web', '')).toEqual([]);
   });
 });
