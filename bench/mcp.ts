@@ -3,9 +3,11 @@
 // the MCP SDK's own Client over Streamable HTTP with Bearer tokens from the token store. A steady
 // open-loop rate (R calls a second for S seconds, each sent on time whether or not the last has
 // answered) over four read tools: list_releases (a namespace and a state), release_status,
-// release_history and plan_diff (suspend). Measured: each tool's time per call (the client's round
+// release_history and plan_diff (suspend); each release with R helm records and E Events about it
+// (bench/lib/seed-helm-history.ts: what helm and the controller would have left). Measured: each tool's time per call (the client's round
 // trip on loopback, p50/p99) and the API server requests made meanwhile — its audit log's reads
-// (no controller runs: every one is the web process's) and its request counter.
+// (no controller runs: every one is the web process's) and its request counter; the web process's
+// RSS (/proc) once its watches have listed and after the calls.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,8 +25,10 @@ import { diffCounts, readApiRequests } from './lib/api-metrics.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { buildCompiled } from './lib/controller-child.js';
 import { startBenchEnv } from './lib/environment.js';
+import { formatEnv, imageControllerEnv } from './lib/image-env.js';
 import { currentCommit, formatFacts, loadavgString, machineFacts } from './lib/machine.js';
 import { say } from './lib/say.js';
+import { seedHelmHistory } from './lib/seed-helm-history.js';
 import { seededName, seedReleases } from './lib/seed-releases.js';
 import { pct } from './lib/stats.js';
 
@@ -45,14 +49,30 @@ async function auditedReads(auditLog: string, from: number): Promise<string[]> {
     .map((e) => `${e.verb} ${e.objectRef?.resource ?? e.requestURI.split('?')[0]!} (${(e.userAgent ?? '').split(' ')[0]!})`);
 }
 
+async function rssMiB(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
+}
+
 const tally = (lines: string[]) => [...lines.reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map<string, number>())].sort((a, b) => b[1] - a[1]);
 
 export const benchmark: Benchmark = {
-  usage: '[--releases 1000] [--rate 20] [--seconds 30] [--cpu-prof DIR]',
-  options: { releases: { type: 'string' }, rate: { type: 'string' }, seconds: { type: 'string' }, 'cpu-prof': { type: 'string' } },
+  usage:
+    '[--releases 1000] [--records 3] [--events 2] [--rate 20] [--seconds 30] [--cpu-prof DIR] [--node-options "..." (instead of the Dockerfile\'s NODE_OPTIONS)]',
+  options: {
+    releases: { type: 'string' },
+    records: { type: 'string' },
+    events: { type: 'string' },
+    rate: { type: 'string' },
+    seconds: { type: 'string' },
+    'cpu-prof': { type: 'string' },
+    'node-options': { type: 'string' },
+  },
   maxSeconds: 1200,
   async run(args, cleanup) {
     const n = args.int('releases', 1000);
+    const revisions = args.int('records', 3);
+    const eventsEach = args.int('events', 2);
     const rate = args.int('rate', 20);
     const seconds = args.int('seconds', 30);
     const loadBefore = loadavgString();
@@ -69,13 +89,22 @@ export const benchmark: Benchmark = {
     cleanup.add(`delete Team ${team}`, () => deleteTeam(kube, team));
     const seedStarted = Date.now();
     await seedReleases(kube, namespaces, n);
-    say(`  ${n} HelmReleases seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)}s`);
+    await seedHelmHistory(kube, namespaces, n, revisions, eventsEach);
+    say(`  ${n} HelmReleases, ${n * revisions} helm records, ${n * eventsEach} Events seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)}s`);
 
+    // As the image runs it (Dockerfile ENV: NODE_OPTIONS, MALLOC_ARENA_MAX), as bench web does; --node-options "" for V8's defaults.
+    const nodeOptions = args.optional('node-options');
+    const imageEnv: Record<string, string> = Object.fromEntries(
+      Object.entries({ ...imageControllerEnv(), ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) }).filter(([name]) =>
+        ['NODE_ENV', 'NODE_OPTIONS', 'MALLOC_ARENA_MAX'].includes(name),
+      ),
+    );
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
+      ...imageEnv,
       REDIS_URL: be.env.redisUrl,
       KUBECONFIG: be.env.kubeconfig,
       HELMCREW_QUEUE_PREFIX: `bench-mcp-${randomSuffix()}`,
@@ -103,6 +132,9 @@ export const benchmark: Benchmark = {
       if (tries > 300) throw new Error('the web process did not answer /healthz');
       await sleep(100);
     }
+    // The web process answers once its watches have listed: its RSS before any call (the MCP SDK not loaded yet).
+    await sleep(2000);
+    const rssBeforeCalls = await rssMiB(child.pid!);
 
     // One SDK client per token, enough tokens for the rate.
     const total = rate * seconds;
@@ -135,6 +167,7 @@ export const benchmark: Benchmark = {
       if (warm.error) throw new Error(`${warm.tool} answered an error: ${warm.error}`);
     }
     await sleep(2000);
+    const rssListed = await rssMiB(child.pid!);
 
     const auditLog = statePaths(be.env.stateDir).auditLog;
     const auditFrom = (await readFile(auditLog)).length;
@@ -151,6 +184,7 @@ export const benchmark: Benchmark = {
     const elapsed = (performance.now() - t0) / 1000;
     await sleep(500);
     const countsAfter = readApiRequests(be.env.kubectlBin, be.env.kubeconfig);
+    const rssAfter = await rssMiB(child.pid!);
     const reads = await auditedReads(auditLog, auditFrom);
     const counter = [...diffCounts(countsBefore, countsAfter)].sort((a, b) => b[1] - a[1]);
 
@@ -161,7 +195,9 @@ export const benchmark: Benchmark = {
     });
     for (const r of rows) say(`  ${r.tool}: ${r.calls} calls, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms, ${r.errors} errors`);
     const firstError = results.find((r) => r.error);
-    say(`  ${reads.length} reads in the API server's audit log during the calls`);
+    say(
+      `  ${reads.length} reads in the API server's audit log during the calls; web RSS ${rssBeforeCalls.toFixed(1)} / ${rssListed.toFixed(1)} / ${rssAfter.toFixed(1)} MiB`,
+    );
 
     for (const client of clients) await client.close().catch(() => undefined);
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -179,9 +215,10 @@ export const benchmark: Benchmark = {
       `load after:  ${loadavgString()}`,
       `code:        ${currentCommit()}`,
       `command:     npm run bench -- mcp ${args.raw.join(' ')}`.trimEnd(),
+      `web env:     ${formatEnv(imageEnv)}`,
       '```',
       '',
-      `${total} calls sent open-loop over ${elapsed.toFixed(1)} s by ${tokenCount} SDK clients (one token each: a token may make 60 calls a minute), one person (a Team granting list, status, history, suspend everywhere).`,
+      `${total} calls sent open-loop over ${elapsed.toFixed(1)} s by ${tokenCount} SDK clients (one token each: a token may make 60 calls a minute), one person (a Team granting list, status, history, suspend everywhere). Each release has ${revisions} helm records and ${eventsEach} Events about it.`,
       '',
       '| tool | calls | errors | p50 | p99 | max | target |',
       '|---|---|---|---|---|---|---|',
@@ -192,6 +229,7 @@ export const benchmark: Benchmark = {
       '| measure | value | target |',
       '|---|---|---|',
       `| API server reads in its audit log during the calls (no controller runs: all the web process's) | ${reads.length} (${(reads.length / total).toFixed(2)} per call) | 0 beyond the shared watches |`,
+      `| web process RSS: its watches listed, before any call / after the warm-up (the MCP SDK loaded) / after the calls | ${rssBeforeCalls.toFixed(1)} / ${rssListed.toFixed(1)} / ${rssAfter.toFixed(1)} MiB | < 80 MiB (the web's pages, bench web) |`,
       '',
       `audited reads by verb, resource and client: ${
         tally(reads)

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { protectedResourceMetadata, OAUTH_PATHS, resourceMetadataUrl } from '../session/tokens/oauth-metadata.js';
 import { verdictMessage, type TokenVerdict } from '../session/tokens/token-verdict.js';
+import { mcpCorsHeaders } from './cors.js';
 import type { McpDeps } from './mcp-deps.js';
 
 /**
@@ -13,6 +14,8 @@ import type { McpDeps } from './mcp-deps.js';
 export interface McpRouteOptions {
   /** HELMCREW_WEB_URL when the web issues tokens through OAuth (docs/mcp.md); absent: tokens from `helmcrew token create` only. */
   publicUrl?: string;
+  /** Browser origins allowed to call `/mcp` (CORS; HELMCREW_MCP_CORS_ORIGINS); none by default. */
+  corsOrigins?: readonly string[];
 }
 
 /** Pure: the token in an Authorization header, or undefined. */
@@ -41,7 +44,12 @@ const jsonRpcError = (reply: FastifyReply, status: number, message: string, chal
 
 export function mcpRoute(deps: McpDeps, options: McpRouteOptions = {}) {
   return (app: FastifyInstance) => {
-    const { publicUrl } = options;
+    const { publicUrl, corsOrigins = [] } = options;
+    // A browser asks first (preflight); an origin not listed gets no CORS headers, so its page cannot call.
+    app.options('/mcp', async (request, reply) => {
+      const headers = mcpCorsHeaders(request.headers.origin, corsOrigins, true);
+      return headers ? reply.code(204).headers(headers).send() : reply.code(403).send();
+    });
     if (publicUrl) {
       // RFC 9728: at the resource's own well-known path, and at the root for clients that look there first.
       const metadata = protectedResourceMetadata(publicUrl);
@@ -65,6 +73,8 @@ export function mcpRoute(deps: McpDeps, options: McpRouteOptions = {}) {
           });
       },
       handler: async (request, reply) => {
+        // On the raw response: the SDK's transport writes it itself (http-serve.ts), and a 401's challenge must be readable too.
+        for (const [name, value] of Object.entries(mcpCorsHeaders(request.headers.origin, corsOrigins, false) ?? {})) reply.raw.setHeader(name, value);
         const token = bearerOf(request.headers.authorization);
         const verdict = token ? await deps.tokens.verdict(token) : { kind: 'unknown' as const };
         if (verdict.kind !== 'ok') {

@@ -26,6 +26,8 @@ export interface McpDeps {
   failureDetails?(namespace: string, name: string): Promise<string[]>;
   /** Who asked for what on a release and why (the audit Events people's actions leave), newest first; read only after the person may see it. */
   actions?(namespace: string, name: string): Promise<string[]>;
+  /** The NOTES of a release's newest revision (from helm's record, bounded), and which revision; read only after the person may see the release. */
+  releaseNotes?(namespace: string, name: string): Promise<{ revision: number; notes?: string } | undefined>;
   /** stdio: the token is checked again on every call (over HTTP every request carries it); why it no longer holds, or undefined. */
   recheck?(): Promise<string | undefined>;
   /** Calls a token may make a minute. */

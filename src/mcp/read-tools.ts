@@ -39,15 +39,6 @@ export function registerReadTools(server: McpServer, deps: McpDeps, caller: Toke
     );
     return answer;
   };
-  const simple = (name: string, description: string, verb: 'status') =>
-    server.registerTool(
-      name,
-      { description: `${description} ${UNTRUSTED_NOTE}`, inputSchema: releaseFields, annotations: READ },
-      guarded(deps, caller, name, 'read', async (args: { namespace: string; name: string }) =>
-        toolAnswerOf(await query(`${verb} ${args.namespace}/${args.name}`)),
-      ),
-    );
-
   server.registerTool(
     'list_releases',
     {
@@ -64,7 +55,22 @@ export function registerReadTools(server: McpServer, deps: McpDeps, caller: Toke
       return toolAnswerOf(answer);
     }),
   );
-  simple('release_status', "A release's declared chart, latest revision and conditions.", 'status');
+  server.registerTool(
+    'release_status',
+    {
+      description: `A release's declared chart, latest revision, conditions, and the NOTES its chart printed for the newest revision. ${UNTRUSTED_NOTE}`,
+      inputSchema: releaseFields,
+      annotations: READ,
+    },
+    guarded(deps, caller, 'release_status', 'read', async (args: { namespace: string; name: string }) => {
+      const base = toolAnswerOf(await query(`status ${args.namespace}/${args.name}`));
+      // Only once the person may see the release (the status query was allowed): the chart's NOTES, which the chart's author wrote.
+      if (base.outcome !== 'ok' || !deps.releaseNotes) return base;
+      const held = await deps.releaseNotes(args.namespace, args.name);
+      if (!held) return base;
+      return { ...base, text: `${base.text}\nNOTES of revision ${held.revision}:\n${untrusted(held.notes ?? 'none')}` };
+    }),
+  );
   server.registerTool(
     'release_history',
     {

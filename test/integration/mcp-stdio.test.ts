@@ -61,6 +61,10 @@ describe('assistants over stdio (helmcrew mcp)', () => {
     const status = await client.callTool({ name: 'release_status', arguments: { namespace, name: 'unicorn' } });
     expect(status.isError).toBeFalsy();
     expect((status.content as { text: string }[])[0]!.text).toContain(`<untrusted-data>\n${namespace}/unicorn: chart unicorn 1.0.0 declared`);
+    // Its chart's NOTES, read from helm's record of revision 1 (stdio has no watch), inside the marker too.
+    expect((status.content as { text: string }[])[0]!.text).toMatch(
+      /NOTES of revision 1:\n<untrusted-data>\nThe \w+ unicorn \(unicorn 1\.0\.0\) is served by Service/,
+    );
 
     const revoked = await helmcrew('token', 'revoke', id!);
     expect(revoked.exitCode).toBe(0);

@@ -49,6 +49,7 @@ export async function startWeb(
     ? undefined
     : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink, {
         webUrl: config.publicUrl,
+        corsOrigins: config.mcpCorsOrigins,
         registry,
         slackUserGroups,
         ...(slack && groups ? { slack: assistantSlack(slack, groups) } : {}),

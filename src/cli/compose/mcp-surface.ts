@@ -1,6 +1,8 @@
 import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { WebClient } from '@slack/web-api';
 import type { Registry } from 'prom-client';
+import { recordNotesReader } from '../../core/helm-storage/record-notes.js';
+import { releaseTarget } from '../../core/release/release-target.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { slimKubeClients } from '../../core/kube/slim-clients.js';
@@ -20,6 +22,7 @@ import { TokenStore } from '../../session/tokens/token-store.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { oauthServerRoutes } from '../../web/oauth/oauth-routes.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
+import type { ReleaseEventRecord } from '../../web/views/timeline.js';
 
 /** An assistant's proposal waits a day for its approval (a person's plan waits minutes). */
 export const ASSISTANT_PLAN_TTL_SECONDS = 24 * 3600;
@@ -33,9 +36,15 @@ export interface McpSurfaceParts {
   keyspace: string;
   session: Pick<ReleaseSession, 'run'>;
   api: Pick<HelmReleaseApi, 'get'>;
+  /** A HelmRelease's Events (the web: its Events watch); default one LIST of them per call. */
+  events?: (namespace: string, name: string) => Promise<ReleaseEventRecord[]>;
+  /** A helm release's newest revision and its NOTES (the web: its record watch), or undefined when that is not known here. */
+  newestNotes?: (namespace: string, releaseName: string) => { revision?: number; notes?: string } | undefined;
   /** Where the Teams are read on every call (the web: its shared watch); default the API server. */
   teamApi?: Pick<TeamApi, 'list'>;
   webUrl?: string;
+  /** Browser origins allowed to call `/mcp` (HELMCREW_MCP_CORS_ORIGINS). */
+  corsOrigins?: readonly string[];
   /** A Slack user's user groups (the bot's reading, SLACK_BOT_TOKEN set), so a Team's slackUserGroups count for tokens too. */
   slackUserGroups?: (user: string) => Promise<string[]>;
   registry?: Registry;
@@ -62,7 +71,8 @@ export function assistantSlack(slack: WebClient, groups: SlackUserGroups): Assis
 /** The assistants' surface's parts: the one session, the Teams read on every call, tokens and plans in Redis. */
 export function mcpDeps(parts: McpSurfaceParts): McpDeps {
   const teamApi = parts.teamApi ?? new TeamApi(slimKubeClients(parts.rest));
-  const events = releaseEventReader(parts.rest);
+  const events = parts.events ?? releaseEventReader(parts.rest);
+  const recordNotes = recordNotesReader(parts.rest);
   const slack = parts.slack;
   return {
     session: parts.session,
@@ -82,6 +92,18 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
       ];
       const recent = (await events(namespace, name)).sort((a, b) => b.at.localeCompare(a.at)).slice(0, 10);
       return [...helm, ...recent.map((e) => `${e.at} ${e.type ?? 'Normal'} ${e.reason}: ${e.message.slice(0, 500)}`)];
+    },
+    releaseNotes: async (namespace, name) => {
+      const release = await parts.api.get(namespace, name);
+      if (!release) return undefined;
+      const target = releaseTarget(release);
+      const held = parts.newestNotes?.(target.namespace, target.releaseName);
+      if (held) return held.revision === undefined ? undefined : { revision: held.revision, ...(held.notes ? { notes: held.notes } : {}) };
+      // Not held here (stdio, or the web's record watch not listed yet): the newest revision the controller reported, read by name.
+      const revision = release.status?.history?.[0]?.revision;
+      if (revision === undefined) return undefined;
+      const notes = await recordNotes(target.namespace, target.releaseName, revision);
+      return { revision, ...(notes ? { notes } : {}) };
     },
     actions: async (namespace, name) =>
       (await events(namespace, name))
@@ -111,7 +133,7 @@ export function assistantRoutes(parts: McpSurfaceParts, oauth: { accessTokenSeco
   const deps = mcpDeps(parts);
   const publicUrl = parts.webUrl;
   return [
-    mcpRoute(deps, { publicUrl }),
+    mcpRoute(deps, { publicUrl, ...(parts.corsOrigins ? { corsOrigins: parts.corsOrigins } : {}) }),
     ...(publicUrl
       ? oauthServerRoutes({
           publicUrl,

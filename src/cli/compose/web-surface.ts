@@ -18,6 +18,8 @@ import { ReleaseSession } from '../../session/flow/release-session.js';
 import { actionRoutes } from '../../web/actions/action-routes.js';
 import { PROPOSAL_VOTE_FORMS, proposalVoteRoutes } from '../../web/actions/proposal-vote-routes.js';
 import type { PageRoutes } from '../../web/contract.js';
+import { ReleaseEventWatch } from '../../web/live/event-watch.js';
+import { HelmRecordWatch } from '../../web/live/record-watch.js';
 import { SharedReleaseWatch } from '../../web/live/release-watch.js';
 import { watchedReads } from '../../web/live/watched-reads.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
@@ -40,7 +42,13 @@ export async function webSurface(
   session: SessionConfig,
   log: Logger,
   slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
-  assistants: { webUrl?: string; registry?: Registry; slackUserGroups?: (user: string) => Promise<string[]>; slack?: AssistantSlack } = {},
+  assistants: {
+    webUrl?: string;
+    corsOrigins?: readonly string[];
+    registry?: Registry;
+    slackUserGroups?: (user: string) => Promise<string[]>;
+    slack?: AssistantSlack;
+  } = {},
 ) {
   const previewConnection = connectRedis(redisUrl);
   const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);
@@ -55,13 +63,17 @@ export async function webSurface(
     list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list(), teams: () => parts.teams.list() },
     log,
   });
-  await watch.start();
+  // The assistants' reads of helm's records and of the Events about releases, held as the watches deliver them (docs/performance.md).
+  const records = new HelmRecordWatch({ rest, log });
+  const releaseEvents = new ReleaseEventWatch({ rest, log });
+  await Promise.all([watch.start(), records.start(), releaseEvents.start()]);
+  const directEvents = releaseEventReader(rest);
   const releaseSession = new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs });
   // Assistants read releases, freezes and Teams from the shared watch (docs/performance.md): a call costs the API server no read of them.
   const assistantParts = releaseOperations(slimKubeClients(rest), log, 'helmcrew-mcp', {
     previews,
     timeZone: session.timeZone,
-    reads: (direct) => watchedReads(watch, direct),
+    reads: (direct) => watchedReads(watch, direct, records),
   });
   const assistantSession = new ReleaseSession({ ...assistantParts, outcomeTimeoutMs: session.outcomeTimeoutMs });
   const pages: PageRoutes[] = [
@@ -69,7 +81,7 @@ export async function webSurface(
       {
         own: { api: parts.api, freezes: parts.freezes, storage: parts.storage, proposals },
         watch,
-        events: releaseEventReader(rest),
+        events: directEvents,
         objects: new ObjectReader(new ClusterObjects(rest)),
         // The release's Slack thread, where notify keeps its messages, when Slack can be asked for the link.
         ...(slack
@@ -112,6 +124,11 @@ export async function webSurface(
       session: assistantSession,
       api: assistantParts.api,
       teamApi: assistantParts.teams,
+      events: async (namespace, name) => releaseEvents.events(namespace, name) ?? directEvents(namespace, name),
+      newestNotes: (namespace, releaseName) => {
+        const held = records.notes(namespace, releaseName);
+        return held.known ? held : undefined;
+      },
       log: log.child({ part: 'mcp' }),
       ...assistants,
     }),
@@ -119,7 +136,7 @@ export async function webSurface(
   return {
     pages,
     stop: async () => {
-      await watch.stop();
+      await Promise.all([watch.stop(), records.stop(), releaseEvents.stop()]);
       previewConnection.disconnect();
       await previews.close?.();
     },

@@ -126,6 +126,13 @@ export function withSupersededFromStatus(current: ReleaseHistory, statusHistory:
   return superseded.length > 0 ? summarizeHistory([...current.releases, ...superseded]) : current;
 }
 
+export interface HistoryOptions {
+  withoutSuperseded?: boolean;
+  notOlderThan?: string;
+  /** The caller reads only each revision's summary, never `config` nor `manifest`: a reader that keeps summaries alone may answer (web/live/watched-reads.ts). */
+  summary?: boolean;
+}
+
 /** A record Secret a history was read from: its name and version, and helm's status label. */
 export interface RecordSeen {
   name: string;
@@ -157,7 +164,7 @@ export class ReleaseStorage {
    * as a revision is superseded). A release upgraded many times keeps up to 10 records, each with
    * its chart and manifest; the periodic check of a settled release reads only the newest ones.
    */
-  async history(namespace: string, releaseName: string, opts: { withoutSuperseded?: boolean; notOlderThan?: string } = {}): Promise<ReleaseHistory> {
+  async history(namespace: string, releaseName: string, opts: HistoryOptions = {}): Promise<ReleaseHistory> {
     return (await this.historyAndRecords(namespace, releaseName, opts)).history;
   }
 

@@ -129,7 +129,8 @@ export class ReleaseOperations {
     const release = resolved.release;
     const target = releaseTarget(release);
     const [history, freezes, teams, fleetFreezes] = await Promise.all([
-      this.deps.storage.history(target.namespace, target.releaseName),
+      // Only a rollback's plan compares two revisions' values and objects; every other verb reads the summaries.
+      this.deps.storage.history(target.namespace, target.releaseName, { summary: command.verb !== 'rollback' }),
       this.deps.freezes.list(),
       this.deps.teams.list(),
       this.deps.fleetFreezes?.() ?? [],

@@ -50,7 +50,8 @@ ${renderFleetFreezes(await deps.fleetFreezes.list(), now)}`
   const release = resolved.release;
   if (command.verb === 'status') return renderStatus(release);
   const target = releaseTarget(release);
-  const history = await deps.storage.history(target.namespace, target.releaseName);
+  // A history shows each revision's summary; a diff compares the deployed revision's values.
+  const history = await deps.storage.history(target.namespace, target.releaseName, { summary: command.verb === 'history' });
   if (command.verb === 'history') return renderHistory(release, history);
   const { namespace, name } = release.metadata;
   // The objects, when a controller can render them; the chart and value paths from Helm's records either way.

@@ -41,6 +41,11 @@ export const WEB_ENV = declareEnv(['web'], {
       'true behind a reverse proxy or Ingress: the client’s address (for the sign-in rate limit and logs) comes from `X-Forwarded-For`; false: anyone could set that header',
   },
   HELMCREW_WEB_LOGIN_RATE_LIMIT: { default: 20, meaning: 'sign-in requests (`/auth/*`) one address may make a minute; more get a 429 page' },
+  HELMCREW_MCP_CORS_ORIGINS: {
+    defaultText: 'none',
+    meaning:
+      'browser origins (`https://host[:port]`, comma-separated) whose pages may call `/mcp` — an MCP client in a browser ([assistants](mcp.md#connecting))',
+  },
 });
 
 export interface OidcProviderConfig {
@@ -69,6 +74,8 @@ export interface WebConfig {
   /** Redis keys of the web sessions live under `<prefix>:web:`. */
   keyPrefix: string;
   kubeconfig?: string;
+  /** Browser origins allowed to call `/mcp` (CORS, mcp/cors.ts); none when absent. */
+  mcpCorsOrigins?: string[];
 }
 
 export function readWebConfig(env: Env = process.env, defaultListen = '0.0.0.0:8080', readFile = (path: string) => readFileSync(path, 'utf8')): WebConfig {
@@ -121,6 +128,8 @@ export function readWebConfig(env: Env = process.env, defaultListen = '0.0.0.0:8
   const sessionSeconds = web.positiveInt('HELMCREW_WEB_SESSION_SECONDS');
   if (sessionSeconds < 60 || sessionSeconds > MAX_SESSION_SECONDS)
     throw new ConfigError(`HELMCREW_WEB_SESSION_SECONDS must be between 60 and ${MAX_SESSION_SECONDS} (12 h)`);
+  const cors = parseCorsOrigins(web.raw('HELMCREW_MCP_CORS_ORIGINS'));
+  if (!cors.ok) throw new ConfigError(cors.message);
   return {
     listen,
     publicUrl: publicUrl.href.replace(/\/+$/, ''),
@@ -133,6 +142,7 @@ export function readWebConfig(env: Env = process.env, defaultListen = '0.0.0.0:8
     redisUrl: shared.redisUrl,
     keyPrefix: shared.queuePrefix,
     kubeconfig: shared.kubeconfig,
+    mcpCorsOrigins: cors.origins,
   };
 }
 
@@ -178,4 +188,23 @@ function secret([name, value]: [string, string | undefined], [fileName, file]: [
   }
   if (!text) throw new ConfigError(`${fileName}: ${file} is empty`);
   return text;
+}
+
+/**
+ * Pure: HELMCREW_MCP_CORS_ORIGINS — origins separated by commas or spaces, each exactly an origin
+ * (`https://host[:port]`, no path, no `*`); the error names the first that is not.
+ */
+export function parseCorsOrigins(raw: string | undefined): { ok: true; origins: string[] } | { ok: false; message: string } {
+  const origins = (raw ?? '').split(/[\s,]+/).filter(Boolean);
+  for (const origin of origins) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = undefined;
+    }
+    if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.origin !== origin)
+      return { ok: false, message: `HELMCREW_MCP_CORS_ORIGINS: ${JSON.stringify(origin.slice(0, 100))} is not an origin (https://host[:port], no path)` };
+  }
+  return { ok: true, origins };
 }

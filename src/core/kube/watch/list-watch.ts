@@ -194,12 +194,19 @@ export class ListWatch<T extends KubernetesObject> {
 }
 
 /** A watch of `path` over the slim client: JSON lines, bookmarks on, ended by the server after 5–10 minutes. */
-export function restWatch(rest: KubeRest, path: string, accept?: string, labelSelector?: string): WatchFn {
+export function restWatch(rest: KubeRest, path: string, accept?: string, labelSelector?: string, fieldSelector?: string): WatchFn {
   return (resourceVersion, onOpen, onEvent, signal) =>
     rest.stream(
       {
         path,
-        query: { watch: true, allowWatchBookmarks: true, resourceVersion, timeoutSeconds: 300 + Math.floor(Math.random() * 300), labelSelector },
+        query: {
+          watch: true,
+          allowWatchBookmarks: true,
+          resourceVersion,
+          timeoutSeconds: 300 + Math.floor(Math.random() * 300),
+          labelSelector,
+          fieldSelector,
+        },
         ...(accept ? { accept } : {}),
       },
       onOpen,
