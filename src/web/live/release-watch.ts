@@ -8,6 +8,7 @@ import type { KubeRest } from '../../core/kube/rest-client.js';
 import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
 import { ListWatch, restWatch, type Listed } from '../../core/kube/watch/list-watch.js';
 import { shareStrings } from '../../core/kube/watch/shared-strings.js';
+import { withoutBookkeeping } from '../../core/kube/watch/cache-trim.js';
 import type { Logger } from '../../core/log.js';
 
 /** What changed: one release (by key), or the Freezes (any of them: the banner and every release's Frozen mark may move). */
@@ -17,18 +18,13 @@ export type ChangeListener = (change: WatchChange) => void;
 
 type Kind = 'releases' | 'freezes' | 'teams';
 
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
-
 /**
- * Pure: what the pages' cache keeps of an object — all but metadata.managedFields and kubectl's
- * last-applied copy (no page reads them; they are most of a small object's bytes, and the copy
- * repeats the values), with its repeated strings shared: the web's RSS at 1,000 releases
- * (docs/performance.md).
+ * Pure: what the pages' cache keeps of an object — what every watch's cache keeps (cache-trim.ts: no
+ * managedFields, no kubectl last-applied copy, which repeats the values), with its repeated strings
+ * shared: the web's RSS at 1,000 releases (docs/performance.md).
  */
 export function keptForPages<T extends KubernetesObject>(obj: T): T {
-  const { managedFields: _managed, annotations, ...metadata } = obj.metadata ?? {};
-  const { [LAST_APPLIED]: _applied, ...kept } = annotations ?? {};
-  return shareStrings({ ...obj, metadata: { ...metadata, ...(annotations ? { annotations: kept } : {}) } });
+  return shareStrings(withoutBookkeeping(obj));
 }
 
 /**
