@@ -1,5 +1,9 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import formbody from '@fastify/formbody';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -13,6 +17,7 @@ import { connectKube } from '../../src/core/kube/slim-clients.js';
 import { TeamApi } from '../../src/core/kube/team-api.js';
 import { createLogger } from '../../src/core/log.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { mcpRoute } from '../../src/mcp/http-route.js';
 import { teamPolicy } from '../../src/session/authz/policy-types.js';
@@ -254,6 +259,28 @@ describe('assistants (MCP)', () => {
     await expect(connect('hcmcp_not-a-token')).rejects.toThrow(/not known/);
     const unauthenticated = await registry.getSingleMetricAsString('helmcrew_mcp_calls_total');
     expect(unauthenticated).toMatch(/outcome="unauthenticated"\} [3-9]/);
+  });
+
+  it('helmcrew mcp --url relays a desktop client over stdio to /mcp, with no kubeconfig or Redis; a revoked token is refused there', async () => {
+    const token = await tokenFor('UALICE', 'read');
+    const file = join(await mkdtemp(join(tmpdir(), 'mcp-relay-')), 'token');
+    await writeFile(file, `${token}\n`, { mode: 0o600 });
+    const client = new Client({ name: 'desktop-relay-test', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(REPO_ROOT, 'bin/helmcrew.js'), 'mcp', '--token-file', file, '--url', mcpUrl.origin],
+        // Only what a desktop has: no KUBECONFIG, no REDIS_URL.
+        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' },
+        stderr: 'pipe',
+      }),
+    );
+    clients.push(client);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('release_status');
+    const status = textOf(await client.callTool({ name: 'release_status', arguments: { namespace, name: 'unicorn' } }));
+    expect(status).toMatch(new RegExp(`^<untrusted-data>\\n${namespace}/unicorn: chart unicorn`));
+    expect(await tokens.revoke(token)).toBeDefined();
+    await expect(client.callTool({ name: 'release_status', arguments: { namespace, name: 'unicorn' } })).rejects.toThrow(/revoked/);
   });
 
   it('proposes a rollback that changes nothing; the proposer cannot approve it; another person does, and the rollback happens', async () => {
