@@ -63,10 +63,12 @@ export async function webSurface(
     list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list(), teams: () => parts.teams.list() },
     log,
   });
-  // The assistants' reads of helm's records and of the Events about releases, held as the watches deliver them (docs/performance.md).
+  // The assistants' reads of helm's records and of the Events about releases, held as the watches deliver them
+  // (docs/performance.md). Started by the first assistant's read, not here: a web server no assistant uses
+  // never lists helm's records (~10 MiB of RSS at 1,000 releases).
   const records = new HelmRecordWatch({ rest, log });
   const releaseEvents = new ReleaseEventWatch({ rest, log });
-  await Promise.all([watch.start(), records.start(), releaseEvents.start()]);
+  await watch.start();
   const directEvents = releaseEventReader(rest);
   const releaseSession = new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs });
   // Assistants read releases, freezes and Teams from the shared watch (docs/performance.md): a call costs the API server no read of them.

@@ -68,6 +68,7 @@ const isAction = (reason: string) => reason === ReleaseEvent.ActionRequested || 
  * watch has listed, `events` says nothing and the caller reads the API server.
  */
 export class ReleaseEventWatch {
+  private starting?: Promise<void>;
   private readonly watch: KeptWatch<KeptEvent>;
   private byRelease = new Map<string, { recent: KeptRecordOfEvent[]; actions: KeptRecordOfEvent[] }>();
 
@@ -97,12 +98,22 @@ export class ReleaseEventWatch {
     });
   }
 
+  /**
+   * Starts the watch once (later calls wait for that start). The first read starts it too: the web
+   * server leaves it to the first assistant's call, so a server no assistant uses never lists these.
+   */
   async start(): Promise<void> {
-    await this.watch.start();
+    this.starting ??= this.watch.start();
+    await this.starting;
   }
 
   async stop(): Promise<void> {
-    await this.watch.stop();
+    if (this.starting) await this.watch.stop();
+  }
+
+  /** A read: the watch is started if it is not (its answer comes once it has listed; until then the caller reads the API server). */
+  private wanted(): void {
+    if (!this.starting) void this.start();
   }
 
   get synced(): boolean {
@@ -111,6 +122,7 @@ export class ReleaseEventWatch {
 
   /** A release's kept Events (the newest and the people's actions), newest first; undefined until the watch has listed. */
   events(namespace: string, name: string): ReleaseEventRecord[] | undefined {
+    this.wanted();
     if (!this.synced) return undefined;
     const kept = this.byRelease.get(`${namespace}/${name}`);
     if (!kept) return [];

@@ -26,6 +26,7 @@ const RECORD_PAGE = 20;
  * says nothing and the caller reads the API server.
  */
 export class HelmRecordWatch {
+  private starting?: Promise<void>;
   private readonly watch: KeptWatch<KeptRecord>;
   private index = new RecordIndex();
 
@@ -53,12 +54,22 @@ export class HelmRecordWatch {
     });
   }
 
+  /**
+   * Starts the watch once (later calls wait for that start). The first read starts it too: the web
+   * server leaves it to the first assistant's call, so a server no assistant uses never lists these.
+   */
   async start(): Promise<void> {
-    await this.watch.start();
+    this.starting ??= this.watch.start();
+    await this.starting;
   }
 
   async stop(): Promise<void> {
-    await this.watch.stop();
+    if (this.starting) await this.watch.stop();
+  }
+
+  /** A read: the watch is started if it is not (its answer comes once it has listed; until then the caller reads the API server). */
+  private wanted(): void {
+    if (!this.starting) void this.start();
   }
 
   get synced(): boolean {
@@ -67,17 +78,20 @@ export class HelmRecordWatch {
 
   /** A release's revisions (summaries: no values, no manifest), newest first; undefined until the watch has listed. */
   history(namespace: string, releaseName: string): ReleaseHistory | undefined {
+    this.wanted();
     return this.synced ? this.index.history(namespace, releaseName) : undefined;
   }
 
   /** The names of a release's record Secrets and the version the watch has seen up to; undefined until it has listed. */
   records(namespace: string, releaseName: string): { names: string[]; seenVersion: string } | undefined {
+    this.wanted();
     const seenVersion = this.watch.informer?.seenVersion;
     return seenVersion ? { names: this.index.names(namespace, releaseName), seenVersion } : undefined;
   }
 
   /** The newest revision's NOTES (undefined: that revision has none); `known` false until the watch has listed. */
   notes(namespace: string, releaseName: string): { known: boolean; revision?: number; notes?: string } {
+    this.wanted();
     return this.synced ? { known: true, ...this.index.notes(namespace, releaseName) } : { known: false };
   }
 
