@@ -10,10 +10,12 @@ import { teamPolicy } from '../../session/authz/policy-types.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { readWebConfig, type WebConfig } from '../../web/server/config.js';
 import { startWebServer } from '../../web/server/server.js';
-import { readSessionConfig } from '../../session/flow/config.js';
 import { assistantSlack } from '../compose/mcp-surface.js';
 import { webSurface } from '../compose/web-surface.js';
 import { untilSignal } from './until-signal.js';
+import { startHealthServer, type ReadinessCheck } from '../../core/metrics/health-server.js';
+import { redisCheck } from '../../core/metrics/redis-check.js';
+import { intIn, readSessionConfig } from '../../session/flow/config.js';
 
 /**
  * The web surface wired to its parts: Redis for sessions, the API server for Teams (listed on every
@@ -63,6 +65,8 @@ export async function startWeb(
     });
     return {
       address: server.address,
+      /** What `helmcrew web`'s /readyz waits on: Redis (sessions) answers, the pages' watch has listed. */
+      readiness: [redisCheck(redis), { name: 'release watch', ready: () => surface?.ready() ?? true }] as ReadinessCheck[],
       stop: async () => {
         await server.close();
         await surface?.stop();
@@ -76,11 +80,22 @@ export async function startWeb(
   }
 }
 
-/** `helmcrew web`: the release pages alone (replicas share sessions through Redis). */
+/**
+ * `helmcrew web`: the release pages alone (replicas share sessions through Redis). With HEALTH_PORT
+ * (the chart's split Deployment) /healthz, /readyz and /metrics on that port, as every other part;
+ * prom-client loads only then.
+ */
 export async function webCommand(): Promise<number> {
-  const config = readWebConfig();
+  const env = process.env;
+  const config = readWebConfig(env);
   const log = createLogger('web');
-  const web = await startWeb(config, log);
-  await untilSignal(log, () => web.stop());
+  const healthPort = SHARED_ENV.in(env).raw('HEALTH_PORT') ? intIn(env, 'HEALTH_PORT', 8081, 1, 65535) : undefined;
+  const registry = healthPort ? (await import('../../core/metrics/registry.js')).newMetricsRegistry() : undefined;
+  const web = await startWeb(config, log, undefined, env, registry);
+  const health = healthPort && registry ? startHealthServer({ port: healthPort, registry, checks: web.readiness }) : undefined;
+  await untilSignal(log, async () => {
+    await health?.close();
+    await web.stop();
+  });
   return 0;
 }

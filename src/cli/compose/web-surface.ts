@@ -118,6 +118,8 @@ export async function webSurface(
   ];
   return {
     pages,
+    /** The shared watch has listed every kind: pages answer from memory (`helmcrew web`'s /readyz). */
+    ready: () => watch.ready,
     stop: async () => {
       await watch.stop();
       previewConnection.disconnect();
