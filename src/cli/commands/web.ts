@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import type { WebClient } from '@slack/web-api';
 import { SHARED_ENV } from '../../core/config/env.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import { connectKube, slimKubeClients } from '../../core/kube/slim-clients.js';
@@ -16,6 +17,16 @@ import { untilSignal } from './until-signal.js';
 import { startHealthServer, type ReadinessCheck } from '../../core/metrics/health-server.js';
 import { redisCheck } from '../../core/metrics/redis-check.js';
 import { intIn, readSessionConfig } from '../../session/flow/config.js';
+import type { ProposalMessagePoster } from '../../session/flow/proposal-vote-messages.js';
+
+/** A proposal's Slack messages through the web's WebClient: edited, and replied under, as the bot's poster does (bot/slack/app.ts). */
+export function slackProposalMessages(slack: WebClient): ProposalMessagePoster {
+  return {
+    post: async (channel, message) => slack.chat.postMessage({ channel, ...message }),
+    update: async (channel, ts, message) => void (await slack.chat.update({ channel, ts, ...message })),
+    reply: async (channel, ts, message) => void (await slack.chat.postMessage({ channel, thread_ts: ts, ...message })),
+  };
+}
 
 /**
  * The web surface wired to its parts: Redis for sessions, the API server for Teams (listed on every
@@ -42,14 +53,18 @@ export async function startWeb(
     : undefined;
   const groups = slack ? new SlackUserGroups(slack) : undefined;
   // A release page links its Slack thread through chat.getPermalink, as the bot links a message.
-  const permalink = slack
-    ? { permalink: async (ref: SlackMessageRef) => (await slack.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink }
+  // A vote on the web edits the proposal's Slack messages as a button's does.
+  const slackPages = slack
+    ? {
+        permalink: async (ref: SlackMessageRef) => (await slack.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink,
+        proposalMessages: slackProposalMessages(slack),
+      }
     : undefined;
   // The release pages and the verbs of chat, unless a caller (a test) mounts its own.
   const slackUserGroups = groups ? (user: string) => groups.of(user) : undefined;
   const surface = pages
     ? undefined
-    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink, {
+    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, slackPages, {
         webUrl: config.publicUrl,
         registry,
         slackUserGroups,

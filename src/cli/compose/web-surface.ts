@@ -15,6 +15,7 @@ import { QueuedPreviews } from '../../session/execute/preview-client.js';
 import { releaseOperations } from '../../session/execute/wiring.js';
 import type { SessionConfig } from '../../session/flow/config.js';
 import { ReleaseSession } from '../../session/flow/release-session.js';
+import type { ProposalMessagePoster } from '../../session/flow/proposal-vote-messages.js';
 import { actionRoutes } from '../../web/actions/action-routes.js';
 import { PROPOSAL_VOTE_FORMS, proposalVoteRoutes } from '../../web/actions/proposal-vote-routes.js';
 import type { PageRoutes } from '../../web/contract.js';
@@ -39,7 +40,7 @@ export async function webSurface(
   redisUrl: string,
   session: SessionConfig,
   log: Logger,
-  slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
+  slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined>; proposalMessages?: ProposalMessagePoster },
   assistants: { webUrl?: string; registry?: Registry; slackUserGroups?: (user: string) => Promise<string[]>; slack?: AssistantSlack } = {},
 ) {
   const previewConnection = connectRedis(redisUrl);
@@ -97,6 +98,8 @@ export async function webSurface(
       log,
       showCluster: false,
       clusterSegment: () => OWN_CLUSTER_SEGMENT,
+      // A web vote edits the proposal's Slack messages as a button's does.
+      ...(slack?.proposalMessages ? { slack: slack.proposalMessages } : {}),
     }),
     actionRoutes({
       session: releaseSession,
