@@ -1,3 +1,5 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { HelmRelease } from '../../api/helmrelease.js';
 import { ClusterObjects } from '../../core/kube/cluster-objects.js';
 import { ObjectReader } from '../../core/kube/object-reader.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
@@ -19,7 +21,8 @@ import type { ProposalMessagePoster } from '../../session/flow/proposal-vote-mes
 import { actionRoutes } from '../../web/actions/action-routes.js';
 import { PROPOSAL_VOTE_FORMS, proposalVoteRoutes } from '../../web/actions/proposal-vote-routes.js';
 import type { PageRoutes } from '../../web/contract.js';
-import { SharedReleaseWatch } from '../../web/live/release-watch.js';
+import { keptForPages, SharedReleaseWatch } from '../../web/live/release-watch.js';
+import { listInPages } from '../../core/kube/watch/paged-list.js';
 import { watchedReads } from '../../web/live/watched-reads.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
 import { releasePages } from '../../web/pages/release-pages.js';
@@ -53,7 +56,16 @@ export async function webSurface(
   const proposals = new ProposalStore(redis, clusterKey(session.keyPrefix, 'proposals'));
   const watch = new SharedReleaseWatch({
     rest,
-    list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list(), teams: () => parts.teams.list() },
+    // Releases in pages, each kept as the pages keep it at once: the listing's peak is a page, not the fleet.
+    list: {
+      releases: () =>
+        listInPages(
+          (page) => parts.api.listPage(page),
+          (r) => keptForPages(r as unknown as KubernetesObject) as unknown as HelmRelease,
+        ),
+      freezes: () => parts.freezes.list(),
+      teams: () => parts.teams.list(),
+    },
     log,
   });
   await watch.start();
