@@ -35,7 +35,7 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
   const now = () => (deps.now ?? (() => new Date()))();
   // A few bodies (~130 KiB each at 1,000 releases), more gzipped answers (~7 KiB each).
   const fleetBodies = new KeptRenders<string>(8);
-  const fleetAnswers = new KeptRenders<Buffer>(64);
+  const fleetAnswers = new KeptRenders<Promise<Buffer>>(64);
   return (app: FastifyInstance) => {
     const layout = (web: WebRequestContext, title: string, body: string, freezes: Freeze[]) =>
       renderLayout({
@@ -88,7 +88,7 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
         const body = () => fleetBodies.take(key, time, render);
         // A browser's reload: the whole answer as sent before, gzipped, for this session (its CSRF token is in it).
         if (!chooseEncoding(request.headers['accept-encoding'])) return send(reply, 200, layout(web, 'Fleet', body(), own.freezes));
-        const answer = fleetAnswers.take(`${key} ${web.csrfToken}`, time, () => gzipAnswer(layout(web, 'Fleet', body(), own.freezes)));
+        const answer = await fleetAnswers.take(`${key} ${web.csrfToken}`, time, () => gzipAnswer(layout(web, 'Fleet', body(), own.freezes)));
         return send(reply.header('vary', 'accept-encoding').header('content-encoding', 'gzip'), 200, answer);
       }),
     );

@@ -1,4 +1,5 @@
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
@@ -14,12 +15,8 @@ export type Encoding = 'gzip';
 /** Below this a compressed answer saves less than its headers cost. */
 const MIN_BYTES = 1024;
 
-/**
- * On the event loop, not zlib's thread pool: a page is a few ms to deflate, and the async call
- * starts the pool's threads and allocates beside them for no gain to a page (measured: no RSS
- * difference outside the run-to-run noise, docs/performance.md; fewer moving parts).
- */
-export const gzipAnswer = (payload: string | Buffer): Buffer => gzipSync(payload);
+/** zlib's gzip (on its thread pool), for the onSend hook and for answers kept already compressed. */
+export const gzipAnswer: (payload: string | Buffer) => Promise<Buffer> = promisify(gzip);
 
 /** Pure: the encoding to answer with, from `Accept-Encoding` (`q=0` refuses; `*` stands for any). */
 export function chooseEncoding(acceptEncoding: string | undefined): Encoding | undefined {
