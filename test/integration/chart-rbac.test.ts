@@ -15,7 +15,7 @@ import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName } from '../support/fixtures.js';
 import { leavePendingUpgrade } from '../support/pending-release.js';
-import { deployments, literalEnv, renderChart } from '../support/chart.js';
+import { deployments, literalEnv, renderChart, WEB_VALUES } from '../support/chart.js';
 import { eventually } from '../support/eventually.js';
 
 type Right = { part: string; resource: string; name: string; verbs: string[]; where: 'cluster' | 'own namespace' };
@@ -26,7 +26,7 @@ async function readmeRights(): Promise<Right[]> {
   const table = readme.slice(readme.indexOf('<!-- rights-table -->'), readme.indexOf('<!-- /rights-table -->'));
   return table
     .split('\n')
-    .filter((line) => /^\| (controller|notify|bot) /.test(line))
+    .filter((line) => /^\| (controller|notify|bot|web) /.test(line))
     .map((line) => {
       const [part, resource, name, verbs, where] = line
         .split('|')
@@ -66,7 +66,16 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
 
   const kubectl = (args: string[], input?: string) => execa(env.kubectlBin, ['--kubeconfig', env.kubeconfig, ...args], { input, reject: false });
   const RBAC_KINDS = ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'];
-  const sets = (split: boolean) => ['redis.external.url=redis://redis:6379', 'rbac.clusterAdmin=false', 'slack.existingSecret=slack', `parts.split=${split}`];
+  /** The web part on (web.objectHealth off here: its `view` binding is asked apart, below). */
+  const WEB = WEB_VALUES;
+  const sets = (split: boolean) => [
+    'redis.external.url=redis://redis:6379',
+    'rbac.clusterAdmin=false',
+    'slack.existingSecret=slack',
+    `parts.split=${split}`,
+    ...WEB,
+    'web.objectHealth=false',
+  ];
 
   /** Applies the ServiceAccounts and RBAC rendered with these values; returns the kinds applied. */
   const applyRbac = async (values: string[], release: string): Promise<string[]> => {
@@ -98,27 +107,14 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     namespace = await freshNamespace(kubeConfig, 'rbac');
     controllerUser = `system:serviceaccount:${namespace}:${releaseName}-controller`;
     rights = await readmeRights();
-    expect(new Set(rights.map((r) => r.part))).toEqual(new Set(['controller', 'notify', 'bot']));
+    expect(new Set(rights.map((r) => r.part))).toEqual(new Set(['controller', 'notify', 'bot', 'web']));
+    const n = (kind: string, count: number) => Array<string>(count).fill(kind);
+    // controller, notify, bot and web: a ClusterRole, its binding and a ServiceAccount each; the controller's Role.
     const split = await applyRbac(sets(true), releaseName);
-    expect(split).toEqual(
-      ['ClusterRole', 'ClusterRole', 'ClusterRole', 'ClusterRoleBinding', 'ClusterRoleBinding', 'ClusterRoleBinding', 'Role', 'RoleBinding'].concat([
-        'ServiceAccount',
-        'ServiceAccount',
-        'ServiceAccount',
-      ]),
-    );
+    expect(split).toEqual([...n('ClusterRole', 4), ...n('ClusterRoleBinding', 4), 'Role', 'RoleBinding', ...n('ServiceAccount', 4)]);
+    // `helmcrew run`: every part's ClusterRole bound to its one ServiceAccount.
     const combined = await applyRbac(sets(false), `${releaseName}-one`);
-    expect(combined).toEqual([
-      'ClusterRole',
-      'ClusterRole',
-      'ClusterRole',
-      'ClusterRoleBinding',
-      'ClusterRoleBinding',
-      'ClusterRoleBinding',
-      'Role',
-      'RoleBinding',
-      'ServiceAccount',
-    ]);
+    expect(combined).toEqual([...n('ClusterRole', 4), ...n('ClusterRoleBinding', 4), 'Role', 'RoleBinding', 'ServiceAccount']);
   });
   afterAll(async () => {
     if (rbacYaml) await kubectl(['delete', '-n', namespace, '--ignore-not-found', '-f', '-'], rbacYaml);
@@ -129,19 +125,32 @@ describe('helm/helmcrew RBAC with rbac.clusterAdmin=false', () => {
     { account: 'controller', parts: ['controller'] },
     { account: 'notify', parts: ['notify'] },
     { account: 'bot', parts: ['bot'] },
-    { account: 'one', parts: ['controller', 'notify', 'bot'] },
+    { account: 'web', parts: ['web'] },
+    { account: 'one', parts: ['controller', 'notify', 'bot', 'web'] },
   ])('the $account ServiceAccount has exactly the documented rights for $parts, in its namespace and elsewhere', async ({ account, parts }) => {
     expect(await granted(`${releaseName}-${account}`, namespace)).toEqual(stated(parts, 'own namespace'));
     expect(await granted(`${releaseName}-${account}`, 'default')).toEqual(stated(parts, 'cluster'));
   });
 
   it('with rbac.clusterAdmin=true (the default) only the controller is cluster-admin', async () => {
-    await applyRbac(['redis.external.url=redis://redis:6379', 'parts.split=true', 'slack.existingSecret=slack'], `${releaseName}-adm`);
+    await applyRbac(['redis.external.url=redis://redis:6379', 'parts.split=true', 'slack.existingSecret=slack', ...WEB], `${releaseName}-adm`);
     const can = async (account: string) =>
       (await kubectl(['auth', 'can-i', '*', '*', '-A', `--as=system:serviceaccount:${namespace}:${releaseName}-adm-${account}`])).stdout.trim();
     expect(await can('controller')).toBe('yes');
     expect(await can('notify')).toBe('no');
     expect(await can('bot')).toBe('no');
+    expect(await can('web')).toBe('no');
+  });
+
+  it('web.objectHealth (the default) binds the web to `view`: it reads a release’s objects, never a Secret', async () => {
+    const docs = await applyRbac(['redis.external.url=redis://redis:6379', 'rbac.clusterAdmin=false', 'parts.split=true', ...WEB], `${releaseName}-view`);
+    expect(docs.filter((kind) => kind === 'ClusterRoleBinding')).toHaveLength(4); // controller, notify, web, web's view
+    const can = async (...ask: string[]) =>
+      (await kubectl(['auth', 'can-i', ...ask, '-n', 'default', `--as=system:serviceaccount:${namespace}:${releaseName}-view-web`])).stdout.trim();
+    expect(await can('get', 'deployments.apps')).toBe('yes');
+    expect(await can('get', 'services')).toBe('yes');
+    expect(await can('get', 'secrets')).toBe('no');
+    expect(await can('update', 'deployments.apps')).toBe('no');
   });
 
   it('leader election: its own Lease in its namespace, no other', async () => {

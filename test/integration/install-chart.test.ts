@@ -4,6 +4,8 @@ import { stringify } from 'yaml';
 import { readBotConfig } from '../../src/bot/slack/config.js';
 import { readControllerConfig } from '../../src/controller/config.js';
 import { readNotifyConfig } from '../../src/notify/config.js';
+import { readSessionConfig } from '../../src/session/flow/config.js';
+import { readWebConfig } from '../../src/web/server/config.js';
 import { CHART_DIR, deployments, literalEnv, renderChart, VALUE_SETS } from '../support/chart.js';
 import { deleteNamespace, freshNamespace, testEnv } from '../support/fixtures.js';
 
@@ -86,7 +88,7 @@ describe('helm/helmcrew', () => {
     ).toHaveLength(docs.length);
   });
 
-  it('the split parts: three Deployments, each its own ServiceAccount, command and replicas, and a PodDisruptionBudget each', async () => {
+  it('the split parts: four Deployments, each its own ServiceAccount, command and replicas, and a PodDisruptionBudget each; the web Service selects the web’s', async () => {
     const { docs } = await renderChart(env, VALUE_SETS.split!);
     const parts = deployments(docs).map((d) => ({
       name: d.metadata.name,
@@ -98,26 +100,45 @@ describe('helm/helmcrew', () => {
       { name: 'hc-controller', replicas: 2, account: 'hc-controller', args: ['controller'] },
       { name: 'hc-notify', replicas: 1, account: 'hc-notify', args: ['notify'] },
       { name: 'hc-bot', replicas: 1, account: 'hc-bot', args: ['bot'] },
+      { name: 'hc-web', replicas: 1, account: 'hc-web', args: ['web'] },
     ]);
     expect(docs.filter((d) => d.kind === 'PodDisruptionBudget').map((d) => [d.metadata.name, d.spec!.maxUnavailable])).toEqual([
       ['hc-controller', 1],
       ['hc-notify', 1],
       ['hc-bot', 1],
+      ['hc-web', 1],
     ]);
+    const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'hc-web');
+    expect(service?.spec?.selector).toMatchObject({ 'app.kubernetes.io/component': 'web' });
+    const web = deployments(docs).find((d) => d.metadata.name === 'hc-web')!.spec!.template!.spec.containers[0]!;
+    expect(web.env.map((e) => e.name)).toEqual(expect.arrayContaining(['REDIS_URL', 'SLACK_BOT_TOKEN', 'HELMCREW_SLACK_OIDC_CLIENT_SECRET', 'HEALTH_PORT']));
   });
 
   it('every part gets settings its own configuration reader accepts (Secret references filled in as a pod would see them)', async () => {
-    const secrets = { REDIS_URL: 'redis://redis:6379', SLACK_BOT_TOKEN: 'xoxb-1', SLACK_APP_TOKEN: 'xapp-1', HELMCREW_NAMESPACE: namespace };
+    const secrets = {
+      REDIS_URL: 'redis://redis:6379',
+      SLACK_BOT_TOKEN: 'xoxb-1',
+      SLACK_APP_TOKEN: 'xapp-1',
+      HELMCREW_SLACK_OIDC_CLIENT_SECRET: 'client-secret',
+      HELMCREW_NAMESPACE: namespace,
+    };
+    const webParts: string[] = [];
     for (const sets of Object.values(VALUE_SETS)) {
       for (const d of deployments((await renderChart(env, sets)).docs)) {
         const container = d.spec!.template!.spec.containers[0]!;
-        const vars = { ...secrets, ...literalEnv(container.env) };
+        const vars: Record<string, string> = { ...secrets, ...literalEnv(container.env) };
         const part = container.args![0];
         if (part === 'run' || part === 'controller') expect(readControllerConfig(vars).leaderElection).toBe(true);
         if (part === 'run' || part === 'notify') expect(readNotifyConfig(vars).healthPort).toBe(8081);
         if (part === 'bot') expect(readBotConfig(vars).healthPort).toBe(8081);
+        if (vars.HELMCREW_WEB_LISTEN) {
+          webParts.push(part!);
+          expect(readWebConfig(vars)).toMatchObject({ listen: { port: 8080 }, publicUrl: 'https://helmcrew.example.org', trustProxy: true });
+          expect(readSessionConfig(vars).timeZone).toBe('UTC');
+        }
       }
     }
+    expect(webParts).toEqual(['web', 'run']);
   });
 
   it('runs locked down: non-root, read-only root with writable /tmp and work dirs, no privilege escalation, seccomp, probes, and a grace above the shutdown grace', async () => {

@@ -23,6 +23,7 @@ import { freezeNamespace } from '../support/namespace-freeze.js';
 import { startBrowser } from '../support/browser.js';
 import { CountingRest, openStream, pagesServer, parts, type OpenStream } from '../support/web-pages.js';
 import { connectKube } from '../../src/core/kube/slim-clients.js';
+import { listInPages } from '../../src/core/kube/watch/paged-list.js';
 
 const SCRIPT = '<script>alert(1)</script>';
 const BREAKOUT = '"><img src=x onerror=alert(2)>';
@@ -123,6 +124,43 @@ describe('the release pages', () => {
 
     const mallory = await get('/', 'mallory');
     expect(mallory.html).toContain('No release here that your Teams let you see.');
+  });
+
+  it('a fleet page served again from the one render kept shows a change as soon as the watch hears it (a status, a freeze)', async () => {
+    const failed = async () => (await get(`/?state=failed`)).html.includes('>cart</a>');
+    const frozen = async () => (await get(`/?state=frozen`)).html.includes('>cart</a>');
+    // Twice each: the second is the kept body.
+    for (let i = 0; i < 2; i++) expect([await failed(), await frozen()]).toEqual([false, false]);
+    const ready = (status: 'True' | 'False') => ({
+      conditions: [
+        { type: 'Ready', status, reason: status === 'True' ? 'InSync' : 'UpgradeFailed', message: 'cart', lastTransitionTime: new Date().toISOString() },
+      ],
+    });
+    await api.patchStatus((await api.get(shop, 'cart'))!, ready('False'));
+    await eventually(async () => expect(await failed()).toBe(true), { timeoutMs: 10_000, intervalMs: 100 });
+    const { lift: liftShop } = await freezeNamespace(custom, shop, 'cart freeze');
+    try {
+      await eventually(async () => expect(await frozen()).toBe(true), { timeoutMs: 10_000, intervalMs: 100 });
+    } finally {
+      await liftShop();
+      await api.patchStatus((await api.get(shop, 'cart'))!, ready('True'));
+    }
+    await eventually(async () => expect([await failed(), await frozen()]).toEqual([false, false]), { timeoutMs: 10_000, intervalMs: 100 });
+  });
+
+  it('the pages’ listing in pages (limit/continue) finds what one LIST finds, each object kept as the pages keep it', async () => {
+    const names = (items: Array<{ metadata: { namespace?: string; name?: string } }>) => items.map((r) => `${r.metadata.namespace}/${r.metadata.name}`).sort();
+    const kept: string[] = [];
+    const paged = await listInPages(
+      (page) => api.listPage(page),
+      (r) => (kept.push(r.metadata.name), { ...r, metadata: { ...r.metadata, labels: { kept: 'yes' } } }),
+      1,
+    );
+    expect(names(paged.items)).toEqual(names((await api.list()).items));
+    expect(paged.items.length).toBeGreaterThanOrEqual(3);
+    expect(kept).toHaveLength(paged.items.length);
+    expect(paged.items.every((r) => r.metadata.labels?.kept === 'yes')).toBe(true);
+    expect(paged.metadata?.resourceVersion).toMatch(/^\d+$/);
   });
 
   it('the release page: conditions, values (escaped), timeline; outside the Teams a 404 without data', async () => {

@@ -1,5 +1,6 @@
 import formbody from '@fastify/formbody';
 import { CoreV1Api } from '@kubernetes/client-node';
+import { LogLevel, WebClient } from '@slack/web-api';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterKey } from '../../src/core/fleet/cluster-keys.js';
@@ -9,7 +10,10 @@ import { TeamApi } from '../../src/core/kube/team-api.js';
 import { KubeEventRecorder } from '../../src/core/kube/event-recorder.js';
 import { createLogger } from '../../src/core/log.js';
 import { ProposalStore } from '../../src/core/proposals/proposal-store.js';
-import { proposalId, type Proposal } from '../../src/core/proposals/proposal.js';
+import { proposalId, withMessage, type Proposal } from '../../src/core/proposals/proposal.js';
+import { renderProposalMessage } from '../../src/core/slack/proposal-message.js';
+import { slackProposalMessages } from '../../src/cli/commands/web.js';
+import { startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { deleteNamespace, ensureNamespace } from '../../src/dev/harness/namespaces.js';
@@ -18,14 +22,16 @@ import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { teamPolicy } from '../../src/session/authz/policy-types.js';
 import { proposalVoteRoutes } from '../../src/web/actions/proposal-vote-routes.js';
 import type { WebPrincipal } from '../../src/web/contract.js';
+import { eventually } from '../support/eventually.js';
 import { testEnv, uniqueName } from '../support/fixtures.js';
 
 /**
  * Votes on the web follow chat's rules, because they are chat's path (session/flow/proposal-votes.ts):
  * the proposer does not approve their own promotion, a person without `approve` and one outside
  * spec.approval.teams are refused (403) and audited, two different people approve it, every counted
- * vote is an Event "via web". The proposal store, the Teams and the Events are the real ones; a
- * test hook stands in for sign-in (web-signin and web-browser tests cover it).
+ * vote is an Event "via web", and edits the proposal's Slack message as a button's vote does. The
+ * proposal store, the Teams, the Events and Slack's Web API client are the real ones (Slack's API is
+ * the fake's); a test hook stands in for sign-in (web-signin and web-browser tests cover it).
  */
 describe('proposal votes from the web', () => {
   const { env, kubeConfig } = testEnv();
@@ -51,6 +57,8 @@ describe('proposal votes from the web', () => {
   let app: FastifyInstance;
   let redis: RedisConnection;
   let store: ProposalStore;
+  let slack: FakeSlack;
+  let channel: string;
 
   beforeAll(async () => {
     await ensureNamespace(kubeConfig, namespace);
@@ -62,6 +70,8 @@ describe('proposal votes from the web', () => {
     await createTeam(kube, viewers, { members: { emails: ['eve@example.org'] }, permissions: [{ namespaces: [namespace], verbs: ['status'] }] });
     // The HelmRelease is only the audit's object here: no controller runs in this namespace.
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'shop', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } }));
+    slack = await startFakeSlack();
+    channel = slack.addChannel({ name: 'releases' }).id;
     redis = connectRedis(env.redisUrl);
     store = new ProposalStore(redis, clusterKey(uniqueName('hc-webvotes'), 'proposals'));
     const log = createLogger('web-votes-test', 'warn');
@@ -83,10 +93,13 @@ describe('proposal votes from the web', () => {
       log,
       showCluster: false,
       clusterSegment: () => '-',
+      // As `helmcrew web` builds it with SLACK_BOT_TOKEN set.
+      slack: slackProposalMessages(new WebClient(slack.token, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR })),
     })(app);
   });
   afterAll(async () => {
     await app?.close();
+    await slack?.stop();
     redis?.disconnect();
     await Promise.all([deleteTeam(kube, web), deleteTeam(kube, ops), deleteTeam(kube, viewers), deleteNamespace(kubeConfig, namespace)]);
   });
@@ -165,5 +178,48 @@ describe('proposal votes from the web', () => {
     expect((await store.get(proposal.id))?.state.phase).toBe('rejected');
     expect((await vote('bea', { id: 'p-0000000000000000' })).statusCode).toBe(404);
     expect((await vote('bea', proposal, 'maybe')).statusCode).toBe(400);
+  });
+
+  /** The proposal's message in the channel, as notify posts it when the proposal opens, kept on the record. */
+  const announce = async (proposal: Proposal): Promise<{ ts: string }> => {
+    const posted = await new WebClient(slack.token, { slackApiUrl: slack.apiUrl, logLevel: LogLevel.ERROR }).chat.postMessage({
+      channel,
+      ...renderProposalMessage(proposal, { state: proposal.state, now: Date.now() }),
+    });
+    await store.update(proposal.id, (p) => withMessage(p, { channel, ts: posted.ts! }));
+    return { ts: posted.ts! };
+  };
+  /** The text of every chat.update Slack accepted for that message, oldest first. */
+  const edits = (ts: string) =>
+    slack
+      .okCalls('chat.update')
+      .filter((c) => c.params.channel === channel && c.params.ts === ts)
+      .map((c) => JSON.stringify(c.params.blocks));
+  const thread = (ts: string) => slack.replies(channel, ts).map((m) => m.text);
+
+  it('an approval on the web edits the proposal’s Slack message to the votes, and says under it who approved, via web', async () => {
+    const proposal = await open('5.0.0');
+    const { ts } = await announce(proposal);
+    expect((await vote('ben', proposal)).statusCode).toBe(200);
+    await eventually(() => expect(edits(ts)).toEqual([expect.stringContaining('1 of 2 approvals: oidc:ben@example.org')]));
+    await eventually(() => expect(thread(ts)).toEqual([expect.stringMatching(/^oidc:ben@example\.org via web approved proposal p-/)]));
+    // The second, a Slack user on the web: approved, named by their mention, the buttons gone.
+    expect((await vote('bea', proposal)).statusCode).toBe(200);
+    await eventually(() => expect(edits(ts)).toHaveLength(2));
+    const approved = edits(ts)[1]!;
+    expect(approved).toContain('Change approved');
+    expect(approved).toContain('Approved by oidc:ben@example.org, <@UBEA>');
+    expect(approved).not.toContain('proposal_actions');
+    await eventually(() => expect(thread(ts)[1]).toMatch(/^slack:UBEA \(@UBEA\) via web approved proposal p-.*the controller applies it$/));
+    expect(slack.messages(channel).find((m) => m.ts === ts)?.text).toContain('Change approved');
+  });
+
+  it('a rejection on the web edits the message to rejected, by whom; a refused vote edits nothing', async () => {
+    const proposal = await open('6.0.0');
+    const { ts } = await announce(proposal);
+    expect((await vote('eve', proposal)).statusCode).toBe(403);
+    expect((await vote('ben', proposal, 'reject')).statusCode).toBe(200);
+    await eventually(() => expect(edits(ts)).toEqual([expect.stringContaining('Rejected by oidc:ben@example.org')]));
+    await eventually(() => expect(thread(ts)).toEqual([expect.stringMatching(/^oidc:ben@example\.org via web rejected proposal p-.*nothing changes$/)]));
   });
 });

@@ -6,11 +6,18 @@ import { REPO_ROOT } from '../../src/dev/paths.js';
 
 export const CHART_DIR = join(REPO_ROOT, 'helm/helmcrew');
 
-/** The value sets the chart tests cover: the defaults (one `helmcrew run`, the in-chart Redis), split parts, and an external Redis from a Secret. */
+/** The web pages on, signing in with Slack (its client secret from a Secret). */
+export const WEB_VALUES = ['web.enabled=true', 'web.url=https://helmcrew.example.org', 'web.slack.clientId=123.456', 'web.slack.existingSecret=slack-oidc'];
+
+/**
+ * The value sets the chart tests cover: the defaults (one `helmcrew run`, the in-chart Redis), split
+ * parts with the web's own Deployment, an external Redis from a Secret, and `run` serving the web.
+ */
 export const VALUE_SETS: Record<string, string[]> = {
   default: [],
-  split: ['redis.external.url=redis://redis:6379', 'parts.split=true', 'slack.existingSecret=slack', 'parts.controller.replicas=2'],
+  split: ['redis.external.url=redis://redis:6379', 'parts.split=true', 'slack.existingSecret=slack', 'parts.controller.replicas=2', ...WEB_VALUES],
   'external-redis': ['redis.external.existingSecret=hc-redis', 'slack.existingSecret=slack', 'slack.bot.service.enabled=true'],
+  'run-web': ['redis.external.url=redis://redis:6379', 'slack.existingSecret=slack', ...WEB_VALUES, 'web.ingress.enabled=true'],
 };
 
 export type EnvVar = { name: string; value?: string; valueFrom?: unknown };
@@ -40,7 +47,9 @@ export async function renderChart(env: DevEnvironment, sets: string[], opts: { r
 
 /** helmcrew's own Deployments (not the in-chart Redis). */
 export const deployments = (docs: KubeDoc[]) =>
-  docs.filter((d) => d.kind === 'Deployment' && ['run', 'controller', 'notify', 'bot'].includes(d.metadata.labels?.['app.kubernetes.io/component'] ?? ''));
+  docs.filter(
+    (d) => d.kind === 'Deployment' && ['run', 'controller', 'notify', 'bot', 'web'].includes(d.metadata.labels?.['app.kubernetes.io/component'] ?? ''),
+  );
 
 /** A container's literal variables (those from a Secret or the downward API left out). */
 export const literalEnv = (vars: EnvVar[]) => Object.fromEntries(vars.filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));

@@ -5,7 +5,7 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end -}}
 
-{{/* The pods of one part: run, controller, notify, bot or redis. */}}
+{{/* The pods of one part: run, controller, notify, bot, web or redis. */}}
 {{- define "helmcrew.selector" -}}
 app.kubernetes.io/name: helmcrew
 app.kubernetes.io/instance: {{ .root.Release.Name }}
@@ -14,8 +14,8 @@ app.kubernetes.io/component: {{ .part }}
 
 {{/*
 The parts that run, each with its Deployment, ServiceAccount and command, as a YAML list:
-one "run" process, or controller, notify and (with a Slack Secret) bot. Each entry says which
-rights it needs: controller, notify, bot.
+one "run" process, or controller, notify, (with a Slack Secret) bot and (with web.enabled) web.
+Each entry says which rights it needs: controller, notify, bot, web.
 */}}
 {{- define "helmcrew.parts" -}}
 {{- $r := .Release.Name -}}
@@ -25,12 +25,15 @@ rights it needs: controller, notify, bot.
 {{- if and .Values.slack.existingSecret .Values.parts.bot.enabled }}
 - { part: bot, name: {{ $r }}-bot, args: [bot], rights: [bot] }
 {{- end }}
+{{- if .Values.web.enabled }}
+- { part: web, name: {{ $r }}-web, args: [web], rights: [web] }
+{{- end }}
 {{- else }}
-- { part: run, name: {{ $r }}, args: [run], rights: [controller, notify{{ if .Values.slack.existingSecret }}, bot{{ end }}] }
+- { part: run, name: {{ $r }}, args: [run], rights: [controller, notify{{ if .Values.slack.existingSecret }}, bot{{ end }}{{ if .Values.web.enabled }}, web{{ end }}] }
 {{- end }}
 {{- end -}}
 
-{{/* The ServiceAccount of the part holding the given rights (controller, notify, bot). */}}
+{{/* The ServiceAccount of the part holding the given rights (controller, notify, bot, web). */}}
 {{- define "helmcrew.serviceAccount" -}}
 {{- range (include "helmcrew.parts" .root | fromYamlArray) }}{{ if has $.rights .rights }}{{ .name }}{{ end }}{{ end -}}
 {{- end -}}

@@ -1,4 +1,5 @@
 import type { Registry } from 'prom-client';
+import type { WebClient } from '@slack/web-api';
 import { SHARED_ENV } from '../../core/config/env.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import { connectKube, slimKubeClients } from '../../core/kube/slim-clients.js';
@@ -10,10 +11,22 @@ import { teamPolicy } from '../../session/authz/policy-types.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { readWebConfig, type WebConfig } from '../../web/server/config.js';
 import { startWebServer } from '../../web/server/server.js';
-import { readSessionConfig } from '../../session/flow/config.js';
 import { assistantSlack } from '../compose/mcp-surface.js';
 import { webSurface } from '../compose/web-surface.js';
 import { untilSignal } from './until-signal.js';
+import { startHealthServer, type ReadinessCheck } from '../../core/metrics/health-server.js';
+import { redisCheck } from '../../core/metrics/redis-check.js';
+import { intIn, readSessionConfig } from '../../session/flow/config.js';
+import type { ProposalMessagePoster } from '../../session/flow/proposal-vote-messages.js';
+
+/** A proposal's Slack messages through the web's WebClient: edited, and replied under, as the bot's poster does (bot/slack/app.ts). */
+export function slackProposalMessages(slack: WebClient): ProposalMessagePoster {
+  return {
+    post: async (channel, message) => slack.chat.postMessage({ channel, ...message }),
+    update: async (channel, ts, message) => void (await slack.chat.update({ channel, ts, ...message })),
+    reply: async (channel, ts, message) => void (await slack.chat.postMessage({ channel, thread_ts: ts, ...message })),
+  };
+}
 
 /**
  * The web surface wired to its parts: Redis for sessions, the API server for Teams (listed on every
@@ -40,14 +53,18 @@ export async function startWeb(
     : undefined;
   const groups = slack ? new SlackUserGroups(slack) : undefined;
   // A release page links its Slack thread through chat.getPermalink, as the bot links a message.
-  const permalink = slack
-    ? { permalink: async (ref: SlackMessageRef) => (await slack.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink }
+  // A vote on the web edits the proposal's Slack messages as a button's does.
+  const slackPages = slack
+    ? {
+        permalink: async (ref: SlackMessageRef) => (await slack.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink,
+        proposalMessages: slackProposalMessages(slack),
+      }
     : undefined;
   // The release pages and the verbs of chat, unless a caller (a test) mounts its own.
   const slackUserGroups = groups ? (user: string) => groups.of(user) : undefined;
   const surface = pages
     ? undefined
-    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, permalink, {
+    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, slackPages, {
         webUrl: config.publicUrl,
         corsOrigins: config.mcpCorsOrigins,
         registry,
@@ -64,6 +81,8 @@ export async function startWeb(
     });
     return {
       address: server.address,
+      /** What `helmcrew web`'s /readyz waits on: Redis (sessions) answers, the pages' watch has listed. */
+      readiness: [redisCheck(redis), { name: 'release watch', ready: () => surface?.ready() ?? true }] as ReadinessCheck[],
       stop: async () => {
         await server.close();
         await surface?.stop();
@@ -77,11 +96,22 @@ export async function startWeb(
   }
 }
 
-/** `helmcrew web`: the release pages alone (replicas share sessions through Redis). */
+/**
+ * `helmcrew web`: the release pages alone (replicas share sessions through Redis). With HEALTH_PORT
+ * (the chart's split Deployment) /healthz, /readyz and /metrics on that port, as every other part;
+ * prom-client loads only then.
+ */
 export async function webCommand(): Promise<number> {
-  const config = readWebConfig();
+  const env = process.env;
+  const config = readWebConfig(env);
   const log = createLogger('web');
-  const web = await startWeb(config, log);
-  await untilSignal(log, () => web.stop());
+  const healthPort = SHARED_ENV.in(env).raw('HEALTH_PORT') ? intIn(env, 'HEALTH_PORT', 8081, 1, 65535) : undefined;
+  const registry = healthPort ? (await import('../../core/metrics/registry.js')).newMetricsRegistry() : undefined;
+  const web = await startWeb(config, log, undefined, env, registry);
+  const health = healthPort && registry ? startHealthServer({ port: healthPort, registry, checks: web.readiness }) : undefined;
+  await untilSignal(log, async () => {
+    await health?.close();
+    await web.stop();
+  });
   return 0;
 }

@@ -1,3 +1,5 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { HelmRelease } from '../../api/helmrelease.js';
 import { ClusterObjects } from '../../core/kube/cluster-objects.js';
 import { ObjectReader } from '../../core/kube/object-reader.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
@@ -15,12 +17,14 @@ import { QueuedPreviews } from '../../session/execute/preview-client.js';
 import { releaseOperations } from '../../session/execute/wiring.js';
 import type { SessionConfig } from '../../session/flow/config.js';
 import { ReleaseSession } from '../../session/flow/release-session.js';
+import type { ProposalMessagePoster } from '../../session/flow/proposal-vote-messages.js';
 import { actionRoutes } from '../../web/actions/action-routes.js';
 import { PROPOSAL_VOTE_FORMS, proposalVoteRoutes } from '../../web/actions/proposal-vote-routes.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { ReleaseEventWatch } from '../../web/live/event-watch.js';
 import { HelmRecordWatch } from '../../web/live/record-watch.js';
-import { SharedReleaseWatch } from '../../web/live/release-watch.js';
+import { keptForPages, SharedReleaseWatch } from '../../web/live/release-watch.js';
+import { listInPages } from '../../core/kube/watch/paged-list.js';
 import { watchedReads } from '../../web/live/watched-reads.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
 import { releasePages } from '../../web/pages/release-pages.js';
@@ -41,7 +45,7 @@ export async function webSurface(
   redisUrl: string,
   session: SessionConfig,
   log: Logger,
-  slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined> },
+  slack?: { permalink(ref: SlackMessageRef): Promise<string | undefined>; proposalMessages?: ProposalMessagePoster },
   assistants: {
     webUrl?: string;
     corsOrigins?: readonly string[];
@@ -60,7 +64,16 @@ export async function webSurface(
   const proposals = new ProposalStore(redis, clusterKey(session.keyPrefix, 'proposals'));
   const watch = new SharedReleaseWatch({
     rest,
-    list: { releases: () => parts.api.list(), freezes: () => parts.freezes.list(), teams: () => parts.teams.list() },
+    // Releases in pages, each kept as the pages keep it at once: the listing's peak is a page, not the fleet.
+    list: {
+      releases: () =>
+        listInPages(
+          (page) => parts.api.listPage(page),
+          (r) => keptForPages(r as unknown as KubernetesObject) as unknown as HelmRelease,
+        ),
+      freezes: () => parts.freezes.list(),
+      teams: () => parts.teams.list(),
+    },
     log,
   });
   // The assistants' reads of helm's records and of the Events about releases, held as the watches deliver them
@@ -111,6 +124,8 @@ export async function webSurface(
       log,
       showCluster: false,
       clusterSegment: () => OWN_CLUSTER_SEGMENT,
+      // A web vote edits the proposal's Slack messages as a button's does.
+      ...(slack?.proposalMessages ? { slack: slack.proposalMessages } : {}),
     }),
     actionRoutes({
       session: releaseSession,
@@ -137,6 +152,8 @@ export async function webSurface(
   ];
   return {
     pages,
+    /** The shared watch has listed every kind: pages answer from memory (`helmcrew web`'s /readyz). */
+    ready: () => watch.ready,
     stop: async () => {
       await Promise.all([watch.stop(), records.stop(), releaseEvents.stop()]);
       previewConnection.disconnect();

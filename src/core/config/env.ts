@@ -41,6 +41,7 @@ export const SHARED_ENV = declareEnv(['controller', 'notify', 'bot'], {
   HEALTH_PORT: {
     defaultText: 'none (the chart sets 8081)',
     meaning: '`/healthz`, `/readyz` and `/metrics` on this port; unset: not served (`helmcrew run` serves every part’s on one port)',
+    parts: ['controller', 'notify', 'bot', 'web'],
   },
   HELM_BIN: { default: 'helm', meaning: 'the helm 4 binary; `helmcrew dev up` uses it instead of the toolchain’s helm when set', parts: ['controller', 'dev'] },
   SLACK_BOT_TOKEN: {

@@ -36,6 +36,12 @@ export class HelmReleaseApi {
     }
   }
 
+  /** One page of every namespace's HelmReleases (limit/continue): see watch/paged-list.ts. */
+  async listPage(page: { limit: number; _continue?: string }): Promise<{ items: HelmRelease[]; metadata?: { resourceVersion?: string; continue?: string } }> {
+    const list: unknown = await this.kube.custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, ...page });
+    return list as { items: HelmRelease[]; metadata?: { resourceVersion?: string; continue?: string } };
+  }
+
   async list(namespace?: string): Promise<{ items: HelmRelease[]; metadata?: { resourceVersion?: string } }> {
     const coords = { group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL };
     const list: unknown = namespace

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import Mustache from 'mustache';
+import { showCountedVote, type ProposalMessagePoster } from '../../session/flow/proposal-vote-messages.js';
 import { castProposalVote, type ProposalVoteFlowDeps, type VoteOutcome } from '../../session/flow/proposal-votes.js';
 import type { PageRoutes, WebRequestContext } from '../contract.js';
 import { renderLayout } from '../render/layout.js';
@@ -9,7 +10,9 @@ import { releaseUrl } from '../urls.js';
  * Approve / Reject a proposal on the web: the same vote as Slack's buttons (the session's
  * castProposalVote: Team `approve`, two different people, never the proposer, spec.approval.teams,
  * audited on the HelmRelease), "via web", with the Teams read on this request. The forms go in the
- * pages' proposal-actions slot; a vote not counted answers 403 with castVote's reason.
+ * pages' proposal-actions slot; a vote not counted answers 403 with castVote's reason. A counted
+ * vote edits the proposal's Slack messages and is told in their thread as a button's is
+ * (showCountedVote), when Slack is there to edit them.
  */
 
 /** The forms for PagesDeps.proposalActions: rendered with the proposal's view (its `voteUrl`) and the CSRF token. */
@@ -19,6 +22,8 @@ export const PROPOSAL_VOTE_FORMS = `<form class="inline" method="post" action="{
 export type WebProposalVoteDeps = Omit<ProposalVoteFlowDeps, 'teams'> & {
   /** The release page's cluster segment of a proposal's cluster (`-` without a fleet). */
   clusterSegment(cluster: string): string | undefined;
+  /** Slack, through the bot's token (SLACK_BOT_TOKEN): the proposal's messages are edited to the vote. */
+  slack?: ProposalMessagePoster;
 };
 
 const BODY = `<h1>{{heading}}</h1>
@@ -69,6 +74,11 @@ export function proposalVoteRoutes(deps: WebProposalVoteDeps): PageRoutes {
         },
         { ...deps, teams: async () => web.teams },
       );
+      // Not awaited: the person's answer does not wait on Slack (its client retries a failing call for minutes).
+      if (outcome.kind === 'counted' && deps.slack)
+        void showCountedVote(outcome.proposal, outcome.line, { ...deps, poster: deps.slack }).catch((error: Error) =>
+          deps.log.warn({ proposal: outcome.proposal.id, error: error.message }, 'proposal messages not edited'),
+        );
       return page(reply, web, outcome);
     });
   };

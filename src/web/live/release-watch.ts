@@ -36,6 +36,7 @@ export function keptForPages<T extends KubernetesObject>(obj: T): T {
 export class SharedReleaseWatch {
   private readonly slots = new Map<Kind, KeptWatch>();
   private readonly listeners = new Set<ChangeListener>();
+  private changes = 0;
 
   constructor(
     private readonly opts: {
@@ -93,6 +94,11 @@ export class SharedReleaseWatch {
     return this.listeners.size;
   }
 
+  /** Counts every release and Freeze change seen: what a page rendered at one revision showed is still so while it stays. */
+  get revision(): number {
+    return this.changes;
+  }
+
   private emit(change: WatchChange): void {
     for (const listener of this.listeners) {
       try {
@@ -111,6 +117,7 @@ export class SharedReleaseWatch {
         const changed = (obj: KubernetesObject) => {
           // Nobody listens for Teams: who may is read at the next request.
           if (!current() || kind === 'teams') return;
+          this.changes += 1;
           if (kind === 'freezes') this.emit({ kind: 'freezes' });
           else this.emit({ kind: 'release', namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '' });
         };

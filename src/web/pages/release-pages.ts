@@ -14,6 +14,9 @@ import { releaseView } from '../views/release-view.js';
 import { maySee } from '../views/visibility.js';
 import type { PagesDeps } from './deps.js';
 import { findRelease, locateCluster, ownFreezes, readClusters, readRelease } from './reads.js';
+import { fleetBodyKey, keptUntil, KeptRenders } from './kept-renders.js';
+import { chooseEncoding, gzipAnswer } from '../server/compression.js';
+import type { Freeze } from '../../api/freeze.js';
 import Mustache from 'mustache';
 
 /** The pages' CSP: scripts only from this server (/assets/live.js), nothing inline. */
@@ -30,16 +33,24 @@ const liveAnchor = (url: string) => Mustache.render('<div hidden data-live="{{ur
  */
 export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
   const now = () => (deps.now ?? (() => new Date()))();
+  // A few bodies (~130 KiB each at 1,000 releases), more gzipped answers (~7 KiB each).
+  const fleetBodies = new KeptRenders<string>(8);
+  const fleetAnswers = new KeptRenders<Promise<Buffer>>(64);
   return (app: FastifyInstance) => {
-    const page = async (reply: FastifyReply, web: WebRequestContext, title: string, body: string, code = 200) => {
-      const banner = renderBanner(bannerFreezes(await ownFreezes(deps).catch(() => []), now()));
+    const layout = (web: WebRequestContext, title: string, body: string, freezes: Freeze[]) =>
+      renderLayout({
+        title,
+        body,
+        banner: renderBanner(bannerFreezes(freezes, now())),
+        signedIn: { name: web.principal.name, via: web.principal.via },
+        csrfToken: web.csrfToken,
+      });
+    const send = (reply: FastifyReply, code: number, answer: string | Buffer) => {
       if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', PAGES_CSP);
-      return reply
-        .code(code)
-        .type('text/html; charset=utf-8')
-        .header('cache-control', 'no-store')
-        .send(renderLayout({ title, body, banner, signedIn: { name: web.principal.name, via: web.principal.via }, csrfToken: web.csrfToken }));
+      return reply.code(code).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(answer);
     };
+    const page = async (reply: FastifyReply, web: WebRequestContext, title: string, body: string, code = 200) =>
+      send(reply, code, layout(web, title, body, await ownFreezes(deps).catch(() => [])));
     const problem = (reply: FastifyReply, web: WebRequestContext, code: number, title: string, message: string) =>
       page(reply, web, title, Mustache.render('<h1>{{title}}</h1><p class="error">{{message}}</p>', { title, message }), code);
     /** A read failed: said on the page, logged without the request's details. */
@@ -62,9 +73,23 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
       '/',
       guarded('Fleet', async (request, reply, web) => {
         const filters = parseFleetFilters(request.query as Record<string, unknown>);
-        const view = fleetView(await readClusters(deps, now()), { subject: web.principal.subject, teams: web.teams }, filters, now());
+        const at = now();
+        // Read before the readings: a change arriving meanwhile leaves the body kept at an older revision.
+        const revision = deps.watch.revision;
+        const readings = await readClusters(deps, at);
+        const viewer = { subject: web.principal.subject, teams: web.teams };
         const live = new URLSearchParams({ page: 'fleet', ...filters });
-        return page(reply, web, 'Fleet', renderFleet(view) + liveAnchor(`/events?${live.toString()}`));
+        const render = () => renderFleet(fleetView(readings, viewer, filters, at)) + liveAnchor(`/events?${live.toString()}`);
+        // Kept only over the shared watch's memory: a fleet's other clusters, or a watch not listed yet, are read afresh.
+        const own = readings.length === 1 && !deps.fleet && deps.watch.releases() !== undefined ? readings[0]! : undefined;
+        if (!own) return page(reply, web, 'Fleet', render());
+        const key = fleetBodyKey(viewer, filters, own.proposals);
+        const time = { revision, now: at.getTime(), until: () => keptUntil(own.freezes, at) };
+        const body = () => fleetBodies.take(key, time, render);
+        // A browser's reload: the whole answer as sent before, gzipped, for this session (its CSRF token is in it).
+        if (!chooseEncoding(request.headers['accept-encoding'])) return send(reply, 200, layout(web, 'Fleet', body(), own.freezes));
+        const answer = await fleetAnswers.take(`${key} ${web.csrfToken}`, time, () => gzipAnswer(layout(web, 'Fleet', body(), own.freezes)));
+        return send(reply.header('vary', 'accept-encoding').header('content-encoding', 'gzip'), 200, answer);
       }),
     );
 

@@ -15,7 +15,8 @@ export type Encoding = 'gzip';
 /** Below this a compressed answer saves less than its headers cost. */
 const MIN_BYTES = 1024;
 
-const compress = promisify(gzip);
+/** zlib's gzip (on its thread pool), for the onSend hook and for answers kept already compressed. */
+export const gzipAnswer: (payload: string | Buffer) => Promise<Buffer> = promisify(gzip);
 
 /** Pure: the encoding to answer with, from `Accept-Encoding` (`q=0` refuses; `*` stands for any). */
 export function chooseEncoding(acceptEncoding: string | undefined): Encoding | undefined {
@@ -46,5 +47,5 @@ export async function compressReply(request: FastifyRequest, reply: FastifyReply
   if (!encoding) return payload;
   reply.header('content-encoding', encoding);
   reply.removeHeader('content-length');
-  return compress(payload);
+  return gzipAnswer(payload);
 }
