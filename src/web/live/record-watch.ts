@@ -2,6 +2,7 @@ import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js'
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
+import { StartedOnRead } from '../../core/kube/watch/started-on-read.js';
 import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
 import { pagedList } from '../../core/kube/watch/paged-list.js';
 import type { Logger } from '../../core/log.js';
@@ -26,7 +27,7 @@ const RECORD_PAGE = 20;
  * says nothing and the caller reads the API server.
  */
 export class HelmRecordWatch {
-  private starting?: Promise<void>;
+  private readonly lifecycle: StartedOnRead;
   private readonly watch: KeptWatch<KeptRecord>;
   private index = new RecordIndex();
 
@@ -52,24 +53,20 @@ export class HelmRecordWatch {
       onFailure: (error, delayMs, repeated) =>
         opts.log[repeated ? 'debug' : 'warn']({ delayMs, error: apiErrorMessage(error) }, 'web: the helm record watch failed; restarting'),
     });
+    this.lifecycle = new StartedOnRead(this.watch);
   }
 
-  /**
-   * Starts the watch once (later calls wait for that start). The first read starts it too: the web
-   * server leaves it to the first assistant's call, so a server no assistant uses never lists these.
-   */
+  /** Started by this or by the first read (started-on-read.ts): the web server leaves it to the first assistant's call. */
   async start(): Promise<void> {
-    this.starting ??= this.watch.start();
-    await this.starting;
+    await this.lifecycle.start();
   }
 
   async stop(): Promise<void> {
-    if (this.starting) await this.watch.stop();
+    await this.lifecycle.stop();
   }
 
-  /** A read: the watch is started if it is not (its answer comes once it has listed; until then the caller reads the API server). */
   private wanted(): void {
-    if (!this.starting) void this.start();
+    this.lifecycle.wanted();
   }
 
   get synced(): boolean {
