@@ -53,6 +53,12 @@ describe('release records read by name', () => {
     expect(await storage.historyOfRecords(namespace, 'other', [v(2)], { notOlderThan: version })).toBeUndefined();
   });
 
+  it('a record that must be absent (the next revision, when the watch is behind): "LIST instead" if it exists', async () => {
+    expect(await storage.historyOfRecords(namespace, 'unicorn', [v(1)], { notOlderThan: version, absent: v(2) })).toBeUndefined();
+    const both = await storage.historyOfRecords(namespace, 'unicorn', [v(1), v(2)], { notOlderThan: version, absent: v(3) });
+    expect(both?.history.latest?.revision).toBe(2);
+  });
+
   it('an identity that may LIST its records but not GET one: "LIST instead", and the LIST reads them', async () => {
     const user = 'records-list-only';
     const rbac = kubeConfig.makeApiClient(RbacAuthorizationV1Api);

@@ -2,7 +2,8 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import type { Logger } from '../../core/log.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
-import { recordFingerprint, watchCovers, type RecordRef, type Watched } from '../reconcile/decide/settled-records.js';
+import { namesToRead, recordFingerprint, type NamedRecords, type RecordRef, type Watched } from '../reconcile/decide/settled-records.js';
+import { MAX_WATCH_SILENCE_MS } from './settled-histories.js';
 import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
 import { makeMetadataInformer } from './metadata-informer.js';
 import { sharedString } from '../../core/kube/watch/shared-strings.js';
@@ -70,15 +71,18 @@ export class ReleaseRecordWatch {
   }
 
   /**
-   * The names of a release's records (without the superseded ones if asked), once the watch has
-   * seen everything up to `notOlderThan` (settled-records.ts watchCovers); undefined when it cannot say.
+   * Which of a release's records a read not older than `notOlderThan` may GET by name (without
+   * the superseded ones if asked), and the next revision's that must be absent when the watch has
+   * not yet seen that version (settled-records.ts namesToRead); undefined: the read LISTs.
    */
-  recordNames(namespace: string, releaseName: string, notOlderThan: string | undefined, withoutSuperseded: boolean): string[] | undefined {
+  recordNames(namespace: string, releaseName: string, notOlderThan: string | undefined, withoutSuperseded: boolean): NamedRecords | undefined {
     const slot = this.slotFor(namespace);
     const informer = slot?.watch.informer;
-    if (!slot || !informer || !watchCovers(informer.seenVersion, notOlderThan)) return undefined;
-    const records = slot.byRelease.get(`${namespace}/${releaseName}`) ?? [];
-    return [...records].filter(([, version]) => !withoutSuperseded || !version.startsWith(SUPERSEDED)).map(([name]) => name);
+    if (!slot || !informer) return undefined;
+    const records = slot.byRelease.get(`${namespace}/${releaseName}`) ?? new Map<string, string>();
+    const watch = { seenVersion: informer.seenVersion, heardAgoMs: Date.now() - informer.lastHeardMs, maxSilenceMs: MAX_WATCH_SILENCE_MS };
+    const keep = (name: string) => !withoutSuperseded || !records.get(name)?.startsWith(SUPERSEDED);
+    return namesToRead([...records.keys()], releaseName, watch, notOlderThan, keep);
   }
 
   private slotFor(namespace: string): Slot | undefined {

@@ -1,5 +1,5 @@
 import { summarizeHistory, type ReleaseHistory } from '../../core/helm-storage/release-storage.js';
-import { decideRecall, recordFingerprint, type RecallDecision, type RecordRef, type Remembered, type Watched } from '../reconcile/decide/settled-records.js';
+import { decideRecall, recordFingerprint, type NamedRecords, type RecallDecision, type RecordRef, type Remembered, type Watched } from '../reconcile/decide/settled-records.js';
 import type { SettledHistoryPort, SettledKey } from '../reconcile/ports/context.js';
 import { sharedString, shareStrings } from '../../core/kube/watch/shared-strings.js';
 
@@ -37,11 +37,11 @@ export class SettledHistories implements SettledHistoryPort {
       maxAgeMs?: number;
       now?: () => number;
       /** The record watch's names of a release's records (release-record-watch.ts recordNames). */
-      names?: (namespace: string, releaseName: string, notOlderThan: string | undefined, withoutSuperseded: boolean) => string[] | undefined;
+      names?: (namespace: string, releaseName: string, notOlderThan: string | undefined, withoutSuperseded: boolean) => NamedRecords | undefined;
     } = {},
   ) {}
 
-  recordNames(key: SettledKey, notOlderThan: string | undefined, withoutSuperseded: boolean): string[] | undefined {
+  recordNames(key: SettledKey, notOlderThan: string | undefined, withoutSuperseded: boolean): NamedRecords | undefined {
     return this.opts.names?.(key.namespace, key.releaseName, notOlderThan, withoutSuperseded);
   }
 

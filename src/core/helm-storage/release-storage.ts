@@ -191,16 +191,21 @@ export class ReleaseStorage {
    * label-selected LIST scans every Secret of the namespace — a namespace of 10,000 releases made
    * adopting them quadratic (docs/performance.md). Undefined when a named record is gone, may not
    * be read by name, or is not one the LIST would have returned (superseded when those are left
-   * out, another release's): the caller LISTs as before.
+   * out, another release's), or when `absent` (a record the names say cannot exist: the next
+   * revision's) exists: the caller LISTs as before.
    */
   async historyOfRecords(
     namespace: string,
     releaseName: string,
     names: readonly string[],
-    opts: { notOlderThan: string; withoutSuperseded?: boolean },
+    opts: { notOlderThan: string; withoutSuperseded?: boolean; absent?: string },
   ): Promise<{ history: ReleaseHistory; records: RecordSeen[] } | undefined> {
     // All at once: a release keeps up to 10 records, and one after another is 10 round trips.
-    const secrets = await Promise.all(names.map((name) => this.recordByName(namespace, name, opts.notOlderThan)));
+    const [secrets, unexpected] = await Promise.all([
+      Promise.all(names.map((name) => this.recordByName(namespace, name, opts.notOlderThan))),
+      opts.absent === undefined ? undefined : this.recordByName(namespace, opts.absent, opts.notOlderThan),
+    ]);
+    if (unexpected) return undefined;
     const allAsListed = secrets.every((secret): secret is RecordSecret => {
       const labels = secret?.metadata?.labels;
       return labels?.owner === 'helm' && labels.name === releaseName && !(opts.withoutSuperseded && labels.status === 'superseded');

@@ -146,15 +146,16 @@ export class FakeReleaseStorage {
   /** Reads by name (the record watch named the records): counted apart from `reads`, the LISTs. */
   byNameReads = 0;
 
-  /** historyOfRecords(): the named records, or undefined when one is gone or not of the kind asked for. */
+  /** historyOfRecords(): the named records, or undefined when one is gone, not of the kind asked for, or `absent` is there. */
   async historyOfRecords(
     namespace: string,
     name: string,
     names: readonly string[],
-    opts: { withoutSuperseded?: boolean },
+    opts: { withoutSuperseded?: boolean; absent?: string },
   ): Promise<{ history: ReleaseHistory; records: Array<{ name: string; resourceVersion: string }> } | undefined> {
     this.byNameReads++;
     const secretName = (r: StoredRelease) => `sh.helm.release.v1.${r.name}.v${r.revision}`;
+    if (this.of(namespace, name).some((r) => secretName(r) === opts.absent)) return undefined;
     const named = this.of(namespace, name).filter((r) => names.includes(secretName(r)));
     if (named.length !== names.length || (opts.withoutSuperseded && named.some((r) => r.status === 'superseded'))) return undefined;
     const records = named.map((r) => ({ name: secretName(r), resourceVersion: `${r.status}:${JSON.stringify(r.config)}` }));

@@ -1,6 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ADOPT_RELEASE_ANNOTATION } from '../../../api/annotations.js';
 import type { RecordSeen } from '../../../core/helm-storage/release-storage.js';
+import { releaseSecretName } from '../../../core/helm-storage/release-record.js';
 
 /**
  * When the periodic check of a settled release may reuse the history it read last time instead of
@@ -82,4 +83,50 @@ export function watchCovers(seenVersion: string | undefined, wanted: string | un
   if (seenVersion === undefined || wanted === undefined) return false;
   if (!/^\d{1,30}$/.test(seenVersion) || !/^\d{1,30}$/.test(wanted)) return false;
   return BigInt(seenVersion) >= BigInt(wanted);
+}
+
+/** The records a read by name asks for: `names` each by GET, and `absent`, when given, must not exist (else the caller LISTs). */
+export interface NamedRecords {
+  names: string[];
+  absent?: string;
+}
+
+/**
+ * Pure: which records a read "not older than `wanted`" may ask for by name, from what the record
+ * watch holds of the release (`held`: every record name it knows, superseded ones included) — or
+ * undefined when it must LIST.
+ * - The watch has seen `wanted`: its names are the LIST's (watchCovers).
+ * - It has not (its version moves only with Secret events and bookmarks, about a minute apart,
+ *   while each status write moves the HelmRelease's ahead — the 10,000 adoption's LISTs): the
+ *   names still stand, read not older than `wanted`, if the next revision's record is absent
+ *   too. A record changed since is read new by its GET, one deleted is a 404 and the caller LISTs;
+ *   helm names a new record after the newest revision (latest + 1), so a record created since
+ *   shows as `absent` present. That holds while the watch has heard from the server lately
+ *   (`heardAgoMs`): a watch that delivers events keeps `held` as new as its events.
+ */
+export function namesToRead(
+  held: readonly string[],
+  releaseName: string,
+  watch: { seenVersion: string | undefined; heardAgoMs: number; maxSilenceMs: number },
+  wanted: string | undefined,
+  keep: (name: string) => boolean = () => true,
+): NamedRecords | undefined {
+  if (watch.seenVersion === undefined || wanted === undefined) return undefined;
+  const names = held.filter(keep);
+  if (watchCovers(watch.seenVersion, wanted)) return { names };
+  if (watch.heardAgoMs > watch.maxSilenceMs) return undefined;
+  const absent = nextRecordName(held, releaseName);
+  return absent === undefined ? undefined : { names, absent };
+}
+
+/** Pure: helm's name for the revision after the newest of `held` (v1 for none); undefined when a name is not helm's for this release. */
+export function nextRecordName(held: readonly string[], releaseName: string): string | undefined {
+  const prefix = releaseSecretName(releaseName, 0).slice(0, -1); // helm's names: sh.helm.release.v1.<release>.v<revision>
+  let newest = 0;
+  for (const name of held) {
+    const revision = name.startsWith(prefix) ? name.slice(prefix.length) : '';
+    if (!/^[1-9]\d{0,8}$/.test(revision)) return undefined;
+    newest = Math.max(newest, Number(revision));
+  }
+  return releaseSecretName(releaseName, newest + 1);
 }

@@ -13,7 +13,7 @@ import type { ArtifactVerify } from '../../charts/verification/cosign-verifier.j
 import type { HelmClient } from '../../helm/helm-client.js';
 import type { HelmSlotGate } from '../../helm/helm-slot-gate.js';
 import type { ReleaseHistory, ReleaseStorage } from '../../../core/helm-storage/release-storage.js';
-import type { RecordRef } from '../decide/settled-records.js';
+import type { NamedRecords, RecordRef } from '../decide/settled-records.js';
 import type { KubeClients } from '../../../core/kube/client.js';
 import type { CoreClient } from '../../../core/kube/kube-clients.js';
 import type { IdentityClients } from '../../../core/kube/identity.js';
@@ -220,8 +220,8 @@ export interface SettledHistoryPort {
   /** The remembered history (its non-superseded records) if the watched records are those it was read from (settled-records.ts). */
   recall(key: SettledKey): ReleaseHistory | undefined;
   remember(key: SettledKey, history: ReleaseHistory, records: readonly RecordRef[]): void;
-  /** The release's record Secrets as the record watch names them, complete up to `notOlderThan`; undefined when it cannot say. */
-  recordNames(key: SettledKey, notOlderThan: string | undefined, withoutSuperseded: boolean): string[] | undefined;
+  /** The release's record Secrets as the record watch names them for a read not older than `notOlderThan` (settled-records.ts namesToRead); undefined when it cannot say. */
+  recordNames(key: SettledKey, notOlderThan: string | undefined, withoutSuperseded: boolean): NamedRecords | undefined;
 }
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */

@@ -6,7 +6,7 @@ import { releaseTarget, type ReleaseTarget } from '../../../core/release/release
 import { reportRefused } from '../actions/refuse.js';
 import { passContext } from '../ports/cached-read.js';
 import type { ClusterPorts, ControllerContext, PassContext, ReleaseRecordReads, SettledHistoryPort } from '../ports/context.js';
-import { needsManifest } from '../decide/settled-records.js';
+import { needsManifest, type NamedRecords } from '../decide/settled-records.js';
 import { driftCheckWanted, pendingDriftCorrection } from '../../drift/drift-decision.js';
 import { driftMode } from '../../drift/drift-schedule.js';
 import { needsFinalizer } from '../decide/lifecycle-state.js';
@@ -196,20 +196,26 @@ async function readHistory(
 }
 
 /**
- * Helm's records of a release: each by name when the record watch names them all as of the
- * version asked for (a GET from the API server's watch cache each), else one label-selected LIST
- * (which the API server answers by scanning the namespace's Secrets). Same records either way.
+ * Helm's records of a release: each by name when the record watch names them for the version
+ * asked for (a GET from the API server's watch cache each, and one for the next revision's, which
+ * must be absent, when the watch has not seen that version yet: settled-records.ts namesToRead),
+ * else one label-selected LIST (which the API server answers by scanning the namespace's Secrets).
+ * Same records either way.
  */
 async function readRecords(
   storage: ReleaseRecordReads,
   target: ReleaseTarget,
   opts: { withoutSuperseded?: boolean; notOlderThan?: string },
-  watchedNames?: (notOlderThan: string) => string[] | undefined,
+  watchedNames?: (notOlderThan: string) => NamedRecords | undefined,
 ): Promise<{ history: ReleaseHistory; records: RecordSeen[] }> {
   const { namespace, releaseName } = target;
-  const names = opts.notOlderThan ? watchedNames?.(opts.notOlderThan) : undefined;
-  if (names && opts.notOlderThan) {
-    const byName = await storage.historyOfRecords(namespace, releaseName, names, { ...opts, notOlderThan: opts.notOlderThan });
+  const named = opts.notOlderThan ? watchedNames?.(opts.notOlderThan) : undefined;
+  if (named && opts.notOlderThan) {
+    const byName = await storage.historyOfRecords(namespace, releaseName, named.names, {
+      ...opts,
+      notOlderThan: opts.notOlderThan,
+      ...(named.absent ? { absent: named.absent } : {}),
+    });
     if (byName) return byName;
   }
   return storage.historyAndRecords(namespace, releaseName, opts);
