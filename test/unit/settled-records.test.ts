@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ADOPT_RELEASE_ANNOTATION } from '../../src/api/annotations.js';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
-import { decideRecall, namesToRead, needsManifest, nextRecordName, recordFingerprint, watchCovers } from '../../src/controller/reconcile/decide/settled-records.js';
+import {
+  decideRecall,
+  namesToRead,
+  needsManifest,
+  nextRecordName,
+  recordFingerprint,
+  watchCovers,
+} from '../../src/controller/reconcile/decide/settled-records.js';
 import { buildReconcileContext } from '../../src/controller/reconcile/ports/build-context.js';
 import { reconcileRelease } from '../../src/controller/reconcile/reconciler.js';
 import { SettledHistories } from '../../src/controller/watch/settled-histories.js';
@@ -50,7 +57,7 @@ describe('namesToRead: the records a read may GET by name, and the one that must
     expect(namesToRead([v(1), v(2)], 'app', fresh, '180', (name) => name === v(1))).toEqual({ names: [v(1)], absent: v(3) });
   });
 
-  it('LISTs when the watch has not listed, has been silent too long behind the version, or holds a name not helm\'s', () => {
+  it("LISTs when the watch has not listed, has been silent too long behind the version, or holds a name not helm's", () => {
     expect(namesToRead([v(1)], 'app', { ...fresh, seenVersion: undefined }, '120')).toBeUndefined();
     expect(namesToRead([v(1)], 'app', fresh, undefined)).toBeUndefined();
     expect(namesToRead([v(1)], 'app', { ...fresh, heardAgoMs: 150_001 }, '180')).toBeUndefined();
@@ -258,7 +265,7 @@ describe('a settled check with remembered histories (the reconcile pass on fakes
     expect([f.storage.reads - lists, f.storage.byNameReads - byName]).toEqual([1, 2]);
   });
 
-  it('the watch behind the object\'s version: read by name unless the next revision\'s record exists', async () => {
+  it("the watch behind the object's version: read by name unless the next revision's record exists", async () => {
     const { f } = await settledRelease();
     const names = (namespace: string, releaseName: string) => {
       const held = f.storage.identities(namespace, releaseName).map((r) => r.name);

@@ -1,5 +1,13 @@
 import { summarizeHistory, type ReleaseHistory } from '../../core/helm-storage/release-storage.js';
-import { decideRecall, recordFingerprint, type NamedRecords, type RecallDecision, type RecordRef, type Remembered, type Watched } from '../reconcile/decide/settled-records.js';
+import {
+  decideRecall,
+  recordFingerprint,
+  type NamedRecords,
+  type RecallDecision,
+  type RecordRef,
+  type Remembered,
+  type Watched,
+} from '../reconcile/decide/settled-records.js';
 import type { SettledHistoryPort, SettledKey } from '../reconcile/ports/context.js';
 import { sharedString, shareStrings } from '../../core/kube/watch/shared-strings.js';
 
