@@ -44,17 +44,17 @@ describe('namesToRead: the records a read may GET by name, and the one that must
   const fresh = { seenVersion: '120', heardAgoMs: 1_000, maxSilenceMs: 150_000 };
 
   it('a watch that has seen the version: its names, nothing to probe', () => {
-    expect(namesToRead([v(1), v(2)], 'app', fresh, '120')).toEqual({ names: [v(1), v(2)] });
+    expect(namesToRead([v(1), v(2)], 'app', fresh, '120')).toEqual({ names: [v(1), v(2)], notOlderThan: '120' });
   });
 
-  it('a watch behind the version (no Secret event since the status write): its names, and the next revision must be absent', () => {
-    expect(namesToRead([v(2), v(1)], 'app', fresh, '180')).toEqual({ names: [v(2), v(1)], absent: v(3) });
+  it('a watch behind the version (no Secret event since the status write): its names, read as new as the watch, and the next revision must be absent', () => {
+    expect(namesToRead([v(2), v(1)], 'app', fresh, '180')).toEqual({ names: [v(2), v(1)], absent: v(3), notOlderThan: '120' });
     // A release the watch knows no record of: its first revision must be absent.
-    expect(namesToRead([], 'app', fresh, '180')).toEqual({ names: [], absent: v(1) });
+    expect(namesToRead([], 'app', fresh, '180')).toEqual({ names: [], absent: v(1), notOlderThan: '120' });
   });
 
   it('keeps only what `keep` keeps, but probes after the newest of all', () => {
-    expect(namesToRead([v(1), v(2)], 'app', fresh, '180', (name) => name === v(1))).toEqual({ names: [v(1)], absent: v(3) });
+    expect(namesToRead([v(1), v(2)], 'app', fresh, '180', (name) => name === v(1))).toEqual({ names: [v(1)], absent: v(3), notOlderThan: '120' });
   });
 
   it("LISTs when the watch has not listed, has been silent too long behind the version, or holds a name not helm's", () => {
@@ -62,7 +62,7 @@ describe('namesToRead: the records a read may GET by name, and the one that must
     expect(namesToRead([v(1)], 'app', fresh, undefined)).toBeUndefined();
     expect(namesToRead([v(1)], 'app', { ...fresh, heardAgoMs: 150_001 }, '180')).toBeUndefined();
     // Silence does not matter when the watch has seen the version itself.
-    expect(namesToRead([v(1)], 'app', { ...fresh, heardAgoMs: 150_001 }, '120')).toEqual({ names: [v(1)] });
+    expect(namesToRead([v(1)], 'app', { ...fresh, heardAgoMs: 150_001 }, '120')).toEqual({ names: [v(1)], notOlderThan: '120' });
     expect(namesToRead(['sh.helm.release.v1.app.vX'], 'app', fresh, '180')).toBeUndefined();
   });
 });
@@ -239,7 +239,8 @@ describe('a settled check with remembered histories (the reconcile pass on fakes
   it('the record watch names the records: they are read by name, not LISTed; a name gone makes it LIST', async () => {
     const { f } = await settledRelease();
     let gone = false;
-    const names = (namespace: string, releaseName: string) => ({
+    const names = (namespace: string, releaseName: string, notOlderThan: string | undefined) => ({
+      notOlderThan: notOlderThan ?? '',
       names: [...f.storage.identities(namespace, releaseName).map((r) => r.name), ...(gone ? ['sh.helm.release.v1.app.v9'] : [])],
     });
     const settled = new SettledHistories(
@@ -269,7 +270,7 @@ describe('a settled check with remembered histories (the reconcile pass on fakes
     const { f } = await settledRelease();
     const names = (namespace: string, releaseName: string) => {
       const held = f.storage.identities(namespace, releaseName).map((r) => r.name);
-      return { names: held, absent: `sh.helm.release.v1.${releaseName}.v${held.length + 1}` };
+      return { names: held, absent: `sh.helm.release.v1.${releaseName}.v${held.length + 1}`, notOlderThan: '1' };
     };
     const settled = new SettledHistories(() => undefined, { names });
     const ctx = buildReconcileContext({ ...f.ctx, settled });
@@ -283,7 +284,7 @@ describe('a settled check with remembered histories (the reconcile pass on fakes
     // helm run by hand wrote revision 2 after the names were taken: the probe finds it, the LIST reads it, the pass acts.
     const deployed = f.storage.records.find((r) => r.status === 'deployed')!;
     f.storage.add({ ...deployed, revision: 2, status: 'deployed', config: { replicas: 9 } });
-    const stale = { names: [`sh.helm.release.v1.${NAME}.v1`], absent: `sh.helm.release.v1.${NAME}.v2` };
+    const stale = { names: [`sh.helm.release.v1.${NAME}.v1`], absent: `sh.helm.release.v1.${NAME}.v2`, notOlderThan: '1' };
     const behind = new SettledHistories(() => undefined, { names: () => stale });
     const action = (await reconcileRelease(buildReconcileContext({ ...f.ctx, settled: behind }), NS, NAME)).action;
     expect(f.storage.reads - lists).toBeGreaterThanOrEqual(1);

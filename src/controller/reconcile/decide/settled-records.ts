@@ -85,24 +85,31 @@ export function watchCovers(seenVersion: string | undefined, wanted: string | un
   return BigInt(seenVersion) >= BigInt(wanted);
 }
 
-/** The records a read by name asks for: `names` each by GET, and `absent`, when given, must not exist (else the caller LISTs). */
+/**
+ * The records a read by name asks for: `names` each by GET, not older than `notOlderThan`, and
+ * `absent`, when given, must not exist (else the caller LISTs).
+ */
 export interface NamedRecords {
   names: string[];
   absent?: string;
+  notOlderThan: string;
 }
 
 /**
  * Pure: which records a read "not older than `wanted`" may ask for by name, from what the record
  * watch holds of the release (`held`: every record name it knows, superseded ones included) — or
  * undefined when it must LIST.
- * - The watch has seen `wanted`: its names are the LIST's (watchCovers).
+ * - The watch has seen `wanted`: its names are the LIST's (watchCovers), read not older than `wanted`.
  * - It has not (its version moves only with Secret events and bookmarks, about a minute apart,
  *   while each status write moves the HelmRelease's ahead — the 10,000 adoption's LISTs): the
- *   names still stand, read not older than `wanted`, if the next revision's record is absent
- *   too. A record changed since is read new by its GET, one deleted is a 404 and the caller LISTs;
- *   helm names a new record after the newest revision (latest + 1), so a record created since
- *   shows as `absent` present. That holds while the watch has heard from the server lately
- *   (`heardAgoMs`): a watch that delivers events keeps `held` as new as its events.
+ *   names still stand if the next revision's record is absent too. helm names a new record after
+ *   the newest revision (latest + 1), so a record created since shows as `absent` present; one
+ *   changed since is read new by its GET; one deleted is a 404, and the caller LISTs. They are read
+ *   not older than what the watch has seen: the API server's cache of Secrets has that version, so
+ *   it answers at once, where asking for `wanted` — a HelmRelease's version, ahead of every Secret
+ *   event — made each read wait for the cache's next progress notice from etcd (~100 ms: the
+ *   adoption's pace). As new as the watch, as the remembered histories are; that holds while the
+ *   watch has heard from the server lately (`heardAgoMs`).
  */
 export function namesToRead(
   held: readonly string[],
@@ -111,12 +118,13 @@ export function namesToRead(
   wanted: string | undefined,
   keep: (name: string) => boolean = () => true,
 ): NamedRecords | undefined {
-  if (watch.seenVersion === undefined || wanted === undefined) return undefined;
+  const seen = watch.seenVersion;
+  if (seen === undefined || wanted === undefined) return undefined;
   const names = held.filter(keep);
-  if (watchCovers(watch.seenVersion, wanted)) return { names };
+  if (watchCovers(seen, wanted)) return { names, notOlderThan: wanted };
   if (watch.heardAgoMs > watch.maxSilenceMs) return undefined;
   const absent = nextRecordName(held, releaseName);
-  return absent === undefined ? undefined : { names, absent };
+  return absent === undefined ? undefined : { names, absent, notOlderThan: seen };
 }
 
 /** Pure: helm's name for the revision after the newest of `held` (v1 for none); undefined when a name is not helm's for this release. */

@@ -213,7 +213,7 @@ async function readRecords(
   if (named && opts.notOlderThan) {
     const byName = await storage.historyOfRecords(namespace, releaseName, named.names, {
       ...opts,
-      notOlderThan: opts.notOlderThan,
+      notOlderThan: named.notOlderThan,
       ...(named.absent ? { absent: named.absent } : {}),
     });
     if (byName) return byName;
