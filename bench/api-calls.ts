@@ -6,10 +6,15 @@
 //   2. The LIST of Helm's release Secrets (ReleaseStorage.history) alone, right after a write to
 //      another object, and with resourceVersion=0 right after a write: the API server serves a
 //      consistent LIST from its watch cache only once the cache has caught up with etcd.
+//   3. A GET of a Secret "not older than" a resourceVersion: the version a write to another object
+//      just returned (the cluster's revision, ahead of every Secret: what a read "not older than a
+//      HelmRelease's version" asks) against the Secret's own — the first waits for the Secret
+//      cache's next progress notice from etcd (controller/reconcile/decide/settled-records.ts).
 import { execFileSync } from 'node:child_process';
 import https from 'node:https';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { makeKubeClients, mergePatch } from '../src/core/kube/client.js';
+import { connectKube, slimKubeClients } from '../src/core/kube/slim-clients.js';
 import { HelmReleaseApi } from '../src/core/kube/helmrelease-api.js';
 import { applyHelmRelease, createNamespace, deleteNamespaceFully, helmReleaseObject } from '../src/dev/harness/index.js';
 import type { Benchmark } from './lib/benchmark.js';
@@ -52,6 +57,9 @@ export const benchmark: Benchmark = {
       helmReleaseObject(namespace, 'x', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' }, values: { replicaCount: 0 } }),
     );
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'scratch' }, data: { n: '0' } } });
+    const secret = await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'scratch' }, stringData: { n: '0' } } });
+    // The controller's own client, which passes a GET's resourceVersion on (client-node's types have none).
+    const slim = slimKubeClients(connectKube(be.env.kubeconfig));
     const server = kubeConfig.getCurrentCluster()!.server;
     const port = new URL(server).port;
     const path = `/apis/helmcrew.dev/v1alpha1/namespaces/${namespace}/helmreleases/x`;
@@ -69,6 +77,8 @@ export const benchmark: Benchmark = {
         req.end();
       });
     const touch = () => core.patchNamespacedConfigMap({ namespace, name: 'scratch', body: { data: { n: String(Date.now()) } } }, mergePatch);
+    const secretNotOlderThan = (rv: string) => slim.core.readNamespacedSecret({ namespace, name: 'scratch', resourceVersion: rv } as never);
+    const touchedVersion = async () => (await touch()).metadata?.resourceVersion ?? '';
     const listSecrets = (rv?: string) => core.listNamespacedSecret({ namespace, labelSelector: 'owner=helm,name=x', ...(rv ? { resourceVersion: rv } : {}) });
 
     /** Runs `fn` `calls` times in sequence; `fn` may return the part of its time to count. */
@@ -115,6 +125,21 @@ export const benchmark: Benchmark = {
       await measure(
         'GET HelmRelease right after a ConfigMap PATCH (GET timed)',
         timedAfter(touch, () => api.get(namespace, 'x')),
+      ),
+    );
+
+    results.push(
+      await measure('GET a Secret not older than the version a ConfigMap PATCH just returned (GET timed)', async () => {
+        const version = await touchedVersion();
+        const started = performance.now();
+        await secretNotOlderThan(version);
+        return performance.now() - started;
+      }),
+    );
+    results.push(
+      await measure(
+        'GET a Secret not older than its own version, right after a ConfigMap PATCH (GET timed)',
+        timedAfter(touch, () => secretNotOlderThan(secret.metadata!.resourceVersion!)),
       ),
     );
 
