@@ -123,7 +123,7 @@ function restTable(meta: BurstMeta, results: SizeResult[], intervalS: number): T
       `${rest.ctlCpuS.toFixed(2)} / ${perResync(rest.ctlCpuS)}`,
       `${rest.apiserverCpuS.toFixed(2)} / ${perResync(rest.apiserverCpuS)}`,
       `${rest.requests.reads} / ${rest.requests.writes}`,
-      fmtMiB(rest.sampled.peakRssKb),
+      `${fmtMiB(rest.sampled.medianRssKb)} / ${fmtMiB(rest.sampled.peakRssKb)}`,
       rest.requests.top.slice(0, 6).join('; '),
     ]);
   }
@@ -138,7 +138,7 @@ function restTable(meta: BurstMeta, results: SizeResult[], intervalS: number): T
       'ctl CPU s total / per full resync',
       'kube-apiserver CPU s total / per full resync',
       'API reads / writes, all clients',
-      'ctl RSS peak at rest',
+      'ctl RSS at rest: median / peak',
       'top requests',
     ],
     rows,

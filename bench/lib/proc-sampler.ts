@@ -2,6 +2,7 @@
 // processes run, and CPU seconds.
 import { readFileSync, readdirSync } from 'node:fs';
 import { loadavgString } from './machine.js';
+import { median } from './stats.js';
 
 function readStatusKb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon'): number | undefined {
   try {
@@ -70,6 +71,12 @@ export function childrenCpuSeconds(): number {
 export interface SampleStats {
   samples: number;
   peakRssKb: number;
+  /**
+   * The median of the samples' VmRSS: at rest, what the process settles at. The peak of a rest that
+   * follows a burst or an adoption is mostly what that left behind, which V8 gives back over the
+   * next collections (docs/performance.md, issue 50 third pass).
+   */
+  medianRssKb: number;
   /** Controller plus every descendant (helm, its bash wrapper) at one instant. */
   peakTreeRssKb: number;
   /**
@@ -91,6 +98,7 @@ export function startSampler(pid: number, everyMs = 250): { stop: () => SampleSt
   let peakTreeAnonKb = 0;
   let peakHelm = 0;
   let helmSum = 0;
+  const rssSamples: number[] = [];
   const sample = () => {
     const rss = readStatusKb(pid, 'VmRSS');
     if (rss === undefined) return;
@@ -103,6 +111,7 @@ export function startSampler(pid: number, everyMs = 250): { stop: () => SampleSt
       if (readComm(child) === 'helm') helm++;
     }
     samples++;
+    rssSamples.push(rss);
     peakRssKb = Math.max(peakRssKb, rss);
     peakTreeRssKb = Math.max(peakTreeRssKb, tree);
     peakTreeAnonKb = Math.max(peakTreeAnonKb, anon);
@@ -118,6 +127,7 @@ export function startSampler(pid: number, everyMs = 250): { stop: () => SampleSt
       return {
         samples,
         peakRssKb,
+        medianRssKb: median(rssSamples),
         peakTreeRssKb,
         peakTreeAnonKb,
         peakHelmProcesses: peakHelm,
