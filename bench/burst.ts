@@ -19,7 +19,7 @@ import type { Cleanup } from './lib/cleanup.js';
 import { buildCompiled, buildRef, spawnController } from './lib/controller-child.js';
 import { createCountingHelm } from './lib/counting-helm.js';
 import { startBenchEnv, type BenchEnv } from './lib/environment.js';
-import { floorBurst, helmcrewBurst, helmcrewRest, names, specChangeToHelmStartMs, type Burst, type Rest } from './lib/burst-phases.js';
+import { applyReleases, floorBurst, helmcrewBurst, helmcrewRest, names, specChangeToHelmStartMs, type Burst, type Rest } from './lib/burst-phases.js';
 import { burstTables, type SizeResult } from './lib/burst-report.js';
 import { formatEnv, imageControllerEnv } from './lib/image-env.js';
 import { currentCommit, loadavgString, machineFacts } from './lib/machine.js';
@@ -43,6 +43,8 @@ interface Settings {
   chart: string;
   /** Steady state only: one real install, its release record copied to the other N-1 names (lib/seed-records.ts). */
   seeded: boolean;
+  /** With --seeded: the HelmReleases applied first, then a controller started beside them (else applied while it runs). */
+  existing: boolean;
   /** Extra node flags for the controller that NODE_OPTIONS refuses (e.g. `--cpu-prof --cpu-prof-dir=DIR`). */
   nodeArgs: string[];
   phaseTimeoutMs: number;
@@ -72,6 +74,7 @@ function settingsFrom(args: Args): Settings {
     imageEnv: { ...imageControllerEnv(), ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) },
     chart: args.string('chart', 'unicorn'),
     seeded: args.flag('seeded'),
+    existing: args.flag('existing'),
     nodeArgs: args.string('node-args', '').split(' ').filter(Boolean),
     phaseTimeoutMs: args.int('phase-timeout', 1200) * 1000,
     helmcrewFirst: args.flag('helmcrew-first'),
@@ -89,7 +92,7 @@ async function runHelmcrew(be: BenchEnv, s: Settings, w: Workload, entry: string
   const forgetNs = cleanup.add(`delete namespace ${namespace}`, async () => void (await deleteNamespaceFully(be.kubeConfig, namespace, 600_000)));
   const prefix = `bench-burst-${randomSuffix()}`;
   const extraEnv = { ...s.imageEnv, HELMCREW_NAMESPACE: 'default', ...s.controllerEnv };
-  const ctl = await spawnController({
+  const spawnOptions = {
     env: be.env,
     entry: [...s.nodeArgs, ...entry],
     helmBin: helm.bin,
@@ -99,20 +102,35 @@ async function runHelmcrew(be: BenchEnv, s: Settings, w: Workload, entry: string
     workDir: join(dir, 'work'),
     logFile: join(dir, 'controller.log'),
     extraEnv,
-  });
-  const forgetCtl = cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
+  };
+  let ctl = await spawnController(spawnOptions);
+  let forgetCtl = cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
   say(`helmcrew N=${n}: controller pid ${ctl.pid} up in ${fmtS(ctl.startupMs)}; namespace ${namespace}; log ${ctl.logFile}`);
   await sleep(2000);
   const idleRssKb = currentRssKb(ctl.pid) ?? NaN;
-  const c = { namespace, pid: ctl.pid, helm, logFile: ctl.logFile, concurrency: s.concurrency };
+  let c = { namespace, pid: ctl.pid, helm, logFile: ctl.logFile, concurrency: s.concurrency };
   const all = names(n);
   const bursts: Burst[] = [];
+  const installSpec = () => releaseSpec(w, w.install, s.interval);
   if (s.seeded) {
-    await helmcrewBurst(be, c, 'install', all.slice(0, 1), () => releaseSpec(w, w.install, s.interval), s.phaseTimeoutMs);
+    await helmcrewBurst(be, c, 'install', all.slice(0, 1), installSpec, s.phaseTimeoutMs);
     await cloneReleaseRecord(be.kubeConfig, namespace, all[0]!, all.slice(1));
     say(`  seeded: ${all[0]} installed by helmcrew, its record copied to ${n - 1} more names`);
   }
-  bursts.push(await helmcrewBurst(be, c, s.seeded ? 'adopt' : 'install', all, () => releaseSpec(w, w.install, s.interval), s.phaseTimeoutMs));
+  if (s.seeded && s.existing) {
+    // The issue's scenario: a controller started beside N HelmReleases that are there already.
+    await ctl.stop();
+    forgetCtl();
+    const generations = await applyReleases(be, namespace, all, installSpec);
+    say(`  ${n} HelmReleases applied with no controller running; starting one beside them`);
+    const start = async () => {
+      ctl = await spawnController({ ...spawnOptions, logFile: join(dir, 'controller-adopting.log') });
+      forgetCtl = cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
+      c = { ...c, pid: ctl.pid, logFile: ctl.logFile };
+      return c;
+    };
+    bursts.push(await helmcrewBurst(be, c, 'adopt', all, installSpec, s.phaseTimeoutMs, { generations, start }));
+  } else bursts.push(await helmcrewBurst(be, c, s.seeded ? 'adopt' : 'install', all, installSpec, s.phaseTimeoutMs));
   say(
     `  ${bursts[0]!.what}: ${bursts[0]!.done}/${n} in ${fmtS(bursts[0]!.wallMs)}; helm ${JSON.stringify(bursts[0]!.helm)}; ctl peak ${fmtMiB(bursts[0]!.sampled.peakRssKb)}`,
   );
@@ -181,7 +199,7 @@ async function runFloor(be: BenchEnv, s: Settings, w: Workload, n: number, clean
 export const benchmark: Benchmark = {
   usage:
     '[--releases 100[,500,1000]] [--concurrency 4] [--interval 1m] [--rest-seconds 150] [--skip floor,upgrade,latency,rest] ' +
-    "[--ref <git ref> (compile that commit's src/ instead of the checkout)] [--chart unicorn|podinfo|podinfo-oci] [--seeded] " +
+    "[--ref <git ref> (compile that commit's src/ instead of the checkout)] [--chart unicorn|podinfo|podinfo-oci] [--seeded [--existing]] " +
     '[--node-options "..." (instead of the Dockerfile\'s NODE_OPTIONS)] [--node-args=--trace-gc] [--phase-timeout 1200] ' +
     '[--helmcrew-first] [--floor-flags person|strict|defaults (strict: helm with --disable-openapi-validation as helmcrew runs it; defaults: helmcrew\'s default action flags too)] [--floor-env "GOGC=200"] [--controller-env "HELMCREW_HELM_GOGC=default"] ' +
     '[--ops (the steady state again with /metrics scraped every 15 s and the leader Lease held)]',
@@ -194,6 +212,7 @@ export const benchmark: Benchmark = {
     ref: { type: 'string' },
     chart: { type: 'string' },
     seeded: { type: 'boolean' },
+    existing: { type: 'boolean' },
     'node-options': { type: 'string' },
     'node-args': { type: 'string' },
     'phase-timeout': { type: 'string' },

@@ -56,6 +56,20 @@ function apiRequests(be: BenchEnv) {
 }
 
 /** Applies N specs, then watches until each is Ready for its generation. */
+/** Applies a HelmRelease for each name, 8 at a time: the generation each is at. */
+export async function applyReleases(
+  be: BenchEnv,
+  namespace: string,
+  releaseNames: string[],
+  makeSpec: (name: string) => HelmReleaseSpec,
+): Promise<Map<string, number>> {
+  const generations = new Map<string, number>();
+  await mapLimit(releaseNames, 8, async (name) => {
+    generations.set(name, await applyHelmRelease(be.kubeConfig, helmReleaseObject(namespace, name, makeSpec(name))));
+  });
+  return generations;
+}
+
 export async function helmcrewBurst(
   be: BenchEnv,
   ctx: { namespace: string; pid: number; helm: CountingHelm; logFile: string; concurrency?: number },
@@ -64,18 +78,23 @@ export async function helmcrewBurst(
   /** The spec applied to each name (the fleet's hub bench gives each name its target cluster). */
   makeSpec: (name: string) => HelmReleaseSpec,
   timeoutMs: number,
+  /**
+   * The HelmReleases are there already (applied with no controller running, at these generations):
+   * the burst starts a controller beside them (`start`) and is timed from just before it.
+   */
+  existing?: { generations: Map<string, number>; start: () => Promise<{ pid: number; logFile: string }> },
 ): Promise<Burst> {
   const helmBefore = (await ctx.helm.invocations()).length;
-  const logFrom = (await stat(ctx.logFile)).size;
+  const logFrom = existing ? 0 : (await stat(ctx.logFile)).size;
   const before = apiRequests(be);
-  const cpu0 = { ctl: cpuSeconds(ctx.pid) ?? 0, apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0 };
-  const sampler = startSampler(ctx.pid);
+  const apiserver0 = be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0;
+  const ctl0 = existing ? 0 : (cpuSeconds(ctx.pid) ?? 0);
   const cpuBefore = cpuSnapshot();
   const t0 = Date.now();
-  const generations = new Map<string, number>();
-  await mapLimit(releaseNames, 8, async (name) => {
-    generations.set(name, await applyHelmRelease(be.kubeConfig, helmReleaseObject(ctx.namespace, name, makeSpec(name))));
-  });
+  // A controller started here has done all its work inside the burst: its CPU counts from 0.
+  const proc = existing ? await existing.start() : ctx;
+  const sampler = startSampler(proc.pid);
+  const generations = existing?.generations ?? (await applyReleases(be, ctx.namespace, releaseNames, makeSpec));
   // Completion is seen through a watch (an informer: one LIST, then events), not by polling: a
   // LIST of N objects every few hundred ms would load the API server the floor does not share.
   const done = new Set<string>();
@@ -108,7 +127,7 @@ export async function helmcrewBurst(
   await informer.stop();
   const polls = 1;
   const wallMs = doneAt - t0;
-  const cpuByRole = cpuBreakdown(cpuBefore, cpuSnapshot(), { ctlPid: ctx.pid, benchPid: process.pid });
+  const cpuByRole = cpuBreakdown(cpuBefore, cpuSnapshot(), { ctlPid: proc.pid, benchPid: process.pid });
   await sleep(300);
   const sampled = sampler.stop();
   const counts = diffCounts(before, apiRequests(be));
@@ -120,11 +139,11 @@ export async function helmcrewBurst(
     timedOut: done.size < generations.size,
     helm: countBy((await ctx.helm.invocations()).slice(helmBefore)),
     requests,
-    benchRequests: 2 * releaseNames.length + polls + 1,
+    benchRequests: (existing ? 0 : 2 * releaseNames.length) + polls + 1,
     sampled,
-    cpuS: { ctl: (cpuSeconds(ctx.pid) ?? 0) - cpu0.ctl, apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) - cpu0.apiserver : undefined },
+    cpuS: { ctl: (cpuSeconds(proc.pid) ?? 0) - ctl0, apiserver: be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) - apiserver0 : undefined },
     cpuByRole,
-    log: await summarizeLog(ctx.logFile, logFrom),
+    log: await summarizeLog(proc.logFile, logFrom),
     requestCounts: Object.fromEntries(counts),
     ...(ctx.concurrency ? { slots: slotStats(await ctx.helm.spans(), ctx.concurrency, t0 / 1000) } : {}),
   };
