@@ -22,7 +22,7 @@ describe('controller against a cluster without the CRD', () => {
   it('says the CRD is missing and how to install it, once per backoff, not "HTTP 404"', async () => {
     const rest = new KubeRest(new KubeConnection({ server: 'https://127.0.0.1:1', insecureSkipTlsVerify: true }));
     // The API server's answer when a CRD is not installed: a 404 on the list.
-    const api = { list: async () => Promise.reject(new ApiException(404, 'HTTP-Code: 404', '404 page not found', {})) } as unknown as HelmReleaseApi;
+    const api = { listPage: async () => Promise.reject(new ApiException(404, 'HTTP-Code: 404', '404 page not found', {})) } as unknown as HelmReleaseApi;
     const { log, lines } = memoryLogger();
     const supervisor = new InformerSupervisor({ rest, api, namespaces: [], onKey: () => undefined, log, silenceMs: 600_000 });
     await supervisor.start();

@@ -12,12 +12,16 @@ import { isReadyAtGeneration } from '../../core/release/reconciled.js';
 import { dependantsToWake } from '../reconcile/decide/dependency-decision.js';
 import { DependantsIndex } from './dependants-index.js';
 import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
+import { listInPages, type ListPage } from '../../core/kube/watch/paged-list.js';
 import { RestartTimers } from './restart-timers.js';
 import { sharedString, shareStrings } from '../../core/kube/watch/shared-strings.js';
 import { withoutBookkeeping } from '../../core/kube/watch/cache-trim.js';
 
 type HelmReleaseInformer = ListWatch<KubernetesObject>;
 const asRelease = (obj: KubernetesObject) => obj as unknown as HelmRelease;
+
+/** HelmReleases a page of the informer's list: ~1.3 MB of JSON at a time. */
+const RELEASE_PAGE = 500;
 
 export const HELMRELEASE_CRD_NAME = `${HELMRELEASE_PLURAL}.${API_GROUP}`;
 
@@ -37,6 +41,8 @@ export interface InformerSupervisorOptions {
   log: Logger;
   /** Relist when nothing at all was heard for this long (a silently stalled watch). */
   silenceMs?: number;
+  /** HelmReleases a page of the list (default RELEASE_PAGE). */
+  listPageSize?: number;
   now?: () => number;
   /** An informer is started anew (metrics). */
   onRestart?: (cause: 'error' | 'silence') => void;
@@ -107,7 +113,13 @@ export class InformerSupervisor {
     // say) are ignored, so a restart cannot trigger another restart.
     const current = () => this.informers.get(scope) === informer && !this.stopped;
     const list = async () => {
-      const listed = await this.opts.api.list(scope || undefined);
+      // In pages, each trimmed as it arrives: 10,000 releases in one response were ~25 MB of JSON
+      // parsed at once, the top of a starting controller's memory (docs/performance.md).
+      const listed = await listInPages(
+        async (page) => (await this.opts.api.listPage(page, scope || undefined)) as unknown as ListPage<KubernetesObject>,
+        keptOfRelease,
+        this.opts.listPageSize ?? RELEASE_PAGE,
+      );
       if (current()) this.listed(scope, listed.items.length);
       return listed as unknown as { items: KubernetesObject[]; metadata?: { resourceVersion?: string } };
     };
@@ -219,7 +231,16 @@ export class InformerSupervisor {
   }
 }
 
-/** What the informer keeps of a HelmRelease: no managedFields or last-applied copy (cache-trim.ts), its repeated strings shared (shared-strings.ts). */
+const kept = new WeakSet<KubernetesObject>();
+
+/**
+ * What the informer keeps of a HelmRelease: no managedFields or last-applied copy (cache-trim.ts),
+ * its repeated strings shared (shared-strings.ts). The paged list keeps each as it arrives and the
+ * informer keeps what it is given: one already kept is not walked again.
+ */
 export function keptOfRelease(obj: KubernetesObject): KubernetesObject {
-  return shareStrings(withoutBookkeeping(obj));
+  if (kept.has(obj)) return obj;
+  const trimmed = shareStrings(withoutBookkeeping(obj));
+  kept.add(trimmed);
+  return trimmed;
 }

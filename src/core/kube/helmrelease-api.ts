@@ -36,9 +36,15 @@ export class HelmReleaseApi {
     }
   }
 
-  /** One page of every namespace's HelmReleases (limit/continue): see watch/paged-list.ts. */
-  async listPage(page: { limit: number; _continue?: string }): Promise<{ items: HelmRelease[]; metadata?: { resourceVersion?: string; continue?: string } }> {
-    const list: unknown = await this.kube.custom.listClusterCustomObject({ group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, ...page });
+  /** One page of one namespace's HelmReleases, or every namespace's (limit/continue): see watch/paged-list.ts. */
+  async listPage(
+    page: { limit: number; _continue?: string },
+    namespace?: string,
+  ): Promise<{ items: HelmRelease[]; metadata?: { resourceVersion?: string; continue?: string } }> {
+    const coords = { group: API_GROUP, version: API_VERSION, plural: HELMRELEASE_PLURAL, ...page };
+    const list: unknown = namespace
+      ? await this.kube.custom.listNamespacedCustomObject({ ...coords, namespace })
+      : await this.kube.custom.listClusterCustomObject(coords);
     return list as { items: HelmRelease[]; metadata?: { resourceVersion?: string; continue?: string } };
   }
 
