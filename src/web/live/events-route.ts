@@ -4,6 +4,7 @@ import type { Logger } from '../../core/log.js';
 import type { PagesDeps } from '../pages/deps.js';
 import { keptUntil, KeptRenders } from '../pages/kept-renders.js';
 import { concerns, liveParts, livePartsKey, parseLivePage, partFrame, type LivePage } from './live-parts.js';
+import { followOtherClusters, RemoteFollowers } from './remote-parts.js';
 import { heldTimeline, timelineKeys } from './watched-timeline.js';
 
 /** How long changes are gathered before a page's parts are rendered again (a burst of status writes is one update). */
@@ -16,14 +17,15 @@ const HEARTBEAT_MS = 25_000;
  * changes from the shared watches (releases and Freezes; a release page also helm's records and
  * the Events about it) and takes its parts from memory: an open page adds no API server request
  * per change. Streams showing the same page to the same viewer share one render per change (and
- * its frames: a stream keeps only which it sent). Only the own cluster is followed (a fleet's other
- * clusters are read when the page loads).
+ * its frames: a stream keeps only which it sent). A fleet page's other clusters are followed, when
+ * `remoteChanges` gives their change signal, through one RemoteFollower per cluster (remote-parts.ts).
  */
 export function registerEventsRoute(app: FastifyInstance, deps: PagesDeps, log: Logger, opts: { maxStreams?: number } = {}): void {
   const streams = new Set<NodeJS.WritableStream & { end(): void }>();
   const maxStreams = opts.maxStreams ?? 1000;
   // Parts' frames by livePartsKey, each valid for one revision of the watches and until a Freeze starts or stops holding.
   const renders = new KeptRenders<Array<[string, string]>>(64);
+  const remote = deps.fleet && deps.remoteChanges ? new RemoteFollowers(deps.fleet, deps.remoteChanges, log) : undefined;
   const revision = () => deps.watch.revision + (deps.timeline ? deps.timeline.records.revision + deps.timeline.events.revision : 0);
   app.addHook('onClose', async () => {
     for (const stream of streams) stream.end();
@@ -68,6 +70,11 @@ export function registerEventsRoute(app: FastifyInstance, deps: PagesDeps, log: 
     };
     // What this stream last sent of each part: the shared frame itself, not a copy.
     const sent = new Map<string, string>();
+    const write = (id: string, frame: string) => {
+      if (sent.get(id) === frame) return;
+      sent.set(id, frame);
+      raw.write(frame);
+    };
     const render = () => {
       let parts: Array<[string, string]> | undefined;
       try {
@@ -76,12 +83,8 @@ export function registerEventsRoute(app: FastifyInstance, deps: PagesDeps, log: 
         log.warn({ err: error }, 'live page: could not render its parts');
         return;
       }
-      for (const [id, frame] of parts ?? []) {
-        // Sent on connect (a change may have come between the page's read and now), then only what changed.
-        if (sent.get(id) === frame) continue;
-        sent.set(id, frame);
-        raw.write(frame);
-      }
+      // Sent on connect (a change may have come between the page's read and now), then only what changed.
+      for (const [id, frame] of parts ?? []) write(id, frame);
     };
     render();
     let pending: NodeJS.Timeout | undefined;
@@ -100,9 +103,18 @@ export function registerEventsRoute(app: FastifyInstance, deps: PagesDeps, log: 
       };
       unsubscribe.push(deps.timeline.records.subscribe(touches('records')), deps.timeline.events.subscribe(touches('events')));
     }
+    let closed = false;
+    if (remote && deps.fleet && page.kind === 'fleet') {
+      const following = followOtherClusters({ page, fleet: deps.fleet, followers: remote, viewer, now, send: (id, html) => write(id, partFrame(id, html)) });
+      following.then(
+        (stop) => (closed ? stop() : unsubscribe.push(stop)),
+        (error: unknown) => log.warn({ err: error }, 'live page: the fleet’s other clusters cannot be followed'),
+      );
+    }
     const heartbeat = setInterval(() => raw.write(': ping\n\n'), HEARTBEAT_MS);
     heartbeat.unref();
     raw.on('close', () => {
+      closed = true;
       streams.delete(raw);
       for (const stop of unsubscribe) stop();
       clearInterval(heartbeat);

@@ -3,6 +3,7 @@ import type { ObjectReads } from '../../core/kube/object-reader.js';
 import type { ClusterDeps, FleetRouting } from '../../session/flow/fleet-routing.js';
 import type { SharedReleaseWatch } from '../live/release-watch.js';
 import type { TimelineWatches } from '../live/watched-timeline.js';
+import type { ChangeSignal } from '../live/remote-follower.js';
 import type { ReleaseEventRecord } from '../views/timeline.js';
 
 /** What the release pages read, handed in by the server (src/cli wires it, as for the bot). */
@@ -15,6 +16,8 @@ export interface PagesDeps {
   watch: SharedReleaseWatch;
   /** The own cluster's Events on a release (the audit of people's actions), read until `timeline` has listed; absent: the timeline has helm's revisions and status only. */
   events?: (namespace: string, name: string) => Promise<ReleaseEventRecord[]>;
+  /** A fleet's other clusters' change signal (live/notify-signal.ts); absent: their sections are read when the page loads, not live. */
+  remoteChanges?: (cluster: string) => ChangeSignal;
   /** The shared watches of helm's records and the Events about releases: the own cluster's timelines from memory, and live. */
   timeline?: TimelineWatches;
   /** Reads the objects a release applied, for their health (the own cluster; fleet agents do not serve objects). */
