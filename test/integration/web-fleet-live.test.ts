@@ -19,12 +19,13 @@ import { releasePages } from '../../src/web/pages/release-pages.js';
 import { eventually } from '../support/eventually.js';
 import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
 import { openStream, pagesServer, parts, type OpenStream } from '../support/web-pages.js';
+import { releaseUrl } from '../../src/web/urls.js';
 
 /**
  * A fleet page's other cluster, live (issue 47): two agents, `edge` and `home`, on one Redis, and the
- * pages of `home`'s web server (edge read only through edge's agent). Ten open fleet pages follow
- * edge through one follower, woken by the release events edge's controller publishes for notify;
- * an upgrade in edge reaches every page, and edge's agent is asked once per signalled change, not
+ * pages of `home`'s web server (edge read only through edge's agent). Ten open fleet pages and five
+ * of edge's release follow edge through one follower, woken by the release events edge's controller
+ * publishes for notify; an upgrade in edge reaches every page, and edge's agent is asked once per signalled change, not
  * once per page (its questions counted at edge's command queue in Redis).
  */
 describe('the fleet page follows another cluster live', () => {
@@ -108,19 +109,24 @@ describe('the fleet page follows another cluster live', () => {
     if (keysDir) await rm(keysDir, { recursive: true, force: true });
   });
 
-  it('ten open fleet pages see an upgrade in edge; edge’s agent is asked once per signalled change, not once per page', async () => {
-    const page = await fetch(`${base}/?cluster=edge&namespace=${ns.edge}`, { headers: { 'x-test-person': 'olga' } });
-    const html = await page.text();
-    expect(html).toContain('id="live-cluster-edge"');
-    expect(html).toContain('1.0.0');
+  it('ten open fleet pages and five of edge’s release see an upgrade in edge; edge’s agent is asked once per signalled change, not once per page', async () => {
+    const get = async (path: string) => (await fetch(`${base}${path}`, { headers: { 'x-test-person': 'olga' } })).text();
+    const fleetPage = await get(`/?cluster=edge&namespace=${ns.edge}`);
+    expect(fleetPage).toContain('id="live-cluster-edge"');
+    expect(fleetPage).toContain('1.0.0');
+    const releaseStream = `/events?page=release&release=${ns.edge}%2Funicorn&cluster=edge`;
+    // The page names its stream (the anchor's URL escaped by mustache): edge's release, followed through edge.
+    expect(await get(releaseUrl('', 'edge', ns.edge, 'unicorn'))).toMatch(/data-live="[^"]*page&#x3D;release&amp;release&#x3D;[^"]*&amp;cluster&#x3D;edge"/);
     const streams: OpenStream[] = [];
-    const edgeSection = (s: OpenStream) =>
+    const releases: OpenStream[] = [];
+    const latest = (s: OpenStream, id: string) =>
       parts(s.text())
-        .filter((p) => p.id === 'live-cluster-edge')
+        .filter((p) => p.id === id)
         .at(-1)?.html ?? '';
     try {
       for (let i = 0; i < 10; i++) streams.push(await openStream(`${base}/events?page=fleet&cluster=edge&namespace=${ns.edge}`, 'olga'));
-      expect(streams.every((s) => s.status === 200)).toBe(true);
+      for (let i = 0; i < 5; i++) releases.push(await openStream(`${base}${releaseStream}`, 'olga'));
+      expect([...streams, ...releases].every((s) => s.status === 200)).toBe(true);
       // Nothing is asked of edge's agent until edge signals a change.
       const questionsBefore = await added(QUEUE_NAMES.command);
       const notificationsBefore = await added(QUEUE_NAMES.notify);
@@ -130,7 +136,14 @@ describe('the fleet page follows another cluster live', () => {
         helmReleaseObject(ns.edge, 'unicorn', { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '2.0.0' } }),
       );
       await waitForReconciled(kubeConfig, ns.edge, 'unicorn', generation);
-      await eventually(() => expect(streams.every((s) => edgeSection(s).includes('2.0.0'))).toBe(true), { timeoutMs: 30_000 });
+      await eventually(
+        () =>
+          expect([
+            streams.every((s) => latest(s, 'live-cluster-edge').includes('2.0.0')),
+            releases.every((s) => latest(s, 'live-summary').includes('chart unicorn 2.0.0 declared')),
+          ]).toEqual([true, true]),
+        { timeoutMs: 30_000 },
+      );
 
       const questions = (await added(QUEUE_NAMES.command)) - questionsBefore;
       const notifications = (await added(QUEUE_NAMES.notify)) - notificationsBefore;
@@ -139,7 +152,7 @@ describe('the fleet page follows another cluster live', () => {
       expect(questions).toBeGreaterThanOrEqual(2);
       expect(questions).toBeLessThanOrEqual(1 + notifications);
     } finally {
-      for (const s of streams) s.close();
+      for (const s of [...streams, ...releases]) s.close();
     }
   });
 });

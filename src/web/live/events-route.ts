@@ -36,7 +36,8 @@ export function registerEventsRoute(app: FastifyInstance, deps: PagesDeps, log: 
     const parsed = parseLivePage(request.query as Record<string, unknown>);
     if (!parsed.ok) return reply.code(400).type('text/plain').send(parsed.message);
     if (streams.size >= maxStreams) return reply.code(503).header('retry-after', '30').type('text/plain').send('too many live pages open; reload later');
-    const page: LivePage = parsed.page;
+    // The own cluster named: followed as the own.
+    const page: LivePage = parsed.page.kind === 'release' && parsed.page.cluster === deps.fleet?.own ? { ...parsed.page, cluster: undefined } : parsed.page;
     const now = () => (deps.now ?? (() => new Date()))();
     // Proposals live in Redis, not in the watch: read once when the page connects.
     const proposals: Proposal[] = deps.own.proposals ? await deps.own.proposals.listLive(now().getTime()).catch(() => []) : [];
@@ -62,7 +63,7 @@ export function registerEventsRoute(app: FastifyInstance, deps: PagesDeps, log: 
       const at = now();
       const time = { revision: revision(), now: at.getTime(), until: () => keptUntil(freezes, at) };
       return renders.take(key, time, () => {
-        const release = page.kind === 'release' ? deps.watch.release(page.namespace, page.name) : undefined;
+        const release = page.kind === 'release' && !page.cluster ? deps.watch.release(page.namespace, page.name) : undefined;
         const timeline = release && deps.timeline ? heldTimeline(deps.timeline, release) : undefined;
         const snapshot = { releases, freezes, proposals, ...(cluster ? { cluster } : {}), ...(timeline ? { timeline } : {}) };
         return Object.entries(liveParts(page, snapshot, viewer, at)).map(([id, html]) => [id, partFrame(id, html)]);
@@ -95,7 +96,7 @@ export function registerEventsRoute(app: FastifyInstance, deps: PagesDeps, log: 
       }, COALESCE_MS);
     };
     const unsubscribe = [deps.watch.subscribe((change) => concerns(page, change) && later())];
-    if (page.kind === 'release' && deps.timeline) {
+    if (page.kind === 'release' && !page.cluster && deps.timeline) {
       // Records are keyed by where helm stores them, Events by the HelmRelease: looked up at each change (a spec may move them).
       const touches = (which: 'records' | 'events') => (namespace: string, name: string) => {
         const release = deps.watch.release(page.namespace, page.name);
@@ -104,7 +105,7 @@ export function registerEventsRoute(app: FastifyInstance, deps: PagesDeps, log: 
       unsubscribe.push(deps.timeline.records.subscribe(touches('records')), deps.timeline.events.subscribe(touches('events')));
     }
     let closed = false;
-    if (remote && deps.fleet && page.kind === 'fleet') {
+    if (remote && deps.fleet && (page.kind === 'fleet' || (page.kind === 'release' && page.cluster))) {
       const following = followOtherClusters({ page, fleet: deps.fleet, followers: remote, viewer, now, send: (id, html) => write(id, partFrame(id, html)) });
       following.then(
         (stop) => (closed ? stop() : unsubscribe.push(stop)),

@@ -11,8 +11,10 @@ import { maySee } from '../views/visibility.js';
 import type { WatchChange } from './release-watch.js';
 import type { HeldTimeline } from './watched-timeline.js';
 
-/** What one open page follows: the fleet (with its filters) or one release of the own cluster. */
-export type LivePage = { kind: 'fleet'; filters: FleetFilters } | { kind: 'release'; namespace: string; name: string } | { kind: 'banner' };
+/** What one open page follows: the fleet (with its filters), one release (of the own cluster, or of `cluster`, another of the fleet) or the banner. */
+export type LivePage = { kind: 'fleet'; filters: FleetFilters } | { kind: 'release'; namespace: string; name: string; cluster?: string } | { kind: 'banner' };
+
+const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 /** Pure: the page a `/events` request follows, from its query; an unusable one is a message. */
 export function parseLivePage(query: Record<string, unknown>): { ok: true; page: LivePage } | { ok: false; message: string } {
@@ -23,7 +25,9 @@ export function parseLivePage(query: Record<string, unknown>): { ok: true; page:
     const release = typeof query.release === 'string' ? query.release : '';
     const match = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\/([a-z0-9]([-.a-z0-9]*[a-z0-9])?)$/.exec(release);
     if (!match || release.length > 317) return { ok: false, message: 'release must be <namespace>/<name>' };
-    return { ok: true, page: { kind: 'release', namespace: match[1]!, name: match[3]! } };
+    const cluster = query.cluster;
+    if (cluster !== undefined && (typeof cluster !== 'string' || !CLUSTER_NAME.test(cluster))) return { ok: false, message: 'cluster must be a cluster name' };
+    return { ok: true, page: { kind: 'release', namespace: match[1]!, name: match[3]!, ...(cluster ? { cluster } : {}) } };
   }
   return { ok: false, message: 'page must be fleet, release or banner' };
 }
@@ -31,7 +35,7 @@ export function parseLivePage(query: Record<string, unknown>): { ok: true; page:
 /** Pure: does a change concern the page? Freezes move every page's banner and marks; a release only its own page and the fleet. */
 export function concerns(page: LivePage, change: WatchChange): boolean {
   if (change.kind === 'freezes') return true;
-  if (page.kind === 'release') return change.namespace === page.namespace && change.name === page.name;
+  if (page.kind === 'release') return !page.cluster && change.namespace === page.namespace && change.name === page.name;
   return page.kind === 'fleet';
 }
 
@@ -82,7 +86,8 @@ export function liveParts(page: LivePage, snapshot: LiveSnapshot, viewer: Viewer
     // With a fleet the counts take in clusters this watch does not see: they stay as the page was read.
     if (!snapshot.cluster) parts['live-counts'] = renderFleetCounts(view);
   }
-  if (page.kind === 'release') {
+  // Another cluster's release: only the banner (the own cluster's freezes) comes from here; its summary from its follower.
+  if (page.kind === 'release' && !page.cluster) {
     const release = snapshot.releases.find((r) => r.metadata.namespace === page.namespace && r.metadata.name === page.name);
     if (!release || !maySee(viewer.subject, viewer.teams, release, snapshot.cluster)) {
       parts['live-summary'] = '<div id="live-summary"><p class="error">This release is gone, or no longer yours to see.</p></div>';

@@ -4,7 +4,7 @@ import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
 import type { FleetRouting } from '../../session/flow/fleet-routing.js';
 import { fleetSectionId, renderFleetCluster } from '../render/templates.js';
 import { fleetView } from '../views/fleet-view.js';
-import type { LivePage } from './live-parts.js';
+import { liveParts, type LivePage } from './live-parts.js';
 import { RemoteFollower, type ChangeSignal, type RemoteReading } from './remote-follower.js';
 
 /** The followers of a fleet's other clusters, one per cluster for every page of this server. */
@@ -39,9 +39,10 @@ export class RemoteFollowers {
 }
 
 /**
- * A fleet page's sections of the other clusters it shows, kept live: each is rendered for this
- * viewer from its cluster's shared follower at every fresh reading and sent when it changed. Their
- * proposals (Redis, not the agent) are read once, when the page connects. Returns how to stop.
+ * A page's parts of the fleet's other clusters, kept live: the fleet page's section of each other
+ * cluster it shows, another cluster's release page its summary — rendered for this viewer from the
+ * cluster's shared follower at every fresh reading and sent when it changed. Their proposals (Redis,
+ * not the agent) are read once, when the page connects. Returns how to stop.
  */
 export async function followOtherClusters(opts: {
   page: LivePage;
@@ -52,12 +53,21 @@ export async function followOtherClusters(opts: {
   send: (id: string, html: string) => void;
 }): Promise<() => void> {
   const { page, fleet } = opts;
+  if (page.kind === 'release' && page.cluster) {
+    const cluster = page.cluster;
+    const proposals = await proposalsOf(fleet, cluster, opts.now());
+    const own = { kind: 'release' as const, namespace: page.namespace, name: page.name };
+    // Its summary as the page rendered it, from the cluster's releases (the banner stays the own cluster's).
+    return opts.followers.of(cluster).subscribe((reading) => {
+      const summary = liveParts(own, { releases: reading.releases, freezes: reading.freezes, proposals, cluster }, opts.viewer, opts.now())['live-summary'];
+      if (summary) opts.send('live-summary', summary);
+    });
+  }
   if (page.kind !== 'fleet') return () => undefined;
   const members = (await fleet.members()).filter((m) => !m.own && (!page.filters.cluster || page.filters.cluster === m.name));
   const stops = await Promise.all(
     members.map(async (member) => {
-      const route = await fleet.route(member.name);
-      const proposals: Proposal[] = route.ok && route.deps.proposals ? await route.deps.proposals.listLive(opts.now().getTime()).catch(() => []) : [];
+      const proposals = await proposalsOf(fleet, member.name, opts.now());
       const render = (reading: RemoteReading) => {
         const view = fleetView([{ name: member.name, ...reading, proposals }], opts.viewer, page.filters, opts.now());
         const section = view.clusters[0];
@@ -69,4 +79,10 @@ export async function followOtherClusters(opts: {
   return () => {
     for (const stop of stops) stop();
   };
+}
+
+/** A cluster's live proposals, from its keyspace in Redis (not its agent): read once when a page connects. */
+async function proposalsOf(fleet: FleetRouting, cluster: string, now: Date): Promise<Proposal[]> {
+  const route = await fleet.route(cluster);
+  return route.ok && route.deps.proposals ? route.deps.proposals.listLive(now.getTime()).catch(() => []) : [];
 }
