@@ -5,7 +5,7 @@ import { mcpDeps } from '../../src/cli/compose/mcp-surface.js';
 import type { ClientNodeKubeClients } from '../../src/core/kube/client.js';
 import { connectKube } from '../../src/core/kube/slim-clients.js';
 import { TeamApi } from '../../src/core/kube/team-api.js';
-import { createLogger } from '../../src/core/log.js';
+import { createLogger, type Logger } from '../../src/core/log.js';
 import { mcpRoute } from '../../src/mcp/http-route.js';
 import { teamPolicy } from '../../src/session/authz/policy-types.js';
 import { releaseOperations } from '../../src/session/execute/wiring.js';
@@ -70,7 +70,30 @@ export async function serveMcp(
       return held.known ? held : undefined;
     },
   });
-  const web: FastifyInstance = await buildWebServer(
+  const { web, mcpUrl } = await listenMcp(env, kube, redis, keyspace, deps, log);
+  return {
+    mcpUrl,
+    tokens,
+    redis,
+    session,
+    close: async () => {
+      await web.close();
+      redis.disconnect();
+      await Promise.all([shared.stop(), records.stop(), releaseEvents.stop()]);
+    },
+  };
+}
+
+/** The web server (its sign-in hook, its headers) on 127.0.0.1, a free port, with `/mcp` mounted over `deps` as the CLI mounts it. */
+export async function listenMcp(
+  env: { redisUrl: string },
+  kube: ClientNodeKubeClients,
+  redis: Redis,
+  keyspace: string,
+  deps: Parameters<typeof mcpRoute>[0],
+  log: Logger,
+): Promise<{ web: FastifyInstance; mcpUrl: URL }> {
+  const web = await buildWebServer(
     {
       listen: { host: '127.0.0.1', port: 0 },
       publicUrl: 'http://127.0.0.1:8080',
@@ -85,16 +108,5 @@ export async function serveMcp(
     { redis, teams: async () => (await new TeamApi(kube).list()).items.map(teamPolicy), log, pages: [mcpRoute(deps)] },
   );
   await web.listen({ host: '127.0.0.1', port: 0 });
-  const address = web.server.address() as { port: number };
-  return {
-    mcpUrl: new URL(`http://127.0.0.1:${address.port}/mcp`),
-    tokens,
-    redis,
-    session,
-    close: async () => {
-      await web.close();
-      redis.disconnect();
-      await Promise.all([shared.stop(), records.stop(), releaseEvents.stop()]);
-    },
-  };
+  return { web, mcpUrl: new URL(`http://127.0.0.1:${(web.server.address() as { port: number }).port}/mcp`) };
 }
