@@ -26,6 +26,7 @@ import { startBenchEnv } from './lib/environment.js';
 import { currentCommit, formatFacts, loadavgString, machineFacts } from './lib/machine.js';
 import { say } from './lib/say.js';
 import { coordinates, seedReleases } from './lib/seed-releases.js';
+import { seedHelmHistory } from './lib/seed-helm-history.js';
 import { pct } from './lib/stats.js';
 
 const BENCH_USER = 'UBENCH';
@@ -77,12 +78,15 @@ async function auditedReads(auditLog: string, from: number): Promise<string[]> {
 }
 
 export const benchmark: Benchmark = {
-  usage: '[--releases 1000] [--requests 50] [--streams 50] [--changes 10] [--node-options "..." (instead of the Dockerfile\'s NODE_OPTIONS)]',
+  usage:
+    '[--releases 1000] [--requests 50] [--streams 50] [--changes 10] [--records 0] [--events 0] [--node-options "..." (instead of the Dockerfile\'s NODE_OPTIONS)]',
   options: {
     releases: { type: 'string' },
     requests: { type: 'string' },
     streams: { type: 'string' },
     changes: { type: 'string' },
+    records: { type: 'string' },
+    events: { type: 'string' },
     'node-options': { type: 'string' },
   },
   maxSeconds: 1200,
@@ -91,6 +95,9 @@ export const benchmark: Benchmark = {
     const requests = args.int('requests', 50);
     const streams = args.int('streams', 50);
     const changes = args.int('changes', 10);
+    // Helm records and Events per release (bench/lib/seed-helm-history.ts): what a live release page's timeline watches hold.
+    const revisions = args.int('records', 0);
+    const eventsEach = args.int('events', 0);
     const loadBefore = loadavgString();
     say(`web: N=${n}, ${requests} requests, ${streams} live pages, ${changes} changes; load ${loadBefore}`);
     const be = await startBenchEnv(cleanup, args.optional('state-dir'));
@@ -107,7 +114,8 @@ export const benchmark: Benchmark = {
     // N HelmReleases over 4 namespaces, each with a status as a controller would leave it (a tenth failed).
     const seedStarted = Date.now();
     await seedReleases(kube, namespaces, n);
-    say(`  ${n} HelmReleases seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)}s`);
+    if (revisions > 0 || eventsEach > 0) await seedHelmHistory(kube, namespaces, n, revisions, eventsEach);
+    say(`  ${n} HelmReleases, ${n * revisions} helm records, ${n * eventsEach} Events seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)}s`);
 
     // As the image runs it (Dockerfile ENV: NODE_OPTIONS, MALLOC_ARENA_MAX); --node-options "" for V8's defaults.
     const nodeOptions = args.optional('node-options');
@@ -229,7 +237,7 @@ export const benchmark: Benchmark = {
     forgetNs();
 
     const lines = [
-      `## web: the fleet page at ${n} releases, ${streams} live pages on one release`,
+      `## web: the fleet page at ${n} releases${revisions || eventsEach ? ` (${revisions} helm records and ${eventsEach} Events each)` : ''}, ${streams} live pages on one release`,
       '',
       '```',
       `${formatFacts({ ...machineFacts(be.env.helmBin), loadavg: loadBefore })}`,

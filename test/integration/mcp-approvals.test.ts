@@ -10,20 +10,17 @@ import type { RunningBot } from '../../src/bot/slack/app.js';
 import { assistantSlack, mcpDeps } from '../../src/cli/compose/mcp-surface.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { connectKube } from '../../src/core/kube/slim-clients.js';
-import { TeamApi } from '../../src/core/kube/team-api.js';
 import { createLogger } from '../../src/core/log.js';
 import { SlackUserGroups } from '../../src/core/slack/user-groups.js';
 import { buttonClick, postSigned, startFakeSlack, type FakeSlack } from '../../src/dev/fake-slack/index.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { mcpRoute } from '../../src/mcp/http-route.js';
-import { teamPolicy } from '../../src/session/authz/policy-types.js';
 import { PlanStore, type StoredPlan } from '../../src/session/execute/plan-store.js';
 import { releaseOperations } from '../../src/session/execute/wiring.js';
 import { ReleaseSession } from '../../src/session/flow/release-session.js';
 import { TokenStore } from '../../src/session/tokens/token-store.js';
-import { buildWebServer } from '../../src/web/server/server.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { listenMcp } from '../support/mcp-server.js';
 import type { ChatReply } from '../support/slack-team-bot.js';
 import { startHttpBot } from '../support/slack-team-bot.js';
 
@@ -116,22 +113,7 @@ describe('assistants (MCP): proposals approved in Slack', () => {
       log,
       slack: assistantSlack(webClient, new SlackUserGroups(webClient)),
     });
-    web = await buildWebServer(
-      {
-        listen: { host: '127.0.0.1', port: 0 },
-        publicUrl: 'http://127.0.0.1:8080',
-        secureCookies: false,
-        providers: [],
-        sessionSeconds: 600,
-        loginRateLimitPerMinute: 20,
-        trustProxy: false,
-        redisUrl: env.redisUrl,
-        keyPrefix: ctl.prefix,
-      },
-      { redis, teams: async () => (await new TeamApi(kube).list()).items.map(teamPolicy), log, pages: [mcpRoute(deps)] },
-    );
-    await web.listen({ host: '127.0.0.1', port: 0 });
-    mcpUrl = new URL(`http://127.0.0.1:${(web.server.address() as { port: number }).port}/mcp`);
+    ({ web, mcpUrl } = await listenMcp(env, kube, redis, ctl.prefix, deps, log));
   });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);

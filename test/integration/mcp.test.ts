@@ -1,25 +1,17 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import formbody from '@fastify/formbody';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpDeps } from '../../src/cli/compose/mcp-surface.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { mergePatch } from '../../src/core/kube/kube-clients.js';
-import { connectKube } from '../../src/core/kube/slim-clients.js';
 import { TeamApi } from '../../src/core/kube/team-api.js';
 import { createLogger } from '../../src/core/log.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
-import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
-import { mcpRoute } from '../../src/mcp/http-route.js';
 import { teamPolicy } from '../../src/session/authz/policy-types.js';
 import { PlanStore } from '../../src/session/execute/plan-store.js';
 import { releaseOperations } from '../../src/session/execute/wiring.js';
@@ -27,13 +19,8 @@ import { ReleaseSession } from '../../src/session/flow/release-session.js';
 import { TokenStore } from '../../src/session/tokens/token-store.js';
 import { actionRoutes } from '../../src/web/actions/action-routes.js';
 import type { WebPrincipal } from '../../src/web/contract.js';
-import { ReleaseEventWatch } from '../../src/web/live/event-watch.js';
-import { HelmRecordWatch } from '../../src/web/live/record-watch.js';
-import { SharedReleaseWatch } from '../../src/web/live/release-watch.js';
-import { watchedReads } from '../../src/web/live/watched-reads.js';
-import { releaseEventReader } from '../../src/web/pages/kube-reads.js';
-import { buildWebServer } from '../../src/web/server/server.js';
 import { namespaceWithController, testEnv, uniqueName } from '../support/fixtures.js';
+import { serveMcp } from '../support/mcp-server.js';
 import { startNotesRepo } from '../support/notes-chart.js';
 
 /**
@@ -52,14 +39,12 @@ describe('assistants (MCP)', () => {
   const keyspace = `{mcptest-${namespace}}`;
   const bob: WebPrincipal = { id: 'slack:UBOB', name: '@bob', via: 'slack', subject: { slackUser: 'UBOB', slackUserGroups: [] } };
   const registry = new Registry();
-  let web: FastifyInstance;
   let approvals: FastifyInstance;
   let mcpUrl: URL;
   let redis: Redis;
-  let shared: SharedReleaseWatch;
-  let records: HelmRecordWatch;
-  let releaseEvents: ReleaseEventWatch;
   let tokens: TokenStore;
+  let session: ReleaseSession;
+  let closeMcp: (() => Promise<void>) | undefined;
   const clients: Client[] = [];
 
   const connect = async (token: string) => {
@@ -86,56 +71,9 @@ describe('assistants (MCP)', () => {
       );
       await waitForReconciled(kubeConfig, namespace, 'unicorn', generation);
     }
-    redis = new Redis(env.redisUrl, { maxRetriesPerRequest: null });
-    tokens = new TokenStore(redis, keyspace);
-    const log = createLogger('mcp-test', 'warn');
-    const rest = connectKube(env.kubeconfig);
-    // As the web server reads for assistants (cli/compose/web-surface.ts): releases, Teams, helm's records and Events from its watches.
-    const direct = releaseOperations(kube, log, 'helmcrew-mcp-test');
-    shared = new SharedReleaseWatch({
-      rest,
-      list: { releases: () => direct.api.list(), freezes: () => direct.freezes.list(), teams: () => direct.teams.list() },
-      log,
-    });
-    records = new HelmRecordWatch({ rest, log });
-    releaseEvents = new ReleaseEventWatch({ rest, log });
-    await Promise.all([shared.start(), records.start(), releaseEvents.start()]);
-    const parts = releaseOperations(kube, log, 'helmcrew-mcp-test', { reads: (reads) => watchedReads(shared, reads, records) });
-    const session = new ReleaseSession({ ...parts, outcomeTimeoutMs: 30_000 });
-    const deps = mcpDeps({
-      rest,
-      redis,
-      keyspace,
-      session,
-      api: parts.api,
-      teamApi: parts.teams,
-      webUrl: 'http://127.0.0.1:8080',
-      registry,
-      log,
-      events: async (ns, name) => releaseEvents.events(ns, name) ?? releaseEventReader(rest)(ns, name),
-      newestNotes: (ns, releaseName) => {
-        const held = records.notes(ns, releaseName);
-        return held.known ? held : undefined;
-      },
-    });
-    // The web server itself (its sign-in hook and headers), with /mcp mounted as the CLI mounts it.
-    web = await buildWebServer(
-      {
-        listen: { host: '127.0.0.1', port: 0 },
-        publicUrl: 'http://127.0.0.1:8080',
-        secureCookies: false,
-        providers: [],
-        sessionSeconds: 600,
-        loginRateLimitPerMinute: 20,
-        trustProxy: false,
-        redisUrl: env.redisUrl,
-        keyPrefix: keyspace,
-      },
-      { redis, teams: async () => (await new TeamApi(kube).list()).items.map(teamPolicy), log, pages: [mcpRoute(deps)] },
-    );
-    await web.listen({ host: '127.0.0.1', port: 0 });
-    const address = web.server.address() as { port: number };
-    mcpUrl = new URL(`http://127.0.0.1:${address.port}/mcp`);
+    const served = await serveMcp(env, kube, keyspace, registry);
+    ({ mcpUrl, tokens, redis, session } = served);
+    closeMcp = () => served.close();
     // Approval on the web's route, as a signed-in Bob (a test hook stands in for the sign-in).
     approvals = Fastify();
     await approvals.register(formbody);
@@ -158,10 +96,8 @@ describe('assistants (MCP)', () => {
   });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
-    await web?.close();
     await approvals?.close();
-    redis?.disconnect();
-    await Promise.all([shared?.stop(), records?.stop(), releaseEvents?.stop()]);
+    await closeMcp?.();
     await deleteTeam(kube, team);
     await deleteTeam(kube, readers);
   });
@@ -259,28 +195,6 @@ describe('assistants (MCP)', () => {
     await expect(connect('hcmcp_not-a-token')).rejects.toThrow(/not known/);
     const unauthenticated = await registry.getSingleMetricAsString('helmcrew_mcp_calls_total');
     expect(unauthenticated).toMatch(/outcome="unauthenticated"\} [3-9]/);
-  });
-
-  it('helmcrew mcp --url relays a desktop client over stdio to /mcp, with no kubeconfig or Redis; a revoked token is refused there', async () => {
-    const token = await tokenFor('UALICE', 'read');
-    const file = join(await mkdtemp(join(tmpdir(), 'mcp-relay-')), 'token');
-    await writeFile(file, `${token}\n`, { mode: 0o600 });
-    const client = new Client({ name: 'desktop-relay-test', version: '1' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [join(REPO_ROOT, 'bin/helmcrew.js'), 'mcp', '--token-file', file, '--url', mcpUrl.origin],
-        // Only what a desktop has: no KUBECONFIG, no REDIS_URL.
-        env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' },
-        stderr: 'pipe',
-      }),
-    );
-    clients.push(client);
-    expect((await client.listTools()).tools.map((t) => t.name)).toContain('release_status');
-    const status = textOf(await client.callTool({ name: 'release_status', arguments: { namespace, name: 'unicorn' } }));
-    expect(status).toMatch(new RegExp(`^<untrusted-data>\\n${namespace}/unicorn: chart unicorn`));
-    expect(await tokens.revoke(token)).toBeDefined();
-    await expect(client.callTool({ name: 'release_status', arguments: { namespace, name: 'unicorn' } })).rejects.toThrow(/revoked/);
   });
 
   it('proposes a rollback that changes nothing; the proposer cannot approve it; another person does, and the rollback happens', async () => {

@@ -26,7 +26,7 @@ import { HelmRecordWatch } from '../../web/live/record-watch.js';
 import { keptForPages, SharedReleaseWatch } from '../../web/live/release-watch.js';
 import { listInPages } from '../../core/kube/watch/paged-list.js';
 import { watchedReads } from '../../web/live/watched-reads.js';
-import { releaseEventReader } from '../../web/pages/kube-reads.js';
+import { recordReader, releaseEventReader } from '../../web/pages/kube-reads.js';
 import { releasePages } from '../../web/pages/release-pages.js';
 import { OWN_CLUSTER_SEGMENT } from '../../web/urls.js';
 
@@ -76,9 +76,9 @@ export async function webSurface(
     },
     log,
   });
-  // The assistants' reads of helm's records and of the Events about releases, held as the watches deliver them
-  // (docs/performance.md). Started by the first assistant's read, not here: a web server no assistant uses
-  // never lists helm's records (~10 MiB of RSS at 1,000 releases).
+  // Helm's records and the Events about releases, held as the watches deliver them, for release pages' timelines
+  // and the assistants' reads (docs/performance.md). Started by the first release page or assistant's read, not
+  // here: a web server where only the fleet is looked at never lists helm's records (~10 MiB of RSS at 1,000 releases).
   const records = new HelmRecordWatch({ rest, log });
   const releaseEvents = new ReleaseEventWatch({ rest, log });
   await watch.start();
@@ -97,6 +97,8 @@ export async function webSurface(
         own: { api: parts.api, freezes: parts.freezes, storage: parts.storage, proposals },
         watch,
         events: directEvents,
+        // Timelines from the record and Event watches, started by the first release page or assistant's call.
+        timeline: { records, events: releaseEvents, readRecord: recordReader(parts.storage) },
         objects: new ObjectReader(new ClusterObjects(rest)),
         // The release's Slack thread, where notify keeps its messages, when Slack can be asked for the link.
         ...(slack

@@ -1,14 +1,12 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND, ReleaseEvent } from '../../api/vocabulary.js';
-import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
-import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
-import { StartedOnRead } from '../../core/kube/watch/started-on-read.js';
 import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
 import { pagedList } from '../../core/kube/watch/paged-list.js';
 import { sharedString } from '../../core/kube/watch/shared-strings.js';
 import type { Logger } from '../../core/log.js';
 import type { ReleaseEventRecord } from '../views/timeline.js';
+import { OnReadWatch } from './on-read-watch.js';
 
 /** Events kept per release: the newest of any reason, and apart from them the newest people's actions (the audit trail). */
 export const MAX_EVENTS = 20;
@@ -17,7 +15,8 @@ const MAX_MESSAGE = 500;
 /** The API server filters Events by the object they are about (a field selector the events resource supports). */
 export const ABOUT_HELMRELEASES = `involvedObject.kind=${HELMRELEASE_KIND},involvedObject.apiVersion=${API_GROUP}/${API_VERSION}`;
 
-interface EventObject extends KubernetesObject {
+/** An Event as the API server sends it: what the timeline reads of it (the watch here, a page's LIST in pages/kube-reads.ts). */
+export interface EventObject extends KubernetesObject {
   involvedObject?: { name?: string };
   reason?: string;
   message?: string;
@@ -25,6 +24,17 @@ interface EventObject extends KubernetesObject {
   lastTimestamp?: string;
   eventTime?: string;
   firstTimestamp?: string;
+}
+
+/** Pure: what the timeline shows of an Event, its time by the first field the recorder set; the message cut to `maxMessage`. */
+export function eventRecord(e: EventObject, maxMessage = Number.POSITIVE_INFINITY): ReleaseEventRecord {
+  const at = e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? (e.metadata?.creationTimestamp as unknown as string | undefined) ?? '';
+  return {
+    reason: sharedString(e.reason ?? ''),
+    message: (e.message ?? '').slice(0, maxMessage),
+    at: String(at),
+    ...(e.type ? { type: sharedString(e.type) } : {}),
+  };
 }
 
 /** What the watch's cache keeps of an Event: who it is and which release it is about; `event` only until the index takes it. */
@@ -36,22 +46,15 @@ export interface KeptEvent extends KubernetesObject {
 
 export type KeptRecordOfEvent = ReleaseEventRecord & { name: string };
 
-/** Pure: an Event as kept (bounded message, its time by the first field the recorder set). */
+/** Pure: an Event as kept (bounded message). */
 export function keptEvent(obj: KubernetesObject): KeptEvent {
   if ('release' in obj) return obj as KeptEvent; // already kept (a listed page)
   const e = obj as EventObject;
-  const { name = '', namespace = '', resourceVersion, creationTimestamp } = e.metadata ?? {};
-  const at = e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? (creationTimestamp as unknown as string | undefined) ?? '';
+  const { name = '', namespace = '', resourceVersion } = e.metadata ?? {};
   return {
     metadata: { name, namespace: sharedString(namespace), resourceVersion },
     release: sharedString(e.involvedObject?.name ?? ''),
-    event: {
-      name,
-      reason: sharedString(e.reason ?? ''),
-      message: (e.message ?? '').slice(0, MAX_MESSAGE),
-      at: String(at),
-      ...(e.type ? { type: sharedString(e.type) } : {}),
-    },
+    event: { name, ...eventRecord(e, MAX_MESSAGE) },
   };
 }
 
@@ -68,59 +71,35 @@ const isAction = (reason: string) => reason === ReleaseEvent.ActionRequested || 
  * people's actions — so release_history and explain_failure read memory, not the API server. Until the
  * watch has listed, `events` says nothing and the caller reads the API server.
  */
-export class ReleaseEventWatch {
-  private readonly lifecycle: StartedOnRead;
-  private readonly watch: KeptWatch<KeptEvent>;
+export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
   private byRelease = new Map<string, { recent: KeptRecordOfEvent[]; actions: KeptRecordOfEvent[] }>();
 
   constructor(opts: { rest: KubeRest; log: Logger; pageSize?: number }) {
     const path = '/api/v1/events';
-    this.watch = new KeptWatch<KeptEvent>({
+    super({
       make: () =>
         new ListWatch<KeptEvent>(
           pagedList(opts.rest, path, { fieldSelector: ABOUT_HELMRELEASES }, keptEvent, opts.pageSize ?? 100),
           restWatch(opts.rest, path, undefined, undefined, ABOUT_HELMRELEASES),
           keptEvent,
         ),
-      beforeStart: () => {
-        this.byRelease = new Map();
-      },
-      wire: (informer, current) => {
-        informer.on('add', (obj) => current() && this.put(obj));
-        informer.on('update', (obj) => current() && this.put(obj));
-        informer.on('delete', (obj) => current() && this.drop(obj));
-      },
-      // A relist replaces unchanged Events in the cache without telling: their copies are dropped there.
-      onListed: () => {
-        for (const obj of this.watch.informer?.list() ?? []) delete obj.event;
-      },
-      onFailure: (error, delayMs, repeated) =>
-        opts.log[repeated ? 'debug' : 'warn']({ delayMs, error: apiErrorMessage(error) }, 'web: the release Events watch failed; restarting'),
+      log: opts.log,
+      what: 'release Events',
     });
-    this.lifecycle = new StartedOnRead(this.watch);
   }
 
-  /** Started by this or by the first read (started-on-read.ts): the web server leaves it to the first assistant's call. */
-  async start(): Promise<void> {
-    await this.lifecycle.start();
+  protected reset(): void {
+    this.byRelease = new Map();
   }
 
-  async stop(): Promise<void> {
-    await this.lifecycle.stop();
-  }
-
-  private wanted(): void {
-    this.lifecycle.wanted();
-  }
-
-  get synced(): boolean {
-    return this.watch.synced;
+  // A relist replaces unchanged Events in the cache without telling: their copies are dropped there.
+  protected rebuilt(all: readonly KeptEvent[]): void {
+    for (const obj of all) delete obj.event;
   }
 
   /** A release's kept Events (the newest and the people's actions), newest first; undefined until the watch has listed. */
   events(namespace: string, name: string): ReleaseEventRecord[] | undefined {
-    this.wanted();
-    if (!this.synced) return undefined;
+    if (!this.wanted()) return undefined;
     const kept = this.byRelease.get(`${namespace}/${name}`);
     if (!kept) return [];
     const names = new Set(kept.recent.map((e) => e.name));
@@ -129,23 +108,25 @@ export class ReleaseEventWatch {
       .map(({ name: _name, ...event }) => event);
   }
 
-  private put(obj: KeptEvent): void {
+  protected put(obj: KeptEvent) {
     const event = obj.event;
     delete obj.event;
-    if (!event || !obj.release) return;
+    if (!event || !obj.release) return undefined;
     const key = sharedString(`${obj.metadata.namespace}/${obj.release}`);
     const kept = this.byRelease.get(key) ?? { recent: [], actions: [] };
     kept.recent = withEvent(kept.recent, event);
     if (isAction(event.reason)) kept.actions = withEvent(kept.actions, event);
     this.byRelease.set(key, kept);
+    return { namespace: obj.metadata.namespace, name: obj.release };
   }
 
-  private drop(obj: KeptEvent): void {
+  protected drop(obj: KeptEvent) {
     const key = `${obj.metadata.namespace}/${obj.release}`;
     const kept = this.byRelease.get(key);
-    if (!kept) return;
+    if (!kept) return undefined;
     kept.recent = kept.recent.filter((e) => e.name !== obj.metadata.name);
     kept.actions = kept.actions.filter((e) => e.name !== obj.metadata.name);
     if (kept.recent.length === 0 && kept.actions.length === 0) this.byRelease.delete(key);
+    return { namespace: obj.metadata.namespace, name: obj.release };
   }
 }

@@ -31,6 +31,14 @@ export class RecordIndex {
     return [...(this.byRelease.get(`${namespace}/${releaseName}`)?.keys() ?? [])];
   }
 
+  /** The name of the newest revision's record Secret; undefined when none is held. */
+  newestName(namespace: string, releaseName: string): string | undefined {
+    let newest: KeptRecord | undefined;
+    for (const record of this.byRelease.get(`${namespace}/${releaseName}`)?.values() ?? [])
+      if (!newest || record.summary.revision > newest.summary.revision) newest = record;
+    return newest?.metadata.name;
+  }
+
   /** The newest revision and its NOTES; {} when no record of the release is held. */
   notes(namespace: string, releaseName: string): { revision?: number; notes?: string } {
     const kept = this.notesOf.get(`${namespace}/${releaseName}`);

@@ -1,12 +1,10 @@
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
-import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
-import { KeptWatch } from '../../core/kube/watch/kept-watch.js';
-import { StartedOnRead } from '../../core/kube/watch/started-on-read.js';
 import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
 import { pagedList } from '../../core/kube/watch/paged-list.js';
 import type { Logger } from '../../core/log.js';
 import { keptRecord, type KeptRecord } from './kept-record.js';
+import { OnReadWatch } from './on-read-watch.js';
 import { RecordIndex } from './record-index.js';
 
 /** Helm's release records (as the controller's record watch selects them: controller/watch/release-record-watch.ts). */
@@ -26,57 +24,45 @@ const RECORD_PAGE = 20;
  * answered from memory; until the watch has listed (and while it restarts after a failure), `history`
  * says nothing and the caller reads the API server.
  */
-export class HelmRecordWatch {
-  private readonly lifecycle: StartedOnRead;
-  private readonly watch: KeptWatch<KeptRecord>;
+export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
   private index = new RecordIndex();
 
   constructor(opts: { rest: KubeRest; log: Logger; pageSize?: number }) {
     const path = '/api/v1/secrets';
-    this.watch = new KeptWatch<KeptRecord>({
+    super({
       make: () =>
         new ListWatch<KeptRecord>(
           pagedList(opts.rest, path, { labelSelector: HELM_RECORDS }, keptRecord, opts.pageSize ?? RECORD_PAGE),
           restWatch(opts.rest, path, undefined, HELM_RECORDS),
           keptRecord,
         ),
-      beforeStart: () => {
-        this.index = new RecordIndex();
-      },
-      wire: (informer, current) => {
-        informer.on('add', (obj) => current() && this.index.put(obj));
-        informer.on('update', (obj) => current() && this.index.put(obj));
-        informer.on('delete', (obj) => current() && this.index.drop(obj));
-      },
-      // A relist replaces unchanged records in the cache without telling: the index is rebuilt from it.
-      onListed: () => this.index.rebuild(this.watch.informer?.list() ?? []),
-      onFailure: (error, delayMs, repeated) =>
-        opts.log[repeated ? 'debug' : 'warn']({ delayMs, error: apiErrorMessage(error) }, 'web: the helm record watch failed; restarting'),
+      log: opts.log,
+      what: 'helm record',
     });
-    this.lifecycle = new StartedOnRead(this.watch);
   }
 
-  /** Started by this or by the first read (started-on-read.ts): the web server leaves it to the first assistant's call. */
-  async start(): Promise<void> {
-    await this.lifecycle.start();
+  protected reset(): void {
+    this.index = new RecordIndex();
   }
 
-  async stop(): Promise<void> {
-    await this.lifecycle.stop();
+  protected put(obj: KeptRecord) {
+    this.index.put(obj);
+    return { namespace: obj.metadata.namespace, name: obj.release };
   }
 
-  private wanted(): void {
-    this.lifecycle.wanted();
+  protected drop(obj: KeptRecord) {
+    this.index.drop(obj);
+    return { namespace: obj.metadata.namespace, name: obj.release };
   }
 
-  get synced(): boolean {
-    return this.watch.synced;
+  // A relist replaces unchanged records in the cache without telling: the index is rebuilt from it.
+  protected rebuilt(all: readonly KeptRecord[]): void {
+    this.index.rebuild(all);
   }
 
   /** A release's revisions (summaries: no values, no manifest), newest first; undefined until the watch has listed. */
   history(namespace: string, releaseName: string): ReleaseHistory | undefined {
-    this.wanted();
-    return this.synced ? this.index.history(namespace, releaseName) : undefined;
+    return this.wanted() ? this.index.history(namespace, releaseName) : undefined;
   }
 
   /** The names of a release's record Secrets and the version the watch has seen up to; undefined until it has listed. */
@@ -86,10 +72,17 @@ export class HelmRecordWatch {
     return seenVersion ? { names: this.index.names(namespace, releaseName), seenVersion } : undefined;
   }
 
+  /** The newest revision's record Secret by name, and the version the watch has seen up to; undefined until it has listed or when none is held. */
+  newest(namespace: string, releaseName: string): { name: string; seenVersion: string } | undefined {
+    if (!this.wanted()) return undefined;
+    const name = this.index.newestName(namespace, releaseName);
+    const seenVersion = this.watch.informer?.seenVersion;
+    return name && seenVersion ? { name, seenVersion } : undefined;
+  }
+
   /** The newest revision's NOTES (undefined: that revision has none); `known` false until the watch has listed. */
   notes(namespace: string, releaseName: string): { known: boolean; revision?: number; notes?: string } {
-    this.wanted();
-    return this.synced ? { known: true, ...this.index.notes(namespace, releaseName) } : { known: false };
+    return this.wanted() ? { known: true, ...this.index.notes(namespace, releaseName) } : { known: false };
   }
 
   /** How many record Secrets are held (the bench's memory per release). */

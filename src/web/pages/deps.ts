@@ -2,6 +2,8 @@ import type { SlackThreadOf } from '../../core/links/slack-thread.js';
 import type { ObjectReads } from '../../core/kube/object-reader.js';
 import type { ClusterDeps, FleetRouting } from '../../session/flow/fleet-routing.js';
 import type { SharedReleaseWatch } from '../live/release-watch.js';
+import type { TimelineWatches } from '../live/watched-timeline.js';
+import type { ChangeSignal } from '../live/remote-follower.js';
 import type { ReleaseEventRecord } from '../views/timeline.js';
 
 /** What the release pages read, handed in by the server (src/cli wires it, as for the bot). */
@@ -12,8 +14,12 @@ export interface PagesDeps {
   fleet?: FleetRouting;
   /** The one shared watch of the own cluster's HelmReleases and Freezes: pages read from it, live streams hear from it. */
   watch: SharedReleaseWatch;
-  /** The own cluster's Events on a release (the audit of people's actions); absent: the timeline has helm's revisions and status only. */
+  /** The own cluster's Events on a release (the audit of people's actions), read until `timeline` has listed; absent: the timeline has helm's revisions and status only. */
   events?: (namespace: string, name: string) => Promise<ReleaseEventRecord[]>;
+  /** A fleet's other clusters' change signal (live/notify-signal.ts); absent: their sections are read when the page loads, not live. */
+  remoteChanges?: (cluster: string) => ChangeSignal;
+  /** The shared watches of helm's records and the Events about releases: the own cluster's timelines from memory, and live. */
+  timeline?: TimelineWatches;
   /** Reads the objects a release applied, for their health (the own cluster; fleet agents do not serve objects). */
   objects?: ObjectReads;
   now?: () => Date;

@@ -1,31 +1,23 @@
+import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import { seg, type KubeRest } from '../../core/kube/rest-client.js';
+import { eventRecord, type EventObject } from '../live/event-watch.js';
+import type { TimelineWatches } from '../live/watched-timeline.js';
 import type { ReleaseEventRecord } from '../views/timeline.js';
-
-interface EventList {
-  items: Array<{
-    reason?: string;
-    message?: string;
-    type?: string;
-    lastTimestamp?: string;
-    eventTime?: string;
-    firstTimestamp?: string;
-    metadata?: { creationTimestamp?: string };
-  }>;
-}
 
 /** The Events recorded on a HelmRelease (one LIST, by field selector): what PagesDeps.events reads over the slim client. */
 export function releaseEventReader(rest: KubeRest): (namespace: string, name: string) => Promise<ReleaseEventRecord[]> {
   return async (namespace, name) => {
-    const list = await rest.request<EventList>({
+    const list = await rest.request<{ items?: EventObject[] }>({
       method: 'GET',
       path: `/api/v1/namespaces/${seg(namespace)}/events`,
       query: { fieldSelector: `involvedObject.name=${name},involvedObject.kind=HelmRelease` },
     });
-    return (list.items ?? []).map((e) => ({
-      reason: e.reason ?? '',
-      message: e.message ?? '',
-      at: e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata?.creationTimestamp ?? '',
-      ...(e.type ? { type: e.type } : {}),
-    }));
+    return (list.items ?? []).map((e) => eventRecord(e));
   };
+}
+
+/** One record Secret by name, decoded whole (TimelineWatches.readRecord): helm's storage reads it, not older than `notOlderThan`. */
+export function recordReader(storage: Pick<ReleaseStorage, 'historyOfRecords'>): TimelineWatches['readRecord'] {
+  return async (namespace, releaseName, name, notOlderThan) =>
+    (await storage.historyOfRecords(namespace, releaseName, [name], { notOlderThan }))?.history.releases[0];
 }

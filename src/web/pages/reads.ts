@@ -7,6 +7,7 @@ import type { ClusterDeps } from '../../session/flow/fleet-routing.js';
 import type { ClusterReading } from '../views/fleet-view.js';
 import { inventoryRefs, objectRow, type ObjectRow } from '../views/objects-view.js';
 import type { ReleaseReading } from '../views/release-view.js';
+import { heldTimeline, withNewestValues, type HeldTimeline } from '../live/watched-timeline.js';
 import type { PagesDeps } from './deps.js';
 
 /**
@@ -66,16 +67,39 @@ export async function locateCluster(deps: PagesDeps, cluster: string | undefined
 
 /** Everything the release page shows of one release, `release` already found and allowed. */
 export async function readRelease(deps: PagesDeps, where: Extract<Located, { ok: true }>, release: HelmRelease, now: Date): Promise<ReleaseReading> {
-  const target = releaseTarget(release);
-  const { namespace, name } = release.metadata;
-  const [history, events, proposals, freezes, objects] = await Promise.all([
-    where.reads.storage.history(target.namespace, target.releaseName).catch(() => ({ releases: [] })),
-    where.own && deps.events ? deps.events(namespace, name).catch(() => []) : Promise.resolve([]),
+  const [timeline, proposals, freezes, objects] = await Promise.all([
+    where.own ? ownTimeline(deps, release) : otherTimeline(where, release),
     liveProposals(where.reads, now),
     where.own ? ownFreezes(deps) : where.reads.freezes.list().then((l) => l.items),
     where.own ? readObjects(deps, release) : Promise.resolve<ObjectRow[]>([]),
   ]);
-  return { release, ...(where.cluster ? { cluster: where.cluster } : {}), revisions: history.releases, events, proposals, freezes, objects };
+  return { release, ...(where.cluster ? { cluster: where.cluster } : {}), ...timeline, proposals, freezes, objects };
+}
+
+const historyOf = (reads: Pick<ClusterDeps, 'storage'>, release: HelmRelease) => {
+  const target = releaseTarget(release);
+  return reads.storage
+    .history(target.namespace, target.releaseName)
+    .then((h) => h.releases)
+    .catch(() => []);
+};
+
+/** Another cluster's: helm's history through its agent (Events are not served through the fleet). */
+async function otherTimeline(where: Extract<Located, { ok: true }>, release: HelmRelease): Promise<HeldTimeline> {
+  return { revisions: await historyOf(where.reads, release), events: [] };
+}
+
+/** The own cluster's: from the shared watches once they have listed (one record GET for the newest values), else the API server. */
+async function ownTimeline(deps: PagesDeps, release: HelmRelease): Promise<HeldTimeline> {
+  const held = deps.timeline && heldTimeline(deps.timeline, release);
+  const revisions = held && (await withNewestValues(deps.timeline!, release, held));
+  if (held && revisions) return { revisions, events: held.events };
+  const { namespace, name } = release.metadata;
+  const [read, events] = await Promise.all([
+    historyOf(deps.own, release),
+    held ? held.events : deps.events ? deps.events(namespace, name).catch(() => []) : Promise.resolve([]),
+  ]);
+  return { revisions: read, events };
 }
 
 /** The release's own cluster object: from the watch's cache when it has listed, else one GET. */

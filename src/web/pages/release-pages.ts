@@ -112,8 +112,10 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
         const act = renderActionForms(`${request.url.split('?')[0]!.replace(/\/+$/, '')}/plan`, forms);
         const options = { ...(deps.proposalActions ? { proposalActions: deps.proposalActions } : {}), ...(slackThread ? { slackThread } : {}) };
         const body = renderRelease(view, { ...options, csrfToken: web.csrfToken }) + act;
-        const live = where.own
-          ? liveAnchor(`/events?${new URLSearchParams({ page: 'release', release: `${params.namespace}/${params.name}` }).toString()}`)
+        // Another cluster's page is live only where its change signal is wired (PagesDeps.remoteChanges).
+        const follows: Record<string, string> | undefined = where.own ? {} : deps.remoteChanges && where.cluster ? { cluster: where.cluster } : undefined;
+        const live = follows
+          ? liveAnchor(`/events?${new URLSearchParams({ page: 'release', release: `${params.namespace}/${params.name}`, ...follows }).toString()}`)
           : '';
         return page(reply, web, `${params.namespace}/${params.name}`, body + live);
       }),

@@ -55,6 +55,10 @@ const SUMMARY = `<div id="live-summary">
 {{/conditions}}{{^conditions}}<tr><td colspan="4">no conditions yet</td></tr>{{/conditions}}</tbody></table></div>
 </div>`;
 
+const TIMELINE = `<div class="scroll" id="live-timeline"><table><thead><tr><th>when</th><th>who</th><th>what</th></tr></thead><tbody>
+{{#timeline}}<tr class="{{kind}}"><td><small>{{at}}</small></td><td>{{who}} <span class="mark">{{viaText}}</span>{{#approvers.length}}<div>approved by {{#approvers}}{{.}} {{/approvers}}</div>{{/approvers.length}}</td><td>{{what}}{{#why}}<div class="why">{{why}}</div>{{/why}}</td></tr>
+{{/timeline}}{{^timeline}}<tr><td colspan="3">nothing recorded yet</td></tr>{{/timeline}}</tbody></table></div>`;
+
 const PROPOSAL = `<article class="proposal" id="proposal-{{id}}">
 <h3><a href="{{url}}">{{namespace}}/{{name}}</a>{{#cluster}} <small>cluster {{cluster}}</small>{{/cluster}}</h3>
 <p>{{summary}} — proposed by {{proposedBy}}{{#ownedBy}} · spec owned by {{ownedBy}}{{/ownedBy}}</p>
@@ -69,9 +73,7 @@ const RELEASE = `<h1>{{row.namespace}}/{{row.name}}{{#row.cluster}} <small>clust
 {{> summary}}
 {{#proposals.length}}<h2>Open proposals</h2>{{#proposals}}{{> proposal}}{{/proposals}}{{/proposals.length}}
 <h2>Timeline</h2>
-<div class="scroll"><table><thead><tr><th>when</th><th>who</th><th>what</th></tr></thead><tbody>
-{{#timeline}}<tr class="{{kind}}"><td><small>{{at}}</small></td><td>{{who}} <span class="mark">{{viaText}}</span>{{#approvers.length}}<div>approved by {{#approvers}}{{.}} {{/approvers}}</div>{{/approvers.length}}</td><td>{{what}}{{#why}}<div class="why">{{why}}</div>{{/why}}</td></tr>
-{{/timeline}}{{^timeline}}<tr><td colspan="3">nothing recorded yet</td></tr>{{/timeline}}</tbody></table></div>
+{{> timeline}}
 <h2>Values</h2>
 <p><small>What helm was given; a value not declared on the HelmRelease itself (valuesFrom) or named like a secret is masked.</small></p>
 <div class="scroll"><table><tbody>{{#values}}<tr><td><code>{{path}}</code></td><td><code>{{value}}</code></td></tr>{{/values}}{{^values}}<tr><td>no values</td></tr>{{/values}}</tbody></table></div>
@@ -163,6 +165,11 @@ export function renderReleaseSummary(view: ReleaseView): string {
   return renderHtml(SUMMARY, view);
 }
 
+/** The release page's timeline alone: what a live update replaces when a record or an Event of the release changes. */
+export function renderReleaseTimeline(view: Pick<ReleaseView, 'timeline'>): string {
+  return renderHtml(TIMELINE, view);
+}
+
 export function renderRelease(view: ReleaseView, options: TemplateOptions = {}): string {
   const fleet = view.row.cluster !== undefined;
   return renderHtml(
@@ -172,7 +179,7 @@ export function renderRelease(view: ReleaseView, options: TemplateOptions = {}):
       slackThread: options.slackThread && /^https?:\/\//.test(options.slackThread) ? options.slackThread : undefined,
       proposals: view.proposals.map((p) => ({ ...withUrl(p, fleet), csrfToken: options.csrfToken ?? '' })),
     },
-    { summary: SUMMARY, proposal: PROPOSAL, [PROPOSAL_ACTIONS_SLOT]: options.proposalActions ?? '' },
+    { summary: SUMMARY, timeline: TIMELINE, proposal: PROPOSAL, [PROPOSAL_ACTIONS_SLOT]: options.proposalActions ?? '' },
   );
 }
 

@@ -92,14 +92,18 @@ describe('live parts', () => {
     { query: {}, want: { kind: 'fleet', filters: {} } },
     { query: { page: 'release', release: 'shop/web' }, want: { kind: 'release', namespace: 'shop', name: 'web' } },
     { query: { page: 'banner' }, want: { kind: 'banner' } },
+    { query: { page: 'release', release: 'shop/web', cluster: 'edge' }, want: { kind: 'release', namespace: 'shop', name: 'web', cluster: 'edge' } },
   ])('parseLivePage $query', ({ query, want }) => {
     expect(parseLivePage(query)).toEqual({ ok: true, page: want });
   });
 
-  it.each([{ page: 'release', release: '<script>' }, { page: 'release' }, { page: 'nope' }])('refuses %o with a message', (query) => {
-    const parsed = parseLivePage(query);
-    expect(parsed.ok).toBe(false);
-  });
+  it.each([{ page: 'release', release: '<script>' }, { page: 'release' }, { page: 'nope' }, { page: 'release', release: 'shop/web', cluster: 'Edge/1' }])(
+    'refuses %o with a message',
+    (query) => {
+      const parsed = parseLivePage(query);
+      expect(parsed.ok).toBe(false);
+    },
+  );
 
   it('a release page hears of its release and of freezes only', () => {
     const page = { kind: 'release' as const, namespace: 'shop', name: 'web' };
@@ -107,6 +111,8 @@ describe('live parts', () => {
     expect(concerns(page, { kind: 'release', namespace: 'shop', name: 'cart' })).toBe(false);
     expect(concerns(page, { kind: 'freezes' })).toBe(true);
     expect(concerns({ kind: 'banner' }, { kind: 'release', namespace: 'shop', name: 'web' })).toBe(false);
+    // Another cluster's release of the same name: its follower tells, not the own cluster's watch.
+    expect(concerns({ ...page, cluster: 'edge' }, { kind: 'release', namespace: 'shop', name: 'web' })).toBe(false);
   });
 
   it('renders the release summary for a viewer who may see it, and a notice for one who may not', () => {

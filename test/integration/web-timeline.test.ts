@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { ReleaseEvent } from '../../src/api/vocabulary.js';
+import { encodeReleasePayload, releaseSecretName } from '../../src/core/helm-storage/release-record.js';
+import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
+import { KubeEventRecorder } from '../../src/core/kube/event-recorder.js';
+import { FreezeApi } from '../../src/core/kube/freeze-api.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import { connectKube, slimKubeClients } from '../../src/core/kube/slim-clients.js';
+import { createLogger } from '../../src/core/log.js';
+import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
+import { ReleaseEventWatch } from '../../src/web/live/event-watch.js';
+import { HelmRecordWatch } from '../../src/web/live/record-watch.js';
+import { SharedReleaseWatch } from '../../src/web/live/release-watch.js';
+import { recordReader, releaseEventReader } from '../../src/web/pages/kube-reads.js';
+import { releasePages } from '../../src/web/pages/release-pages.js';
+import { releaseUrl } from '../../src/web/urls.js';
+import { eventually } from '../support/eventually.js';
+import { deleteNamespace, freshNamespace, testEnv } from '../support/fixtures.js';
+import { CountingRest, openStream, pagesServer, parts, type OpenStream } from '../support/web-pages.js';
+
+/**
+ * The release page's timeline from the web's shared watches of helm's records and of the Events
+ * about releases, on the real API server: once they have listed, a page load reads only the newest
+ * record by name (its values), and fifty open pages hear of a new revision and a new Event from
+ * the one watch each, with no API server request (counted at the client).
+ */
+describe('the release page timeline from the shared watches', () => {
+  const { env, kubeConfig } = testEnv();
+  const rest = new CountingRest(connectKube(env.kubeconfig).connection);
+  const kube = slimKubeClients(rest);
+  const writer = slimKubeClients(connectKube(env.kubeconfig));
+  const api = new HelmReleaseApi(kube);
+  const log = createLogger('web-timeline-test', 'warn');
+  let namespace: string;
+  let watch: SharedReleaseWatch;
+  let records: HelmRecordWatch;
+  let releaseEvents: ReleaseEventWatch;
+  let app: FastifyInstance;
+  let base: string;
+
+  /** A record Secret in helm's own format, as helm writes one (owner=helm, name, status, version). */
+  const writeRecord = async (revision: number, status: string, replicas: number) => {
+    const payload = {
+      name: 'web',
+      namespace,
+      version: revision,
+      config: { replicas },
+      info: { status, last_deployed: new Date().toISOString(), description: `Upgrade ${revision} complete` },
+      chart: { metadata: { name: 'app', version: `1.0.${revision}` } },
+      manifest: '',
+    };
+    await writer.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: releaseSecretName('web', revision), namespace, labels: { owner: 'helm', name: 'web', status, version: String(revision) } },
+        type: 'helm.sh/release.v1',
+        data: { release: encodeReleasePayload(payload) },
+      },
+    });
+  };
+  const recordEvent = async (message: string) =>
+    new KubeEventRecorder(writer, log, 'web-timeline-test').record(
+      (await new HelmReleaseApi(writer).get(namespace, 'web'))!,
+      ReleaseEvent.ActionRequested,
+      message,
+    );
+
+  beforeAll(async () => {
+    namespace = await freshNamespace(kubeConfig, 'web-timeline');
+    const chart = { repository: 'https://charts.invalid', name: 'app', version: '1.0.1' };
+    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'web', { chart, values: { replicas: 3 } }));
+    await writeRecord(1, 'deployed', 3);
+    await recordEvent('slack:UANA asked for the suspend of web: first look');
+
+    watch = new SharedReleaseWatch({ rest, list: { releases: () => api.list(), freezes: () => new FreezeApi(kube).list() }, log });
+    records = new HelmRecordWatch({ rest, log });
+    releaseEvents = new ReleaseEventWatch({ rest, log });
+    await watch.start();
+    const storage = new ReleaseStorage(kube);
+    const routes = releasePages(
+      {
+        own: { api, freezes: new FreezeApi(kube), storage },
+        watch,
+        events: releaseEventReader(rest),
+        timeline: { records, events: releaseEvents, readRecord: recordReader(storage) },
+      },
+      log,
+    );
+    ({ app, base } = await pagesServer(routes, {
+      ana: {
+        principal: { id: 'slack:UANA', name: 'ana', via: 'slack', subject: { slackUser: 'UANA', slackUserGroups: [] } },
+        teams: [{ name: 'shop', members: { slackUsers: ['UANA'] }, permissions: [{ verbs: ['status'], namespaces: [namespace] }] }],
+        csrfToken: 'csrf-token',
+      },
+    }));
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await Promise.all([watch?.stop(), records?.stop(), releaseEvents?.stop()]);
+    await deleteNamespace(kubeConfig, namespace);
+  });
+
+  const page = async () => (await fetch(`${base}${releaseUrl('', undefined, namespace, 'web')}`, { headers: { 'x-test-person': 'ana' } })).text();
+
+  it('the first page reads the API server and starts the watches; once they have listed, a page reads only the newest record, by name', async () => {
+    expect([records.synced, releaseEvents.synced]).toEqual([false, false]);
+    const first = await page();
+    expect(first).toContain('revision 1: app 1.0.1 deployed');
+    expect(first).toContain('first look');
+    await eventually(() => expect([records.synced, releaseEvents.synced]).toEqual([true, true]), { timeoutMs: 15_000 });
+
+    rest.requests = [];
+    const html = await page();
+    expect(html).toContain('revision 1: app 1.0.1 deployed');
+    expect(html).toContain('first look');
+    // The values are the newest record's, read whole: the watch keeps summaries without them.
+    expect(html).toContain('<code>replicas</code></td><td><code>3</code>');
+    expect(rest.requests).toEqual([`GET /api/v1/namespaces/${namespace}/secrets/${releaseSecretName('web', 1)}`]);
+  });
+
+  it('fifty open pages see a new revision and a new Event in their timeline, from the one watch each: no API server request', async () => {
+    await eventually(() => expect([records.synced, releaseEvents.synced]).toEqual([true, true]), { timeoutMs: 15_000 });
+    const url = `${base}/events?page=release&release=${namespace}/web`;
+    const streams: OpenStream[] = [];
+    const timelineOf = (s: OpenStream) =>
+      parts(s.text())
+        .filter((p) => p.id === 'live-timeline')
+        .at(-1)?.html ?? '';
+    try {
+      for (let i = 0; i < 50; i++) streams.push(await openStream(url, 'ana'));
+      // On connect each stream sends the timeline as memory holds it.
+      await eventually(() => expect(streams.every((s) => timelineOf(s).includes('revision 1: app 1.0.1 deployed'))).toBe(true), { timeoutMs: 10_000 });
+
+      rest.requests = [];
+      await writeRecord(2, 'deployed', 4);
+      await recordEvent('slack:UANA asked for the resume of web: second look');
+      await eventually(
+        () => expect(streams.every((s) => timelineOf(s).includes('revision 2: app 1.0.2 deployed') && timelineOf(s).includes('second look'))).toBe(true),
+        { timeoutMs: 15_000 },
+      );
+      expect(rest.requests).toEqual([]);
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
+});
