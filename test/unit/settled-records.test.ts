@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADOPT_RELEASE_ANNOTATION } from '../../src/api/annotations.js';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
-import {
-  decideRecall,
-  namesToRead,
-  needsManifest,
-  nextRecordName,
-  recordFingerprint,
-  watchCovers,
-} from '../../src/controller/reconcile/decide/settled-records.js';
+import { decideRecall, needsManifest, recordFingerprint, watchCovers } from '../../src/controller/reconcile/decide/settled-records.js';
 import { buildReconcileContext } from '../../src/controller/reconcile/ports/build-context.js';
 import { reconcileRelease } from '../../src/controller/reconcile/reconciler.js';
 import { SettledHistories } from '../../src/controller/watch/settled-histories.js';
@@ -36,46 +29,6 @@ describe('watchCovers: may the record watch name every record a LIST "not older 
     { seen: '', wanted: '', covers: false },
   ])('seen $seen, wanted $wanted: $covers', ({ seen, wanted, covers }) => {
     expect(watchCovers(seen, wanted)).toBe(covers);
-  });
-});
-
-describe('namesToRead: the records a read may GET by name, and the one that must be absent', () => {
-  const v = (revision: number) => `sh.helm.release.v1.app.v${revision}`;
-  const fresh = { seenVersion: '120', heardAgoMs: 1_000, maxSilenceMs: 150_000 };
-
-  it('a watch that has seen the version: its names, nothing to probe', () => {
-    expect(namesToRead([v(1), v(2)], 'app', fresh, '120')).toEqual({ names: [v(1), v(2)], notOlderThan: '120' });
-  });
-
-  it('a watch behind the version (no Secret event since the status write): its names, read as new as the watch, and the next revision must be absent', () => {
-    expect(namesToRead([v(2), v(1)], 'app', fresh, '180')).toEqual({ names: [v(2), v(1)], absent: v(3), notOlderThan: '120' });
-    // A release the watch knows no record of: its first revision must be absent.
-    expect(namesToRead([], 'app', fresh, '180')).toEqual({ names: [], absent: v(1), notOlderThan: '120' });
-  });
-
-  it('keeps only what `keep` keeps, but probes after the newest of all', () => {
-    expect(namesToRead([v(1), v(2)], 'app', fresh, '180', (name) => name === v(1))).toEqual({ names: [v(1)], absent: v(3), notOlderThan: '120' });
-  });
-
-  it("LISTs when the watch has not listed, has been silent too long behind the version, or holds a name not helm's", () => {
-    expect(namesToRead([v(1)], 'app', { ...fresh, seenVersion: undefined }, '120')).toBeUndefined();
-    expect(namesToRead([v(1)], 'app', fresh, undefined)).toBeUndefined();
-    expect(namesToRead([v(1)], 'app', { ...fresh, heardAgoMs: 150_001 }, '180')).toBeUndefined();
-    // Silence does not matter when the watch has seen the version itself.
-    expect(namesToRead([v(1)], 'app', { ...fresh, heardAgoMs: 150_001 }, '120')).toEqual({ names: [v(1)], notOlderThan: '120' });
-    expect(namesToRead(['sh.helm.release.v1.app.vX'], 'app', fresh, '180')).toBeUndefined();
-  });
-});
-
-describe('nextRecordName', () => {
-  it.each([
-    { held: [] as string[], next: 'sh.helm.release.v1.app.v1' },
-    { held: ['sh.helm.release.v1.app.v9', 'sh.helm.release.v1.app.v10'], next: 'sh.helm.release.v1.app.v11' },
-    // Another release's record, or a name helm would not write: cannot say.
-    { held: ['sh.helm.release.v1.app-2.v1'], next: undefined },
-    { held: ['sh.helm.release.v1.app.v01'], next: undefined },
-  ])('$held → $next', ({ held, next }) => {
-    expect(nextRecordName(held, 'app')).toBe(next);
   });
 });
 
