@@ -79,9 +79,7 @@ export function encodeReleasePayload(payload: HelmReleasePayload): string {
   return Buffer.from(helmEncoded).toString('base64');
 }
 
-export function releaseSecretName(releaseName: string, revision: number): string {
-  return `sh.helm.release.v1.${releaseName}.v${revision}`;
-}
+export { releaseSecretName } from '../release/helm-record-name.js';
 
 function mib(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(bytes < 1024 * 1024 ? 2 : 0)} MiB`;

@@ -1,7 +1,7 @@
 import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ADOPT_RELEASE_ANNOTATION } from '../../../api/annotations.js';
 import type { RecordSeen } from '../../../core/helm-storage/release-storage.js';
-import { releaseSecretName } from '../../../core/helm-storage/release-record.js';
+import { releaseSecretName } from '../../../core/release/helm-record-name.js';
 
 /**
  * When the periodic check of a settled release may reuse the history it read last time instead of
