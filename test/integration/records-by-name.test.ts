@@ -80,5 +80,7 @@ describe('release records read by name', () => {
       .poll(async () => (await listOnly.historyAndRecords(namespace, 'unicorn').catch(() => undefined))?.history.latest?.revision, { timeout: 10_000 })
       .toBe(2);
     expect(await listOnly.historyOfRecords(namespace, 'unicorn', [v(1), v(2)], { notOlderThan: version })).toBeUndefined();
+    // Nothing to GET, and the absent one may not be asked for: "LIST instead", never "no records".
+    expect(await listOnly.historyOfRecords(namespace, 'unicorn', [], { notOlderThan: version, absent: v(3) })).toBeUndefined();
   });
 });

@@ -18,6 +18,11 @@ describe('namesToRead: the records a read may GET by name, and the one that must
     expect(namesToRead([], 'app', fresh, '180')).toEqual({ names: [], absent: v(1), notOlderThan: '120' });
   });
 
+  it('nothing to GET by name: the absent record is asked for even when the watch has seen the version (its GET is what finds a 403)', () => {
+    expect(namesToRead([], 'app', fresh, '120')).toEqual({ names: [], absent: v(1), notOlderThan: '120' });
+    expect(namesToRead([v(1)], 'app', fresh, '120', () => false)).toEqual({ names: [], absent: v(2), notOlderThan: '120' });
+  });
+
   it('keeps only what `keep` keeps, but probes after the newest of all', () => {
     expect(namesToRead([v(1), v(2)], 'app', fresh, '180', (name) => name === v(1))).toEqual({ names: [v(1)], absent: v(3), notOlderThan: '120' });
   });

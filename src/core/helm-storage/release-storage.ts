@@ -201,16 +201,29 @@ export class ReleaseStorage {
     opts: { notOlderThan: string; withoutSuperseded?: boolean; absent?: string },
   ): Promise<{ history: ReleaseHistory; records: RecordSeen[] } | undefined> {
     // All at once: a release keeps up to 10 records, and one after another is 10 round trips.
-    const [secrets, unexpected] = await Promise.all([
+    const [secrets, absent] = await Promise.all([
       Promise.all(names.map((name) => this.recordByName(namespace, name, opts.notOlderThan))),
-      opts.absent === undefined ? undefined : this.recordByName(namespace, opts.absent, opts.notOlderThan),
+      opts.absent === undefined ? true : this.isAbsent(namespace, opts.absent, opts.notOlderThan),
     ]);
-    if (unexpected) return undefined;
+    if (!absent) return undefined;
     const allAsListed = secrets.every((secret): secret is RecordSecret => {
       const labels = secret?.metadata?.labels;
       return labels?.owner === 'helm' && labels.name === releaseName && !(opts.withoutSuperseded && labels.status === 'superseded');
     });
     return allAsListed ? this.summarize(namespace, secrets) : undefined;
+  }
+
+  /** Is there no Secret of this name? false when there is one, and when the identity may not tell (the LIST then says why). */
+  private async isAbsent(namespace: string, name: string, notOlderThan: string): Promise<boolean> {
+    const request = { namespace, name, resourceVersion: notOlderThan }; // passed on as recordByName's is
+    try {
+      await this.kube.core.readNamespacedSecret(request);
+      return false;
+    } catch (error) {
+      if (isNotFound(error)) return true;
+      if (isForbidden(error)) return false;
+      throw error;
+    }
   }
 
   /** One record Secret by name, not older than a version; undefined when gone or not to be read by name. */

@@ -110,6 +110,8 @@ export interface NamedRecords {
  *   event — made each read wait for the cache's next progress notice from etcd (~100 ms: the
  *   adoption's pace). As new as the watch, as the remembered histories are; that holds while the
  *   watch has heard from the server lately (`heardAgoMs`).
+ * - With no record to read by name, the absent one is asked for in either case: its GET is the read
+ *   that finds an identity not allowed to read the records (a 403, and the caller's LIST reports it).
  */
 export function namesToRead(
   held: readonly string[],
@@ -121,10 +123,12 @@ export function namesToRead(
   const seen = watch.seenVersion;
   if (seen === undefined || wanted === undefined) return undefined;
   const names = held.filter(keep);
-  if (watchCovers(seen, wanted)) return { names, notOlderThan: wanted };
-  if (watch.heardAgoMs > watch.maxSilenceMs) return undefined;
+  const covered = watchCovers(seen, wanted);
+  // With no record to GET, the absent one's GET is what tells whether the identity may read them at all.
+  if (covered && names.length > 0) return { names, notOlderThan: wanted };
+  if (!covered && watch.heardAgoMs > watch.maxSilenceMs) return undefined;
   const absent = nextRecordName(held, releaseName);
-  return absent === undefined ? undefined : { names, absent, notOlderThan: seen };
+  return absent === undefined ? undefined : { names, absent, notOlderThan: covered ? wanted : seen };
 }
 
 /** Pure: helm's name for the revision after the newest of `held` (v1 for none); undefined when a name is not helm's for this release. */
