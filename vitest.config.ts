@@ -41,8 +41,9 @@ const SERIAL_FILES = [
   'test/integration/fleet-chat.test.ts',
   // two fleet agents and a bot: a promotion across them (heartbeats within seconds)
   'test/integration/promotion-fleet.test.ts',
-  // two fleet agents and the web's pages following one of them live
+  // two fleet agents and the web's pages following one of them live; `helmcrew web`'s surface over them
   'test/integration/web-fleet-live.test.ts',
+  'test/integration/web-fleet-surface.test.ts',
   'test/integration/redis-sentinel-failover.test.ts',
   'test/integration/redis-cluster-failover.test.ts',
   'test/integration/redis-wipe.test.ts',

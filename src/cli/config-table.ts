@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { BOT_ENV } from '../bot/slack/config.js';
 import { SESSION_ENV } from '../session/flow/config.js';
+import { FLEET_ENV } from '../session/fleet/fleet-settings.js';
 import { CONTROLLER_ENV } from '../controller/config.js';
 import { SHARED_ENV } from '../core/config/env.js';
 import { MiB } from '../core/config/parsers.js';
@@ -24,6 +25,7 @@ export const ENV_DECLARATIONS = [
   NOTIFY_ENV,
   SLACK_NOTIFY_ENV,
   BOT_ENV,
+  FLEET_ENV,
   WEB_URL_ENV,
   WEB_ENV,
   SESSION_ENV,

@@ -1,7 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +13,8 @@ import { notifySignal } from '../../src/web/live/notify-signal.js';
 import { SharedReleaseWatch } from '../../src/web/live/release-watch.js';
 import { releasePages } from '../../src/web/pages/release-pages.js';
 import { eventually } from '../support/eventually.js';
-import { deleteNamespace, freshNamespace, startTestController, testEnv, uniqueName, type TestController } from '../support/fixtures.js';
+import { testEnv } from '../support/fixtures.js';
+import { fleetAgents } from '../support/fleet-agents.js';
 import { openStream, pagesServer, parts, type OpenStream } from '../support/web-pages.js';
 import { releaseUrl } from '../../src/web/urls.js';
 
@@ -30,13 +27,10 @@ import { releaseUrl } from '../../src/web/urls.js';
  */
 describe('the fleet page follows another cluster live', () => {
   const { env, kubeConfig } = testEnv();
-  const fleetPrefix = uniqueName('hc-webfleet');
-  const keys = { edge: randomBytes(32).toString('hex'), home: randomBytes(32).toString('hex') };
-  const ns = { edge: '', home: '' };
-  const agents: Partial<Record<'edge' | 'home', TestController>> = {};
+  const fleet = fleetAgents('webfleet');
+  const { fleetPrefix, ns } = fleet;
   const log = createLogger('web-fleet-live', 'warn');
   const edgeKeyspace = clusterKeyspace(fleetPrefix, 'edge');
-  let keysDir = '';
   let redis: Redis;
   let router: FleetRouter;
   let watch: SharedReleaseWatch;
@@ -51,16 +45,7 @@ describe('the fleet page follows another cluster live', () => {
 
   beforeAll(async () => {
     redis = new Redis(env.redisUrl, { maxRetriesPerRequest: null });
-    keysDir = await mkdtemp(join(tmpdir(), 'helmcrew-web-fleet-keys-'));
-    for (const cluster of ['edge', 'home'] as const) {
-      await writeFile(join(keysDir, cluster), `${keys[cluster]}\n`);
-      ns[cluster] = await freshNamespace(kubeConfig, `webfleet-${cluster}`);
-      agents[cluster] = await startTestController(
-        [ns[cluster]],
-        { HELMCREW_QUEUE_PREFIX: fleetPrefix, HELMCREW_CLUSTER_NAME: cluster, HELMCREW_COMMAND_KEY: keys[cluster], HELMCREW_HEARTBEAT_SECONDS: '1' },
-        createLogger(cluster, 'warn'),
-      );
-    }
+    await fleet.start();
     const chart = { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' };
     await waitForReconciled(kubeConfig, ns.edge, 'unicorn', await applyHelmRelease(kubeConfig, helmReleaseObject(ns.edge, 'unicorn', { chart })));
 
@@ -71,7 +56,7 @@ describe('the fleet page follows another cluster live', () => {
       local: { ops: local.ops, api: local.api, freezes: local.freezes, storage: local.storage },
       redis,
       fleetPrefix,
-      keys: new FleetKeys(keysDir),
+      keys: new FleetKeys(fleet.keysDir),
       freezes: new FleetFreezeStore(redis, fleetPrefix),
       teams: local.teams,
       log,
@@ -103,10 +88,8 @@ describe('the fleet page follows another cluster live', () => {
     await app?.close();
     await watch?.stop();
     await router?.close();
-    for (const agent of Object.values(agents)) await agent.stop();
+    await fleet.stop();
     redis?.disconnect();
-    for (const namespace of Object.values(ns)) if (namespace) await deleteNamespace(kubeConfig, namespace);
-    if (keysDir) await rm(keysDir, { recursive: true, force: true });
   });
 
   it('ten open fleet pages and five of edge’s release see an upgrade in edge; edge’s agent is asked once per signalled change, not once per page', async () => {

@@ -1,11 +1,9 @@
 import type { Server } from 'node:http';
 import { App, LogLevel, SocketModeReceiver } from '@slack/bolt';
 import { WebClient } from '@slack/web-api';
-import { ConfigError } from '../../core/config/env.js';
 import { connectKube, slimKubeClients } from '../../core/kube/slim-clients.js';
-import { FleetKeys } from '../../session/fleet/fleet-keys.js';
-import { FleetRouter } from '../../session/fleet/fleet-router.js';
-import type { ClusterDeps } from '../../session/flow/fleet-routing.js';
+import type { FleetRouter } from '../../session/fleet/fleet-router.js';
+import { ownFleetFreezes, proposalReach, startFleetRouter } from '../../session/fleet/fleet-settings.js';
 import { TeamApi } from '../../core/kube/team-api.js';
 import type { Logger } from '../../core/log.js';
 import { startHealthServer, type ReadinessCheck } from '../../core/metrics/health-server.js';
@@ -28,50 +26,14 @@ import { DmPreferences } from './requester-dm.js';
 import { checkBotToken } from './token-check.js';
 import { ProposalVotes, type ProposalVoteDeps } from './proposal-votes.js';
 import { ProposalStore } from '../../core/proposals/proposal-store.js';
-import { clusterKey, clusterKeyspace } from '../../core/fleet/cluster-keys.js';
-import { FleetFreezeStore, freezesOfCluster } from '../../core/fleet/fleet-freezes.js';
-import type { Freeze } from '../../api/freeze.js';
+import { clusterKey } from '../../core/fleet/cluster-keys.js';
+import { FleetFreezeStore } from '../../core/fleet/fleet-freezes.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import { registerUnknownRequestAnswers } from './unknown-requests.js';
 
-/** The fleet freezes that take in `own` (the bot's cluster), as its controller reads them. */
-function ownFleetFreezes(store: FleetFreezeStore, own: string): () => Promise<Freeze[]> {
-  return async () => freezesOfCluster(await store.list(), own);
-}
-
-/** The fleet's router, its keys checked first: a bad key file stops start-up naming the file, never its content. */
-async function startFleet(
-  config: BotConfig,
-  fleet: NonNullable<BotConfig['fleet']>,
-  redis: RedisConnection,
-  local: ClusterDeps,
-  freezes: FleetFreezeStore,
-  teams: TeamApi,
-  log: Logger,
-): Promise<FleetRouter> {
-  const keys = new FleetKeys(fleet.keysDir);
-  const checked = await keys.check();
-  if (checked.problems.length > 0) throw new ConfigError(`HELMCREW_FLEET_KEYS_DIR: ${checked.problems.join('; ')}`);
-  log.info({ cluster: fleet.own, clusters: checked.clusters }, 'fleet: commands for these clusters go through their agents');
-  return new FleetRouter({
-    own: fleet.own,
-    local,
-    redis,
-    fleetPrefix: fleet.fleetPrefix,
-    keys,
-    freezes,
-    teams,
-    log,
-    timeZone: config.timeZone,
-    queryTimeoutMs: fleet.timeoutMs,
-    previewTimeoutMs: config.previewTimeoutMs,
-  });
-}
-
 /**
- * Where a proposal's votes go (issue 35): the proposal store of the cluster its button names — the
- * bot's own keyspace, or, in a fleet, that cluster's (the hub reads every cluster's) — and its
- * release, read from that cluster.
+ * The bot's proposal votes (issue 35): where a vote goes — the store and release of the cluster the
+ * button names, through the fleet when there is one (session/fleet/fleet-settings.ts) — and Slack's parts.
  */
 function proposalVoteDeps(
   config: BotConfig,
@@ -80,27 +42,21 @@ function proposalVoteDeps(
   fleet: FleetRouter | undefined,
   parts: { poster: ChannelPoster; events: ProposalVoteDeps['events']; log: Logger; directory: Directory },
 ): ProposalVoteDeps {
-  const own = config.fleet?.own ?? config.cluster;
   return {
-    store: (cluster) => {
-      if (cluster === own) return new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals'));
-      if (config.fleet) return new ProposalStore(redis, clusterKey(clusterKeyspace(config.fleet.fleetPrefix, cluster), 'proposals'));
-      return `the proposal is from cluster ${cluster}; this bot drives only its own (${own})`;
-    },
-    locate: async (cluster, namespace, name) => {
-      const route = cluster === own || !fleet ? undefined : await fleet.route(cluster);
-      if (route && !route.ok) return { ok: false, message: route.message };
-      const release = await (route?.ok ? route.deps.api : api).get(namespace, name);
-      if (!release) return { ok: false, message: `${namespace}/${name} no longer exists${route ? ` in cluster ${cluster}` : ''}` };
-      return { ok: true, release, local: !route };
-    },
+    ...proposalReach({
+      redis,
+      own: config.fleet?.own ?? config.cluster,
+      keyPrefix: config.keyPrefix,
+      api,
+      ...(config.fleet && fleet ? { fleet: { settings: config.fleet, router: fleet } } : {}),
+      speaker: 'this bot',
+    }),
     teams: () => parts.directory.teams(),
     userGroups: (user) => parts.directory.userGroups(user),
     userName: (user) => parts.directory.userName(user),
     poster: parts.poster,
     events: parts.events,
     log: parts.log,
-    showCluster: config.fleet !== undefined,
   };
 }
 
@@ -144,15 +100,15 @@ export async function startBot(config: BotConfig, log: Logger, options: BotOptio
   // A fleet: other clusters through their agents on this Redis, each with its key (session/fleet/); BullMQ waits on a connection that retries for ever.
   const fleet =
     config.fleet && fleetFreezes
-      ? await startFleet(
-          config,
-          config.fleet,
-          previewConnection,
-          { ops, api, freezes, storage, previews, proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')) },
-          fleetFreezes,
-          new TeamApi(kube),
+      ? await startFleetRouter(config.fleet, {
+          redis: previewConnection,
+          local: { ops, api, freezes, storage, previews, proposals: new ProposalStore(redis, clusterKey(config.keyPrefix, 'proposals')) },
+          freezes: fleetFreezes,
+          teams: new TeamApi(kube),
           log,
-        )
+          timeZone: config.timeZone,
+          previewTimeoutMs: config.previewTimeoutMs,
+        })
       : undefined;
   const poster: ChannelPoster = {
     post: async (channel, message) => ({ ts: (await web.chat.postMessage({ channel, ...message })).ts! }),

@@ -1,7 +1,8 @@
-import { checkedClusterName, checkedRedisUrl, ConfigError, SHARED_ENV } from '../../core/config/env.js';
+import { checkedRedisUrl, ConfigError, SHARED_ENV } from '../../core/config/env.js';
 import { readWebUrl } from '../../core/links/web-url.js';
 import { declareEnv } from '../../core/config/registry.js';
 import { intIn, readSessionConfig } from '../../session/flow/config.js';
+import { readFleetSettings, type FleetSettings } from '../../session/fleet/fleet-settings.js';
 
 /** The bot's variables (docs/configuration.md is generated from them); SLACK_BOT_TOKEN and the rest it shares are in SHARED_ENV. */
 export const BOT_ENV = declareEnv(['bot'], {
@@ -12,15 +13,6 @@ export const BOT_ENV = declareEnv(['bot'], {
   },
   PORT: { default: 3000, meaning: 'the HTTP mode port' },
   HELMCREW_PLAN_TTL_SECONDS: { default: 300, meaning: 'how long a plan’s Confirm button (and an approval request) stays valid; 1–86400' },
-  HELMCREW_FLEET_KEYS_DIR: {
-    defaultText: 'none (no fleet)',
-    meaning:
-      'a fleet: a directory with one file per cluster, named after it, holding that cluster’s `HELMCREW_COMMAND_KEY` (a Secret mounted as a volume); `/release … --cluster NAME` then reaches those clusters through their agents on the shared Redis ([operations](operations.md#running-a-fleet))',
-  },
-  HELMCREW_FLEET_TIMEOUT_SECONDS: {
-    default: 10,
-    meaning: 'how long the bot waits for a fleet agent’s answer to a read or a command before saying it did not answer; 1–300',
-  },
   HELMCREW_FREEZE_SWEEP_SECONDS: {
     default: 15,
     meaning: 'how often the bot looks for Freezes set from Slack that expired or were deleted, to report their end; 1–3600',
@@ -51,8 +43,8 @@ export interface BotConfig {
   timeZone: string;
   /** How often the bot looks at the Freezes it posted, to report the ones that ended by themselves or were deleted. */
   freezeSweepMs: number;
-  /** A fleet: the bot's own cluster (HELMCREW_CLUSTER_NAME), the shared prefix, where the per-cluster keys are, how long an agent has to answer. */
-  fleet?: { own: string; fleetPrefix: string; keysDir: string; timeoutMs: number };
+  /** A fleet (session/fleet/fleet-settings.ts): the bot's own cluster, the shared prefix, where the per-cluster keys are, how long an agent has to answer. */
+  fleet?: FleetSettings;
   /** /healthz, /readyz and /metrics when set (`helmcrew bot`; in `run` the controller's server serves them). */
   healthPort?: number;
   /** HELMCREW_WEB_URL: answers about a release link to its page there; unset, nothing is linked. */
@@ -80,16 +72,7 @@ export function readBotConfig(env: Env = process.env): BotConfig {
     if (!/^https?:\/\/[^\s]+$/.test(rawApiUrl)) throw new ConfigError('SLACK_API_URL must be an http(s) URL');
     slackApiUrl = rawApiUrl.endsWith('/') ? rawApiUrl : `${rawApiUrl}/`;
   }
-  const keysDir = own.raw('HELMCREW_FLEET_KEYS_DIR') || undefined;
-  const fleetPrefix = shared.text('HELMCREW_QUEUE_PREFIX');
-  const fleet = keysDir
-    ? {
-        own: checkedClusterName(env, fleetPrefix),
-        fleetPrefix,
-        keysDir,
-        timeoutMs: own.parse('HELMCREW_FLEET_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 300)) * 1000,
-      }
-    : undefined;
+  const fleet = readFleetSettings(env);
   const webUrl = readWebUrl(env);
   return {
     ...(fleet ? { fleet } : {}),

@@ -64,12 +64,25 @@ export async function startWeb(
   const slackUserGroups = groups ? (user: string) => groups.of(user) : undefined;
   const surface = pages
     ? undefined
-    : await webSurface(rest, redis, config.redisUrl, readSessionConfig(env), log, slackPages, {
-        webUrl: config.publicUrl,
-        corsOrigins: config.mcpCorsOrigins,
-        registry,
-        slackUserGroups,
-        ...(slack && groups ? { slack: assistantSlack(slack, groups) } : {}),
+    : await webSurface(
+        rest,
+        redis,
+        config.redisUrl,
+        readSessionConfig(env),
+        log,
+        slackPages,
+        {
+          webUrl: config.publicUrl,
+          corsOrigins: config.mcpCorsOrigins,
+          registry,
+          slackUserGroups,
+          ...(slack && groups ? { slack: assistantSlack(slack, groups) } : {}),
+        },
+        // A fleet (HELMCREW_FLEET_KEYS_DIR): every cluster the bot drives, shown and acted on (docs/web.md#a-fleet).
+        config.fleet,
+      ).catch((error: unknown) => {
+        redis.disconnect();
+        throw error;
       });
   try {
     const server = await startWebServer(config, {

@@ -13,6 +13,9 @@ import { ProposalStore } from '../../core/proposals/proposal-store.js';
 import { connectRedis, type RedisConnection } from '../../core/redis.js';
 import { RequesterLedger } from '../../core/requests/requester-ledger.js';
 import { PlanStore } from '../../session/execute/plan-store.js';
+import { FleetFreezeStore } from '../../core/fleet/fleet-freezes.js';
+import { checkedFleetKeys, fleetRouter, ownFleetFreezes, proposalReach, type FleetSettings } from '../../session/fleet/fleet-settings.js';
+import { notifySignal } from '../../web/live/notify-signal.js';
 import { QueuedPreviews } from '../../session/execute/preview-client.js';
 import { releaseOperations } from '../../session/execute/wiring.js';
 import type { SessionConfig } from '../../session/flow/config.js';
@@ -34,7 +37,8 @@ import { OWN_CLUSTER_SEGMENT } from '../../web/urls.js';
 const WEB_PLAN_TTL_SECONDS = 600;
 
 /**
- * The web surface's pages and actions over the server's own cluster: the same release session,
+ * The web surface's pages and actions over the server's own cluster and, with fleet settings
+ * (HELMCREW_FLEET_KEYS_DIR), every cluster of the fleet as the bot drives it: the same release session,
  * plan store (Redis, the cluster's keyspace: a plan made in Slack may be approved on the web and back),
  * previews and requester ledger as the bot; one shared watch feeds every page. `/mcp` (assistants,
  * docs/mcp.md) is served beside them through the same session, with the OAuth server that issues its tokens.
@@ -53,15 +57,37 @@ export async function webSurface(
     slackUserGroups?: (user: string) => Promise<string[]>;
     slack?: AssistantSlack;
   } = {},
+  fleetSettings?: FleetSettings,
 ) {
+  // A bad key file stops start-up naming the file, before anything is connected or listed.
+  const fleetKeys = fleetSettings ? await checkedFleetKeys(fleetSettings, log) : undefined;
   const previewConnection = connectRedis(redisUrl);
   const previews = new QueuedPreviews(previewConnection, session.keyPrefix, session.previewTimeoutMs);
+  // A fleet's freezes, one store: the router's commands and the own cluster's plans read it, as the bot's do.
+  const fleetFreezes = fleetSettings ? new FleetFreezeStore(previewConnection, fleetSettings.fleetPrefix) : undefined;
   const parts = releaseOperations(slimKubeClients(rest), log, 'helmcrew-web', {
     previews,
     timeZone: session.timeZone,
     requesters: new RequesterLedger(redis, session.keyPrefix),
+    ...(fleetSettings && fleetFreezes ? { fleetFreezes: ownFleetFreezes(fleetFreezes, fleetSettings.own) } : {}),
   });
   const proposals = new ProposalStore(redis, clusterKey(session.keyPrefix, 'proposals'));
+  // A fleet (HELMCREW_FLEET_KEYS_DIR): every other cluster through its agent on this Redis, the bot's router (session/fleet/).
+  const fleet =
+    fleetSettings && fleetKeys && fleetFreezes
+      ? {
+          settings: fleetSettings,
+          router: await fleetRouter(fleetSettings, fleetKeys, {
+            redis: previewConnection,
+            local: { ops: parts.ops, api: parts.api, freezes: parts.freezes, storage: parts.storage, previews, proposals },
+            freezes: fleetFreezes,
+            teams: parts.teams,
+            log,
+            timeZone: session.timeZone,
+            previewTimeoutMs: session.previewTimeoutMs,
+          }),
+        }
+      : undefined;
   const watch = new SharedReleaseWatch({
     rest,
     // Releases in pages, each kept as the pages keep it at once: the listing's peak is a page, not the fleet.
@@ -83,7 +109,8 @@ export async function webSurface(
   const releaseEvents = new ReleaseEventWatch({ rest, log });
   await watch.start();
   const directEvents = releaseEventReader(rest);
-  const releaseSession = new ReleaseSession({ ...parts, outcomeTimeoutMs: session.outcomeTimeoutMs });
+  // With a fleet, `--cluster` reaches the other clusters, as `/release` does in Slack.
+  const releaseSession = new ReleaseSession({ ...parts, ...(fleet ? { fleet: fleet.router } : {}), outcomeTimeoutMs: session.outcomeTimeoutMs });
   // Assistants read releases, freezes and Teams from the shared watch (docs/performance.md): a call costs the API server no read of them.
   const assistantParts = releaseOperations(slimKubeClients(rest), log, 'helmcrew-mcp', {
     previews,
@@ -96,6 +123,13 @@ export async function webSurface(
       {
         own: { api: parts.api, freezes: parts.freezes, storage: parts.storage, proposals },
         watch,
+        // A fleet's other clusters through their agents, each followed live by its notify queue's events (web/live/notify-signal.ts).
+        ...(fleet
+          ? {
+              fleet: fleet.router,
+              remoteChanges: (cluster: string) => notifySignal(() => connectRedis(redisUrl), fleet.settings.fleetPrefix, cluster, log),
+            }
+          : {}),
         events: directEvents,
         // Timelines from the record and Event watches, started by the first release page or assistant's call.
         timeline: { records, events: releaseEvents, readRecord: recordReader(parts.storage) },
@@ -115,17 +149,12 @@ export async function webSurface(
       log,
     ),
     proposalVoteRoutes({
-      // This server drives its own cluster: its keyspace holds that cluster's proposals only.
-      store: (cluster) =>
-        cluster === session.cluster ? proposals : `the proposal is from cluster ${cluster}; this server drives only its own (${session.cluster})`,
-      locate: async (_cluster, namespace, name) => {
-        const release = await parts.api.get(namespace, name);
-        return release ? { ok: true, release, local: true } : { ok: false, message: `${namespace}/${name} no longer exists` };
-      },
+      // The own cluster's proposals; in a fleet, every cluster's, each in its keyspace, its release read through its agent (as the bot's votes).
+      ...proposalReach({ redis, own: session.cluster, keyPrefix: session.keyPrefix, api: parts.api, ...(fleet ? { fleet } : {}), speaker: 'this server' }),
       events: parts.events,
       log,
-      showCluster: false,
-      clusterSegment: () => OWN_CLUSTER_SEGMENT,
+      // A fleet's pages name every cluster, the own one too; without one, `-`.
+      clusterSegment: (cluster) => (fleet ? cluster : OWN_CLUSTER_SEGMENT),
       // A web vote edits the proposal's Slack messages as a button's does.
       ...(slack?.proposalMessages ? { slack: slack.proposalMessages } : {}),
     }),
@@ -133,6 +162,8 @@ export async function webSurface(
       session: releaseSession,
       plans: new PlanStore(redis, session.keyPrefix, WEB_PLAN_TTL_SECONDS),
       ownCluster: OWN_CLUSTER_SEGMENT,
+      // In a fleet every plan names its cluster, the own one too: a release of the same name elsewhere is never asked about.
+      ...(fleet ? { fleetOwn: fleet.settings.own } : {}),
       // A requester's Slack user groups are not known here: their own Slack id (and the Teams) decide.
       subjectOf: async (requester) => ({ slackUser: requester.slackUser, slackUserGroups: [] }),
     }),
@@ -158,6 +189,7 @@ export async function webSurface(
     ready: () => watch.ready,
     stop: async () => {
       await Promise.all([watch.stop(), records.stop(), releaseEvents.stop()]);
+      await fleet?.router.close();
       previewConnection.disconnect();
       await previews.close?.();
     },

@@ -24,6 +24,8 @@ export interface WebActionDeps {
   plans: Pick<PlanStore, 'peek' | 'take' | 'put' | 'update'>;
   /** The name pages give the session's own cluster (no --cluster is sent for it). */
   ownCluster: string;
+  /** A fleet: the own cluster's name, sent as --cluster for `ownCluster`'s pages too, so a release of the same name in another cluster is never asked about. */
+  fleetOwn?: string;
   /** A requester's Subject now, for an approval (a Slack requester's user groups are Slack's to say). */
   subjectOf(requester: StoredPlan['requester']): Promise<Subject>;
 }
@@ -53,6 +55,8 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
     teams: async () => web.teams,
     subjectOf: (requester) => deps.subjectOf(requester),
   });
+  /** The --cluster a release page's segment names: none for the own cluster without a fleet. */
+  const clusterOfPage = (segment: string) => (segment !== deps.ownCluster ? segment : deps.fleetOwn);
   const clickerOf = (web: WebRequestContext) => ({ id: web.principal.id, subject: web.principal.subject });
   const signedIn = (request: FastifyRequest, reply: FastifyReply): WebRequestContext | undefined => {
     if (!request.web) void reply.code(401).send('sign in first');
@@ -107,6 +111,7 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
           }),
         );
       const revisionNumber = revision ? Number(revision) : undefined;
+      const cluster = clusterOfPage(request.params.cluster);
       const line = commandLine(verb, {
         namespace: request.params.namespace,
         name: request.params.name,
@@ -114,7 +119,7 @@ export function actionRoutes(deps: WebActionDeps): PageRoutes {
         ...(revisionNumber !== undefined ? { revision: revisionNumber } : {}),
         ...(reason ? { reason } : {}),
         ...(breakGlass ? { breakGlass: true } : {}),
-        ...(request.params.cluster !== deps.ownCluster ? { cluster: request.params.cluster } : {}),
+        ...(cluster ? { cluster } : {}),
       });
       const answer: WebAnswer = { messages: [] };
       if (!line.ok) answer.messages.push({ kind: 'input', text: line.message });

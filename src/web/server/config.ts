@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { checkedRedisUrl, ConfigError, readSharedConfig, type Env } from '../../core/config/env.js';
 import { declareEnv } from '../../core/config/registry.js';
 import { WEB_URL_ENV } from '../../core/links/web-url.js';
+import { readFleetSettings, type FleetSettings } from '../../session/fleet/fleet-settings.js';
 
 /**
  * The web surface's settings. A bad value stops start-up with one line naming the variable; the
@@ -76,6 +77,8 @@ export interface WebConfig {
   kubeconfig?: string;
   /** Browser origins allowed to call `/mcp` (CORS, mcp/cors.ts); none when absent. */
   mcpCorsOrigins?: string[];
+  /** A fleet (HELMCREW_FLEET_KEYS_DIR): the pages show, and act on, every cluster the bot would drive (docs/web.md#a-fleet). */
+  fleet?: FleetSettings;
 }
 
 export function readWebConfig(env: Env = process.env, defaultListen = '0.0.0.0:8080', readFile = (path: string) => readFileSync(path, 'utf8')): WebConfig {
@@ -130,7 +133,9 @@ export function readWebConfig(env: Env = process.env, defaultListen = '0.0.0.0:8
     throw new ConfigError(`HELMCREW_WEB_SESSION_SECONDS must be between 60 and ${MAX_SESSION_SECONDS} (12 h)`);
   const cors = parseCorsOrigins(web.raw('HELMCREW_MCP_CORS_ORIGINS'));
   if (!cors.ok) throw new ConfigError(cors.message);
+  const fleet = readFleetSettings(env);
   return {
+    ...(fleet ? { fleet } : {}),
     listen,
     publicUrl: publicUrl.href.replace(/\/+$/, ''),
     secureCookies: !(publicUrl.protocol === 'http:' && isLoopback(publicUrl.hostname)),

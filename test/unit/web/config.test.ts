@@ -24,6 +24,8 @@ describe('readWebConfig', () => {
       sessionSeconds: 43200,
       providers: [{ id: 'oidc', clientId: 'helmcrew', clientSecret: 's3cret', scopes: 'openid email profile' }],
     });
+    // No HELMCREW_FLEET_KEYS_DIR: no fleet, the own cluster alone.
+    expect(read(base).fleet).toBeUndefined();
   });
 
   it.each([
@@ -39,6 +41,11 @@ describe('readWebConfig', () => {
       want: { providers: [{ id: 'oidc' }, { id: 'slack', issuer: new URL('https://slack.com') }] },
     },
     { name: 'a listen address', env: { HELMCREW_WEB_LISTEN: '[::1]:0' }, want: { listen: { host: '::1', port: 0 } } },
+    {
+      name: 'a fleet: the keys directory, the own cluster, the shared prefix, the agents’ time-out (as the bot reads them)',
+      env: { HELMCREW_FLEET_KEYS_DIR: '/etc/keys', HELMCREW_CLUSTER_NAME: 'home', HELMCREW_QUEUE_PREFIX: 'hc', HELMCREW_FLEET_TIMEOUT_SECONDS: '7' },
+      want: { fleet: { own: 'home', fleetPrefix: 'hc', keysDir: '/etc/keys', timeoutMs: 7000 } },
+    },
   ])('$name', ({ env, want }) => expect(read({ ...base, ...env })).toMatchObject(want));
 
   it.each([
@@ -56,6 +63,10 @@ describe('readWebConfig', () => {
     { env: { HELMCREW_WEB_SESSION_SECONDS: '86400' }, want: 'HELMCREW_WEB_SESSION_SECONDS must be between 60 and 43200 (12 h)' },
     { env: { HELMCREW_WEB_LISTEN: 'nowhere' }, want: 'HELMCREW_WEB_LISTEN must be host:port' },
     { env: { HELMCREW_SLACK_TEAM_ID: 'workspace' }, want: 'HELMCREW_SLACK_TEAM_ID must be a Slack workspace id' },
+    {
+      env: { HELMCREW_FLEET_KEYS_DIR: '/etc/keys', HELMCREW_FLEET_TIMEOUT_SECONDS: '0' },
+      want: 'HELMCREW_FLEET_TIMEOUT_SECONDS must be a whole number from 1 to 300',
+    },
   ])('refuses: $want', ({ env, want }) => {
     expect(() => read({ ...base, ...env })).toThrow(want);
   });
