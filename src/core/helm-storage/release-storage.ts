@@ -1,9 +1,10 @@
 import type { HistoryEntry } from '../../api/helmrelease-status.js';
 import { randomBytes } from 'node:crypto';
 import type { KubeClients } from '../kube/client.js';
-import { isForbidden, isNotFound } from '../kube/errors.js';
+import { isNotFound } from '../kube/errors.js';
 import { ValuesDigester } from '../release/values-digest.js';
 import type { ReleaseWritten } from './release-written.js';
+import { allAsListed, secretByName, type RecordSecret } from './record-by-name.js';
 import {
   DEFAULT_RECORD_LIMITS,
   decodeReleasePayload,
@@ -140,8 +141,6 @@ export interface RecordSeen {
   status?: string;
 }
 
-type RecordSecret = Awaited<ReturnType<KubeClients['core']['readNamespacedSecret']>>;
-
 /**
  * Reads (and, to unlock, writes) release records with the clients it is given: the controller's
  * own, or those of the identity a HelmRelease acts as (src/core/kube/identity.ts).
@@ -201,43 +200,16 @@ export class ReleaseStorage {
     opts: { notOlderThan: string; withoutSuperseded?: boolean; absent?: string },
   ): Promise<{ history: ReleaseHistory; records: RecordSeen[] } | undefined> {
     // All at once: a release keeps up to 10 records, and one after another is 10 round trips.
-    const [secrets, absent] = await Promise.all([
-      Promise.all(names.map((name) => this.recordByName(namespace, name, opts.notOlderThan))),
-      opts.absent === undefined ? true : this.isAbsent(namespace, opts.absent, opts.notOlderThan),
+    const [reads, probe] = await Promise.all([
+      Promise.all(names.map((name) => secretByName(this.kube.core, namespace, name, opts.notOlderThan))),
+      opts.absent === undefined ? 'gone' : secretByName(this.kube.core, namespace, opts.absent, opts.notOlderThan),
     ]);
-    if (!absent) return undefined;
-    const allAsListed = secrets.every((secret): secret is RecordSecret => {
-      const labels = secret?.metadata?.labels;
-      return labels?.owner === 'helm' && labels.name === releaseName && !(opts.withoutSuperseded && labels.status === 'superseded');
-    });
-    return allAsListed ? this.summarize(namespace, secrets) : undefined;
-  }
-
-  /** Is there no Secret of this name? false when there is one, and when the identity may not tell (the LIST then says why). */
-  private async isAbsent(namespace: string, name: string, notOlderThan: string): Promise<boolean> {
-    const request = { namespace, name, resourceVersion: notOlderThan }; // passed on as recordByName's is
-    try {
-      await this.kube.core.readNamespacedSecret(request);
-      return false;
-    } catch (error) {
-      if (isNotFound(error)) return true;
-      if (isForbidden(error)) return false;
-      throw error;
-    }
-  }
-
-  /** One record Secret by name, not older than a version; undefined when gone or not to be read by name. */
-  private async recordByName(namespace: string, name: string, notOlderThan: string): Promise<RecordSecret | undefined> {
-    // client-node's type has no resourceVersion for a GET; the controller's slim client passes it
-    // on as the query parameter (a client that dropped it would read etcd: newer still).
-    const request = { namespace, name, resourceVersion: notOlderThan };
-    try {
-      return await this.kube.core.readNamespacedSecret(request);
-    } catch (error) {
-      // Gone, or an identity allowed to LIST its records but not to GET one: the LIST decides.
-      if (isNotFound(error) || isForbidden(error)) return undefined;
-      throw error;
-    }
+    // The absent one there, or its GET refused (the LIST then says why): the names do not stand for the LIST.
+    if (probe !== 'gone' || !allAsListed(reads, releaseName, opts.withoutSuperseded)) return undefined;
+    return this.summarize(
+      namespace,
+      reads.map((read) => read.secret),
+    );
   }
 
   /** Each record decoded in turn into its summary, and the Secrets it came from. */
