@@ -110,6 +110,9 @@ describe('graceful shutdown of `helmcrew controller`', () => {
     short.kill('SIGTERM');
     expect((await short).exitCode).toBe(1);
     expect(Date.now() - signalled).toBeLessThan(8000);
+    // helm went with it (controller/helm/helm-children.ts): the shim's upgrade, still in its 20 s delay, is gone.
+    const helmUpgrades = async () => (await execa('ps', ['-eo', 'args'])).stdout.split('\n').filter((line) => line.startsWith(`bash ${helm.bin} upgrade`));
+    await eventually(async () => expect(await helmUpgrades()).toEqual([]), { timeoutMs: 5000, intervalMs: 100 });
     await helm.setUpgradeDelay(0);
   });
 });

@@ -5,6 +5,7 @@ import { inSpan } from '../../core/tracing/tracing.js';
 import { HelmCanceledError, HelmError, helmTimedOut, type HelmResult, type HelmStep } from './helm-error.js';
 import { takesSlot, type HelmSlots } from './helm-slots.js';
 import { takesReleaseLock, type ExitedHelmRuns } from './exited-helm-runs.js';
+import { whileRunning } from './helm-children.js';
 
 export interface HelmRunOptions {
   step: HelmStep;
@@ -76,10 +77,12 @@ export class HelmRunner {
 
   private async runHelm(args: string[], opts: HelmRunOptions, ended: (result: HelmResult) => void): Promise<string> {
     const started = Date.now();
-    const result = await execa(this.helmBin, args, {
+    const subprocess = execa(this.helmBin, args, {
       env: opts.env ? { ...this.env, ...opts.env } : this.env,
       extendEnv: false,
       reject: false,
+      // helm-children.ts kills helm when the controller exits, with one listener for all runs.
+      cleanup: false,
       // execa arms a Node timer: past 2^31-1 ms it would fire at once and kill helm.
       timeout: clampTimerMs(opts.timeoutMs),
       killSignal: 'SIGTERM',
@@ -87,6 +90,7 @@ export class HelmRunner {
       ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
       ...(opts.cancelSignal ? { cancelSignal: opts.cancelSignal } : {}),
     });
+    const result = await whileRunning(subprocess, subprocess);
     const durationMs = Date.now() - started;
     if (takesReleaseLock(opts.step)) this.exited?.record(opts.release, { startedAt: started, exitedAt: started + durationMs });
     // Only the subcommand is logged: arguments may name values files but never contain values.
