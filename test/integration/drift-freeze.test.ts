@@ -75,6 +75,12 @@ describe('drift correction under a freeze', () => {
       { timeoutMs: 30_000 },
       () => 'the image was not put back after the freeze was lifted',
     );
-    expect((await api.get(namespace, 'guarded'))?.status?.lastDriftCorrection).toMatchObject({ succeeded: true });
+    // The correction patches the Deployment before it writes its status: the status is waited for, not read once.
+    const correction = await pollUntil(
+      async () => (await api.get(namespace, 'guarded'))?.status?.lastDriftCorrection ?? undefined,
+      { timeoutMs: 10_000 },
+      () => 'status.lastDriftCorrection was not written after the image was put back',
+    );
+    expect(correction).toMatchObject({ succeeded: true });
   });
 });
