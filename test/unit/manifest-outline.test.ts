@@ -89,6 +89,7 @@ export const EDGE_CASES: Record<string, string> = {
   'escapes and URLs elsewhere': deployment({ extra: '  annotations:\n    a: "say \\"hi\\"\\n"\n    b: http://x:80/#frag\n    c: a#b\n    d: \'x # y\'' }),
   'keys YAML 1.1 reads as booleans': deployment({ extra: '  y: 1\n  on: 2\n  "kind": Job' }),
   'a prototype key': deployment({ extra: '  constructor: 1\n  __proto__:\n    polluted: yes' }),
+  'no-break spaces around an image': deployment({ container: '        - image: \u00a0nginx:1.27\u00a0  \n          name: web' }),
   'a seq inside a seq': deployment({ container: '        - - a\n          - b' }),
 };
 

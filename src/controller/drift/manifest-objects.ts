@@ -20,10 +20,10 @@ const DOCUMENT_SEPARATOR = /^---[^\n]*$/m;
 export type ManifestDocument = { index: number; value: unknown } | { index: number; error: string };
 
 /**
- * Pure: each document of a manifest read once. What helm just wrote feeds both `status.inventory`
- * and the Event's images (release-attempt.ts, rollback.ts): reading it twice was ~11 % of the
- * controller's CPU in a burst (docs/performance.md). An unreadable document is kept as its error.
- * `read` is the full parse unless a caller needs less (manifest-outline.ts).
+ * Pure: each document of a manifest read once, by helm's splitter. An unreadable document is kept
+ * as its error. `read` is the full parse unless a caller needs less: what helm just wrote feeds
+ * only `status.inventory` and the Event's images, which read it through an outline
+ * (manifest-outline.ts: the full parse there was ~10 % of the controller's CPU in a burst).
  */
 export function manifestDocuments(manifest: string, read: (text: string) => unknown = parseHelmYaml): ManifestDocument[] {
   const documents: ManifestDocument[] = [];

@@ -72,7 +72,8 @@ export function readValue(line: string, from: number): ValueRead | undefined {
 function readPlain(rest: string): ValueRead | undefined {
   if (UNSURE_PLAIN_START.test(rest)) return undefined;
   const comment = rest.indexOf(' #');
-  const text = (comment < 0 ? rest : rest.slice(0, comment)).trimEnd();
+  // Only spaces end a plain scalar (trimEnd would also take a no-break space, which YAML keeps).
+  const text = (comment < 0 ? rest : rest.slice(0, comment)).replace(/ +$/, '');
   // `a: b: c` is an error; `a: b:` too.
   if (text.includes(': ') || text.endsWith(':')) return undefined;
   if (NULL_WORD.test(text)) return NULL;
