@@ -29,7 +29,7 @@ ${lines.container ?? '        - name: web\n          image: nginx:1.27'}
 ${lines.extra ?? ''}`;
 
 /** Documents the scanner must either read right or refuse; each names what it tries. */
-export const EDGE_CASES: Record<string, string> = {
+const EDGE_CASES: Record<string, string> = {
   'comments and Source headers': `# Source: a\n# more\napiVersion: v1 # trailing\nkind: ConfigMap # c\nmetadata:\n  # inside\n  name: cm\n`,
   'empty documents': `---\n# Source: empty\n---\n\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n`,
   'quoted names': deployment({ meta: `  name: "web"\n  namespace: 'it''s'` }),
