@@ -20,16 +20,17 @@ const DOCUMENT_SEPARATOR = /^---[^\n]*$/m;
 export type ManifestDocument = { index: number; value: unknown } | { index: number; error: string };
 
 /**
- * Pure: each document of a manifest read once. What helm just wrote feeds both `status.inventory`
- * and the Event's images (release-attempt.ts, rollback.ts): reading it twice was ~11 % of the
- * controller's CPU in a burst (docs/performance.md). An unreadable document is kept as its error.
+ * Pure: each document of a manifest read once, by helm's splitter. An unreadable document is kept
+ * as its error. `read` is the full parse unless a caller needs less: what helm just wrote feeds
+ * only `status.inventory` and the Event's images, which read it through an outline
+ * (manifest-outline.ts: the full parse there was ~10 % of the controller's CPU in a burst).
  */
-export function manifestDocuments(manifest: string): ManifestDocument[] {
+export function manifestDocuments(manifest: string, read: (text: string) => unknown = parseHelmYaml): ManifestDocument[] {
   const documents: ManifestDocument[] = [];
   for (const [index, text] of manifest.split(DOCUMENT_SEPARATOR).entries()) {
     if (!text.trim()) continue;
     try {
-      documents.push({ index, value: parseHelmYaml(text) });
+      documents.push({ index, value: read(text) });
     } catch (error) {
       documents.push({ index, error: (error as Error).message });
     }

@@ -15,7 +15,7 @@ const POD_SPEC_PATHS: Record<string, readonly string[]> = {
 /**
  * Pure: the distinct container images (init containers too) of a release's workloads, in manifest
  * order, from its documents as read (the controller reads the manifest once, as helm does, for the
- * inventory and for this: manifest-objects.ts). A document that is not a workload is skipped (one
+ * inventory and for this: an outline of the fields read here, manifest-outline.ts). A document that is not a workload is skipped (one
  * that was not valid YAML is not among them): the list informs a message, it decides nothing.
  */
 export function deployedImages(documents: Iterable<unknown> | undefined): string[] {

@@ -19,7 +19,8 @@ import { applyChartCrds } from './chart-crds.js';
 import { withInventory } from '../decide/inventory.js';
 import { releaseRequest } from '../desired/helm-requests.js';
 import { eventImages } from '../../../core/release/deployed-images.js';
-import { manifestDocuments, readableValues } from '../../drift/manifest-objects.js';
+import { readableValues } from '../../drift/manifest-objects.js';
+import { outlineDocuments } from '../../drift/manifest-outline.js';
 import { pullChart } from './pull-chart.js';
 import { waitForHealth } from './health-wait.js';
 import { judgeWhileHelmWaits } from './health-during-helm.js';
@@ -120,9 +121,9 @@ export async function runReleaseAttempt(
   });
   const revision = history.deployed?.revision ?? history.latest?.revision;
   const message = attempt.succeededMessage(revision);
-  // The manifest helm wrote, read once for the inventory and the Event's images.
+  // The manifest helm wrote, read once for the inventory and the Event's images (only what they read: manifest-outline.ts).
   const manifest = history.deployed?.manifest;
-  const documents = manifest === undefined ? undefined : manifestDocuments(manifest);
+  const documents = manifest === undefined ? undefined : outlineDocuments(manifest);
   const succeeded = withInventory(succeededStatus(attempted, attempt.events.succeeded, message, history, ctx.now()), documents, {
     name: target.releaseName,
     namespace: target.namespace,

@@ -13,7 +13,8 @@ import { redactSecrets } from '../decide/redact.js';
 import { chooseRollbackRevision } from '../../../core/release/rollback-decision.js';
 import { rollbackFlags } from '../../helm/helm-flags.js';
 import { eventImages } from '../../../core/release/deployed-images.js';
-import { manifestDocuments, readableValues } from '../../drift/manifest-objects.js';
+import { readableValues } from '../../drift/manifest-objects.js';
+import { outlineDocuments } from '../../drift/manifest-outline.js';
 import { pendingLeftByRollback } from '../decide/rollback-left-pending.js';
 import { apiErrorMessage } from '../../../core/kube/errors.js';
 
@@ -142,7 +143,7 @@ async function finish(
   const { releaseName: name, namespace } = releaseTarget(release);
   // The deployed manifest, read once for the inventory and the Event's images.
   const manifest = history.deployed?.manifest;
-  const documents = manifest === undefined ? undefined : manifestDocuments(manifest);
+  const documents = manifest === undefined ? undefined : outlineDocuments(manifest);
   await ctx.status.write(release, withInventory(rollbackDoneStatus(release, record, suspension, history, ctx.now()), documents, { name, namespace }));
   const from = history.releases.find((r) => r.revision === record.fromRevision);
   const to = history.releases.find((r) => r.revision === record.toRevision);

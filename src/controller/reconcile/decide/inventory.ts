@@ -36,7 +36,7 @@ export function inventoryOf(manifest: string | readonly ManifestDocument[], rele
 
 /**
  * The status with the inventory of the deployed revision, after whatever wrote it (an install, an
- * upgrade, a rollback), as text or already read (manifestDocuments). A manifest that cannot be
+ * upgrade, a rollback), as text or already read (manifestDocuments, or outlineDocuments after helm). A manifest that cannot be
  * read leaves the inventory as it was.
  */
 export function withInventory(
