@@ -3,6 +3,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webSurface } from '../../src/cli/compose/web-surface.js';
 import { fleetFreezeObject, FleetFreezeStore } from '../../src/core/fleet/fleet-freezes.js';
@@ -14,7 +16,12 @@ import { connectKube } from '../../src/core/kube/slim-clients.js';
 import { createLogger } from '../../src/core/log.js';
 import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
+import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
+import { teamPolicy } from '../../src/session/authz/policy-types.js';
+import { TeamApi } from '../../src/core/kube/team-api.js';
 import { readSessionConfig } from '../../src/session/flow/config.js';
+import { TokenStore } from '../../src/session/tokens/token-store.js';
+import { buildWebServer } from '../../src/web/server/server.js';
 import type { WebRequestContext } from '../../src/web/contract.js';
 import { readWebConfig } from '../../src/web/server/config.js';
 import { eventually } from '../support/eventually.js';
@@ -48,6 +55,11 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
   let fleetFreezes: FleetFreezeStore;
   let surface: Awaited<ReturnType<typeof webSurface>>;
   let app: FastifyInstance;
+  let web: FastifyInstance | undefined;
+  let mcpUrl: URL;
+  let tokens: TokenStore;
+  const teamName = `webfreezes-ops-${tag}`;
+  const clients: Client[] = [];
 
   beforeAll(async () => {
     redis = connectRedis(env.redisUrl);
@@ -60,7 +72,7 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
     });
     // A key for a cluster that never announced itself: the pages name it instead of its Freezes.
     await writeFile(join(fleet.keysDir, 'gone'), `${randomBytes(32).toString('hex')}\n`);
-    const settings = {
+    const settings: Record<string, string> = {
       REDIS_URL: env.redisUrl,
       KUBECONFIG: env.kubeconfig,
       HELMCREW_QUEUE_PREFIX: fleetPrefix,
@@ -89,9 +101,37 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
     });
     for (const routes of surface.pages) await routes(app);
     await eventually(() => expect(surface.ready()).toBe(true), { timeoutMs: 30_000 });
+    // `/mcp` as `helmcrew web` serves it: the same surface on a listening web server, a bearer token in the session's keyspace.
+    tokens = new TokenStore(redis, readSessionConfig(settings).keyPrefix);
+    web = await buildWebServer(
+      {
+        listen: { host: '127.0.0.1', port: 0 },
+        publicUrl: 'http://127.0.0.1:8080',
+        secureCookies: false,
+        providers: [],
+        sessionSeconds: 600,
+        loginRateLimitPerMinute: 20,
+        trustProxy: false,
+        redisUrl: env.redisUrl,
+        keyPrefix: readSessionConfig(settings).keyPrefix,
+      },
+      { redis, teams: async () => (await new TeamApi(kube).list()).items.map(teamPolicy), log, pages: surface.pages },
+    );
+    await web.listen({ host: '127.0.0.1', port: 0 });
+    mcpUrl = new URL(`http://127.0.0.1:${(web.server.address() as { port: number }).port}/mcp`);
+    // The assistants' Teams, read from the cluster: olga may read in every cluster, pia in home only.
+    await createTeam(kube, teamName, { members: { slackUsers: ['UOLGA'] }, permissions: [{ namespaces: [ns.edge], verbs: ['status', 'list', 'history'] }] });
+    await createTeam(kube, `${teamName}-home`, {
+      members: { slackUsers: ['UPIA'] },
+      permissions: [{ namespaces: [ns.edge], verbs: ['status', 'list', 'history'], clusters: ['home'] }],
+    });
   });
 
   afterAll(async () => {
+    for (const client of clients) await client.close().catch(() => undefined);
+    await web?.close();
+    await deleteTeam(kube, teamName);
+    await deleteTeam(kube, `${teamName}-home`);
     await freezeApi.delete(freezeName).catch(() => undefined);
     await app?.close();
     await surface?.stop();
@@ -170,5 +210,39 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
     expect(freezesPage).toMatch(new RegExp(`<td>${freezeName}</td><td>cluster edge</td>.*?<small>lifted in its cluster</small>`, 's'));
     expect(freezesPage).toMatch(new RegExp(`<td>fleet-${tag}</td><td>fleet: ed\\*</td>.*?name="unfreeze" value="fleet-${tag}"`, 's'));
     expect(freezesPage).toContain('Freezes unknown: cluster gone');
+  });
+
+  it('an assistant’s read tools answer about edge’s release through edge’s agent, under the Teams’ per-cluster grants', async () => {
+    const connect = async (user: string) => {
+      const client = new Client({ name: 'helmcrew-test', version: '1' });
+      const token = (await tokens.create(user, 'read', 600_000)).token;
+      await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      clients.push(client);
+      return client;
+    };
+    const textOf = (result: Awaited<ReturnType<Client['callTool']>>) => (result.content as { type: string; text: string }[]).map((c) => c.text).join('\n');
+    const olgaTools = await connect('UOLGA');
+    const history = await eventually(
+      async () => {
+        const text = textOf(await olgaTools.callTool({ name: 'release_history', arguments: { namespace: ns.edge, name: 'edge-app', cluster: 'edge' } }));
+        expect(text).toContain('cluster edge');
+        return text;
+      },
+      { timeoutMs: 20_000 },
+    );
+    // Helm's revisions and the people's actions, both from edge's agent: the suspend asked for on edge's page.
+    expect(history).toContain(`asked for suspend of ${ns.edge}/edge-app in cluster edge: web-timeline-${tag}`);
+    const status = textOf(await olgaTools.callTool({ name: 'release_status', arguments: { namespace: ns.edge, name: 'edge-app', cluster: 'edge' } }));
+    expect(status).toContain('edge-app');
+    expect(status).toContain('cluster edge');
+    // A cluster without an agent: named, nothing sent.
+    const gone = textOf(await olgaTools.callTool({ name: 'release_status', arguments: { namespace: ns.edge, name: 'edge-app', cluster: 'gone' } }));
+    expect(gone).toContain('cluster gone has no agent announced');
+    // Pia's Team grants her home only: edge's release is not hers to read.
+    const piaTools = await connect('UPIA');
+    const refused = textOf(await piaTools.callTool({ name: 'release_status', arguments: { namespace: ns.edge, name: 'edge-app', cluster: 'edge' } }));
+    expect(refused).not.toContain('ready=');
+    expect(refused).toContain(`you may not status ${ns.edge}/edge-app`);
+    expect(refused).toContain('in cluster edge');
   });
 });
