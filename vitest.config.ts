@@ -44,6 +44,7 @@ const SERIAL_FILES = [
   // two fleet agents and the web's pages following one of them live; `helmcrew web`'s surface over them
   'test/integration/web-fleet-live.test.ts',
   'test/integration/web-fleet-surface.test.ts',
+  'test/integration/web-fleet-freezes.test.ts',
   'test/integration/redis-sentinel-failover.test.ts',
   'test/integration/redis-cluster-failover.test.ts',
   'test/integration/redis-wipe.test.ts',

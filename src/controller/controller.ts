@@ -86,8 +86,7 @@ export async function startController(config: ControllerConfig, options: Control
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const ledger = new CheckLedger(connection, config.queuePrefix);
   const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log);
-  // With leader election the leader alone watches: it tells every replica of a new generation, so
-  // a follower running a doomed helm for an older one cancels it as the leader would.
+  // With leader election the leader alone watches and tells every replica of a new generation (a follower cancels a doomed helm).
   const generations = config.leaderElection ? new GenerationBroadcast(connection, config.queuePrefix, log) : undefined;
   await generations?.subscribe(({ key, generation }) => onGeneration(key, generation));
   // One probe per process while the API server is unreachable; its return releases what waits at once.
@@ -212,6 +211,7 @@ export async function startController(config: ControllerConfig, options: Control
         freezes: async () => [...(await freezeApi.list()).items, ...(fleetFreezes ? freezesOfCluster(await fleetFreezeStore.list(), config.cluster) : [])],
         namespaces: config.namespaces,
         events: ctx.events,
+        rest,
         log,
       })
     : undefined;

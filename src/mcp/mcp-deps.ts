@@ -24,8 +24,13 @@ export interface McpDeps {
   webUrl?: string;
   /** A release's recent Events and last failures, newest first (explain_failure; read only after the person may see the release). */
   failureDetails?(namespace: string, name: string): Promise<string[]>;
-  /** Who asked for what on a release and why (the audit Events people's actions leave), newest first; read only after the person may see it. */
-  actions?(namespace: string, name: string): Promise<string[]>;
+  /**
+   * Who asked for what on a release and why (the audit Events people's actions leave), newest first; read only after the person may see it.
+   * `cluster`: a fleet's other cluster, asked of its agent.
+   */
+  actions?(namespace: string, name: string, cluster?: string): Promise<string[]>;
+  /** In a fleet, the server's own cluster: a tool's `cluster` naming another reads there (the release's NOTES and failure details are the own cluster's only). */
+  ownCluster?: string;
   /** The NOTES of a release's newest revision (from helm's record, bounded), and which revision; read only after the person may see the release. */
   releaseNotes?(namespace: string, name: string): Promise<{ revision: number; notes?: string } | undefined>;
   /** stdio: the token is checked again on every call (over HTTP every request carries it); why it no longer holds, or undefined. */

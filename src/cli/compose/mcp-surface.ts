@@ -18,6 +18,7 @@ import type { McpDeps } from '../../mcp/mcp-deps.js';
 import { teamPolicy } from '../../session/authz/policy-types.js';
 import { PlanStore } from '../../session/execute/plan-store.js';
 import type { ReleaseSession } from '../../session/flow/release-session.js';
+import type { FleetRouting } from '../../session/flow/fleet-routing.js';
 import { TokenStore } from '../../session/tokens/token-store.js';
 import type { PageRoutes } from '../../web/contract.js';
 import { oauthServerRoutes } from '../../web/oauth/oauth-routes.js';
@@ -40,6 +41,8 @@ export interface McpSurfaceParts {
   events?: (namespace: string, name: string) => Promise<ReleaseEventRecord[]>;
   /** A helm release's newest revision and its NOTES (the web: its record watch), or undefined when that is not known here. */
   newestNotes?: (namespace: string, releaseName: string) => { revision?: number; notes?: string } | undefined;
+  /** A fleet: the tools' `cluster` reaches the other clusters through their agents (the web's router). */
+  fleet?: FleetRouting;
   /** Where the Teams are read on every call (the web: its shared watch); default the API server. */
   teamApi?: Pick<TeamApi, 'list'>;
   webUrl?: string;
@@ -66,6 +69,13 @@ export function assistantSlack(slack: WebClient, groups: SlackUserGroups): Assis
     post: async (channel, message) => ({ ts: (await slack.chat.postMessage({ channel, ...message })).ts ?? '' }),
     directory: { userGroups: (user) => groups.of(user), email: (user) => emails.of(user) },
   };
+}
+
+/** A fleet cluster's timeline Events, through its agent (the `events` question); why not, as an error. */
+async function fleetEvents(fleet: FleetRouting, cluster: string, namespace: string, name: string): Promise<ReleaseEventRecord[]> {
+  const route = await fleet.route(cluster);
+  if (!route.ok) throw new Error(route.message);
+  return route.deps.timelineEvents ? route.deps.timelineEvents(namespace, name) : [];
 }
 
 /** The assistants' surface's parts: the one session, the Teams read on every call, tokens and plans in Redis. */
@@ -105,11 +115,12 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
       const notes = await recordNotes(target.namespace, target.releaseName, revision);
       return { revision, ...(notes ? { notes } : {}) };
     },
-    actions: async (namespace, name) =>
-      (await events(namespace, name))
+    actions: async (namespace, name, cluster) =>
+      (cluster && parts.fleet && cluster !== parts.fleet.own ? await fleetEvents(parts.fleet, cluster, namespace, name) : await events(namespace, name))
         .filter((e) => e.reason === ReleaseEvent.ActionRequested || e.reason === ReleaseEvent.ActionRefused)
         .sort((a, b) => b.at.localeCompare(a.at))
         .map((e) => `${e.at} ${e.message.slice(0, 500)}`),
+    ...(parts.fleet ? { ownCluster: parts.fleet.own } : {}),
     ...(slack
       ? {
           slack: { post: (channel, message) => slack.post(channel, message) },

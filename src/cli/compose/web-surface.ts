@@ -14,6 +14,7 @@ import { connectRedis, type RedisConnection } from '../../core/redis.js';
 import { RequesterLedger } from '../../core/requests/requester-ledger.js';
 import { PlanStore } from '../../session/execute/plan-store.js';
 import { FleetFreezeStore } from '../../core/fleet/fleet-freezes.js';
+import { withOwnParts } from '../../session/fleet/own-parts.js';
 import { checkedFleetKeys, fleetRouter, ownFleetFreezes, proposalReach, type FleetSettings } from '../../session/fleet/fleet-settings.js';
 import { notifySignal } from '../../web/live/notify-signal.js';
 import { QueuedPreviews } from '../../session/execute/preview-client.js';
@@ -116,8 +117,15 @@ export async function webSurface(
     previews,
     timeZone: session.timeZone,
     reads: (direct) => watchedReads(watch, direct, records),
+    ...(fleetSettings && fleetFreezes ? { fleetFreezes: ownFleetFreezes(fleetFreezes, fleetSettings.own) } : {}),
   });
-  const assistantSession = new ReleaseSession({ ...assistantParts, outcomeTimeoutMs: session.outcomeTimeoutMs });
+  // With a fleet, assistants reach the other clusters through the same router (`cluster` in their tools), the own through their parts.
+  const assistantFleet = fleet && withOwnParts(fleet.router, { ...assistantParts, previews, proposals });
+  const assistantSession = new ReleaseSession({
+    ...assistantParts,
+    ...(assistantFleet ? { fleet: assistantFleet } : {}),
+    outcomeTimeoutMs: session.outcomeTimeoutMs,
+  });
   const pages: PageRoutes[] = [
     releasePages(
       {
@@ -175,6 +183,7 @@ export async function webSurface(
       api: assistantParts.api,
       teamApi: assistantParts.teams,
       events: async (namespace, name) => releaseEvents.events(namespace, name) ?? directEvents(namespace, name),
+      ...(assistantFleet ? { fleet: assistantFleet } : {}),
       newestNotes: (namespace, releaseName) => {
         const held = records.notes(namespace, releaseName);
         return held.known ? held : undefined;

@@ -5,6 +5,9 @@ import { ReleaseEvent } from '../../api/vocabulary.js';
 import type { ReleaseEventSink } from '../../core/events/release-event-sink.js';
 import { clusterKey, QUEUE_NAMES } from '../../core/fleet/cluster-keys.js';
 import type { CommandOutcome } from '../../core/fleet/command-protocol.js';
+import { eventsForFleet } from '../../core/fleet/fleet-events.js';
+import type { KubeRest } from '../../core/kube/rest-client.js';
+import { releaseEventLister } from './release-events.js';
 import {
   historyForFleet,
   imageValuesForFleet,
@@ -38,6 +41,8 @@ export interface CommandWorkerOptions {
   storage: Pick<ReleaseStorage, 'history'>;
   /** The Freezes that hold in this cluster (its own and the fleet's taking it in), for the bot's plans. */
   freezes: () => Promise<Freeze[]>;
+  /** This cluster's API server, for the Events recorded on a HelmRelease (the web's timeline of it: only people's actions and proposals leave). */
+  rest?: KubeRest;
   events: ReleaseEventSink;
   log: Logger;
   now?: () => number;
@@ -53,6 +58,7 @@ export interface CommandWorkerOptions {
 export function startCommandWorker(opts: CommandWorkerOptions): Worker<SignedCommand | SignedQuery, CommandOutcome | QueryAnswer> {
   const now = opts.now ?? Date.now;
   const maskKey = maskKeyOf(opts.key);
+  const releaseEvents = opts.rest && releaseEventLister(opts.rest);
   /** A read-only question: answered from this cluster's API server and Helm's records, with nothing secret in the answer (fleet-query.ts). */
   const answer = async (data: unknown): Promise<QueryAnswer> => {
     const verdict = verifyQuery(data, opts.cluster, opts.key, now());
@@ -72,6 +78,10 @@ export function startCommandWorker(opts: CommandWorkerOptions): Worker<SignedCom
         return question.kind === 'get'
           ? { ok: true, kind: 'get' }
           : { ok: false, message: `cluster "${opts.cluster}" does not serve namespace ${question.namespace}` };
+      if (question.kind === 'events') {
+        if (!releaseEvents) return { ok: false, message: `cluster "${opts.cluster}" does not serve Events` };
+        return { ok: true, kind: 'events', events: eventsForFleet(await releaseEvents(question.namespace, question.name)) };
+      }
       if (question.kind === 'image-values') {
         const release = await opts.api.get(question.namespace, question.name);
         return { ok: true, kind: 'image-values', values: release ? imageValuesForFleet(release) : {} };

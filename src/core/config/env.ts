@@ -25,13 +25,13 @@ export const SHARED_ENV = declareEnv(['controller', 'notify', 'bot'], {
   HELMCREW_QUEUE_PREFIX: {
     default: 'helmcrew',
     meaning: 'the Redis key prefix of the queues; the bot and `helmcrew release` ask the controller for change previews through it',
-    parts: ['controller', 'notify', 'bot', 'cli'],
+    parts: ['controller', 'notify', 'bot', 'web', 'cli'],
   },
   HELMCREW_CLUSTER_NAME: {
     defaultText: 'none (`default`)',
     meaning:
       'this cluster’s name in a fleet (a DNS label): its queues and keys live under `{<prefix>:<name>}` in Redis, apart from every other cluster’s ([redis](redis.md#a-fleet-on-one-redis)); said in every message: Slack’s and Teams’ Cluster field, PagerDuty’s key, source and summary, the webhook’s `cluster`',
-    parts: ['controller', 'notify', 'bot', 'cli'],
+    parts: ['controller', 'notify', 'bot', 'web', 'cli'],
   },
   LOG_LEVEL: {
     default: 'info',

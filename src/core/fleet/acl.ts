@@ -5,7 +5,7 @@ import { clusterAclPattern, fleetBase, fleetFreezesKey, fleetIndexKey, fleetKeys
  * Redis ACL users for a fleet (pure; docs/redis.md shows the lines, the ACL test loads them into
  * redis-server). An agent may touch only its cluster's keyspace, plus SADD of its name to the
  * fleet index and HGETALL of the fleet freezes (it must hold them, and may not lift or forge one);
- * the hub (the fleet's bot and notify) every cluster's keyspace and the fleet's own keys.
+ * the hub (the fleet's bot, notify and web) every cluster's keyspace and the fleet's own keys.
  * Commands that reach past key patterns are taken away: SCAN, KEYS and RANDOMKEY would show other
  * clusters' key names, FLUSH*, SCRIPT FLUSH and FUNCTION would reach everyone's data or scripts.
  * Passwords are written as their SHA-256 (`#…`), never in clear.

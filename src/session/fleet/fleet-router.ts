@@ -120,7 +120,8 @@ export class FleetRouter implements FleetRouting {
     });
     // Its proposals are in its keyspace, which the hub reads (`/release proposals --cluster`).
     const proposals = new ProposalStore(this.opts.redis, clusterKey(keyspace, 'proposals'));
-    const deps = { ops, api: parts.api, freezes: parts.freezes, storage: parts.storage, previews, proposals, imageValues: parts.imageValues };
+    const { api, freezes, storage, imageValues, events: timelineEvents } = parts;
+    const deps = { ops, api, freezes, storage, previews, proposals, imageValues, timelineEvents };
     this.remotes.set(cluster, deps);
     return deps;
   }

@@ -1,6 +1,7 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { FleetCommandClient } from '../../core/fleet/command-client.js';
 import { newCommand } from '../../core/fleet/command-protocol.js';
+import type { FleetEventRecord } from '../../core/fleet/fleet-events.js';
 import { newQuery, signQuery, type FleetQuestion, type QueryAnswer } from '../../core/fleet/fleet-query.js';
 import { COMMAND_VERBS, signCommand, type CommandVerb } from '../../core/fleet/signed-command.js';
 import type { FreezePort, IntentWriter, ReleaseApiPort, StoragePort } from '../execute/operations.js';
@@ -30,6 +31,7 @@ export function remoteCluster(opts: RemoteClusterOptions): {
   freezes: FreezePort;
   writeIntent: IntentWriter;
   imageValues: ImageValuesReader;
+  events: (namespace: string, name: string) => Promise<FleetEventRecord[]>;
 } {
   const now = opts.now ?? Date.now;
   const keyOf = async () => {
@@ -93,5 +95,10 @@ export function remoteCluster(opts: RemoteClusterOptions): {
     if (!outcome.release) throw new Error(`cluster "${opts.cluster}" wrote the intent but did not say how the release is now`);
     return outcome.release;
   };
-  return { api, storage, freezes, writeIntent, imageValues };
+  // A release's timeline Events (people's actions, proposals' steps): the web's page of a release in that cluster.
+  const events = async (namespace: string, name: string) => {
+    const answer = await ask({ kind: 'events', namespace, name });
+    return answer.kind === 'events' ? answer.events : [];
+  };
+  return { api, storage, freezes, writeIntent, imageValues, events };
 }

@@ -1,3 +1,4 @@
+import type { FleetEventRecord } from '../../core/fleet/fleet-events.js';
 import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
@@ -17,6 +18,8 @@ export interface ClusterDeps {
   proposals?: Pick<ProposalStore, 'listLive' | 'open'>;
   /** A fleet cluster's image values of a release (its values reach the bot masked otherwise): a promotion reads what runs there. */
   imageValues?: ImageValuesReader;
+  /** A fleet cluster's Events of a release's timeline (people's actions, proposals' steps), asked of its agent for the web's release page. */
+  timelineEvents?: (namespace: string, name: string) => Promise<FleetEventRecord[]>;
 }
 
 /** A release's image values in effect, by values path, at the paths its spec.imageUpdates name (core/fleet/fleet-query.ts). */

@@ -72,7 +72,8 @@ export const partFrame = (id: string, html: string) => `event: part\ndata: ${JSO
  * record and Event watches have listed, its timeline.
  */
 export function liveParts(page: LivePage, snapshot: LiveSnapshot, viewer: Viewer, now: Date): Record<string, string> {
-  const parts: Record<string, string> = { 'live-banner': renderBanner(bannerFreezes(snapshot.freezes, now)) };
+  // In a fleet the banner holds every cluster's freezes, read with the page: this watch sees the own cluster's only.
+  const parts: Record<string, string> = snapshot.cluster ? {} : { 'live-banner': renderBanner(bannerFreezes(snapshot.freezes, now)) };
   const reading = {
     ...(snapshot.cluster ? { name: snapshot.cluster } : {}),
     releases: [...snapshot.releases],
@@ -86,7 +87,7 @@ export function liveParts(page: LivePage, snapshot: LiveSnapshot, viewer: Viewer
     // With a fleet the counts take in clusters this watch does not see: they stay as the page was read.
     if (!snapshot.cluster) parts['live-counts'] = renderFleetCounts(view);
   }
-  // Another cluster's release: only the banner (the own cluster's freezes) comes from here; its summary from its follower.
+  // Another cluster's release: its summary comes from its follower, not from here.
   if (page.kind === 'release' && !page.cluster) {
     const release = snapshot.releases.find((r) => r.metadata.namespace === page.namespace && r.metadata.name === page.name);
     if (!release || !maySee(viewer.subject, viewer.teams, release, snapshot.cluster)) {

@@ -57,7 +57,7 @@ export async function followOtherClusters(opts: {
     const cluster = page.cluster;
     const proposals = await proposalsOf(fleet, cluster, opts.now());
     const own = { kind: 'release' as const, namespace: page.namespace, name: page.name };
-    // Its summary as the page rendered it, from the cluster's releases (the banner stays the own cluster's).
+    // Its summary as the page rendered it, from the cluster's releases (the banner is read with the page).
     return opts.followers.of(cluster).subscribe((reading) => {
       const summary = liveParts(own, { releases: reading.releases, freezes: reading.freezes, proposals, cluster }, opts.viewer, opts.now())['live-summary'];
       if (summary) opts.send('live-summary', summary);

@@ -1,4 +1,3 @@
-import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { Proposal } from '../../core/proposals/proposal.js';
 import { releaseTarget } from '../../core/release/release-target.js';
@@ -9,6 +8,7 @@ import { inventoryRefs, objectRow, type ObjectRow } from '../views/objects-view.
 import type { ReleaseReading } from '../views/release-view.js';
 import { heldTimeline, withNewestValues, type HeldTimeline } from '../live/watched-timeline.js';
 import type { PagesDeps } from './deps.js';
+import { ownFreezes } from './freeze-reads.js';
 
 /**
  * The pages' reads: the own cluster from the shared watch's cache (no API request while it has
@@ -31,10 +31,6 @@ export async function ownReleases(deps: PagesDeps): Promise<HelmRelease[]> {
   return deps.watch.releases() ?? (await deps.own.api.list()).items;
 }
 
-export async function ownFreezes(deps: PagesDeps): Promise<Freeze[]> {
-  return deps.watch.freezes() ?? (await deps.own.freezes.list()).items;
-}
-
 async function readOwn(deps: PagesDeps, name: string | undefined, now: Date): Promise<ClusterReading> {
   const [releases, freezes, proposals] = await Promise.all([ownReleases(deps), ownFreezes(deps), liveProposals(deps.own, now)]);
   return { ...(name ? { name } : {}), releases, freezes, proposals };
@@ -54,7 +50,8 @@ export async function readClusters(deps: PagesDeps, now: Date): Promise<ClusterR
 }
 
 export type Located =
-  { ok: true; own: boolean; reads: Pick<ClusterDeps, 'api' | 'freezes' | 'storage' | 'proposals'>; cluster?: string } | { ok: false; message: string };
+  | { ok: true; own: boolean; reads: Pick<ClusterDeps, 'api' | 'freezes' | 'storage' | 'proposals' | 'timelineEvents'>; cluster?: string }
+  | { ok: false; message: string };
 
 /** The cluster a page names: `undefined` (no fleet, or the own cluster's name) → the own; another → routed through the fleet. */
 export async function locateCluster(deps: PagesDeps, cluster: string | undefined): Promise<Located> {
@@ -84,9 +81,12 @@ const historyOf = (reads: Pick<ClusterDeps, 'storage'>, release: HelmRelease) =>
     .catch(() => []);
 };
 
-/** Another cluster's: helm's history through its agent (Events are not served through the fleet). */
+/** Another cluster's: helm's history and the Events of people's actions, both through its agent (an older agent answers no Events). */
 async function otherTimeline(where: Extract<Located, { ok: true }>, release: HelmRelease): Promise<HeldTimeline> {
-  return { revisions: await historyOf(where.reads, release), events: [] };
+  const { namespace, name } = release.metadata;
+  const ask = where.reads.timelineEvents;
+  const [revisions, events] = await Promise.all([historyOf(where.reads, release), ask ? ask(namespace, name).catch(() => []) : Promise.resolve([])]);
+  return { revisions, events };
 }
 
 /** The own cluster's: from the shared watches once they have listed (one record GET for the newest values), else the API server. */

@@ -8,15 +8,17 @@ import { renderLayout } from '../render/layout.js';
 import { renderBanner, renderFleet, renderFreezesPage, renderProposalsPage, renderRelease } from '../render/templates.js';
 import { clusterOfSegment } from '../urls.js';
 import { fleetView, parseFleetFilters } from '../views/fleet-view.js';
-import { bannerFreezes, freezeRows } from '../views/freezes-view.js';
+import { bannerFreezes } from '../views/freezes-view.js';
+import type { FleetFreezeRows } from '../views/fleet-freezes-view.js';
+import type { ClusterReading } from '../views/fleet-view.js';
 import { proposalView } from '../views/proposals-view.js';
 import { releaseView } from '../views/release-view.js';
 import { maySee } from '../views/visibility.js';
 import type { PagesDeps } from './deps.js';
-import { findRelease, locateCluster, ownFreezes, readClusters, readRelease } from './reads.js';
+import { findRelease, locateCluster, readClusters, readRelease } from './reads.js';
+import { bannerRows, freezesPageRows } from './freeze-reads.js';
 import { fleetBodyKey, keptUntil, KeptRenders } from './kept-renders.js';
 import { chooseEncoding, gzipAnswer } from '../server/compression.js';
-import type { Freeze } from '../../api/freeze.js';
 import Mustache from 'mustache';
 
 /** The pages' CSP: scripts only from this server (/assets/live.js), nothing inline. */
@@ -37,11 +39,11 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
   const fleetBodies = new KeptRenders<string>(8);
   const fleetAnswers = new KeptRenders<Promise<Buffer>>(64);
   return (app: FastifyInstance) => {
-    const layout = (web: WebRequestContext, title: string, body: string, freezes: Freeze[]) =>
+    const layout = (web: WebRequestContext, title: string, body: string, banner: FleetFreezeRows) =>
       renderLayout({
         title,
         body,
-        banner: renderBanner(bannerFreezes(freezes, now())),
+        banner: renderBanner(banner.rows, banner.unknown),
         signedIn: { name: web.principal.name, via: web.principal.via },
         csrfToken: web.csrfToken,
       });
@@ -49,8 +51,14 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
       if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', PAGES_CSP);
       return reply.code(code).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(answer);
     };
-    const page = async (reply: FastifyReply, web: WebRequestContext, title: string, body: string, code = 200) =>
-      send(reply, code, layout(web, title, body, await ownFreezes(deps).catch(() => [])));
+    /** A page with the banner: every cluster's active freezes in a fleet (`readings` when the page read them all already). */
+    const page = async (reply: FastifyReply, web: WebRequestContext, title: string, body: string, code = 200, readings?: ClusterReading[]) => {
+      const banner = await bannerRows(deps, now(), readings).catch((error: unknown) => ({
+        rows: [],
+        unknown: [`could not be read: ${(error as Error).message}`],
+      }));
+      return send(reply, code, layout(web, title, body, banner));
+    };
     const problem = (reply: FastifyReply, web: WebRequestContext, code: number, title: string, message: string) =>
       page(reply, web, title, Mustache.render('<h1>{{title}}</h1><p class="error">{{message}}</p>', { title, message }), code);
     /** A read failed: said on the page, logged without the request's details. */
@@ -82,13 +90,14 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
         const render = () => renderFleet(fleetView(readings, viewer, filters, at)) + liveAnchor(`/events?${live.toString()}`);
         // Kept only over the shared watch's memory: a fleet's other clusters, or a watch not listed yet, are read afresh.
         const own = readings.length === 1 && !deps.fleet && deps.watch.releases() !== undefined ? readings[0]! : undefined;
-        if (!own) return page(reply, web, 'Fleet', render());
+        if (!own) return page(reply, web, 'Fleet', render(), 200, readings);
         const key = fleetBodyKey(viewer, filters, own.proposals);
         const time = { revision, now: at.getTime(), until: () => keptUntil(own.freezes, at) };
         const body = () => fleetBodies.take(key, time, render);
         // A browser's reload: the whole answer as sent before, gzipped, for this session (its CSRF token is in it).
-        if (!chooseEncoding(request.headers['accept-encoding'])) return send(reply, 200, layout(web, 'Fleet', body(), own.freezes));
-        const answer = await fleetAnswers.take(`${key} ${web.csrfToken}`, time, () => gzipAnswer(layout(web, 'Fleet', body(), own.freezes)));
+        const banner = () => ({ rows: bannerFreezes(own.freezes, at), unknown: [] });
+        if (!chooseEncoding(request.headers['accept-encoding'])) return send(reply, 200, layout(web, 'Fleet', body(), banner()));
+        const answer = await fleetAnswers.take(`${key} ${web.csrfToken}`, time, () => gzipAnswer(layout(web, 'Fleet', body(), banner())));
         return send(reply.header('vary', 'accept-encoding').header('content-encoding', 'gzip'), 200, answer);
       }),
     );
@@ -124,8 +133,10 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
     app.get(
       '/freezes',
       guarded('Freezes', async (_request, reply, web) => {
-        const body = renderFreezesPage(freezeRows(await ownFreezes(deps), now()));
-        return page(reply, web, 'Freezes', body + liveAnchor('/events?page=banner'));
+        const { rows, unknown, fleet } = await freezesPageRows(deps, now());
+        const body = renderFreezesPage(rows, fleet ? { unknown } : undefined);
+        // In a fleet the banner is read with the page (other clusters send no Freeze changes): not followed live.
+        return page(reply, web, 'Freezes', fleet ? body : body + liveAnchor('/events?page=banner'));
       }),
     );
 
@@ -147,7 +158,7 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
           ...(deps.proposalActions ? { proposalActions: deps.proposalActions } : {}),
           csrfToken: web.csrfToken,
         });
-        return page(reply, web, 'Proposals', body);
+        return page(reply, web, 'Proposals', body, 200, readings);
       }),
     );
 

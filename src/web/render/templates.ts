@@ -42,7 +42,7 @@ const FLEET = `<h1>Fleet</h1>
 
 const COUNTS = `<p class="counts" id="live-counts">{{total}} releases · {{#countList}}<span class="mark {{mark}}">{{label}} {{n}}</span>{{/countList}}</p>`;
 
-const BANNER = `{{#freezes.length}}<div class="banner frozen" id="live-banner" role="status">{{#freezes}}<div><strong>Frozen</strong> {{scope}} — by {{by}}: {{why}} ({{until}}){{#problem}} · {{problem}}{{/problem}}</div>{{/freezes}}</div>{{/freezes.length}}{{^freezes.length}}<div id="live-banner"></div>{{/freezes.length}}`;
+const BANNER = `{{#shown}}<div class="banner frozen" id="live-banner" role="status">{{#freezes}}<div><strong>Frozen</strong> {{#where}}<em>{{where}}</em> {{/where}}{{scope}} — by {{by}}: {{why}} ({{until}}){{#problem}} · {{problem}}{{/problem}}</div>{{/freezes}}{{#unknown}}<div><strong>Freezes unknown</strong> {{.}}</div>{{/unknown}}</div>{{/shown}}{{^shown}}<div id="live-banner"></div>{{/shown}}`;
 
 const SUMMARY = `<div id="live-summary">
 <p>{{#row}}${MARKS}{{/row}}</p>
@@ -83,9 +83,10 @@ const RELEASE = `<h1>{{row.namespace}}/{{row.name}}{{#row.cluster}} <small>clust
 {{/objects}}{{^objects}}<tr><td colspan="3">no objects recorded (status.inventory)</td></tr>{{/objects}}</tbody></table></div>`;
 
 const FREEZES = `<h1>Freezes and windows</h1>
-<div class="scroll"><table><thead><tr><th>freeze</th><th>scope</th><th>state</th><th>who, why</th><th>until</th><th>windows</th></tr></thead><tbody>
-{{#freezes}}<tr><td>{{name}}</td><td>{{scope}}</td><td>{{state}}{{#problem}} <small>{{problem}}</small>{{/problem}}</td><td>{{by}}: {{why}}</td><td>{{until}}</td><td>{{#windows}}<div>{{.}}</div>{{/windows}}{{^windows}}always{{/windows}}</td><td><form method="get" action="/freezes/plan"><input type="hidden" name="unfreeze" value="{{name}}"><button type="submit">unfreeze</button></form></td></tr>
-{{/freezes}}{{^freezes}}<tr><td colspan="7">no freezes</td></tr>{{/freezes}}</tbody></table></div>
+{{#unknown}}<p class="error">Freezes unknown: {{.}}</p>{{/unknown}}
+<div class="scroll"><table><thead><tr><th>freeze</th>{{#fleet}}<th>where</th>{{/fleet}}<th>scope</th><th>state</th><th>who, why</th><th>until</th><th>windows</th></tr></thead><tbody>
+{{#freezes}}<tr><td>{{name}}</td>{{#fleet}}<td>{{where}}</td>{{/fleet}}<td>{{scope}}</td><td>{{state}}{{#problem}} <small>{{problem}}</small>{{/problem}}</td><td>{{by}}: {{why}}</td><td>{{until}}</td><td>{{#windows}}<div>{{.}}</div>{{/windows}}{{^windows}}always{{/windows}}</td><td>{{#liftable}}<form method="get" action="/freezes/plan"><input type="hidden" name="unfreeze" value="{{name}}"><button type="submit">unfreeze</button></form>{{/liftable}}{{^liftable}}<small>lifted in its cluster</small>{{/liftable}}</td></tr>
+{{/freezes}}{{^freezes}}<tr><td colspan="8">no freezes</td></tr>{{/freezes}}</tbody></table></div>
 <h2>Freeze</h2>
 <form class="act" method="get" action="/freezes/plan"><input name="scope" placeholder="namespace, team:…, chart:…, all" required size="18">
 <input name="reason" placeholder="reason" required size="16"> <input name="for" placeholder="for (2h)" size="6"> <input name="until" placeholder="or until (18:00)" size="10">
@@ -157,8 +158,9 @@ export function renderFleetCounts(view: FleetView): string {
   });
 }
 
-export function renderBanner(freezes: readonly FreezeRow[]): string {
-  return renderHtml(BANNER, { freezes });
+/** The freeze banner: active freezes (in a fleet each with where it holds) and the clusters whose Freezes could not be read. */
+export function renderBanner(freezes: readonly FreezeRow[], unknown: readonly string[] = []): string {
+  return renderHtml(BANNER, { freezes, unknown, shown: freezes.length > 0 || unknown.length > 0 });
 }
 
 export function renderReleaseSummary(view: ReleaseView): string {
@@ -183,8 +185,9 @@ export function renderRelease(view: ReleaseView, options: TemplateOptions = {}):
   );
 }
 
-export function renderFreezesPage(freezes: readonly FreezeRow[]): string {
-  return renderHtml(FREEZES, { freezes });
+/** The freezes page; `fleet` adds where each holds and the clusters whose Freezes are unknown. */
+export function renderFreezesPage(freezes: readonly FreezeRow[], fleet?: { unknown: readonly string[] }): string {
+  return renderHtml(FREEZES, { freezes, fleet: fleet !== undefined, unknown: fleet?.unknown ?? [] });
 }
 
 export function renderProposalsPage(proposals: readonly ProposalView[], fleet: boolean, unreadable: readonly string[], options: TemplateOptions = {}): string {

@@ -11,6 +11,10 @@ export interface FreezeRow {
   state: 'active' | 'waiting' | 'ended';
   windows: string[];
   problem?: string;
+  /** In a fleet: where it holds (`cluster edge`, `fleet: prod-*`); absent on a web of one cluster. */
+  where?: string;
+  /** Whether the freezes page offers to lift it here (in a fleet, another cluster's Freezes are lifted there). */
+  liftable?: boolean;
 }
 
 /** Pure: every Freeze of the cluster, active ones first (the banner shows those, the freezes page all). */
@@ -27,6 +31,7 @@ export function freezeRows(freezes: readonly Freeze[], now: Date): FreezeRow[] {
       state: activity.active ? 'active' : ended ? 'ended' : 'waiting',
       windows: (f.spec.windows ?? []).map((w) => `${w.schedule} for ${w.duration} (${w.timeZone ?? 'UTC'})`),
       ...(activity.problem ? { problem: activity.problem } : {}),
+      liftable: true,
     };
   });
   const order = { active: 0, waiting: 1, ended: 2 };

@@ -48,6 +48,9 @@ export function originOf(actor: string, channel?: string, via?: string): Origin 
 const ASKED =
   /^(\S+)(?: in (\S+))?(?: via (web|assistant|an assistant))? (asked for the .*?|was refused .*?)(?: \(BREAK-GLASS through freeze [^,]*, approved by ([^)]+)\))?(?:: (.*))?$/s;
 
+// controller/fleet/command-worker.ts, an agent's Event of a command the hub sent: "<actor> asked for <verb> of <ns>/<name> in cluster <c>[: <reason>] (fleet command)"
+const FLEET_ASKED = /^(\S+) asked for (\S+ of \S+ in cluster [^\s:]+)(?:: (.*))? \(fleet command\)$/s;
+
 // session/render/proposal-votes.ts: "<actor>[ (<name>)][ via web|assistant] approved|rejected|voted on proposal <id> for <key> (<summary>)…"
 const VOTED = /^(\S+)(?: \([^)]*\))?(?: via (web|assistant))? ((?:approved|rejected|voted on) proposal .*)$/s;
 
@@ -62,6 +65,17 @@ export function actionOfEvent(event: ReleaseEventRecord): TimelineEntry | undefi
   if (vote)
     return { at: event.at, kind: 'proposal', who: vote[1]!, via: originOf(vote[1]!, undefined, vote[2]), what: vote[3]!, approvers: approversIn(vote[3]!) };
   const match = ASKED.exec(event.message);
+  const fleet = !match && !refused ? FLEET_ASKED.exec(event.message) : null;
+  if (fleet)
+    return {
+      at: event.at,
+      kind: 'action',
+      who: fleet[1]!,
+      via: originOf(fleet[1]!),
+      what: `asked for ${fleet[2]!}`,
+      ...(fleet[3] ? { why: fleet[3] } : {}),
+      approvers: [],
+    };
   if (!match) return { at: event.at, kind: refused ? 'refusal' : 'action', who: 'unknown', via: 'helmcrew', what: event.message, approvers: [] };
   const [, who, channel, via, what, breakGlassApprover, why] = match;
   return {
