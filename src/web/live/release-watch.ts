@@ -18,13 +18,20 @@ export type ChangeListener = (change: WatchChange) => void;
 
 type Kind = 'releases' | 'freezes' | 'teams';
 
+const kept = new WeakSet<KubernetesObject>();
+
 /**
- * Pure: what the pages' cache keeps of an object — what every watch's cache keeps (cache-trim.ts: no
+ * What the pages' cache keeps of an object — what every watch's cache keeps (cache-trim.ts: no
  * managedFields, no kubectl last-applied copy, which repeats the values), with its repeated strings
- * shared: the web's RSS at 1,000 releases (docs/performance.md).
+ * shared: the web's RSS at 1,000 releases (docs/performance.md). The paged list keeps each release
+ * as it arrives and the informer keeps what it is given: one already kept is not walked again (as
+ * the controller's keptOfRelease).
  */
 export function keptForPages<T extends KubernetesObject>(obj: T): T {
-  return shareStrings(withoutBookkeeping(obj));
+  if (kept.has(obj)) return obj;
+  const trimmed = shareStrings(withoutBookkeeping(obj));
+  kept.add(trimmed);
+  return trimmed;
 }
 
 /**
