@@ -17,16 +17,14 @@ import { createLogger } from '../../src/core/log.js';
 import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
-import { teamPolicy } from '../../src/session/authz/policy-types.js';
-import { TeamApi } from '../../src/core/kube/team-api.js';
 import { readSessionConfig } from '../../src/session/flow/config.js';
 import { TokenStore } from '../../src/session/tokens/token-store.js';
-import { buildWebServer } from '../../src/web/server/server.js';
 import type { WebRequestContext } from '../../src/web/contract.js';
 import { readWebConfig } from '../../src/web/server/config.js';
 import { eventually } from '../support/eventually.js';
 import { testEnv } from '../support/fixtures.js';
 import { fleetAgents } from '../support/fleet-agents.js';
+import { listenWeb } from '../support/mcp-server.js';
 
 /**
  * Issue 47, what was own-cluster-only: `helmcrew web` in `home` over the agents of `edge` and
@@ -103,22 +101,7 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
     await eventually(() => expect(surface.ready()).toBe(true), { timeoutMs: 30_000 });
     // `/mcp` as `helmcrew web` serves it: the same surface on a listening web server, a bearer token in the session's keyspace.
     tokens = new TokenStore(redis, readSessionConfig(settings).keyPrefix);
-    web = await buildWebServer(
-      {
-        listen: { host: '127.0.0.1', port: 0 },
-        publicUrl: 'http://127.0.0.1:8080',
-        secureCookies: false,
-        providers: [],
-        sessionSeconds: 600,
-        loginRateLimitPerMinute: 20,
-        trustProxy: false,
-        redisUrl: env.redisUrl,
-        keyPrefix: readSessionConfig(settings).keyPrefix,
-      },
-      { redis, teams: async () => (await new TeamApi(kube).list()).items.map(teamPolicy), log, pages: surface.pages },
-    );
-    await web.listen({ host: '127.0.0.1', port: 0 });
-    mcpUrl = new URL(`http://127.0.0.1:${(web.server.address() as { port: number }).port}/mcp`);
+    ({ web, mcpUrl } = await listenWeb(env, kube, redis, readSessionConfig(settings).keyPrefix, surface.pages, log));
     // The assistants' Teams, read from the cluster: olga may read in every cluster, pia in home only.
     await createTeam(kube, teamName, { members: { slackUsers: ['UOLGA'] }, permissions: [{ namespaces: [ns.edge], verbs: ['status', 'list', 'history'] }] });
     await createTeam(kube, `${teamName}-home`, {

@@ -84,13 +84,13 @@ export async function serveMcp(
   };
 }
 
-/** The web server (its sign-in hook, its headers) on 127.0.0.1, a free port, with `/mcp` mounted over `deps` as the CLI mounts it. */
-export async function listenMcp(
+/** The web server (its sign-in hook, its headers) on 127.0.0.1, a free port, with `pages` mounted as `helmcrew web` mounts them; `/mcp`'s address on it. */
+export async function listenWeb(
   env: { redisUrl: string },
   kube: ClientNodeKubeClients,
-  redis: Redis,
+  redis: Parameters<typeof buildWebServer>[1]['redis'],
   keyspace: string,
-  deps: Parameters<typeof mcpRoute>[0],
+  pages: Parameters<typeof buildWebServer>[1]['pages'],
   log: Logger,
 ): Promise<{ web: FastifyInstance; mcpUrl: URL }> {
   const web = await buildWebServer(
@@ -105,8 +105,20 @@ export async function listenMcp(
       redisUrl: env.redisUrl,
       keyPrefix: keyspace,
     },
-    { redis, teams: async () => (await new TeamApi(kube).list()).items.map(teamPolicy), log, pages: [mcpRoute(deps)] },
+    { redis, teams: async () => (await new TeamApi(kube).list()).items.map(teamPolicy), log, pages },
   );
   await web.listen({ host: '127.0.0.1', port: 0 });
   return { web, mcpUrl: new URL(`http://127.0.0.1:${(web.server.address() as { port: number }).port}/mcp`) };
+}
+
+/** `/mcp` alone over `deps`, as the CLI mounts it (listenWeb). */
+export function listenMcp(
+  env: { redisUrl: string },
+  kube: ClientNodeKubeClients,
+  redis: Redis,
+  keyspace: string,
+  deps: Parameters<typeof mcpRoute>[0],
+  log: Logger,
+): Promise<{ web: FastifyInstance; mcpUrl: URL }> {
+  return listenWeb(env, kube, redis, keyspace, [mcpRoute(deps)], log);
 }

@@ -1,15 +1,6 @@
 import { seg, type KubeRest } from '../../core/kube/rest-client.js';
 import type { FleetEventRecord } from '../../core/fleet/fleet-events.js';
-
-interface EventItem {
-  reason?: string;
-  message?: string;
-  type?: string;
-  lastTimestamp?: string;
-  eventTime?: string;
-  firstTimestamp?: string;
-  metadata?: { creationTimestamp?: string };
-}
+import { eventTime, type EventObject } from '../../core/kube/event-object.js';
 
 /**
  * The Events recorded on one HelmRelease of this cluster (one LIST by field selector), for the
@@ -17,7 +8,7 @@ interface EventItem {
  */
 export function releaseEventLister(rest: KubeRest): (namespace: string, name: string) => Promise<FleetEventRecord[]> {
   return async (namespace, name) => {
-    const list = await rest.request<{ items?: EventItem[] }>({
+    const list = await rest.request<{ items?: EventObject[] }>({
       method: 'GET',
       path: `/api/v1/namespaces/${seg(namespace)}/events`,
       query: { fieldSelector: `involvedObject.name=${name},involvedObject.kind=HelmRelease` },
@@ -25,7 +16,7 @@ export function releaseEventLister(rest: KubeRest): (namespace: string, name: st
     return (list.items ?? []).map((e) => ({
       reason: e.reason ?? '',
       message: e.message ?? '',
-      at: String(e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata?.creationTimestamp ?? ''),
+      at: eventTime(e),
       ...(e.type ? { type: e.type } : {}),
     }));
   };

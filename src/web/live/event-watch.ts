@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND, ReleaseEvent } from '../../api/vocabulary.js';
+import { eventTime, type EventObject } from '../../core/kube/event-object.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
 import { pagedList } from '../../core/kube/watch/paged-list.js';
@@ -15,24 +16,12 @@ const MAX_MESSAGE = 500;
 /** The API server filters Events by the object they are about (a field selector the events resource supports). */
 export const ABOUT_HELMRELEASES = `involvedObject.kind=${HELMRELEASE_KIND},involvedObject.apiVersion=${API_GROUP}/${API_VERSION}`;
 
-/** An Event as the API server sends it: what the timeline reads of it (the watch here, a page's LIST in pages/kube-reads.ts). */
-export interface EventObject extends KubernetesObject {
-  involvedObject?: { name?: string };
-  reason?: string;
-  message?: string;
-  type?: string;
-  lastTimestamp?: string;
-  eventTime?: string;
-  firstTimestamp?: string;
-}
-
 /** Pure: what the timeline shows of an Event, its time by the first field the recorder set; the message cut to `maxMessage`. */
 export function eventRecord(e: EventObject, maxMessage = Number.POSITIVE_INFINITY): ReleaseEventRecord {
-  const at = e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? (e.metadata?.creationTimestamp as unknown as string | undefined) ?? '';
   return {
     reason: sharedString(e.reason ?? ''),
     message: (e.message ?? '').slice(0, maxMessage),
-    at: String(at),
+    at: eventTime(e),
     ...(e.type ? { type: sharedString(e.type) } : {}),
   };
 }

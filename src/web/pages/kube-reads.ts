@@ -1,6 +1,7 @@
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
 import { seg, type KubeRest } from '../../core/kube/rest-client.js';
-import { eventRecord, type EventObject } from '../live/event-watch.js';
+import type { EventObject } from '../../core/kube/event-object.js';
+import { eventRecord } from '../live/event-watch.js';
 import type { TimelineWatches } from '../live/watched-timeline.js';
 import type { ReleaseEventRecord } from '../views/timeline.js';
 
