@@ -111,6 +111,12 @@ describe('the release page timeline from the shared watches', () => {
     expect(first).toContain('first look');
     await eventually(() => expect([records.synced, releaseEvents.synced]).toEqual([true, true]), { timeoutMs: 15_000 });
 
+    // The watch listed the records' metadata only: the first look after it reads the release's records whole, once.
+    const record = `GET /api/v1/namespaces/${namespace}/secrets/${releaseSecretName('web', 1)}`;
+    rest.requests = [];
+    expect(await page()).toContain('revision 1: app 1.0.1 deployed');
+    expect(rest.requests).toEqual([record, record]);
+
     rest.requests = [];
     const html = await page();
     expect(html).toContain('revision 1: app 1.0.1 deployed');

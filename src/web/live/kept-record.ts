@@ -13,11 +13,16 @@ export interface KeptRecord extends KubernetesObject {
   release: string;
   summary: StoredRelease;
   notes?: string;
+  /** Listed as metadata only: the summary holds helm's labels (revision, status) until the record is read whole. */
+  pending?: true;
 }
+
+/** How a metadata-only LIST sends each item (PartialObjectMetadataList). */
+const METADATA_ONLY = 'PartialObjectMetadata';
 
 /**
  * Pure: a record Secret decoded once into its summary (src/core/helm-storage's decoder), the body
- * dropped. A record that cannot be decoded keeps its revision and status from helm's labels, so a
+ * dropped; a record listed as metadata only is kept `pending` with what its labels say. A record that cannot be decoded keeps its revision and status from helm's labels, so a
  * history still shows it; one without helm's `name` label belongs to no release (`release` empty).
  */
 export function keptRecord(obj: KubernetesObject & { type?: string; data?: Record<string, string> }): KeptRecord {
@@ -25,6 +30,7 @@ export function keptRecord(obj: KubernetesObject & { type?: string; data?: Recor
   const { name = '', namespace = '', resourceVersion, labels = {} } = obj.metadata ?? {};
   const release = labels.name ?? '';
   const metadata = { name, namespace: sharedString(namespace), resourceVersion };
+  if (obj.kind === METADATA_ONLY) return { metadata, release: sharedString(release), summary: labelSummary(release, namespace, labels, ''), pending: true };
   const data = obj.data?.release;
   try {
     if (obj.type !== RECORD_TYPE || !data) throw new ReleaseRecordError(`${namespace}/${name}`, 'has no release data');
@@ -32,16 +38,20 @@ export function keptRecord(obj: KubernetesObject & { type?: string; data?: Recor
     return { metadata, release: sharedString(release), summary: shareStrings(summary), ...(notes ? { notes } : {}) };
   } catch (error) {
     if (!(error instanceof ReleaseRecordError)) throw error;
-    const summary: StoredRelease = {
-      name: release,
-      namespace,
-      revision: Number(labels.version) || 0,
-      status: (labels.status ?? 'unknown') as StoredReleaseStatus,
-      chartName: '',
-      chartVersion: '',
-      config: {},
-      description: error.message,
-    };
-    return { metadata, release: sharedString(release), summary };
+    return { metadata, release: sharedString(release), summary: labelSummary(release, namespace, labels, error.message) };
   }
+}
+
+/** What helm's labels say of a revision: its number and status (the chart and the rest are in the record's data). */
+function labelSummary(release: string, namespace: string, labels: Record<string, string>, description: string): StoredRelease {
+  return {
+    name: release,
+    namespace,
+    revision: Number(labels.version) || 0,
+    status: (labels.status ?? 'unknown') as StoredReleaseStatus,
+    chartName: '',
+    chartVersion: '',
+    config: {},
+    description,
+  };
 }

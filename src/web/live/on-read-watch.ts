@@ -78,7 +78,7 @@ export abstract class OnReadWatch<T extends KubernetesObject> {
   /** After a list, which replaces unchanged objects in the cache without telling. */
   protected abstract rebuilt(all: readonly T[]): void;
 
-  private touched(release: { namespace: string; name: string } | undefined): void {
+  protected touched(release: { namespace: string; name: string } | undefined): void {
     this.changes += 1;
     if (this.listeners.size === 0 || !this.watch.synced) return;
     for (const listener of this.listeners) listener(release?.namespace ?? '*', release?.name ?? '*');

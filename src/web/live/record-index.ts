@@ -31,6 +31,11 @@ export class RecordIndex {
     return [...(this.byRelease.get(`${namespace}/${releaseName}`)?.keys() ?? [])];
   }
 
+  /** The release's records listed as metadata only, not yet read whole (kept-record.ts `pending`). */
+  pending(namespace: string, releaseName: string): KeptRecord[] {
+    return [...(this.byRelease.get(`${namespace}/${releaseName}`)?.values() ?? [])].filter((r) => r.pending);
+  }
+
   /** The name of the newest revision's record Secret; undefined when none is held. */
   newestName(namespace: string, releaseName: string): string | undefined {
     let newest: KeptRecord | undefined;

@@ -1,4 +1,6 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
+import { apiErrorMessage, isNotFound } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
 import { pagedList } from '../../core/kube/watch/paged-list.js';
@@ -15,30 +17,40 @@ const HELM_RECORDS = 'owner=helm';
  * heap peak at start-up 18 MB where 100 took 25 MB (3,000 records; docs/performance.md).
  */
 const RECORD_PAGE = 20;
+/** The first LIST asks for metadata only: helm's labels name every record, its revision and status; the data waits for a reader. */
+const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
 
 /**
- * The web's watch of helm's release records (label owner=helm, every namespace), for the assistants'
- * reads: each record is decoded once as the watch delivers it and only its summary is kept, and only
- * the newest revision's NOTES per release. The first LIST is paged (pagedList), so the records are
- * never in memory all at once. A history, a plan that needs no values and a release's NOTES are then
- * answered from memory; until the watch has listed (and while it restarts after a failure), `history`
- * says nothing and the caller reads the API server.
+ * The web's watch of helm's release records (label owner=helm, every namespace), for the release
+ * pages' timelines and the assistants' reads: only each record's summary is kept, and only the
+ * newest revision's NOTES per release. The first LIST asks for metadata only (names and helm's
+ * labels: a fleet page nobody opens a release of never decodes a record), in pages; a release's
+ * listed records are read whole once, by name, when a page or an assistant first asks for its
+ * history (`filled`). Every record the watch delivers afterwards comes whole and is decoded as it
+ * arrives, so a change costs open pages no request. Until the watch has listed (and while it
+ * restarts after a failure, or a release's records are being read), `history` says nothing and the
+ * caller reads the API server.
  */
 export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
   private index = new RecordIndex();
+  private readonly filling = new Map<string, Promise<void>>();
+  private readonly rest: KubeRest;
+  private readonly log: Logger;
 
   constructor(opts: { rest: KubeRest; log: Logger; pageSize?: number }) {
     const path = '/api/v1/secrets';
     super({
       make: () =>
         new ListWatch<KeptRecord>(
-          pagedList(opts.rest, path, { labelSelector: HELM_RECORDS }, keptRecord, opts.pageSize ?? RECORD_PAGE),
+          pagedList(opts.rest, path, { labelSelector: HELM_RECORDS }, keptRecord, opts.pageSize ?? RECORD_PAGE, METADATA_LIST),
           restWatch(opts.rest, path, undefined, HELM_RECORDS),
           keptRecord,
         ),
       log: opts.log,
       what: 'helm record',
     });
+    this.rest = opts.rest;
+    this.log = opts.log;
   }
 
   protected reset(): void {
@@ -60,9 +72,56 @@ export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
     this.index.rebuild(all);
   }
 
-  /** A release's revisions (summaries: no values, no manifest), newest first; undefined until the watch has listed. */
+  /** A release's revisions (summaries: no values, no manifest), newest first; undefined until the watch has listed and the release's records are read (asking starts that). */
   history(namespace: string, releaseName: string): ReleaseHistory | undefined {
-    return this.wanted() ? this.index.history(namespace, releaseName) : undefined;
+    if (!this.wanted() || this.unread(namespace, releaseName)) return undefined;
+    return this.index.history(namespace, releaseName);
+  }
+
+  /** Once the release's listed records are read whole (a failed read leaves them unread: `history` then says nothing). */
+  async filled(namespace: string, releaseName: string): Promise<void> {
+    if (!this.wanted()) return;
+    this.unread(namespace, releaseName);
+    await this.filling.get(`${namespace}/${releaseName}`);
+  }
+
+  /** Whether some of the release's records are known by their labels only; if so, their read is started (once). */
+  private unread(namespace: string, releaseName: string): boolean {
+    const pending = this.index.pending(namespace, releaseName);
+    if (pending.length === 0) return false;
+    const key = `${namespace}/${releaseName}`;
+    if (!this.filling.has(key)) {
+      const seenVersion = this.watch.informer?.seenVersion;
+      const read = this.readWhole(namespace, pending, seenVersion)
+        .then(() => this.touched({ namespace, name: releaseName }))
+        .catch((error: unknown) => this.log.warn({ release: key, error: apiErrorMessage(error) }, 'web: a release’s helm records could not be read'))
+        .finally(() => this.filling.delete(key));
+      this.filling.set(key, read);
+    }
+    return true;
+  }
+
+  /** Each record GET by name, not older than what the watch has seen, decoded into the object the cache and index hold. */
+  private async readWhole(namespace: string, records: KeptRecord[], notOlderThan: string | undefined): Promise<void> {
+    const index = this.index;
+    await Promise.all(
+      records.map(async (held) => {
+        const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(held.metadata.name)}`;
+        const secret = await this.rest
+          .request<KubernetesObject>({ method: 'GET', path, query: notOlderThan ? { resourceVersion: notOlderThan } : {} })
+          .catch((error: unknown) => {
+            if (isNotFound(error)) return undefined;
+            throw error;
+          });
+        // Gone (the watch will say so), the watch has put a newer one in its place, or it restarted meanwhile.
+        if (!secret || !held.pending || index !== this.index) return;
+        const whole = keptRecord(secret);
+        held.summary = whole.summary;
+        if (whole.notes) held.notes = whole.notes;
+        delete held.pending;
+        index.put(held);
+      }),
+    );
   }
 
   /** The names of a release's record Secrets and the version the watch has seen up to; undefined until it has listed. */
@@ -80,9 +139,10 @@ export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
     return name && seenVersion ? { name, seenVersion } : undefined;
   }
 
-  /** The newest revision's NOTES (undefined: that revision has none); `known` false until the watch has listed. */
+  /** The newest revision's NOTES (undefined: that revision has none); `known` false until the watch has listed and the release's records are read (asking starts that). */
   notes(namespace: string, releaseName: string): { known: boolean; revision?: number; notes?: string } {
-    return this.wanted() ? { known: true, ...this.index.notes(namespace, releaseName) } : { known: false };
+    if (!this.wanted() || this.unread(namespace, releaseName)) return { known: false };
+    return { known: true, ...this.index.notes(namespace, releaseName) };
   }
 
   /** How many record Secrets are held (the bench's memory per release). */

@@ -13,8 +13,8 @@ import type { SharedReleaseWatch } from './release-watch.js';
  * for anything else — writes included — the API server itself): a call that reads a release, the
  * freezes or the Teams then costs the API server nothing, and a change is seen as soon as the watch
  * hears it. Each is the direct API object with its reads replaced, so it stands wherever that one does.
- * Helm's records come from the web's record watch (record-watch.ts: every record decoded once as the
- * watch delivers it, its summary kept): a history, or a plan that needs no values, is memory; a
+ * Helm's records come from the web's record watch (record-watch.ts: every record decoded once, when
+ * first asked for or as the watch delivers it, its summary kept): a history, or a plan that needs no values, is memory; a
  * plan that compares values (rollback, diff) GETs the release's records by name, not older than
  * what the watch has seen (the API server answers those from its watch cache; a LIST of a
  * namespace's Secrets it would scan). A cache filled on demand, keyed by the HelmRelease's version,
@@ -32,7 +32,7 @@ const listed = <T>(items: T[]) => ({ items });
 export function watchedReads(
   watch: Pick<SharedReleaseWatch, 'ready' | 'releases' | 'freezes' | 'teams'>,
   direct: WatchedReads,
-  records?: Pick<HelmRecordWatch, 'history' | 'records'>,
+  records?: Pick<HelmRecordWatch, 'history' | 'filled' | 'records'>,
 ): WatchedReads {
   const releases = () => (watch.ready ? watch.releases() : undefined);
   const api = Object.create(direct.api) as HelmReleaseApi;
@@ -56,6 +56,7 @@ export function watchedReads(
   };
   const storage = Object.create(direct.storage) as ReleaseStorage;
   storage.history = async (namespace, releaseName, opts = {}) => {
+    if (opts.summary) await records?.filled(namespace, releaseName);
     const summaries = opts.summary ? records?.history(namespace, releaseName) : undefined;
     if (summaries) return opts.withoutSuperseded ? summarizeHistory(summaries.releases.filter((r) => r.status !== 'superseded')) : summaries;
     const held = records?.records(namespace, releaseName);

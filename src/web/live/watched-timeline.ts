@@ -11,7 +11,7 @@ import type { HelmRecordWatch } from './record-watch.js';
  * page load and a live update cost the API server no history or Event read.
  */
 export interface TimelineWatches {
-  records: Pick<HelmRecordWatch, 'history' | 'newest' | 'subscribe' | 'revision'>;
+  records: Pick<HelmRecordWatch, 'history' | 'filled' | 'newest' | 'subscribe' | 'revision'>;
   events: Pick<ReleaseEventWatch, 'events' | 'subscribe' | 'revision'>;
   /**
    * One record Secret by name, not older than a version, decoded whole (values included): the
@@ -34,6 +34,13 @@ export function heldTimeline(watches: TimelineWatches, release: HelmRelease): He
   const history = watches.records.history(target.namespace, target.releaseName);
   const events = watches.events.events(release.metadata.namespace, release.metadata.name);
   return history && events ? { revisions: history.releases, events } : undefined;
+}
+
+/** heldTimeline once the release's records listed by their labels only have been read (a page's first look at it). */
+export async function heldTimelineRead(watches: TimelineWatches, release: HelmRelease): Promise<HeldTimeline | undefined> {
+  const target = releaseTarget(release);
+  await watches.records.filled(target.namespace, target.releaseName);
+  return heldTimeline(watches, release);
 }
 
 /** The revisions with the newest one whole (its values), reading only that record; undefined when that record cannot be read so. */

@@ -6,7 +6,7 @@ import type { ClusterDeps } from '../../session/flow/fleet-routing.js';
 import type { ClusterReading } from '../views/fleet-view.js';
 import { inventoryRefs, objectRow, type ObjectRow } from '../views/objects-view.js';
 import type { ReleaseReading } from '../views/release-view.js';
-import { heldTimeline, withNewestValues, type HeldTimeline } from '../live/watched-timeline.js';
+import { heldTimelineRead, withNewestValues, type HeldTimeline } from '../live/watched-timeline.js';
 import type { PagesDeps } from './deps.js';
 import { ownFreezes } from './freeze-reads.js';
 
@@ -89,9 +89,9 @@ async function otherTimeline(where: Extract<Located, { ok: true }>, release: Hel
   return { revisions, events };
 }
 
-/** The own cluster's: from the shared watches once they have listed (one record GET for the newest values), else the API server. */
+/** The own cluster's: from the shared watches once they have listed (one record GET for the newest values; the first look at a release also reads its listed records), else the API server. */
 async function ownTimeline(deps: PagesDeps, release: HelmRelease): Promise<HeldTimeline> {
-  const held = deps.timeline && heldTimeline(deps.timeline, release);
+  const held = deps.timeline && (await heldTimelineRead(deps.timeline, release));
   const revisions = held && (await withNewestValues(deps.timeline!, release, held));
   if (held && revisions) return { revisions, events: held.events };
   const { namespace, name } = release.metadata;

@@ -65,6 +65,17 @@ describe('keptRecord', () => {
     expect(keptRecord(secret(5, undefined)).summary.description).toMatch(/has no release data/);
   });
 
+  it('a record listed as metadata only is pending: its revision and status from helm’s labels, read whole later', () => {
+    const listed = { kind: 'PartialObjectMetadata', metadata: { ...secret(2, undefined).metadata } };
+    const kept = keptRecord(listed);
+    expect(kept).toMatchObject({ release: 'unicorn', pending: true, summary: { revision: 2, status: 'deployed', chartName: '' } });
+    const index = new RecordIndex();
+    index.put(kept);
+    index.put(keptRecord(secret(1, encodeReleasePayload(payload(1)))));
+    expect(index.pending('web', 'unicorn').map((r) => r.metadata.name)).toEqual(['sh.helm.release.v1.unicorn.v2']);
+    expect(index.pending('web', 'other')).toEqual([]);
+  });
+
   it('a Secret without helm’s name label belongs to no release', () => {
     expect(keptRecord(secret(1, encodeReleasePayload(payload(1)), { owner: 'helm' })).release).toBe('');
   });

@@ -40,6 +40,7 @@ export function pagedList<T extends KubernetesObject>(
   selectors: { labelSelector?: string; fieldSelector?: string },
   keep: (obj: KubernetesObject) => T | undefined,
   pageSize = 100,
+  accept?: string,
 ): () => Promise<Listed<T>> {
   return () =>
     listInPages<KubernetesObject, T>(
@@ -49,6 +50,7 @@ export function pagedList<T extends KubernetesObject>(
           path,
           query: { ...selectors, limit: page.limit, continue: page._continue },
           timeoutMs: 60_000,
+          ...(accept ? { accept } : {}),
         }),
       keep,
       pageSize,
