@@ -33,6 +33,12 @@ export const SHARED_ENV = declareEnv(['controller', 'notify', 'bot'], {
       'this cluster’s name in a fleet (a DNS label): its queues and keys live under `{<prefix>:<name>}` in Redis, apart from every other cluster’s ([redis](redis.md#a-fleet-on-one-redis)); said in every message: Slack’s and Teams’ Cluster field, PagerDuty’s key, source and summary, the webhook’s `cluster`',
     parts: ['controller', 'notify', 'bot', 'web', 'cli'],
   },
+  HELMCREW_NAMESPACE: {
+    defaultText: 'the pod’s namespace, else `default`',
+    meaning:
+      'where helmcrew keeps its own objects: the controller’s values-digest key Secret (and the leader Lease); a fleet notify’s Slack message references (one ConfigMap), which a fleet’s web reads there for other clusters’ thread links',
+    parts: ['controller', 'notify', 'web'],
+  },
   LOG_LEVEL: {
     default: 'info',
     meaning: 'pino log level of the JSON logs on stderr (`helmcrew release` and the demo’s bot: `warn`)',
