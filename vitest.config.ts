@@ -45,6 +45,7 @@ const SERIAL_FILES = [
   'test/integration/web-fleet-live.test.ts',
   'test/integration/web-fleet-surface.test.ts',
   'test/integration/web-fleet-freezes.test.ts',
+  'test/integration/web-fleet-objects.test.ts',
   'test/integration/redis-sentinel-failover.test.ts',
   'test/integration/redis-cluster-failover.test.ts',
   'test/integration/redis-wipe.test.ts',

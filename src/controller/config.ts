@@ -107,10 +107,6 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
   },
   HELMCREW_INDEX_CACHE_BYTES: { default: 64 * MiB, meaning: 'all cached chart version lists together (one LRU cache for every worker, 30 s fresh)' },
   HELMCREW_MAX_RELEASE_RECORD_BYTES: { default: 32 * MiB, meaning: 'largest inflated Helm release record decoded; past it `Ready=False ReleaseRecordInvalid`' },
-  HELMCREW_NAMESPACE: {
-    defaultText: 'the pod’s namespace, else `default`',
-    meaning: 'where the controller keeps its own objects: the values-digest key Secret (and the leader Lease)',
-  },
   HELMCREW_HEARTBEAT_SECONDS: {
     default: 10,
     meaning: 'how often this replica announces itself to the fleet (`helmcrew fleet`); silent 3 times as long, it is listed as unreachable',
@@ -244,7 +240,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     maxIndexBytes: own.positiveInt('HELMCREW_MAX_INDEX_BYTES'),
     indexCacheBytes: own.positiveInt('HELMCREW_INDEX_CACHE_BYTES'),
     maxReleaseRecordBytes: own.positiveInt('HELMCREW_MAX_RELEASE_RECORD_BYTES'),
-    controllerNamespace: own.raw('HELMCREW_NAMESPACE') || undefined,
+    controllerNamespace: shared.raw('HELMCREW_NAMESPACE') || undefined,
     heartbeatMs: own.positiveInt('HELMCREW_HEARTBEAT_SECONDS') * 1000,
     commandKey: commandKey(own.raw('HELMCREW_COMMAND_KEY')),
     fleetFreezeMs: own.positiveInt('HELMCREW_FLEET_FREEZE_MS'),

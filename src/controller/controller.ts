@@ -41,7 +41,6 @@ import { ReleaseStorage } from '../core/helm-storage/release-storage.js';
 import { startCommandWorker } from './fleet/command-worker.js';
 import { helmcrewVersion } from '../core/version.js';
 import { hostname } from 'node:os';
-
 /** A cluster's heartbeat hash outlives its last beat by this much: a cluster taken away leaves the fleet listing by itself. */
 const HEARTBEAT_TTL_MS = 7 * 24 * 3600_000;
 import { ApiOutage, probeApiServer } from './queue/api-outage.js';
@@ -212,6 +211,7 @@ export async function startController(config: ControllerConfig, options: Control
         namespaces: config.namespaces,
         events: ctx.events,
         rest,
+        tenancy: config.tenancy,
         log,
       })
     : undefined;

@@ -11,7 +11,7 @@ import { callerPerson } from './caller.js';
 import { announceProposal } from './announce.js';
 import { guarded, type ToolAnswer } from './call-guard.js';
 import type { McpDeps } from './mcp-deps.js';
-import { releaseFields } from './read-tools.js';
+import { clusterField, releaseFields } from './read-tools.js';
 import { toolAnswerOf } from './session-answer.js';
 import { UNTRUSTED_NOTE } from './untrusted.js';
 
@@ -27,9 +27,20 @@ const actionFields = {
   revision: z.number().int().positive().optional().describe('rollback: the revision to go back to'),
   breakGlass: z.boolean().optional().describe('go through a freeze (a second person must approve anyway)'),
 };
-type ActionArgs = { verb: ReleaseActionVerb; namespace: string; name: string; version?: string; revision?: number; breakGlass?: boolean; reason?: string };
+type ActionArgs = {
+  verb: ReleaseActionVerb;
+  namespace: string;
+  name: string;
+  version?: string;
+  revision?: number;
+  breakGlass?: boolean;
+  reason?: string;
+  cluster?: string;
+};
 
 export function registerProposeTools(server: McpServer, deps: McpDeps, caller: TokenRecord): void {
+  // In a fleet a plan names its cluster (`--cluster`, as the read tools'): the session routes it and the Teams' per-cluster grants decide.
+  const fields = deps.ownCluster ? { ...actionFields, cluster: clusterField.optional() } : actionFields;
   // The Teams once per call: the gate and the channels to tell read the same.
   let listed: Promise<TeamPolicy[]> | undefined;
   const teams = () => (listed ??= deps.teams());
@@ -43,6 +54,7 @@ export function registerProposeTools(server: McpServer, deps: McpDeps, caller: T
       ...(args.revision !== undefined ? { revision: args.revision } : {}),
       ...(args.reason ? { reason: args.reason } : {}),
       ...(args.breakGlass ? { breakGlass: true } : {}),
+      ...(args.cluster && deps.ownCluster ? { cluster: args.cluster } : {}),
     });
     if (!line.ok) answer.messages.push({ kind: 'input', text: line.message });
     else await deps.session.run(line.line, assistantPorts(await callerPerson(deps, caller), teams, answer, mode));
@@ -53,7 +65,7 @@ export function registerProposeTools(server: McpServer, deps: McpDeps, caller: T
     'plan_diff',
     {
       description: `What a verb on a release would change — the session's plan — without storing or changing anything. ${UNTRUSTED_NOTE}`,
-      inputSchema: actionFields,
+      inputSchema: fields,
       annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     guarded(deps, caller, 'plan_diff', 'read', async (args: ActionArgs) => {
@@ -68,7 +80,7 @@ export function registerProposeTools(server: McpServer, deps: McpDeps, caller: T
       description:
         'Proposes a verb on a release for people to approve: stores its plan as awaiting approval by another authorized person ' +
         `(on the web at /plans/<id>, or in Slack) and changes nothing itself. You act as the token's person; they cannot approve it. ${UNTRUSTED_NOTE}`,
-      inputSchema: { ...actionFields, reason: z.string().trim().min(3).max(500).describe('why, for the people who approve and the audit') },
+      inputSchema: { ...fields, reason: z.string().trim().min(3).max(500).describe('why, for the people who approve and the audit') },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     guarded(deps, caller, 'propose_change', 'propose', async (args: ActionArgs): Promise<ToolAnswer> => {

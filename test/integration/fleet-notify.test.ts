@@ -114,5 +114,8 @@ describe('one notify for the fleet', () => {
     const kept = Object.values(refs.data ?? {}).join('\n');
     expect(kept).toContain('op-slack-prod');
     expect(kept).toContain('op-slack-staging');
+    // Each reference names its cluster: the web links a release's thread, not a same-named release's of another cluster.
+    const clusterOf = Object.fromEntries(Object.values(refs.data ?? {}).map((raw) => [JSON.parse(raw).operationId, JSON.parse(raw).cluster]));
+    expect(clusterOf).toMatchObject({ 'op-slack-prod': 'prod-eu', 'op-slack-staging': 'staging-1' });
   });
 });

@@ -19,6 +19,7 @@ import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../sr
 import { createTeam, deleteTeam } from '../../src/dev/harness/index.js';
 import { readSessionConfig } from '../../src/session/flow/config.js';
 import { TokenStore } from '../../src/session/tokens/token-store.js';
+import { PlanStore } from '../../src/session/execute/plan-store.js';
 import type { WebRequestContext } from '../../src/web/contract.js';
 import { readWebConfig } from '../../src/web/server/config.js';
 import { eventually } from '../support/eventually.js';
@@ -103,10 +104,13 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
     tokens = new TokenStore(redis, readSessionConfig(settings).keyPrefix);
     ({ web, mcpUrl } = await listenWeb(env, kube, redis, readSessionConfig(settings).keyPrefix, surface.pages, log));
     // The assistants' Teams, read from the cluster: olga may read in every cluster, pia in home only.
-    await createTeam(kube, teamName, { members: { slackUsers: ['UOLGA'] }, permissions: [{ namespaces: [ns.edge], verbs: ['status', 'list', 'history'] }] });
+    await createTeam(kube, teamName, {
+      members: { slackUsers: ['UOLGA'] },
+      permissions: [{ namespaces: [ns.edge], verbs: ['status', 'list', 'history', 'resume'] }],
+    });
     await createTeam(kube, `${teamName}-home`, {
       members: { slackUsers: ['UPIA'] },
-      permissions: [{ namespaces: [ns.edge], verbs: ['status', 'list', 'history'], clusters: ['home'] }],
+      permissions: [{ namespaces: [ns.edge], verbs: ['status', 'list', 'history', 'resume'], clusters: ['home'] }],
     });
   });
 
@@ -196,9 +200,9 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
   });
 
   it('an assistant’s read tools answer about edge’s release through edge’s agent, under the Teams’ per-cluster grants', async () => {
-    const connect = async (user: string) => {
+    const connect = async (user: string, scope: 'read' | 'propose' = 'read') => {
       const client = new Client({ name: 'helmcrew-test', version: '1' });
-      const token = (await tokens.create(user, 'read', 600_000)).token;
+      const token = (await tokens.create(user, scope, 600_000)).token;
       await client.connect(new StreamableHTTPClientTransport(mcpUrl, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
       clients.push(client);
       return client;
@@ -227,5 +231,24 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
     expect(refused).not.toContain('ready=');
     expect(refused).toContain(`you may not status ${ns.edge}/edge-app`);
     expect(refused).toContain('in cluster edge');
+
+    // The propose tools take a `cluster` too: a plan of edge's release, through edge's agent, kept naming edge.
+    const olgaProposes = await connect('UOLGA', 'propose');
+    const change = { verb: 'resume', namespace: ns.edge, name: 'edge-app', cluster: 'edge' };
+    const diff = textOf(await olgaProposes.callTool({ name: 'plan_diff', arguments: change }));
+    expect(diff).toContain(`resume ${ns.edge}/edge-app`);
+    expect(diff).toContain('edge');
+    const proposed = await olgaProposes.callTool({ name: 'propose_change', arguments: { ...change, reason: `resume from an assistant ${tag}` } });
+    expect(textOf(proposed)).toContain('Proposed');
+    const planId = (proposed.structuredContent as { planId?: string } | undefined)?.planId;
+    const kept = planId
+      ? await new PlanStore(redis, readSessionConfig({ HELMCREW_QUEUE_PREFIX: fleetPrefix, HELMCREW_CLUSTER_NAME: 'home' }).keyPrefix, 600).peek(planId)
+      : undefined;
+    expect(JSON.stringify(kept?.action)).toContain('"cluster":"edge"');
+    // Pia's Team grants home only: she may not propose a change of edge's release.
+    const piaProposes = await connect('UPIA', 'propose');
+    const notHers = textOf(await piaProposes.callTool({ name: 'propose_change', arguments: { ...change, reason: 'not hers to propose' } }));
+    expect(notHers).not.toContain('Proposed');
+    expect(notHers).toContain('in cluster edge');
   });
 });

@@ -25,7 +25,10 @@ const redis = {} as RedisConnection;
 describe('the fleet settings the bot and the web share', () => {
   it('are read from HELMCREW_FLEET_KEYS_DIR, or there is no fleet', () => {
     expect(readFleetSettings({})).toBeUndefined();
-    expect(readFleetSettings({ HELMCREW_FLEET_KEYS_DIR: '/keys', HELMCREW_CLUSTER_NAME: 'home', HELMCREW_QUEUE_PREFIX: 'hc' })).toEqual(settings);
+    // HELMCREW_NAMESPACE: where the fleet notify keeps its Slack message references, as notify reads it.
+    expect(
+      readFleetSettings({ HELMCREW_FLEET_KEYS_DIR: '/keys', HELMCREW_CLUSTER_NAME: 'home', HELMCREW_QUEUE_PREFIX: 'hc', HELMCREW_NAMESPACE: 'helmcrew' }),
+    ).toEqual({ ...settings, notifyNamespace: 'helmcrew' });
     expect(() => readFleetSettings({ HELMCREW_FLEET_KEYS_DIR: '/keys', HELMCREW_FLEET_TIMEOUT_SECONDS: '301' })).toThrow(/HELMCREW_FLEET_TIMEOUT_SECONDS/);
   });
 });

@@ -149,6 +149,8 @@ export async function webSurface(
                 slimKubeClients(rest),
                 (ref) => slack.permalink(ref),
                 (err) => log.warn({ err }, 'the Slack thread could not be read'),
+                // A fleet: other clusters' threads in the fleet notify's one map, in the namespace it keeps it in.
+                fleetSettings?.notifyNamespace ? { namespace: fleetSettings.notifyNamespace, own: fleetSettings.own } : undefined,
               ),
             }
           : {}),

@@ -8,6 +8,8 @@ import type { CommandOutcome } from '../../core/fleet/command-protocol.js';
 import { eventsForFleet } from '../../core/fleet/fleet-events.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { releaseEventLister } from './release-events.js';
+import { releaseObjectRows } from './release-objects.js';
+import type { TenancyPolicy } from '../../core/release/tenancy-policy.js';
 import {
   historyForFleet,
   imageValuesForFleet,
@@ -43,6 +45,8 @@ export interface CommandWorkerOptions {
   freezes: () => Promise<Freeze[]>;
   /** This cluster's API server, for the Events recorded on a HelmRelease (the web's timeline of it: only people's actions and proposals leave). */
   rest?: KubeRest;
+  /** Who a release acts as: its objects are read as that identity for the web's `objects` question (as drift detection reads them). */
+  tenancy?: TenancyPolicy;
   events: ReleaseEventSink;
   log: Logger;
   now?: () => number;
@@ -59,6 +63,7 @@ export function startCommandWorker(opts: CommandWorkerOptions): Worker<SignedCom
   const now = opts.now ?? Date.now;
   const maskKey = maskKeyOf(opts.key);
   const releaseEvents = opts.rest && releaseEventLister(opts.rest);
+  const objectRows = opts.rest && opts.tenancy && releaseObjectRows(opts.rest, opts.tenancy);
   /** A read-only question: answered from this cluster's API server and Helm's records, with nothing secret in the answer (fleet-query.ts). */
   const answer = async (data: unknown): Promise<QueryAnswer> => {
     const verdict = verifyQuery(data, opts.cluster, opts.key, now());
@@ -81,6 +86,11 @@ export function startCommandWorker(opts: CommandWorkerOptions): Worker<SignedCom
       if (question.kind === 'events') {
         if (!releaseEvents) return { ok: false, message: `cluster "${opts.cluster}" does not serve Events` };
         return { ok: true, kind: 'events', events: eventsForFleet(await releaseEvents(question.namespace, question.name)) };
+      }
+      if (question.kind === 'objects') {
+        if (!objectRows) return { ok: false, message: `cluster "${opts.cluster}" does not serve objects` };
+        const release = await opts.api.get(question.namespace, question.name);
+        return { ok: true, kind: 'objects', objects: release ? await objectRows(release) : [] };
       }
       if (question.kind === 'image-values') {
         const release = await opts.api.get(question.namespace, question.name);

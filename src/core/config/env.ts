@@ -15,12 +15,12 @@ export const SHARED_ENV = declareEnv(['controller', 'notify', 'bot'], {
   REDIS_URL: {
     meaning:
       'Redis: `redis://[[user]:password@]host:port[/db]`, `rediss://` for TLS, a Sentinel set `redis+sentinel://[[user]:password@]host1:26379,host2:26379/<masterName>[/<db>][?sentinelPassword=…]`, or a Redis Cluster `redis+cluster://[[user]:password@]host1:port1,host2:port2,…` (`rediss+cluster://` for TLS; the prefix needs a hash tag, [redis](redis.md#redis-cluster)) ([operations](operations.md#redis)). Required',
-    parts: ['controller', 'notify', 'bot', 'cli'],
+    parts: ['controller', 'notify', 'bot', 'web', 'cli'],
   },
   KUBECONFIG: {
     defaultText: 'in-cluster, else `~/.kube/config`',
     meaning: 'the kubeconfig file (kubectl’s order: `KUBECONFIG`, `~/.kube/config`, the pod’s ServiceAccount)',
-    parts: ['controller', 'notify', 'bot', 'cli'],
+    parts: ['controller', 'notify', 'bot', 'web', 'cli'],
   },
   HELMCREW_QUEUE_PREFIX: {
     default: 'helmcrew',
@@ -33,10 +33,16 @@ export const SHARED_ENV = declareEnv(['controller', 'notify', 'bot'], {
       'this cluster’s name in a fleet (a DNS label): its queues and keys live under `{<prefix>:<name>}` in Redis, apart from every other cluster’s ([redis](redis.md#a-fleet-on-one-redis)); said in every message: Slack’s and Teams’ Cluster field, PagerDuty’s key, source and summary, the webhook’s `cluster`',
     parts: ['controller', 'notify', 'bot', 'web', 'cli'],
   },
+  HELMCREW_NAMESPACE: {
+    defaultText: 'the pod’s namespace, else `default`',
+    meaning:
+      'where helmcrew keeps its own objects: the controller’s values-digest key Secret (and the leader Lease); a fleet notify’s Slack message references (one ConfigMap), which a fleet’s web reads there for other clusters’ thread links',
+    parts: ['controller', 'notify', 'web'],
+  },
   LOG_LEVEL: {
     default: 'info',
     meaning: 'pino log level of the JSON logs on stderr (`helmcrew release` and the demo’s bot: `warn`)',
-    parts: ['controller', 'notify', 'bot', 'cli'],
+    parts: ['controller', 'notify', 'bot', 'web', 'cli'],
   },
   HEALTH_PORT: {
     defaultText: 'none (the chart sets 8081)',

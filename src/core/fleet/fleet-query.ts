@@ -4,6 +4,7 @@ import type { Freeze } from '../../api/freeze.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseHistory, StoredRelease } from '../helm-storage/release-storage.js';
 import { valueInEffect } from '../proposals/promotion.js';
+import type { ObjectRow } from '../release/object-rows.js';
 import type { FleetEventRecord } from './fleet-events.js';
 import { canonicalJson, MAX_COMMAND_LIFETIME_MS } from './signed-command.js';
 
@@ -29,7 +30,9 @@ export type FleetQuestion =
   /** A release's image values in effect, at its own spec.imageUpdates paths only (a promotion's source: `/release promote`). */
   | { kind: 'image-values'; namespace: string; name: string }
   /** The Events of a release's timeline: people's actions and proposals' steps (fleet-events.ts), for the web's release page. */
-  | { kind: 'events'; namespace: string; name: string };
+  | { kind: 'events'; namespace: string; name: string }
+  /** A release's inventory objects and their health, read in that cluster as the release's identity (fleet-objects.ts), for the web's release page. */
+  | { kind: 'objects'; namespace: string; name: string };
 
 export interface FleetQuery {
   cluster: string;
@@ -53,6 +56,7 @@ export type QueryAnswer =
   | { ok: true; kind: 'freezes'; freezes: Freeze[] }
   | { ok: true; kind: 'image-values'; values: Record<string, string> }
   | { ok: true; kind: 'events'; events: FleetEventRecord[] }
+  | { ok: true; kind: 'objects'; objects: ObjectRow[] }
   | { ok: false; message: string };
 
 const canonicalQuery = (query: FleetQuery) => `helmcrew-query-v1\n${canonicalJson(query)}`;
@@ -74,7 +78,7 @@ function isQuestion(value: unknown): value is FleetQuestion {
   if (q.kind === 'list') return q.namespace === undefined || okName(q.namespace);
   if (q.kind === 'get') return okName(q.namespace) && okName(q.name);
   if (q.kind === 'history') return okName(q.namespace) && okName(q.releaseName);
-  if (q.kind === 'image-values' || q.kind === 'events') return okName(q.namespace) && okName(q.name);
+  if (q.kind === 'image-values' || q.kind === 'events' || q.kind === 'objects') return okName(q.namespace) && okName(q.name);
   return q.kind === 'freezes';
 }
 

@@ -1,4 +1,5 @@
 import type { KubeClients } from '../../core/kube/client.js';
+import { SHARED_ENV } from '../../core/config/env.js';
 import { controllerNamespace } from '../../core/kube/digest-key.js';
 import type { Logger } from '../../core/log.js';
 import { AlertmanagerProvider } from './alertmanager/alertmanager-provider.js';
@@ -42,7 +43,7 @@ export function defaultProviders(
         slack,
         kube,
         log.child({ provider: 'slack' }),
-        options.fleet ? controllerNamespace(env.HELMCREW_NAMESPACE) : undefined,
+        options.fleet ? controllerNamespace(SHARED_ENV.in(env).raw('HELMCREW_NAMESPACE') || undefined) : undefined,
         options.proposals,
       ),
     );

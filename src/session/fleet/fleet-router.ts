@@ -120,8 +120,8 @@ export class FleetRouter implements FleetRouting {
     });
     // Its proposals are in its keyspace, which the hub reads (`/release proposals --cluster`).
     const proposals = new ProposalStore(this.opts.redis, clusterKey(keyspace, 'proposals'));
-    const { api, freezes, storage, imageValues, events: timelineEvents } = parts;
-    const deps = { ops, api, freezes, storage, previews, proposals, imageValues, timelineEvents };
+    const { api, freezes, storage, imageValues, events: timelineEvents, objects: releaseObjects } = parts;
+    const deps = { ops, api, freezes, storage, previews, proposals, imageValues, timelineEvents, releaseObjects };
     this.remotes.set(cluster, deps);
     return deps;
   }

@@ -2,6 +2,7 @@ import type { Freeze } from '../../api/freeze.js';
 import { checkedClusterName, ConfigError, SHARED_ENV, type Env } from '../../core/config/env.js';
 import { declareEnv } from '../../core/config/registry.js';
 import { clusterKey, clusterKeyspace } from '../../core/fleet/cluster-keys.js';
+import { controllerNamespace } from '../../core/kube/digest-key.js';
 import { freezesOfCluster, type FleetFreezeStore } from '../../core/fleet/fleet-freezes.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { TeamApi } from '../../core/kube/team-api.js';
@@ -39,6 +40,8 @@ export interface FleetSettings {
   fleetPrefix: string;
   keysDir: string;
   timeoutMs: number;
+  /** Where the fleet notify keeps every cluster's Slack message references (HELMCREW_NAMESPACE, as notify reads it): the web's thread links. */
+  notifyNamespace?: string;
 }
 
 /** The fleet settings, or undefined without HELMCREW_FLEET_KEYS_DIR; a bad value stops start-up naming the variable. */
@@ -52,6 +55,7 @@ export function readFleetSettings(env: Env): FleetSettings | undefined {
     fleetPrefix,
     keysDir,
     timeoutMs: own.parse('HELMCREW_FLEET_TIMEOUT_SECONDS', (e, name, fallback) => intIn(e, name, fallback, 1, 300)) * 1000,
+    notifyNamespace: controllerNamespace(SHARED_ENV.in(env).raw('HELMCREW_NAMESPACE') || undefined),
   };
 }
 

@@ -2,6 +2,8 @@ import type { HelmRelease } from '../../api/helmrelease.js';
 import type { FleetCommandClient } from '../../core/fleet/command-client.js';
 import { newCommand } from '../../core/fleet/command-protocol.js';
 import type { FleetEventRecord } from '../../core/fleet/fleet-events.js';
+import { objectRowsForFleet } from '../../core/fleet/fleet-objects.js';
+import type { ObjectRow } from '../../core/release/object-rows.js';
 import { newQuery, signQuery, type FleetQuestion, type QueryAnswer } from '../../core/fleet/fleet-query.js';
 import { COMMAND_VERBS, signCommand, type CommandVerb } from '../../core/fleet/signed-command.js';
 import type { FreezePort, IntentWriter, ReleaseApiPort, StoragePort } from '../execute/operations.js';
@@ -32,6 +34,7 @@ export function remoteCluster(opts: RemoteClusterOptions): {
   writeIntent: IntentWriter;
   imageValues: ImageValuesReader;
   events: (namespace: string, name: string) => Promise<FleetEventRecord[]>;
+  objects: (namespace: string, name: string) => Promise<ObjectRow[]>;
 } {
   const now = opts.now ?? Date.now;
   const keyOf = async () => {
@@ -100,5 +103,11 @@ export function remoteCluster(opts: RemoteClusterOptions): {
     const answer = await ask({ kind: 'events', namespace, name });
     return answer.kind === 'events' ? answer.events : [];
   };
-  return { api, storage, freezes, writeIntent, imageValues, events };
+  // A release's objects and their health, read there as the release's identity: rows only (an older agent refuses the question: it throws).
+  const objects = async (namespace: string, name: string) => {
+    const answer = await ask({ kind: 'objects', namespace, name });
+    if (answer.kind !== 'objects') throw new Error(`cluster "${opts.cluster}" answered no objects`);
+    return objectRowsForFleet(answer.objects);
+  };
+  return { api, storage, freezes, writeIntent, imageValues, events, objects };
 }

@@ -1,4 +1,5 @@
 import type { FleetEventRecord } from '../../core/fleet/fleet-events.js';
+import type { ObjectRow } from '../../core/release/object-rows.js';
 import type { FreezeApi } from '../../core/kube/freeze-api.js';
 import type { HelmReleaseApi } from '../../core/kube/helmrelease-api.js';
 import type { ReleaseStorage } from '../../core/helm-storage/release-storage.js';
@@ -20,6 +21,8 @@ export interface ClusterDeps {
   imageValues?: ImageValuesReader;
   /** A fleet cluster's Events of a release's timeline (people's actions, proposals' steps), asked of its agent for the web's release page. */
   timelineEvents?: (namespace: string, name: string) => Promise<FleetEventRecord[]>;
+  /** A fleet cluster's objects of a release and their health (rows only), asked of its agent for the web's release page. */
+  releaseObjects?: (namespace: string, name: string) => Promise<ObjectRow[]>;
 }
 
 /** A release's image values in effect, by values path, at the paths its spec.imageUpdates name (core/fleet/fleet-query.ts). */

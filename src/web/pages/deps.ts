@@ -20,12 +20,12 @@ export interface PagesDeps {
   remoteChanges?: (cluster: string) => ChangeSignal;
   /** The shared watches of helm's records and the Events about releases: the own cluster's timelines from memory, and live. */
   timeline?: TimelineWatches;
-  /** Reads the objects a release applied, for their health (the own cluster; fleet agents do not serve objects). */
+  /** Reads the own cluster's objects a release applied, for their health (another cluster's are read by its agent: the `objects` question). */
   objects?: ObjectReads;
   now?: () => Date;
   /** The Approve/Reject forms of a proposal (a mustache template; the release session's actions). */
   proposalActions?: string;
-  /** The own cluster's release's latest Slack thread, from notify's message references (core/links/slack-thread.ts); absent: no link. */
+  /** A release's latest Slack thread, from notify's message references (core/links/slack-thread.ts; another cluster's from the fleet notify's map); absent: no link. */
   slackThread?: SlackThreadOf;
   /** At most this many objects are read for one release page (default 40): the rest are listed unread. */
   objectReadLimit?: number;

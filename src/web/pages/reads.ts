@@ -4,7 +4,8 @@ import { releaseTarget } from '../../core/release/release-target.js';
 import { eachCluster } from '../../session/fleet/each-cluster.js';
 import type { ClusterDeps } from '../../session/flow/fleet-routing.js';
 import type { ClusterReading } from '../views/fleet-view.js';
-import { inventoryRefs, objectRow, type ObjectRow } from '../views/objects-view.js';
+import type { ObjectRow } from '../../core/release/object-rows.js';
+import { OBJECT_READ_LIMIT, readInventoryRows } from '../../core/release/inventory-rows.js';
 import type { ReleaseReading } from '../views/release-view.js';
 import { heldTimelineRead, withNewestValues, type HeldTimeline } from '../live/watched-timeline.js';
 import type { PagesDeps } from './deps.js';
@@ -50,7 +51,7 @@ export async function readClusters(deps: PagesDeps, now: Date): Promise<ClusterR
 }
 
 export type Located =
-  | { ok: true; own: boolean; reads: Pick<ClusterDeps, 'api' | 'freezes' | 'storage' | 'proposals' | 'timelineEvents'>; cluster?: string }
+  | { ok: true; own: boolean; reads: Pick<ClusterDeps, 'api' | 'freezes' | 'storage' | 'proposals' | 'timelineEvents' | 'releaseObjects'>; cluster?: string }
   | { ok: false; message: string };
 
 /** The cluster a page names: `undefined` (no fleet, or the own cluster's name) → the own; another → routed through the fleet. */
@@ -68,7 +69,7 @@ export async function readRelease(deps: PagesDeps, where: Extract<Located, { ok:
     where.own ? ownTimeline(deps, release) : otherTimeline(where, release),
     liveProposals(where.reads, now),
     where.own ? ownFreezes(deps) : where.reads.freezes.list().then((l) => l.items),
-    where.own ? readObjects(deps, release) : Promise.resolve<ObjectRow[]>([]),
+    where.own ? readObjects(deps, release) : otherObjects(where, release),
   ]);
   return { release, ...(where.cluster ? { cluster: where.cluster } : {}), ...timeline, proposals, freezes, objects };
 }
@@ -108,18 +109,13 @@ export async function findRelease(deps: PagesDeps, where: Extract<Located, { ok:
   return where.reads.api.get(namespace, name);
 }
 
+/** Another cluster's: read by its agent as the release's identity; an older agent or no answer in time: listed unread, never an error page. */
+async function otherObjects(where: Extract<Located, { ok: true }>, release: HelmRelease): Promise<ObjectRow[]> {
+  const unread = () => readInventoryRows(undefined, release.status?.inventory);
+  const ask = where.reads.releaseObjects;
+  return ask ? ask(release.metadata.namespace, release.metadata.name).catch(unread) : unread();
+}
+
 async function readObjects(deps: PagesDeps, release: HelmRelease): Promise<ObjectRow[]> {
-  const refs = inventoryRefs(release.status?.inventory);
-  const reader = deps.objects;
-  const limit = deps.objectReadLimit ?? 40;
-  return Promise.all(
-    refs.map(async (ref, i) => {
-      if (!reader || i >= limit) return objectRow(ref, undefined);
-      try {
-        return objectRow(ref, await reader.read(ref));
-      } catch (error) {
-        return objectRow(ref, { kind: 'unreadable', message: `could not be read: ${(error as Error).message}` });
-      }
-    }),
-  );
+  return readInventoryRows(deps.objects, release.status?.inventory, deps.objectReadLimit ?? OBJECT_READ_LIMIT);
 }

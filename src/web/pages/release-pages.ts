@@ -114,7 +114,7 @@ export function releasePages(deps: PagesDeps, log: Logger): PageRoutes {
           return problem(reply, web, 404, 'Release', `no release ${params.namespace}/${params.name} that your Teams let you see`);
         const [reading, slackThread] = await Promise.all([
           readRelease(deps, where, release, now()),
-          where.own && deps.slackThread ? deps.slackThread(params.namespace, params.name) : Promise.resolve(undefined),
+          deps.slackThread ? deps.slackThread(params.namespace, params.name, where.cluster) : Promise.resolve(undefined),
         ]);
         const view = releaseView(reading, now());
         const forms = actionVerbsFor(web.principal.subject, web.teams, release, where.cluster);

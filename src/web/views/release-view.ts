@@ -5,7 +5,7 @@ import type { Proposal } from '../../core/proposals/proposal.js';
 import { freezesHolding, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import { releaseFacts } from '../../core/release/team-releases.js';
 import { releaseRow, type ReleaseRow } from './fleet-view.js';
-import type { ObjectRow } from './objects-view.js';
+import type { ObjectRow } from '../../core/release/object-rows.js';
 import { proposalView, type ProposalView } from './proposals-view.js';
 import { originText, timeline, type ReleaseEventRecord, type TimelineEntry } from './timeline.js';
 import { valuesView, type ValueRow } from './values-view.js';

@@ -3,7 +3,7 @@ import { fleetView, parseFleetFilters } from '../../../src/web/views/fleet-view.
 import { releaseMarks } from '../../../src/web/views/marks.js';
 import { actionOfEvent, originOf, timeline } from '../../../src/web/views/timeline.js';
 import { MASK, valuesView } from '../../../src/web/views/values-view.js';
-import { inventoryRefs, objectRow } from '../../../src/web/views/objects-view.js';
+import { inventoryRefs, objectRow } from '../../../src/core/release/object-rows.js';
 import { freezeRows } from '../../../src/web/views/freezes-view.js';
 import { releaseUrl, clusterOfSegment } from '../../../src/web/urls.js';
 import type { StoredRelease } from '../../../src/core/helm-storage/release-storage.js';

@@ -14,8 +14,8 @@ import { mergePatch, type KubeClients } from '../../../core/kube/kube-clients.js
 import { isConflict, isNotFound } from '../../../core/kube/errors.js';
 import type { OperationState } from './operation-state.js';
 
-import { SLACK_MESSAGES_CONFIGMAP } from '../../../core/links/slack-thread.js';
-export { SLACK_MESSAGES_CONFIGMAP };
+import { FLEET_SLACK_MESSAGES_CONFIGMAP, SLACK_MESSAGES_CONFIGMAP } from '../../../core/links/slack-thread.js';
+export { FLEET_SLACK_MESSAGES_CONFIGMAP, SLACK_MESSAGES_CONFIGMAP };
 export const DEFAULT_MAX_ENTRIES = 100;
 
 /** The provider's memory of its messages; the ConfigMap store is the real one. */
@@ -108,12 +108,14 @@ export class ConfigMapMessageStore implements SlackMessageStore {
   }
 }
 
-/** A fleet notify's one map, in its own namespace: every cluster's operations (ids hold the HelmRelease's uid, so they do not collide). */
-export const FLEET_SLACK_MESSAGES_CONFIGMAP = 'helmcrew-slack-messages-fleet';
 /** Larger than one namespace's map: it holds a whole fleet's operations in flight (an entry is ~1 KiB, a ConfigMap at most 1 MiB). */
 export const FLEET_MAX_ENTRIES = 400;
 
-/** Keeps every entry in one namespace, whatever the release's namespace (a fleet notify: those are other clusters'). */
+/**
+ * Keeps every entry in one namespace, whatever the release's namespace (a fleet notify: those are
+ * other clusters'); each entry names its cluster (OperationState.cluster), so the web links a
+ * release's thread and not a same-named release's of another cluster.
+ */
 export class FixedNamespaceStore implements SlackMessageStore {
   constructor(
     private readonly inner: SlackMessageStore,

@@ -30,6 +30,8 @@ export interface OperationState {
   ts: string;
   /** "namespace/name" of the HelmRelease. */
   release: string;
+  /** The cluster the notification came from (ReleaseNotification.cluster): a fleet notify's one map holds every cluster's releases. */
+  cluster?: string;
   timeline: TimelineEntry[];
   delivered: string[];
   /** Fingerprint of the last detail posted in the thread. */

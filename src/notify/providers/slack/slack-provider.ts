@@ -252,6 +252,7 @@ export class SlackProvider implements NotificationProvider<SlackChannelRef> {
       channelId: posted.channel,
       ts: posted.ts,
       release: `${n.release.namespace}/${n.release.name}`,
+      ...(n.cluster ? { cluster: n.cluster } : {}),
       timeline,
       delivered: [],
       applied: n.id,

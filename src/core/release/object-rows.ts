@@ -1,6 +1,6 @@
 import type { Inventory } from '../../api/helmrelease-status.js';
-import type { ObjectFound, ObjectRef } from '../../core/kube/object-reader.js';
-import { objectReadiness } from '../../core/kube/object-readiness.js';
+import type { ObjectFound, ObjectRef } from '../kube/object-reader.js';
+import { objectReadiness } from '../kube/object-readiness.js';
 
 /** Pure: the objects the deployed revision applied, from status.inventory (Flux's `<namespace>_<name>_<group>_<kind>` ids). */
 export function inventoryRefs(inventory: Inventory | undefined, limit = 200): ObjectRef[] {
