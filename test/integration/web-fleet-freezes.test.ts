@@ -1,5 +1,4 @@
-import formbody from '@fastify/formbody';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,7 +11,6 @@ import { readFleet } from '../../src/core/fleet/fleet-store.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
 import { FreezeApi } from '../../src/core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
-import { connectKube } from '../../src/core/kube/slim-clients.js';
 import { createLogger } from '../../src/core/log.js';
 import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
@@ -21,8 +19,8 @@ import { readSessionConfig } from '../../src/session/flow/config.js';
 import { TokenStore } from '../../src/session/tokens/token-store.js';
 import { PlanStore } from '../../src/session/execute/plan-store.js';
 import type { WebRequestContext } from '../../src/web/contract.js';
-import { readWebConfig } from '../../src/web/server/config.js';
 import { eventually } from '../support/eventually.js';
+import { fleetWebPages } from '../support/fleet-web.js';
 import { testEnv } from '../support/fixtures.js';
 import { fleetAgents } from '../support/fleet-agents.js';
 import { listenWeb } from '../support/mcp-server.js';
@@ -83,23 +81,7 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
       HELMCREW_OIDC_CLIENT_ID: 'helmcrew',
       HELMCREW_OIDC_CLIENT_SECRET: 'unused',
     };
-    surface = await webSurface(
-      connectKube(env.kubeconfig),
-      redis,
-      env.redisUrl,
-      readSessionConfig(settings),
-      log,
-      undefined,
-      {},
-      readWebConfig(settings).fleet,
-    );
-    app = Fastify();
-    await app.register(formbody);
-    app.addHook('preHandler', async (request) => {
-      if (request.headers['x-test-person'] === 'olga') request.web = olga();
-    });
-    for (const routes of surface.pages) await routes(app);
-    await eventually(() => expect(surface.ready()).toBe(true), { timeoutMs: 30_000 });
+    ({ surface, app } = await fleetWebPages({ env, redis, settings, log, person: { name: 'olga', context: olga } }));
     // `/mcp` as `helmcrew web` serves it: the same surface on a listening web server, a bearer token in the session's keyspace.
     tokens = new TokenStore(redis, readSessionConfig(settings).keyPrefix);
     ({ web, mcpUrl } = await listenWeb(env, kube, redis, readSessionConfig(settings).keyPrefix, surface.pages, log));

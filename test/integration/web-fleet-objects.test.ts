@@ -1,6 +1,5 @@
-import formbody from '@fastify/formbody';
 import { LogLevel, WebClient } from '@slack/web-api';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +10,6 @@ import { FleetCommandClient } from '../../src/core/fleet/command-client.js';
 import { newQuery, signQuery } from '../../src/core/fleet/fleet-query.js';
 import { readFleet } from '../../src/core/fleet/fleet-store.js';
 import { makeKubeClients } from '../../src/core/kube/client.js';
-import { connectKube } from '../../src/core/kube/slim-clients.js';
 import { FLEET_SLACK_MESSAGES_CONFIGMAP } from '../../src/core/links/slack-thread.js';
 import { createLogger } from '../../src/core/log.js';
 import { connectRedis, type RedisConnection } from '../../src/core/redis.js';
@@ -20,10 +18,9 @@ import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../sr
 import { readNotifyConfig } from '../../src/notify/config.js';
 import { startNotify, type RunningNotify } from '../../src/notify/notify.js';
 import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
-import { readSessionConfig } from '../../src/session/flow/config.js';
 import type { WebRequestContext } from '../../src/web/contract.js';
-import { readWebConfig } from '../../src/web/server/config.js';
 import { eventually } from '../support/eventually.js';
+import { fleetWebPages } from '../support/fleet-web.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { fleetAgents } from '../support/fleet-agents.js';
 import { createTeam, deleteTeams, notificationFor } from '../support/notify-fixtures.js';
@@ -104,23 +101,7 @@ describe('`helmcrew web`: another cluster’s objects and Slack thread', () => {
     // The permalink as `helmcrew web` asks Slack for it (chat.getPermalink), here of the fake.
     const web = new WebClient(TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR });
     const permalink = async (ref: { channelId: string; ts: string }) => (await web.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink;
-    surface = await webSurface(
-      connectKube(env.kubeconfig),
-      redis,
-      env.redisUrl,
-      readSessionConfig(settings),
-      log,
-      { permalink },
-      {},
-      readWebConfig(settings).fleet,
-    );
-    app = Fastify();
-    await app.register(formbody);
-    app.addHook('preHandler', async (request) => {
-      if (request.headers['x-test-person'] === 'olga') request.web = olga();
-    });
-    for (const routes of surface.pages) await routes(app);
-    await eventually(() => expect(surface.ready()).toBe(true), { timeoutMs: 30_000 });
+    ({ surface, app } = await fleetWebPages({ env, redis, settings, log, person: { name: 'olga', context: olga }, links: { permalink } }));
   });
 
   afterAll(async () => {
