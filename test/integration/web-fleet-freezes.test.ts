@@ -20,7 +20,7 @@ import { TokenStore } from '../../src/session/tokens/token-store.js';
 import { PlanStore } from '../../src/session/execute/plan-store.js';
 import type { WebRequestContext } from '../../src/web/contract.js';
 import { eventually } from '../support/eventually.js';
-import { fleetWebPages } from '../support/fleet-web.js';
+import { fleetWebPages, hubWebSettings } from '../support/fleet-web.js';
 import { testEnv } from '../support/fixtures.js';
 import { fleetAgents } from '../support/fleet-agents.js';
 import { listenWeb } from '../support/mcp-server.js';
@@ -69,18 +69,7 @@ describe('`helmcrew web` shows a fleet’s freezes and another cluster’s timel
     });
     // A key for a cluster that never announced itself: the pages name it instead of its Freezes.
     await writeFile(join(fleet.keysDir, 'gone'), `${randomBytes(32).toString('hex')}\n`);
-    const settings: Record<string, string> = {
-      REDIS_URL: env.redisUrl,
-      KUBECONFIG: env.kubeconfig,
-      HELMCREW_QUEUE_PREFIX: fleetPrefix,
-      HELMCREW_CLUSTER_NAME: 'home',
-      HELMCREW_FLEET_KEYS_DIR: fleet.keysDir,
-      HELMCREW_FLEET_TIMEOUT_SECONDS: '20',
-      HELMCREW_WEB_URL: 'http://127.0.0.1:8080',
-      HELMCREW_OIDC_ISSUER_URL: 'http://127.0.0.1:9',
-      HELMCREW_OIDC_CLIENT_ID: 'helmcrew',
-      HELMCREW_OIDC_CLIENT_SECRET: 'unused',
-    };
+    const settings = hubWebSettings(env, fleet);
     ({ surface, app } = await fleetWebPages({ env, redis, settings, log, person: { name: 'olga', context: olga } }));
     // `/mcp` as `helmcrew web` serves it: the same surface on a listening web server, a bearer token in the session's keyspace.
     tokens = new TokenStore(redis, readSessionConfig(settings).keyPrefix);

@@ -20,7 +20,7 @@ import { startNotify, type RunningNotify } from '../../src/notify/notify.js';
 import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
 import type { WebRequestContext } from '../../src/web/contract.js';
 import { eventually } from '../support/eventually.js';
-import { fleetWebPages } from '../support/fleet-web.js';
+import { fleetWebPages, hubWebSettings } from '../support/fleet-web.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { fleetAgents } from '../support/fleet-agents.js';
 import { createTeam, deleteTeams, notificationFor } from '../support/notify-fixtures.js';
@@ -85,19 +85,7 @@ describe('`helmcrew web`: another cluster’s objects and Slack thread', () => {
     await eventually(async () => expect((await readFleet(redis, fleetPrefix, Date.now())).find((c) => c.name === 'edge')?.state).toBe('up'), {
       timeoutMs: 15_000,
     });
-    const settings: Record<string, string> = {
-      REDIS_URL: env.redisUrl,
-      KUBECONFIG: env.kubeconfig,
-      HELMCREW_QUEUE_PREFIX: fleetPrefix,
-      HELMCREW_CLUSTER_NAME: 'home',
-      HELMCREW_FLEET_KEYS_DIR: fleet.keysDir,
-      HELMCREW_FLEET_TIMEOUT_SECONDS: '20',
-      HELMCREW_NAMESPACE: notifyNs,
-      HELMCREW_WEB_URL: 'http://127.0.0.1:8080',
-      HELMCREW_OIDC_ISSUER_URL: 'http://127.0.0.1:9',
-      HELMCREW_OIDC_CLIENT_ID: 'helmcrew',
-      HELMCREW_OIDC_CLIENT_SECRET: 'unused',
-    };
+    const settings = hubWebSettings(env, fleet, { HELMCREW_NAMESPACE: notifyNs });
     // The permalink as `helmcrew web` asks Slack for it (chat.getPermalink), here of the fake.
     const web = new WebClient(TOKEN, { slackApiUrl: slack.apiUrl, retryConfig: { retries: 0 }, logLevel: LogLevel.ERROR });
     const permalink = async (ref: { channelId: string; ts: string }) => (await web.chat.getPermalink({ channel: ref.channelId, message_ts: ref.ts })).permalink;

@@ -20,6 +20,7 @@ import { readSessionConfig } from '../../src/session/flow/config.js';
 import type { WebRequestContext } from '../../src/web/contract.js';
 import { readWebConfig } from '../../src/web/server/config.js';
 import { eventually } from '../support/eventually.js';
+import { hubWebSettings } from '../support/fleet-web.js';
 import { testEnv } from '../support/fixtures.js';
 import { fleetAgents } from '../support/fleet-agents.js';
 
@@ -46,19 +47,7 @@ describe('`helmcrew web` serves a fleet', () => {
     ],
     csrfToken: 'c',
   });
-  /** `helmcrew web`'s settings in home with the fleet's: what readWebConfig and readSessionConfig read. */
-  const webEnv = (keysDir: string) => ({
-    REDIS_URL: env.redisUrl,
-    KUBECONFIG: env.kubeconfig,
-    HELMCREW_QUEUE_PREFIX: fleetPrefix,
-    HELMCREW_CLUSTER_NAME: 'home',
-    HELMCREW_FLEET_KEYS_DIR: keysDir,
-    HELMCREW_FLEET_TIMEOUT_SECONDS: '20',
-    HELMCREW_WEB_URL: 'http://127.0.0.1:8080',
-    HELMCREW_OIDC_ISSUER_URL: 'http://127.0.0.1:9',
-    HELMCREW_OIDC_CLIENT_ID: 'helmcrew',
-    HELMCREW_OIDC_CLIENT_SECRET: 'unused',
-  });
+  const webEnv = (keysDir: string) => hubWebSettings(env, { fleetPrefix, keysDir });
   const start = (redis: RedisConnection, keysDir: string) => {
     const settings = webEnv(keysDir);
     return webSurface(connectKube(env.kubeconfig), redis, env.redisUrl, readSessionConfig(settings), log, undefined, {}, readWebConfig(settings).fleet);

@@ -43,3 +43,24 @@ export async function fleetWebPages(opts: {
   await eventually(() => expect(surface.ready()).toBe(true), { timeoutMs: 30_000 });
   return { surface, app };
 }
+
+/** `helmcrew web`'s settings in the hub cluster `home` with the fleet's (what readWebConfig and readSessionConfig read); sign-in settings that are never used. */
+export function hubWebSettings(
+  env: { kubeconfig: string; redisUrl: string },
+  fleet: { fleetPrefix: string; keysDir: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    REDIS_URL: env.redisUrl,
+    KUBECONFIG: env.kubeconfig,
+    HELMCREW_QUEUE_PREFIX: fleet.fleetPrefix,
+    HELMCREW_CLUSTER_NAME: 'home',
+    HELMCREW_FLEET_KEYS_DIR: fleet.keysDir,
+    HELMCREW_FLEET_TIMEOUT_SECONDS: '20',
+    HELMCREW_WEB_URL: 'http://127.0.0.1:8080',
+    HELMCREW_OIDC_ISSUER_URL: 'http://127.0.0.1:9',
+    HELMCREW_OIDC_CLIENT_ID: 'helmcrew',
+    HELMCREW_OIDC_CLIENT_SECRET: 'unused',
+    ...extra,
+  };
+}
