@@ -40,9 +40,9 @@ describe('the release page timeline from the shared watches', () => {
   let base: string;
 
   /** A record Secret in helm's own format, as helm writes one (owner=helm, name, status, version). */
-  const writeRecord = async (revision: number, status: string, replicas: number) => {
+  const writeRecord = async (revision: number, status: string, replicas: number, release = 'web') => {
     const payload = {
-      name: 'web',
+      name: release,
       namespace,
       version: revision,
       config: { replicas },
@@ -53,7 +53,7 @@ describe('the release page timeline from the shared watches', () => {
     await writer.core.createNamespacedSecret({
       namespace,
       body: {
-        metadata: { name: releaseSecretName('web', revision), namespace, labels: { owner: 'helm', name: 'web', status, version: String(revision) } },
+        metadata: { name: releaseSecretName(release, revision), namespace, labels: { owner: 'helm', name: release, status, version: String(revision) } },
         type: 'helm.sh/release.v1',
         data: { release: encodeReleasePayload(payload) },
       },
@@ -71,6 +71,7 @@ describe('the release page timeline from the shared watches', () => {
     const chart = { repository: 'https://charts.invalid', name: 'app', version: '1.0.1' };
     await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'web', { chart, values: { replicas: 3 } }));
     await writeRecord(1, 'deployed', 3);
+    await writeRecord(1, 'deployed', 1, 'api');
     await recordEvent('slack:UANA asked for the suspend of web: first look');
 
     watch = new SharedReleaseWatch({ rest, list: { releases: () => api.list(), freezes: () => new FreezeApi(kube).list() }, log });
@@ -150,5 +151,24 @@ describe('the release page timeline from the shared watches', () => {
     } finally {
       for (const s of streams) s.close();
     }
+  });
+
+  it('an assistant’s first read has the watch read every listed record whole, a page at a time: another release’s history is then memory', async () => {
+    await eventually(() => expect(records.synced).toBe(true), { timeoutMs: 15_000 });
+    rest.requests = [];
+    records.readEveryRecord();
+    // Until the paged LIST has ended (no request for 300 ms): asking for a history before would read that release by name.
+    await eventually(
+      async () => {
+        const before = rest.requests.length;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(before).toBeGreaterThan(0);
+        expect(rest.requests.length).toBe(before);
+      },
+      { timeoutMs: 15_000 },
+    );
+    expect(records.history(namespace, 'api')?.releases[0]).toMatchObject({ revision: 1, chartVersion: '1.0.1', status: 'deployed' });
+    // Listed whole (every namespace's records, paged), never read by name.
+    expect(new Set(rest.requests)).toEqual(new Set(['GET /api/v1/secrets']));
   });
 });

@@ -187,6 +187,7 @@ export async function webSurface(
       events: async (namespace, name) => releaseEvents.events(namespace, name) ?? directEvents(namespace, name),
       ...(assistantFleet ? { fleet: assistantFleet } : {}),
       newestNotes: (namespace, releaseName) => {
+        records.readEveryRecord();
         const held = records.notes(namespace, releaseName);
         return held.known ? held : undefined;
       },

@@ -31,6 +31,11 @@ export class RecordIndex {
     return [...(this.byRelease.get(`${namespace}/${releaseName}`)?.keys() ?? [])];
   }
 
+  /** One record as held, by its Secret's name. */
+  find(namespace: string, releaseName: string, name: string): KeptRecord | undefined {
+    return this.byRelease.get(`${namespace}/${releaseName}`)?.get(name);
+  }
+
   /** The release's records listed as metadata only, not yet read whole (kept-record.ts `pending`). */
   pending(namespace: string, releaseName: string): KeptRecord[] {
     return [...(this.byRelease.get(`${namespace}/${releaseName}`)?.values() ?? [])].filter((r) => r.pending);

@@ -1,12 +1,12 @@
-import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
-import { apiErrorMessage, isNotFound } from '../../core/kube/errors.js';
+import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
 import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
 import { pagedList } from '../../core/kube/watch/paged-list.js';
 import type { Logger } from '../../core/log.js';
 import { keptRecord, type KeptRecord } from './kept-record.js';
 import { OnReadWatch } from './on-read-watch.js';
+import { eachSecretWhole, fillPending, recordByName } from './record-reads.js';
 import { RecordIndex } from './record-index.js';
 
 /** Helm's release records (as the controller's record watch selects them: controller/watch/release-record-watch.ts). */
@@ -34,6 +34,7 @@ const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
 export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
   private index = new RecordIndex();
   private readonly filling = new Map<string, Promise<void>>();
+  private everyRecord = false;
   private readonly rest: KubeRest;
   private readonly log: Logger;
 
@@ -70,6 +71,7 @@ export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
   // A relist replaces unchanged records in the cache without telling: the index is rebuilt from it.
   protected rebuilt(all: readonly KeptRecord[]): void {
     this.index.rebuild(all);
+    if (this.everyRecord) this.readAll();
   }
 
   /** A release's revisions (summaries: no values, no manifest), newest first; undefined until the watch has listed and the release's records are read (asking starts that). */
@@ -106,22 +108,41 @@ export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
     const index = this.index;
     await Promise.all(
       records.map(async (held) => {
-        const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(held.metadata.name)}`;
-        const secret = await this.rest
-          .request<KubernetesObject>({ method: 'GET', path, query: notOlderThan ? { resourceVersion: notOlderThan } : {} })
-          .catch((error: unknown) => {
-            if (isNotFound(error)) return undefined;
-            throw error;
-          });
+        const secret = await recordByName(this.rest, namespace, held.metadata.name, notOlderThan);
         // Gone (the watch will say so), the watch has put a newer one in its place, or it restarted meanwhile.
-        if (!secret || !held.pending || index !== this.index) return;
-        const whole = keptRecord(secret);
-        held.summary = whole.summary;
-        if (whole.notes) held.notes = whole.notes;
-        delete held.pending;
-        index.put(held);
+        if (secret && index === this.index && fillPending(held, secret)) index.put(held);
       }),
     );
+  }
+
+  /**
+   * Assistants ask about any release, at random: from their first call on, every record listed as
+   * metadata only is read whole in the background, 20 a page (again after each list), so their reads
+   * come from memory. Release pages alone never ask for this: they read the releases they open.
+   */
+  readEveryRecord(): void {
+    if (this.everyRecord) return;
+    this.everyRecord = true;
+    if (this.wanted()) this.readAll();
+  }
+
+  private readAll(): void {
+    const index = this.index;
+    const stale = new Error('the record watch listed again');
+    eachSecretWhole(
+      this.rest,
+      HELM_RECORDS,
+      (secret) => {
+        if (index !== this.index) throw stale;
+        const { namespace = '', name = '', labels = {}, resourceVersion } = secret.metadata ?? {};
+        const held = index.find(namespace, labels.name ?? '', name);
+        if (held && held.metadata.resourceVersion === resourceVersion && fillPending(held, secret)) index.put(held);
+      },
+      RECORD_PAGE,
+    ).catch((error: unknown) => {
+      if (error !== stale)
+        this.log.warn({ error: apiErrorMessage(error) }, 'web: helm records could not be read whole; releases are read as they are asked for');
+    });
   }
 
   /** The names of a release's record Secrets and the version the watch has seen up to; undefined until it has listed. */

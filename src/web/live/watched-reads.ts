@@ -32,7 +32,7 @@ const listed = <T>(items: T[]) => ({ items });
 export function watchedReads(
   watch: Pick<SharedReleaseWatch, 'ready' | 'releases' | 'freezes' | 'teams'>,
   direct: WatchedReads,
-  records?: Pick<HelmRecordWatch, 'history' | 'filled' | 'records'>,
+  records?: Pick<HelmRecordWatch, 'history' | 'filled' | 'records' | 'readEveryRecord'>,
 ): WatchedReads {
   const releases = () => (watch.ready ? watch.releases() : undefined);
   const api = Object.create(direct.api) as HelmReleaseApi;
@@ -56,6 +56,8 @@ export function watchedReads(
   };
   const storage = Object.create(direct.storage) as ReleaseStorage;
   storage.history = async (namespace, releaseName, opts = {}) => {
+    // Assistants' reads: any release, at random — the watch reads every record whole, in the background.
+    records?.readEveryRecord();
     if (opts.summary) await records?.filled(namespace, releaseName);
     const summaries = opts.summary ? records?.history(namespace, releaseName) : undefined;
     if (summaries) return opts.withoutSuperseded ? summarizeHistory(summaries.releases.filter((r) => r.status !== 'superseded')) : summaries;

@@ -25,6 +25,7 @@ const summary = (revision: number, status: StoredReleaseStatus): StoredRelease =
 /** The record watch as the reads see it: listed (summaries and record names) or not yet. */
 const recordWatch = (listed: boolean) => ({
   filled: async () => undefined,
+  readEveryRecord: () => undefined,
   history: (namespace: string, release: string) =>
     listed ? (namespace === 'a' && release === 'one' ? summarizeHistory([summary(1, 'superseded'), summary(2, 'deployed')]) : { releases: [] }) : undefined,
   records: (namespace: string, release: string) =>
