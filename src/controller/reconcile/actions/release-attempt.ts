@@ -16,6 +16,7 @@ import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { failureIsFinal, remediationPolicy } from '../decide/remediation-decision.js';
 import { testsWanted } from '../decide/test-decision.js';
 import { settledKey } from '../decide/settled-records.js';
+import { checkNeedsManifest } from '../stages/settled-check.js';
 import { applyChartCrds } from './chart-crds.js';
 import { withInventory } from '../decide/inventory.js';
 import { releaseRequest } from '../desired/helm-requests.js';
@@ -138,9 +139,10 @@ export async function runReleaseAttempt(
       ...eventImages(documents && readableValues(documents)),
     }),
   ]);
-  // helm has exited and its status is written: the next check may take this history for a read (bindWritten).
+  // helm has exited and its status is written: the next check may take this history for a read
+  // (bindWritten), unless that check reads the manifest anyway (drift): then nothing is kept.
   const writtenBefore = statusWritten.metadata.resourceVersion;
-  if (writtenBefore) ctx.settled?.rememberWritten(settledKey(target), history, writtenBefore);
+  if (writtenBefore && !checkNeedsManifest(release)) ctx.settled?.rememberWritten(settledKey(target), history, writtenBefore);
   return 'succeeded';
 }
 

@@ -6,9 +6,8 @@ import { releaseTarget, type ReleaseTarget } from '../../../core/release/release
 import { reportRefused } from '../actions/refuse.js';
 import { passContext } from '../ports/cached-read.js';
 import type { ClusterPorts, ControllerContext, PassContext, ReleaseRecordReads, SettledHistoryPort } from '../ports/context.js';
-import { needsManifest, settledKey, type NamedRecords } from '../decide/settled-records.js';
-import { driftCheckWanted, pendingDriftCorrection } from '../../drift/drift-decision.js';
-import { driftMode } from '../../drift/drift-schedule.js';
+import { settledKey, type NamedRecords } from '../decide/settled-records.js';
+import { checkNeedsManifest } from './settled-check.js';
 import { needsFinalizer } from '../decide/lifecycle-state.js';
 import { checkTenancy, serviceAccountUser } from '../decide/tenancy.js';
 import { describeIdentity } from '../../../core/release/release-identity.js';
@@ -151,8 +150,7 @@ async function readHistory(
     // shows them unchanged (settled-records.ts). Only on the controller's own cluster (a remote
     // target has no watch) and for a release that needs no manifest; every such read is
     // remembered (the settled part of it), only a settled check recalls.
-    const settled =
-      cluster || needsManifest(release, driftCheckWanted(driftMode(release.spec), pendingDriftCorrection(release))) ? undefined : settledHistories;
+    const settled = cluster || checkNeedsManifest(release) ? undefined : settledHistories;
     const key = settledKey(target);
     // The record watch (own cluster only) names the records, so they can be read by name.
     const watch = cluster ? undefined : settledHistories;
