@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
-import { bindWritten, namesToRead, readRightsKnown, recordFingerprint, type Watched } from '../../src/controller/reconcile/decide/settled-records.js';
+import {
+  beforeStatusWrite,
+  bindWritten,
+  namesToRead,
+  readRightsKnown,
+  recordFingerprint,
+  type Watched,
+} from '../../src/controller/reconcile/decide/settled-records.js';
 import { READ_RIGHTS_MAX_AGE_MS, READ_RIGHTS_MAX_ENTRIES, SettledHistories } from '../../src/controller/watch/settled-histories.js';
 
 // Issue 50: the check due after our own install or upgrade takes that run's history for a read once
@@ -35,6 +42,17 @@ describe('bindWritten: may the watched records stand as those our own run wrote'
 
   it('does not bind when the status write version is not a number', () => {
     expect(bindWritten({ ...written, writtenBefore: '' }, [{ name: v(2), resourceVersion: '1', status: 'deployed' }])).toBeUndefined();
+  });
+});
+
+describe('beforeStatusWrite: may a record event be one of our own run writes', () => {
+  it('only a decimal version older than the status write', () => {
+    expect(beforeStatusWrite(written, '499')).toBe(true);
+    expect(beforeStatusWrite(written, '500')).toBe(false);
+    expect(beforeStatusWrite(written, '1000')).toBe(false);
+    expect(beforeStatusWrite(written, undefined)).toBe(false);
+    expect(beforeStatusWrite(written, '4e2')).toBe(false);
+    expect(beforeStatusWrite({ ...written, writtenBefore: '' }, '1')).toBe(false);
   });
 });
 
@@ -83,17 +101,26 @@ describe('SettledHistories: what our own run wrote, and read rights', () => {
     let watchedNow: Watched = watchedOf([]);
     const settled = new SettledHistories(() => watchedNow);
     settled.rememberWritten(key, history, '500');
-    // The watch has not shown helm's record yet: not trusted, but not forgotten by helm's own events.
+    // The watch has not shown helm's record yet: not trusted, but not forgotten by the events of the run's own writes.
     expect(settled.recall(key)).toBeUndefined();
-    settled.forget('apps', 'app');
+    settled.forget('apps', 'app', '490');
     watchedNow = watchedOf([{ name: v(2), resourceVersion: '490', status: 'deployed' }]);
     const recalled = settled.recall(key);
     expect(recalled?.deployed).toMatchObject({ revision: 2, config: { replicas: 1 } });
     expect(recalled?.deployed?.manifest).toBeUndefined();
     expect(settled.counts.recalled).toBe(1);
-    // Bound: an ordinary remembered read, which the watch's next event forgets.
-    settled.forget('apps', 'app');
+    // Bound: an ordinary remembered read, which the watch's next event forgets, whatever its version.
+    settled.forget('apps', 'app', '490');
     expect(settled.recall(key)).toBeUndefined();
+  });
+
+  it('an event after the status write (helm by hand, a delete) forgets what the run wrote before it is bound', () => {
+    const settled = new SettledHistories(() => watchedOf([{ name: v(2), resourceVersion: '490', status: 'deployed' }]));
+    for (const version of ['500', '731', undefined, 'x']) {
+      settled.rememberWritten(key, history, '500');
+      settled.forget('apps', 'app', version);
+      expect(settled.size).toBe(0);
+    }
   });
 
   it('helm upgrade by hand after our run: the check reads', () => {

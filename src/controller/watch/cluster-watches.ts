@@ -67,7 +67,7 @@ export class ClusterWatches implements ReleaseCache {
       const records = this.opts.records
         ? new ReleaseRecordWatch({
             ...this.opts.records,
-            onChange: (namespace, releaseName) => this.settled.forget(namespace, releaseName),
+            onChange: (namespace, releaseName, version) => this.settled.forget(namespace, releaseName, version),
             onReset: (scope) => this.settled.forgetScope(scope),
           })
         : undefined;

@@ -36,8 +36,8 @@ export class ReleaseRecordWatch {
       rest: KubeRest;
       namespaces: string[];
       log: Logger;
-      /** A release's records changed (or a scope listed again): what was remembered of them is stale. */
-      onChange?: (namespace: string, releaseName: string) => void;
+      /** A release's records changed (or a scope listed again), `version` the record's as the event gave it: what was remembered of them is stale. */
+      onChange?: (namespace: string, releaseName: string, version: string | undefined) => void;
       /** A scope restarted: nothing remembered in it can be trusted until it is read again. */
       onReset?: (scope: string) => void;
     },
@@ -141,7 +141,7 @@ export class ReleaseRecordWatch {
       records.set(secret, obj.metadata?.labels?.status === 'superseded' ? SUPERSEDED + version : version);
     }
     if (records?.size === 0) slot.byRelease.delete(key);
-    this.opts.onChange?.(namespace, releaseName);
+    this.opts.onChange?.(namespace, releaseName, obj.metadata?.resourceVersion);
   }
 }
 

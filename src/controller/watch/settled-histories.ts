@@ -1,5 +1,6 @@
 import { summarizeHistory, type ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import {
+  beforeStatusWrite,
   bindWritten,
   decideRecall,
   readRightsKnown,
@@ -133,10 +134,15 @@ export class SettledHistories implements SettledHistoryPort {
     });
   }
 
-  /** The watch saw one of the release's records change (what our own run wrote waits to be bound: bindWritten checks the versions). */
-  forget(namespace: string, releaseName: string): void {
+  /**
+   * The watch saw one of the release's records change, at `version`. What our own run wrote is kept
+   * through the events of that run's own writes (they may arrive after the status write), which
+   * bindWritten checks; any later event forgets it.
+   */
+  forget(namespace: string, releaseName: string, version?: string): void {
     const id = `${namespace}/${releaseName}`;
-    if (!this.entries.get(id)?.written) this.entries.delete(id);
+    const written = this.entries.get(id)?.written;
+    if (!written || !beforeStatusWrite(written, version)) this.entries.delete(id);
   }
 
   /** A watch scope started again ('' = every namespace): nothing it covered is known to be current. */

@@ -125,6 +125,16 @@ export function bindWritten(written: WrittenRecords, held: readonly RecordRef[])
 }
 
 /**
+ * Pure: may a record event at `version` be one of our own run's writes (older than the status write
+ * that followed it)? Then what the run wrote waits to be bound; any later event (helm by hand, our
+ * own uninstall, a delete) means it can never bind, and it is forgotten as a read would be.
+ */
+export function beforeStatusWrite(written: WrittenRecords, version: string | undefined): boolean {
+  if (version === undefined || !/^\d{1,30}$/.test(version) || !/^\d{1,30}$/.test(written.writtenBefore)) return false;
+  return BigInt(version) < BigInt(written.writtenBefore);
+}
+
+/**
  * Pure: are an identity's read rights on records in a namespace known, from its last successful
  * read there (`shownAtMs`)? Then an install's read need not GET the first record (which must be
  * absent) only to be refused before helm runs: rights lost since are found by helm itself, run as
