@@ -41,6 +41,8 @@ export interface RequestSummary {
   helmReleaseStatusWrites: number;
   /** The ten largest rows, "verb resource n". */
   top: string[];
+  /** Every row of Secrets, "verb secrets n" (Helm's records are Secrets: what the controller reads of them, issue 50). */
+  secrets?: string[];
 }
 
 export function summarizeRequests(counts: Counts): RequestSummary {
@@ -61,5 +63,9 @@ export function summarizeRequests(counts: Counts): RequestSummary {
     .sort((a, b) => b[1] - a[1])
     .slice(0, 10)
     .map(([k, n]) => `${k} ${n}`);
-  return { reads, writes, helmReleaseWrites, helmReleaseStatusWrites, top };
+  const secrets = [...counts]
+    .filter(([k]) => k.split(' ')[1] === 'secrets')
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k} ${n}`);
+  return { reads, writes, helmReleaseWrites, helmReleaseStatusWrites, top, secrets };
 }

@@ -205,8 +205,8 @@ function detailTables(results: SizeResult[]): Table[] {
     ...comparisonTables(results),
     {
       title: "Largest request rows per burst (all clients, including the control plane's own controllers and the bench)",
-      columns: ['N', 'side', 'phase', 'requests'],
-      rows: sides.map(({ n, side, b }) => [n, side, b.what, b.requests.top.join('; ')]),
+      columns: ['N', 'side', 'phase', 'requests', 'Secrets, every verb'],
+      rows: sides.map(({ n, side, b }) => [n, side, b.what, b.requests.top.join('; '), (b.requests.secrets ?? []).join('; ') || 'none']),
     },
     {
       title: 'CPU seconds of the whole machine per burst, by process ("short-lived" is mostly helm and its counting wrapper)',

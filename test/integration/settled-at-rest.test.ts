@@ -38,6 +38,25 @@ describe('settled releases at rest', () => {
   }
   const logSize = () => auditLogEnd(auditLog);
 
+  /** Someone runs `helm upgrade` outside helmcrew, with a value the spec does not have. */
+  async function helmUpgradeByHand(release: string): Promise<void> {
+    const args = ['upgrade', release, 'unicorn', '--repo', env.chartRepoUrl, '--version', '1.0.0', '--namespace', namespace, '--set', 'message=by-hand'];
+    await execa(env.helmBin, args, { env: { KUBECONFIG: env.kubeconfig } });
+  }
+
+  /** helmcrew noticed the change and upgraded back to its spec (revision 3 or later). */
+  async function expectSpecAppliedAgain(release: string): Promise<void> {
+    const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
+    await eventually(
+      async () => {
+        const { deployed } = await storage.history(namespace, release);
+        expect(deployed?.revision).toBeGreaterThanOrEqual(3);
+        expect(deployed?.config).toEqual(spec.values);
+      },
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+  }
+
   async function installed(names: string[]): Promise<void> {
     for (const name of names)
       await waitForReconciled(kubeConfig, namespace, name, await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, spec)));
@@ -58,25 +77,27 @@ describe('settled releases at rest', () => {
     expect((await ctl.helm.invocations()).length).toBe(helmRuns);
   });
 
+  it("the checks right after our own install read no record: the run's history stands once the watch shows its record", async () => {
+    const name = 'just-installed';
+    await waitForReconciled(kubeConfig, namespace, name, await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, spec)));
+    const afterInstall = await logSize();
+    const checks = await waitForChecks(env.redisUrl, ctl.prefix, [key(name)], 3, 30_000);
+    expect(checks.get(key(name))!.size).toBeGreaterThanOrEqual(3);
+    expect(await recordReads(name, afterInstall)).toBe(0);
+  });
+
+  it('helm upgrade by hand right after our own install, before the watch has vouched for our record, is noticed', async () => {
+    const name = 'by-hand-early';
+    await waitForReconciled(kubeConfig, namespace, name, await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, spec)));
+    await helmUpgradeByHand(name);
+    await expectSpecAppliedAgain(name);
+  });
+
   it('helm run by hand behind its back is noticed: the records are read and the spec is applied again', async () => {
     await installed(['by-hand']);
     const atRest = await logSize();
-    await execa(
-      env.helmBin,
-      ['upgrade', 'by-hand', 'unicorn', '--repo', env.chartRepoUrl, '--version', '1.0.0', '--namespace', namespace, '--set', 'message=by-hand'],
-      {
-        env: { KUBECONFIG: env.kubeconfig },
-      },
-    );
-    const storage = new ReleaseStorage(makeKubeClients(kubeConfig));
-    await eventually(
-      async () => {
-        const { deployed } = await storage.history(namespace, 'by-hand');
-        expect(deployed?.revision).toBeGreaterThanOrEqual(3);
-        expect(deployed?.config).toEqual(spec.values);
-      },
-      { timeoutMs: 60_000, intervalMs: 250 },
-    );
+    await helmUpgradeByHand('by-hand');
+    await expectSpecAppliedAgain('by-hand');
     // The record watch saw helm's new records, newer than the HelmRelease: it names them, and they are read by name.
     expect(await recordReads('by-hand', atRest, 'get')).toBeGreaterThan(0);
     expect(await ctl.helm.count('upgrade')).toBeGreaterThanOrEqual(1);

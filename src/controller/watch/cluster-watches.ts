@@ -32,8 +32,8 @@ export class ClusterWatches implements ReleaseCache {
   constructor(private readonly opts: ClusterWatchesOptions) {
     this.settled = new SettledHistories((namespace, releaseName) => this.running?.records?.watched(namespace, releaseName), {
       ...(opts.maxRecallAgeMs !== undefined ? { maxAgeMs: opts.maxRecallAgeMs } : {}),
-      names: (namespace, releaseName, notOlderThan, withoutSuperseded) =>
-        this.running?.records?.recordNames(namespace, releaseName, notOlderThan, withoutSuperseded),
+      names: (namespace, releaseName, notOlderThan, withoutSuperseded, rightsKnown) =>
+        this.running?.records?.recordNames(namespace, releaseName, notOlderThan, withoutSuperseded, rightsKnown),
     });
   }
 
@@ -67,7 +67,7 @@ export class ClusterWatches implements ReleaseCache {
       const records = this.opts.records
         ? new ReleaseRecordWatch({
             ...this.opts.records,
-            onChange: (namespace, releaseName) => this.settled.forget(namespace, releaseName),
+            onChange: (namespace, releaseName, version) => this.settled.forget(namespace, releaseName, version),
             onReset: (scope) => this.settled.forgetScope(scope),
           })
         : undefined;

@@ -36,8 +36,8 @@ export class ReleaseRecordWatch {
       rest: KubeRest;
       namespaces: string[];
       log: Logger;
-      /** A release's records changed (or a scope listed again): what was remembered of them is stale. */
-      onChange?: (namespace: string, releaseName: string) => void;
+      /** A release's records changed (or a scope listed again), `version` the record's as the event gave it: what was remembered of them is stale. */
+      onChange?: (namespace: string, releaseName: string, version: string | undefined) => void;
       /** A scope restarted: nothing remembered in it can be trusted until it is read again. */
       onReset?: (scope: string) => void;
     },
@@ -64,10 +64,11 @@ export class ReleaseRecordWatch {
     if (!slot || !informer) return undefined;
     const records = slot.byRelease.get(`${namespace}/${releaseName}`) ?? [];
     // The check's LIST leaves superseded records out (status!=superseded): so does what it is compared with.
+    // helm's status label from the informer's copy (kept there already), for binding what our own run wrote.
     const refs: RecordRef[] = [...records]
       .filter(([, version]) => !version.startsWith(SUPERSEDED))
-      .map(([name, resourceVersion]) => ({ name, resourceVersion }));
-    return { fingerprint: recordFingerprint(refs), heardAgoMs: Date.now() - informer.lastHeardMs };
+      .map(([name, resourceVersion]) => ({ name, resourceVersion, status: informer.get(name, namespace)?.metadata?.labels?.status }));
+    return { fingerprint: recordFingerprint(refs), records: refs, heardAgoMs: Date.now() - informer.lastHeardMs };
   }
 
   /**
@@ -75,14 +76,20 @@ export class ReleaseRecordWatch {
    * the superseded ones if asked), and the next revision's that must be absent when the watch has
    * not yet seen that version (settled-records.ts namesToRead); undefined: the read LISTs.
    */
-  recordNames(namespace: string, releaseName: string, notOlderThan: string | undefined, withoutSuperseded: boolean): NamedRecords | undefined {
+  recordNames(
+    namespace: string,
+    releaseName: string,
+    notOlderThan: string | undefined,
+    withoutSuperseded: boolean,
+    rightsKnown = false,
+  ): NamedRecords | undefined {
     const slot = this.slotFor(namespace);
     const informer = slot?.watch.informer;
     if (!slot || !informer) return undefined;
     const records = slot.byRelease.get(`${namespace}/${releaseName}`) ?? new Map<string, string>();
     const watch = { seenVersion: informer.seenVersion, heardAgoMs: Date.now() - informer.lastHeardMs, maxSilenceMs: MAX_WATCH_SILENCE_MS };
     const keep = (name: string) => !withoutSuperseded || !records.get(name)?.startsWith(SUPERSEDED);
-    return namesToRead([...records.keys()], releaseName, watch, notOlderThan, keep);
+    return namesToRead([...records.keys()], releaseName, watch, notOlderThan, keep, rightsKnown);
   }
 
   private slotFor(namespace: string): Slot | undefined {
@@ -134,7 +141,7 @@ export class ReleaseRecordWatch {
       records.set(secret, obj.metadata?.labels?.status === 'superseded' ? SUPERSEDED + version : version);
     }
     if (records?.size === 0) slot.byRelease.delete(key);
-    this.opts.onChange?.(namespace, releaseName);
+    this.opts.onChange?.(namespace, releaseName, obj.metadata?.resourceVersion);
   }
 }
 

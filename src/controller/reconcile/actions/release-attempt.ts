@@ -15,6 +15,8 @@ import type { DesiredRelease } from '../../../core/release/desired-release.js';
 import type { ReleaseTarget } from '../../../core/release/release-target.js';
 import { failureIsFinal, remediationPolicy } from '../decide/remediation-decision.js';
 import { testsWanted } from '../decide/test-decision.js';
+import { settledKey } from '../decide/settled-records.js';
+import { checkNeedsManifest } from '../stages/settled-check.js';
 import { applyChartCrds } from './chart-crds.js';
 import { withInventory } from '../decide/inventory.js';
 import { releaseRequest } from '../desired/helm-requests.js';
@@ -129,7 +131,7 @@ export async function runReleaseAttempt(
     namespace: target.namespace,
   });
   // Independent writes: the status and the Event (with notify) go out together.
-  await Promise.all([
+  const [statusWritten] = await Promise.all([
     ctx.status.write(release, testsWanted(release) ? withTestsPending(succeeded, release, ctx.now()) : succeeded),
     ctx.effects().events.record(release, attempt.events.succeeded, message, {
       ...details,
@@ -137,6 +139,10 @@ export async function runReleaseAttempt(
       ...eventImages(documents && readableValues(documents)),
     }),
   ]);
+  // helm has exited and its status is written: the next check may take this history for a read
+  // (bindWritten), unless that check reads the manifest anyway (drift): then nothing is kept.
+  const writtenBefore = statusWritten.metadata.resourceVersion;
+  if (writtenBefore && !checkNeedsManifest(release)) ctx.settled?.rememberWritten(settledKey(target), history, writtenBefore);
   return 'succeeded';
 }
 

@@ -2,6 +2,8 @@ import type { HelmRelease } from '../../../api/helmrelease.js';
 import { ADOPT_RELEASE_ANNOTATION } from '../../../api/annotations.js';
 import type { RecordSeen } from '../../../core/helm-storage/release-storage.js';
 import { releaseSecretName } from '../../../core/release/helm-record-name.js';
+import type { ReleaseTarget } from '../../../core/release/release-target.js';
+import { serviceAccountUser } from './tenancy.js';
 
 /**
  * When the periodic check of a settled release may reuse the history it read last time instead of
@@ -32,6 +34,11 @@ export function needsManifest(release: HelmRelease, driftWanted: boolean): boole
   return release.metadata.annotations?.[ADOPT_RELEASE_ANNOTATION] !== undefined;
 }
 
+/** Pure: whose records a remembered history is of — the release, and the identity that read them. */
+export function settledKey(target: ReleaseTarget): { namespace: string; releaseName: string; identity: string } {
+  return { namespace: target.namespace, releaseName: target.releaseName, identity: target.impersonate ? serviceAccountUser(target.impersonate) : '' };
+}
+
 /** What was remembered of the last full read of a release's records. */
 export interface Remembered {
   fingerprint: string;
@@ -42,6 +49,8 @@ export interface Remembered {
 /** What the watch of record Secrets says of the release now; undefined when it cannot say (not listed yet, failed, namespace not watched). */
 export interface Watched {
   fingerprint: string;
+  /** The non-superseded records it holds, with helm's status label (for bindWritten). */
+  records?: readonly RecordRef[];
   /** How long since the watch last heard from the API server (a list, a reconnect, an event, a bookmark: the server sends one about every minute). */
   heardAgoMs: number;
 }
@@ -70,6 +79,69 @@ export function decideRecall(
   if (remembered.identity !== pass.identity) return { recall: false, why: 'other identity' };
   if (pass.nowMs - remembered.atMs >= pass.maxAgeMs) return { recall: false, why: 'too old' };
   return { recall: true };
+}
+
+/**
+ * What a successful install or upgrade of ours left, remembered without a read: the history helm
+ * printed (release-storage.ts afterWrite), the non-superseded records it implies with their status,
+ * and `writtenBefore`, the HelmRelease's version after the status write that followed helm's exit.
+ */
+export interface WrittenRecords {
+  records: ReadonlyArray<{ name: string; status: string | undefined }>;
+  writtenBefore: string;
+}
+
+/**
+ * Pure: may the records the watch holds now stand as those our own helm run wrote — then their
+ * fingerprint is what a read would have remembered, and the periodic check due within the
+ * interval recalls instead of GETting the record it was told of seconds before (issue 50: 377 such
+ * checks in a burst of 500). Only when the watch holds exactly the names and status labels the
+ * history implies, and every one at a version not newer than `writtenBefore`:
+ * - helm exited before the status write was sent, so every record write of our run has an etcd
+ *   revision below `writtenBefore`; a record written after it — `helm upgrade`, `rollback`,
+ *   `uninstall` by hand, or a kubectl edit — is newer, does not bind, and the check reads it.
+ * - Every helm action by hand adds or deletes a record or changes a status label, so one that
+ *   came in the milliseconds between helm's exit and the status write shows as other names or
+ *   statuses and does not bind either. Only a non-helm edit of a record's body in those
+ *   milliseconds is left to the next full read (the remembered history's `maxAgeMs`).
+ * - Until it binds, the entry is not trusted: the watch must show helm's records first (events of
+ *   our own run may arrive after the status write, so they do not make it forget it). Once bound,
+ *   it is an ordinary remembered read: the watch's next event for the release forgets it, and a
+ *   restart or relist of the watch forgets everything it covered (recall also needs the watch to
+ *   have heard from the server lately), so a record changed later is read by the next check.
+ * - The remediation counters are in status, never here: a crash forgets all this and the next
+ *   check reads.
+ * Non-decimal versions say no.
+ */
+export function bindWritten(written: WrittenRecords, held: readonly RecordRef[]): string | undefined {
+  if (held.length !== written.records.length || !/^\d{1,30}$/.test(written.writtenBefore)) return undefined;
+  const bound = BigInt(written.writtenBefore);
+  const expected = new Map(written.records.map((r) => [r.name, r.status]));
+  for (const record of held) {
+    if (!expected.has(record.name) || expected.get(record.name) !== record.status) return undefined;
+    if (!/^\d{1,30}$/.test(record.resourceVersion) || BigInt(record.resourceVersion) >= bound) return undefined;
+  }
+  return recordFingerprint(held);
+}
+
+/**
+ * Pure: may a record event at `version` be one of our own run's writes (older than the status write
+ * that followed it)? Then what the run wrote waits to be bound; any later event (helm by hand, our
+ * own uninstall, a delete) means it can never bind, and it is forgotten as a read would be.
+ */
+export function beforeStatusWrite(written: WrittenRecords, version: string | undefined): boolean {
+  if (version === undefined || !/^\d{1,30}$/.test(version) || !/^\d{1,30}$/.test(written.writtenBefore)) return false;
+  return BigInt(version) < BigInt(written.writtenBefore);
+}
+
+/**
+ * Pure: are an identity's read rights on records in a namespace known, from its last successful
+ * read there (`shownAtMs`)? Then an install's read need not GET the first record (which must be
+ * absent) only to be refused before helm runs: rights lost since are found by helm itself, run as
+ * the same identity, within `maxAgeMs` at most.
+ */
+export function readRightsKnown(shownAtMs: number | undefined, nowMs: number, maxAgeMs: number): boolean {
+  return shownAtMs !== undefined && nowMs - shownAtMs >= 0 && nowMs - shownAtMs < maxAgeMs;
 }
 
 /**
@@ -111,7 +183,9 @@ export interface NamedRecords {
  *   adoption's pace). As new as the watch, as the remembered histories are; that holds while the
  *   watch has heard from the server lately (`heardAgoMs`).
  * - With no record to read by name, the absent one is asked for in either case: its GET is the read
- *   that finds an identity not allowed to read the records (a 403, and the caller's LIST reports it).
+ *   that finds an identity not allowed to read the records (a 403, and the caller's LIST reports it)
+ *   — unless that identity's read rights there are known (`rightsKnown`: readRightsKnown), and then
+ *   a watch that has seen `wanted` answers alone (an install's first read: no request).
  */
 export function namesToRead(
   held: readonly string[],
@@ -119,13 +193,14 @@ export function namesToRead(
   watch: { seenVersion: string | undefined; heardAgoMs: number; maxSilenceMs: number },
   wanted: string | undefined,
   keep: (name: string) => boolean = () => true,
+  rightsKnown = false,
 ): NamedRecords | undefined {
   const seen = watch.seenVersion;
   if (seen === undefined || wanted === undefined) return undefined;
   const names = held.filter(keep);
   const covered = watchCovers(seen, wanted);
   // With no record to GET, the absent one's GET is what tells whether the identity may read them at all.
-  if (covered && names.length > 0) return { names, notOlderThan: wanted };
+  if (covered && (names.length > 0 || rightsKnown)) return { names, notOlderThan: wanted };
   if (!covered && watch.heardAgoMs > watch.maxSilenceMs) return undefined;
   const absent = nextRecordName(held, releaseName);
   return absent === undefined ? undefined : { names, absent, notOlderThan: covered ? wanted : seen };

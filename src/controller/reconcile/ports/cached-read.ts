@@ -47,6 +47,7 @@ export function passContext(ctx: ControllerContext, readFrom: ReadFrom, release:
     status: new StatusWriter(writes.releaseWrites, release),
     ...(ctx.operations ? { operations: ctx.operations } : {}),
     ...(ctx.helmSlots ? { helmSlots: ctx.helmSlots } : {}),
+    ...(ctx.settled ? { settled: ctx.settled } : {}),
   };
 }
 

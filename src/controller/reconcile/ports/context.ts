@@ -148,6 +148,8 @@ export interface PassContext extends ReconcileContext {
   operations?: Pick<RunningOperations, 'begin' | 'supersede'>;
   /** This process's helm slots, asked by an install or upgrade before it says it started (helm-slot-gate.ts); none: helm waits for a slot as it comes. */
   helmSlots?: Pick<HelmSlotGate, 'take' | 'waitFor'>;
+  /** Where a successful run's history is remembered for the next check (own cluster only; none for a remote target). */
+  settled?: Pick<SettledHistoryPort, 'rememberWritten'>;
 }
 
 /** Everything the controller reconciles with, built once (build-context.ts) and never changed. */
@@ -222,6 +224,10 @@ export interface SettledHistoryPort {
   remember(key: SettledKey, history: ReleaseHistory, records: readonly RecordRef[]): void;
   /** The release's record Secrets as the record watch names them for a read not older than `notOlderThan` (settled-records.ts namesToRead); undefined when it cannot say. */
   recordNames(key: SettledKey, notOlderThan: string | undefined, withoutSuperseded: boolean): NamedRecords | undefined;
+  /** A read of records as `key.identity` in `key.namespace` succeeded (settled-records.ts readRightsKnown). */
+  readRightsShown(key: SettledKey): void;
+  /** Our own install or upgrade wrote this history; `writtenBefore`: the HelmRelease's version after the status write that followed (settled-records.ts bindWritten). */
+  rememberWritten(key: SettledKey, history: ReleaseHistory, writtenBefore: string): void;
 }
 
 /** Where a pass may find the HelmRelease without a request (the informer supervisor). */

@@ -6,9 +6,8 @@ import { releaseTarget, type ReleaseTarget } from '../../../core/release/release
 import { reportRefused } from '../actions/refuse.js';
 import { passContext } from '../ports/cached-read.js';
 import type { ClusterPorts, ControllerContext, PassContext, ReleaseRecordReads, SettledHistoryPort } from '../ports/context.js';
-import { needsManifest, type NamedRecords } from '../decide/settled-records.js';
-import { driftCheckWanted, pendingDriftCorrection } from '../../drift/drift-decision.js';
-import { driftMode } from '../../drift/drift-schedule.js';
+import { settledKey, type NamedRecords } from '../decide/settled-records.js';
+import { checkNeedsManifest } from './settled-check.js';
 import { needsFinalizer } from '../decide/lifecycle-state.js';
 import { checkTenancy, serviceAccountUser } from '../decide/tenancy.js';
 import { describeIdentity } from '../../../core/release/release-identity.js';
@@ -96,8 +95,10 @@ export function actingAs(ctx: ControllerContext, target: ReleaseTarget, cluster?
     const there = cluster.identities.forUser(user);
     const objects = ctx.objects?.forUser(user);
     const releaseObjects = cluster.objects?.forUser(user);
+    // The remembered histories are of the controller's own cluster's records (its record watch).
+    const { settled: _ownClusterOnly, ...own } = ctx;
     return {
-      ...ctx,
+      ...own,
       ...(objects ? { objects } : {}),
       ...(releaseObjects ? { releaseObjects } : {}),
       storage: cluster.storage.withClients(there),
@@ -149,9 +150,8 @@ async function readHistory(
     // shows them unchanged (settled-records.ts). Only on the controller's own cluster (a remote
     // target has no watch) and for a release that needs no manifest; every such read is
     // remembered (the settled part of it), only a settled check recalls.
-    const settled =
-      cluster || needsManifest(release, driftCheckWanted(driftMode(release.spec), pendingDriftCorrection(release))) ? undefined : settledHistories;
-    const key = { namespace: target.namespace, releaseName: target.releaseName, identity: target.impersonate ? serviceAccountUser(target.impersonate) : '' };
+    const settled = cluster || checkNeedsManifest(release) ? undefined : settledHistories;
+    const key = settledKey(target);
     // The record watch (own cluster only) names the records, so they can be read by name.
     const watch = cluster ? undefined : settledHistories;
     const read = async (opts: { withoutSuperseded?: boolean; notOlderThan?: string }) => {
@@ -162,6 +162,8 @@ async function readHistory(
         watch && ((notOlderThan) => watch.recordNames(key, notOlderThan, opts.withoutSuperseded ?? false)),
       );
       settled?.remember(key, history, records);
+      // It could read them: an install's later read need not GET an absent record to find out (namesToRead).
+      watch?.readRightsShown(key);
       return history;
     };
     if (readFrom === 'cache') {
