@@ -59,9 +59,9 @@ describe('the release page timeline from the shared watches', () => {
       },
     });
   };
-  const recordEvent = async (message: string) =>
+  const recordEvent = async (message: string, release = 'web') =>
     new KubeEventRecorder(writer, log, 'web-timeline-test').record(
-      (await new HelmReleaseApi(writer).get(namespace, 'web'))!,
+      (await new HelmReleaseApi(writer).get(namespace, release))!,
       ReleaseEvent.ActionRequested,
       message,
     );
@@ -73,6 +73,8 @@ describe('the release page timeline from the shared watches', () => {
     await writeRecord(1, 'deployed', 3);
     await writeRecord(1, 'deployed', 1, 'api');
     await recordEvent('slack:UANA asked for the suspend of web: first look');
+    await applyHelmRelease(kubeConfig, helmReleaseObject(namespace, 'api', { chart, values: { replicas: 1 } }));
+    await recordEvent('slack:UANA asked for the suspend of api: looked at by an assistant', 'api');
 
     watch = new SharedReleaseWatch({ rest, list: { releases: () => api.list(), freezes: () => new FreezeApi(kube).list() }, log });
     records = new HelmRecordWatch({ rest, log });
@@ -103,6 +105,17 @@ describe('the release page timeline from the shared watches', () => {
     await deleteNamespace(kubeConfig, namespace);
   });
 
+  /** Until the requests counted have stopped for 300 ms (a background read's pages have all come). */
+  const untilQuiet = () =>
+    eventually(
+      async () => {
+        const before = rest.requests.length;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(before).toBeGreaterThan(0);
+        expect(rest.requests.length).toBe(before);
+      },
+      { timeoutMs: 15_000 },
+    );
   const page = async () => (await fetch(`${base}${releaseUrl('', undefined, namespace, 'web')}`, { headers: { 'x-test-person': 'ana' } })).text();
 
   it('the first page reads the API server and starts the watches; once they have listed, a page reads only the newest record, by name', async () => {
@@ -112,11 +125,11 @@ describe('the release page timeline from the shared watches', () => {
     expect(first).toContain('first look');
     await eventually(() => expect([records.synced, releaseEvents.synced]).toEqual([true, true]), { timeoutMs: 15_000 });
 
-    // The watch listed the records' metadata only: the first look after it reads the release's records whole, once.
+    // The record watch listed metadata only, the Event watch nothing: the first look after reads the release's records whole and LISTs its Events, once.
     const record = `GET /api/v1/namespaces/${namespace}/secrets/${releaseSecretName('web', 1)}`;
     rest.requests = [];
-    expect(await page()).toContain('revision 1: app 1.0.1 deployed');
-    expect(rest.requests).toEqual([record, record]);
+    expect(await page()).toContain('first look');
+    expect(rest.requests.sort()).toEqual([`GET /api/v1/namespaces/${namespace}/events`, record, record]);
 
     rest.requests = [];
     const html = await page();
@@ -157,18 +170,18 @@ describe('the release page timeline from the shared watches', () => {
     await eventually(() => expect(records.synced).toBe(true), { timeoutMs: 15_000 });
     rest.requests = [];
     records.readEveryRecord();
-    // Until the paged LIST has ended (no request for 300 ms): asking for a history before would read that release by name.
-    await eventually(
-      async () => {
-        const before = rest.requests.length;
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        expect(before).toBeGreaterThan(0);
-        expect(rest.requests.length).toBe(before);
-      },
-      { timeoutMs: 15_000 },
-    );
+    // Until the paged LIST has ended: asking for a history before would read that release by name.
+    await untilQuiet();
     expect(records.history(namespace, 'api')?.releases[0]).toMatchObject({ revision: 1, chartVersion: '1.0.1', status: 'deployed' });
     // Listed whole (every namespace's records, paged), never read by name.
     expect(new Set(rest.requests)).toEqual(new Set(['GET /api/v1/secrets']));
+  });
+
+  it('an assistant’s first read has the Event watch LIST every Event about a HelmRelease, a page at a time: another release’s Events are then memory', async () => {
+    rest.requests = [];
+    releaseEvents.readEveryEvent();
+    await untilQuiet();
+    expect(releaseEvents.events(namespace, 'api')?.map((e) => e.message)).toEqual(['slack:UANA asked for the suspend of api: looked at by an assistant']);
+    expect(new Set(rest.requests)).toEqual(new Set(['GET /api/v1/events']));
   });
 });

@@ -184,7 +184,10 @@ export async function webSurface(
       session: assistantSession,
       api: assistantParts.api,
       teamApi: assistantParts.teams,
-      events: async (namespace, name) => releaseEvents.events(namespace, name) ?? directEvents(namespace, name),
+      events: async (namespace, name) => {
+        releaseEvents.readEveryEvent();
+        return releaseEvents.events(namespace, name) ?? directEvents(namespace, name);
+      },
       ...(assistantFleet ? { fleet: assistantFleet } : {}),
       newestNotes: (namespace, releaseName) => {
         records.readEveryRecord();

@@ -1,9 +1,10 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { API_GROUP, API_VERSION, HELMRELEASE_KIND, ReleaseEvent } from '../../api/vocabulary.js';
-import { eventTime, type EventObject } from '../../core/kube/event-object.js';
+import { eventTime, listReleaseEvents, type EventObject } from '../../core/kube/event-object.js';
+import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
-import { ListWatch, restWatch } from '../../core/kube/watch/list-watch.js';
-import { pagedList } from '../../core/kube/watch/paged-list.js';
+import { ListWatch, restWatch, type Listed } from '../../core/kube/watch/list-watch.js';
+import { pagedList, type ListPage } from '../../core/kube/watch/paged-list.js';
 import { sharedString } from '../../core/kube/watch/shared-strings.js';
 import type { Logger } from '../../core/log.js';
 import type { ReleaseEventRecord } from '../views/timeline.js';
@@ -54,41 +55,71 @@ export function withEvent(list: readonly KeptRecordOfEvent[], event: KeptRecordO
 
 const isAction = (reason: string) => reason === ReleaseEvent.ActionRequested || reason === ReleaseEvent.ActionRefused;
 
+/** The watch's "list": one Event asked for, none kept — only the version the watch starts from (a limited LIST is a consistent snapshot). */
+function versionOnly(rest: KubeRest, path: string): () => Promise<Listed<KeptEvent>> {
+  return async () => {
+    const page = await rest.request<ListPage<KubernetesObject>>({
+      method: 'GET',
+      path,
+      query: { fieldSelector: ABOUT_HELMRELEASES, limit: 1 },
+      timeoutMs: 60_000,
+    });
+    const resourceVersion = page.metadata?.resourceVersion;
+    return { items: [], ...(resourceVersion ? { metadata: { resourceVersion } } : {}) };
+  };
+}
+
 /**
- * The web's watch of the Events about HelmReleases (every namespace, filtered by the API server),
- * for the assistants' reads: a bounded number per release — the newest Events and, apart, the newest
- * people's actions — so release_history and explain_failure read memory, not the API server. Until the
- * watch has listed, `events` says nothing and the caller reads the API server.
+ * The web's watch of the Events about HelmReleases (every namespace, filtered by the API server), for
+ * the release pages' timelines and the assistants' reads: a bounded number per release — the newest
+ * Events and, apart, the newest people's actions. It starts without listing them (one LIST of a
+ * single Event gives the version to watch from): a release's Events are LISTed, by field selector,
+ * the first time a page asks for them (`filled`), and every Event after that arrives on the watch, so
+ * a change costs open pages no request. From an assistant's first call on, every Event is listed, a
+ * page at a time, in the background (`readEveryEvent`). Until a release's Events are read, `events`
+ * says nothing and the caller reads the API server.
  */
 export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
   private byRelease = new Map<string, { recent: KeptRecordOfEvent[]; actions: KeptRecordOfEvent[] }>();
+  /** Releases whose Events were LISTed since the watch last listed ("namespace/name"); `every`: all of them. */
+  private read = new Set<string>();
+  private every = false;
+  private everyWanted = false;
+  private readonly reading = new Map<string, Promise<void>>();
+  private readonly rest: KubeRest;
+  private readonly log: Logger;
+  private readonly pageSize: number;
 
   constructor(opts: { rest: KubeRest; log: Logger; pageSize?: number }) {
     const path = '/api/v1/events';
     super({
-      make: () =>
-        new ListWatch<KeptEvent>(
-          pagedList(opts.rest, path, { fieldSelector: ABOUT_HELMRELEASES }, keptEvent, opts.pageSize ?? 100),
-          restWatch(opts.rest, path, undefined, undefined, ABOUT_HELMRELEASES),
-          keptEvent,
-        ),
+      make: () => new ListWatch<KeptEvent>(versionOnly(opts.rest, path), restWatch(opts.rest, path, undefined, undefined, ABOUT_HELMRELEASES), keptEvent),
       log: opts.log,
       what: 'release Events',
     });
+    this.rest = opts.rest;
+    this.log = opts.log;
+    this.pageSize = opts.pageSize ?? 100;
   }
 
   protected reset(): void {
     this.byRelease = new Map();
+    this.read = new Set();
+    this.every = false;
   }
 
-  // A relist replaces unchanged Events in the cache without telling: their copies are dropped there.
+  // A list (the first, or after the watch fell behind) holds none of the Events: what was read is read again when asked.
   protected rebuilt(all: readonly KeptEvent[]): void {
     for (const obj of all) delete obj.event;
+    this.byRelease = new Map();
+    this.read = new Set();
+    this.every = false;
+    if (this.everyWanted) this.readEvery();
   }
 
-  /** A release's kept Events (the newest and the people's actions), newest first; undefined until the watch has listed. */
+  /** A release's kept Events (the newest and the people's actions), newest first; undefined until the watch has listed and the release's Events are read (asking starts that). */
   events(namespace: string, name: string): ReleaseEventRecord[] | undefined {
-    if (!this.wanted()) return undefined;
+    if (!this.wanted() || this.unread(namespace, name)) return undefined;
     const kept = this.byRelease.get(`${namespace}/${name}`);
     if (!kept) return [];
     const names = new Set(kept.recent.map((e) => e.name));
@@ -97,7 +128,69 @@ export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
       .map(({ name: _name, ...event }) => event);
   }
 
+  /** Once the release's Events are read (a failed read leaves them unread: `events` then says nothing). */
+  async filled(namespace: string, name: string): Promise<void> {
+    if (!this.wanted()) return;
+    this.unread(namespace, name);
+    await this.reading.get(`${namespace}/${name}`);
+  }
+
+  /** Assistants ask about any release, at random: every Event about a HelmRelease is listed in the background, a page at a time (again after each list). */
+  readEveryEvent(): void {
+    if (this.everyWanted) return;
+    this.everyWanted = true;
+    if (this.wanted()) this.readEvery();
+  }
+
+  /** Whether the release's Events are not read yet; if so, their LIST is started (once). */
+  private unread(namespace: string, name: string): boolean {
+    const key = `${namespace}/${name}`;
+    if (this.every || this.read.has(key)) return false;
+    if (!this.reading.has(key)) {
+      const read = this.read;
+      const reading = listReleaseEvents(this.rest, namespace, name)
+        .then((events) => {
+          if (read !== this.read) return; // listed again meanwhile: read again when asked
+          for (const e of events) this.take(keptEvent(e));
+          read.add(key);
+          this.touched({ namespace, name });
+        })
+        .catch((error: unknown) => this.log.warn({ release: key, error: apiErrorMessage(error) }, 'web: a release’s Events could not be read'))
+        .finally(() => this.reading.delete(key));
+      this.reading.set(key, reading);
+    }
+    return true;
+  }
+
+  private readEvery(): void {
+    const read = this.read;
+    const stale = new Error('the Event watch listed again');
+    const all = pagedList(
+      this.rest,
+      '/api/v1/events',
+      { fieldSelector: ABOUT_HELMRELEASES },
+      (obj) => {
+        if (read !== this.read) throw stale;
+        this.take(keptEvent(obj));
+        return undefined;
+      },
+      this.pageSize,
+    );
+    all()
+      .then(() => {
+        if (read === this.read) this.every = true;
+      })
+      .catch((error: unknown) => {
+        if (error !== stale) this.log.warn({ error: apiErrorMessage(error) }, 'web: the Events could not be listed; releases are read as they are asked for');
+      });
+  }
+
   protected put(obj: KeptEvent) {
+    return this.take(obj);
+  }
+
+  /** An Event into its release's lists (one entry per Event name, bounded). */
+  private take(obj: KeptEvent): { namespace: string; name: string } | undefined {
     const event = obj.event;
     delete obj.event;
     if (!event || !obj.release) return undefined;

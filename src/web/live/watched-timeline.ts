@@ -12,7 +12,7 @@ import type { HelmRecordWatch } from './record-watch.js';
  */
 export interface TimelineWatches {
   records: Pick<HelmRecordWatch, 'history' | 'filled' | 'newest' | 'subscribe' | 'revision'>;
-  events: Pick<ReleaseEventWatch, 'events' | 'subscribe' | 'revision'>;
+  events: Pick<ReleaseEventWatch, 'events' | 'filled' | 'subscribe' | 'revision'>;
   /**
    * One record Secret by name, not older than a version, decoded whole (values included): the
    * newest revision's, for the values the page shows. The watch keeps summaries only — values are
@@ -36,10 +36,10 @@ export function heldTimeline(watches: TimelineWatches, release: HelmRelease): He
   return history && events ? { revisions: history.releases, events } : undefined;
 }
 
-/** heldTimeline once the release's records listed by their labels only have been read (a page's first look at it). */
+/** heldTimeline once the release's records listed by their labels only, and its Events, have been read (a page's first look at it). */
 export async function heldTimelineRead(watches: TimelineWatches, release: HelmRelease): Promise<HeldTimeline | undefined> {
   const target = releaseTarget(release);
-  await watches.records.filled(target.namespace, target.releaseName);
+  await Promise.all([watches.records.filled(target.namespace, target.releaseName), watches.events.filled(release.metadata.namespace, release.metadata.name)]);
   return heldTimeline(watches, release);
 }
 
