@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADOPT_RELEASE_ANNOTATION } from '../../src/api/annotations.js';
-import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
+import { summarizeHistory } from '../../src/core/helm-storage/release-storage.js';
+import { storedRelease } from './support/stored-release.js';
 import { decideRecall, needsManifest, recordFingerprint, watchCovers } from '../../src/controller/reconcile/decide/settled-records.js';
 import { buildReconcileContext } from '../../src/controller/reconcile/ports/build-context.js';
 import { reconcileRelease } from '../../src/controller/reconcile/reconciler.js';
@@ -83,17 +84,7 @@ describe('needsManifest', () => {
 });
 
 describe('SettledHistories', () => {
-  const record = (over: Partial<StoredRelease> = {}): StoredRelease => ({
-    name: 'app',
-    namespace: 'apps',
-    revision: 1,
-    status: 'deployed',
-    chartName: 'unicorn',
-    chartVersion: '1.0.0',
-    config: { replicas: 1 },
-    manifest: 'kind: ConfigMap\n',
-    ...over,
-  });
+  const record = storedRelease;
   const key = { namespace: 'apps', releaseName: 'app', identity: '' };
   const refs = [{ name: 'sh.helm.release.v1.app.v1', resourceVersion: '7' }];
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { summarizeHistory, type StoredRelease } from '../../src/core/helm-storage/release-storage.js';
+import { storedRelease } from './support/stored-release.js';
 import {
   beforeStatusWrite,
   bindWritten,
@@ -77,18 +78,7 @@ describe('readRightsKnown and the absent record a read asks for', () => {
 });
 
 describe('SettledHistories: what our own run wrote, and read rights', () => {
-  const record = (over: Partial<StoredRelease> = {}): StoredRelease => ({
-    name: 'app',
-    namespace: 'apps',
-    revision: 2,
-    status: 'deployed',
-    labels: { status: 'deployed' },
-    chartName: 'unicorn',
-    chartVersion: '1.0.0',
-    config: { replicas: 1 },
-    manifest: 'kind: ConfigMap\n',
-    ...over,
-  });
+  const record = (over: Partial<StoredRelease> = {}): StoredRelease => storedRelease({ revision: 2, labels: { status: 'deployed' }, ...over });
   const key = { namespace: 'apps', releaseName: 'app', identity: '' };
   const history = summarizeHistory([record(), record({ revision: 1, status: 'superseded', labels: { status: 'superseded' } })]);
   const watchedOf = (records: Array<{ name: string; resourceVersion: string; status?: string }>): Watched => ({
