@@ -105,17 +105,6 @@ describe('the release page timeline from the shared watches', () => {
     await deleteNamespace(kubeConfig, namespace);
   });
 
-  /** Until the requests counted have stopped for 300 ms (a background read's pages have all come). */
-  const untilQuiet = () =>
-    eventually(
-      async () => {
-        const before = rest.requests.length;
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        expect(before).toBeGreaterThan(0);
-        expect(rest.requests.length).toBe(before);
-      },
-      { timeoutMs: 15_000 },
-    );
   const page = async () => (await fetch(`${base}${releaseUrl('', undefined, namespace, 'web')}`, { headers: { 'x-test-person': 'ana' } })).text();
 
   it('the first page reads the API server and starts the watches; once they have listed, a page reads only the newest record, by name', async () => {
@@ -171,7 +160,8 @@ describe('the release page timeline from the shared watches', () => {
     rest.requests = [];
     records.readEveryRecord();
     // Until the paged LIST has ended: asking for a history before would read that release by name.
-    await untilQuiet();
+    await records.everyRead;
+    expect(rest.requests.length).toBeGreaterThan(0);
     expect(records.history(namespace, 'api')?.releases[0]).toMatchObject({ revision: 1, chartVersion: '1.0.1', status: 'deployed' });
     // Listed whole (every namespace's records, paged), never read by name.
     expect(new Set(rest.requests)).toEqual(new Set(['GET /api/v1/secrets']));
@@ -180,7 +170,8 @@ describe('the release page timeline from the shared watches', () => {
   it('an assistant’s first read has the Event watch LIST every Event about a HelmRelease, a page at a time: another release’s Events are then memory', async () => {
     rest.requests = [];
     releaseEvents.readEveryEvent();
-    await untilQuiet();
+    await releaseEvents.everyRead;
+    expect(rest.requests.length).toBeGreaterThan(0);
     expect(releaseEvents.events(namespace, 'api')?.map((e) => e.message)).toEqual(['slack:UANA asked for the suspend of api: looked at by an assistant']);
     expect(new Set(rest.requests)).toEqual(new Set(['GET /api/v1/events']));
   });

@@ -162,6 +162,9 @@ export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
     return true;
   }
 
+  /** The background LIST of every Event (readEveryEvent) as it last started: settled once its pages have all come. */
+  everyRead: Promise<void> = Promise.resolve();
+
   private readEvery(): void {
     const read = this.read;
     const stale = new Error('the Event watch listed again');
@@ -176,7 +179,7 @@ export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
       },
       this.pageSize,
     );
-    all()
+    this.everyRead = all()
       .then(() => {
         if (read === this.read) this.every = true;
       })

@@ -126,10 +126,13 @@ export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
     if (this.wanted()) this.readAll();
   }
 
+  /** The background read of every record (readEveryRecord) as it last started: settled once its pages have all come. */
+  everyRead: Promise<void> = Promise.resolve();
+
   private readAll(): void {
     const index = this.index;
     const stale = new Error('the record watch listed again');
-    eachSecretWhole(
+    this.everyRead = eachSecretWhole(
       this.rest,
       HELM_RECORDS,
       (secret) => {
