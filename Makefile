@@ -11,7 +11,7 @@ test: setup
 	@$(MAKE) --no-print-directory checks
 	@mkdir -p .helmcrew
 	npx vitest run --reporter=default --reporter=json --outputFile.json=.helmcrew/test-results.json; \
-	  status=$$?; node scripts/print-test-summary.mjs .helmcrew/test-results.json; exit $$status
+	  status=$$?; node scripts/print-test-summary.mjs .helmcrew/test-results.json --failures; exit $$status
 
 test-unit:
 	npx vitest run --project unit

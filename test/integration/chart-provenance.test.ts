@@ -14,7 +14,7 @@ import { startTestChartServer, type TestChartServer } from '../support/chart-ser
 import { waitForReadyCondition } from '../support/eventually.js';
 import { waitForChecks } from '../support/checks.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
-import { makePgpKey, type TestPgpKey } from '../support/signing-keys.js';
+import { makePgpKey, stopPgpAgent, type TestPgpKey } from '../support/signing-keys.js';
 
 /** spec.chart.verify provider pgp: helm provenance (.prov made by helm package --sign) checked before anything is installed. */
 describe('helm provenance of http(s) repository charts', () => {
@@ -82,6 +82,7 @@ describe('helm provenance of http(s) repository charts', () => {
   });
   afterAll(async () => {
     await server?.stop();
+    await Promise.all([signer, other].filter(Boolean).map(stopPgpAgent));
   });
 
   it('a chart signed by a trusted key installs; status says who signed it', async () => {

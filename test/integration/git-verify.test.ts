@@ -13,7 +13,7 @@ import { createChartGitRepo } from '../../src/dev/git-repos.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { waitForReadyCondition } from '../support/eventually.js';
 import { namespaceWithController, testEnv } from '../support/fixtures.js';
-import { makePgpKey, makeSshKey, type TestPgpKey } from '../support/signing-keys.js';
+import { makePgpKey, makeSshKey, stopPgpAgent, type TestPgpKey } from '../support/signing-keys.js';
 
 /** spec.chart.git.verify (signed commits and tags, PGP and SSH keys) and the Flux GitRepository fields ref.name, sparseCheckout, recurseSubmodules. */
 describe('Git charts: signed commits and tags; ref.name, sparseCheckout, recurseSubmodules', () => {
@@ -79,6 +79,7 @@ describe('Git charts: signed commits and tags; ref.name, sparseCheckout, recurse
   });
   afterAll(async () => {
     await http?.stop();
+    await Promise.all([signer, other].filter(Boolean).map(stopPgpAgent));
   });
 
   it('a commit signed with a PGP key of the Secret installs; status says who signed it', async () => {
