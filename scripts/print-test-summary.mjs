@@ -27,12 +27,15 @@ try {
 }
 
 function firstLines(text, count) {
-  return String(text ?? '')
-    .replace(/\x1b\[[0-9;]*m/g, '')
-    .split('\n')
-    .slice(0, count)
-    .map((line) => `    ${line.slice(0, 300)}`)
-    .join('\n');
+  return (
+    String(text ?? '')
+      // eslint-disable-next-line no-control-regex -- the terminal's colour codes are what it removes
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')
+      .slice(0, count)
+      .map((line) => `    ${line.slice(0, 300)}`)
+      .join('\n')
+  );
 }
 
 function firstLine(text) {
