@@ -120,11 +120,11 @@ export const benchmark: Benchmark = {
     if (revisions > 0 || eventsEach > 0) await seedHelmHistory(kube, namespaces, n, revisions, eventsEach);
     say(`  ${n} HelmReleases, ${n * revisions} helm records, ${n * eventsEach} Events seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)}s`);
 
-    // As the image runs it (Dockerfile ENV: NODE_OPTIONS, MALLOC_ARENA_MAX); --node-options "" for V8's defaults.
+    // As the image runs it (Dockerfile ENV: NODE_OPTIONS and glibc's MALLOC_* settings); --node-options "" for V8's defaults.
     const nodeOptions = args.optional('node-options');
     const imageEnv: Record<string, string> = Object.fromEntries(
-      Object.entries({ ...imageControllerEnv(), ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) }).filter(([name]) =>
-        ['NODE_ENV', 'NODE_OPTIONS', 'MALLOC_ARENA_MAX'].includes(name),
+      Object.entries({ ...imageControllerEnv(), ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) }).filter(
+        ([name]) => ['NODE_ENV', 'NODE_OPTIONS'].includes(name) || name.startsWith('MALLOC_'),
       ),
     );
     const port = await freePort();

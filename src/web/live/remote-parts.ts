@@ -2,7 +2,7 @@ import type { Proposal } from '../../core/proposals/proposal.js';
 import type { Logger } from '../../core/log.js';
 import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
 import type { FleetRouting } from '../../session/flow/fleet-routing.js';
-import { fleetSectionId, renderFleetCluster } from '../render/templates.js';
+import { fleetSectionId, renderFleetCluster } from '../render/fleet-templates.js';
 import { fleetView } from '../views/fleet-view.js';
 import { liveParts, type LivePage } from './live-parts.js';
 import { RemoteFollower, type ChangeSignal, type RemoteReading } from './remote-follower.js';

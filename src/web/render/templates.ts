@@ -1,46 +1,20 @@
-import type { FleetView } from '../views/fleet-view.js';
 import type { FreezeRow } from '../views/freezes-view.js';
 import type { ProposalView } from '../views/proposals-view.js';
 import type { ReleaseView } from '../views/release-view.js';
 import { releaseUrl } from '../urls.js';
+import { MARKS } from './fleet-templates.js';
 import { renderHtml } from './html.js';
 
 /**
  * The pages' templates. Mustache escapes every `{{value}}` (render/html.ts: every attribute is quoted);
  * no template here uses `{{{…}}}`, so a release name, a value, a status or commit message cannot
- * become markup (STYLE.md 18). The fleet's rows leave out the optional `</td>` and `</tr>` (HTML's
- * own rule; a browser closes them): a row is written 1,000 times on a big fleet. Sections
+ * become markup (STYLE.md 18). The fleet page's are in render/fleet-templates.ts. Sections
  * that change live carry an id (`live-…`) on their outer element: /assets/live.js replaces that element
  * with what the server sends for it.
  */
 
 /** The partial the Approve/Reject forms of a proposal go in (the release session's actions, mounted by the server); empty until then. */
 export const PROPOSAL_ACTIONS_SLOT = 'proposalActions';
-
-const MARKS = `{{#marks}}<span class="mark {{mark}}">{{label}}</span>{{/marks}}`;
-
-const FLEET_CLUSTER = `<section class="cluster" id="{{liveId}}">
-{{#name}}<h2>cluster {{name}} <small>({{count}})</small></h2>{{/name}}
-{{#unavailable}}<p class="error">{{unavailable}}</p>{{/unavailable}}
-{{#namespaces}}<details open><summary><strong>{{name}}</strong> <small>{{releases.length}}</small></summary>
-<div class="scroll"><table><thead><tr><th>release</th><th>chart</th><th>state</th></tr></thead><tbody>
-{{#releases}}<tr><td><a href="{{url}}">{{name}}</a><td>{{chart}} {{version}}<td>${MARKS}{{#message}}<div class="msg">{{message}}</div>{{/message}}
-{{/releases}}</tbody></table></div></details>
-{{/namespaces}}{{^namespaces}}{{^unavailable}}<p>No release here that your Teams let you see.</p>{{/unavailable}}{{/namespaces}}
-</section>`;
-
-const FLEET = `<h1>Fleet</h1>
-<form class="filters" method="get" action="/">
-{{#hasClusters}}<label>cluster <select name="cluster"><option value="">all</option>{{#clusterOptions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/clusterOptions}}</select></label>{{/hasClusters}}
-<label>namespace <select name="namespace"><option value="">all</option>{{#namespaceOptions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/namespaceOptions}}</select></label>
-<label>Team <select name="team"><option value="">all</option>{{#teamOptions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{value}}</option>{{/teamOptions}}</select></label>
-<label>state <select name="state"><option value="">any</option>{{#stateOptions}}<option value="{{value}}"{{#selected}} selected{{/selected}}>{{label}}</option>{{/stateOptions}}</select></label>
-<button type="submit">Filter</button>
-</form>
-{{> counts}}
-{{#clusters}}{{> cluster}}{{/clusters}}`;
-
-const COUNTS = `<p class="counts" id="live-counts">{{total}} releases · {{#countList}}<span class="mark {{mark}}">{{label}} {{n}}</span>{{/countList}}</p>`;
 
 const BANNER = `{{#shown}}<div class="banner frozen" id="live-banner" role="status">{{#freezes}}<div><strong>Frozen</strong> {{#where}}<em>{{where}}</em> {{/where}}{{scope}} — by {{by}}: {{why}} ({{until}}){{#problem}} · {{problem}}{{/problem}}</div>{{/freezes}}{{#unknown}}<div><strong>Freezes unknown</strong> {{.}}</div>{{/unknown}}</div>{{/shown}}{{^shown}}<div id="live-banner"></div>{{/shown}}`;
 
@@ -97,19 +71,6 @@ const PROPOSALS = `<h1>Open proposals</h1>
 {{#proposals}}{{> proposal}}{{/proposals}}{{^proposals}}<p>No open proposal on a release your Teams let you see.</p>{{/proposals}}
 {{#unreadable.length}}<p class="error">{{#unreadable}}{{.}} {{/unreadable}}</p>{{/unreadable.length}}`;
 
-const selected = (values: readonly string[], current: string | undefined) => values.map((value) => ({ value, selected: value === current }));
-
-/** The id of a cluster's section on the fleet page (its live part). */
-export const fleetSectionId = (cluster: string | undefined) => `live-cluster-${cluster ?? 'own'}`;
-
-function clusterContext(cluster: FleetView['clusters'][number]) {
-  return {
-    ...cluster,
-    liveId: fleetSectionId(cluster.name),
-    namespaces: cluster.namespaces.map((ns) => ({ ...ns, releases: ns.releases.map((r) => ({ ...r, url: releaseUrl('', r.cluster, r.namespace, r.name) })) })),
-  };
-}
-
 function withUrl(p: ProposalView, fleet: boolean) {
   return {
     ...p,
@@ -126,36 +87,6 @@ export interface TemplateOptions {
   csrfToken?: string;
   /** The release's latest Slack thread (its permalink, http(s) only); none: no link. */
   slackThread?: string;
-}
-
-export function renderFleet(view: FleetView): string {
-  return renderHtml(
-    FLEET,
-    {
-      ...view,
-      clusters: view.clusters.map(clusterContext),
-      hasClusters: view.options.clusters.length > 0,
-      clusterOptions: selected(view.options.clusters, view.filters.cluster),
-      namespaceOptions: selected(view.options.namespaces, view.filters.namespace),
-      teamOptions: selected(view.options.teams, view.filters.team),
-      stateOptions: view.options.states.map((s) => ({ ...s, selected: s.value === view.filters.state })),
-      total: view.counts.total,
-      countList: view.options.states.map((s) => ({ mark: s.value, label: s.label, n: view.counts[s.value] })),
-    },
-    { cluster: FLEET_CLUSTER, counts: COUNTS },
-  );
-}
-
-/** One cluster's section of the fleet page alone: what a live update replaces. */
-export function renderFleetCluster(cluster: FleetView['clusters'][number]): string {
-  return renderHtml(FLEET_CLUSTER, clusterContext(cluster));
-}
-
-export function renderFleetCounts(view: FleetView): string {
-  return renderHtml(COUNTS, {
-    total: view.counts.total,
-    countList: view.options.states.map((s) => ({ mark: s.value, label: s.label, n: view.counts[s.value] })),
-  });
 }
 
 /** The freeze banner: active freezes (in a fleet each with where it holds) and the clusters whose Freezes could not be read. */

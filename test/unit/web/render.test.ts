@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { renderBanner, renderFleet, renderRelease, renderProposalsPage, PROPOSAL_ACTIONS_SLOT } from '../../../src/web/render/templates.js';
+import { renderFleet } from '../../../src/web/render/fleet-templates.js';
+import { renderBanner, renderRelease, renderProposalsPage, PROPOSAL_ACTIONS_SLOT } from '../../../src/web/render/templates.js';
 import { escapeHtml } from '../../../src/web/render/html.js';
 import { fleetView } from '../../../src/web/views/fleet-view.js';
 import { releaseView } from '../../../src/web/views/release-view.js';
