@@ -6,13 +6,11 @@
 // the start of its `helm upgrade`, and the steady state: R seconds at rest with every release in
 // sync and a short interval, counting HelmRelease writes, helm processes, API requests and CPU per
 // full resync. API requests are the API server's own counter (every client; the bench's own are reported).
-import { execFileSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseDuration } from '../src/api/duration.js';
 import { createNamespace, deleteNamespaceFully, randomSuffix } from '../src/dev/harness/index.js';
-import { REPO_ROOT } from '../src/dev/paths.js';
 import type { Args } from './lib/args.js';
 import type { Benchmark } from './lib/benchmark.js';
 import type { Cleanup } from './lib/cleanup.js';
@@ -22,7 +20,7 @@ import { startBenchEnv, type BenchEnv } from './lib/environment.js';
 import { applyReleases, floorBurst, helmcrewBurst, helmcrewRest, names, specChangeToHelmStartMs, type Burst, type Rest } from './lib/burst-phases.js';
 import { burstTables, type SizeResult } from './lib/burst-report.js';
 import { formatEnv, imageControllerEnv } from './lib/image-env.js';
-import { currentCommit, loadavgString, machineFacts } from './lib/machine.js';
+import { loadavgString, machineFacts, measuredCode } from './lib/machine.js';
 import { currentRssKb, peakRssOfLifetimeKb } from './lib/proc-sampler.js';
 import { say } from './lib/say.js';
 import { cloneReleaseRecord } from './lib/seed-records.js';
@@ -231,9 +229,7 @@ export const benchmark: Benchmark = {
     );
     const be = await startBenchEnv(cleanup, args.optional('state-dir'));
     const entry = s.ref ? await buildRef(join(be.dir, 'build-ref'), s.ref) : await buildCompiled(join(be.dir, 'build'));
-    const code = s.ref
-      ? `${execFileSync('git', ['-C', REPO_ROOT, 'rev-parse', '--short', s.ref], { encoding: 'utf8' }).trim()} (--ref ${s.ref})`
-      : currentCommit();
+    const code = measuredCode(s.ref);
     const workload = await prepareWorkload(s.chart, be, cleanup);
     const facts = { ...machineFacts(be.env.helmBin), loadavg: loadBefore };
     const results: SizeResult[] = [];

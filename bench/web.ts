@@ -20,10 +20,10 @@ import { statePaths } from '../src/dev/paths.js';
 import { WebSessionStore } from '../src/web/auth/sessions.js';
 import { diffCounts, readApiRequests } from './lib/api-metrics.js';
 import type { Benchmark } from './lib/benchmark.js';
-import { buildCompiled } from './lib/controller-child.js';
+import { buildCompiled, buildRef } from './lib/controller-child.js';
 import { formatEnv, imageControllerEnv } from './lib/image-env.js';
 import { startBenchEnv } from './lib/environment.js';
-import { currentCommit, formatFacts, loadavgString, machineFacts } from './lib/machine.js';
+import { formatFacts, loadavgString, machineFacts, measuredCode } from './lib/machine.js';
 import { say } from './lib/say.js';
 import { coordinates, seedReleases } from './lib/seed-releases.js';
 import { seedHelmHistory } from './lib/seed-helm-history.js';
@@ -82,7 +82,7 @@ async function auditedReads(auditLog: string, from: number): Promise<string[]> {
 
 export const benchmark: Benchmark = {
   usage:
-    '[--releases 1000] [--requests 50] [--streams 50] [--changes 10] [--records 0] [--events 0] [--node-options "..." (instead of the Dockerfile\'s NODE_OPTIONS)]',
+    '[--releases 1000] [--requests 50] [--streams 50] [--changes 10] [--records 0] [--events 0] [--node-options "..." (instead of the Dockerfile\'s NODE_OPTIONS)] [--ref <git ref> (compile that commit\'s src/ instead of the checkout)]',
   options: {
     releases: { type: 'string' },
     requests: { type: 'string' },
@@ -91,6 +91,7 @@ export const benchmark: Benchmark = {
     records: { type: 'string' },
     events: { type: 'string' },
     'node-options': { type: 'string' },
+    ref: { type: 'string' },
   },
   maxSeconds: 1200,
   async run(args, cleanup) {
@@ -104,7 +105,8 @@ export const benchmark: Benchmark = {
     const loadBefore = loadavgString();
     say(`web: N=${n}, ${requests} requests, ${streams} live pages, ${changes} changes; load ${loadBefore}`);
     const be = await startBenchEnv(cleanup, args.optional('state-dir'));
-    const [entry] = await buildCompiled(join(be.dir, 'build'));
+    const ref = args.optional('ref');
+    const [entry] = ref ? await buildRef(join(be.dir, 'build-ref'), ref) : await buildCompiled(join(be.dir, 'build'));
     const kube = makeKubeClients(be.kubeConfig);
     const namespaces = await Promise.all([0, 1, 2, 3].map((i) => createNamespace(be.kubeConfig, `bench-web-${i}`)));
     const forgetNs = cleanup.add('delete the bench namespaces', async () => {
@@ -260,7 +262,7 @@ export const benchmark: Benchmark = {
       `${formatFacts({ ...machineFacts(be.env.helmBin), loadavg: loadBefore })}`,
       `load after:  ${loadavgString()}`,
       `web env:     ${formatEnv(imageEnv)}`,
-      `code:        ${currentCommit()}`,
+      `code:        ${measuredCode(ref)}`,
       `command:     npm run bench -- web ${args.raw.join(' ')}`.trimEnd(),
       '```',
       '',
