@@ -24,6 +24,7 @@ import type { PageRoutes } from '../../web/contract.js';
 import { oauthServerRoutes } from '../../web/oauth/oauth-routes.js';
 import { releaseEventReader } from '../../web/pages/kube-reads.js';
 import type { ReleaseEventRecord } from '../../web/views/timeline.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 /** An assistant's proposal waits a day for its approval (a person's plan waits minutes). */
 export const ASSISTANT_PLAN_TTL_SECONDS = 24 * 3600;
@@ -100,7 +101,7 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
           : []),
         ...(status?.lastRemediation ? [`remediation ${status.lastRemediation.action} at ${status.lastRemediation.at}: ${status.lastRemediation.message}`] : []),
       ];
-      const recent = (await events(namespace, name)).sort((a, b) => b.at.localeCompare(a.at)).slice(0, 10);
+      const recent = (await events(namespace, name)).sort((a, b) => byCodeUnits(b.at, a.at)).slice(0, 10);
       return [...helm, ...recent.map((e) => `${e.at} ${e.type ?? 'Normal'} ${e.reason}: ${e.message.slice(0, 500)}`)];
     },
     releaseNotes: async (namespace, name) => {
@@ -118,7 +119,7 @@ export function mcpDeps(parts: McpSurfaceParts): McpDeps {
     actions: async (namespace, name, cluster) =>
       (cluster && parts.fleet && cluster !== parts.fleet.own ? await fleetEvents(parts.fleet, cluster, namespace, name) : await events(namespace, name))
         .filter((e) => e.reason === ReleaseEvent.ActionRequested || e.reason === ReleaseEvent.ActionRefused)
-        .sort((a, b) => b.at.localeCompare(a.at))
+        .sort((a, b) => byCodeUnits(b.at, a.at))
         .map((e) => `${e.at} ${e.message.slice(0, 500)}`),
     ...(parts.fleet ? { ownCluster: parts.fleet.own } : {}),
     ...(slack

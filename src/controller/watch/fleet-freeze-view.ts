@@ -2,6 +2,7 @@ import type { Freeze } from '../../api/freeze.js';
 import { freezesHolding, type HoldingFreeze } from '../../core/release/freeze-match.js';
 import type { ReleaseFacts } from '../../core/release/team-releases.js';
 import type { FreezeView } from '../reconcile/ports/context.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 /** What the view needs of the fleet freezes (FleetFreezeWatch). */
 export interface FleetFreezeSource {
@@ -25,7 +26,7 @@ export class WithFleetFreezes implements FreezeView {
     const own = this.local.holding(release, now);
     if (own === undefined || this.fleet.unknown() !== undefined) return undefined;
     const fleet = freezesHolding(release, this.fleet.freezes(), [], now);
-    return [...own, ...fleet].sort((a, b) => a.name.localeCompare(b.name));
+    return [...own, ...fleet].sort((a, b) => byCodeUnits(a.name, b.name));
   }
 
   notYetHeld(names: readonly string[], release: string, now: Date): string[] {

@@ -3,6 +3,7 @@ import type { Freeze } from '../../api/freeze.js';
 import { API_GROUP, API_VERSION, FREEZE_KIND } from '../../api/vocabulary.js';
 import { fleetFreezesKey } from './cluster-keys.js';
 import { clustersMatch } from './cluster-match.js';
+import { byCodeUnits } from '../release/name-order.js';
 
 /**
  * Fleet freezes (`/release freeze cluster:prod-* --for 2h`): a freeze of whole clusters, kept in the
@@ -68,7 +69,7 @@ export class FleetFreezeStore {
     const fields = await this.redis.hgetall(this.key);
     return Object.entries(fields)
       .map(([name, raw]) => parseFleetFreeze(name, raw))
-      .sort((a, b) => a.freeze.metadata.name.localeCompare(b.freeze.metadata.name));
+      .sort((a, b) => byCodeUnits(a.freeze.metadata.name, b.freeze.metadata.name));
   }
 
   /** Adds a freeze; false when one of that name is there already. */

@@ -1,3 +1,5 @@
+import { byCodeUnits } from '../release/name-order.js';
+
 /**
  * An agent's heartbeat and the fleet as read from them (pure). Each controller replica writes its
  * record every interval; a cluster is up while any replica's record is fresh, and unreachable since
@@ -84,7 +86,7 @@ export function fleetFromHeartbeats(byCluster: Map<string, AgentHeartbeat[]>, no
   return [...byCluster.entries()]
     .map(([name, beats]) => clusterFromHeartbeats(name, beats, now))
     .filter((c): c is FleetCluster => c !== undefined)
-    .sort((a, b) => a.name.localeCompare(b.name));
+    .sort((a, b) => byCodeUnits(a.name, b.name));
 }
 
 /** Replica records older than the record's time to live: the writer removes them (pods come and go). */

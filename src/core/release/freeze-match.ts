@@ -2,6 +2,7 @@ import type { Freeze, FreezeScope } from '../../api/freeze.js';
 import type { Team } from '../../api/team.js';
 import { checkWindow, nextWindowStart, openWindow } from './freeze-windows.js';
 import { teamOwns, type ReleaseFacts } from './team-releases.js';
+import { byCodeUnits } from './name-order.js';
 
 /**
  * Pure: which active Freezes hold a release. The controller asks before every helm action, the
@@ -78,7 +79,7 @@ export function freezesHolding(release: ReleaseFacts, freezes: readonly Freeze[]
       ...(activity.problem ? { problem: activity.problem } : {}),
     });
   }
-  return holding.sort((a, b) => a.name.localeCompare(b.name));
+  return holding.sort((a, b) => byCodeUnits(a.name, b.name));
 }
 
 /** The earliest time any freeze's activity may change: the controller wakes then to let held releases go. */

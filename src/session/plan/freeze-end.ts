@@ -6,6 +6,7 @@ import { ConditionType } from '../../api/vocabulary.js';
 import { freezesHolding } from '../../core/release/freeze-match.js';
 import { releaseFacts } from '../../core/release/team-releases.js';
 import { messageRefOf } from './freeze.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 /**
  * Pure: the decisions behind reporting a freeze's end in its channel message when nobody lifted it
@@ -67,5 +68,5 @@ export function letGo(
   return releases
     .filter((r) => keys.has(keyOf(r)))
     .filter((r) => freezesHolding(releaseFacts(r), others, teams, now).length === 0)
-    .sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+    .sort((a, b) => byCodeUnits(keyOf(a), keyOf(b)));
 }

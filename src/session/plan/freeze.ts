@@ -12,6 +12,7 @@ import { freezeEndsAt } from '../grammar/flags.js';
 import type { Actor } from './actor.js';
 import { gitOpsOwner } from '../../core/release/gitops-owner.js';
 import type { Plan } from './plan.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 /**
  * Pure: the Freeze object a `/release freeze` creates, and the plans of freeze and unfreeze. The
@@ -91,7 +92,7 @@ export function buildFreeze(command: FreezeCommand, actor: Actor, now: Date, tim
 
 /** Pure: which of these releases the scope covers (being deleted or not). */
 export function releasesInScope(scope: FreezeScope, releases: readonly HelmRelease[], teams: readonly Team[]): HelmRelease[] {
-  return releases.filter((r) => scopeCovers(scope, releaseFacts(r), teams)).sort((a, b) => keyOf(a).localeCompare(keyOf(b)));
+  return releases.filter((r) => scopeCovers(scope, releaseFacts(r), teams)).sort((a, b) => byCodeUnits(keyOf(a), keyOf(b)));
 }
 
 function names(list: HelmRelease[]): string {

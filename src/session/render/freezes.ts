@@ -2,6 +2,7 @@ import type { Freeze } from '../../api/freeze.js';
 import type { FleetFreeze } from '../../core/fleet/fleet-freezes.js';
 import { freezeActivity } from '../../core/release/freeze-match.js';
 import { describeScope } from '../plan/freeze.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 /** Pure: `/release freezes`, one line per freeze, active ones first. */
 export function renderFreezes(freezes: readonly Freeze[], now: Date): string {
@@ -30,7 +31,7 @@ function freezeLines(freezes: readonly Freeze[], now: Date, scopeOf: (f: Freeze)
     return { active: activity.active, line: `${f.metadata.name}  ${state}  ${scopeOf(f)}${end}${windows}${by}: ${f.spec.reason}` };
   });
   return rows
-    .sort((a, b) => Number(b.active) - Number(a.active) || a.line.localeCompare(b.line))
+    .sort((a, b) => Number(b.active) - Number(a.active) || byCodeUnits(a.line, b.line))
     .map((r) => r.line)
     .join('\n');
 }

@@ -7,6 +7,7 @@ import { diffValues, summarizeValuesDifference } from '../plan/values-diff.js';
 import type { PreviewResult } from '../../core/preview/preview-protocol.js';
 import { readableDiffText } from '../../core/release/readable-diff-text.js';
 import type { Plan } from '../plan/plan.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 /** Pure plain-text renderings shared by the terminal and Slack (which wraps them in mrkdwn). */
 
@@ -23,7 +24,7 @@ export function renderHelp(topic?: string, table: Readonly<Record<string, VerbRo
 export function renderList(releases: HelmRelease[]): string {
   if (releases.length === 0) return 'no releases';
   const rows = [...releases]
-    .sort((a, b) => keyOf(a).localeCompare(keyOf(b)))
+    .sort((a, b) => byCodeUnits(keyOf(a), keyOf(b)))
     .map((r) => {
       const ready = cond(r, ConditionType.Ready)?.status ?? 'Unknown';
       const suspended = r.spec.suspend ? ' suspended' : '';

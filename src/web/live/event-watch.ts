@@ -9,6 +9,7 @@ import { sharedString } from '../../core/kube/watch/shared-strings.js';
 import type { Logger } from '../../core/log.js';
 import type { ReleaseEventRecord } from '../views/timeline.js';
 import { OnReadWatch } from './on-read-watch.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 /** Events kept per release: the newest of any reason, and apart from them the newest people's actions (the audit trail). */
 export const MAX_EVENTS = 20;
@@ -50,7 +51,7 @@ export function keptEvent(obj: KubernetesObject): KeptEvent {
 
 /** Pure: `list` with `event` in its place (one entry per Event name), newest first, at most `max`. */
 export function withEvent(list: readonly KeptRecordOfEvent[], event: KeptRecordOfEvent, max = MAX_EVENTS): KeptRecordOfEvent[] {
-  return [...list.filter((e) => e.name !== event.name), event].sort((a, b) => b.at.localeCompare(a.at)).slice(0, max);
+  return [...list.filter((e) => e.name !== event.name), event].sort((a, b) => byCodeUnits(b.at, a.at)).slice(0, max);
 }
 
 const isAction = (reason: string) => reason === ReleaseEvent.ActionRequested || reason === ReleaseEvent.ActionRefused;
@@ -124,7 +125,7 @@ export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
     if (!kept) return [];
     const names = new Set(kept.recent.map((e) => e.name));
     return [...kept.recent, ...kept.actions.filter((e) => !names.has(e.name))]
-      .sort((a, b) => b.at.localeCompare(a.at))
+      .sort((a, b) => byCodeUnits(b.at, a.at))
       .map(({ name: _name, ...event }) => event);
   }
 

@@ -2,6 +2,7 @@ import type { Freeze } from '../../api/freeze.js';
 import type { FleetFreeze } from '../../core/fleet/fleet-freezes.js';
 import { canonicalJson } from '../../core/fleet/signed-command.js';
 import { freezeRows, type FreezeRow } from './freezes-view.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 /** One cluster's Freezes as read (its own, through its agent for another), or why they could not be read. */
 export type ClusterFreezes = { cluster: string; own: boolean; freezes: readonly Freeze[] } | { cluster: string; own: boolean; unreadable: string };
@@ -32,7 +33,7 @@ export function fleetFreezeRows(clusters: readonly ClusterFreezes[], records: re
   );
   const rows = [...fleetRows, ...clusterRows].map(({ freeze, where, liftable }) => ({ ...freezeRows([freeze], now)[0]!, where, liftable }));
   const order = { active: 0, waiting: 1, ended: 2 };
-  rows.sort((a, b) => order[a.state] - order[b.state] || a.where.localeCompare(b.where) || a.name.localeCompare(b.name));
+  rows.sort((a, b) => order[a.state] - order[b.state] || byCodeUnits(a.where, b.where) || byCodeUnits(a.name, b.name));
   const unknown = clusters.flatMap((c) => ('unreadable' in c ? [`cluster ${c.cluster}: ${c.unreadable}`] : []));
   return { rows, unknown };
 }

@@ -7,6 +7,7 @@ import type { Subject, TeamPolicy } from '../../session/authz/policy-types.js';
 import { conditionOf, isMark, MARK_LABEL, MARKS, releaseMarks, type Mark } from './marks.js';
 import { maySee } from './visibility.js';
 import { ConditionType } from '../../api/vocabulary.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 /** One cluster as the fleet page reads it: its releases, Freezes and live proposals, or why it could not be read. */
 export interface ClusterReading {
@@ -114,8 +115,8 @@ export function fleetView(
       else namespaces.set(release.metadata.namespace, [row]);
     }
     const sorted = [...namespaces.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([name, releases]) => ({ name, releases: releases.sort((a, b) => a.name.localeCompare(b.name)) }));
+      .sort(([a], [b]) => byCodeUnits(a, b))
+      .map(([name, releases]) => ({ name, releases: releases.sort((a, b) => byCodeUnits(a.name, b.name)) }));
     clusters.push({
       ...(reading.name ? { name: reading.name } : {}),
       ...(reading.unavailable ? { unavailable: reading.unavailable } : {}),

@@ -1,6 +1,7 @@
 import type { Freeze } from '../../api/freeze.js';
 import { freezeActivity } from '../../core/release/freeze-match.js';
 import { describeScope } from '../../session/plan/freeze.js';
+import { byCodeUnits } from '../../core/release/name-order.js';
 
 export interface FreezeRow {
   name: string;
@@ -35,7 +36,7 @@ export function freezeRows(freezes: readonly Freeze[], now: Date): FreezeRow[] {
     };
   });
   const order = { active: 0, waiting: 1, ended: 2 };
-  return rows.sort((a, b) => order[a.state] - order[b.state] || a.name.localeCompare(b.name));
+  return rows.sort((a, b) => order[a.state] - order[b.state] || byCodeUnits(a.name, b.name));
 }
 
 /** Pure: the banner's freezes: the active ones only. */
