@@ -27,6 +27,7 @@ import { buildCompiled } from './lib/controller-child.js';
 import { startBenchEnv } from './lib/environment.js';
 import { formatEnv, imageControllerEnv } from './lib/image-env.js';
 import { currentCommit, formatFacts, loadavgString, machineFacts } from './lib/machine.js';
+import { rssMiB } from './lib/proc-sampler.js';
 import { say } from './lib/say.js';
 import { seedHelmHistory } from './lib/seed-helm-history.js';
 import { seededName, seedReleases } from './lib/seed-releases.js';
@@ -47,11 +48,6 @@ async function auditedReads(auditLog: string, from: number): Promise<string[]> {
     .map((line) => JSON.parse(line) as { verb: string; objectRef?: { resource?: string }; requestURI: string; userAgent?: string })
     .filter((e) => ['get', 'list', 'watch'].includes(e.verb))
     .map((e) => `${e.verb} ${e.objectRef?.resource ?? e.requestURI.split('?')[0]!} (${(e.userAgent ?? '').split(' ')[0]!})`);
-}
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
 const tally = (lines: string[]) => [...lines.reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map<string, number>())].sort((a, b) => b[1] - a[1]);

@@ -24,6 +24,7 @@ import { buildCompiled, buildRef } from './lib/controller-child.js';
 import { formatEnv, imageControllerEnv } from './lib/image-env.js';
 import { startBenchEnv } from './lib/environment.js';
 import { formatFacts, loadavgString, machineFacts, measuredCode } from './lib/machine.js';
+import { rssMiB, rssPartsMiB } from './lib/proc-sampler.js';
 import { say } from './lib/say.js';
 import { coordinates, seedReleases } from './lib/seed-releases.js';
 import { seedHelmHistory } from './lib/seed-helm-history.js';
@@ -65,11 +66,6 @@ function openStream(url: string, cookie: string): Promise<{ parts: () => number;
 
 /** How long the live pages stay open and idle after the changes before RSS is read again. */
 const SETTLE_MS = 10_000;
-
-async function rssMiB(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
-}
 
 async function auditedReads(auditLog: string, from: number): Promise<string[]> {
   const text = (await readFile(auditLog)).subarray(from).toString('utf8');
@@ -245,6 +241,7 @@ export const benchmark: Benchmark = {
     // The same pages, open and idle 10 s later: what the process keeps once V8 has collected what the first reads left.
     await sleep(SETTLE_MS);
     const rssSettled = await rssMiB(child.pid!);
+    const settledParts = rssPartsMiB(child.pid!);
     clearInterval(sampler);
     for (const s of live) s.close();
     const counter = [...diffCounts(countsBefore, countsAfter)].sort((a, b) => b[1] - a[1]);
@@ -272,6 +269,7 @@ export const benchmark: Benchmark = {
       `| fleet page size: HTML / on the wire (${wire.encoding ?? 'uncompressed'}) | ${(raw.bytes / 1024).toFixed(1)} KiB (${raw.bytes} bytes) / ${(wire.bytes / 1024).toFixed(1)} KiB (${wire.bytes} bytes) | < 200 KB |`,
       `| web process RSS: started and listed / after the ${requests} pages / with ${streams} live pages | ${rssIdle.toFixed(1)} / ${rssAfterPages.toFixed(1)} / ${rssStreams.toFixed(1)} MiB | < 80 MiB |`,
       `| web process RSS with the ${streams} live pages: ${SETTLE_MS / 1000} s later, idle / highest sampled since the first live page (every 250 ms) | ${rssSettled.toFixed(1)} / ${rssPeakLive.toFixed(1)} MiB | < 80 MiB |`,
+      `| of which, 10 s later: anonymous (V8's heap, malloc) / file-backed (the node binary's code and ICU data it touched) | ${settledParts.anon.toFixed(1)} / ${settledParts.file.toFixed(1)} MiB | — |`,
       `| ${streams} live pages, ${changes} status changes: parts each page received (min–max) | ${Math.min(...heard)}–${Math.max(...heard)} | ≥ 1 per change that changed its parts |`,
       `| HelmRelease and Secret GETs/LISTs in the API server's audit log during the changes (no controller runs: all the web's) | ${reads.length} (${(reads.length / changes).toFixed(2)} per change) | 0 |`,
       '',

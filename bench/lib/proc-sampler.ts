@@ -4,7 +4,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { loadavgString } from './machine.js';
 import { median } from './stats.js';
 
-function readStatusKb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon'): number | undefined {
+function readStatusKb(pid: number, field: 'VmRSS' | 'VmHWM' | 'RssAnon' | 'RssFile'): number | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
@@ -145,4 +145,14 @@ export function peakRssOfLifetimeKb(pid: number): number | undefined {
 /** The process's VmRSS now, in KiB; undefined when it is gone. */
 export function currentRssKb(pid: number): number | undefined {
   return readStatusKb(pid, 'VmRSS');
+}
+
+/** The process's VmRSS now, in MiB (NaN when it is gone): what the web and MCP benchmarks report. */
+export async function rssMiB(pid: number): Promise<number> {
+  return (currentRssKb(pid) ?? Number.NaN) / 1024;
+}
+
+/** VmRSS split: anonymous memory (heaps) and file-backed pages (the node binary's code and ICU data touched), in MiB. */
+export function rssPartsMiB(pid: number): { anon: number; file: number } {
+  return { anon: (readStatusKb(pid, 'RssAnon') ?? Number.NaN) / 1024, file: (readStatusKb(pid, 'RssFile') ?? Number.NaN) / 1024 };
 }
