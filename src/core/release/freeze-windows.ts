@@ -1,4 +1,5 @@
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
+import type { CronExpressionParser as CronParser } from 'cron-parser';
 import { parseDuration } from '../../api/duration.js';
 import type { FreezeWindow } from '../../api/freeze.js';
 
@@ -11,6 +12,11 @@ import type { FreezeWindow } from '../../api/freeze.js';
 /** A window that cannot be computed (bad cron, unknown zone): said in words, never thrown at a caller. */
 export type WindowCheck = { ok: true } | { ok: false; message: string };
 
+// Loaded on the first window computed, not with the module: most fleets have no windows, and
+// cron-parser with luxon is ~1 MiB of the web part's heap (docs/performance.md).
+let parser: typeof CronParser | undefined;
+const cronParser = (): typeof CronParser => (parser ??= (createRequire(import.meta.url)('cron-parser') as typeof import('cron-parser')).CronExpressionParser);
+
 /** Enough occurrences to chain windows that overlap (a schedule every minute with a 1h duration). */
 const MAX_CHAIN = 1000;
 
@@ -18,7 +24,7 @@ export function checkWindow(window: FreezeWindow): WindowCheck {
   try {
     validTimeZone(window.timeZone);
     parseDuration(window.duration);
-    CronExpressionParser.parse(window.schedule, { currentDate: new Date(0), tz: window.timeZone ?? 'UTC', strict: false });
+    cronParser().parse(window.schedule, { currentDate: new Date(0), tz: window.timeZone ?? 'UTC', strict: false });
     return { ok: true };
   } catch (error) {
     return { ok: false, message: `window "${window.schedule}" (${window.timeZone ?? 'UTC'}): ${(error as Error).message}` };
@@ -35,7 +41,7 @@ function validTimeZone(zone: string | undefined): void {
 }
 
 function starts(window: FreezeWindow, at: Date) {
-  return CronExpressionParser.parse(window.schedule, { currentDate: at, tz: window.timeZone ?? 'UTC', strict: false });
+  return cronParser().parse(window.schedule, { currentDate: at, tz: window.timeZone ?? 'UTC', strict: false });
 }
 
 /** The latest window start at or before `at`, or undefined. */
