@@ -23,9 +23,11 @@ RUN scripts/build-image-root.sh --app /out
 FROM node:20.20.2-bookworm-slim
 # A 1 MiB young generation and an old-space limit that keeps V8 from letting garbage grow to 4×
 # the live heap; at most two glibc malloc arenas, where V8's worker threads would otherwise each
-# keep one: less RSS for the controller (bench/RESULTS.md and docs/field-notes.md, issue 9).
+# keep one: less RSS for the controller (bench/RESULTS.md and docs/field-notes.md, issue 9). A fixed
+# mmap threshold: glibc otherwise raises it after each large buffer freed and keeps later ones in
+# its heap (the web part's peak 80.0–80.9 → 77.7–77.8 MiB, docs/performance.md, issue 47).
 # The benchmarks read these values from here (bench/lib/image-env.ts).
-ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm KUSTOMIZE_BIN=/usr/local/bin/kustomize SOPS_BIN=/usr/local/bin/sops COSIGN_BIN=/usr/local/bin/cosign NOTATION_VERIFY_BIN=/usr/local/bin/notation-verify NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=512" MALLOC_ARENA_MAX=2
+ENV NODE_ENV=production HELM_BIN=/usr/local/bin/helm KUSTOMIZE_BIN=/usr/local/bin/kustomize SOPS_BIN=/usr/local/bin/sops COSIGN_BIN=/usr/local/bin/cosign NOTATION_VERIFY_BIN=/usr/local/bin/notation-verify NODE_OPTIONS="--max-semi-space-size=1 --max-old-space-size=512" MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
 # git, ssh and gpg for charts from Git (spec.chart.git) and signature checks (verification.md), from the base's own Debian release.
 COPY scripts/build-image-root.sh /tmp/
 RUN /tmp/build-image-root.sh --os / && rm /tmp/build-image-root.sh

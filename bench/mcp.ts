@@ -25,7 +25,7 @@ import { diffCounts, readApiRequests } from './lib/api-metrics.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { buildCompiled } from './lib/controller-child.js';
 import { startBenchEnv } from './lib/environment.js';
-import { formatEnv, imageControllerEnv } from './lib/image-env.js';
+import { formatEnv, imageProcessEnv } from './lib/image-env.js';
 import { currentCommit, formatFacts, loadavgString, machineFacts } from './lib/machine.js';
 import { rssMiB } from './lib/proc-sampler.js';
 import { say } from './lib/say.js';
@@ -88,13 +88,8 @@ export const benchmark: Benchmark = {
     await seedHelmHistory(kube, namespaces, n, revisions, eventsEach);
     say(`  ${n} HelmReleases, ${n * revisions} helm records, ${n * eventsEach} Events seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)}s`);
 
-    // As the image runs it (Dockerfile ENV: NODE_OPTIONS, MALLOC_ARENA_MAX), as bench web does; --node-options "" for V8's defaults.
-    const nodeOptions = args.optional('node-options');
-    const imageEnv: Record<string, string> = Object.fromEntries(
-      Object.entries({ ...imageControllerEnv(), ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) }).filter(([name]) =>
-        ['NODE_ENV', 'NODE_OPTIONS', 'MALLOC_ARENA_MAX'].includes(name),
-      ),
-    );
+    // As the image runs it (Dockerfile ENV), as bench web does; --node-options "" for V8's defaults.
+    const imageEnv = imageProcessEnv(args.optional('node-options'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const env = {

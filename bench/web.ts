@@ -21,7 +21,7 @@ import { WebSessionStore } from '../src/web/auth/sessions.js';
 import { diffCounts, readApiRequests } from './lib/api-metrics.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { buildCompiled, buildRef } from './lib/controller-child.js';
-import { formatEnv, imageControllerEnv } from './lib/image-env.js';
+import { formatEnv, imageProcessEnv } from './lib/image-env.js';
 import { startBenchEnv } from './lib/environment.js';
 import { formatFacts, loadavgString, machineFacts, measuredCode } from './lib/machine.js';
 import { rssMiB, rssPartsMiB } from './lib/proc-sampler.js';
@@ -119,12 +119,7 @@ export const benchmark: Benchmark = {
     say(`  ${n} HelmReleases, ${n * revisions} helm records, ${n * eventsEach} Events seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)}s`);
 
     // As the image runs it (Dockerfile ENV: NODE_OPTIONS and glibc's MALLOC_* settings); --node-options "" for V8's defaults.
-    const nodeOptions = args.optional('node-options');
-    const imageEnv: Record<string, string> = Object.fromEntries(
-      Object.entries({ ...imageControllerEnv(), ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) }).filter(
-        ([name]) => ['NODE_ENV', 'NODE_OPTIONS'].includes(name) || name.startsWith('MALLOC_'),
-      ),
-    );
+    const imageEnv = imageProcessEnv(args.optional('node-options'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const env = {

@@ -34,6 +34,15 @@ export function imageControllerEnv(): Record<string, string> {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !NOT_FOR_THE_BENCH.has(name)));
 }
 
+/**
+ * The image's process settings alone (NODE_ENV, NODE_OPTIONS, glibc's MALLOC_*), for a benchmark that
+ * runs a web or MCP process as the image would; `nodeOptions` replaces NODE_OPTIONS ("" for V8's defaults).
+ */
+export function imageProcessEnv(nodeOptions?: string): Record<string, string> {
+  const env = { ...imageControllerEnv(), ...(nodeOptions !== undefined ? { NODE_OPTIONS: nodeOptions } : {}) };
+  return Object.fromEntries(Object.entries(env).filter(([name]) => ['NODE_ENV', 'NODE_OPTIONS'].includes(name) || name.startsWith('MALLOC_')));
+}
+
 /** `A=b C="x y"`, the way the reports print the variables. */
 export function formatEnv(env: Record<string, string>): string {
   return Object.entries(env)
