@@ -83,7 +83,7 @@ export async function startController(config: ControllerConfig, options: Control
   // Every happening becomes a Kubernetes Event and, when wired, a notification.
   const publisher = options.notifications?.(connection, config.queuePrefix, log);
   const queue = new ReconcileQueue(connection, config.queuePrefix);
-  const ledger = new CheckLedger(connection, config.queuePrefix);
+  const ledger = new CheckLedger(connection, config.queuePrefix, (error) => log.warn({ error: error.message }, 'could not record checks'));
   const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log);
   // With leader election the leader alone watches and tells every replica of a new generation (a follower cancels a doomed helm).
   const generations = config.leaderElection ? new GenerationBroadcast(connection, config.queuePrefix, log) : undefined;
@@ -121,8 +121,7 @@ export async function startController(config: ControllerConfig, options: Control
   });
   metrics.countReleases(() => watches.list());
   watchQueue(registry, RECONCILE_QUEUE, queue.raw);
-  // Freezes (and the Teams they may name) are watched on every replica, since every worker checks
-  // them before helm; when one changes or ends by itself, every release it held is enqueued at once.
+  // Freezes (and their Teams) are watched on every replica, since every worker checks them before helm; one that changes or ends enqueues what it held.
   const freezeApi = new FreezeApi(kube);
   const teamApi = new TeamApi(kube);
   const freezes = new FreezeWatch({
@@ -181,7 +180,7 @@ export async function startController(config: ControllerConfig, options: Control
     prefix: config.queuePrefix,
     concurrency: reconcileWorkers(config.concurrency, config.readAhead),
     log,
-    reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger, log),
+    reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger),
     onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),
     requeue,
     outage,
@@ -290,6 +289,7 @@ export async function startController(config: ControllerConfig, options: Control
       fleetFreezes?.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
+      await ledger.flush();
       await previews.close();
       await commands?.close();
       await queue.close();
