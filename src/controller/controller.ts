@@ -25,6 +25,7 @@ import { TeamApi } from '../core/kube/team-api.js';
 import { fleetWakeKeys, frozenReleaseKeys } from './watch/frozen-wake.js';
 import { queueTriggers } from './queue/queue-triggers.js';
 import { recordedPass } from './queue/recorded-pass.js';
+import { OutstandingJobs } from './queue/outstanding-jobs.js';
 import { prepareWorkDir } from './helm/work-dir.js';
 import { FIELD_MANAGER } from '../api/vocabulary.js';
 import { FreezeHeldWriter } from './watch/freeze-held-writer.js';
@@ -84,7 +85,8 @@ export async function startController(config: ControllerConfig, options: Control
   const publisher = options.notifications?.(connection, config.queuePrefix, log);
   const queue = new ReconcileQueue(connection, config.queuePrefix);
   const ledger = new CheckLedger(connection, config.queuePrefix, (error) => log.warn({ error: error.message }, 'could not record checks'));
-  const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log);
+  const outstanding = new OutstandingJobs();
+  const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log, outstanding);
   // With leader election the leader alone watches and tells every replica of a new generation (a follower cancels a doomed helm).
   const generations = config.leaderElection ? new GenerationBroadcast(connection, config.queuePrefix, log) : undefined;
   await generations?.subscribe(({ key, generation }) => onGeneration(key, generation));
@@ -111,7 +113,7 @@ export async function startController(config: ControllerConfig, options: Control
     records: { rest, namespaces: config.namespaces, log },
     resync: (releases) => ({
       list: releases,
-      lastChecked: () => ledger.all(),
+      ...outstanding.resyncGate(ledger),
       onKey: enqueue,
       onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
       onTick: () => metrics.resyncTicked(),
@@ -173,8 +175,7 @@ export async function startController(config: ControllerConfig, options: Control
     queueLoad: queueLoadOf(queue.raw),
     readAhead,
   });
-  // The tag watcher runs once per cluster, on the leader, beside the watches.
-  const images = proposals.watcher(ctx, { releases: () => watches.list(), enqueue });
+  const images = proposals.watcher(ctx, { releases: () => watches.list(), enqueue }); // once per cluster, on the leader, beside the watches
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
@@ -279,8 +280,7 @@ export async function startController(config: ControllerConfig, options: Control
     stop: async () => {
       heartbeat.stop();
       await health?.close();
-      // Draining lets helm in flight finish, as a replica that stopped watching would: deaf to new generations too.
-      generations?.close();
+      generations?.close(); // draining lets helm in flight finish, as a replica that stopped watching would (deaf to new generations too)
       await elector?.stop();
       await images.stop();
       outage.stop();

@@ -49,6 +49,18 @@ describe("a release's Redis bookkeeping", () => {
     expect(errors).toEqual([]);
   });
 
+  it("the ledger's mark tells the resync whether Redis lost the ledger", async () => {
+    const prefix = uniqueName('hc-ledger');
+    const ledger = new CheckLedger(redis, prefix, () => undefined, 10);
+    ledger.checked('apps/a', 1);
+    expect((await ledger.read()).intact).toBe(false);
+    ledger.markIntact(2);
+    await ledger.flush();
+    expect(await ledger.read()).toEqual({ checks: new Map([['apps/a', 1]]), intact: true });
+    await redis.del(clusterKey(prefix, 'checked'));
+    expect(await ledger.read()).toEqual({ checks: new Map(), intact: false });
+  });
+
   it('a check that cannot be sent is reported, not thrown', async () => {
     const closed = new Redis(env.redisUrl, { maxRetriesPerRequest: 0, lazyConnect: true });
     closed.disconnect();

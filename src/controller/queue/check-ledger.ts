@@ -2,6 +2,9 @@ import { clusterKey } from '../../core/fleet/cluster-keys.js';
 import type { RedisConnection } from '../../core/redis.js';
 import { ledgerWrites, withPending, type PendingCheck } from './check-ledger-writes.js';
 
+/** A member that is no release key (those are namespace/name): while it is there, Redis has not lost the ledger. */
+export const LEDGER_MARK = '~ledger';
+
 /** How long a check's record may wait to share one write with the next ones (a burst ends passes every ~100 ms). */
 export const LEDGER_FLUSH_MS = 1000;
 
@@ -39,10 +42,22 @@ export class CheckLedger {
 
   /** Release key → epoch milliseconds of its last completed check (this replica's unsent ones included). */
   async all(): Promise<Map<string, number>> {
+    return (await this.read()).checks;
+  }
+
+  /** The checks, and whether the ledger still holds the controller's mark (absent: Redis lost what it held). */
+  async read(): Promise<{ checks: Map<string, number>; intact: boolean }> {
     const flat = await this.redis.zrange(this.key, 0, -1, 'WITHSCORES');
     const out = new Map<string, number>();
     for (let i = 0; i + 1 < flat.length; i += 2) out.set(flat[i]!, Number(flat[i + 1]));
-    return withPending(out, this.pending);
+    const checks = withPending(out, this.pending);
+    const intact = checks.delete(LEDGER_MARK);
+    return { checks, intact };
+  }
+
+  /** Writes the mark that read() looks for (with the next batch). */
+  markIntact(atMs: number): void {
+    this.later(LEDGER_MARK, atMs);
   }
 
   /** Sends what is pending now (and waits for any write under way). */
