@@ -37,21 +37,21 @@ describe('OutstandingJobs', () => {
     expect(['apps/a', 'bad/one', 'apps/b'].map((k) => outstanding.holds(k, undefined, 200))).toEqual([true, false, false]);
   });
 
-  it('a ledger that lost its mark (Redis wiped) forgets every job and writes the mark again', async () => {
+  it('a resync marks the ledger as it begins; a ledger that lost its mark (Redis wiped) forgets every job and marks it again', async () => {
     const outstanding = new OutstandingJobs();
-    outstanding.enqueued('apps/a', 100);
     const marked: number[] = [];
-    const ledger = (intact: boolean) => ({
-      read: async () => ({ checks: new Map([['apps/z', 1]]), intact }),
-      markIntact: (at: number) => void marked.push(at),
-    });
-    const kept = outstanding.resyncGate(ledger(true), () => 200);
-    expect(await kept.lastChecked()).toEqual(new Map([['apps/z', 1]]));
-    expect(kept.outstanding('apps/a', undefined)).toBe(true);
-    const wiped = outstanding.resyncGate(ledger(false), () => 200);
-    await wiped.lastChecked();
+    let intact = true;
+    const ledger = { read: async () => ({ checks: new Map([['apps/z', 1]]), intact }), markIntact: (at: number) => void marked.push(at) };
+    const gate = outstanding.resyncGate(ledger, () => 200);
     expect(marked).toEqual([200]);
-    expect(wiped.outstanding('apps/a', undefined)).toBe(false);
+    outstanding.enqueued('apps/a', 150);
+    expect(await gate.lastChecked()).toEqual(new Map([['apps/z', 1]]));
+    expect(gate.outstanding('apps/a', undefined)).toBe(true);
+    expect(marked).toEqual([200]);
+    intact = false;
+    await gate.lastChecked();
+    expect(marked).toEqual([200, 200]);
+    expect(gate.outstanding('apps/a', undefined)).toBe(false);
   });
 });
 

@@ -34,8 +34,13 @@ export class OutstandingJobs {
     return held;
   }
 
-  /** The resync's reads of the ledger and of what is outstanding, forgetting everything when Redis lost the ledger. */
+  /**
+   * The resync's reads of the ledger and of what is outstanding, forgetting everything when Redis
+   * lost the ledger. Each resync (a start, a leadership gained) marks the ledger as it begins, so
+   * that its first tick can already tell (the passes its informers' first list queued are kept).
+   */
   resyncGate(ledger: Pick<CheckLedger, 'read' | 'markIntact'>, now: () => number = Date.now) {
+    ledger.markIntact(now());
     return {
       lastChecked: async () => {
         const { checks, intact } = await ledger.read();
