@@ -18,6 +18,7 @@ import { cpuBreakdown, cpuSnapshot } from './cpu-breakdown.js';
 import type { BenchEnv } from './environment.js';
 import { cpuSeconds, startSampler, type SampleStats } from './proc-sampler.js';
 import { slotStats, type SlotStats } from './helm-slots.js';
+import { countRedisCommands } from './redis-per-release.js';
 
 export interface Burst {
   what: 'install' | 'upgrade' | 'adopt';
@@ -37,6 +38,8 @@ export interface Burst {
   requestCounts?: Record<string, number>;
   /** How busy the helm slots were (helm-slots.ts). */
   slots?: SlotStats;
+  /** Redis commands over the burst, by name (redis-per-release.ts). */
+  redisCalls?: Record<string, number>;
 }
 
 export interface Rest {
@@ -89,6 +92,7 @@ export async function helmcrewBurst(
   const before = apiRequests(be);
   const apiserver0 = be.apiserverPid ? (cpuSeconds(be.apiserverPid) ?? 0) : 0;
   const ctl0 = existing ? 0 : (cpuSeconds(ctx.pid) ?? 0);
+  const redisCount = await countRedisCommands(be.env.redisUrl);
   const cpuBefore = cpuSnapshot();
   const t0 = Date.now();
   // A controller started here has done all its work inside the burst: its CPU counts from 0.
@@ -132,6 +136,7 @@ export async function helmcrewBurst(
   const sampled = sampler.stop();
   const counts = diffCounts(before, apiRequests(be));
   const requests = summarizeRequests(counts);
+  const redisCalls = await redisCount.stop();
   return {
     what,
     wallMs,
@@ -146,6 +151,7 @@ export async function helmcrewBurst(
     log: await summarizeLog(proc.logFile, logFrom),
     requestCounts: Object.fromEntries(counts),
     ...(ctx.concurrency ? { slots: slotStats(await ctx.helm.spans(), ctx.concurrency, t0 / 1000) } : {}),
+    redisCalls,
   };
 }
 

@@ -4,6 +4,7 @@ import { parseDuration } from '../../src/api/duration.js';
 import type { Burst, Rest } from './burst-phases.js';
 import { formatBreakdown } from './cpu-breakdown.js';
 import { perMinute } from './ops-rest.js';
+import { redisTable } from './redis-per-release.js';
 import type { Table } from './result.js';
 import { fmtMiB, fmtRatio, fmtS, median } from './stats.js';
 
@@ -39,6 +40,7 @@ export function burstTables(meta: BurstMeta, results: SizeResult[]): Table[] {
   if (results.some((r) => r.helmcrew.rest)) tables.push(restTable(meta, results, intervalS));
   if (results.some((r) => r.helmcrew.ops)) tables.push(opsTable(results));
   tables.push(...detailTables(results));
+  if (results.some((r) => r.helmcrew.bursts.some((b) => b.redisCalls))) tables.push(redisTable(results));
   return tables;
 }
 

@@ -25,6 +25,7 @@ import { TeamApi } from '../core/kube/team-api.js';
 import { fleetWakeKeys, frozenReleaseKeys } from './watch/frozen-wake.js';
 import { queueTriggers } from './queue/queue-triggers.js';
 import { recordedPass } from './queue/recorded-pass.js';
+import { OutstandingJobs } from './queue/outstanding-jobs.js';
 import { prepareWorkDir } from './helm/work-dir.js';
 import { FIELD_MANAGER } from '../api/vocabulary.js';
 import { FreezeHeldWriter } from './watch/freeze-held-writer.js';
@@ -83,8 +84,9 @@ export async function startController(config: ControllerConfig, options: Control
   // Every happening becomes a Kubernetes Event and, when wired, a notification.
   const publisher = options.notifications?.(connection, config.queuePrefix, log);
   const queue = new ReconcileQueue(connection, config.queuePrefix);
-  const ledger = new CheckLedger(connection, config.queuePrefix);
-  const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log);
+  const ledger = new CheckLedger(connection, config.queuePrefix, (error) => log.warn({ error: error.message }, 'could not record checks'));
+  const outstanding = new OutstandingJobs();
+  const { enqueue, requeue, onGeneration } = queueTriggers(queue, operations, log, outstanding);
   // With leader election the leader alone watches and tells every replica of a new generation (a follower cancels a doomed helm).
   const generations = config.leaderElection ? new GenerationBroadcast(connection, config.queuePrefix, log) : undefined;
   await generations?.subscribe(({ key, generation }) => onGeneration(key, generation));
@@ -111,7 +113,7 @@ export async function startController(config: ControllerConfig, options: Control
     records: { rest, namespaces: config.namespaces, log },
     resync: (releases) => ({
       list: releases,
-      lastChecked: () => ledger.all(),
+      ...outstanding.resyncGate(ledger),
       onKey: enqueue,
       onError: (error) => log.warn({ error: error.message }, 'resync skipped a tick: could not read the check ledger'),
       onTick: () => metrics.resyncTicked(),
@@ -121,8 +123,7 @@ export async function startController(config: ControllerConfig, options: Control
   });
   metrics.countReleases(() => watches.list());
   watchQueue(registry, RECONCILE_QUEUE, queue.raw);
-  // Freezes (and the Teams they may name) are watched on every replica, since every worker checks
-  // them before helm; when one changes or ends by itself, every release it held is enqueued at once.
+  // Freezes (and their Teams) are watched on every replica, since every worker checks them before helm; one that changes or ends enqueues what it held.
   const freezeApi = new FreezeApi(kube);
   const teamApi = new TeamApi(kube);
   const freezes = new FreezeWatch({
@@ -174,14 +175,13 @@ export async function startController(config: ControllerConfig, options: Control
     queueLoad: queueLoadOf(queue.raw),
     readAhead,
   });
-  // The tag watcher runs once per cluster, on the leader, beside the watches.
-  const images = proposals.watcher(ctx, { releases: () => watches.list(), enqueue });
+  const images = proposals.watcher(ctx, { releases: () => watches.list(), enqueue }); // once per cluster, on the leader, beside the watches
   const worker = startReconcileWorker({
     connection,
     prefix: config.queuePrefix,
     concurrency: reconcileWorkers(config.concurrency, config.readAhead),
     log,
-    reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger, log),
+    reconcile: recordedPass((namespace, name) => reconcileReportingErrors(ctx, namespace, name), ledger),
     onPass: (outcome, seconds) => metrics.reconciled(outcome, seconds),
     requeue,
     outage,
@@ -280,8 +280,7 @@ export async function startController(config: ControllerConfig, options: Control
     stop: async () => {
       heartbeat.stop();
       await health?.close();
-      // Draining lets helm in flight finish, as a replica that stopped watching would: deaf to new generations too.
-      generations?.close();
+      generations?.close(); // draining lets helm in flight finish, as a replica that stopped watching would (deaf to new generations too)
       await elector?.stop();
       await images.stop();
       outage.stop();
@@ -290,6 +289,7 @@ export async function startController(config: ControllerConfig, options: Control
       fleetFreezes?.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
+      await ledger.flush();
       await previews.close();
       await commands?.close();
       await queue.close();

@@ -12,6 +12,8 @@ import { dueForResync } from './enqueue-policy.js';
 export function startResync(opts: {
   list: () => HelmRelease[];
   lastChecked: () => Promise<Map<string, number>>;
+  /** A pass for the release is already waiting in the queue (outstanding-jobs.ts): not queued again. */
+  outstanding?: (key: string, lastCheckedMs: number | undefined) => boolean;
   onKey: (key: string, reason: string) => void;
   onError?: (error: Error) => void;
   /** Each round that runs (for the metrics). */
@@ -31,7 +33,8 @@ export function startResync(opts: {
       const checked = await opts.lastChecked();
       for (const release of opts.list()) {
         const key = releaseKey(release.metadata.namespace, release.metadata.name);
-        if (dueForResync(release, now(), checked.get(key), opts.killMarginMs)) opts.onKey(key, 'resync');
+        const last = checked.get(key);
+        if (dueForResync(release, now(), last, opts.killMarginMs) && !opts.outstanding?.(key, last)) opts.onKey(key, 'resync');
       }
     } catch (error) {
       opts.onError?.(error as Error);

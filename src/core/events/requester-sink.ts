@@ -1,8 +1,9 @@
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseEvent } from '../../api/vocabulary.js';
 import type { Logger } from '../log.js';
-import type { RequestKey, RequesterLedger } from '../requests/requester-ledger.js';
+import type { Requester, RequestKey, RequesterLedger } from '../requests/requester-ledger.js';
 import type { EventDetails, ReleaseEventSink } from './release-event-sink.js';
+import { RunRequesters, runLookupKey, runStage } from './run-requesters.js';
 
 /** The events a spec change (upgrade, resume) leads to: the generation's requester caused them. */
 const SPEC_CHANGE_EVENTS: ReadonlySet<string> = new Set([
@@ -31,6 +32,7 @@ export function requestKeysFor(release: HelmRelease, event: ReleaseEvent, detail
 /**
  * Adds who asked (from the ledger, which only helmcrew's parts write) to the events it passes on.
  * A slow or failing Redis costs the message its "by", never the report: the look-up is bounded.
+ * A helm run asks once, at its start; its end reuses that answer (run-requesters.ts).
  */
 export class RequesterStampingSink implements ReleaseEventSink {
   constructor(
@@ -38,6 +40,7 @@ export class RequesterStampingSink implements ReleaseEventSink {
     private readonly next: ReleaseEventSink,
     private readonly log: Logger,
     private readonly maxWaitMs = 250,
+    private readonly runs = new RunRequesters(),
   ) {}
 
   async record(release: HelmRelease, event: ReleaseEvent, message: string, details: EventDetails = {}): Promise<void> {
@@ -50,19 +53,32 @@ export class RequesterStampingSink implements ReleaseEventSink {
     const uid = release.metadata.uid;
     const keys = requestKeysFor(release, event, details);
     if (!uid || keys.length === 0) return undefined;
+    const stage = runStage(event);
+    const runKey = runLookupKey(uid, keys);
+    if (stage === 'end') {
+      const started = this.runs.take(runKey);
+      if (started) return started.requester;
+    }
+    const answered = await this.find(release, event, uid, keys);
+    if (stage === 'start' && answered.read) this.runs.keep(runKey, answered.requester);
+    return answered.requester;
+  }
+
+  /** The ledger's answer within maxWaitMs; `read` is false when it did not come (slow or failing Redis). */
+  private async find(release: HelmRelease, event: ReleaseEvent, uid: string, keys: RequestKey[]): Promise<{ read: boolean; requester?: Requester }> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), this.maxWaitMs);
     });
     try {
-      const found = await Promise.race([this.ledger.find(uid, keys), timeout]);
-      return found?.requester;
+      const found = await Promise.race([this.ledger.find(uid, keys).then((record) => ({ read: true, requester: record?.requester })), timeout]);
+      return found ?? { read: false };
     } catch (error) {
       this.log.warn(
         { release: `${release.metadata.namespace}/${release.metadata.name}`, event, error: (error as Error).message },
         'who asked could not be read',
       );
-      return undefined;
+      return { read: false };
     } finally {
       clearTimeout(timer);
     }

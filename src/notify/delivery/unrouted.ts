@@ -30,11 +30,16 @@ export class UnroutedMarks {
     return Number.isFinite(ms) ? ms : 0;
   }
 
-  /** Not awaited by the publisher: it must not add a round trip to a reconcile. */
+  /**
+   * Not awaited by the publisher: it must not add a round trip to a reconcile. Two commands in one
+   * write, not a MULTI (which costs Redis two more): Redis runs them in order either way, and a
+   * connection lost between them leaves at worst a mark without its day's expiry until the
+   * release's next mark sets it.
+   */
   mark(n: ReleaseNotification): Promise<unknown> {
     const key = this.key(UnroutedMarks.releaseOf(n));
     return this.redis
-      .multi()
+      .pipeline()
       .zadd(key, UnroutedMarks.scoreOf(n), n.id)
       .pexpire(key, 24 * 3600_000)
       .exec();
