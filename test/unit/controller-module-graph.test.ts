@@ -83,7 +83,8 @@ describe('what the controller, notify and run processes load', () => {
   it('`helmcrew web` loads what a fleet page needs, the rest on first use (docs/performance.md: its RSS)', async () => {
     const modules = await loaded.get(WEB)!;
     expect(modules.some((m) => m.includes('/node_modules/fastify/'))).toBe(true);
-    // The MCP SDK at the first /mcp call, openid-client at a sign-in, bullmq at a preview, Slack's client with a bot token.
+    // The MCP SDK at the first /mcp call, openid-client at a sign-in, bullmq at a preview, Slack's client with a bot token,
+    // cron-parser (and luxon with it) at the first freeze window computed.
     const lazy = [
       '@kubernetes/client-node',
       '@modelcontextprotocol/sdk',
@@ -94,6 +95,7 @@ describe('what the controller, notify and run processes load', () => {
       '@slack/web-api',
       '@sinclair/typebox',
       'prom-client',
+      'cron-parser',
     ];
     expect(lazy.filter((l) => modules.some((m) => m.includes(`/node_modules/${l}/`)))).toEqual([]);
   }, 120_000);
