@@ -68,6 +68,14 @@ describe('notify keeps to Slack’s limits', () => {
       logs.push(log);
       children.push(spawnNotify(env, run, log, { SLACK_BOT_TOKEN: TOKEN, SLACK_API_URL: slack.apiUrl, ...replicaEnv }));
     }
+    // Every replica up before the first notification: on a loaded machine one replica's start-up can
+    // outlast the run, and the other would deliver everything (a CI run failed that way).
+    for (const log of logs) {
+      await eventually(async () => expect(await readFile(log, 'utf8').catch(() => '')).toContain('"msg":"notify started"'), {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      });
+    }
     const publisher = new NotifyPublisher({ connection: redis, prefix: run, log: createLogger('test', 'warn') });
     const publish = (name: string, event: ReleaseEvent, op: string) => publisher.publish(notificationFor({ namespace, name }, event, `uid-${name}:3:${op}`));
     const done = async () => {
