@@ -68,8 +68,7 @@ describe('notify keeps to Slack’s limits', () => {
       logs.push(log);
       children.push(spawnNotify(env, run, log, { SLACK_BOT_TOKEN: TOKEN, SLACK_API_URL: slack.apiUrl, ...replicaEnv }));
     }
-    // Every replica up before the first notification: on a loaded machine one replica's start-up can
-    // outlast the run, and the other would deliver everything (a CI run failed that way).
+    // Every replica up before the first notification, so the work is shared from the start.
     for (const log of logs) {
       await eventually(async () => expect(await readFile(log, 'utf8').catch(() => '')).toContain('"msg":"notify started"'), {
         timeoutMs: 60_000,
@@ -116,8 +115,10 @@ describe('notify keeps to Slack’s limits', () => {
       // The edits were paced, not sent at once: 10 with a burst of 3 at 48 a minute take ≥ 7.5 s.
       const at = slack.okCalls('chat.update').map((c) => c.at);
       expect(Math.max(...at) - Math.min(...at)).toBeGreaterThanOrEqual(7_500);
-      // Both replicas delivered: the bucket is shared, not each process's own.
-      for (const log of logs) expect(await readFile(log, 'utf8')).toContain('"msg":"slack: delivered"');
+      // Both replicas delivered under the one bucket: an edit made ("slack: delivered"), or an outcome
+      // sent ahead because the shared bucket's next slot was too far off (a replica can have only those:
+      // a CI run had one replica's two jobs both sent ahead, their edits made by the other).
+      for (const log of logs) expect(await readFile(log, 'utf8')).toMatch(/"msg":"slack: (delivered|outcome sent to the channel ahead of its edit)"/);
     } finally {
       await done();
     }
