@@ -50,6 +50,8 @@ async function serveCgi(root: string, req: IncomingMessage, res: ServerResponse,
   const result = await execa('git', ['http-backend'], {
     input: body,
     encoding: 'buffer',
+    // A pack's bytes as git wrote them: execa's default drops a last byte 0x0A.
+    stripFinalNewline: false,
     reject: false,
     env: {
       GIT_PROJECT_ROOT: root,

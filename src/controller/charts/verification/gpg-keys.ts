@@ -43,6 +43,9 @@ export async function binaryKeyring(gpgBin: string, workDir: string, armored: Bu
       env: gpgEnv(home),
       extendEnv: false,
       encoding: 'buffer',
+      // Bytes, not text: execa's default drops a last byte 0x0A, and a keyring may end with one
+      // (helm then read it as "unexpected EOF").
+      stripFinalNewline: false,
       reject: false,
       timeout: 30_000,
       stdin: 'ignore',
