@@ -72,9 +72,9 @@ describe('the API server returns', () => {
     );
     expect(tookMs).toBeLessThan(BACK_WITHIN_MS);
     // One warning for the outage, none per retry (before: 54 "will retry" warnings here). A pass
-    // caught mid-flight by the cut reports its own failure: at most one per release.
+    // caught mid-flight by the cut reports its own failure, as "unexpectedly" or, when its error came
+    // before the probe's verdict, as an ordinary "will retry" (a CI run saw one): at most one per release.
     expect(warnings(/API server unreachable/)).toBe(1);
-    expect(warnings(/will retry/)).toBe(0);
-    expect(warnings(/reconcile failed unexpectedly/)).toBeLessThanOrEqual(2);
+    expect(warnings(/will retry/) + warnings(/reconcile failed unexpectedly/)).toBeLessThanOrEqual(2);
   });
 });
