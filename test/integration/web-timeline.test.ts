@@ -1,3 +1,4 @@
+import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { ReleaseEvent } from '../../src/api/vocabulary.js';
@@ -6,18 +7,42 @@ import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { KubeEventRecorder } from '../../src/core/kube/event-recorder.js';
 import { FreezeApi } from '../../src/core/kube/freeze-api.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
+import type { KubeRequest } from '../../src/core/kube/rest-client.js';
 import { connectKube, slimKubeClients } from '../../src/core/kube/slim-clients.js';
 import { createLogger } from '../../src/core/log.js';
 import { applyHelmRelease, helmReleaseObject } from '../../src/dev/releases.js';
 import { ReleaseEventWatch } from '../../src/web/live/event-watch.js';
 import { HelmRecordWatch } from '../../src/web/live/record-watch.js';
 import { SharedReleaseWatch } from '../../src/web/live/release-watch.js';
-import { recordReader, releaseEventReader } from '../../src/web/pages/kube-reads.js';
+import { recordDecoder, recordReader, releaseEventReader } from '../../src/web/pages/kube-reads.js';
 import { releasePages } from '../../src/web/pages/release-pages.js';
 import { releaseUrl } from '../../src/web/urls.js';
 import { eventually } from '../support/eventually.js';
 import { deleteNamespace, freshNamespace, testEnv } from '../support/fixtures.js';
 import { CountingRest, openStream, pagesServer, parts, type OpenStream } from '../support/web-pages.js';
+
+/** Holds the answer to the next request for `path` until released: a LIST caught between the API server's answer and its reader. */
+class HoldingRest extends CountingRest {
+  private held?: { path: string; gate: Promise<void>; answered: () => void };
+  holdAnswer(path: string): { answered: Promise<void>; release: () => void } {
+    let release!: () => void;
+    let answered!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const arrived = new Promise<void>((resolve) => (answered = resolve));
+    this.held = { path, gate, answered };
+    return { answered: arrived, release };
+  }
+  override async request<T = unknown>(req: KubeRequest): Promise<T> {
+    const held = this.held?.path === req.path ? this.held : undefined;
+    if (held) this.held = undefined;
+    const answer = await super.request<T>(req);
+    if (held) {
+      held.answered();
+      await held.gate;
+    }
+    return answer;
+  }
+}
 
 /**
  * The release page's timeline from the web's shared watches of helm's records and of the Events
@@ -27,7 +52,7 @@ import { CountingRest, openStream, pagesServer, parts, type OpenStream } from '.
  */
 describe('the release page timeline from the shared watches', () => {
   const { env, kubeConfig } = testEnv();
-  const rest = new CountingRest(connectKube(env.kubeconfig).connection);
+  const rest = new HoldingRest(connectKube(env.kubeconfig).connection);
   const kube = slimKubeClients(rest);
   const writer = slimKubeClients(connectKube(env.kubeconfig));
   const api = new HelmReleaseApi(kube);
@@ -86,7 +111,7 @@ describe('the release page timeline from the shared watches', () => {
         own: { api, freezes: new FreezeApi(kube), storage },
         watch,
         events: releaseEventReader(rest),
-        timeline: { records, events: releaseEvents, readRecord: recordReader(storage) },
+        timeline: { records, events: releaseEvents, readRecord: recordReader(storage), decodeRecord: recordDecoder(storage) },
       },
       log,
     );
@@ -115,10 +140,13 @@ describe('the release page timeline from the shared watches', () => {
     await eventually(() => expect([records.synced, releaseEvents.synced]).toEqual([true, true]), { timeoutMs: 15_000 });
 
     // The record watch listed metadata only, the Event watch nothing: the first look after reads the release's records whole and LISTs its Events, once.
+    // The newest record's values come from that same read: no second GET of it.
     const record = `GET /api/v1/namespaces/${namespace}/secrets/${releaseSecretName('web', 1)}`;
     rest.requests = [];
-    expect(await page()).toContain('first look');
-    expect(rest.requests.sort()).toEqual([`GET /api/v1/namespaces/${namespace}/events`, record, record]);
+    const firstLook = await page();
+    expect(firstLook).toContain('first look');
+    expect(firstLook).toContain('<code>replicas</code></td><td><code>3</code>');
+    expect(rest.requests.sort()).toEqual([`GET /api/v1/namespaces/${namespace}/events`, record]);
 
     rest.requests = [];
     const html = await page();
@@ -153,6 +181,42 @@ describe('the release page timeline from the shared watches', () => {
     } finally {
       for (const s of streams) s.close();
     }
+  });
+
+  it('an Event deleted while the first look’s LIST of its release was in flight stays deleted: the LIST’s older copy does not put it back', async () => {
+    const core = kubeConfig.makeApiClient(CoreV1Api);
+    await applyHelmRelease(
+      kubeConfig,
+      helmReleaseObject(namespace, 'late', { chart: { repository: 'https://charts.invalid', name: 'app', version: '1.0.1' } }),
+    );
+    await recordEvent('slack:UANA asked for the suspend of late: to be deleted', 'late');
+    await recordEvent('slack:UANA asked for the resume of late: kept', 'late');
+    await eventually(() => expect(releaseEvents.synced).toBe(true), { timeoutMs: 15_000 });
+    const listed = (await core.listNamespacedEvent({ namespace })).items.filter((e) => e.involvedObject.name === 'late');
+    const doomed = listed.find((e) => e.message?.endsWith('to be deleted'));
+
+    const { answered, release } = rest.holdAnswer(`/api/v1/namespaces/${namespace}/events`);
+    const heardOfLate: string[] = [];
+    const unsubscribe = releaseEvents.subscribe((ns, name) => ns === namespace && name === 'late' && heardOfLate.push(name));
+    try {
+      const filled = releaseEvents.filled(namespace, 'late');
+      // The API server has answered with both Events; the answer waits while one of them is deleted.
+      await answered;
+      await core.deleteNamespacedEvent({ namespace, name: doomed!.metadata.name! });
+      // An Event written after the deletion: once the watch has delivered it, it has delivered the deletion before it.
+      await recordEvent('slack:UANA asked for the suspend of late: after the deletion', 'late');
+      await eventually(() => expect(heardOfLate.length).toBeGreaterThan(0), { timeoutMs: 10_000 });
+      release();
+      await filled;
+    } finally {
+      release();
+      unsubscribe();
+    }
+    const messages = releaseEvents.events(namespace, 'late')?.map((e) => e.message);
+    expect(messages).toEqual(
+      expect.arrayContaining(['slack:UANA asked for the resume of late: kept', 'slack:UANA asked for the suspend of late: after the deletion']),
+    );
+    expect(messages).not.toContain('slack:UANA asked for the suspend of late: to be deleted');
   });
 
   it('an assistant’s first read has the watch read every listed record whole, a page at a time: another release’s history is then memory', async () => {

@@ -30,7 +30,7 @@ import { HelmRecordWatch } from '../../web/live/record-watch.js';
 import { keptForPages, SharedReleaseWatch } from '../../web/live/release-watch.js';
 import { listInPages } from '../../core/kube/watch/paged-list.js';
 import { watchedReads } from '../../web/live/watched-reads.js';
-import { recordReader, releaseEventReader } from '../../web/pages/kube-reads.js';
+import { recordDecoder, recordReader, releaseEventReader } from '../../web/pages/kube-reads.js';
 import { releasePages } from '../../web/pages/release-pages.js';
 import { OWN_CLUSTER_SEGMENT } from '../../web/urls.js';
 
@@ -140,7 +140,7 @@ export async function webSurface(
           : {}),
         events: directEvents,
         // Timelines from the record and Event watches, started by the first release page or assistant's call.
-        timeline: { records, events: releaseEvents, readRecord: recordReader(parts.storage) },
+        timeline: { records, events: releaseEvents, readRecord: recordReader(parts.storage), decodeRecord: recordDecoder(parts.storage) },
         objects: new ObjectReader(new ClusterObjects(rest)),
         // The release's Slack thread, where notify keeps its messages, when Slack can be asked for the link.
         ...(slack

@@ -221,13 +221,19 @@ export class ReleaseStorage {
       status: secret.metadata?.labels?.status,
     }));
     for (const secret of secrets) {
-      const data = secret.data?.release;
-      if (secret.type !== 'helm.sh/release.v1' || !data) continue;
       // One at a time, keeping only the summary: a large record is garbage soon after.
-      const record = decodeReleaseRecord(data, secret.metadata?.labels, `${namespace}/${secret.metadata?.name}`, this.limits);
-      releases.push({ ...record, valuesDigest: this.digester.digest(record.config) });
+      const record = this.decodeRecord(namespace, secret);
+      if (record) releases.push(record);
     }
     return { history: summarizeHistory(releases), records };
+  }
+
+  /** One record Secret as read, decoded whole (values included); undefined when it is not helm's record. */
+  decodeRecord(namespace: string, secret: RecordSecret): StoredRelease | undefined {
+    const data = secret.data?.release;
+    if (secret.type !== 'helm.sh/release.v1' || !data) return undefined;
+    const record = decodeReleaseRecord(data, secret.metadata?.labels, `${namespace}/${secret.metadata?.name}`, this.limits);
+    return { ...record, valuesDigest: this.digester.digest(record.config) };
   }
 
   /**

@@ -54,6 +54,10 @@ export function withEvent(list: readonly KeptRecordOfEvent[], event: KeptRecordO
   return [...list.filter((e) => e.name !== event.name), event].sort((a, b) => byCodeUnits(b.at, a.at)).slice(0, max);
 }
 
+/** The heardWhileListing key of the background LIST of every Event, and its entries. */
+const EVERY = '*';
+const everyKey = (obj: KeptEvent) => `${obj.metadata.namespace}/${obj.release}/${obj.metadata.name}`;
+
 const isAction = (reason: string) => reason === ReleaseEvent.ActionRequested || reason === ReleaseEvent.ActionRefused;
 
 /** The watch's "list": one Event asked for, none kept — only the version the watch starts from (a limited LIST is a consistent snapshot). */
@@ -87,6 +91,12 @@ export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
   private every = false;
   private everyWanted = false;
   private readonly reading = new Map<string, Promise<void>>();
+  /**
+   * Events the watch delivered, changed or deleted, while a LIST that holds them was in flight, by
+   * release ("namespace/name"; `*` for the background LIST of all): the LIST's copy is older than
+   * the watch's, or of an Event already gone, and must not put it back.
+   */
+  private readonly heardWhileListing = new Map<string, Set<string>>();
   private readonly rest: KubeRest;
   private readonly log: Logger;
   private readonly pageSize: number;
@@ -149,15 +159,19 @@ export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
     if (this.every || this.read.has(key)) return false;
     if (!this.reading.has(key)) {
       const read = this.read;
+      const heard = this.listening(key);
       const reading = listReleaseEvents(this.rest, namespace, name)
         .then((events) => {
           if (read !== this.read) return; // listed again meanwhile: read again when asked
-          for (const e of events) this.take(keptEvent(e));
+          for (const e of events) if (!heard.has(e.metadata?.name ?? '')) this.take(keptEvent(e));
           read.add(key);
           this.touched({ namespace, name });
         })
         .catch((error: unknown) => this.log.warn({ release: key, error: apiErrorMessage(error) }, 'web: a release’s Events could not be read'))
-        .finally(() => this.reading.delete(key));
+        .finally(() => {
+          this.reading.delete(key);
+          this.heardWhileListing.delete(key);
+        });
       this.reading.set(key, reading);
     }
     return true;
@@ -169,13 +183,15 @@ export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
   private readEvery(): void {
     const read = this.read;
     const stale = new Error('the Event watch listed again');
+    const heard = this.listening(EVERY);
     const all = pagedList(
       this.rest,
       '/api/v1/events',
       { fieldSelector: ABOUT_HELMRELEASES },
       (obj) => {
         if (read !== this.read) throw stale;
-        this.take(keptEvent(obj));
+        const kept = keptEvent(obj);
+        if (!heard.has(everyKey(kept))) this.take(kept);
         return undefined;
       },
       this.pageSize,
@@ -186,10 +202,26 @@ export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
       })
       .catch((error: unknown) => {
         if (error !== stale) this.log.warn({ error: apiErrorMessage(error) }, 'web: the Events could not be listed; releases are read as they are asked for');
-      });
+      })
+      .finally(() => this.heardWhileListing.delete(EVERY));
+  }
+
+  /** The names the watch will note for `key` until its LIST is taken. */
+  private listening(key: string): Set<string> {
+    const heard = new Set<string>();
+    this.heardWhileListing.set(key, heard);
+    return heard;
+  }
+
+  /** The watch delivered this Event: a LIST in flight holds an older copy of it, or one of an Event now gone. */
+  private heard(obj: KeptEvent): void {
+    if (this.heardWhileListing.size === 0) return;
+    this.heardWhileListing.get(`${obj.metadata.namespace}/${obj.release}`)?.add(obj.metadata.name);
+    this.heardWhileListing.get(EVERY)?.add(everyKey(obj));
   }
 
   protected put(obj: KeptEvent) {
+    this.heard(obj);
     return this.take(obj);
   }
 
@@ -207,6 +239,7 @@ export class ReleaseEventWatch extends OnReadWatch<KeptEvent> {
   }
 
   protected drop(obj: KeptEvent) {
+    this.heard(obj);
     const key = `${obj.metadata.namespace}/${obj.release}`;
     const kept = this.byRelease.get(key);
     if (!kept) return undefined;

@@ -1,3 +1,4 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ReleaseHistory } from '../../core/helm-storage/release-storage.js';
 import { apiErrorMessage } from '../../core/kube/errors.js';
 import type { KubeRest } from '../../core/kube/rest-client.js';
@@ -33,7 +34,7 @@ const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
  */
 export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
   private index = new RecordIndex();
-  private readonly filling = new Map<string, Promise<void>>();
+  private readonly filling = new Map<string, Promise<KubernetesObject | undefined>>();
   private everyRecord = false;
   private readonly rest: KubeRest;
   private readonly log: Logger;
@@ -80,11 +81,15 @@ export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
     return this.index.history(namespace, releaseName);
   }
 
-  /** Once the release's listed records are read whole (a failed read leaves them unread: `history` then says nothing). */
-  async filled(namespace: string, releaseName: string): Promise<void> {
-    if (!this.wanted()) return;
+  /**
+   * Once the release's listed records are read whole (a failed read leaves them unread: `history`
+   * then says nothing). When this call waited for that read, it gives the newest revision's Secret
+   * as read, whole, so a page need not GET it again for its values.
+   */
+  async filled(namespace: string, releaseName: string): Promise<KubernetesObject | undefined> {
+    if (!this.wanted()) return undefined;
     this.unread(namespace, releaseName);
-    await this.filling.get(`${namespace}/${releaseName}`);
+    return this.filling.get(`${namespace}/${releaseName}`);
   }
 
   /** Whether some of the release's records are known by their labels only; if so, their read is started (once). */
@@ -95,22 +100,27 @@ export class HelmRecordWatch extends OnReadWatch<KeptRecord> {
     if (!this.filling.has(key)) {
       const seenVersion = this.watch.informer?.seenVersion;
       const read = this.readWhole(namespace, pending, seenVersion)
-        .then(() => this.touched({ namespace, name: releaseName }))
-        .catch((error: unknown) => this.log.warn({ release: key, error: apiErrorMessage(error) }, 'web: a release’s helm records could not be read'))
+        .then((secrets) => {
+          this.touched({ namespace, name: releaseName });
+          const newest = this.index.newestName(namespace, releaseName);
+          return secrets.find((secret) => secret?.metadata?.name === newest);
+        })
+        .catch((error: unknown) => void this.log.warn({ release: key, error: apiErrorMessage(error) }, 'web: a release’s helm records could not be read'))
         .finally(() => this.filling.delete(key));
       this.filling.set(key, read);
     }
     return true;
   }
 
-  /** Each record GET by name, not older than what the watch has seen, decoded into the object the cache and index hold. */
-  private async readWhole(namespace: string, records: KeptRecord[], notOlderThan: string | undefined): Promise<void> {
+  /** Each record GET by name, not older than what the watch has seen, decoded into the object the cache and index hold; the Secrets as read. */
+  private async readWhole(namespace: string, records: KeptRecord[], notOlderThan: string | undefined): Promise<(KubernetesObject | undefined)[]> {
     const index = this.index;
-    await Promise.all(
+    return Promise.all(
       records.map(async (held) => {
         const secret = await recordByName(this.rest, namespace, held.metadata.name, notOlderThan);
         // Gone (the watch will say so), the watch has put a newer one in its place, or it restarted meanwhile.
         if (secret && index === this.index && fillPending(held, secret)) index.put(held);
+        return secret;
       }),
     );
   }

@@ -1,3 +1,4 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { StoredRelease } from '../../core/helm-storage/release-storage.js';
 import { releaseTarget } from '../../core/release/release-target.js';
@@ -20,12 +21,16 @@ export interface TimelineWatches {
    * record, which the API server answers from its watch cache by key (no LIST, no other revision).
    */
   readRecord: (namespace: string, releaseName: string, name: string, notOlderThan: string) => Promise<StoredRelease | undefined>;
+  /** A record Secret already read whole (a first look's fill), decoded as readRecord would; undefined when it is not helm's record. */
+  decodeRecord: (namespace: string, secret: KubernetesObject) => StoredRelease | undefined;
 }
 
 export interface HeldTimeline {
   /** helm's revisions, newest first: summaries (no values). */
   revisions: StoredRelease[];
   events: ReleaseEventRecord[];
+  /** The newest revision's record Secret, when this look's fill read it whole: its values need no second GET. */
+  newestRead?: KubernetesObject;
 }
 
 /** The release's revisions and Events from memory; undefined until both watches have listed (the caller reads the API server). */
@@ -39,8 +44,12 @@ export function heldTimeline(watches: TimelineWatches, release: HelmRelease): He
 /** heldTimeline once the release's records listed by their labels only, and its Events, have been read (a page's first look at it). */
 export async function heldTimelineRead(watches: TimelineWatches, release: HelmRelease): Promise<HeldTimeline | undefined> {
   const target = releaseTarget(release);
-  await Promise.all([watches.records.filled(target.namespace, target.releaseName), watches.events.filled(release.metadata.namespace, release.metadata.name)]);
-  return heldTimeline(watches, release);
+  const [newestRead] = await Promise.all([
+    watches.records.filled(target.namespace, target.releaseName),
+    watches.events.filled(release.metadata.namespace, release.metadata.name),
+  ]);
+  const held = heldTimeline(watches, release);
+  return held && newestRead ? { ...held, newestRead } : held;
 }
 
 /** The revisions with the newest one whole (its values), reading only that record; undefined when that record cannot be read so. */
@@ -48,8 +57,21 @@ export async function withNewestValues(watches: TimelineWatches, release: HelmRe
   if (held.revisions.length === 0) return [];
   const target = releaseTarget(release);
   const newest = watches.records.newest(target.namespace, target.releaseName);
-  const whole = newest && (await watches.readRecord(target.namespace, target.releaseName, newest.name, newest.seenVersion).catch(() => undefined));
+  const whole =
+    newest &&
+    (held.newestRead?.metadata?.name === newest.name
+      ? decodedOrNothing(watches, target.namespace, held.newestRead)
+      : await watches.readRecord(target.namespace, target.releaseName, newest.name, newest.seenVersion).catch(() => undefined));
   return whole?.revision === held.revisions[0]!.revision ? [whole, ...held.revisions.slice(1)] : undefined;
+}
+
+/** A record that will not decode is as one that cannot be read: the caller reads the API server's history instead. */
+function decodedOrNothing(watches: TimelineWatches, namespace: string, secret: KubernetesObject): StoredRelease | undefined {
+  try {
+    return watches.decodeRecord(namespace, secret);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Pure: the key a touched release has in a watch — records by the storage namespace and helm's release name, Events by the HelmRelease. */

@@ -15,3 +15,8 @@ export function recordReader(storage: Pick<ReleaseStorage, 'historyOfRecords'>):
   return async (namespace, releaseName, name, notOlderThan) =>
     (await storage.historyOfRecords(namespace, releaseName, [name], { notOlderThan }))?.history.releases[0];
 }
+
+/** A record Secret the web's watch already read whole, decoded as recordReader's (TimelineWatches.decodeRecord). */
+export function recordDecoder(storage: Pick<ReleaseStorage, 'decodeRecord'>): TimelineWatches['decodeRecord'] {
+  return (namespace, secret) => storage.decodeRecord(namespace, secret);
+}
