@@ -189,23 +189,25 @@ describe('the release page timeline from the shared watches', () => {
       kubeConfig,
       helmReleaseObject(namespace, 'late', { chart: { repository: 'https://charts.invalid', name: 'app', version: '1.0.1' } }),
     );
-    await recordEvent('slack:UANA asked for the suspend of late: to be deleted', 'late');
-    await recordEvent('slack:UANA asked for the resume of late: kept', 'late');
     await eventually(() => expect(releaseEvents.synced).toBe(true), { timeoutMs: 15_000 });
-    const listed = (await core.listNamespacedEvent({ namespace })).items.filter((e) => e.involvedObject.name === 'late');
-    const doomed = listed.find((e) => e.message?.endsWith('to be deleted'));
-
+    // Each Event about "late" the watch delivers, added or deleted, tells the listener once.
+    let heardOfLate = 0;
+    const unsubscribe = releaseEvents.subscribe((ns, name) => void (ns === namespace && name === 'late' && (heardOfLate += 1)));
     const { answered, release } = rest.holdAnswer(`/api/v1/namespaces/${namespace}/events`);
-    const heardOfLate: string[] = [];
-    const unsubscribe = releaseEvents.subscribe((ns, name) => ns === namespace && name === 'late' && heardOfLate.push(name));
     try {
+      await recordEvent('slack:UANA asked for the suspend of late: to be deleted', 'late');
+      await recordEvent('slack:UANA asked for the resume of late: kept', 'late');
+      await eventually(() => expect(heardOfLate).toBe(2), { timeoutMs: 10_000 });
+      const listed = (await core.listNamespacedEvent({ namespace })).items.filter((e) => e.involvedObject.name === 'late');
+      const doomed = listed.find((e) => e.message?.endsWith('to be deleted'));
+
       const filled = releaseEvents.filled(namespace, 'late');
       // The API server has answered with both Events; the answer waits while one of them is deleted.
       await answered;
       await core.deleteNamespacedEvent({ namespace, name: doomed!.metadata.name! });
-      // An Event written after the deletion: once the watch has delivered it, it has delivered the deletion before it.
       await recordEvent('slack:UANA asked for the suspend of late: after the deletion', 'late');
-      await eventually(() => expect(heardOfLate.length).toBeGreaterThan(0), { timeoutMs: 10_000 });
+      // The deletion and the Event after it, both delivered by the watch before the LIST's answer is read.
+      await eventually(() => expect(heardOfLate).toBe(4), { timeoutMs: 10_000 });
       release();
       await filled;
     } finally {
