@@ -24,13 +24,16 @@ interface Row {
 }
 
 export const benchmark: Benchmark = {
-  usage: '[--releases 100] [--controllers 1,2,3] [--concurrency 4]',
-  options: { releases: { type: 'string' }, controllers: { type: 'string' }, concurrency: { type: 'string' } },
+  usage: '[--releases 100] [--controllers 1,2,3] [--concurrency 4] [--one-node]',
+  options: { releases: { type: 'string' }, controllers: { type: 'string' }, concurrency: { type: 'string' }, 'one-node': { type: 'boolean' } },
   maxSeconds: 1500,
   async run(args, cleanup) {
     const releases = args.int('releases', 100);
     const counts = args.intList('controllers', [1, 2, 3]);
     const concurrency = args.int('concurrency', 4);
+    // --one-node: several controllers are told they run on one node, as the chart tells replicas: they share its helm slots (HELMCREW_NODE_NAME).
+    // One alone is not told, as the chart leaves one replica.
+    const nodeOf = (k: number): Record<string, string> => (args.flag('one-node') && k > 1 ? { HELMCREW_NODE_NAME: 'bench-node' } : {});
     const loadBefore = loadavgString();
     const be = await startBenchEnv(cleanup, args.optional('state-dir'));
     const entry = await buildCompiled(join(be.dir, 'build'));
@@ -54,7 +57,7 @@ export const benchmark: Benchmark = {
           concurrency,
           workDir: join(dir, `work-${i}`),
           logFile: join(dir, `controller-${i}.log`),
-          extraEnv: { ...imageControllerEnv(), HELMCREW_NAMESPACE: 'default' },
+          extraEnv: { ...imageControllerEnv(), HELMCREW_NAMESPACE: 'default', ...nodeOf(k) },
         });
         cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
         ctls.push(ctl);
@@ -70,7 +73,8 @@ export const benchmark: Benchmark = {
         const cpu0 = ctls.map((c) => cpuSeconds(c.pid) ?? 0);
         const burst = await helmcrewBurst(
           be,
-          { namespace, pid: ctls[0]!.pid, helm, logFile: ctls[0]!.logFile },
+          // Slots: the node's when they share it, else each replica's own.
+          { namespace, pid: ctls[0]!.pid, helm, logFile: ctls[0]!.logFile, concurrency: args.flag('one-node') || k === 1 ? concurrency : k * concurrency },
           what,
           names(releases),
           () => releaseSpec(w, step, '10m'),
@@ -81,7 +85,7 @@ export const benchmark: Benchmark = {
         const ctlCpuS = ctls.reduce((a, c, i) => a + ((cpuSeconds(c.pid) ?? 0) - cpu0[i]!), 0);
         row.bursts.push({ ...burst, sumPeakRssKb, ctlCpuS });
         say(
-          `  ${what}: ${burst.done}/${releases} in ${fmtS(burst.wallMs)}; helm ${JSON.stringify(burst.helm)}; controllers' peak RSS sum ${fmtMiB(sumPeakRssKb)}; ctl CPU ${ctlCpuS.toFixed(1)} s; apiserver CPU ${burst.cpuS.apiserver?.toFixed(1)} s; load ${burst.sampled.loadavgAtEnd}`,
+          `  ${what}: ${burst.done}/${releases} in ${fmtS(burst.wallMs)}; helm ${JSON.stringify(burst.helm)}; controllers' peak RSS sum ${fmtMiB(sumPeakRssKb)}; ctl CPU ${ctlCpuS.toFixed(1)} s; helm at once mean ${burst.slots?.meanBusy.toFixed(1)}, most ${burst.slots?.mostAtOnce}; helm CPU ${burst.slots?.helmCpuS.toFixed(1)} s; apiserver CPU ${burst.cpuS.apiserver?.toFixed(1)} s; load ${burst.sampled.loadavgAtEnd}`,
         );
       }
       for (const ctl of ctls) await ctl.stop();
@@ -90,7 +94,7 @@ export const benchmark: Benchmark = {
       rows.push(row);
     }
     const out: string[] = [
-      `## scale-out: ${releases} releases, ${counts.join(' / ')} controllers at concurrency ${concurrency} each`,
+      `## scale-out: ${releases} releases, ${counts.join(' / ')} controllers at concurrency ${concurrency} each${args.flag('one-node') ? ', sharing one node’s helm slots' : ''}`,
       '',
       '```',
       formatFacts(facts),
@@ -100,14 +104,14 @@ export const benchmark: Benchmark = {
       '',
     ];
     out.push(
-      '| controllers | phase | wall | speed vs 1 controller (wall₁ ÷ wall; < 1 = slower) | helm procs | controllers CPU s | kube-apiserver CPU s | controllers peak RSS (sum) | load avg at end |',
+      '| controllers | phase | wall | speed vs 1 controller (wall₁ ÷ wall; < 1 = slower) | helm procs | helm at once (mean / most) | helm’s own CPU s | controllers CPU s | kube-apiserver CPU s | controllers peak RSS (sum) | load avg at end |',
     );
-    out.push('|---|---|---|---|---|---|---|---|---|');
+    out.push('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) {
       for (const b of row.bursts) {
         const base = rows[0]!.bursts.find((x) => x.what === b.what)!;
         out.push(
-          `| ${row.controllers} | ${b.what} | ${fmtS(b.wallMs)}${b.timedOut ? ' (timed out)' : ''} | ${fmtRatio(base.wallMs / b.wallMs)} | ${JSON.stringify(b.helm)} | ${b.ctlCpuS.toFixed(1)} | ${b.cpuS.apiserver?.toFixed(1) ?? '—'} | ${fmtMiB(b.sumPeakRssKb)} | ${b.sampled.loadavgAtEnd} |`,
+          `| ${row.controllers} | ${b.what} | ${fmtS(b.wallMs)}${b.timedOut ? ' (timed out)' : ''} | ${fmtRatio(base.wallMs / b.wallMs)} | ${JSON.stringify(b.helm)} | ${b.slots ? `${b.slots.meanBusy.toFixed(1)} / ${b.slots.mostAtOnce}` : '—'} | ${b.slots?.helmCpuS.toFixed(1) ?? '—'} | ${b.ctlCpuS.toFixed(1)} | ${b.cpuS.apiserver?.toFixed(1) ?? '—'} | ${fmtMiB(b.sumPeakRssKb)} | ${b.sampled.loadavgAtEnd} |`,
         );
       }
     }

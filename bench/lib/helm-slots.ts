@@ -15,12 +15,14 @@ export interface SlotStats {
   helmMeanMs: number;
   /** helm's own CPU seconds (user + system, from the counting wrapper), summed over the spans. */
   helmCpuS: number;
+  /** The most helm processes running at one moment. */
+  mostAtOnce: number;
 }
 
 /** Pure: slot figures of the spans that started at or after `fromS` (epoch seconds), with `concurrency` slots. */
 export function slotStats(all: HelmSpan[], concurrency: number, fromS = 0): SlotStats {
   const spans = all.filter((s) => s.start >= fromS && s.end >= s.start);
-  if (spans.length === 0) return { meanBusy: 0, gapMs: { n: 0, median: 0, p90: 0, mean: 0 }, helmMeanMs: 0, helmCpuS: 0 };
+  if (spans.length === 0) return { meanBusy: 0, gapMs: { n: 0, median: 0, p90: 0, mean: 0 }, helmMeanMs: 0, helmCpuS: 0, mostAtOnce: 0 };
   const first = Math.min(...spans.map((s) => s.start));
   const last = Math.max(...spans.map((s) => s.end));
   const busy = spans.reduce((sum, s) => sum + (s.end - s.start), 0);
@@ -40,5 +42,22 @@ export function slotStats(all: HelmSpan[], concurrency: number, fromS = 0): Slot
     },
     helmMeanMs: round((busy / spans.length) * 1000),
     helmCpuS: spans.reduce((sum, s) => sum + (Number.isFinite(s.cpuS) ? s.cpuS : 0), 0),
+    mostAtOnce: mostAtOnce(spans),
   };
+}
+
+/** Pure: the most spans open at one moment (an end at the very time of a start counts first). */
+export function mostAtOnce(spans: HelmSpan[]): number {
+  const edges = spans.flatMap((s): Array<[number, number]> => [
+    [s.start, 1],
+    [s.end, -1],
+  ]);
+  edges.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let open = 0;
+  let most = 0;
+  for (const [, step] of edges) {
+    open += step;
+    most = Math.max(most, open);
+  }
+  return most;
 }

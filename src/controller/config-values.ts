@@ -31,6 +31,16 @@ export function serviceAccountName(name: string, raw: string | undefined): strin
   return raw;
 }
 
+/** HELMCREW_NODE_NAME (a Kubernetes node's name, a DNS subdomain); unset or empty: no node-wide helm limit. */
+export function nodeName(name: string, raw: string | undefined): string | undefined {
+  const value = raw?.trim() ?? '';
+  if (value === '') return undefined;
+  if (value.length > 253 || !DNS_SUBDOMAIN.test(value)) {
+    throw new ConfigError(`${name} must be a node's name (lower-case letters, digits, '-' and '.'; the chart sets the pod's spec.nodeName), got "${raw}"`);
+  }
+  return value;
+}
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Namespace names, or `*` for every namespace. */

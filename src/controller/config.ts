@@ -3,7 +3,7 @@ import { MiB, positiveInt, readSharedConfig, SHARED_ENV, type Env, type SharedCo
 import { declareEnv } from '../core/config/registry.js';
 import type { TenancyPolicy } from '../core/release/tenancy-policy.js';
 import { DEFAULT_ALLOWED_REPOSITORY_HOSTS, type HostPolicy } from './charts/host-policy.js';
-import { clusterScopeNamespaces, commandKey, helmGoGC, hostPolicy, serviceAccountName } from './config-values.js';
+import { clusterScopeNamespaces, commandKey, helmGoGC, hostPolicy, nodeName, serviceAccountName } from './config-values.js';
 
 /** The controller's configuration from the environment (docs/configuration.md is generated from CONTROLLER_ENV). */
 
@@ -47,6 +47,16 @@ export const CONTROLLER_ENV = declareEnv(['controller'], {
     default: true,
     meaning:
       'twice `HELMCREW_CONCURRENCY` reconcile passes, so the next ones have read what they need when a helm slot frees; with several replicas on one queue, an install or upgrade that finds every slot taken while nothing is queued goes back to the queue for an idle replica instead of waiting',
+  },
+  HELMCREW_NODE_NAME: {
+    defaultText: 'none',
+    meaning:
+      'the node this replica runs on (the chart sets the pod’s `spec.nodeName` when it runs more than one replica): replicas on one node then run at most `HELMCREW_NODE_HELM_SLOTS` helm operations at once together, counted in Redis; unset, each replica counts only its own',
+  },
+  HELMCREW_NODE_HELM_SLOTS: {
+    defaultText: '`HELMCREW_CONCURRENCY`',
+    meaning:
+      'with `HELMCREW_NODE_NAME`: helm operations at once on one node, every replica there together (a replica’s own `HELMCREW_CONCURRENCY` still applies)',
   },
   WATCH_NAMESPACES: { defaultText: 'all', meaning: 'comma-separated namespaces whose HelmReleases are watched' },
   HELMCREW_WORK_DIR: {
@@ -152,6 +162,8 @@ export interface ControllerConfig extends SharedConfig {
   /** GOGC for every helm process (HELMCREW_HELM_GOGC); undefined: Go's default, a memory-for-CPU trade left to the operator. */
   helmGoGC?: string;
   concurrency: number;
+  /** Replicas on one node share this many helm slots (HELMCREW_NODE_NAME, HELMCREW_NODE_HELM_SLOTS; helm/node-helm-slots.ts); none: each replica alone. */
+  nodeHelmSlots?: { node: string; limit: number };
   /** Reconcile passes beyond the helm slots, reading while helm runs (HELMCREW_READ_AHEAD; queue/reconcile-queue.ts reconcileWorkers). */
   readAhead: boolean;
   namespaces: string[];
@@ -212,6 +224,7 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     helmGoGC: helmGoGC('HELMCREW_HELM_GOGC', own.raw('HELMCREW_HELM_GOGC')),
     helmKillMarginSeconds: own.positiveInt('HELMCREW_HELM_KILL_MARGIN_SECONDS'),
     concurrency: own.positiveInt('HELMCREW_CONCURRENCY'),
+    ...nodeHelmSlots(nodeName('HELMCREW_NODE_NAME', own.raw('HELMCREW_NODE_NAME')), env, own.positiveInt('HELMCREW_CONCURRENCY')),
     readAhead: own.boolean('HELMCREW_READ_AHEAD'),
     namespaces: (own.raw('WATCH_NAMESPACES') ?? '')
       .split(',')
@@ -247,4 +260,10 @@ export function readControllerConfig(env: Env = process.env): ControllerConfig {
     proposalsTickMs: own.positiveInt('HELMCREW_PROPOSALS_TICK_MS'),
     proposalsRetentionMs: own.positiveInt('HELMCREW_PROPOSALS_RETENTION_HOURS') * 3600_000,
   };
+}
+
+/** The node-wide helm limit when the replica knows its node; the limit defaults to one replica's concurrency. */
+function nodeHelmSlots(node: string | undefined, env: Env, concurrency: number): Pick<ControllerConfig, 'nodeHelmSlots'> {
+  if (!node) return {};
+  return { nodeHelmSlots: { node, limit: positiveInt(env, 'HELMCREW_NODE_HELM_SLOTS', concurrency) } };
 }

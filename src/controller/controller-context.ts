@@ -15,6 +15,7 @@ import { HelmRunner } from './helm/helm-runner.js';
 import { HelmSlots } from './helm/helm-slots.js';
 import { HelmSlotGate } from './helm/helm-slot-gate.js';
 import type { QueueLoadReader } from './helm/slot-wait.js';
+import type { NodeHelmSlots } from './helm/node-helm-slots.js';
 import type { ReadAhead } from './queue/read-ahead.js';
 import { helmProcessEnv } from './helm/helm-process-env.js';
 import { DEFAULT_RECORD_LIMITS } from '../core/helm-storage/release-record.js';
@@ -67,17 +68,28 @@ export interface ControllerParts {
   queueLoad?: QueueLoadReader;
   /** Paused after a hand-back, resumed when a helm slot frees (queue/read-ahead.ts). */
   readAhead?: Pick<ReadAhead, 'pause' | 'resume'>;
+  /** The node's helm slots, shared with the other replicas there (helm/node-helm-slots.ts); none: this replica's own only. */
+  nodeSlots?: Pick<NodeHelmSlots, 'acquire'> | undefined;
 }
 
 /** The controller's reconcile context: helm as configured, charts under the host policy, every happening an Event (and a notification). */
 export function controllerContext(config: ControllerConfig, parts: ControllerParts): Readonly<ControllerContext> {
-  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, settled, freezes, freezeHolds, proposals, queueLoad, readAhead } = parts;
+  const { rest, kube, api, digester, metrics, log, publisher, operations, cache, settled, freezes, freezeHolds, proposals, queueLoad, readAhead, nodeSlots } =
+    parts;
   const helmEnv = helmProcessEnv({ workDir: config.workDir, kubeconfig: config.kubeconfig, goGC: config.helmGoGC });
   const recordLimits = { ...DEFAULT_RECORD_LIMITS, maxInflatedBytes: config.maxReleaseRecordBytes };
   // HELMCREW_CONCURRENCY release-changing helm processes at once, whichever cluster they act on (helm-slots.ts).
   const slots = new HelmSlots(config.concurrency, () => readAhead?.resume());
   const helmRuns = new ExitedHelmRuns();
-  const helmRunner = new HelmRunner(config.helmBin, helmEnv, log, (verb, result, seconds) => metrics.helmRan(verb, result, seconds), slots, helmRuns);
+  const helmRunner = new HelmRunner(
+    config.helmBin,
+    helmEnv,
+    log,
+    (verb, result, seconds) => metrics.helmRan(verb, result, seconds),
+    slots,
+    helmRuns,
+    nodeSlots,
+  );
   // spec.kubeConfig: the same parts, on the target cluster; helm gets its kubeconfig as a private file.
   const targets = new RemoteClusters({
     policy: { allowExec: config.remoteTargets.allowExec },

@@ -12,6 +12,7 @@ import type { ReleaseEventSink } from '../core/events/release-event-sink.js';
 import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
+import { NodeHelmSlots } from './helm/node-helm-slots.js';
 import { ReadAhead } from './queue/read-ahead.js';
 import { queueLoadOf, RECONCILE_QUEUE, ReconcileQueue, reconcileWorkers, startReconcileWorker } from './queue/reconcile-queue.js';
 import { computePreview } from './preview/compute-preview.js';
@@ -158,6 +159,11 @@ export async function startController(config: ControllerConfig, options: Control
   const proposals = controllerProposals(connection, config, kube);
   // More passes than helm slots: the next ones read while helm runs (controller-context.ts, helm-slots.ts); fewer after a hand-back.
   const readAhead = new ReadAhead(config.concurrency, reconcileWorkers(config.concurrency, config.readAhead));
+  // Replicas on one node share its helm slots when each knows its node (helm/node-helm-slots.ts).
+  const nodeSlots = config.nodeHelmSlots
+    ? new NodeHelmSlots({ connection, keyspace: config.queuePrefix, node: config.nodeHelmSlots.node, limit: config.nodeHelmSlots.limit, log })
+    : undefined;
+  await nodeSlots?.start();
   const ctx = controllerContext(config, {
     rest,
     kube,
@@ -174,6 +180,7 @@ export async function startController(config: ControllerConfig, options: Control
     proposals: proposals.ports,
     queueLoad: queueLoadOf(queue.raw),
     readAhead,
+    nodeSlots,
   });
   const images = proposals.watcher(ctx, { releases: () => watches.list(), enqueue }); // once per cluster, on the leader, beside the watches
   const worker = startReconcileWorker({
@@ -289,6 +296,7 @@ export async function startController(config: ControllerConfig, options: Control
       fleetFreezes?.stop();
       // Let an in-flight reconcile finish: killing helm mid-upgrade leaves a pending release.
       await worker.close();
+      nodeSlots?.close();
       await ledger.flush();
       await previews.close();
       await commands?.close();

@@ -110,6 +110,13 @@ describe('helm/helmcrew', () => {
     ]);
     const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'hc-web');
     expect(service?.spec?.selector).toMatchObject({ 'app.kubernetes.io/component': 'web' });
+    // Two controller replicas: each is told its node, so two the scheduler puts on one node share its helm slots.
+    const envOf = (name: string) => deployments(docs).find((d) => d.metadata.name === name)!.spec!.template!.spec.containers[0]!.env;
+    expect(envOf('hc-controller').find((e) => e.name === 'HELMCREW_NODE_NAME')).toEqual({
+      name: 'HELMCREW_NODE_NAME',
+      valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } },
+    });
+    expect(envOf('hc-notify').map((e) => e.name)).not.toContain('HELMCREW_NODE_NAME');
     const web = deployments(docs).find((d) => d.metadata.name === 'hc-web')!.spec!.template!.spec.containers[0]!;
     expect(web.env.map((e) => e.name)).toEqual(expect.arrayContaining(['REDIS_URL', 'SLACK_BOT_TOKEN', 'HELMCREW_SLACK_OIDC_CLIENT_SECRET', 'HEALTH_PORT']));
   });

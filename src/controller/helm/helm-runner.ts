@@ -6,6 +6,7 @@ import { HelmCanceledError, HelmError, helmTimedOut, type HelmResult, type HelmS
 import { takesSlot, type HelmSlots } from './helm-slots.js';
 import { takesReleaseLock, type ExitedHelmRuns } from './exited-helm-runs.js';
 import { whileRunning } from './helm-children.js';
+import type { NodeHelmSlots } from './node-helm-slots.js';
 
 export interface HelmRunOptions {
   step: HelmStep;
@@ -46,6 +47,8 @@ export class HelmRunner {
     private readonly slots?: HelmSlots,
     /** Told when a lock-taking helm has exited, however it ended (exited-helm-runs.ts). */
     private readonly exited?: ExitedHelmRuns,
+    /** Every replica on this node together: at most so many release-changing helm processes (node-helm-slots.ts); none: no node limit. */
+    private readonly nodeSlots?: Pick<NodeHelmSlots, 'acquire'>,
   ) {
     this.env = { ...definedOnly(process.env), ...helmEnv };
   }
@@ -53,17 +56,21 @@ export class HelmRunner {
   /** Each helm process is a span (`helm <subcommand>`, its verb and result) below the stage that ran it. */
   async run(args: string[], opts: HelmRunOptions): Promise<string> {
     const free = this.slots && takesSlot(opts.step) ? await this.waitForSlot(this.slots, opts) : undefined;
+    let nodeFree: (() => void) | undefined;
     try {
+      // After this replica's slot: what waits for the node holds a slot here, as helm would.
+      if (this.nodeSlots && takesSlot(opts.step)) nodeFree = await this.waitForSlot(this.nodeSlots, opts);
       return await inSpan(`helm ${args[0] ?? ''}`.trim(), { 'helm.verb': opts.step, 'helm.command': args[0], 'helmcrew.release': opts.release }, (span) =>
         this.runHelm(args, opts, (result) => span.set({ 'helm.result': result })),
       );
     } finally {
+      nodeFree?.();
       free?.();
     }
   }
 
   /** A newer generation arriving while the operation waits for a slot cancels it as it would cancel helm. */
-  private async waitForSlot(slots: HelmSlots, opts: HelmRunOptions): Promise<() => void> {
+  private async waitForSlot(slots: Pick<HelmSlots, 'acquire'>, opts: HelmRunOptions): Promise<() => void> {
     try {
       // An install or upgrade took its slot before it said it started (helm-slot-gate.ts): it is held for this release.
       return await slots.acquire(opts.cancelSignal, opts.release);

@@ -30,6 +30,8 @@ const KEY_SUFFIXES = {
   agents: 'agents',
   /** controller: one key per command nonce, until the command expires (replay protection). */
   commandNonce: 'command:nonce',
+  /** controller: sorted set per node, lease token → expiry: helm processes running on that node (controller/helm/node-helm-slots.ts). */
+  nodeHelmSlots: 'node-helm-slots',
   /** notify: a delivery's mailbox, a release's unrouted mark, a channel's rate bucket. */
   notifyMailbox: 'notify:mailbox',
   notifyUnrouted: 'notify:unrouted',

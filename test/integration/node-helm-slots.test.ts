@@ -1,0 +1,136 @@
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { NodeHelmSlots, type NodeHelmSlotsOptions } from '../../src/controller/helm/node-helm-slots.js';
+import { clusterKey } from '../../src/core/fleet/cluster-keys.js';
+import { createLogger, type Logger } from '../../src/core/log.js';
+import { eventually } from '../support/eventually.js';
+import { testEnv, uniqueName } from '../support/fixtures.js';
+
+/** Issue 50: replicas on one node share its helm slots through Redis (three replicas on two cores ran twelve helms). */
+describe('node helm slots: replicas on one node run at most its limit of helm processes together', () => {
+  const { env } = testEnv();
+  const redis = new Redis(env.redisUrl);
+  const opened: NodeHelmSlots[] = [];
+  afterAll(() => {
+    for (const slots of opened) slots.close();
+    redis.disconnect();
+  });
+
+  /** A replica's node slots on the test's Redis; each replica has its own connection, as each controller has. */
+  async function replica(keyspace: string, node: string, limit: number, more: Partial<NodeHelmSlotsOptions> = {}): Promise<NodeHelmSlots> {
+    const connection = new Redis(env.redisUrl);
+    const slots = new NodeHelmSlots({ connection, keyspace, node, limit, log: createLogger('test', 'silent'), ...more });
+    opened.push(slots);
+    await slots.start();
+    return slots;
+  }
+
+  it('two replicas on one node hold at most the limit together, and a waiter in the other replica starts as soon as a lease is given back', async () => {
+    const keyspace = uniqueName('hc-node');
+    // A recheck far longer than the test: only the give-back's message can wake the other replica in time.
+    const [a, b] = await Promise.all([replica(keyspace, 'node-1', 2, { recheckMs: 60_000 }), replica(keyspace, 'node-1', 2, { recheckMs: 60_000 })]);
+    const giveA1 = await a.acquire();
+    const giveB1 = await b.acquire();
+    let bSecond: (() => void) | undefined;
+    const waiting = b.acquire().then((give) => (bSecond = give));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(bSecond).toBeUndefined();
+    expect(b.queued).toBe(1);
+    expect(await redis.zcard(clusterKey(keyspace, 'nodeHelmSlots', 'node-1'))).toBe(2);
+    const givenAt = Date.now();
+    giveA1();
+    await waiting;
+    expect(Date.now() - givenAt).toBeLessThan(2_000);
+    expect(await redis.zcard(clusterKey(keyspace, 'nodeHelmSlots', 'node-1'))).toBe(2);
+    giveB1();
+    bSecond!();
+    // Given twice: the second is a no-op, not a lease taken from another holder.
+    giveA1();
+    await eventually(async () => expect(await redis.zcard(clusterKey(keyspace, 'nodeHelmSlots', 'node-1'))).toBe(0), { timeoutMs: 5_000, intervalMs: 50 });
+  });
+
+  it('many waiters across replicas: never more than the limit at once, and each runs', async () => {
+    const keyspace = uniqueName('hc-node');
+    const replicas = await Promise.all([1, 2, 3].map(() => replica(keyspace, 'node-1', 2, { recheckMs: 60_000 })));
+    let running = 0;
+    let most = 0;
+    let ran = 0;
+    await Promise.all(
+      Array.from({ length: 12 }, async (_unused, i) => {
+        const give = await replicas[i % 3]!.acquire();
+        running++;
+        most = Math.max(most, running);
+        await new Promise((r) => setTimeout(r, 20 + (i % 4) * 10));
+        running--;
+        ran++;
+        give();
+      }),
+    );
+    expect(ran).toBe(12);
+    expect(most).toBe(2);
+  });
+
+  it('replicas on other nodes do not share a limit', async () => {
+    const keyspace = uniqueName('hc-node');
+    const [a, b] = await Promise.all([replica(keyspace, 'node-1', 1), replica(keyspace, 'node-2', 1)]);
+    const gives = await Promise.all([a.acquire(), b.acquire()]);
+    for (const give of gives) give();
+  });
+
+  it('a replica that died holding a lease frees it when the lease ends; a waiter then takes it without being told', async () => {
+    const keyspace = uniqueName('hc-node');
+    const dead = await replica(keyspace, 'node-1', 1, { leaseMs: 1_500 });
+    await dead.acquire();
+    dead.close(); // gone without giving its lease back, and no longer renewing it
+    const alive = await replica(keyspace, 'node-1', 1, { leaseMs: 1_500, recheckMs: 200 });
+    const started = Date.now();
+    const give = await alive.acquire();
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThan(500);
+    expect(waited).toBeLessThan(5_000);
+    give();
+  });
+
+  it('a lease held past its length is renewed while held', async () => {
+    const keyspace = uniqueName('hc-node');
+    // Renewed every max(1 s, lease ÷ 3): a 3 s lease held 5 s outlives two renewals.
+    const holder = await replica(keyspace, 'node-1', 1, { leaseMs: 3_000 });
+    const other = await replica(keyspace, 'node-1', 1, { leaseMs: 3_000, recheckMs: 200 });
+    const give = await holder.acquire();
+    let otherGot = false;
+    const otherWaits = other.acquire().then((g) => {
+      otherGot = true;
+      return g;
+    });
+    await new Promise((r) => setTimeout(r, 5_000));
+    expect(otherGot).toBe(false);
+    give();
+    (await otherWaits)();
+  });
+
+  it('a wait aborted (a newer generation) ends with its reason and takes no lease', async () => {
+    const keyspace = uniqueName('hc-node');
+    const [a, b] = await Promise.all([replica(keyspace, 'node-1', 1), replica(keyspace, 'node-1', 1)]);
+    const give = await a.acquire();
+    const controller = new AbortController();
+    const waiting = b.acquire(controller.signal);
+    await new Promise((r) => setTimeout(r, 100));
+    controller.abort(new Error('superseded by generation 3'));
+    await expect(waiting).rejects.toThrow('superseded by generation 3');
+    expect(b.queued).toBe(0);
+    give();
+    await eventually(async () => expect(await redis.zcard(clusterKey(keyspace, 'nodeHelmSlots', 'node-1'))).toBe(0), { timeoutMs: 5_000, intervalMs: 50 });
+    await expect(b.acquire(controller.signal)).rejects.toThrow('superseded by generation 3');
+  });
+
+  it('Redis refusing the lease does not stop helm: it runs without one, and the log says why', async () => {
+    const closed = new Redis(env.redisUrl, { maxRetriesPerRequest: 0, lazyConnect: true });
+    closed.disconnect();
+    const warnings: string[] = [];
+    const log = { warn: (_fields: unknown, message: string) => void warnings.push(message) } as unknown as Logger;
+    const slots = new NodeHelmSlots({ connection: closed, keyspace: uniqueName('hc-node'), node: 'node-1', limit: 1, log });
+    const give = await slots.acquire();
+    give();
+    expect(warnings).toContain('could not take a node helm slot: helm runs without one');
+  });
+});
