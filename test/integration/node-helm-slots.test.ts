@@ -1,10 +1,18 @@
+import { execa, type ResultPromise } from 'execa';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeHelmSlots, type NodeHelmSlotsOptions } from '../../src/controller/helm/node-helm-slots.js';
 import { clusterKey } from '../../src/core/fleet/cluster-keys.js';
 import { createLogger, type Logger } from '../../src/core/log.js';
+import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
+import { REPO_ROOT } from '../../src/dev/paths.js';
+import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
-import { testEnv, uniqueName } from '../support/fixtures.js';
+import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 
 /** Issue 50: replicas on one node share its helm slots through Redis (three replicas on two cores ran twelve helms). */
 describe('node helm slots: replicas on one node run at most its limit of helm processes together', () => {
@@ -132,5 +140,64 @@ describe('node helm slots: replicas on one node run at most its limit of helm pr
     const give = await slots.acquire();
     give();
     expect(warnings).toContain('could not take a node helm slot: helm runs without one');
+  });
+});
+
+/** The same through two real controller processes told they share a node with one helm slot: their helm installs never overlap. */
+describe('two controllers on one node with one node helm slot', () => {
+  const { env, kubeConfig } = testEnv();
+  let namespace: string;
+  let helm: HelmShim;
+  const processes: ResultPromise[] = [];
+
+  beforeAll(async () => {
+    namespace = await freshNamespace(kubeConfig, 'nodeslot');
+    const dir = await mkdtemp(join(tmpdir(), 'helmcrew-nodeslot-'));
+    helm = await createHelmShim(dir, env.helmBin);
+    const prefix = uniqueName('hc-nodeslot');
+    for (const replica of ['a', 'b']) {
+      processes.push(
+        execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'controller'], {
+          env: {
+            KUBECONFIG: env.kubeconfig,
+            REDIS_URL: env.redisUrl,
+            HELM_BIN: helm.bin,
+            WATCH_NAMESPACES: namespace,
+            HELMCREW_QUEUE_PREFIX: prefix,
+            HELMCREW_WORK_DIR: join(dir, `work-${replica}`),
+            // Each replica alone would run four helm processes; the node allows one.
+            HELMCREW_CONCURRENCY: '4',
+            HELMCREW_NODE_NAME: 'node-1',
+            HELMCREW_NODE_HELM_SLOTS: '1',
+            LOG_LEVEL: 'info',
+            ...CONTROLLER_RIGHTS_SETTINGS,
+          },
+          stdout: 'ignore',
+          stderr: { file: join(dir, `controller-${replica}.log`) },
+          reject: false,
+        }),
+      );
+    }
+  });
+  afterAll(async () => {
+    for (const child of processes) child.kill('SIGTERM');
+    await Promise.all(processes);
+    await deleteNamespace(kubeConfig, namespace);
+  });
+
+  it('three releases declared at once: one helm install runs while it is held, then the others one after another', async () => {
+    const held = await helm.hold('install');
+    const generations = await Promise.all(
+      ['one', 'two', 'three'].map((name) =>
+        applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } })),
+      ),
+    );
+    await eventually(async () => expect(await helm.count('install')).toBe(1), { timeoutMs: 60_000, intervalMs: 100 });
+    // Both replicas have passes waiting (eight slots of their own); the node's one slot keeps them out of helm.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(await helm.count('install')).toBe(1);
+    await held.release();
+    for (const [i, name] of ['one', 'two', 'three'].entries()) await waitForReconciled(kubeConfig, namespace, name, generations[i]!);
+    expect(await helm.count('install')).toBe(3);
   });
 });

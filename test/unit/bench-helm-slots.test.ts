@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { floorFlags, floorMode } from '../../bench/lib/floor-flags.js';
-import { slotStats } from '../../bench/lib/helm-slots.js';
+import { mostAtOnce, slotStats } from '../../bench/lib/helm-slots.js';
 
 const span = (start: number, end: number, cpuS = 1) => ({ start, end, sub: 'install', cpuS });
 
@@ -12,11 +12,18 @@ describe('bench: how busy the helm slots were', () => {
     expect(s.meanBusy).toBeCloseTo((2 + 3 + 1.5 + 1.9) / 5);
     expect(s.helmMeanMs).toBe(2100);
     expect(s.helmCpuS).toBe(4);
+    expect(s.mostAtOnce).toBe(2);
+  });
+
+  it('the most helm processes at one moment: an end at the very time of a start counts first', () => {
+    expect(mostAtOnce([span(0, 2), span(1, 3), span(1.5, 4), span(3, 5)])).toBe(3);
+    expect(mostAtOnce([span(0, 1), span(1, 2), span(2, 3)])).toBe(1);
+    expect(mostAtOnce([])).toBe(0);
   });
 
   it('counts only the spans that started in the burst, and nothing when there are none', () => {
     expect(slotStats([span(0, 1), span(10, 11)], 1, 5).helmMeanMs).toBe(1000);
-    expect(slotStats([], 4)).toEqual({ meanBusy: 0, gapMs: { n: 0, median: 0, p90: 0, mean: 0 }, helmMeanMs: 0, helmCpuS: 0 });
+    expect(slotStats([], 4)).toEqual({ meanBusy: 0, gapMs: { n: 0, median: 0, p90: 0, mean: 0 }, helmMeanMs: 0, helmCpuS: 0, mostAtOnce: 0 });
   });
 });
 

@@ -214,6 +214,25 @@ describe('readControllerConfig', () => {
       );
     }
   });
+  it("shares a node's helm slots only when told the node: one replica's concurrency by default, or HELMCREW_NODE_HELM_SLOTS", () => {
+    const base = { REDIS_URL: 'redis://x' };
+    expect(readControllerConfig(base).nodeHelmSlots).toBeUndefined();
+    expect(readControllerConfig({ ...base, HELMCREW_NODE_NAME: '' }).nodeHelmSlots).toBeUndefined();
+    expect(readControllerConfig({ ...base, HELMCREW_NODE_NAME: 'worker-1.eu', HELMCREW_CONCURRENCY: '6' }).nodeHelmSlots).toEqual({
+      node: 'worker-1.eu',
+      limit: 6,
+    });
+    expect(readControllerConfig({ ...base, HELMCREW_NODE_NAME: 'worker-1', HELMCREW_NODE_HELM_SLOTS: '2' }).nodeHelmSlots).toEqual({
+      node: 'worker-1',
+      limit: 2,
+    });
+    expect(() => readControllerConfig({ ...base, HELMCREW_NODE_NAME: 'Worker 1' })).toThrow(
+      `HELMCREW_NODE_NAME must be a node's name (lower-case letters, digits, '-' and '.'; the chart sets the pod's spec.nodeName), got "Worker 1"`,
+    );
+    expect(() => readControllerConfig({ ...base, HELMCREW_NODE_NAME: 'w1', HELMCREW_NODE_HELM_SLOTS: '0' })).toThrow(
+      'HELMCREW_NODE_HELM_SLOTS must be a positive whole number, got "0"',
+    );
+  });
   it('never echoes the Redis password', () => {
     expect(() => readControllerConfig({ REDIS_URL: 'http://user:s3cret@host' })).toThrow(/^(?!.*s3cret)/);
   });
