@@ -5,6 +5,7 @@ import { connectRedis } from '../../src/core/redis.js';
 import { NotifyPublisher } from '../../src/notify/publish/publisher.js';
 import { UnroutedMarks } from '../../src/notify/delivery/unrouted.js';
 import { NOTIFY_QUEUE, type NotifyJob } from '../../src/notify/queues.js';
+import { eventually } from '../support/eventually.js';
 import { testEnv, uniqueName } from '../support/fixtures.js';
 import { memoryLogger, notificationFor } from '../support/notify-fixtures.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -63,7 +64,7 @@ describe('publishing notifications', () => {
     const { log, lines } = memoryLogger('controller');
     const viaProxy = connectRedis(`redis://127.0.0.1:${proxy.port}`);
     await viaProxy.ping();
-    const publisher = new NotifyPublisher({ connection: viaProxy, prefix: uniqueName('hc-pub-stalled'), log, maxWaitMs: 200, maxInFlight: 2 });
+    const publisher = new NotifyPublisher({ connection: viaProxy, prefix: uniqueName('hc-pub-stalled'), log, maxWaitMs: 200, slowWarnMs: 600, maxInFlight: 2 });
     proxy.stall();
     try {
       for (let i = 0; i < 3; i++) {
@@ -71,10 +72,39 @@ describe('publishing notifications', () => {
         await publisher.record(release, 'UpgradeSucceeded', `upgraded ${i}`);
         expect(Date.now() - started).toBeLessThan(1500);
       }
-      expect(lines.filter((l) => l.includes('Redis is slow to accept a notification'))).toHaveLength(2);
+      // The two adds in flight are warned of once they have waited slowWarnMs, not when the reconcile stopped waiting.
+      expect(lines.filter((l) => l.includes('Redis is slow to accept a notification'))).toHaveLength(0);
+      await eventually(() => expect(lines.filter((l) => l.includes('Redis is slow to accept a notification'))).toHaveLength(2), { timeoutMs: 5_000 });
       expect(lines.some((l) => l.includes('notification not published: Redis has not answered the earlier ones'))).toBe(true);
     } finally {
       viaProxy.disconnect();
+    }
+  });
+
+  it('Redis slow but answering: the reconcile goes on after its wait, and an add answered before slowWarnMs is a debug line, not a warning', async () => {
+    const { log, lines } = memoryLogger('controller');
+    const slow = await startTcpProxy(redisPort);
+    const viaProxy = connectRedis(`redis://127.0.0.1:${slow.port}`);
+    try {
+      await viaProxy.ping();
+      const prefix = uniqueName('hc-pub-slow');
+      const publisher = new NotifyPublisher({ connection: viaProxy, prefix, log, maxWaitMs: 200, slowWarnMs: 3_000 });
+      slow.delay(700);
+      const started = Date.now();
+      await publisher.record(release, 'UpgradeSucceeded', 'upgraded while Redis was slow');
+      expect(Date.now() - started).toBeLessThan(600);
+      await eventually(() => expect(lines.some((l) => l.includes('Redis accepted the notification after the reconcile went on'))).toBe(true), {
+        timeoutMs: 5_000,
+      });
+      expect(lines.filter((l) => l.includes('"level":40'))).toEqual([]);
+      slow.delay(0);
+      const published = new Queue<NotifyJob>(NOTIFY_QUEUE, { connection: direct, prefix });
+      expect((await published.getJobCounts('waiting')).waiting).toBe(1);
+      await published.close();
+      await publisher.close();
+    } finally {
+      viaProxy.disconnect();
+      await slow.close();
     }
   });
 
