@@ -24,8 +24,14 @@ interface Row {
 }
 
 export const benchmark: Benchmark = {
-  usage: '[--releases 100] [--controllers 1,2,3] [--concurrency 4] [--one-node]',
-  options: { releases: { type: 'string' }, controllers: { type: 'string' }, concurrency: { type: 'string' }, 'one-node': { type: 'boolean' } },
+  usage: '[--releases 100] [--controllers 1,2,3] [--concurrency 4] [--one-node] [--leader-election]',
+  options: {
+    releases: { type: 'string' },
+    controllers: { type: 'string' },
+    concurrency: { type: 'string' },
+    'one-node': { type: 'boolean' },
+    'leader-election': { type: 'boolean' },
+  },
   maxSeconds: 1500,
   async run(args, cleanup) {
     const releases = args.int('releases', 100);
@@ -34,6 +40,8 @@ export const benchmark: Benchmark = {
     // --one-node: several controllers are told they run on one node, as the chart tells replicas: they share its helm slots (HELMCREW_NODE_NAME).
     // One alone is not told, as the chart leaves one replica.
     const nodeOf = (k: number): Record<string, string> => (args.flag('one-node') && k > 1 ? { HELMCREW_NODE_NAME: 'bench-node' } : {});
+    // --leader-election: as the chart runs the controller (its default): one replica watches and resyncs, every one works the queue.
+    const election: Record<string, string> = args.flag('leader-election') ? { HELMCREW_LEADER_ELECTION: 'true' } : {};
     const loadBefore = loadavgString();
     const be = await startBenchEnv(cleanup, args.optional('state-dir'));
     const entry = await buildCompiled(join(be.dir, 'build'));
@@ -57,7 +65,7 @@ export const benchmark: Benchmark = {
           concurrency,
           workDir: join(dir, `work-${i}`),
           logFile: join(dir, `controller-${i}.log`),
-          extraEnv: { ...imageControllerEnv(), HELMCREW_NAMESPACE: 'default', ...nodeOf(k) },
+          extraEnv: { ...imageControllerEnv(), HELMCREW_NAMESPACE: 'default', ...nodeOf(k), ...election },
         });
         cleanup.add(`stop controller ${ctl.pid}`, () => ctl.stop());
         ctls.push(ctl);
@@ -94,7 +102,7 @@ export const benchmark: Benchmark = {
       rows.push(row);
     }
     const out: string[] = [
-      `## scale-out: ${releases} releases, ${counts.join(' / ')} controllers at concurrency ${concurrency} each${args.flag('one-node') ? ', sharing one node’s helm slots' : ''}`,
+      `## scale-out: ${releases} releases, ${counts.join(' / ')} controllers at concurrency ${concurrency} each${args.flag('one-node') ? ', sharing one node’s helm slots' : ''}${args.flag('leader-election') ? ', with leader election' : ''}`,
       '',
       '```',
       formatFacts(facts),
