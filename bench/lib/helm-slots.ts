@@ -15,7 +15,7 @@ export interface SlotStats {
   helmMeanMs: number;
   /** helm's own CPU seconds (user + system, from the counting wrapper), summed over the spans. */
   helmCpuS: number;
-  /** The most helm processes running at one moment. */
+  /** The most release-changing helm processes (install, upgrade, rollback, uninstall, test) running at one moment: a pull takes no slot. */
   mostAtOnce: number;
 }
 
@@ -42,9 +42,11 @@ export function slotStats(all: HelmSpan[], concurrency: number, fromS = 0): Slot
     },
     helmMeanMs: round((busy / spans.length) * 1000),
     helmCpuS: spans.reduce((sum, s) => sum + (Number.isFinite(s.cpuS) ? s.cpuS : 0), 0),
-    mostAtOnce: mostAtOnce(spans),
+    mostAtOnce: mostAtOnce(spans.filter((s) => TAKES_SLOT.has(s.sub))),
   };
 }
+
+const TAKES_SLOT = new Set(['install', 'upgrade', 'rollback', 'uninstall', 'test']);
 
 /** Pure: the most spans open at one moment (an end at the very time of a start counts first). */
 export function mostAtOnce(spans: HelmSpan[]): number {

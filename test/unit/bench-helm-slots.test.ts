@@ -19,6 +19,8 @@ describe('bench: how busy the helm slots were', () => {
     expect(mostAtOnce([span(0, 2), span(1, 3), span(1.5, 4), span(3, 5)])).toBe(3);
     expect(mostAtOnce([span(0, 1), span(1, 2), span(2, 3)])).toBe(1);
     expect(mostAtOnce([])).toBe(0);
+    // A pull beside two installs takes no slot.
+    expect(slotStats([span(0, 2), span(1, 3), { ...span(1, 2), sub: 'pull' }], 2).mostAtOnce).toBe(2);
   });
 
   it('counts only the spans that started in the burst, and nothing when there are none', () => {
