@@ -1,4 +1,4 @@
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { Redis } from 'ioredis';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,11 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeHelmSlots, type NodeHelmSlotsOptions } from '../../src/controller/helm/node-helm-slots.js';
 import { clusterKey } from '../../src/core/fleet/cluster-keys.js';
 import { createLogger, type Logger } from '../../src/core/log.js';
-import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
-import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
+import { startControllerProcess } from '../support/controller-process.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 
 /** Issue 50: replicas on one node share its helm slots through Redis (three replicas on two cores ran twelve helms). */
@@ -157,24 +156,14 @@ describe('two controllers on one node with one node helm slot', () => {
     const prefix = uniqueName('hc-nodeslot');
     for (const replica of ['a', 'b']) {
       processes.push(
-        execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'controller'], {
-          env: {
-            KUBECONFIG: env.kubeconfig,
-            REDIS_URL: env.redisUrl,
-            HELM_BIN: helm.bin,
-            WATCH_NAMESPACES: namespace,
-            HELMCREW_QUEUE_PREFIX: prefix,
-            HELMCREW_WORK_DIR: join(dir, `work-${replica}`),
-            // Each replica alone would run four helm processes; the node allows one.
-            HELMCREW_CONCURRENCY: '4',
-            HELMCREW_NODE_NAME: 'node-1',
-            HELMCREW_NODE_HELM_SLOTS: '1',
-            LOG_LEVEL: 'info',
-            ...CONTROLLER_RIGHTS_SETTINGS,
-          },
-          stdout: 'ignore',
-          stderr: { file: join(dir, `controller-${replica}.log`) },
-          reject: false,
+        startControllerProcess(env, {
+          helmBin: helm.bin,
+          namespace,
+          prefix,
+          dir,
+          replica,
+          // Each replica alone would run four helm processes; the node allows one.
+          env: { HELMCREW_CONCURRENCY: '4', HELMCREW_NODE_NAME: 'node-1', HELMCREW_NODE_HELM_SLOTS: '1' },
         }),
       );
     }

@@ -1,4 +1,4 @@
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,12 +7,11 @@ import { makeKubeClients } from '../../src/core/kube/client.js';
 import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { ReleaseStorage } from '../../src/core/helm-storage/release-storage.js';
 import { freePorts } from '../../src/dev/free-port.js';
-import { REPO_ROOT } from '../../src/dev/paths.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
 import { eventually } from '../support/eventually.js';
-import { CONTROLLER_RIGHTS_SETTINGS } from '../../src/dev/dev-settings.js';
+import { startControllerProcess } from '../support/controller-process.js';
 
 /** Issue 2, shown 4: two controller processes on one queue. */
 describe('two controller processes sharing one queue', () => {
@@ -32,23 +31,13 @@ describe('two controller processes sharing one queue', () => {
     const prefix = uniqueName('hc-pair');
     healthPorts = await freePorts(2);
     for (const [index, replica] of ['a', 'b'].entries()) {
-      const child = execa(process.execPath, [join(REPO_ROOT, 'bin/helmcrew.js'), 'controller'], {
-        env: {
-          KUBECONFIG: env.kubeconfig,
-          REDIS_URL: env.redisUrl,
-          HELM_BIN: helm.bin,
-          WATCH_NAMESPACES: namespace,
-          HELMCREW_QUEUE_PREFIX: prefix,
-          HELMCREW_WORK_DIR: join(dir, `work-${replica}`),
-          HELMCREW_RESYNC_TICK_MS: '500',
-          HEALTH_PORT: String(healthPorts[index]),
-          LOG_LEVEL: 'info',
-          // Written before the safe defaults: loopback chart servers and the controller's rights, set explicitly.
-          ...CONTROLLER_RIGHTS_SETTINGS,
-        },
-        stdout: 'ignore',
-        stderr: { file: join(dir, `controller-${replica}.log`) },
-        reject: false,
+      const child = startControllerProcess(env, {
+        helmBin: helm.bin,
+        namespace,
+        prefix,
+        dir,
+        replica,
+        env: { HELMCREW_RESYNC_TICK_MS: '500', HEALTH_PORT: String(healthPorts[index]) },
       });
       processes.push(child);
     }
