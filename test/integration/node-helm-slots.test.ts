@@ -181,11 +181,15 @@ describe('two controllers on one node with one node helm slot', () => {
         applyHelmRelease(kubeConfig, helmReleaseObject(namespace, name, { chart: { repository: env.chartRepoUrl, name: 'unicorn', version: '1.0.0' } })),
       ),
     );
-    await eventually(async () => expect(await helm.count('install')).toBe(1), { timeoutMs: 60_000, intervalMs: 100 });
-    // Both replicas have passes waiting (eight slots of their own); the node's one slot keeps them out of helm.
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    expect(await helm.count('install')).toBe(1);
-    await held.release();
+    try {
+      await eventually(async () => expect(await helm.count('install')).toBe(1), { timeoutMs: 60_000, intervalMs: 100 });
+      // Both replicas have passes waiting (eight slots of their own); the node's one slot keeps them out of helm.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      expect(await helm.count('install')).toBe(1);
+    } finally {
+      // Also when it fails: a held helm would otherwise wait in its loop after the controllers are gone.
+      await held.release();
+    }
     for (const [i, name] of ['one', 'two', 'three'].entries()) await waitForReconciled(kubeConfig, namespace, name, generations[i]!);
     expect(await helm.count('install')).toBe(3);
   });
