@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NodeHelmSlots, type NodeHelmSlotsOptions } from '../../src/controller/helm/node-helm-slots.js';
 import { clusterKey } from '../../src/core/fleet/cluster-keys.js';
+import { makeKubeClients } from '../../src/core/kube/client.js';
+import { HelmReleaseApi } from '../../src/core/kube/helmrelease-api.js';
 import { createLogger, type Logger } from '../../src/core/log.js';
 import { applyHelmRelease, helmReleaseObject, waitForReconciled } from '../../src/dev/releases.js';
 import { eventually } from '../support/eventually.js';
@@ -40,7 +42,8 @@ describe('node helm slots: replicas on one node run at most its limit of helm pr
     const giveB1 = await b.acquire();
     let bSecond: (() => void) | undefined;
     const waiting = b.acquire().then((give) => (bSecond = give));
-    await new Promise((r) => setTimeout(r, 300));
+    // The node was asked and said full.
+    await eventually(() => expect(b.refused).toBeGreaterThanOrEqual(1), { timeoutMs: 5_000, intervalMs: 10 });
     expect(bSecond).toBeUndefined();
     expect(b.queued).toBe(1);
     expect(await redis.zcard(clusterKey(keyspace, 'nodeHelmSlots', 'node-1'))).toBe(2);
@@ -109,7 +112,8 @@ describe('node helm slots: replicas on one node run at most its limit of helm pr
       otherGot = true;
       return g;
     });
-    await new Promise((r) => setTimeout(r, 5_000));
+    // Asked every 200 ms: twenty refusals span more than the 3 s lease, which renewal kept.
+    await eventually(() => expect(other.refused).toBeGreaterThanOrEqual(20), { timeoutMs: 15_000, intervalMs: 50 });
     expect(otherGot).toBe(false);
     give();
     (await otherWaits)();
@@ -121,7 +125,7 @@ describe('node helm slots: replicas on one node run at most its limit of helm pr
     const give = await a.acquire();
     const controller = new AbortController();
     const waiting = b.acquire(controller.signal);
-    await new Promise((r) => setTimeout(r, 100));
+    await eventually(() => expect(b.refused).toBeGreaterThanOrEqual(1), { timeoutMs: 5_000, intervalMs: 10 });
     controller.abort(new Error('superseded by generation 3'));
     await expect(waiting).rejects.toThrow('superseded by generation 3');
     expect(b.queued).toBe(0);
@@ -145,6 +149,9 @@ describe('node helm slots: replicas on one node run at most its limit of helm pr
 /** The same through two real controller processes told they share a node with one helm slot: their helm installs never overlap. */
 describe('two controllers on one node with one node helm slot', () => {
   const { env, kubeConfig } = testEnv();
+  const api = new HelmReleaseApi(makeKubeClients(kubeConfig));
+  const redis = new Redis(env.redisUrl);
+  const prefix = uniqueName('hc-nodeslot');
   let namespace: string;
   let helm: HelmShim;
   const processes: ResultPromise[] = [];
@@ -153,7 +160,6 @@ describe('two controllers on one node with one node helm slot', () => {
     namespace = await freshNamespace(kubeConfig, 'nodeslot');
     const dir = await mkdtemp(join(tmpdir(), 'helmcrew-nodeslot-'));
     helm = await createHelmShim(dir, env.helmBin);
-    const prefix = uniqueName('hc-nodeslot');
     for (const replica of ['a', 'b']) {
       processes.push(
         startControllerProcess(env, {
@@ -171,6 +177,7 @@ describe('two controllers on one node with one node helm slot', () => {
   afterAll(async () => {
     for (const child of processes) child.kill('SIGTERM');
     await Promise.all(processes);
+    redis.disconnect();
     await deleteNamespace(kubeConfig, namespace);
   });
 
@@ -182,9 +189,18 @@ describe('two controllers on one node with one node helm slot', () => {
       ),
     );
     try {
-      await eventually(async () => expect(await helm.count('install')).toBe(1), { timeoutMs: 60_000, intervalMs: 100 });
-      // Both replicas have passes waiting (eight slots of their own); the node's one slot keeps them out of helm.
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // Every pass has said it started (the status write comes before the node's slot is asked for): all three are past their replica's own slots.
+      await eventually(
+        async () => {
+          for (const name of ['one', 'two', 'three']) {
+            const reconciling = (await api.get(namespace, name))?.status?.conditions?.find((c) => c.type === 'Reconciling');
+            expect(reconciling).toMatchObject({ status: 'True', reason: 'Installing' });
+          }
+        },
+        { timeoutMs: 60_000, intervalMs: 100 },
+      );
+      // One lease on the node and one helm install; the other two wait for the lease, not for a slot of their replica.
+      expect(await redis.zcard(clusterKey(prefix, 'nodeHelmSlots', 'node-1'))).toBe(1);
       expect(await helm.count('install')).toBe(1);
     } finally {
       // Also when it fails: a held helm would otherwise wait in its loop after the controllers are gone.

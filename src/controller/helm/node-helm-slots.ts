@@ -74,6 +74,7 @@ export class NodeHelmSlots {
   private subscriber?: RedisConnection;
   private renewTimer?: NodeJS.Timeout;
   private taken = 0;
+  private refusedAsks = 0;
   private asking = false;
   /** A lease was given back since the last ask: ask again at once rather than wait. */
   private told = false;
@@ -122,6 +123,11 @@ export class NodeHelmSlots {
     return this.waiters.length;
   }
 
+  /** How many times this replica asked while the node was full. */
+  get refused(): number {
+    return this.refusedAsks;
+  }
+
   /** Stops asking: helm processes still waiting run without a lease (a shutdown lets work in flight finish). */
   close(): void {
     this.closed = true;
@@ -154,6 +160,7 @@ export class NodeHelmSlots {
           this.hand(token);
           continue;
         }
+        this.refusedAsks++;
         if (!this.told) await this.waitToBeTold();
       }
     } finally {
@@ -220,4 +227,17 @@ export class NodeHelmSlots {
 
 function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+}
+
+/** The node's shared helm slots, listening, when the replica knows its node (HELMCREW_NODE_NAME); none otherwise. */
+export async function startNodeHelmSlots(
+  setting: { node: string; limit: number } | undefined,
+  connection: RedisConnection,
+  keyspace: string,
+  log: Logger,
+): Promise<NodeHelmSlots | undefined> {
+  if (!setting) return undefined;
+  const slots = new NodeHelmSlots({ connection, keyspace, node: setting.node, limit: setting.limit, log });
+  await slots.start();
+  return slots;
 }
