@@ -12,7 +12,7 @@ import type { ReleaseEventSink } from '../core/events/release-event-sink.js';
 import { HelmReleaseApi } from '../core/kube/helmrelease-api.js';
 import { CheckLedger } from './queue/check-ledger.js';
 import { connectRedis, redactRedisUrl } from '../core/redis.js';
-import { NodeHelmSlots } from './helm/node-helm-slots.js';
+import { startNodeHelmSlots } from './helm/node-helm-slots.js';
 import { ReadAhead } from './queue/read-ahead.js';
 import { queueLoadOf, RECONCILE_QUEUE, ReconcileQueue, reconcileWorkers, startReconcileWorker } from './queue/reconcile-queue.js';
 import { computePreview } from './preview/compute-preview.js';
@@ -31,10 +31,9 @@ import { prepareWorkDir } from './helm/work-dir.js';
 import { FIELD_MANAGER } from '../api/vocabulary.js';
 import { FreezeHeldWriter } from './watch/freeze-held-writer.js';
 import { FreezeWatch } from './watch/freeze-watch.js';
-import { FleetFreezeWatch } from './watch/fleet-freeze-watch.js';
+import { fleetFreezeWatchOf } from './watch/fleet-freeze-watch.js';
 import { WithFleetFreezes } from './watch/fleet-freeze-view.js';
 import { FleetFreezeStore, freezesOfCluster } from '../core/fleet/fleet-freezes.js';
-import { DEFAULT_CLUSTER } from '../core/fleet/cluster-keys.js';
 import { ClusterWatches } from './watch/cluster-watches.js';
 import { LeaseElector } from './leader/lease-elector.js';
 import { leaseName } from './leader/lease-decision.js';
@@ -141,29 +140,20 @@ export async function startController(config: ControllerConfig, options: Control
   const freezeHolds = new FreezeHeldWriter(freezeApi, FIELD_MANAGER);
   // A named cluster is in a fleet: it also holds the fleet's freezes, and acts only while it can read them.
   const fleetFreezeStore = new FleetFreezeStore(connection, config.fleetPrefix);
-  const fleetFreezes =
-    config.cluster === DEFAULT_CLUSTER
-      ? undefined
-      : new FleetFreezeWatch({
-          list: () => fleetFreezeStore.list(),
-          cluster: config.cluster,
-          pollMs: config.fleetFreezeMs,
-          staleAfterMs: 3 * config.fleetFreezeMs,
-          onChange: (reason) => {
-            for (const key of fleetWakeKeys(watches.list())) enqueue(key, reason);
-          },
-          log,
-        });
+  const fleetFreezes = fleetFreezeWatchOf({
+    cluster: config.cluster,
+    list: () => fleetFreezeStore.list(),
+    pollMs: config.fleetFreezeMs,
+    onChange: (reason) => fleetWakeKeys(watches.list()).forEach((key) => enqueue(key, reason)),
+    log,
+  });
   const freezeView = fleetFreezes ? new WithFleetFreezes(freezes, fleetFreezes) : freezes;
   // Proposals (issue 35) live in this cluster's keyspace: the bot counts votes there, passes apply the approved ones.
   const proposals = controllerProposals(connection, config, kube);
   // More passes than helm slots: the next ones read while helm runs (controller-context.ts, helm-slots.ts); fewer after a hand-back.
   const readAhead = new ReadAhead(config.concurrency, reconcileWorkers(config.concurrency, config.readAhead));
   // Replicas on one node share its helm slots when each knows its node (helm/node-helm-slots.ts).
-  const nodeSlots = config.nodeHelmSlots
-    ? new NodeHelmSlots({ connection, keyspace: config.queuePrefix, node: config.nodeHelmSlots.node, limit: config.nodeHelmSlots.limit, log })
-    : undefined;
-  await nodeSlots?.start();
+  const nodeSlots = await startNodeHelmSlots(config.nodeHelmSlots, connection, config.queuePrefix, log);
   const ctx = controllerContext(config, {
     rest,
     kube,

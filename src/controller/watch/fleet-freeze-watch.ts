@@ -1,5 +1,6 @@
 import { clampTimerMs } from '../../api/duration.js';
 import type { Freeze } from '../../api/freeze.js';
+import { DEFAULT_CLUSTER } from '../../core/fleet/cluster-keys.js';
 import { freezesOfCluster, type FleetFreeze } from '../../core/fleet/fleet-freezes.js';
 import type { Logger } from '../../core/log.js';
 import { nextFreezeChange } from '../../core/release/freeze-match.js';
@@ -116,4 +117,19 @@ export class FleetFreezeWatch {
     this.boundary = setTimeout(() => !this.stopped && this.opts.onChange('a fleet freeze started or ended'), clampTimerMs(next.getTime() - now.getTime() + 50));
     this.boundary.unref();
   }
+}
+
+/**
+ * A named cluster is in a fleet: it also holds the fleet's freezes, read every `pollMs`, and acts
+ * only while it can read them (stale after three reads missed). `default` is in no fleet: none.
+ */
+export function fleetFreezeWatchOf(o: {
+  cluster: string;
+  list: () => Promise<FleetFreeze[]>;
+  pollMs: number;
+  onChange: (reason: string) => void;
+  log: Logger;
+}): FleetFreezeWatch | undefined {
+  if (o.cluster === DEFAULT_CLUSTER) return undefined;
+  return new FleetFreezeWatch({ list: o.list, cluster: o.cluster, pollMs: o.pollMs, staleAfterMs: 3 * o.pollMs, onChange: o.onChange, log: o.log });
 }
