@@ -189,9 +189,10 @@ describe('two controllers on one node with one node helm slot', () => {
       ),
     );
     try {
-      // Every pass has said it started (the status write comes before the node's slot is asked for): all three are past their replica's own slots.
+      // The first helm install runs (held), holding the node's lease; every pass has said it started: all three are past their replica's own slots.
       await eventually(
         async () => {
+          expect(await helm.count('install')).toBeGreaterThanOrEqual(1);
           for (const name of ['one', 'two', 'three']) {
             const reconciling = (await api.get(namespace, name))?.status?.conditions?.find((c) => c.type === 'Reconciling');
             expect(reconciling).toMatchObject({ status: 'True', reason: 'Installing' });
