@@ -153,7 +153,7 @@ export async function startController(config: ControllerConfig, options: Control
   // More passes than helm slots: the next ones read while helm runs (controller-context.ts, helm-slots.ts); fewer after a hand-back.
   const readAhead = new ReadAhead(config.concurrency, reconcileWorkers(config.concurrency, config.readAhead));
   // Replicas on one node share its helm slots when each knows its node (helm/node-helm-slots.ts).
-  const nodeSlots = await startNodeHelmSlots(config.nodeHelmSlots, connection, config.queuePrefix, log);
+  const nodeSlots = await startNodeHelmSlots(config.nodeHelmSlots, connection, config.queuePrefix, log, metrics);
   const ctx = controllerContext(config, {
     rest,
     kube,

@@ -14,6 +14,7 @@ import { eventually } from '../support/eventually.js';
 import { deleteNamespace, freshNamespace, testEnv, uniqueName } from '../support/fixtures.js';
 import { startControllerProcess } from '../support/controller-process.js';
 import { createHelmShim, type HelmShim } from '../support/helm-shim.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 
 /** Issue 50: replicas on one node share its helm slots through Redis (three replicas on two cores ran twelve helms). */
 describe('node helm slots: replicas on one node run at most its limit of helm processes together', () => {
@@ -143,6 +144,44 @@ describe('node helm slots: replicas on one node run at most its limit of helm pr
     const give = await slots.acquire();
     give();
     expect(warnings).toContain('could not take a node helm slot: helm runs without one');
+  });
+
+  it('a Redis that does not answer in time does not hold helm: it runs without a lease, the next without asking, and a lease granted late is given back', async () => {
+    const keyspace = uniqueName('hc-node');
+    const key = clusterKey(keyspace, 'nodeHelmSlots', 'node-1');
+    const proxy = await startTcpProxy(Number(new URL(env.redisUrl).port));
+    // As the controller's connection: commands wait through an outage rather than fail.
+    const connection = new Redis({ host: '127.0.0.1', port: proxy.port, maxRetriesPerRequest: null });
+    const said: string[] = [];
+    const log = { warn: (_f: unknown, m: string) => void said.push(m), info: (_f: unknown, m: string) => void said.push(m) } as unknown as Logger;
+    const slots = new NodeHelmSlots({ connection, keyspace, node: 'node-1', limit: 1, log, askTimeoutMs: 300 });
+    try {
+      await slots.start();
+      proxy.delay(3_000); // Redis acts on each ask at once; its answers reach the replica 3 s later
+      const started = Date.now();
+      const giveFirst = await slots.acquire();
+      const giveSecond = await slots.acquire();
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(slots.unleased).toBe(2);
+      // The second did not ask (it would have waited and warned too): one warning for the two.
+      expect(said.filter((m) => m === 'Redis did not answer for a node helm slot: helm runs without one until it does')).toHaveLength(1);
+      giveFirst();
+      giveSecond();
+      // Redis granted the first ask; the replica, told late, gives that lease back rather than hold it for a whole lease.
+      expect(await redis.zcard(key)).toBe(1);
+      await eventually(async () => expect(await redis.zcard(key)).toBe(0), { timeoutMs: 10_000, intervalMs: 100 });
+      expect(said).toContain('Redis answers node helm slot asks again');
+      proxy.delay(0);
+      await connection.ping(); // answered after the give-back's answer, still held: the connection is prompt again
+      const giveThird = await slots.acquire();
+      expect(slots.unleased).toBe(2);
+      expect(await redis.zcard(key)).toBe(1);
+      giveThird();
+    } finally {
+      slots.close();
+      connection.disconnect();
+      await proxy.close();
+    }
   });
 });
 

@@ -23,17 +23,28 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
     const upstream = connect(targetPort, targetHost);
     const pair = { client, upstream };
     live.add(pair);
-    const forward = (from: Socket, to: Socket, delayed: boolean) =>
-      from.on('data', (chunk) => {
-        if (stalled.has(pair)) return;
-        if (delayed && answerDelayMs > 0) setTimeout(() => to.writable && to.write(chunk), answerDelayMs);
-        else to.write(chunk);
-      });
-    forward(client, upstream, false);
-    forward(upstream, client, true);
+    client.on('data', (chunk) => stalled.has(pair) || upstream.write(chunk));
+    // Answers held back leave in the order they came, also when the delay is shortened meanwhile.
+    const held: { at: number; chunk: Buffer }[] = [];
+    let timer: NodeJS.Timeout | undefined;
+    const release = () => {
+      timer = undefined;
+      while (held.length > 0 && held[0]!.at <= Date.now()) {
+        const { chunk } = held.shift()!;
+        if (client.writable) client.write(chunk);
+      }
+      if (held.length > 0) timer = setTimeout(release, held[0]!.at - Date.now());
+    };
+    upstream.on('data', (chunk: Buffer) => {
+      if (stalled.has(pair)) return;
+      if (answerDelayMs === 0 && held.length === 0) return void client.write(chunk);
+      held.push({ at: Math.max(Date.now() + answerDelayMs, held.at(-1)?.at ?? 0), chunk });
+      timer ??= setTimeout(release, held[0]!.at - Date.now());
+    });
     const end = () => {
       live.delete(pair);
       stalled.delete(pair);
+      if (timer) clearTimeout(timer);
       client.destroy();
       upstream.destroy();
     };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { HelmRelease } from '../../src/api/helmrelease.js';
 import { RetryLaterError } from '../../src/controller/reconcile/ports/context.js';
-import { countByReady, passLabels, readyState } from '../../src/controller/metrics/controller-metrics.js';
+import { Registry } from 'prom-client';
+import { ControllerMetrics, countByReady, passLabels, readyState } from '../../src/controller/metrics/controller-metrics.js';
 import { failingChecks } from '../../src/core/metrics/health-server.js';
 import { oldestAgeSeconds } from '../../src/core/metrics/queue-metrics.js';
 import { buttonVerb, commandVerb } from '../../src/bot/metrics/bot-metrics.js';
@@ -39,6 +40,23 @@ describe('metric decisions', () => {
       { name: 'slack', ready: async () => false },
     ]);
     expect(failing).toEqual(['redis', 'slack']);
+  });
+});
+
+describe("the node's shared helm slots in the metrics", () => {
+  it('reads the waiting gauge and both counters at scrape time, the counters growing by what grew since the last scrape', async () => {
+    const registry = new Registry();
+    const counts = { queued: 2, refused: 3, unleased: 0 };
+    new ControllerMetrics(registry).countNodeSlots(counts);
+    const read = async (name: string) => (await registry.getSingleMetric(name)!.get()).values[0]?.value;
+    expect(await read('helmcrew_node_helm_slot_waiting')).toBe(2);
+    expect(await read('helmcrew_node_helm_slot_refusals_total')).toBe(3);
+    expect(await read('helmcrew_node_helm_slot_unleased_total')).toBe(0);
+    Object.assign(counts, { queued: 0, refused: 5, unleased: 1 });
+    expect(await read('helmcrew_node_helm_slot_waiting')).toBe(0);
+    expect(await read('helmcrew_node_helm_slot_refusals_total')).toBe(5);
+    expect(await read('helmcrew_node_helm_slot_unleased_total')).toBe(1);
+    expect(await registry.metrics()).toContain('helmcrew_node_helm_slot_refusals_total 5');
   });
 });
 

@@ -40,6 +40,12 @@ export interface NodeHelmSlotsOptions {
   leaseMs?: number;
   /** A waiter asks again this often without being told (a lease that expired, a message missed in a reconnect). */
   recheckMs?: number;
+  /**
+   * An ask Redis has not answered in this long lets helm run without a lease. The controller's
+   * connection queues commands through an outage (BullMQ's maxRetriesPerRequest: null), so an ask
+   * would otherwise hold every helm of the replica until Redis came back.
+   */
+  askTimeoutMs?: number;
 }
 
 interface Waiter {
@@ -61,13 +67,15 @@ interface Waiter {
  * gap between one helm's end and the next one's start.
  *
  * Redis failing does not stop helm: the limit is a courtesy to the node's CPU, not a guard on a
- * release, so a lease that cannot be asked for is logged and helm runs (fail open).
+ * release, so a lease that cannot be asked for, or is not answered within askTimeoutMs, is logged and
+ * helm runs (fail open); until that ask is answered, the replica's other helm processes run without asking.
  */
 export class NodeHelmSlots {
   private readonly key: string;
   private readonly channel: string;
   private readonly leaseMs: number;
   private readonly recheckMs: number;
+  private readonly askTimeoutMs: number;
   private readonly replica = randomUUID().slice(0, 8);
   private readonly held = new Set<string>();
   private readonly waiters: Waiter[] = [];
@@ -75,6 +83,9 @@ export class NodeHelmSlots {
   private renewTimer?: NodeJS.Timeout;
   private taken = 0;
   private refusedAsks = 0;
+  private unleasedRuns = 0;
+  /** An ask that outlived askTimeoutMs and is still unanswered: Redis is away, so later waiters run without asking. */
+  private unanswered = false;
   private asking = false;
   /** A lease was given back since the last ask: ask again at once rather than wait. */
   private told = false;
@@ -87,6 +98,7 @@ export class NodeHelmSlots {
     this.channel = `${this.key}:freed`;
     this.leaseMs = opts.leaseMs ?? 60_000;
     this.recheckMs = opts.recheckMs ?? 2_000;
+    this.askTimeoutMs = opts.askTimeoutMs ?? 5_000;
   }
 
   /** Listens for leases given back on the node, on a connection of its own (a subscribed connection can do nothing else). */
@@ -128,6 +140,11 @@ export class NodeHelmSlots {
     return this.refusedAsks;
   }
 
+  /** How many helm processes of this replica ran without a lease because Redis failed or did not answer in time. */
+  get unleased(): number {
+    return this.unleasedRuns;
+  }
+
   /** Stops asking: helm processes still waiting run without a lease (a shutdown lets work in flight finish). */
   close(): void {
     this.closed = true;
@@ -150,8 +167,9 @@ export class NodeHelmSlots {
       while (this.waiters.length > 0 && !this.closed) {
         const token = `${this.replica}:${++this.taken}`;
         this.told = false;
-        const granted = await this.take(token);
+        const granted = this.unanswered ? undefined : await this.take(token);
         if (granted === undefined) {
+          this.unleasedRuns++;
           this.hand(undefined);
           continue;
         }
@@ -184,15 +202,30 @@ export class NodeHelmSlots {
     });
   }
 
-  /** true: taken; false: the node is full; undefined: Redis failed (logged). */
+  /** true: taken; false: the node is full; undefined: Redis failed or did not answer in time (logged). */
   private async take(token: string): Promise<boolean | undefined> {
     const now = Date.now();
+    const asked = this.opts.connection.eval(TAKE, 1, this.key, this.opts.limit, now, now + this.leaseMs, token, this.leaseMs).then((answer) => answer === 1);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.askTimeoutMs)));
     try {
-      const answer = await this.opts.connection.eval(TAKE, 1, this.key, this.opts.limit, now, now + this.leaseMs, token, this.leaseMs);
-      return answer === 1;
+      const outcome = await Promise.race([asked, late]);
+      if (outcome !== 'late') return outcome;
+      this.opts.log.warn({ node: this.opts.node, waitedMs: this.askTimeoutMs }, 'Redis did not answer for a node helm slot: helm runs without one until it does');
+      this.unanswered = true;
+      // Granted after all: give it back, or it would hold one of the node's slots for a whole lease.
+      void asked
+        .then((granted) => granted && this.giveBack(token), () => undefined)
+        .finally(() => {
+          this.unanswered = false;
+          this.opts.log.info({ node: this.opts.node }, 'Redis answers node helm slot asks again');
+        });
+      return undefined;
     } catch (error) {
       this.opts.log.warn({ node: this.opts.node, error: (error as Error).message }, 'could not take a node helm slot: helm runs without one');
       return undefined;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -229,15 +262,18 @@ function abortReason(signal: AbortSignal): Error {
   return signal.reason instanceof Error ? signal.reason : new Error('aborted');
 }
 
-/** The node's shared helm slots, listening, when the replica knows its node (HELMCREW_NODE_NAME); none otherwise. */
+/** The node's shared helm slots, listening and counted in the metrics, when the replica knows its node (HELMCREW_NODE_NAME); none otherwise. */
 export async function startNodeHelmSlots(
   setting: { node: string; limit: number } | undefined,
   connection: RedisConnection,
   keyspace: string,
   log: Logger,
+  // ControllerMetrics's shape, not its import: the metrics reach the reconcile ports, which reach helm.
+  metrics: { countNodeSlots(slots: Pick<NodeHelmSlots, 'queued' | 'refused' | 'unleased'>): void },
 ): Promise<NodeHelmSlots | undefined> {
   if (!setting) return undefined;
   const slots = new NodeHelmSlots({ connection, keyspace, node: setting.node, limit: setting.limit, log });
   await slots.start();
+  metrics.countNodeSlots(slots);
   return slots;
 }

@@ -9,6 +9,13 @@ const HELM_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
 export type ReadyState = 'true' | 'false' | 'unknown';
 
+/** What the node's shared helm slots (helm/node-helm-slots.ts) count for this replica, read at scrape time. */
+export interface NodeSlotCounts {
+  readonly queued: number;
+  readonly refused: number;
+  readonly unleased: number;
+}
+
 export type PassOutcome = { action: string } | { error: unknown };
 
 /**
@@ -114,6 +121,37 @@ export class ControllerMetrics {
         this.set(isLeader() ? 1 : 0);
       },
     });
+  }
+
+  /** The node's shared helm slots: how long a queue this replica has there, and how often it was refused or ran without a lease. */
+  countNodeSlots(slots: NodeSlotCounts): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'helmcrew_node_helm_slot_waiting',
+      help: "helm processes of this replica waiting for a lease on its node's shared helm slots.",
+      registers,
+      collect() {
+        this.set(slots.queued);
+      },
+    });
+    // Counters read at scrape time: each grows by what the slots counted since the last scrape.
+    const counted = (meta: { name: string; help: string }, read: () => number) => {
+      let seen = 0;
+      new Counter({
+        ...meta,
+        registers,
+        collect() {
+          const now = read();
+          this.inc(now - seen);
+          seen = now;
+        },
+      });
+    };
+    counted({ name: 'helmcrew_node_helm_slot_refusals_total', help: "Asks for a lease on the node's shared helm slots answered 'full'." }, () => slots.refused);
+    counted(
+      { name: 'helmcrew_node_helm_slot_unleased_total', help: 'helm processes run without a node lease because Redis failed or did not answer in time.' },
+      () => slots.unleased,
+    );
   }
 
   reconciled(outcome: PassOutcome, seconds: number): void {
