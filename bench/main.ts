@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { COMMON_USAGE, parseBenchArgs } from './lib/args.js';
 import type { Benchmark } from './lib/benchmark.js';
 import { runBench } from './lib/cleanup.js';
-import { loadavgString } from './lib/machine.js';
+import { currentCommit, loadavgString } from './lib/machine.js';
 import { buildResult, RESULTS_DIR, writeResult } from './lib/record.js';
 import { renderTable } from './lib/result.js';
 import { say } from './lib/say.js';
@@ -167,6 +167,7 @@ async function main(argv: string[]): Promise<void> {
     argv: rest,
     started: new Date(),
     loadStart: loadavgString(),
+    commit: currentCommit(),
     note: args.optional('note'),
   };
   await runBench(name, maxSeconds, async (cleanup) => {

@@ -24,12 +24,12 @@ export function loadavgString(): string {
     .join(' ');
 }
 
-/** Short commit of the checkout, noting uncommitted changes under src/ (the code a controller runs). */
 /** The code a run measures: `--ref`'s commit when one is given, else the checkout's (currentCommit). */
 export function measuredCode(ref: string | undefined): string {
   return ref ? `${execFileSync('git', ['-C', REPO_ROOT, 'rev-parse', '--short', ref], { encoding: 'utf8' }).trim()} (--ref ${ref})` : currentCommit();
 }
 
+/** Short commit of the checkout, noting uncommitted changes under src/ (the code a controller runs). */
 export function currentCommit(): string {
   try {
     let commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8' }).trim();

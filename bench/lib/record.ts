@@ -34,6 +34,8 @@ export interface RunFacts {
   argv: string[];
   started: Date;
   loadStart: string;
+  /** The checkout's commit when the run started, before it compiles src/: edits made during a long run are not what it measured. */
+  commit: string;
   note?: string;
 }
 
@@ -45,7 +47,7 @@ export function buildResult(run: RunFacts, output: BenchOutput, now = new Date()
     benchmark: run.benchmark,
     summary: run.summary,
     command: rerunCommand(run.benchmark, run.argv),
-    commit: facts.commit,
+    commit: run.commit,
     date: run.started.toISOString(),
     seconds: Math.round((now.getTime() - run.started.getTime()) / 1000),
     machine: { cpuModel: facts.cpuModel, cores: facts.nproc, memoryMiB: facts.memTotalMiB, loadStart: run.loadStart, loadEnd: loadavgString() },

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { rerunCommand, RESULTS_DIR } from '../../bench/lib/record.js';
+import { buildResult, rerunCommand, RESULTS_DIR } from '../../bench/lib/record.js';
 import { parseResult, RESULT_FORMAT, type BenchResult } from '../../bench/lib/result.js';
 import { checkOneRun, loadResults, renderReport, reportText, RESULTS_MD, writeReport } from '../../bench/report.js';
 import { setCommands, SETS } from '../../bench/sets.js';
@@ -208,6 +208,14 @@ describe('bench all: the headline set', () => {
     expect(
       rerunCommand('burst', ['--releases', '20', '--note', 'under load', '--state-dir=/tmp/x', '--node-args=--trace-gc', '--floor-env', 'GOGC=200 X=1']),
     ).toBe("npm run bench -- burst --releases 20 --node-args=--trace-gc --floor-env 'GOGC=200 X=1'");
+  });
+
+  it('names the commit read when the run started, not the checkout as it is when the result is written', () => {
+    const started = new Date('2026-11-30T00:54:04Z');
+    const run = { name: 'n1000', benchmark: 'burst', summary: 's', argv: [], started, loadStart: '0.20 1.23 1.83', commit: 'ed70183' };
+    const result = buildResult(run, { tables: [] }, new Date('2026-11-30T01:30:45Z'));
+    expect(result.commit).toBe('ed70183');
+    expect(result.seconds).toBe(2201);
   });
 });
 
