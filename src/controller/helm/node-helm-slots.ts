@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../../core/log.js';
 import type { RedisConnection } from '../../core/redis.js';
+import { answeredWithin, LATE } from '../../core/answered-within.js';
 import { clusterKey } from '../../core/fleet/cluster-keys.js';
 
 /**
@@ -206,11 +207,9 @@ export class NodeHelmSlots {
   private async take(token: string): Promise<boolean | undefined> {
     const now = Date.now();
     const asked = this.opts.connection.eval(TAKE, 1, this.key, this.opts.limit, now, now + this.leaseMs, token, this.leaseMs).then((answer) => answer === 1);
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.askTimeoutMs)));
     try {
-      const outcome = await Promise.race([asked, late]);
-      if (outcome !== 'late') return outcome;
+      const outcome = await answeredWithin(asked, this.askTimeoutMs);
+      if (outcome !== LATE) return outcome;
       this.opts.log.warn({ node: this.opts.node, waitedMs: this.askTimeoutMs }, 'Redis did not answer for a node helm slot: helm runs without one until it does');
       this.unanswered = true;
       // Granted after all: give it back, or it would hold one of the node's slots for a whole lease.
@@ -224,8 +223,6 @@ export class NodeHelmSlots {
     } catch (error) {
       this.opts.log.warn({ node: this.opts.node, error: (error as Error).message }, 'could not take a node helm slot: helm runs without one');
       return undefined;
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -1,3 +1,4 @@
+import { answeredWithin } from '../answered-within.js';
 import type { RedisConnection } from '../redis.js';
 import type { ReadinessCheck } from './health-server.js';
 
@@ -11,13 +12,8 @@ export function redisCheck(connection: RedisConnection, timeoutMs = 1000): Readi
     name: 'redis',
     ready: async () => {
       if (connection.status !== 'ready') return false;
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
-      try {
-        return await Promise.race([connection.ping().then((reply) => reply === 'PONG'), timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
+      const answer = await answeredWithin(connection.ping(), timeoutMs);
+      return answer === 'PONG';
     },
   };
 }

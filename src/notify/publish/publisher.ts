@@ -1,5 +1,6 @@
 import { Queue } from 'bullmq';
 import type { RedisConnection } from '../../core/redis.js';
+import { answeredWithin, LATE } from '../../core/answered-within.js';
 import type { HelmRelease } from '../../api/helmrelease.js';
 import type { ReleaseEvent } from '../../api/vocabulary.js';
 import type { EventDetails, ReleaseEventSink } from '../../core/events/release-event-sink.js';
@@ -79,13 +80,7 @@ export class NotifyPublisher implements ReleaseEventSink {
         },
       )
       .finally(() => this.inFlight--);
-    let timer: NodeJS.Timeout | undefined;
-    const waited = new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), this.maxWaitMs);
-    });
-    const answered = await Promise.race([added, waited]);
-    clearTimeout(timer);
-    if (!answered) this.followSlowAdd(added, started, fields);
+    if ((await answeredWithin(added, this.maxWaitMs)) === LATE) this.followSlowAdd(added, started, fields);
   }
 
   /**
