@@ -72,9 +72,10 @@ describe('maintenance windows from chat', () => {
       { timeoutMs: 45_000 },
       () => `no warning; messages: ${JSON.stringify(slack.messages(channel).map((m) => m.text))}`,
     );
-    const warnedAt = Date.now();
+    // When Slack took the post (its ts, whole seconds), not when this poll saw it; windows open on whole seconds.
+    const postedAt = Number(opening.ts.split('.')[0]) * 1000;
     const start = Date.parse(/opens a window at (\S+) until/.exec(opening.text)![1]!);
-    expect(warnedAt).toBeLessThan(start);
+    expect(postedAt).toBeLessThan(start);
 
     // Open: a change as Git would make it is held, and the Freeze's status names the release.
     await sleepUntil(start + 300);
